@@ -1,0 +1,30 @@
+-- Claim claimable rows after keyset position :after_stage_id, locking them for this chunk's
+-- transaction. SKIP LOCKED: rows another worker holds are passed over, never waited for.
+-- :load_ids: NULL for any load, or the load ids as ',1,2,' (a list of any length in one
+-- bind; it only filters rows that the index walk reaches).
+--
+-- How many rows: NOT here. The engine executes this cursor with resultSet: true and fetches
+-- exactly N rows with getRows(N) (prefetchRows and fetchArraySize = N), then closes it.
+-- With SKIP LOCKED Oracle locks a row when it is fetched, so the transaction locks exactly
+-- the rows it returns. The alternatives are wrong: FETCH FIRST n ROWS ONLY with FOR UPDATE
+-- raises ORA-02014, and ROWNUM <= n is applied before the locked rows are skipped, so it
+-- returns fewer than n whenever another worker holds some of the first n.
+--
+-- The CASE expression is the key of the function-based index ix_order_stage_claimable
+-- (migrations/001_schema.sql), written identically so that the optimizer uses it: an index
+-- range scan from :after_stage_id, in stage_id order, over claimable rows only.
+SELECT stage_id,
+       source_key,
+       TO_CHAR(customer_id) AS customer_id,
+       TO_CHAR(order_date, 'YYYY-MM-DD') AS order_date,
+       TO_CHAR(amount, 'FM99999999999999990D00', 'NLS_NUMERIC_CHARACTERS=''.,''') AS amount,
+       currency,
+       attempt_count,
+       load_id,
+       line_no
+  FROM order_stage
+ WHERE CASE WHEN process_status IN ('READY', 'RETRY_WAIT') THEN stage_id END > :after_stage_id
+   AND (process_status = 'READY' OR next_attempt_at <= SYSTIMESTAMP)
+   AND (:load_ids IS NULL OR INSTR(:load_ids, ',' || TO_CHAR(load_id) || ',') > 0)
+ ORDER BY CASE WHEN process_status IN ('READY', 'RETRY_WAIT') THEN stage_id END
+   FOR UPDATE SKIP LOCKED

@@ -1,0 +1,1 @@
+SELECT version FROM order_loader_migration ORDER BY version

@@ -1,0 +1,1 @@
+INSERT INTO order_loader_migration (version, name) VALUES (:version, :name)

@@ -1,0 +1,45 @@
+-- Upsert the staging batch into order_stage by source_key (DESIGN.md rule 1), one set-based
+-- statement. Same rules as sql/postgres/queries/stage_batch.sql:
+--   new key                      -> inserted, READY (ERROR when the line failed parsing)
+--   values changed, or re-parsed -> updated, READY again (or ERROR); attempt_count kept
+--   values identical             -> untouched; when the row is not DONE, load_id/line_no move
+--                                   to this load so that the load's outcome counts it
+-- is_changed is computed in USING (against the same read-consistent snapshot as the target);
+-- the UPDATE ... WHERE skips rows that would not change at all. In Oracle every SET
+-- expression sees the row's values before the update.
+MERGE INTO order_stage s
+USING (SELECT i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i.line_no,
+              i.parse_code, i.parse_message,
+              CASE WHEN cur.stage_id IS NULL THEN 1
+                   WHEN (cur.process_status = 'ERROR' AND NVL(cur.error_code, '-') LIKE 'PARSE%')
+                     OR i.parse_code IS NOT NULL
+                     OR DECODE(cur.customer_id, i.customer_id, 0, 1) = 1
+                     OR DECODE(cur.order_date, i.order_date, 0, 1) = 1
+                     OR DECODE(cur.amount, i.amount, 0, 1) = 1
+                     OR DECODE(cur.currency, i.currency, 0, 1) = 1
+                   THEN 1 ELSE 0 END AS is_changed
+         FROM order_stage_batch i
+         LEFT JOIN order_stage cur ON cur.source_key = i.source_key) src
+ON (s.source_key = src.source_key)
+WHEN MATCHED THEN UPDATE SET
+       s.customer_id     = src.customer_id,
+       s.order_date      = src.order_date,
+       s.amount          = src.amount,
+       s.currency        = src.currency,
+       s.process_status  = CASE WHEN src.is_changed = 1
+                                THEN CASE WHEN src.parse_code IS NULL THEN 'READY' ELSE 'ERROR' END
+                                ELSE s.process_status END,
+       s.error_code      = CASE WHEN src.is_changed = 1 THEN src.parse_code ELSE s.error_code END,
+       s.error_message   = CASE WHEN src.is_changed = 1 THEN src.parse_message ELSE s.error_message END,
+       s.next_attempt_at = CASE WHEN src.is_changed = 1 THEN NULL ELSE s.next_attempt_at END,
+       s.load_id         = :load_id,
+       s.line_no         = src.line_no,
+       s.updated_at      = SYSTIMESTAMP
+ WHERE src.is_changed = 1
+    OR (s.process_status <> 'DONE' AND DECODE(s.load_id, :load_id, 0, 1) = 1)
+WHEN NOT MATCHED THEN INSERT
+       (source_key, customer_id, order_date, amount, currency,
+        process_status, error_code, error_message, load_id, line_no)
+VALUES (src.source_key, src.customer_id, src.order_date, src.amount, src.currency,
+        CASE WHEN src.parse_code IS NULL THEN 'READY' ELSE 'ERROR' END,
+        src.parse_code, src.parse_message, :load_id, src.line_no)

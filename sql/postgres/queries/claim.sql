@@ -1,0 +1,25 @@
+-- Claim up to $2 claimable rows after keyset position $1, locking them for this chunk's
+-- transaction. SKIP LOCKED: rows another worker holds are passed over, never waited for.
+-- $3: optional array of load_ids to restrict to (NULL = any load).
+--
+-- Keyset cursor (stage_id > last) over the partial index ix_order_stage_claimable: each chunk
+-- starts where the previous one ended, so rows already DONE/ERROR are never rescanned. The
+-- prototype's `ORDER BY stage_id LIMIT n` without a cursor rescanned the dead index entries of
+-- every finished chunk and went quadratic (DESIGN.md).
+SELECT stage_id,
+       source_key,
+       customer_id::text AS customer_id,
+       to_char(order_date, 'YYYY-MM-DD') AS order_date,
+       amount::text AS amount,
+       currency,
+       attempt_count,
+       load_id,
+       line_no
+  FROM order_stage
+ WHERE stage_id > $1::bigint
+   AND process_status IN ('READY', 'RETRY_WAIT')
+   AND (process_status = 'READY' OR next_attempt_at <= now())
+   AND ($3::bigint[] IS NULL OR load_id = ANY ($3::bigint[]))
+ ORDER BY stage_id
+ LIMIT $2
+   FOR UPDATE SKIP LOCKED;

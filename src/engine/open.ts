@@ -1,0 +1,33 @@
+import type { Engine } from './types.js';
+import type { DbTarget } from './db-url.js';
+import { PostgresEngine } from './postgres/engine.js';
+
+export interface OpenOptions {
+  /** Connections the caller will use at once (workers); pools are sized to it. */
+  connections: number;
+}
+
+/** Open the engine for a parsed --db target. Drivers are loaded only for the engine used. */
+export async function openEngine(target: DbTarget, options: OpenOptions): Promise<Engine> {
+  switch (target.kind) {
+    case 'pglite': {
+      const { createPgliteConnector } = await import('./postgres/pglite-connector.js');
+      return new PostgresEngine(await createPgliteConnector(target.dataDir));
+    }
+    case 'postgres': {
+      const { createPgServerConnector } = await import('./postgres/pg-connector.js');
+      return new PostgresEngine(
+        createPgServerConnector({ connectionString: target.url, password: target.password, maxConnections: options.connections + 1 }),
+      );
+    }
+    case 'oracle': {
+      const { createOracleEngine } = await import('./oracle/engine.js');
+      return createOracleEngine({
+        user: target.user,
+        password: target.password,
+        connectString: target.connectString,
+        poolMax: options.connections + 1,
+      });
+    }
+  }
+}

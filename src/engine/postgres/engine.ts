@@ -1,0 +1,295 @@
+import { listMigrations, readSql } from '../../sql-files.js';
+import type {
+  ChunkFinalization,
+  ClaimQuery,
+  ClaimedRow,
+  Engine,
+  EngineTx,
+  ErrorLogInput,
+  FailureKind,
+  MergeOptions,
+  ProcessStatus,
+  RowFailure,
+  RunCounts,
+  RunEventInput,
+  RunRecord,
+  RunStart,
+  RunStatus,
+  StageBatchCounts,
+  StageInput,
+  StatusReport,
+  StatusTally,
+} from '../types.js';
+import { classifyPgError, classifySqlstate } from './classify.js';
+import type { PgConnector, PgSession } from './session.js';
+
+const q = (name: string) => readSql('postgres', `queries/${name}.sql`);
+
+/** Serialises migrations across processes; any constant works, this one spells "ordr". */
+const MIGRATION_LOCK_KEY = 0x6f726472;
+
+class PostgresTx implements EngineTx {
+  constructor(private readonly session: PgSession) {}
+
+  async stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchCounts> {
+    const { rows: result } = await this.session.query<{
+      inserted: number;
+      updated: number;
+      unchanged: number;
+      unchanged_error: number;
+      repeated_in_load: number;
+    }>(q('stage_batch'), [
+      rows.map((r) => r.sourceKey),
+      rows.map((r) => r.customerId),
+      rows.map((r) => r.orderDate),
+      rows.map((r) => r.amount),
+      rows.map((r) => r.currency),
+      rows.map((r) => r.lineNo),
+      rows.map((r) => r.parseError?.code ?? null),
+      rows.map((r) => r.parseError?.message ?? null),
+      loadId,
+    ]);
+    const counts = result[0];
+    if (counts === undefined) throw new Error('stage batch returned no counts');
+    return {
+      inserted: counts.inserted,
+      updated: counts.updated,
+      unchanged: counts.unchanged,
+      unchangedError: counts.unchanged_error,
+      repeatedInLoad: counts.repeated_in_load,
+    };
+  }
+
+  async claimChunk(query: ClaimQuery): Promise<ClaimedRow[]> {
+    const { rows } = await this.session.query<{
+      stage_id: number;
+      source_key: string;
+      customer_id: string | null;
+      order_date: string | null;
+      amount: string | null;
+      currency: string | null;
+      attempt_count: number;
+      load_id: number | null;
+      line_no: number | null;
+    }>(q('claim'), [query.afterStageId, query.limit, query.loadIds ?? null]);
+    return rows.map((r) => ({
+      stageId: r.stage_id,
+      sourceKey: r.source_key,
+      customerId: r.customer_id,
+      orderDate: r.order_date,
+      amount: r.amount,
+      currency: r.currency,
+      attemptCount: r.attempt_count,
+      loadId: r.load_id,
+      lineNo: r.line_no,
+    }));
+  }
+
+  async mergeOrders(rows: ClaimedRow[], options: MergeOptions): Promise<RowFailure[]> {
+    if (rows.length === 0) return [];
+    const { rows: failed } = await this.session.query<{
+      failed_stage_id: number;
+      failed_sqlstate: string;
+      failed_message: string;
+    }>(q('merge_chunk'), [rows.map((r) => r.stageId), Math.max(1, Math.floor(options.isolationBlock))]);
+    return failed.map((f) => {
+      const kind = classifySqlstate(f.failed_sqlstate);
+      return {
+        stageId: f.failed_stage_id,
+        code: f.failed_sqlstate,
+        message: f.failed_message,
+        kind: kind === 'transient' ? 'transient' : 'rejected',
+      };
+    });
+  }
+
+  async finalizeChunk(chunk: ChunkFinalization): Promise<void> {
+    if (chunk.done.length > 0) {
+      await this.session.query(q('finalize_done'), [chunk.done, chunk.batchId]);
+    }
+    if (chunk.failed.length > 0) {
+      const f = chunk.failed;
+      await this.session.query(q('finalize_failed'), [
+        f.map((r) => r.stageId),
+        f.map((r) => r.status),
+        f.map((r) => r.attemptNo),
+        f.map((r) => r.error?.phase ?? 'MERGE'),
+        f.map((r) => r.error?.code ?? 'UNKNOWN'),
+        f.map((r) => r.error?.message ?? ''),
+        f.map((r) => r.nextAttemptAt ?? null),
+        f.map((r) => r.loadId),
+        f.map((r) => r.lineNo),
+        chunk.batchId,
+      ]);
+    }
+  }
+
+  async logErrors(rows: ErrorLogInput[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.session.query(q('log_errors'), [
+      rows.map((r) => r.stageId),
+      rows.map((r) => r.sourceKey),
+      rows.map((r) => r.loadId),
+      rows.map((r) => r.lineNo),
+      rows.map((r) => r.batchId),
+      rows.map((r) => r.attemptNo),
+      rows.map((r) => r.phase),
+      rows.map((r) => r.code),
+      rows.map((r) => r.message),
+      rows.map((r) => r.rawRecord),
+    ]);
+  }
+
+  async addRunEvent(runId: number, event: RunEventInput): Promise<void> {
+    await this.session.query(q('run_event'), [runId, event.event, event.detail === undefined ? null : JSON.stringify(event.detail)]);
+  }
+}
+
+function parseJsonObject(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  const value: unknown = JSON.parse(text);
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+}
+
+/** The PostgreSQL engine, over node-postgres (server) or PGlite (embedded). */
+export class PostgresEngine implements Engine {
+  readonly kind: 'pglite' | 'postgres';
+  readonly capabilities;
+
+  constructor(private readonly connector: PgConnector) {
+    this.kind = connector.kind;
+    this.capabilities = { concurrentConnections: connector.concurrent, maxChunkSize: 100_000 } as const;
+  }
+
+  classifyError(error: unknown): FailureKind {
+    return classifyPgError(error);
+  }
+
+  /** One checked-out connection: BEGIN in try, ROLLBACK in catch, release(err) in finally. */
+  async transaction<T>(fn: (tx: EngineTx) => Promise<T>): Promise<T> {
+    const lease = await this.connector.acquire();
+    let broken: Error | undefined;
+    try {
+      await lease.session.exec('BEGIN');
+      const result = await fn(new PostgresTx(lease.session));
+      await lease.session.exec('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await lease.session.exec('ROLLBACK');
+      } catch (rollbackError) {
+        // The connection is unusable: discard it rather than return it to the pool.
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      }
+      if (broken === undefined && this.classifyError(error) === 'fatal') {
+        broken = error instanceof Error ? error : new Error(String(error));
+      }
+      throw error;
+    } finally {
+      lease.release(broken);
+    }
+  }
+
+  private async withSession<T>(fn: (session: PgSession) => Promise<T>): Promise<T> {
+    const lease = await this.connector.acquire();
+    let broken: Error | undefined;
+    try {
+      return await fn(lease.session);
+    } catch (error) {
+      if (this.classifyError(error) === 'fatal') broken = error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      lease.release(broken);
+    }
+  }
+
+  async migrate(): Promise<string[]> {
+    const migrations = listMigrations('postgres');
+    return this.withSession(async (session) => {
+      await session.exec('BEGIN');
+      try {
+        await session.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+        await session.exec(`CREATE TABLE IF NOT EXISTS order_loader_migration (
+            version    integer PRIMARY KEY,
+            name       varchar(200) NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now())`);
+        const { rows } = await session.query<{ version: number }>('SELECT version FROM order_loader_migration');
+        const applied = new Set(rows.map((r) => r.version));
+        const names: string[] = [];
+        for (const migration of migrations) {
+          if (applied.has(migration.version)) continue;
+          await session.exec(migration.sql);
+          await session.query('INSERT INTO order_loader_migration (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
+          names.push(migration.name);
+        }
+        await session.exec('COMMIT');
+        return names;
+      } catch (error) {
+        await session.exec('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async startRun(run: RunStart): Promise<number> {
+    return this.withSession(async (s) => {
+      const { rows } = await s.query<{ run_id: number }>(q('run_start'), [run.command, run.fileName, run.fileSize, run.fileSha256, run.host, run.pid]);
+      const row = rows[0];
+      if (row === undefined) throw new Error('load_run insert returned no id');
+      return row.run_id;
+    });
+  }
+
+  async finishRun(runId: number, status: RunStatus, counts: RunCounts, message: string | null): Promise<void> {
+    await this.withSession((s) => s.query(q('run_finish'), [runId, status, JSON.stringify(counts), message]));
+  }
+
+  async listRuns(limit: number): Promise<RunRecord[]> {
+    return this.withSession(async (s) => {
+      const { rows } = await s.query<{
+        run_id: number; command: string; file_name: string | null; file_size: number | null; file_sha256: string | null;
+        host: string; pid: number; status: RunStatus; started_at: Date; finished_at: Date | null; counts: string | null; message: string | null;
+      }>(q('runs_list'), [limit]);
+      return rows.map((r) => ({
+        runId: r.run_id, command: r.command, fileName: r.file_name, fileSize: r.file_size, fileSha256: r.file_sha256,
+        host: r.host, pid: r.pid, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
+        counts: parseJsonObject(r.counts) as RunCounts | null, message: r.message,
+      }));
+    });
+  }
+
+  async listRunEvents(runIds: number[]) {
+    return this.withSession(async (s) => {
+      const { rows } = await s.query<{ run_id: number; seq: number; event: string; detail: string | null; at: Date }>(q('run_events_list'), [runIds]);
+      return rows.map((r) => ({ runId: r.run_id, seq: r.seq, event: r.event, detail: parseJsonObject(r.detail), at: r.at }));
+    });
+  }
+
+  async statusReport(): Promise<StatusReport> {
+    return this.withSession(async (s) => {
+      const counts = await s.query<{ load_id: number | null; process_status: ProcessStatus; n: number }>(q('status_counts'));
+      const oldest = await s.query<{ stage_id: number; source_key: string; staged_at: Date }>(q('status_oldest_ready'));
+      const wait = await s.query<{ n: number; next_due_at: Date | null }>(q('status_retry_wait'));
+      const o = oldest.rows[0];
+      return {
+        counts: counts.rows.map((r) => ({ loadId: r.load_id, status: r.process_status, count: r.n })),
+        oldestReady: o === undefined ? null : { stageId: o.stage_id, sourceKey: o.source_key, stagedAt: o.staged_at },
+        retryWait: { count: wait.rows[0]?.n ?? 0, nextDueAt: wait.rows[0]?.next_due_at ?? null },
+      };
+    });
+  }
+
+  async tallyLoads(loadIds: number[]): Promise<StatusTally> {
+    if (loadIds.length === 0) return {};
+    return this.withSession(async (s) => {
+      const { rows } = await s.query<{ process_status: ProcessStatus; n: number }>(q('tally_loads'), [loadIds]);
+      const tally: StatusTally = {};
+      for (const r of rows) tally[r.process_status] = r.n;
+      return tally;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.connector.end();
+  }
+}

@@ -1,0 +1,58 @@
+import pg from 'pg';
+import type { PgConnector, PgLease, PgSession } from './session.js';
+
+const { Pool, types } = pg;
+
+/** bigint → number (our ids stay far below 2^53), numeric → text, date → 'YYYY-MM-DD' text. */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+    if (oid === 20) return (value: string) => Number(value);
+    if (oid === 1082) return (value: string) => value;
+    return types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+  },
+};
+
+export interface PgServerOptions {
+  connectionString: string;
+  password?: string | undefined;
+  maxConnections: number;
+  applicationName?: string;
+}
+
+class PgClientSession implements PgSession {
+  constructor(private readonly client: pg.PoolClient) {}
+  async query<R>(text: string, params?: readonly unknown[]) {
+    const result = await this.client.query({ text, values: params as unknown[] | undefined, types: typeParsers });
+    return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
+  }
+  async exec(text: string): Promise<void> {
+    await this.client.query(text);
+  }
+}
+
+export function createPgServerConnector(options: PgServerOptions): PgConnector {
+  const pool = new Pool({
+    connectionString: options.connectionString,
+    ...(options.password !== undefined ? { password: options.password } : {}),
+    max: options.maxConnections,
+    application_name: options.applicationName ?? 'order-loader',
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a listener
+  // Node would crash the process. The next acquire() gets a fresh connection.
+  pool.on('error', () => {});
+  return {
+    kind: 'postgres',
+    concurrent: true,
+    async acquire(): Promise<PgLease> {
+      const client = await pool.connect();
+      return {
+        session: new PgClientSession(client),
+        release: (error?: Error) => client.release(error ?? false),
+      };
+    },
+    async end() {
+      await pool.end();
+    },
+  };
+}

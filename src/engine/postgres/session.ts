@@ -1,0 +1,29 @@
+/**
+ * The two ways we reach PostgreSQL (node-postgres for a server, PGlite embedded) behind one
+ * tiny connection interface, so that the PostgreSQL engine is written once.
+ */
+export interface PgQueryResult<R> {
+  rows: R[];
+  affectedRows: number;
+}
+
+export interface PgSession {
+  /** One statement with $n parameters (extended protocol). */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<PgQueryResult<R>>;
+  /** Several statements, no parameters (migrations, BEGIN/COMMIT). */
+  exec(text: string): Promise<void>;
+}
+
+export interface PgLease {
+  session: PgSession;
+  /** Return the connection; with an error, the connection is discarded, not reused. */
+  release(error?: Error): void;
+}
+
+export interface PgConnector {
+  readonly kind: 'pglite' | 'postgres';
+  /** Several leases can be held at once (a server pool); PGlite has one connection. */
+  readonly concurrent: boolean;
+  acquire(): Promise<PgLease>;
+  end(): Promise<void>;
+}

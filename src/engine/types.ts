@@ -1,0 +1,218 @@
+/**
+ * The engine interface: everything the pipeline needs from a database, and nothing more.
+ *
+ * The pipeline (src/pipeline/) is written once against these types. Each engine is a folder
+ * under src/engine/<name>/ and is the only code that imports its driver. Values cross this
+ * boundary as strings in canonical form (amount "1200.00"-like decimal text, order_date
+ * "YYYY-MM-DD", customer_id decimal digits) so that no engine has to guess at floating point.
+ */
+
+export type EngineKind = 'pglite' | 'postgres' | 'oracle';
+
+export const PROCESS_STATUSES = ['READY', 'PROCESSING', 'DONE', 'ERROR', 'RETRY_WAIT'] as const;
+export type ProcessStatus = (typeof PROCESS_STATUSES)[number];
+
+export type ErrorPhase = 'PARSE' | 'VALIDATE' | 'MERGE';
+
+/** The five business columns of an order, as text. `null` is a missing value. */
+export interface OrderValues {
+  customerId: string | null;
+  orderDate: string | null;
+  amount: string | null;
+  currency: string | null;
+}
+
+/** One row to upsert into order_stage (already de-duplicated within its batch). */
+export interface StageInput extends OrderValues {
+  sourceKey: string;
+  lineNo: number;
+  /** Set when the line could not be parsed: the row is staged as ERROR with null values. */
+  parseError?: { code: string; message: string } | undefined;
+}
+
+export interface StageBatchCounts {
+  /** New source_keys. */
+  inserted: number;
+  /** Existing rows whose values changed (correction of ERROR / amendment of DONE) → READY. */
+  updated: number;
+  /** Rows identical to what the stage holds: untouched. */
+  unchanged: number;
+  /** Of the unchanged rows, how many are in ERROR (a reload of a still-wrong row). */
+  unchangedError: number;
+  /** Rows that a previous batch of the same load had already staged (repeated source_key). */
+  repeatedInLoad: number;
+}
+
+/** A row claimed for processing, locked by the chunk's transaction. */
+export interface ClaimedRow extends OrderValues {
+  stageId: number;
+  sourceKey: string;
+  attemptCount: number;
+  loadId: number | null;
+  lineNo: number | null;
+}
+
+export interface ClaimQuery {
+  /** Keyset cursor: only rows with stage_id > afterStageId. */
+  afterStageId: number;
+  limit: number;
+  /** Restrict to one load (used by `load`; `process` takes any load). */
+  loadIds?: number[] | undefined;
+}
+
+/** Kinds of failure, by their consequence. */
+export type FailureKind = 'rejected' | 'transient' | 'fatal';
+
+/** A row that the database refused during the MERGE into orders. */
+export interface RowFailure {
+  stageId: number;
+  /** The database's own code: SQLSTATE on PostgreSQL, ORA-NNNNN / NJS-NNN on Oracle. */
+  code: string;
+  message: string;
+  kind: Exclude<FailureKind, 'fatal'>;
+}
+
+export interface MergeOptions {
+  /**
+   * Hint for failure isolation: the size of the blocks to apply separately when failures
+   * are expected. `rows.length` (or more) means "try the whole chunk at once".
+   */
+  isolationBlock: number;
+}
+
+/** What to write for each row of a chunk at the end of its transaction. */
+export interface RowOutcome {
+  stageId: number;
+  sourceKey: string;
+  status: 'DONE' | 'ERROR' | 'RETRY_WAIT';
+  /** attempt_count after this attempt. */
+  attemptNo: number;
+  loadId: number | null;
+  lineNo: number | null;
+  error?: { phase: ErrorPhase; code: string; message: string } | undefined;
+  /** For RETRY_WAIT. */
+  nextAttemptAt?: Date | undefined;
+}
+
+export interface ChunkFinalization {
+  batchId: string;
+  /** stage_ids that ended DONE (the common case: bound as one array). */
+  done: number[];
+  /** Rows that ended ERROR or RETRY_WAIT; each gets an error-log row. */
+  failed: RowOutcome[];
+}
+
+/** An error-log row written outside the process phase (parse rejections). */
+export interface ErrorLogInput {
+  stageId: number | null;
+  sourceKey: string | null;
+  loadId: number | null;
+  lineNo: number | null;
+  batchId: string | null;
+  attemptNo: number | null;
+  phase: ErrorPhase;
+  code: string;
+  message: string;
+  rawRecord: string | null;
+}
+
+/** Operations inside one transaction on one connection. */
+export interface EngineTx {
+  /** Upsert into order_stage by source_key following the idempotency rule. `rows` is non-empty, keys unique. */
+  stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchCounts>;
+  /** Claim up to `limit` claimable rows (READY, or RETRY_WAIT that is due) with row locks, SKIP LOCKED. */
+  claimChunk(query: ClaimQuery): Promise<ClaimedRow[]>;
+  /** MERGE rows into orders by source_key; returns the rows the database refused. Rows not returned are merged (pending commit). */
+  mergeOrders(rows: ClaimedRow[], options: MergeOptions): Promise<RowFailure[]>;
+  /** Write the chunk's statuses and error-log rows. */
+  finalizeChunk(chunk: ChunkFinalization): Promise<void>;
+  /** Append rows to order_bulk_error. */
+  logErrors(rows: ErrorLogInput[]): Promise<void>;
+  /** Append an event to load_run_event. */
+  addRunEvent(runId: number, event: RunEventInput): Promise<void>;
+}
+
+export interface RunStart {
+  command: string;
+  fileName: string | null;
+  fileSize: number | null;
+  fileSha256: string | null;
+  host: string;
+  pid: number;
+}
+
+export type RunStatus = 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+export interface RunCounts {
+  [name: string]: number;
+}
+
+export interface RunEventInput {
+  event: string;
+  detail?: Record<string, unknown> | undefined;
+}
+
+export interface RunRecord {
+  runId: number;
+  command: string;
+  fileName: string | null;
+  fileSize: number | null;
+  fileSha256: string | null;
+  host: string;
+  pid: number;
+  status: RunStatus;
+  startedAt: Date;
+  finishedAt: Date | null;
+  counts: RunCounts | null;
+  message: string | null;
+}
+
+export interface RunEventRecord {
+  runId: number;
+  seq: number;
+  event: string;
+  detail: Record<string, unknown> | null;
+  at: Date;
+}
+
+export interface StatusCount {
+  loadId: number | null;
+  status: ProcessStatus;
+  count: number;
+}
+
+export interface StatusReport {
+  counts: StatusCount[];
+  oldestReady: { stageId: number; sourceKey: string; stagedAt: Date } | null;
+  retryWait: { count: number; nextDueAt: Date | null };
+}
+
+/** Counts of the rows of some loads, by status (for exit codes and summaries). */
+export type StatusTally = Partial<Record<ProcessStatus, number>>;
+
+export interface EngineCapabilities {
+  /** Several connections can work at once (server databases); false for embedded PGlite. */
+  readonly concurrentConnections: boolean;
+  /** Largest chunk the engine accepts (Oracle: NJS-141 past 65,535 batch errors). */
+  readonly maxChunkSize: number;
+}
+
+export interface Engine {
+  readonly kind: EngineKind;
+  readonly capabilities: EngineCapabilities;
+  /** Apply pending migrations; returns the names applied (empty when up to date). Safe to run concurrently and repeatedly. */
+  migrate(): Promise<string[]>;
+  /** Run `fn` in one transaction on one checked-out connection: COMMIT on success, ROLLBACK on throw. */
+  transaction<T>(fn: (tx: EngineTx) => Promise<T>): Promise<T>;
+  /** Classify a thrown error: a chunk-level fatal one (connection lost, …) or anything else. */
+  classifyError(error: unknown): FailureKind;
+
+  startRun(run: RunStart): Promise<number>;
+  finishRun(runId: number, status: RunStatus, counts: RunCounts, message: string | null): Promise<void>;
+  listRuns(limit: number): Promise<RunRecord[]>;
+  listRunEvents(runIds: number[]): Promise<RunEventRecord[]>;
+  statusReport(): Promise<StatusReport>;
+  /** Counts by status of the rows whose last staging load is one of `loadIds`. */
+  tallyLoads(loadIds: number[]): Promise<StatusTally>;
+  close(): Promise<void>;
+}

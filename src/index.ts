@@ -1,0 +1,11 @@
+/** order-loader as a library: the same operations as the CLI. */
+export { OrderLoader, type OpenLoaderOptions } from './loader.js';
+export type { LoadOptions, LoadReport, FileReport, ProcessReport, ProcessRunOptions } from './pipeline/load.js';
+export type { FileStageCounts } from './pipeline/stage.js';
+export type { ProcessCounts } from './pipeline/process.js';
+export type { Engine, EngineTx, StatusReport, RunRecord, RunEventRecord, ProcessStatus } from './engine/types.js';
+export { UserError, RunAbortedError } from './errors.js';
+export { parseDbUrl, maskDbUrl, DEFAULT_DB } from './engine/db-url.js';
+export { parseOrderRecord, validateOrder, ORDER_COLUMNS } from './input/order-record.js';
+export { createLogger } from './log.js';
+export { EXIT_OK, EXIT_FAILED, EXIT_ROWS_REJECTED } from './pipeline/outcome.js';

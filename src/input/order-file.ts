@@ -1,0 +1,266 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Transform, type TransformCallback } from 'node:stream';
+import { parse, type Info } from 'csv-parse';
+import { UserError } from '../errors.js';
+import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
+
+export type FileEncoding = 'utf-8' | 'shift_jis';
+
+export interface OrderFileOptions {
+  encoding: FileEncoding;
+  delimiter: string;
+  /** Resume: start reading at this byte offset (the start of a record), counting lines from `startLine`. */
+  resumeAt?: { byte: number; line: number } | undefined;
+  /** Largest record accepted, in characters; a longer one is rejected, not buffered without end. */
+  maxRecordSize?: number | undefined;
+}
+
+export interface OrderFileHeader {
+  /** Position of each known column in a record. */
+  positions: Map<OrderColumn, number>;
+  /** Header names we do not use (ignored, with a warning). */
+  extraColumns: string[];
+  columnCount: number;
+}
+
+/** A data record of the file. */
+export interface FileRecord {
+  kind: 'record';
+  lineNo: number;
+  raw: string;
+  fields: Record<OrderColumn, string>;
+  /** Byte offset just past this record (a resume point), when the encoding allows it. */
+  endByte: number | null;
+  endLine: number;
+}
+
+/** A line that could not be read as a record of this file. */
+export interface FileReject {
+  kind: 'reject';
+  lineNo: number;
+  raw: string;
+  code: string;
+  message: string;
+  endByte: number | null;
+  endLine: number;
+  /** The parser could not continue past this point: the rest of the file was not read. */
+  stopsFile: boolean;
+}
+
+export type FileItem = FileRecord | FileReject;
+
+export interface OrderFile {
+  path: string;
+  size: number;
+  header: OrderFileHeader;
+  items: AsyncIterable<FileItem>;
+  /** Bytes consumed so far (for progress). */
+  bytesRead(): number;
+  close(): void;
+}
+
+const RAW_LIMIT = 4000;
+
+function cleanRaw(raw: string): string {
+  const trimmed = raw.replace(/^\r/, '').replace(/[\r\n]+$/, '');
+  return trimmed.length > RAW_LIMIT ? `${trimmed.slice(0, RAW_LIMIT)}…` : trimmed;
+}
+
+function countNewlines(fields: string[]): number {
+  let n = 0;
+  for (const f of fields) {
+    for (let i = f.indexOf('\n'); i !== -1; i = f.indexOf('\n', i + 1)) n++;
+  }
+  return n;
+}
+
+/** Decodes a non-UTF-8 byte stream to text for csv-parse. */
+function decoderStream(encoding: FileEncoding): Transform {
+  const decoder = new TextDecoder(encoding);
+  return new Transform({
+    readableObjectMode: false,
+    transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback) {
+      callback(null, decoder.decode(chunk, { stream: true }));
+    },
+    flush(callback: TransformCallback) {
+      callback(null, decoder.decode());
+    },
+  });
+}
+
+function describeHeader(names: string[], path: string): OrderFileHeader {
+  const positions = new Map<OrderColumn, number>();
+  const extraColumns: string[] = [];
+  names.forEach((raw, index) => {
+    const name = raw.trim().toLowerCase();
+    if ((ORDER_COLUMNS as readonly string[]).includes(name)) {
+      if (positions.has(name as OrderColumn)) throw new UserError(`${path}: line 1: column "${name}" appears twice in the header`);
+      positions.set(name as OrderColumn, index);
+    } else {
+      extraColumns.push(raw.trim());
+    }
+  });
+  const missing = ORDER_COLUMNS.filter((c) => !positions.has(c));
+  if (missing.length > 0) {
+    throw new UserError(
+      `${path}: line 1: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (header must name ${ORDER_COLUMNS.join(',')}, in any order)`,
+    );
+  }
+  return { positions, extraColumns, columnCount: names.length };
+}
+
+/**
+ * Open an order file: read and check its header (before anything is written anywhere), then
+ * stream its records through csv-parse with backpressure. Memory is bounded by one record.
+ */
+export async function openOrderFile(path: string, options: OrderFileOptions): Promise<OrderFile> {
+  let size: number;
+  try {
+    const st = await stat(path);
+    if (!st.isFile()) throw new UserError(`${path}: not a file`);
+    size = st.size;
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UserError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read (${code ?? 'error'})`);
+  }
+  if (size === 0) throw new UserError(`${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`);
+
+  const utf8 = options.encoding === 'utf-8';
+  const source = createReadStream(path, options.resumeAt !== undefined ? { start: options.resumeAt.byte } : {});
+  let bytes = options.resumeAt?.byte ?? 0;
+  source.on('data', (chunk) => {
+    bytes += chunk.length;
+  });
+  const parser = parse({
+    bom: true,
+    delimiter: options.delimiter,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    relax_column_count: true,
+    skip_empty_lines: true,
+    raw: true,
+    info: true,
+    max_record_size: options.maxRecordSize ?? 1_048_576,
+  });
+  const onSourceError = (error: Error) => parser.destroy(error);
+  source.on('error', onSourceError);
+  if (utf8) source.pipe(parser);
+  else source.pipe(decoderStream(options.encoding)).pipe(parser);
+
+  const iterator: AsyncIterator<{ record: string[]; raw: string; info: Info }> = parser[Symbol.asyncIterator]();
+  const lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
+  const byteBase = options.resumeAt?.byte ?? 0;
+
+  let header: OrderFileHeader;
+  if (options.resumeAt === undefined) {
+    let first: IteratorResult<{ record: string[]; raw: string; info: Info }>;
+    try {
+      first = await iterator.next();
+    } catch (error) {
+      source.destroy();
+      throw new UserError(`${path}: line 1: cannot read the header: ${(error as Error).message}`);
+    }
+    if (first.done === true) {
+      source.destroy();
+      throw new UserError(`${path}: the file has no header line (expected ${ORDER_COLUMNS.join(',')})`);
+    }
+    try {
+      header = describeHeader(first.value.record, path);
+    } catch (error) {
+      source.destroy();
+      throw error;
+    }
+  } else {
+    // Resuming mid-file: the header was checked by the run that started the load; read it
+    // again from the first line without consuming the resumed stream.
+    header = await readHeaderOnly(path, options);
+  }
+
+  const positions = header.positions;
+  const encodingName = options.encoding;
+  async function* items(): AsyncGenerator<FileItem> {
+    let lastEndLine = lineBase + (options.resumeAt === undefined ? 1 : 0);
+    let lastEndByte: number | null = utf8 ? byteBase : null;
+    for (;;) {
+      let next: IteratorResult<{ record: string[]; raw: string; info: Info }>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        const e = error as Error & { code?: string; lines?: number };
+        const startLine = lastEndLine + 1;
+        yield {
+          kind: 'reject',
+          lineNo: startLine,
+          raw: '',
+          code: `CSV_${(e.code ?? 'ERROR').replace(/^CSV_/, '')}`,
+          message: `${csvErrorSummary(e)}; the file could not be read past line ${startLine - 1}`,
+          endByte: lastEndByte,
+          endLine: startLine,
+          stopsFile: true,
+        };
+        return;
+      }
+      if (next.done === true) return;
+      const { record, raw, info } = next.value;
+      const endLine = lineBase + info.lines;
+      const lineNo = endLine - countNewlines(record);
+      const endByte = utf8 ? byteBase + info.bytes : null;
+      lastEndLine = endLine;
+      lastEndByte = endByte;
+      const rawText = cleanRaw(raw);
+      if (record.length !== header.columnCount) {
+        yield {
+          kind: 'reject', lineNo, raw: rawText, code: 'PARSE_FIELD_COUNT',
+          message: `expected ${header.columnCount} fields as in the header, found ${record.length}`,
+          endByte, endLine, stopsFile: false,
+        };
+        continue;
+      }
+      if (encodingName === 'utf-8' && rawText.includes('\uFFFD')) {
+        yield {
+          kind: 'reject', lineNo, raw: rawText, code: 'PARSE_ENCODING',
+          message: 'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',
+          endByte, endLine, stopsFile: false,
+        };
+        continue;
+      }
+      const fields = {} as Record<OrderColumn, string>;
+      for (const [column, index] of positions) fields[column] = record[index] ?? '';
+      yield { kind: 'record', lineNo, raw: rawText, fields, endByte, endLine };
+    }
+  }
+
+  return {
+    path,
+    size,
+    header,
+    items: items(),
+    bytesRead: () => bytes,
+    close: () => {
+      source.destroy();
+      parser.destroy();
+    },
+  };
+}
+
+function csvErrorSummary(e: Error & { code?: string }): string {
+  switch (e.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'a quoted field is not closed (unterminated quote)';
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return 'a closing quote is followed by other characters';
+    case 'INVALID_OPENING_QUOTE':
+      return 'a quote appears inside an unquoted field';
+    case 'CSV_MAX_RECORD_SIZE':
+      return 'a record is larger than the maximum record size';
+    default:
+      return e.message.replace(/\s+/g, ' ').slice(0, 200);
+  }
+}
+
+async function readHeaderOnly(path: string, options: OrderFileOptions): Promise<OrderFileHeader> {
+  const file = await openOrderFile(path, { ...options, resumeAt: undefined });
+  file.close();
+  return file.header;
+}

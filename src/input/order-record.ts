@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import type { OrderValues } from '../engine/types.js';
+
+/** The columns of an order file, by header name. */
+export const ORDER_COLUMNS = ['source_key', 'customer_id', 'order_date', 'amount', 'currency'] as const;
+export type OrderColumn = (typeof ORDER_COLUMNS)[number];
+
+export const MAX_SOURCE_KEY_LENGTH = 100;
+/** order_stage.amount is numeric(18,2): at most 16 digits before the point. */
+const STAGE_AMOUNT_INTEGER_DIGITS = 16;
+const MAX_BIGINT = 9223372036854775807n;
+
+/** A field's value as we quote it in an error message: trimmed to a readable length. */
+export function quoteValue(value: string): string {
+  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return JSON.stringify(shown);
+}
+
+type Ctx = z.RefinementCtx;
+
+function fail(ctx: Ctx, message: string): never {
+  ctx.addIssue({ code: 'custom', message });
+  return z.NEVER as never;
+}
+
+/** Empty field = missing value. Surrounding blanks are not part of a value. */
+const text = z.string().transform((v) => v.trim());
+
+const sourceKey = text.transform((v, ctx) => {
+  if (v === '') return fail(ctx, 'source_key is missing');
+  if (v.length > MAX_SOURCE_KEY_LENGTH) return fail(ctx, `source_key is longer than ${MAX_SOURCE_KEY_LENGTH} characters (${v.length})`);
+  return v;
+});
+
+const customerId = text.transform((v, ctx): string | null => {
+  if (v === '') return null;
+  if (!/^[+-]?\d+$/.test(v)) return fail(ctx, `customer_id is not an integer: ${quoteValue(v)}`);
+  const n = BigInt(v);
+  if (n > MAX_BIGINT || -n > MAX_BIGINT) return fail(ctx, `customer_id is out of range: ${quoteValue(v)}`);
+  return n.toString();
+});
+
+export function isValidIsoDate(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (m === null) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
+  return day <= daysInMonth;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+const orderDate = text.transform((v, ctx): string | null => {
+  if (v === '') return null;
+  if (!isValidIsoDate(v)) return fail(ctx, `order_date is not a valid date (YYYY-MM-DD): ${quoteValue(v)}`);
+  return v;
+});
+
+/**
+ * Plain decimal text, at most 2 decimals (trailing zeros aside), within the stage's precision.
+ * Returned in canonical form ("-0" → "0", no "+", no leading zeros).
+ */
+export function parseAmount(v: string): { value: string } | { error: string } {
+  const m = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(v);
+  if (m === null) {
+    const hint = /^[+-]?[\d,]+(\.\d+)?$/.test(v) ? ' (no thousands separators)' : /e/i.test(v) ? ' (no exponent notation)' : '';
+    return { error: `amount is not a decimal number${hint}: ${quoteValue(v)}` };
+  }
+  const sign = m[1] === '-' ? '-' : '';
+  const integer = (m[2] ?? '0').replace(/^0+(?=\d)/, '');
+  const fraction = (m[3] ?? '').replace(/0+$/, '');
+  if (fraction.length > 2) return { error: `amount has more than 2 decimals: ${quoteValue(v)}` };
+  if (integer.length > STAGE_AMOUNT_INTEGER_DIGITS) return { error: `amount is too large (more than ${STAGE_AMOUNT_INTEGER_DIGITS} digits before the point): ${quoteValue(v)}` };
+  const isZero = /^0*$/.test(integer) && fraction === '';
+  return { value: `${isZero ? '' : sign}${integer}${fraction === '' ? '' : `.${fraction}`}` };
+}
+
+const amount = text.transform((v, ctx): string | null => {
+  if (v === '') return null;
+  const parsed = parseAmount(v);
+  return 'error' in parsed ? fail(ctx, parsed.error) : parsed.value;
+});
+
+const currency = text.transform((v, ctx): string | null => {
+  if (v === '') return null;
+  if (v.length > 3) return fail(ctx, `currency is longer than 3 characters: ${quoteValue(v)}`);
+  return v;
+});
+
+/** PARSE: can each field be stored in order_stage? (Types and sizes, not business rules.) */
+export const orderRecordSchema = z.object({
+  source_key: sourceKey,
+  customer_id: customerId,
+  order_date: orderDate,
+  amount,
+  currency,
+});
+
+export type ParsedOrder = { sourceKey: string } & OrderValues;
+
+export interface ParseIssue {
+  column: OrderColumn | null;
+  message: string;
+}
+
+export type ParseOutcome = { ok: true; order: ParsedOrder } | { ok: false; sourceKey: string | null; issues: ParseIssue[] };
+
+/** Parse one record (fields by column name; a missing optional column is an empty value). */
+export function parseOrderRecord(fields: Record<OrderColumn, string>): ParseOutcome {
+  const result = orderRecordSchema.safeParse(fields);
+  if (result.success) {
+    const d = result.data;
+    return { ok: true, order: { sourceKey: d.source_key, customerId: d.customer_id, orderDate: d.order_date, amount: d.amount, currency: d.currency } };
+  }
+  const issues = result.error.issues.map((issue) => {
+    const column = issue.path[0];
+    return { column: typeof column === 'string' ? (column as OrderColumn) : null, message: issue.message };
+  });
+  const key = sourceKey.safeParse(fields.source_key);
+  return { ok: false, sourceKey: key.success ? key.data : null, issues };
+}
+
+/** Error code of a PARSE failure: PARSE_<COLUMN> of the first failing column. */
+export function parseErrorCode(issues: ParseIssue[]): string {
+  const column = issues[0]?.column;
+  return column === null || column === undefined ? 'PARSE' : `PARSE_${column.toUpperCase()}`;
+}
+
+export interface ValidationFailure {
+  code: string;
+  message: string;
+}
+
+/**
+ * VALIDATE: the business rules of DESIGN.md, applied to a staged row before the MERGE.
+ * The precision of orders.amount is deliberately not checked here: the database rejects it.
+ */
+export function validateOrder(values: OrderValues): ValidationFailure | null {
+  const problems: ValidationFailure[] = [];
+  if (values.customerId === null) problems.push({ code: 'INVALID_CUSTOMER_ID', message: 'customer_id is missing' });
+  else if (!/^\+?0*[1-9]\d*$/.test(values.customerId)) problems.push({ code: 'INVALID_CUSTOMER_ID', message: 'customer_id must be a positive integer' });
+  if (values.orderDate === null) problems.push({ code: 'INVALID_ORDER_DATE', message: 'order_date is missing' });
+  else if (!isValidIsoDate(values.orderDate)) problems.push({ code: 'INVALID_ORDER_DATE', message: 'order_date is not a valid date' });
+  if (values.amount === null) problems.push({ code: 'INVALID_AMOUNT', message: 'amount is missing' });
+  else {
+    const parsed = parseAmount(values.amount);
+    if ('error' in parsed) problems.push({ code: 'INVALID_AMOUNT', message: parsed.error });
+    else if (parsed.value.startsWith('-')) problems.push({ code: 'INVALID_AMOUNT', message: 'amount must be zero or greater' });
+  }
+  if (values.currency === null) problems.push({ code: 'INVALID_CURRENCY', message: 'currency is missing' });
+  else if (!/^[A-Z]{3}$/.test(values.currency)) problems.push({ code: 'INVALID_CURRENCY', message: 'currency must be three upper-case letters' });
+  const first = problems[0];
+  if (first === undefined) return null;
+  return { code: first.code, message: problems.map((p) => p.message).join('; ') };
+}

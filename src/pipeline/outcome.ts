@@ -1,0 +1,11 @@
+import type { StatusTally } from '../engine/types.js';
+
+/** Exit codes, as SQL*Loader's (DESIGN.md). */
+export const EXIT_OK = 0;
+export const EXIT_FAILED = 1;
+export const EXIT_ROWS_REJECTED = 2;
+
+/** Rows of a tally that did not end DONE. */
+export function notDone(tally: StatusTally): number {
+  return (tally.ERROR ?? 0) + (tally.RETRY_WAIT ?? 0) + (tally.READY ?? 0) + (tally.PROCESSING ?? 0);
+}

@@ -1,0 +1,206 @@
+import type { Logger } from 'pino';
+import type { ClaimedRow, Engine, EngineTx, RowOutcome } from '../engine/types.js';
+import { validateOrder } from '../input/order-record.js';
+import { RunAbortedError } from '../errors.js';
+import { backoffDelay, withChunkRetry, type RetryPolicy } from './retry.js';
+
+export interface ProcessOptions {
+  runId: number;
+  chunkSize: number;
+  workers: number;
+  /** A row failing transiently this many times ends ERROR instead of RETRY_WAIT. */
+  maxAttempts: number;
+  /** Backoff of a row in RETRY_WAIT: base and cap, in milliseconds. */
+  rowRetryBaseMs: number;
+  rowRetryMaxMs: number;
+  /** Only rows of these loads (undefined: any load). */
+  loadIds?: number[] | undefined;
+  /** Stop once more than this many rows ended ERROR in this run (committed chunks stay). */
+  maxErrors?: number | undefined;
+  retry: RetryPolicy;
+  logger: Logger;
+  signal?: AbortSignal | undefined;
+  onChunk?: ((totals: ProcessCounts) => void) | undefined;
+}
+
+export interface ProcessCounts {
+  chunks: number;
+  claimed: number;
+  done: number;
+  error: number;
+  retryWait: number;
+  validateErrors: number;
+  mergeErrors: number;
+}
+
+export interface ProcessResult {
+  counts: ProcessCounts;
+  elapsedMs: number;
+  /** Why processing stopped before the backlog was empty. */
+  stopped: 'interrupted' | 'max-errors' | null;
+  /** Commit time of each chunk's transaction, in milliseconds (for benchmarks). */
+  chunkMillis: number[];
+}
+
+interface ChunkResult {
+  claimed: number;
+  done: number;
+  error: number;
+  retryWait: number;
+  validateErrors: number;
+  mergeErrors: number;
+  lastStageId: number;
+  mergeFailureRate: number;
+}
+
+/**
+ * Isolation block size for the MERGE: the whole chunk while nothing fails (one statement);
+ * once failures are seen, about sqrt(statement cost / (row cost × failure rate)) rows, so that a
+ * bad row costs one small block instead of the whole chunk (see sql/postgres migrations 002).
+ */
+export function isolationBlockFor(chunkSize: number, failureRate: number): number {
+  if (failureRate < 1e-5) return chunkSize;
+  const block = Math.round(Math.sqrt(2.5 / failureRate));
+  return Math.max(8, Math.min(chunkSize, block));
+}
+
+async function processChunk(
+  tx: EngineTx,
+  afterStageId: number,
+  batchId: string,
+  options: ProcessOptions,
+  failureRate: number,
+): Promise<ChunkResult | null> {
+  const rows = await tx.claimChunk({ afterStageId, limit: options.chunkSize, loadIds: options.loadIds });
+  const last = rows[rows.length - 1];
+  if (last === undefined) return null;
+
+  const failed: RowOutcome[] = [];
+  const valid: ClaimedRow[] = [];
+  for (const row of rows) {
+    const problem = validateOrder(row);
+    if (problem === null) valid.push(row);
+    else {
+      failed.push({
+        stageId: row.stageId, sourceKey: row.sourceKey, status: 'ERROR', attemptNo: row.attemptCount + 1,
+        loadId: row.loadId, lineNo: row.lineNo, error: { phase: 'VALIDATE', code: problem.code, message: problem.message },
+      });
+    }
+  }
+  const validateErrors = failed.length;
+
+  const failures = valid.length > 0 ? await tx.mergeOrders(valid, { isolationBlock: isolationBlockFor(valid.length, failureRate) }) : [];
+  const failedIds = new Set<number>();
+  let retryWait = 0;
+  if (failures.length > 0) {
+    const byId = new Map(valid.map((r) => [r.stageId, r]));
+    const now = Date.now();
+    for (const f of failures) {
+      const row = byId.get(f.stageId);
+      if (row === undefined) throw new Error(`the MERGE reported stage_id ${f.stageId}, which is not in the chunk`);
+      failedIds.add(f.stageId);
+      const attemptNo = row.attemptCount + 1;
+      const wait = f.kind === 'transient' && attemptNo < options.maxAttempts;
+      if (wait) retryWait++;
+      failed.push({
+        stageId: row.stageId, sourceKey: row.sourceKey, status: wait ? 'RETRY_WAIT' : 'ERROR', attemptNo,
+        loadId: row.loadId, lineNo: row.lineNo,
+        error: {
+          phase: 'MERGE', code: f.code,
+          message: f.kind === 'transient' && !wait ? `${f.message} (transient; gave up after ${attemptNo} attempts)` : f.message,
+        },
+        nextAttemptAt: wait ? new Date(now + backoffDelay(attemptNo, options.rowRetryBaseMs, options.rowRetryMaxMs)) : undefined,
+      });
+    }
+  }
+  const done = failedIds.size === 0 ? valid.map((r) => r.stageId) : valid.filter((r) => !failedIds.has(r.stageId)).map((r) => r.stageId);
+  await tx.finalizeChunk({ batchId, done, failed });
+  return {
+    claimed: rows.length,
+    done: done.length,
+    error: failed.length - retryWait,
+    retryWait,
+    validateErrors,
+    mergeErrors: failures.length,
+    lastStageId: last.stageId,
+    mergeFailureRate: valid.length > 0 ? failures.length / valid.length : 0,
+  };
+}
+
+/**
+ * PROCESS: claim, validate, MERGE and finalize chunks until nothing is claimable now, with
+ * `workers` concurrent loops (each its own connection and transaction per chunk).
+ *
+ * Each worker walks the claimable rows with a keyset cursor; rows another worker holds are
+ * skipped (SKIP LOCKED). When a pass reaches the end it starts once more from the beginning to
+ * pick up rows that were skipped and then released (a rolled-back chunk); a pass from the
+ * beginning that claims nothing ends the worker.
+ */
+export async function processBacklog(engine: Engine, options: ProcessOptions): Promise<ProcessResult> {
+  const started = performance.now();
+  const counts: ProcessCounts = { chunks: 0, claimed: 0, done: 0, error: 0, retryWait: 0, validateErrors: 0, mergeErrors: 0 };
+  const chunkMillis: number[] = [];
+  let stopped: ProcessResult['stopped'] = null;
+  let workerFailed = false;
+  let chunkSeq = 0;
+  const workers = engine.capabilities.concurrentConnections ? Math.max(1, options.workers) : 1;
+  const chunkSize = Math.min(options.chunkSize, engine.capabilities.maxChunkSize);
+
+  const shouldStop = (): boolean => {
+    if (stopped !== null || workerFailed) return true;
+    if (options.signal?.aborted === true) {
+      stopped = 'interrupted';
+      return true;
+    }
+    if (options.maxErrors !== undefined && counts.error > options.maxErrors) {
+      stopped = 'max-errors';
+      return true;
+    }
+    return false;
+  };
+
+  const worker = async (workerNo: number): Promise<void> => {
+    let after = 0;
+    let failureRate = 0;
+    while (!shouldStop()) {
+      const batchId = `${options.runId}-${++chunkSeq}`;
+      const t0 = performance.now();
+      const result = await withChunkRetry(
+        engine,
+        `chunk ${batchId}`,
+        () => engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate)),
+        { policy: options.retry, logger: options.logger, signal: options.signal },
+      );
+      if (result === null) {
+        if (after === 0) return;
+        after = 0;
+        continue;
+      }
+      chunkMillis.push(performance.now() - t0);
+      after = result.lastStageId;
+      failureRate = 0.7 * failureRate + 0.3 * result.mergeFailureRate;
+      counts.chunks++;
+      counts.claimed += result.claimed;
+      counts.done += result.done;
+      counts.error += result.error;
+      counts.retryWait += result.retryWait;
+      counts.validateErrors += result.validateErrors;
+      counts.mergeErrors += result.mergeErrors;
+      options.logger.debug({ batchId, worker: workerNo, ...result }, 'chunk committed');
+      options.onChunk?.(counts);
+    }
+  };
+
+  const runWorker = (workerNo: number) =>
+    worker(workerNo).catch((error: unknown) => {
+      workerFailed = true; // the other workers finish their current chunk and stop
+      throw error;
+    });
+  const results = await Promise.allSettled(Array.from({ length: workers }, (_, i) => runWorker(i + 1)));
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure !== undefined) {
+    const reason: unknown = failure.reason;
+    throw reason instanceof RunAbortedError ? reason : new RunAbortedError(`processing failed: ${String(reason)}`, 'fatal', { cause: reason });
+  }
+  return { counts, elapsedMs: performance.now() - started, stopped, chunkMillis };
+}

@@ -1,0 +1,65 @@
+import type { Logger } from 'pino';
+import type { Engine } from '../engine/types.js';
+import { RunAbortedError } from '../errors.js';
+import { describeDbError } from './db-error.js';
+
+export interface RetryPolicy {
+  /** Attempts in all (the first one included) for a chunk or batch that fails as a whole. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseDelayMs: 500, maxDelayMs: 15_000 };
+
+/** Exponential backoff with full jitter: a random delay in [base·2^(n-1) / 2, base·2^(n-1)], capped. */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+/**
+ * Run one unit of work (a chunk's or a batch's transaction). When it fails as a whole for a
+ * reason that is not the data's (connection lost, server restarting, deadlock on the chunk),
+ * the transaction has rolled back: wait and run it again, a bounded number of times. Anything
+ * else, or an exhausted budget, stops the run with a one-line reason.
+ */
+export async function withChunkRetry<T>(
+  engine: Engine,
+  what: string,
+  work: () => Promise<T>,
+  options: { policy: RetryPolicy; logger: Logger; signal?: AbortSignal | undefined },
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const kind = engine.classifyError(error);
+      const description = describeDbError(error);
+      if (kind === 'rejected') {
+        throw new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
+      }
+      if (attempt >= options.policy.attempts || options.signal?.aborted === true) {
+        throw new RunAbortedError(
+          `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; run the command again once the database is back)`,
+          'fatal',
+          { cause: error },
+        );
+      }
+      const delay = backoffDelay(attempt, options.policy.baseDelayMs, options.policy.maxDelayMs);
+      options.logger.warn({ attempt, delayMs: delay, kind, error: description }, `${what} rolled back; retrying`);
+      await sleep(delay, options.signal);
+    }
+  }
+}

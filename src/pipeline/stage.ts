@@ -1,0 +1,174 @@
+import type { Logger } from 'pino';
+import type { Engine, ErrorLogInput, StageInput } from '../engine/types.js';
+import type { FileItem, OrderFile } from '../input/order-file.js';
+import { parseErrorCode, parseOrderRecord } from '../input/order-record.js';
+import { withChunkRetry, type RetryPolicy } from './retry.js';
+
+export interface FileStageCounts {
+  /** Data lines read (records and rejected lines), this run. */
+  read: number;
+  /** New rows in order_stage. */
+  inserted: number;
+  /** Existing rows whose values changed: READY again. */
+  updated: number;
+  /** Rows identical to the stage: untouched. */
+  unchanged: number;
+  /** Of those, rows still in ERROR. */
+  unchangedError: number;
+  /** Lines overridden by a later line with the same source_key. */
+  duplicates: number;
+  /** Lines rejected while parsing (each in the error log with its line and raw text). */
+  rejected: number;
+}
+
+export function emptyStageCounts(): FileStageCounts {
+  return { read: 0, inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, duplicates: 0, rejected: 0 };
+}
+
+export interface StageCheckpoint {
+  line: number;
+  byte: number | null;
+}
+
+export interface StageFileOptions {
+  loadId: number;
+  batchSize: number;
+  retry: RetryPolicy;
+  logger: Logger;
+  signal?: AbortSignal | undefined;
+  /** Called after each committed batch. */
+  onBatch?: ((counts: FileStageCounts, checkpoint: StageCheckpoint) => void) | undefined;
+  /** Counts carried over from the committed part of an interrupted run (resume). */
+  initialCounts?: FileStageCounts | undefined;
+}
+
+export interface FileStageResult {
+  counts: FileStageCounts;
+  /** Set when the file could not be read to its end (a structural CSV error). */
+  stoppedAt: { line: number; message: string } | null;
+  interrupted: boolean;
+  checkpoint: StageCheckpoint | null;
+}
+
+interface Batch {
+  rows: Map<string, StageInput>;
+  errors: ErrorLogInput[];
+  lines: number;
+  duplicates: number;
+  rejected: number;
+  checkpoint: StageCheckpoint | null;
+}
+
+function newBatch(): Batch {
+  return { rows: new Map(), errors: [], lines: 0, duplicates: 0, rejected: 0, checkpoint: null };
+}
+
+/**
+ * STAGE: read a file's records, parse them, and upsert them into order_stage in batches of
+ * `batchSize` lines, each batch in its own transaction with its error-log rows and a checkpoint
+ * event (line and byte offset), so that an interrupted load can resume after the last commit.
+ * Parsing of the next batch overlaps the database work of the previous one (one batch in flight).
+ */
+export async function stageFile(engine: Engine, runId: number, file: OrderFile, options: StageFileOptions): Promise<FileStageResult> {
+  const counts = options.initialCounts !== undefined ? { ...options.initialCounts } : emptyStageCounts();
+  let batch = newBatch();
+  let inFlight: Promise<void> | null = null;
+  let stoppedAt: FileStageResult['stoppedAt'] = null;
+  let lastCheckpoint: StageCheckpoint | null = null;
+  const loadId = options.loadId;
+
+  const commit = async (b: Batch): Promise<void> => {
+    const rows = [...b.rows.values()];
+    const result = await withChunkRetry(
+      engine,
+      `staging lines up to ${b.checkpoint?.line ?? '?'} of ${file.path}`,
+      () =>
+        engine.transaction(async (tx) => {
+          const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows) : null;
+          await tx.logErrors(b.errors);
+          await tx.addRunEvent(runId, { event: 'staged_checkpoint', detail: { line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines } });
+          return staged;
+        }),
+      { policy: options.retry, logger: options.logger, signal: undefined },
+    );
+    counts.read += b.lines;
+    counts.duplicates += b.duplicates + (result?.repeatedInLoad ?? 0);
+    counts.rejected += b.rejected;
+    if (result !== null) {
+      counts.inserted += result.inserted;
+      counts.updated += result.updated;
+      counts.unchanged += result.unchanged;
+      counts.unchangedError += result.unchangedError;
+    }
+    lastCheckpoint = b.checkpoint;
+    if (b.checkpoint !== null) options.onBatch?.(counts, b.checkpoint);
+  };
+
+  const flush = async (): Promise<void> => {
+    if (inFlight !== null) await inFlight;
+    inFlight = null;
+    if (batch.lines === 0) return;
+    const b = batch;
+    batch = newBatch();
+    inFlight = commit(b);
+    // Awaited by the next flush; until then a failure must not count as unhandled.
+    inFlight.catch(() => undefined);
+  };
+
+  const addItem = (item: FileItem): void => {
+    batch.lines++;
+    batch.checkpoint = { line: item.endLine, byte: item.endByte };
+    if (item.kind === 'reject') {
+      batch.rejected++;
+      batch.errors.push({
+        stageId: null, sourceKey: null, loadId, lineNo: item.lineNo, batchId: null, attemptNo: null,
+        phase: 'PARSE', code: item.code, message: item.message, rawRecord: item.raw,
+      });
+      return;
+    }
+    const parsed = parseOrderRecord(item.fields);
+    let row: StageInput;
+    if (parsed.ok) {
+      row = { ...parsed.order, lineNo: item.lineNo };
+    } else {
+      batch.rejected++;
+      const code = parseErrorCode(parsed.issues);
+      const message = parsed.issues.map((i) => i.message).join('; ');
+      batch.errors.push({
+        stageId: null, sourceKey: parsed.sourceKey, loadId, lineNo: item.lineNo, batchId: null, attemptNo: null,
+        phase: 'PARSE', code, message, rawRecord: item.raw,
+      });
+      if (parsed.sourceKey === null) return;
+      row = {
+        sourceKey: parsed.sourceKey, customerId: null, orderDate: null, amount: null, currency: null,
+        lineNo: item.lineNo, parseError: { code, message },
+      };
+    }
+    // Last occurrence wins within the file; within a batch the map keeps only the last.
+    if (batch.rows.delete(row.sourceKey)) batch.duplicates++;
+    batch.rows.set(row.sourceKey, row);
+  };
+
+  let interrupted = false;
+  try {
+    for await (const item of file.items) {
+      addItem(item);
+      if (item.kind === 'reject' && item.stopsFile) {
+        stoppedAt = { line: item.lineNo, message: item.message };
+        break;
+      }
+      if (batch.lines >= options.batchSize) {
+        await flush();
+        if (options.signal?.aborted === true) {
+          interrupted = true;
+          break;
+        }
+      }
+    }
+    await flush();
+    if (inFlight !== null) await inFlight;
+  } finally {
+    file.close();
+  }
+  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint };
+}

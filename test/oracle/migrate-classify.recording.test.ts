@@ -1,0 +1,191 @@
+/**
+ * Oracle migrate() against a RECORDING pool, the error classification table, and static checks
+ * of sql/oracle/. Nothing here runs against an Oracle Database.
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { classifyOracleCode, classifyOracleError, oracleCodeFromMessage } from '../../src/engine/oracle/classify.js';
+import { createOracleEngineWithPool } from '../../src/engine/oracle/engine.js';
+import { splitStatements } from '../../src/engine/oracle/sql-text.js';
+import { listMigrations } from '../../src/sql-files.js';
+import { batchError, constants, driverError, placeholders, RecordingPool } from './recording-connection.js';
+
+const root = join(import.meta.dirname, '..', '..');
+
+describe('Oracle migrate (recording pool)', () => {
+  const statementCount = listMigrations('oracle').reduce((n, m) => n + splitStatements(m.sql).length, 0);
+
+  it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, records, commits', async () => {
+    const pool = new RecordingPool({ execute: () => ({ rows: [] }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const applied = await engine.migrate();
+    expect(applied).toEqual(['001_schema']);
+    const trace = pool.trace();
+    expect(trace.slice(0, 3)).toEqual([
+      '1:execute:CREATE TABLE order_loader_migration',
+      '1:execute:CREATE TABLE order_loader_migration_lock',
+      '1:execute:LOCK TABLE order_loader_migration_lock',
+    ]);
+    expect(trace[3]).toBe('2:execute:SELECT version FROM');
+    const ddl = pool.calls.filter((c) => c.kind === 'execute' && c.conn === 2).slice(1, -1);
+    expect(ddl).toHaveLength(statementCount);
+    for (const call of ddl) {
+      if (call.kind !== 'execute') continue;
+      expect(call.sql).toMatch(/^CREATE /);
+      expect(call.sql).not.toMatch(/;\s*$/);
+      expect(call.sql).not.toMatch(/IF NOT EXISTS/i);
+    }
+    expect(trace.slice(-6)).toEqual([
+      '2:execute:INSERT INTO order_loader_migration',
+      '2:commit',
+      '2:rollback',
+      '2:close',
+      '1:rollback', // releases the table lock
+      '1:close',
+    ]);
+  });
+
+  it('is a no-op when every migration is recorded', async () => {
+    const pool = new RecordingPool({
+      execute: (sql) => {
+        if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
+        if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+        return {};
+      },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.migrate()).toEqual([]);
+    expect(pool.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('CREATE INDEX'))).toBe(false);
+  });
+
+  it('re-runs a half-applied migration, tolerating "already exists" for the statements already done', async () => {
+    let created = 0;
+    const pool = new RecordingPool({
+      execute: (sql) => {
+        if (sql.startsWith('CREATE ') && !sql.includes('order_loader_migration')) {
+          created++;
+          if (created <= 3) throw driverError('ORA-00955', 'name is already used by an existing object');
+        }
+        return { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.migrate()).toEqual(['001_schema']);
+    expect(created).toBe(statementCount);
+  });
+
+  it('stops on any other DDL error, records nothing, and still releases the lock', async () => {
+    const pool = new RecordingPool({
+      execute: (sql) => {
+        if (sql.startsWith('CREATE TABLE orders')) throw driverError('ORA-01031', 'insufficient privileges');
+        return { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    await expect(engine.migrate()).rejects.toThrow('ORA-01031');
+    expect(pool.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'))).toBe(false);
+    expect(pool.trace().slice(-2)).toEqual(['1:rollback', '1:close']);
+  });
+});
+
+describe('Oracle error classification', () => {
+  const table: [string, 'transient' | 'fatal' | 'rejected'][] = [
+    ['ORA-00060', 'transient'],
+    ['ORA-00054', 'transient'],
+    ['ORA-08177', 'transient'],
+    ['ORA-30006', 'transient'],
+    ['ORA-00001', 'transient'],
+    ['ORA-03113', 'fatal'],
+    ['ORA-03114', 'fatal'],
+    ['ORA-03135', 'fatal'],
+    ['ORA-12514', 'fatal'],
+    ['ORA-12541', 'fatal'],
+    ['ORA-01653', 'fatal'],
+    ['DPI-1080', 'fatal'],
+    ['NJS-003', 'fatal'],
+    ['NJS-500', 'fatal'],
+    ['NJS-501', 'fatal'],
+    ['NJS-503', 'fatal'],
+    ['NJS-521', 'fatal'],
+    ['ORA-01438', 'rejected'],
+    ['ORA-01400', 'rejected'],
+    ['ORA-12899', 'rejected'],
+    ['ORA-02290', 'rejected'],
+    ['ORA-01722', 'rejected'],
+    ['NJS-058', 'rejected'],
+    ['NJS-011', 'rejected'],
+  ];
+
+  it.each(table)('%s is %s', (code, kind) => {
+    expect(classifyOracleCode(code)).toBe(kind);
+    expect(classifyOracleError(driverError(code, 'text'))).toBe(kind);
+  });
+
+  it('finds a lost-connection ORA code wrapped inside an NJS-500 message', () => {
+    const wrapped = Object.assign(new Error('NJS-500: connection to Oracle Database was closed or broken\nORA-03113: end-of-file on communication channel'), { code: 'NJS-500' });
+    expect(classifyOracleError(wrapped)).toBe('fatal');
+  });
+
+  it('uses errorNum when present (thrown ORA errors), the message otherwise (batch errors)', () => {
+    expect(classifyOracleError(Object.assign(new Error('deadlock'), { errorNum: 60 }))).toBe('transient');
+    expect(oracleCodeFromMessage(batchError(0, 'ORA-01438: value larger than specified precision').message)).toBe('ORA-01438');
+    expect(oracleCodeFromMessage('60')).toBe('ORA-00060');
+    expect(oracleCodeFromMessage('no code here')).toBe('ORA-UNKNOWN');
+  });
+
+  it('socket errors are fatal; anything unknown is rejected', () => {
+    expect(classifyOracleError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe('fatal');
+    expect(classifyOracleError(new Error('something else'))).toBe('rejected');
+    expect(classifyOracleError('ORA-00054: resource busy')).toBe('transient');
+  });
+});
+
+describe('sql/oracle files (static checks)', () => {
+  const queries = readdirSync(join(root, 'sql/oracle/queries')).filter((f) => f.endsWith('.sql'));
+
+  it.each(queries)('%s: no trailing semicolon, no 23ai-only syntax', (file) => {
+    const text = readFileSync(join(root, 'sql/oracle/queries', file), 'utf8');
+    for (const statement of splitStatements(text)) {
+      expect(statement).not.toMatch(/;\s*$/);
+      expect(statement).not.toMatch(/IF\s+(NOT\s+)?EXISTS/i);
+      expect(statement).not.toMatch(/\bBOOLEAN\b/i);
+    }
+  });
+
+  it('the claim cannot raise ORA-02014 and is not limited by ROWNUM', () => {
+    const text = splitStatements(readFileSync(join(root, 'sql/oracle/queries/claim.sql'), 'utf8'))[0]!;
+    expect(text).toMatch(/FOR UPDATE SKIP LOCKED/);
+    expect(text).not.toMatch(/FETCH\s+FIRST|ROWNUM/i);
+    // the claim predicate is written exactly as the function-based index key
+    const schema = readFileSync(join(root, 'sql/oracle/migrations/001_schema.sql'), 'utf8');
+    const key = "CASE WHEN process_status IN ('READY', 'RETRY_WAIT') THEN stage_id END";
+    expect(schema).toContain(key);
+    expect(text.split(key)).toHaveLength(3);
+  });
+
+  it('the schema has the tables and columns of the PostgreSQL schema', () => {
+    const columns = (sql: string, table: string) => {
+      const m = new RegExp(`CREATE (?:GLOBAL TEMPORARY )?TABLE ${table} \\(([\\s\\S]*?)\\n\\)`, 'i').exec(sql);
+      if (m?.[1] === undefined) throw new Error(`no table ${table}`);
+      return m[1]
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('--') && !l.startsWith('CONSTRAINT') && !l.startsWith('CHECK'))
+        .map((l) => l.split(/\s+/)[0]!.toLowerCase());
+    };
+    const pg = readFileSync(join(root, 'sql/postgres/migrations/001_schema.sql'), 'utf8');
+    const ora = readFileSync(join(root, 'sql/oracle/migrations/001_schema.sql'), 'utf8');
+    for (const table of ['order_stage', 'orders', 'order_bulk_error', 'load_run', 'load_run_event', 'order_stage_audit']) {
+      expect(columns(ora, table), table).toEqual(columns(pg, table));
+    }
+    expect(ora).toMatch(/amount\s+NUMBER\(18, 2\)/);
+    expect(ora).toMatch(/amount\s+NUMBER\(12, 2\)\s+NOT NULL/);
+    expect(ora).toMatch(/source_key\s+VARCHAR2\(100 CHAR\)/);
+  });
+
+  it('placeholders of merge_orders.sql are only :stage_id', () => {
+    const text = readFileSync(join(root, 'sql/oracle/queries/merge_orders.sql'), 'utf8');
+    expect([...placeholders(text.replace(/^\s*--.*$/gm, ''))]).toEqual(['stage_id']);
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * The databases every integration test runs against:
+ *  - PGlite, always: a clone of a migrated in-memory template, fresh for each test;
+ *  - server PostgreSQL when ORDER_LOADER_TEST_PG is set (an admin URL): a database created
+ *    for each test from a migrated template (see test/support/global-setup.ts);
+ *  - Oracle when ORDER_LOADER_TEST_ORACLE is set: the schema reset before each test.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { OrderLoader } from '../../src/loader.js';
+import { PostgresEngine } from '../../src/engine/postgres/engine.js';
+import { PGLITE_PARSERS, pgliteConnectorFor } from '../../src/engine/postgres/pglite-connector.js';
+import type { Engine } from '../../src/engine/types.js';
+import { memoryLogger, type MemoryLogger } from './memory-logger.js';
+import { oracleTestTarget } from './oracle-target.js';
+
+export const PG_TEMPLATE_DB = 'order_loader_test_template';
+
+export interface TestDatabase {
+  /** pglite | postgres | oracle */
+  kind: string;
+  /** A --db value for a CLI child process (PGlite: none, in-memory clones cannot be shared). */
+  url: string | null;
+  env: Record<string, string>;
+  /** Run SQL directly (assertions). Oracle: not available, use the loader's queries. */
+  sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
+  /** A loader over this database, with its logs in memory. */
+  open(options?: { workers?: number }): Promise<{ loader: OrderLoader; logs: MemoryLogger }>;
+  /** Wrap the engine (fault injection) and open a loader over the wrapper. */
+  openWith(wrap: (engine: Engine) => Engine, options?: { workers?: number }): Promise<{ loader: OrderLoader; logs: MemoryLogger }>;
+  dispose(): Promise<void>;
+}
+
+export interface TestTarget {
+  kind: string;
+  create(): Promise<TestDatabase>;
+}
+
+let pgliteTemplate: Promise<PGlite> | undefined;
+
+async function migratedPgliteTemplate(): Promise<PGlite> {
+  pgliteTemplate ??= (async () => {
+    const db = await PGlite.create({ parsers: PGLITE_PARSERS });
+    const engine = new PostgresEngine(pgliteConnectorFor(db));
+    await engine.migrate();
+    return db;
+  })();
+  return pgliteTemplate;
+}
+
+const pgliteTarget: TestTarget = {
+  kind: 'pglite',
+  async create() {
+    const template = await migratedPgliteTemplate();
+    const clone = (await template.clone()) as PGlite;
+    const loaders: OrderLoader[] = [];
+    const makeEngine = () => new PostgresEngine(pgliteConnectorFor(clone));
+    let closed = false;
+    return {
+      kind: 'pglite',
+      url: null,
+      env: {},
+      async sql<R>(text: string, params?: unknown[]) {
+        return (await clone.query<R>(text, params, { parsers: PGLITE_PARSERS })).rows;
+      },
+      async open() {
+        const logs = memoryLogger();
+        const loader = OrderLoader.fromEngine(makeEngine(), logs.logger);
+        loaders.push(loader);
+        return { loader, logs };
+      },
+      async openWith(wrap) {
+        const logs = memoryLogger();
+        const loader = OrderLoader.fromEngine(wrap(makeEngine()), logs.logger);
+        loaders.push(loader);
+        return { loader, logs };
+      },
+      async dispose() {
+        if (closed) return;
+        closed = true;
+        await clone.close();
+      },
+    };
+  },
+};
+
+let dbCounter = 0;
+
+function pgTarget(adminUrl: string): TestTarget {
+  return {
+    kind: 'postgres',
+    async create() {
+      const name = `order_loader_t_${process.pid}_${Date.now().toString(36)}_${++dbCounter}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${PG_TEMPLATE_DB}`);
+      } finally {
+        await admin.end();
+      }
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      const dbUrl = url.toString();
+      const direct = new pg.Pool({ connectionString: dbUrl, max: 2 });
+      direct.on('error', () => {});
+      const loaders: OrderLoader[] = [];
+      const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
+        const logs = memoryLogger();
+        let loader = await OrderLoader.open({ db: dbUrl, logger: logs.logger, workers: options?.workers, migrate: false, env: {} });
+        if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
+        loaders.push(loader);
+        return { loader, logs };
+      };
+      return {
+        kind: 'postgres',
+        url: dbUrl,
+        env: {},
+        async sql<R>(text: string, params?: unknown[]) {
+          const result = await direct.query({ text, values: params, types: { getTypeParser: numericIds } });
+          return result.rows as R[];
+        },
+        open: (options) => openLoader(options),
+        openWith: (wrap, options) => openLoader(options, wrap),
+        async dispose() {
+          for (const l of loaders) await l.close().catch(() => undefined);
+          await direct.end();
+          const admin2 = new pg.Client({ connectionString: adminUrl });
+          await admin2.connect();
+          try {
+            await admin2.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+          } finally {
+            await admin2.end();
+          }
+        },
+      };
+    },
+  };
+}
+
+function numericIds(oid: number): (value: string) => unknown {
+  if (oid === 20) return (v: string) => Number(v);
+  if (oid === 1082) return (v: string) => v;
+  return pg.types.getTypeParser(oid);
+}
+
+const oracleTarget: TestTarget = {
+  kind: 'oracle',
+  async create() {
+    const target = await oracleTestTarget();
+    if (target === null) throw new Error('ORDER_LOADER_TEST_ORACLE is not set');
+    await target.reset();
+    const loaders: OrderLoader[] = [];
+    const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
+      const logs = memoryLogger();
+      let loader = await OrderLoader.open({ db: target.db, env: target.env, logger: logs.logger, workers: options?.workers });
+      if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
+      loaders.push(loader);
+      return { loader, logs };
+    };
+    return {
+      kind: 'oracle',
+      url: target.db,
+      env: target.env,
+      async sql() {
+        throw new Error('direct SQL is not available on the Oracle target');
+      },
+      open: (options) => openLoader(options),
+      openWith: (wrap, options) => openLoader(options, wrap),
+      async dispose() {
+        for (const l of loaders) await l.close().catch(() => undefined);
+      },
+    };
+  },
+};
+
+/** The targets of this environment: PGlite always, the others when their variables are set. */
+export function testTargets(): TestTarget[] {
+  const targets = [pgliteTarget];
+  const pgUrl = process.env.ORDER_LOADER_TEST_PG;
+  if (pgUrl !== undefined && pgUrl !== '') targets.push(pgTarget(pgUrl));
+  if (process.env.ORDER_LOADER_TEST_ORACLE) targets.push(oracleTarget);
+  return targets;
+}
+
+export function serverPgTarget(): TestTarget | null {
+  const pgUrl = process.env.ORDER_LOADER_TEST_PG;
+  return pgUrl !== undefined && pgUrl !== '' ? pgTarget(pgUrl) : null;
+}

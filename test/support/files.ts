@@ -1,0 +1,24 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const dir = mkdtempSync(join(tmpdir(), 'order-loader-test-'));
+let n = 0;
+
+/** Write a test file and return its path. */
+export function writeTestFile(content: string | Buffer, name = `f${++n}.csv`): string {
+  const path = join(dir, `${n}-${name}`);
+  writeFileSync(path, content);
+  return path;
+}
+
+export const HEADER = 'source_key,customer_id,order_date,amount,currency';
+
+/** An order file from rows of [key, customer, date, amount, currency]. */
+export function orderFile(rows: Array<[string, string, string, string, string]>, header = HEADER): string {
+  return writeTestFile(`${header}\n${rows.map((r) => r.join(',')).join('\n')}\n`);
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(dir, 'd'));
+}

@@ -1,0 +1,81 @@
+/**
+ * The real-Oracle test target, for the integration suite. Off unless ORDER_LOADER_TEST_ORACLE
+ * is set to an Easy Connect URL such as oracle://loader@localhost:1521/FREEPDB1 (the password
+ * comes from ORDER_LOADER_TEST_ORACLE_PASSWORD). Nothing here runs in the default `npm test`.
+ *
+ *   docker run -d -p 1521:1521 -e ORACLE_PASSWORD=... -e APP_USER=loader \
+ *     -e APP_USER_PASSWORD=... gvenzl/oracle-free:23-slim
+ *   ORDER_LOADER_TEST_ORACLE=oracle://loader@localhost:1521/FREEPDB1 \
+ *     ORDER_LOADER_TEST_ORACLE_PASSWORD=... npm test
+ */
+import { parseDbUrl } from '../../src/engine/db-url.js';
+import { loadOracledb } from '../../src/engine/oracle/driver.js';
+import { oracleCodesOf } from '../../src/engine/oracle/classify.js';
+
+export interface OracleTestTarget {
+  /** The --db value (no password in it). */
+  db: string;
+  /** Environment for a CLI child process: ORDER_LOADER_DB and ORDER_LOADER_DB_PASSWORD. */
+  env: Record<string, string>;
+  /** Drop the loader's tables (and their identity sequences) in that schema. */
+  reset(): Promise<void>;
+}
+
+/** Every table the Oracle migrations and migrate() create, children before parents. */
+export const ORACLE_LOADER_TABLES = [
+  'load_run_event',
+  'load_run',
+  'order_stage_audit',
+  'order_bulk_error',
+  'orders',
+  'order_stage',
+  'order_stage_batch',
+  'order_loader_migration',
+  'order_loader_migration_lock',
+] as const;
+
+export async function oracleTestTarget(): Promise<OracleTestTarget | null> {
+  const db = process.env.ORDER_LOADER_TEST_ORACLE;
+  if (db === undefined || db === '') return null;
+  const password = process.env.ORDER_LOADER_TEST_ORACLE_PASSWORD ?? '';
+  const target = parseDbUrl(db, { ORDER_LOADER_DB_PASSWORD: password });
+  if (target.kind !== 'oracle') throw new Error('ORDER_LOADER_TEST_ORACLE must be an oracle:// URL');
+  const { user, connectString } = target;
+  const effectivePassword = target.password ?? '';
+
+  return {
+    db,
+    env: { ORDER_LOADER_DB: db, ORDER_LOADER_DB_PASSWORD: effectivePassword },
+    async reset() {
+      const oracledb = await loadOracledb();
+      const pool = await oracledb.createPool({
+        user,
+        password: effectivePassword,
+        connectString,
+        poolMin: 0,
+        poolMax: 1,
+        poolIncrement: 1,
+        poolTimeout: 10,
+        queueTimeout: 60_000,
+        stmtCacheSize: 0,
+      });
+      try {
+        const connection = await pool.getConnection();
+        try {
+          for (const table of ORACLE_LOADER_TABLES) {
+            try {
+              // DROP TABLE also drops the table's identity sequence (ISEQ$$_...).
+              await connection.execute(`DROP TABLE ${table} CASCADE CONSTRAINTS PURGE`, {}, { autoCommit: false });
+            } catch (error) {
+              if (!oracleCodesOf(error).includes('ORA-00942')) throw error; // table or view does not exist
+            }
+          }
+        } finally {
+          await connection.close();
+        }
+      } finally {
+        await pool.close(0);
+      }
+    },
+  };
+}
