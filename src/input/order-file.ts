@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Transform, type TransformCallback } from 'node:stream';
-import { parse, type Info } from 'csv-parse';
+import { parse, type Info, type Options } from 'csv-parse';
 import { UserError } from '../errors.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 
@@ -75,18 +74,95 @@ function countNewlines(fields: string[]): number {
   return n;
 }
 
-/** Decodes a non-UTF-8 byte stream to text for csv-parse. */
-function decoderStream(encoding: FileEncoding): Transform {
-  const decoder = new TextDecoder(encoding);
-  return new Transform({
-    readableObjectMode: false,
-    transform(chunk: Buffer, _enc: BufferEncoding, callback: TransformCallback) {
-      callback(null, decoder.decode(chunk, { stream: true }));
+interface ParsedRecord {
+  record: string[];
+  raw: string;
+  info: Info;
+}
+
+interface RecordReader {
+  /** The next record, null at the end; throws the parser's error after every record before it. */
+  next(): Promise<ParsedRecord | null>;
+  bytesRead(): number;
+  close(): void;
+}
+
+/**
+ * csv-parse driven by hand: we read a chunk of the file, write it to the parser, and collect
+ * the records it produces (on_record) before reading the next chunk. Backpressure is the
+ * consumer's pace; memory is one chunk's records. Unlike reading the parser as a stream, a
+ * parse error can never discard records parsed before it (a destroyed stream drops its buffer).
+ */
+function openRecordReader(path: string, options: OrderFileOptions): RecordReader {
+  const source = createReadStream(path, { highWaterMark: 256 * 1024, ...(options.resumeAt !== undefined ? { start: options.resumeAt.byte } : {}) });
+  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const decoder = options.encoding === 'utf-8' ? null : new TextDecoder(options.encoding);
+  let queue: ParsedRecord[] = [];
+  let head = 0;
+  let failure: Error | null = null;
+  let ended = false;
+  let bytes = options.resumeAt?.byte ?? 0;
+  const csvOptions: Options = {
+    bom: true,
+    delimiter: options.delimiter,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    relax_column_count: true,
+    skip_empty_lines: true,
+    raw: true,
+    info: true,
+    max_record_size: options.maxRecordSize ?? 1_048_576,
+    // with raw and info on, csv-parse hands on_record { record, raw, info }
+    on_record: (record: unknown) => {
+      queue.push(record as ParsedRecord);
+      return null; // nothing goes through the stream side
     },
-    flush(callback: TransformCallback) {
-      callback(null, decoder.decode());
-    },
+  };
+  const parser = parse(csvOptions);
+  parser.on('error', (error: Error) => {
+    failure ??= error;
   });
+  parser.resume();
+  const write = (data: Buffer | string) => new Promise<void>((resolve) => parser.write(data, () => resolve()));
+  const end = () =>
+    new Promise<void>((resolve) => {
+      parser.once('finish', resolve);
+      parser.once('error', () => resolve());
+      parser.once('close', resolve);
+      parser.end();
+    });
+  return {
+    async next() {
+      while (head >= queue.length) {
+        queue = [];
+        head = 0;
+        if (failure !== null) throw failure;
+        if (ended) return null;
+        let chunk: IteratorResult<Buffer>;
+        try {
+          chunk = await chunks.next();
+        } catch (error) {
+          throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        }
+        if (chunk.done === true) {
+          if (decoder !== null) {
+            const tail = decoder.decode();
+            if (tail !== '') await write(tail);
+          }
+          await end();
+          ended = true;
+          continue;
+        }
+        bytes += chunk.value.length;
+        await write(decoder === null ? chunk.value : decoder.decode(chunk.value, { stream: true }));
+      }
+      return queue[head++] ?? null;
+    },
+    bytesRead: () => bytes,
+    close() {
+      source.destroy();
+      parser.destroy();
+    },
+  };
 }
 
 function describeHeader(names: string[], path: string): OrderFileHeader {
@@ -128,47 +204,28 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   if (size === 0) throw new UserError(`${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`);
 
   const utf8 = options.encoding === 'utf-8';
-  const source = createReadStream(path, options.resumeAt !== undefined ? { start: options.resumeAt.byte } : {});
-  let bytes = options.resumeAt?.byte ?? 0;
-  source.on('data', (chunk) => {
-    bytes += chunk.length;
-  });
-  const parser = parse({
-    bom: true,
-    delimiter: options.delimiter,
-    record_delimiter: ['\r\n', '\n', '\r'],
-    relax_column_count: true,
-    skip_empty_lines: true,
-    raw: true,
-    info: true,
-    max_record_size: options.maxRecordSize ?? 1_048_576,
-  });
-  const onSourceError = (error: Error) => parser.destroy(error);
-  source.on('error', onSourceError);
-  if (utf8) source.pipe(parser);
-  else source.pipe(decoderStream(options.encoding)).pipe(parser);
-
-  const iterator: AsyncIterator<{ record: string[]; raw: string; info: Info }> = parser[Symbol.asyncIterator]();
+  const reader = openRecordReader(path, options);
+  const iterator = reader;
   const lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
   const byteBase = options.resumeAt?.byte ?? 0;
 
   let header: OrderFileHeader;
   if (options.resumeAt === undefined) {
-    let first: IteratorResult<{ record: string[]; raw: string; info: Info }>;
+    let first: ParsedRecord | null;
     try {
       first = await iterator.next();
     } catch (error) {
-      source.destroy();
-      throw new UserError(`${path}: line 1: cannot read the header: ${(error as Error).message}`);
+      reader.close();
+      throw new UserError(`${path}: line 1: cannot read the header: ${csvErrorSummary(error as Error)}`);
     }
-    if (first.done === true) {
-      source.destroy();
+    if (first === null) {
+      reader.close();
       throw new UserError(`${path}: the file has no header line (expected ${ORDER_COLUMNS.join(',')})`);
     }
     try {
-      header = describeHeader(first.value.record, path);
+      header = describeHeader(first.record, path);
     } catch (error) {
-      source.destroy();
+      reader.close();
       throw error;
     }
   } else {
@@ -183,7 +240,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     let lastEndLine = lineBase + (options.resumeAt === undefined ? 1 : 0);
     let lastEndByte: number | null = utf8 ? byteBase : null;
     for (;;) {
-      let next: IteratorResult<{ record: string[]; raw: string; info: Info }>;
+      let next: ParsedRecord | null;
       try {
         next = await iterator.next();
       } catch (error) {
@@ -201,8 +258,8 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         };
         return;
       }
-      if (next.done === true) return;
-      const { record, raw, info } = next.value;
+      if (next === null) return;
+      const { record, raw, info } = next;
       const endLine = lineBase + info.lines;
       const lineNo = endLine - countNewlines(record);
       const endByte = utf8 ? byteBase + info.bytes : null;
@@ -236,11 +293,8 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     size,
     header,
     items: items(),
-    bytesRead: () => bytes,
-    close: () => {
-      source.destroy();
-      parser.destroy();
-    },
+    bytesRead: () => reader.bytesRead(),
+    close: () => reader.close(),
   };
 }
 

@@ -13,6 +13,8 @@ import { PGLITE_PARSERS, pgliteConnectorFor } from '../../src/engine/postgres/pg
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTestTarget } from './oracle-target.js';
+import { parseDbUrl } from '../../src/engine/db-url.js';
+import { loadOracledb } from '../../src/engine/oracle/driver.js';
 
 export const PG_TEMPLATE_DB = 'order_loader_test_template';
 
@@ -161,8 +163,8 @@ const oracleTarget: TestTarget = {
       kind: 'oracle',
       url: target.db,
       env: target.env,
-      async sql() {
-        throw new Error('direct SQL is not available on the Oracle target');
+      async sql<R>(text: string, params?: unknown[]) {
+        return oracleQuery<R>(target.db, target.env, text, params ?? []);
       },
       open: (options) => openLoader(options),
       openWith: (wrap, options) => openLoader(options, wrap),
@@ -172,6 +174,35 @@ const oracleTarget: TestTarget = {
     };
   },
 };
+
+/**
+ * Run a test's assertion query on Oracle: $n parameters become :pn binds, casts written for
+ * PostgreSQL (::type) are dropped, column names come back lower-case as on PostgreSQL.
+ */
+async function oracleQuery<R>(db: string, env: Record<string, string>, text: string, params: unknown[]): Promise<R[]> {
+  const target = parseDbUrl(db, env);
+  if (target.kind !== 'oracle') throw new Error('not an Oracle URL');
+  const oracledb = await loadOracledb();
+  const pool = await oracledb.createPool({
+    user: target.user, password: target.password ?? '', connectString: target.connectString,
+    poolMin: 0, poolMax: 1, poolIncrement: 1, poolTimeout: 10, queueTimeout: 60_000, stmtCacheSize: 0,
+  });
+  try {
+    const connection = await pool.getConnection();
+    try {
+      const sql = text.replace(/::[a-z]+(\[\])?/g, '').replace(/\$(\d+)/g, ':p$1');
+      const binds = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
+      const result = await connection.execute(sql, binds, { autoCommit: false, outFormat: oracledb.OUT_FORMAT_OBJECT });
+      return (result.rows ?? []).map(
+        (row) => Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v])) as R,
+      );
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await pool.close(0);
+  }
+}
 
 /** The targets of this environment: PGlite always, the others when their variables are set. */
 export function testTargets(): TestTarget[] {

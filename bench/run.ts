@@ -1,0 +1,77 @@
+/**
+ * `npm run bench`: the end-to-end benchmark (bench/e2e.ts) against server PostgreSQL.
+ *
+ *   node dist/bench/run.js [--rows 1000000] [--db postgres://postgres@127.0.0.1:5432/postgres]
+ *     [--workers 1] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000] [--isolation]
+ *     [--row-subset 20000] [--repeat 1] [--skip-ceiling] [--skip-rowwise] [--keep]
+ *     [--data-dir /tmp/order-loader-bench] [--seed 42] [--json-out FILE] [--node-flag=--cpu-prof …]
+ *
+ * --db is an admin URL: the benchmark creates (and drops) its own databases named bench_*.
+ */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runE2e } from './e2e.js';
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, not ${value}`);
+  return n;
+}
+
+function parseMatrix(text: string | undefined): Array<{ workers: number; chunkSize: number }> {
+  if (text === undefined || text.trim() === '') return [];
+  return text.split(',').map((item) => {
+    const m = /^(\d+)x(\d+)$/.exec(item.trim());
+    if (m === null) throw new Error(`--matrix items are WORKERSxCHUNK, e.g. 2x2000, not ${item}`);
+    return { workers: Number(m[1]), chunkSize: Number(m[2]) };
+  });
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      rows: { type: 'string' },
+      db: { type: 'string' },
+      seed: { type: 'string' },
+      workers: { type: 'string' },
+      'chunk-size': { type: 'string' },
+      matrix: { type: 'string' },
+      isolation: { type: 'boolean', default: false },
+      'row-subset': { type: 'string' },
+      repeat: { type: 'string' },
+      'skip-ceiling': { type: 'boolean', default: false },
+      'skip-rowwise': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      'data-dir': { type: 'string' },
+      'json-out': { type: 'string' },
+      'node-flag': { type: 'string', multiple: true },
+    },
+  });
+  const options = {
+    adminUrl: values.db ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    rows: positive('--rows', values.rows, 1_000_000),
+    seed: positive('--seed', values.seed, 42),
+    dataDir: values['data-dir'] ?? join(tmpdir(), 'order-loader-bench'),
+    workers: positive('--workers', values.workers, 1),
+    chunkSize: positive('--chunk-size', values['chunk-size'], 2000),
+    matrix: parseMatrix(values.matrix),
+    isolation: values.isolation,
+    rowSubset: positive('--row-subset', values['row-subset'], 20_000),
+    repeat: positive('--repeat', values.repeat, 1),
+    skipCeiling: values['skip-ceiling'],
+    skipRowwise: values['skip-rowwise'],
+    keep: values.keep,
+    nodeFlags: values['node-flag'] ?? [],
+    log: (line: string) => process.stdout.write(`${line}\n`),
+  };
+  const result = await runE2e(options);
+  if (values['json-out'] !== undefined) writeFileSync(values['json-out'], `${JSON.stringify(result, null, 2)}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

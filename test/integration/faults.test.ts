@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RunAbortedError } from '../../src/errors.js';
+import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
+import { connectionLost, faultyEngine } from '../support/fault-engine.js';
+import { orderFile } from '../support/files.js';
+
+const fastRetry = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
+
+function rows(n: number, badEvery = 0): Array<[string, string, string, string, string]> {
+  return Array.from({ length: n }, (_, i) => [
+    `F-${String(i).padStart(5, '0')}`, String(i + 1), '2026-05-01', badEvery > 0 && i % badEvery === 3 ? '99999999999.99' : `${i}.25`, 'EUR',
+  ]);
+}
+
+describe.each(testTargets())('chunk transactions on $kind', (target) => {
+  let db: TestDatabase;
+  beforeEach(async () => {
+    db = await target.create();
+  });
+  afterEach(async () => {
+    await db.dispose();
+  });
+
+  it('a chunk that fails mid-way (after its MERGE, before its statuses) leaves no partial state', async () => {
+    const { loader: stager } = await db.open();
+    await stager.stage([orderFile(rows(30, 10))]);
+    // every finalizeChunk fails: the MERGE ran, but the chunk must roll back as a whole
+    const { loader } = await db.openWith((engine) => faultyEngine(engine, (step) => (step === 'finalizeChunk' ? new Error('injected bug') : undefined)));
+    const error = await loader.process({ chunkSize: 10, retry: fastRetry }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunAbortedError);
+    expect((error as Error).message).toContain('injected bug');
+    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 0 }]);
+    expect(await db.sql("SELECT process_status, count(*) AS n, max(attempt_count) AS a FROM order_stage GROUP BY process_status")).toEqual([
+      { process_status: 'READY', n: 30, a: 0 },
+    ]);
+    expect(await db.sql('SELECT count(*) AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
+  });
+
+  it('a chunk that loses its connection is rolled back, retried with backoff, and finishes once', async () => {
+    const { loader: stager } = await db.open();
+    await stager.stage([orderFile(rows(30, 10))]);
+    const failed = new Set<number>();
+    const { loader, logs } = await db.openWith((engine) =>
+      faultyEngine(engine, (step, txNo) => {
+        // the first attempt of each of the first two chunks dies after its MERGE
+        if (step === 'mergeOrders' && failed.size < 2 && !failed.has(txNo)) {
+          failed.add(txNo);
+          return connectionLost();
+        }
+        return undefined;
+      }),
+    );
+    const report = await loader.process({ chunkSize: 10, retry: fastRetry });
+    expect(report.exitCode).toBe(2);
+    expect(report.process).toMatchObject({ claimed: 30, done: 27, error: 3 });
+    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 27 }]);
+    expect(await db.sql('SELECT max(attempt_count) AS a, min(attempt_count) AS b FROM order_stage')).toEqual([{ a: 1, b: 1 }]);
+    expect(await db.sql('SELECT count(*) AS n FROM order_bulk_error')).toEqual([{ n: 3 }]);
+    const retries = logs.records.filter((r) => r.msg.includes('rolled back; retrying'));
+    expect(retries).toHaveLength(2);
+    expect(retries[0]).toMatchObject({ level: 40, kind: 'fatal' });
+  });
+
+  it('stops with a clear reason when the database stays away past the retry budget; the next run finishes', async () => {
+    const { loader: stager } = await db.open();
+    await stager.stage([orderFile(rows(20))]);
+    const { loader } = await db.openWith((engine) => faultyEngine(engine, (step) => (step === 'claimChunk' ? connectionLost() : undefined)));
+    const error = await loader.process({ chunkSize: 10, retry: fastRetry }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RunAbortedError);
+    expect((error as Error).message).toMatch(/failed 3 times, giving up: 08006 injected: connection lost/);
+    const { loader: again } = await db.open();
+    const report = await again.process({ chunkSize: 10 });
+    expect(report).toMatchObject({ exitCode: 0, process: { done: 20 } });
+  });
+});
+
+const server = serverPgTarget();
+describe.skipIf(server === null)('concurrent workers on server PostgreSQL', () => {
+  it('two process runs over one backlog never process the same row', async () => {
+    const db = await server!.create();
+    try {
+      const { loader: stager } = await db.open();
+      await stager.stage([orderFile(rows(3000, 97))]);
+      const a = await db.open({ workers: 2 });
+      const b = await db.open({ workers: 2 });
+      const [ra, rb] = await Promise.all([
+        a.loader.process({ chunkSize: 50, workers: 2 }),
+        b.loader.process({ chunkSize: 50, workers: 2 }),
+      ]);
+      expect(ra.process.claimed + rb.process.claimed).toBe(3000);
+      expect(ra.process.claimed).toBeGreaterThan(0);
+      expect(rb.process.claimed).toBeGreaterThan(0);
+      expect(await db.sql('SELECT min(attempt_count) AS lo, max(attempt_count) AS hi FROM order_stage')).toEqual([{ lo: 1, hi: 1 }]);
+      const bad = rows(3000, 97).filter(([, , , amount]) => amount.startsWith('99999')).length;
+      expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 3000 - bad }]);
+      expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'ERROR'")).toEqual([{ n: bad }]);
+      expect(await db.sql('SELECT count(*) AS n FROM order_bulk_error')).toEqual([{ n: bad }]);
+    } finally {
+      await db.dispose();
+    }
+  });
+});

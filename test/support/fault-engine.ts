@@ -1,0 +1,34 @@
+import type { Engine, EngineTx } from '../../src/engine/types.js';
+
+/**
+ * An engine that delegates to a real one but lets a test break a transaction at a chosen
+ * step (fault injection): `fault(step, txNo)` returns an error to throw, or undefined.
+ */
+export function faultyEngine(inner: Engine, fault: (step: keyof EngineTx, txNo: number) => Error | undefined): Engine {
+  let txNo = 0;
+  const wrapped: Engine = Object.create(inner) as Engine;
+  wrapped.transaction = <T>(fn: (tx: EngineTx) => Promise<T>) =>
+    inner.transaction(async (tx) => {
+      const n = ++txNo;
+      const proxy = new Proxy(tx, {
+        get(target, prop, receiver) {
+          const value: unknown = Reflect.get(target, prop, receiver);
+          if (typeof value !== 'function') return value;
+          return async (...args: unknown[]) => {
+            const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            const error = fault(prop as keyof EngineTx, n);
+            if (error !== undefined) throw error;
+            return result;
+          };
+        },
+      });
+      return fn(proxy);
+    });
+  wrapped.classifyError = (e) => inner.classifyError(e);
+  return wrapped;
+}
+
+/** An error that the PostgreSQL engine classifies as "connection lost" (SQLSTATE class 08). */
+export function connectionLost(): Error {
+  return Object.assign(new Error('injected: connection lost'), { code: '08006' });
+}

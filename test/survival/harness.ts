@@ -1,0 +1,208 @@
+/**
+ * Shared machinery of the survival harness (issue 6): order-file generation with bad rows mixed
+ * in, the CLI as a child process (dist/src/cli.js, built by `npm test` before vitest runs), and
+ * the reduced / full sizes.
+ *
+ * Reduced sizes run in every `npm test`; ORDER_LOADER_SURVIVAL_FULL=1 runs the full sizes
+ * (≥100,000 rows, ≥20 kills), e.g.
+ *   npx tsc -p . && ORDER_LOADER_SURVIVAL_FULL=1 ORDER_LOADER_TEST_PG=postgres://postgres@127.0.0.1:5432/test \
+ *     npx vitest run test/survival
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const FULL = process.env.ORDER_LOADER_SURVIVAL_FULL === '1' || process.env.ORDER_LOADER_SURVIVAL_FULL === 'true';
+export const SIZES = FULL
+  ? { rows: 100_000, kills: 20, signalRows: 50_000, concurrentRows: 100_000, faultRows: 100_000, terminations: 10 }
+  : { rows: 20_000, kills: 5, signalRows: 10_000, concurrentRows: 20_000, faultRows: 10_000, terminations: 4 };
+
+export const PG_ADMIN_URL = process.env.ORDER_LOADER_TEST_PG !== undefined && process.env.ORDER_LOADER_TEST_PG !== '' ? process.env.ORDER_LOADER_TEST_PG : null;
+export const PG_SKIP_REASON = 'ORDER_LOADER_TEST_PG is not set: the survival tests against server PostgreSQL are skipped (set it to an admin URL, e.g. postgres://postgres@127.0.0.1:5432/test)';
+
+export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+export function assertBuilt(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .); npm test does that`);
+}
+
+const workDir = mkdtempSync(join(tmpdir(), 'order-loader-survival-'));
+let fileSeq = 0;
+export function survivalPath(name: string): string {
+  return join(workDir, `${++fileSeq}-${name}`);
+}
+
+/** A small deterministic PRNG (mulberry32): the same seed gives the same file and kill plan. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface GeneratedFile {
+  path: string;
+  rows: number;
+  /** Every source_key in the file (all are usable keys). */
+  keys: string[];
+  /** Expected outcome of a clean run, by kind of bad row. */
+  bad: { missingAmount: number; overflow: number; badDate: number; badCurrency: number };
+}
+
+/**
+ * An order file of `rows` data lines, about 4% bad: missing amounts (VALIDATE), amounts that
+ * overflow orders.amount numeric(12,2) (refused by the database in the MERGE), unparseable dates
+ * (PARSE, staged as ERROR), lower-case currencies (VALIDATE).
+ */
+export async function generateOrderFile(rows: number, seed = 6, keyPrefix = 'SV'): Promise<GeneratedFile> {
+  const path = survivalPath(`orders-${rows}.csv`);
+  const random = prng(seed);
+  const out = createWriteStream(path);
+  const keys: string[] = [];
+  const bad = { missingAmount: 0, overflow: 0, badDate: 0, badCurrency: 0 };
+  let buffer = 'source_key,customer_id,order_date,amount,currency\n';
+  for (let i = 0; i < rows; i++) {
+    const key = `${keyPrefix}-${String(i).padStart(7, '0')}`;
+    keys.push(key);
+    const r = random();
+    let amount = (Math.floor(random() * 10_000_000) / 100).toFixed(2);
+    let date = `2026-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + (i % 28)).padStart(2, '0')}`;
+    let currency = ['EUR', 'USD', 'JPY'][i % 3] ?? 'EUR';
+    if (r < 0.01) {
+      amount = '';
+      bad.missingAmount++;
+    } else if (r < 0.02) {
+      amount = '99999999999.99';
+      bad.overflow++;
+    } else if (r < 0.03) {
+      date = ['2026-02-30', '2026-13-01', 'yesterday', '2026/01/05'][i % 4] ?? '2026-02-30';
+      bad.badDate++;
+    } else if (r < 0.04) {
+      currency = 'eur';
+      bad.badCurrency++;
+    }
+    buffer += `${key},${1 + (i % 5000)},${date},${amount},${currency}\n`;
+    if (buffer.length > 1 << 16) {
+      if (!out.write(buffer)) await new Promise((resolve) => out.once('drain', resolve));
+      buffer = '';
+    }
+  }
+  out.end(buffer);
+  await new Promise((resolve, reject) => {
+    out.on('finish', resolve);
+    out.on('error', reject);
+  });
+  return { path, rows, keys, bad };
+}
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+export interface CliRun {
+  child: ChildProcess;
+  done: Promise<CliResult>;
+  /** Resolves when a stderr line matches (or the process ends: then it resolves false). */
+  waitFor(pattern: RegExp): Promise<boolean>;
+}
+
+/** Environment for a child: nothing from the developer's ORDER_LOADER_* settings leaks in. */
+export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('ORDER_LOADER_') || k === 'PGPASSWORD') delete env[k];
+  return { ...env, ...extra };
+}
+
+/** Start `node dist/src/cli.js <args>`; capture stdout/stderr. */
+export function startCli(args: string[], options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): CliRun {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
+    env: childEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let pending = '';
+  const watchers: Array<{ pattern: RegExp; resolve: (hit: boolean) => void }> = [];
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+    pending += d;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      for (let i = watchers.length - 1; i >= 0; i--) {
+        const w = watchers[i];
+        if (w !== undefined && w.pattern.test(line)) {
+          watchers.splice(i, 1);
+          w.resolve(true);
+        }
+      }
+    }
+  });
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      for (const w of watchers.splice(0)) w.resolve(false);
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+  return {
+    child,
+    done,
+    waitFor(pattern: RegExp) {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => watchers.push({ pattern, resolve }));
+    },
+  };
+}
+
+export function runCli(args: string[], options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A direct connection to a test database (assertions, fault injection). */
+export function directPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** The backends of order-loader processes on a database (application_name 'order-loader'). */
+export async function loaderBackends(pool: pg.Pool, database: string): Promise<Array<{ pid: number; state: string | null; query: string }>> {
+  const { rows } = await pool.query<{ pid: number; state: string | null; query: string }>(
+    "SELECT pid, state, query FROM pg_stat_activity WHERE application_name = 'order-loader' AND datname = $1 AND pid <> pg_backend_pid()",
+    [database],
+  );
+  return rows;
+}
+
+export function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+}
+
+/** The stderr lines the CLI writes for a person (pino's JSON log lines excluded). */
+export function humanLines(stderr: string): string[] {
+  return stderr.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('{'));
+}
+
+/** Wait until no order-loader backend is left on the database (a killed client's server side ends). */
+export async function waitForNoBackends(pool: pg.Pool, database: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await loaderBackends(pool, database)).length === 0) return;
+    await sleep(50);
+  }
+}

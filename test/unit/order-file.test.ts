@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
+import { UserError } from '../../src/errors.js';
+import { HEADER, writeTestFile } from '../support/files.js';
+
+const options = { encoding: 'utf-8' as const, delimiter: ',' };
+
+async function readAll(path: string): Promise<FileItem[]> {
+  const file = await openOrderFile(path, options);
+  const items: FileItem[] = [];
+  for await (const item of file.items) items.push(item);
+  return items;
+}
+
+describe('openOrderFile', () => {
+  it('maps columns by header name in any order, ignoring extra columns', async () => {
+    const path = writeTestFile('currency,note,amount,source_key,order_date,customer_id\nJPY,hello,10,K-1,2026-01-01,5\n');
+    const file = await openOrderFile(path, options);
+    expect(file.header.extraColumns).toEqual(['note']);
+    const items: FileItem[] = [];
+    for await (const i of file.items) items.push(i);
+    expect(items).toEqual([
+      expect.objectContaining({
+        kind: 'record', lineNo: 2,
+        fields: { currency: 'JPY', amount: '10', source_key: 'K-1', order_date: '2026-01-01', customer_id: '5' },
+      }),
+    ]);
+  });
+
+  it('strips a UTF-8 BOM and reads CRLF and mixed line endings with the right line numbers', async () => {
+    const path = writeTestFile(`\ufeff${HEADER}\r\nA,1,2026-01-01,1,JPY\r\n\r\nB,2,2026-01-01,2,JPY\nC,3,2026-01-01,3,JPY`);
+    const items = await readAll(path);
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : null])).toEqual([
+      ['record', 2, 'A'],
+      ['record', 4, 'B'],
+      ['record', 5, 'C'],
+    ]);
+    expect(items[0]?.raw).toBe('A,1,2026-01-01,1,JPY');
+  });
+
+  it('counts the start line of a record with a quoted newline', async () => {
+    const items = await readAll(writeTestFile(`${HEADER}\n"A\nB",1,2026-01-01,1,JPY\nC,3,2026-01-01,3,JPY\n`));
+    expect(items.map((i) => i.lineNo)).toEqual([2, 4]);
+  });
+
+  it('rejects a line with the wrong number of fields and goes on', async () => {
+    const items = await readAll(writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY,extra\nB,2,2026-01-01,2,JPY\nC,3\n`));
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'reject' ? i.code : ''])).toEqual([
+      ['reject', 2, 'PARSE_FIELD_COUNT'],
+      ['record', 3, ''],
+      ['reject', 4, 'PARSE_FIELD_COUNT'],
+    ]);
+    expect(items[0]).toMatchObject({ message: 'expected 5 fields as in the header, found 6', raw: 'A,1,2026-01-01,1,JPY,extra' });
+  });
+
+  it('reports an unterminated quote with the line where the broken record starts', async () => {
+    const items = await readAll(writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\n"B,2,2026-01-01,2,JPY\nC,3,2026-01-01,3,JPY\n`));
+    expect(items.map((i) => [i.kind, i.lineNo])).toEqual([['record', 2], ['reject', 3]]);
+    expect(items[1]).toMatchObject({ code: 'CSV_QUOTE_NOT_CLOSED', stopsFile: true });
+    expect((items[1] as { message: string }).message).toContain('unterminated quote');
+  });
+
+  it('never drops records parsed before an error, however slow the consumer', async () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `K${i},1,2026-01-01,1,JPY`);
+    const file = await openOrderFile(writeTestFile(`${HEADER}\n${lines.join('\n')}\n"broken,1\n`), options);
+    await new Promise((r) => setTimeout(r, 50)); // let the reader run ahead if it could
+    const items: FileItem[] = [];
+    for await (const i of file.items) {
+      items.push(i);
+      if (items.length % 500 === 0) await new Promise((r) => setTimeout(r, 1));
+    }
+    expect(items.filter((i) => i.kind === 'record')).toHaveLength(2000);
+    expect(items.at(-1)).toMatchObject({ kind: 'reject', lineNo: 2002, stopsFile: true });
+  });
+
+  it.each([
+    ['a missing file', null, 'no such file'],
+    ['an empty file', '', 'the file is empty'],
+    ['a missing required column', 'source_key,customer_id,order_date,currency\n', 'missing required column amount'],
+    ['a repeated column', `${HEADER},amount\n`, 'column "amount" appears twice'],
+  ])('refuses %s before reading any record', async (_name, content, message) => {
+    const path = content === null ? '/nonexistent/orders.csv' : writeTestFile(content);
+    const error = await openOrderFile(path, options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    expect((error as Error).message).toContain(message);
+    expect((error as Error).message).toContain(path);
+  });
+
+  it('yields no record for a header-only file', async () => {
+    expect(await readAll(writeTestFile(`${HEADER}\n`))).toEqual([]);
+  });
+
+  it('decodes Shift_JIS with --encoding shift_jis', async () => {
+    const text = `${HEADER}\n注文-壱,1,2026-01-01,1,JPY\n`;
+    const bytes = Buffer.from(new Uint8Array([...new TextEncoder().encode(HEADER + '\n')]));
+    // "注文-壱" in Shift_JIS
+    const sjisKey = Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, 0x88, 0xeb]);
+    const path = writeTestFile(Buffer.concat([bytes, sjisKey, Buffer.from(',1,2026-01-01,1,JPY\n')]));
+    const file = await openOrderFile(path, { ...options, encoding: 'shift_jis' });
+    const items: FileItem[] = [];
+    for await (const i of file.items) items.push(i);
+    expect(items[0]).toMatchObject({ kind: 'record', fields: { source_key: '注文-壱' } });
+    expect(text).toContain('注文-壱');
+    // read as UTF-8 by mistake: rejected per line, not loaded as mojibake
+    const wrong = await readAll(path);
+    expect(wrong[0]).toMatchObject({ kind: 'reject', code: 'PARSE_ENCODING', lineNo: 2 });
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { isValidIsoDate, parseAmount, parseOrderRecord, validateOrder } from '../../src/input/order-record.js';
+
+const fields = (over: Partial<Record<string, string>> = {}) => ({
+  source_key: 'K-1', customer_id: '10', order_date: '2026-11-01', amount: '1200', currency: 'JPY', ...over,
+});
+
+describe('parseOrderRecord (PARSE: can the value be staged?)', () => {
+  it('parses a good record into canonical text', () => {
+    expect(parseOrderRecord(fields({ amount: '+0012.50', customer_id: '007' }))).toEqual({
+      ok: true,
+      order: { sourceKey: 'K-1', customerId: '7', orderDate: '2026-11-01', amount: '12.5', currency: 'JPY' },
+    });
+  });
+
+  it('treats an empty field as a missing value and trims blanks', () => {
+    const r = parseOrderRecord(fields({ amount: '', currency: ' ', customer_id: ' 12 ' }));
+    expect(r).toMatchObject({ ok: true, order: { amount: null, currency: null, customerId: '12' } });
+  });
+
+  it.each([
+    ['customer_id', 'abc', 'PARSE customer_id is not an integer'],
+    ['customer_id', '12.5', 'customer_id is not an integer'],
+    ['customer_id', '99999999999999999999', 'customer_id is out of range'],
+    ['order_date', '2026-02-30', 'order_date is not a valid date'],
+    ['order_date', '2026/01/01', 'order_date is not a valid date'],
+    ['amount', '1e5', 'no exponent notation'],
+    ['amount', '1,200', 'no thousands separators'],
+    ['amount', '12.345', 'more than 2 decimals'],
+    ['amount', '12345678901234567', 'too large'],
+    ['currency', 'EURO', 'currency is longer than 3 characters'],
+  ])('rejects %s %j, naming the column and the value', (column, value, message) => {
+    const r = parseOrderRecord(fields({ [column]: value }));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.sourceKey).toBe('K-1');
+    expect(r.issues[0]?.column).toBe(column);
+    expect(r.issues[0]?.message).toContain(message.replace(/^PARSE /, ''));
+    expect(r.issues[0]?.message).toContain(JSON.stringify(value));
+  });
+
+  it('has no usable key when source_key is missing or too long', () => {
+    expect(parseOrderRecord(fields({ source_key: '' }))).toMatchObject({ ok: false, sourceKey: null });
+    expect(parseOrderRecord(fields({ source_key: 'x'.repeat(101) }))).toMatchObject({ ok: false, sourceKey: null });
+    expect(parseOrderRecord(fields({ source_key: 'x'.repeat(100) })).ok).toBe(true);
+  });
+
+  it('accepts 2 decimals, trailing zeros and -0', () => {
+    expect(parseAmount('12.340')).toEqual({ value: '12.34' });
+    expect(parseAmount('-0')).toEqual({ value: '0' });
+    expect(parseAmount('-0.00')).toEqual({ value: '0' });
+    expect(parseAmount('999999999999.99')).toEqual({ value: '999999999999.99' });
+  });
+
+  it('knows the calendar', () => {
+    expect(isValidIsoDate('2024-02-29')).toBe(true);
+    expect(isValidIsoDate('2023-02-29')).toBe(false);
+    expect(isValidIsoDate('1900-02-29')).toBe(false);
+    expect(isValidIsoDate('2000-02-29')).toBe(true);
+    expect(isValidIsoDate('2026-04-31')).toBe(false);
+    expect(isValidIsoDate('2026-13-01')).toBe(false);
+  });
+});
+
+describe('validateOrder (VALIDATE: business rules before the MERGE)', () => {
+  const good = { customerId: '10', orderDate: '2026-11-01', amount: '1200', currency: 'JPY' };
+  it('passes a good row, including an amount orders cannot hold (the database decides that)', () => {
+    expect(validateOrder(good)).toBeNull();
+    expect(validateOrder({ ...good, amount: '999999999999.99' })).toBeNull();
+  });
+  it.each([
+    [{ amount: null }, 'INVALID_AMOUNT', 'amount is missing'],
+    [{ amount: '-1' }, 'INVALID_AMOUNT', 'zero or greater'],
+    [{ customerId: '0' }, 'INVALID_CUSTOMER_ID', 'positive'],
+    [{ customerId: '-5' }, 'INVALID_CUSTOMER_ID', 'positive'],
+    [{ customerId: null }, 'INVALID_CUSTOMER_ID', 'missing'],
+    [{ orderDate: null }, 'INVALID_ORDER_DATE', 'missing'],
+    [{ currency: 'jpy' }, 'INVALID_CURRENCY', 'upper-case'],
+    [{ currency: null }, 'INVALID_CURRENCY', 'missing'],
+  ])('rejects %j', (over, code, message) => {
+    const failure = validateOrder({ ...good, ...over });
+    expect(failure?.code).toBe(code);
+    expect(failure?.message).toContain(message);
+  });
+  it('reports every problem of a row, coded by the first', () => {
+    expect(validateOrder({ customerId: null, orderDate: null, amount: null, currency: null })).toEqual({
+      code: 'INVALID_CUSTOMER_ID',
+      message: 'customer_id is missing; order_date is missing; amount is missing; currency is missing',
+    });
+  });
+});
