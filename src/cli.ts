@@ -4,14 +4,17 @@
  * an exit code. SIGINT/SIGTERM: the current chunk finishes or rolls back, then the run stops
  * (a second signal exits at once; the open transaction is rolled back by the database).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { parseCommandLine, USAGE, type ParsedCommandLine } from './cli/options.js';
-import { renderLoadReport, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
+import { renderDryRun, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
+import { createProgress } from './cli/progress.js';
+import { errorsToCsv } from './cli/errors-csv.js';
+import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { OrderLoader } from './loader.js';
 import { createLogger } from './log.js';
-import { EXIT_FAILED, EXIT_OK } from './pipeline/outcome.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED } from './pipeline/outcome.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -33,7 +36,14 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
     return command === null && !options.help ? EXIT_FAILED : EXIT_OK;
   }
   const logger = createLogger(options['log-level'], options['log-file'] !== undefined ? pino.destination({ dest: options['log-file'], sync: true, mkdir: true }) : undefined);
-  const loader = await OrderLoader.open({ db: options.db, logger, workers: options.workers });
+  // A user error in the files is reported before the database is even opened.
+  for (const file of cmd.files) {
+    if (!existsSync(file)) throw new UserError(`${file}: no such file`);
+  }
+  const dryRunFiles = options['dry-run'] && (command === 'load' || command === 'stage');
+  // --dry-run writes nothing: not even the schema
+  const loader = await OrderLoader.open({ db: options.db, logger, workers: options.workers, migrate: !dryRunFiles });
+  const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
       chunkSize: options['chunk-size'],
@@ -44,6 +54,12 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       encoding: options.encoding,
       delimiter: options.delimiter,
       signal,
+      onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),
+      onProcessStart: (total: number) => progress.processingStart(total),
+      onProcessProgress: (counts: { claimed: number }) => progress.processing(counts.claimed),
+    };
+    const selector = {
+      stageIds: options['stage-id'], sourceKeys: options['source-key'], errorCodes: options['error-code'], loadIds: options['load-id'],
     };
     switch (command) {
       case 'init': {
@@ -53,13 +69,20 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       }
       case 'load':
       case 'stage': {
+        if (dryRunFiles) {
+          const results = await loader.dryRun(cmd.files, common);
+          print(options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
+          return results.some((r) => r.stoppedAt !== null) ? EXIT_FAILED : results.some((r) => r.counts.rejected > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
+        }
         const report = command === 'load' ? await loader.load(cmd.files, common) : await loader.stage(cmd.files, common);
+        progress.clear();
         print(options.json ? JSON.stringify(report) : renderLoadReport(report));
         if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
         return report.exitCode;
       }
       case 'process': {
         const report = await loader.process(common);
+        progress.clear();
         print(options.json ? JSON.stringify(report) : renderProcessReport(report));
         if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
         return report.exitCode;
@@ -69,8 +92,34 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
         print(options.json ? JSON.stringify(report) : renderStatus(report));
         return EXIT_OK;
       }
+      case 'retry': {
+        const corrections = parseCorrections(options.set);
+        const { retry, process: processed } = await loader.retry(
+          { selector, all: options['all-errors'], corrections, reason: options.reason ?? '', operator: options.operator ?? defaultOperator(), dryRun: options['dry-run'] },
+          { ...common, process: !options['no-process'] },
+        );
+        progress.clear();
+        print(options.json ? JSON.stringify({ retry, process: processed }) : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`));
+        if (processed?.aborted) process.stderr.write(`order-loader: ${processed.aborted}\n`);
+        return processed === null ? EXIT_OK : processed.exitCode;
+      }
+      case 'recover': {
+        const report = await loader.recover({
+          olderThanMs: options['older-than'],
+          operator: options.operator ?? defaultOperator(),
+          reason: options.reason ?? `recover: PROCESSING rows older than ${Math.round(options['older-than'] / 1000)} s that no transaction holds`,
+          dryRun: options['dry-run'],
+        });
+        print(options.json ? JSON.stringify(report) : renderManualChanges('recover', report));
+        return EXIT_OK;
+      }
+      case 'errors': {
+        const rows = await loader.errors({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
+        process.stdout.write(options.format === 'json' || options.json ? `${JSON.stringify(rows)}\n` : errorsToCsv(rows));
+        return EXIT_OK;
+      }
       case 'runs': {
-        const runs = await loader.runs(options.limit);
+        const runs = await loader.runs(options.limit ?? 20);
         print(options.json ? JSON.stringify(runs) : renderRuns(runs));
         return EXIT_OK;
       }
@@ -103,7 +152,9 @@ async function main(): Promise<void> {
     if (error instanceof UserError || error instanceof RunAbortedError) {
       process.stderr.write(`order-loader: ${error.message}\n`);
     } else {
-      process.stderr.write(`order-loader: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      // a bug, not a user error: the stack only on request, so an operator still sees one line
+      const detail = error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
+      process.stderr.write(`order-loader: unexpected error: ${detail}\n`);
     }
     code = EXIT_FAILED;
   }

@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
 import { DEFAULT_DB, maskDbUrl, parseDbUrl } from './engine/db-url.js';
 import { openEngine } from './engine/open.js';
-import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
+import type { Engine, ErrorRowReport, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
+import { openOrderFile } from './input/order-file.js';
+import { markAbandonedRuns, recoverRows, retryRows, type ManualChangeReport, type RetryRequest } from './pipeline/operations.js';
+import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { describeDbError } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
@@ -44,6 +47,8 @@ export class OrderLoader {
       try {
         const applied = await engine.migrate();
         if (applied.length > 0) logger.info({ applied }, 'schema migrations applied');
+        const abandoned = await markAbandonedRuns(engine);
+        if (abandoned.length > 0) logger.warn({ runs: abandoned }, `marked ${abandoned.length} abandoned run(s) FAILED`);
       } catch (error) {
         await engine.close().catch(() => undefined);
         throw new RunAbortedError(`cannot prepare the schema on ${label}: ${describeDbError(error)}`, 'unreachable', { cause: error });
@@ -76,8 +81,33 @@ export class OrderLoader {
     return runProcess(this.engine, this.loadOptions(options));
   }
 
-  status(): Promise<StatusReport> {
-    return this.engine.statusReport();
+  /** Parse and validate files, writing nothing (not even a run record). */
+  async dryRun(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
+    const o = this.loadOptions(options);
+    const opened = [];
+    for (const path of files) opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
+    const results = [];
+    for (const file of opened) results.push({ file: file.path, ...(await dryRunFile(file, o.batchSize)) });
+    return results;
+  }
+
+  /** ERROR → READY for the chosen rows (with corrections), audited; then, unless dryRun or process false, process. */
+  async retry(request: RetryRequest, options: Partial<ProcessRunOptions> & { process?: boolean } = {}): Promise<{ retry: ManualChangeReport; process: ProcessReport | null }> {
+    const retry = await retryRows(this.engine, request);
+    const process = request.dryRun || options.process === false || retry.changes.length === 0 ? null : await this.process(options);
+    return { retry, process };
+  }
+
+  recover(request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
+    return recoverRows(this.engine, request);
+  }
+
+  errors(filter: { loadIds?: number[]; errorCodes?: string[]; limit?: number } = {}): Promise<ErrorRowReport[]> {
+    return this.engine.listErrorRows({ loadIds: filter.loadIds, errorCodes: filter.errorCodes, limit: filter.limit ?? 1_000_000 });
+  }
+
+  async status(): Promise<StatusReport & { runs: RunRecord[] }> {
+    return { ...(await this.engine.statusReport()), runs: await this.engine.listRuns(5) };
   }
 
   async runs(limit = 20): Promise<Array<RunRecord & { events: RunEventRecord[] }>> {

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 
-export const COMMANDS = ['init', 'load', 'stage', 'process', 'status', 'runs'] as const;
+export const COMMANDS = ['init', 'load', 'stage', 'process', 'retry', 'recover', 'status', 'errors', 'runs'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const positiveInt = (name: string, max = 10_000_000) =>
@@ -34,7 +34,28 @@ export const cliOptionsSchema = z.object({
   json: z.boolean().default(false),
   'log-level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   'log-file': z.string().min(1).optional(),
-  limit: positiveInt('--limit', 10_000).default(20),
+  limit: positiveInt('--limit', 10_000_000).optional(),
+  'dry-run': z.boolean().default(false),
+  'stage-id': z.array(z.string().regex(/^\d+$/, '--stage-id must be a whole number').transform(Number)).default([]),
+  'source-key': z.array(z.string().min(1)).default([]),
+  'error-code': z.array(z.string().min(1)).default([]),
+  'load-id': z.array(z.string().regex(/^\d+$/, '--load-id must be a whole number').transform(Number)).default([]),
+  'all-errors': z.boolean().default(false),
+  set: z.array(z.string()).default([]),
+  reason: z.string().optional(),
+  operator: z.string().min(1).max(128).optional(),
+  'older-than': z
+    .string()
+    .regex(/^\d+(ms|s|m|h)?$/, '--older-than takes a duration such as 15m, 900s or 1h')
+    .transform((v) => {
+      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
+      const n = Number(m?.[1]);
+      const unit = m?.[2] ?? 'm';
+      return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+    })
+    .default(15 * 60_000),
+  format: z.enum(['csv', 'json']).default('csv'),
+  'no-process': z.boolean().default(false),
   help: z.boolean().default(false),
   version: z.boolean().default(false),
 });
@@ -67,6 +88,18 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'log-level': { type: 'string' },
         'log-file': { type: 'string' },
         limit: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        'stage-id': { type: 'string', multiple: true },
+        'source-key': { type: 'string', multiple: true },
+        'error-code': { type: 'string', multiple: true },
+        'load-id': { type: 'string', multiple: true },
+        'all-errors': { type: 'boolean' },
+        set: { type: 'string', multiple: true },
+        reason: { type: 'string' },
+        operator: { type: 'string' },
+        'older-than': { type: 'string' },
+        format: { type: 'string' },
+        'no-process': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -99,6 +132,13 @@ Commands:
   stage <file…>        stage only
   process              process claimable rows of any load (run several at once to scale out)
   status               counts per status and per load, oldest waiting row
+  retry                ERROR → READY for the chosen rows, audited, then process them
+                       --stage-id/--source-key/--error-code/--load-id (repeatable) or --all-errors;
+                       --set field=value (repeatable corrections); --reason (required); --operator;
+                       --dry-run shows what would change; --no-process only marks them READY
+  recover              PROCESSING rows no live transaction holds, older than --older-than (15m) → READY, audited
+  errors               ERROR rows with their latest error: --format csv (re-loadable once fixed) | json;
+                       --load-id, --error-code, --limit
   runs                 run history with events
 
 Options:
@@ -114,6 +154,7 @@ Options:
   --json               one JSON document on stdout
   --log-level <level>  fatal|error|warn|info|debug|trace|silent (default info); logs are JSON lines
   --log-file <path>    write logs there instead of stderr
-  --limit <n>          runs: how many (default 20)
+  --dry-run            load/stage: parse and validate only, write nothing; retry/recover: show, change nothing
+  --limit <n>          runs: how many (default 20); errors: at most n rows
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;

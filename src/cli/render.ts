@@ -1,6 +1,8 @@
 import type { StatusReport } from '../engine/types.js';
 import type { LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
+import type { ManualChangeReport } from '../pipeline/operations.js';
+import type { DryRunResult } from '../pipeline/stage.js';
 
 function table(rows: Array<Array<string | number>>): string {
   const widths: number[] = [];
@@ -25,11 +27,18 @@ export function renderLoadReport(report: LoadReport): string {
     ]);
   }
   lines.push(table(rows));
+  for (const f of report.files) {
+    if (f.skipped !== null) lines.push(f.skipped);
+    if (f.resumedAt !== null) lines.push(`${f.file}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`);
+  }
   if (report.process !== null) {
     const p = report.process;
     lines.push(
       `processed ${p.claimed} rows in ${p.chunks} chunks: ${p.done} DONE, ${p.error} ERROR (${p.validateErrors} by validation, ${p.mergeErrors - p.retryWait} by the database), ${p.retryWait} waiting to retry`,
     );
+  }
+  if (report.retryWait !== null && report.retryWait.count > 0) {
+    lines.push(`${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`);
   }
   lines.push(`elapsed ${seconds(report.elapsedMs)} (stage ${seconds(report.stageMs)}, process ${seconds(report.processMs)}), ${rate(read, report.elapsedMs)} rows/s`);
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${report.aborted}`);
@@ -47,7 +56,27 @@ export function renderProcessReport(report: ProcessReport): string {
   return lines.join('\n');
 }
 
-export function renderStatus(report: StatusReport): string {
+export function renderDryRun(results: Array<DryRunResult & { file: string }>): string {
+  const rows: Array<Array<string | number>> = [['file (dry run: nothing written)', 'read', 'would stage', 'duplicates', 'rejected']];
+  for (const r of results) rows.push([r.file, r.counts.read, r.counts.inserted, r.counts.duplicates, r.counts.rejected]);
+  const lines = [table(rows)];
+  for (const r of results) {
+    for (const s of r.samples) lines.push(`${r.file}: line ${s.lineNo}: ${s.code}: ${s.message}`);
+    if (r.counts.rejected > r.samples.length) lines.push(`${r.file}: … ${r.counts.rejected - r.samples.length} more rejected lines`);
+    if (r.stoppedAt !== null) lines.push(`${r.file}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${r.stoppedAt.message}`);
+  }
+  return lines.join('\n');
+}
+
+export function renderManualChanges(command: string, report: ManualChangeReport): string {
+  const verb = report.dryRun ? 'would change' : 'changed';
+  const lines = [`${command}: ${verb} ${report.changes.length} row${report.changes.length === 1 ? '' : 's'}`];
+  for (const c of report.changes.slice(0, 50)) lines.push(`  stage_id ${c.stageId} ${c.sourceKey}: ${c.oldValues} → ${c.newValues}`);
+  if (report.changes.length > 50) lines.push(`  … ${report.changes.length - 50} more`);
+  return lines.join('\n');
+}
+
+export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): string {
   const statuses = ['READY', 'PROCESSING', 'RETRY_WAIT', 'DONE', 'ERROR'] as const;
   const byLoad = new Map<string, Record<string, number>>();
   const total: Record<string, number> = {};
@@ -68,6 +97,7 @@ export function renderStatus(report: StatusReport): string {
   if (report.retryWait.count > 0) {
     lines.push(`RETRY_WAIT: ${report.retryWait.count} rows, next due ${report.retryWait.nextDueAt?.toISOString() ?? '-'}`);
   }
+  if (report.runs !== undefined && report.runs.length > 0) lines.push('', 'recent runs:', renderRuns(report.runs.map((r) => ({ ...r, events: [] }))));
   return lines.join('\n');
 }
 

@@ -116,6 +116,60 @@ export interface ErrorLogInput {
   rawRecord: string | null;
 }
 
+/** A stage row as an operator sees it (retry, recover, errors export). */
+export interface StageRowSnapshot extends OrderValues {
+  stageId: number;
+  sourceKey: string;
+  status: ProcessStatus;
+  attemptCount: number;
+  loadId: number | null;
+  lineNo: number | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  updatedAt: Date;
+}
+
+/** Which rows a manual operation is about; the conditions combine with AND. */
+export interface RowSelector {
+  stageIds?: number[] | undefined;
+  sourceKeys?: string[] | undefined;
+  errorCodes?: string[] | undefined;
+  loadIds?: number[] | undefined;
+}
+
+/** One audited manual status change (retry with corrections, recover). */
+export interface ManualChange {
+  stageId: number;
+  sourceKey: string;
+  action: 'RETRY' | 'RECOVER';
+  oldStatus: ProcessStatus;
+  newStatus: ProcessStatus;
+  /** The row's business values after the change (unchanged fields included). */
+  values: OrderValues;
+  /** JSON text of the changed fields before and after (status included). */
+  oldValues: string;
+  newValues: string;
+  operator: string;
+  reason: string;
+}
+
+/** An ERROR row with its latest error-log entry (the `errors` export). */
+export interface ErrorRowReport extends StageRowSnapshot {
+  phase: ErrorPhase | null;
+  rawRecord: string | null;
+  loggedAt: Date | null;
+}
+
+/** What the run history says about a file (by sha256): for skip and resume (seed 003). */
+export interface StagingHistory {
+  /** The load (run id) that staged it. */
+  loadId: number;
+  /** Staging of that load completed (a 'staged' event). */
+  staged: boolean;
+  /** The last committed checkpoint of an unfinished staging, with the counts staged up to it. */
+  checkpoint: { line: number; byte: number | null; counts: unknown } | null;
+}
+
 /** Operations inside one transaction on one connection. */
 export interface EngineTx {
   /** Upsert into order_stage by source_key following the idempotency rule. `rows` is non-empty, keys unique. */
@@ -130,6 +184,12 @@ export interface EngineTx {
   logErrors(rows: ErrorLogInput[]): Promise<void>;
   /** Append an event to load_run_event. */
   addRunEvent(runId: number, event: RunEventInput): Promise<void>;
+  /** Lock the ERROR rows that match (FOR UPDATE), in stage_id order. An empty selector matches every ERROR row. */
+  lockErrorRows(selector: RowSelector): Promise<StageRowSnapshot[]>;
+  /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
+  lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
+  /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
+  applyManualChanges(changes: ManualChange[]): Promise<void>;
 }
 
 export interface RunStart {
@@ -214,5 +274,13 @@ export interface Engine {
   statusReport(): Promise<StatusReport>;
   /** Counts by status of the rows whose last staging load is one of `loadIds`. */
   tallyLoads(loadIds: number[]): Promise<StatusTally>;
+  /** ERROR rows with their latest error, in stage_id order. */
+  listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]>;
+  /** The most recent load of a file with this sha256, or null. */
+  stagingHistory(sha256: string): Promise<StagingHistory | null>;
+  /** Runs still marked RUNNING. */
+  runningRuns(): Promise<RunRecord[]>;
+  /** Rows claimable now (READY, or RETRY_WAIT that is due): the total shown by progress. */
+  claimableCount(): Promise<number>;
   close(): Promise<void>;
 }

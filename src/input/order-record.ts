@@ -23,8 +23,14 @@ function fail(ctx: Ctx, message: string): never {
   return z.NEVER as never;
 }
 
-/** Empty field = missing value. Surrounding blanks are not part of a value. */
-const text = z.string().transform((v) => v.trim());
+/**
+ * Empty field = missing value. Surrounding blanks are not part of a value. A leading apostrophe
+ * before =, +, -, @ is the formula guard of our own `errors --format csv` export: dropped.
+ */
+const text = z.string().transform((v) => {
+  const t = v.trim();
+  return /^'[=+\-@]/.test(t) ? t.slice(1) : t;
+});
 
 const sourceKey = text.transform((v, ctx) => {
   if (v === '') return fail(ctx, 'source_key is missing');

@@ -7,7 +7,7 @@ import { sha256File } from '../input/file-digest.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED, notDone } from './outcome.js';
 import { processBacklog, type ProcessCounts, type ProcessResult } from './process.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
-import { stageFile, type FileStageCounts } from './stage.js';
+import { emptyStageCounts, stageFile, type FileStageCounts, type StageCheckpoint } from './stage.js';
 
 export interface StageOptions {
   encoding: FileEncoding;
@@ -31,6 +31,8 @@ export interface ProcessRunOptions {
   logger: Logger;
   signal?: AbortSignal | undefined;
   onProcessProgress?: ((counts: ProcessCounts) => void) | undefined;
+  /** Called once before processing with the number of rows claimable then. */
+  onProcessStart?: ((claimable: number) => void) | undefined;
 }
 
 export type LoadOptions = StageOptions & ProcessRunOptions;
@@ -49,7 +51,13 @@ export const DEFAULT_LOAD_OPTIONS = {
 
 export interface FileReport {
   file: string;
+  /** The load its rows belong to (an earlier run's when this run resumed or skipped it). */
   loadId: number;
+  runId: number;
+  /** Set when staging was skipped: the same file (sha256) was staged completely before. */
+  skipped: string | null;
+  /** Set when staging resumed after the checkpoint of an interrupted load. */
+  resumedAt: StageCheckpoint | null;
   counts: FileStageCounts;
   /** Statuses of this file's rows at the end of the run. */
   tally: StatusTally;
@@ -65,6 +73,8 @@ export interface LoadReport {
   processMs: number;
   /** Why the run stopped early, if it did (exit code 1). */
   aborted: string | null;
+  /** Rows waiting to be retried after a transient failure, and when the first is due. */
+  retryWait: { count: number; nextDueAt: Date | null } | null;
   exitCode: number;
 }
 
@@ -75,6 +85,12 @@ export interface ProcessReport {
   elapsedMs: number;
   aborted: string | null;
   exitCode: number;
+}
+
+function isStageCounts(value: unknown): value is FileStageCounts {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return Object.keys(emptyStageCounts()).every((k) => typeof v[k] === 'number');
 }
 
 function runStart(command: string, file: OrderFile | null, sha: string | null) {
@@ -138,25 +154,56 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   let processMs = 0;
   try {
     const stageStarted = performance.now();
-    for (const file of files) {
+    for (let i = 0; i < files.length; i++) {
+      let file = files[i] as OrderFile;
       const sha = await sha256File(file.path);
+      // seed 003: what did an earlier run of this very file (same sha256) commit?
+      const history = await engine.stagingHistory(sha);
       const runId = await engine.startRun(runStart(command, file, sha));
       openRuns.push(runId);
-      await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha } }));
-      options.logger.info({ runId, loadId: runId, file: file.path, size: file.size }, 'staging');
-      const result = await stageFile(engine, runId, file, {
-        loadId: runId,
+      const loadId = history !== null && (history.staged || history.checkpoint !== null) ? history.loadId : runId;
+      await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } }));
+
+      if (history?.staged === true) {
+        file.close();
+        const message = `${file.path}: already staged by load ${history.loadId} (same sha256): staging skipped`;
+        options.logger.info({ runId, loadId, file: file.path }, message);
+        await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { skipped: true, loadId } }));
+        reports.push({ file: file.path, loadId, runId, counts: emptyStageCounts(), tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
+        continue;
+      }
+      let resumedAt: { line: number; byte: number } | null = null;
+      let initialCounts: FileStageCounts | undefined;
+      if (history?.checkpoint != null && history.checkpoint.byte !== null) {
+        // resume after the last committed batch of the interrupted load, not from line 1
+        resumedAt = { line: history.checkpoint.line, byte: history.checkpoint.byte };
+        initialCounts = isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : undefined;
+        file.close();
+        file = await openOrderFile(file.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: resumedAt });
+        options.logger.info({ runId, loadId, file: file.path, line: resumedAt.line, byte: resumedAt.byte }, `${file.path}: resuming load ${loadId} after line ${resumedAt.line}`);
+        await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'resumed', detail: { loadId, line: resumedAt?.line, byte: resumedAt?.byte } }));
+      }
+
+      options.logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
+      const current = file;
+      const result = await stageFile(engine, runId, current, {
+        loadId,
         batchSize: options.batchSize,
         retry: options.retry,
         logger: options.logger,
         signal: options.signal,
-        onBatch: (counts) => options.onStageProgress?.(file.path, file.bytesRead(), file.size, counts.read),
+        initialCounts,
+        onBatch: (counts) => options.onStageProgress?.(current.path, current.bytesRead(), current.size, counts.read),
       });
-      await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted } }));
-      options.logger.info({ runId, loadId: runId, ...result.counts }, 'staged');
-      reports.push({ file: file.path, loadId: runId, counts: result.counts, tally: {}, stoppedAt: result.stoppedAt });
+      // 'staged' only when the whole file is in: a rerun then skips it; otherwise it resumes
+      const complete = !result.interrupted && result.stoppedAt === null;
+      await engine.transaction((tx) =>
+        tx.addRunEvent(runId, { event: complete ? 'staged' : 'staging_stopped', detail: { loadId, ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted } }),
+      );
+      options.logger.info({ runId, loadId, ...result.counts }, 'staged');
+      reports.push({ file: file.path, loadId, runId, counts: result.counts, tally: {}, stoppedAt: result.stoppedAt, skipped: null, resumedAt });
       if (result.interrupted) {
-        aborted = 'interrupted while staging: committed batches stay; run the command again to continue';
+        aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
         break;
       }
     }
@@ -166,6 +213,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
       const runId = openRuns[openRuns.length - 1];
       if (runId !== undefined) {
         const processStarted = performance.now();
+        if (options.onProcessStart !== undefined) options.onProcessStart(await engine.claimableCount());
         const result = await processBacklog(engine, processOptions(runId, options));
         processMs = performance.now() - processStarted;
         processCounts = result.counts;
@@ -189,10 +237,12 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   await finishRuns(engine, openRuns, aborted === null ? 'COMPLETED' : 'FAILED', reports, aborted, options.logger);
 
   const rowsFailed = reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0));
+  const waiting = reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? (await engine.statusReport()).retryWait : null;
   return {
     command,
     files: reports,
     process: processCounts,
+    retryWait: waiting,
     elapsedMs: performance.now() - started,
     stageMs,
     processMs,
@@ -203,7 +253,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
 
 async function finishRuns(engine: Engine, runIds: number[], status: 'COMPLETED' | 'FAILED', reports: FileReport[], message: string | null, logger: Logger) {
   for (const runId of runIds) {
-    const report = reports.find((r) => r.loadId === runId);
+    const report = reports.find((r) => r.runId === runId);
     const counts = { ...(report?.counts ?? {}), ...Object.fromEntries(Object.entries(report?.tally ?? {}).map(([k, v]) => [`status_${k}`, v])) };
     try {
       await engine.transaction((tx) => tx.addRunEvent(runId, { event: status === 'COMPLETED' ? 'completed' : 'failed', detail: message === null ? undefined : { reason: message } }));
@@ -221,6 +271,7 @@ export async function runProcess(engine: Engine, options: ProcessRunOptions): Pr
   const runId = await engine.startRun(runStart('process', null, null));
   await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked' }));
   try {
+    if (options.onProcessStart !== undefined) options.onProcessStart(await engine.claimableCount());
     const result = await processBacklog(engine, processOptions(runId, options));
     const aborted = stoppedMessage(result.stopped, options.maxErrors);
     await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'processed', detail: { ...result.counts } }));
@@ -240,8 +291,9 @@ export async function runProcess(engine: Engine, options: ProcessRunOptions): Pr
     try {
       await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'failed', detail: { reason: message } }));
       await engine.finishRun(runId, 'FAILED', {}, message);
-    } catch {
-      // recorded as RUNNING; the next start marks an abandoned run FAILED
+    } catch (recordError) {
+      // The database may be why we fail: the run stays RUNNING until the next start marks it abandoned.
+      options.logger.error({ runId, error: errorMessage(recordError) }, 'could not record the end of the run');
     }
     throw error;
   }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Engine, ErrorLogInput, StageInput } from '../engine/types.js';
+import type { Engine, ErrorLogInput, StageBatchCounts, StageInput } from '../engine/types.js';
 import type { FileItem, OrderFile } from '../input/order-file.js';
 import { parseErrorCode, parseOrderRecord } from '../input/order-record.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
@@ -59,6 +59,19 @@ interface Batch {
   checkpoint: StageCheckpoint | null;
 }
 
+/** The counts after a batch: `before` plus what the batch read and what the database found. */
+function addBatch(before: FileStageCounts, b: Batch, staged: StageBatchCounts | null): FileStageCounts {
+  return {
+    read: before.read + b.lines,
+    inserted: before.inserted + (staged?.inserted ?? 0),
+    updated: before.updated + (staged?.updated ?? 0),
+    unchanged: before.unchanged + (staged?.unchanged ?? 0),
+    unchangedError: before.unchangedError + (staged?.unchangedError ?? 0),
+    duplicates: before.duplicates + b.duplicates + (staged?.repeatedInLoad ?? 0),
+    rejected: before.rejected + b.rejected,
+  };
+}
+
 function newBatch(): Batch {
   return { rows: new Map(), errors: [], lines: 0, duplicates: 0, rejected: 0, checkpoint: null };
 }
@@ -75,31 +88,26 @@ export async function stageFile(engine: Engine, runId: number, file: OrderFile, 
   let inFlight: Promise<void> | null = null;
   let stoppedAt: FileStageResult['stoppedAt'] = null;
   let lastCheckpoint: StageCheckpoint | null = null;
+  let interrupted = false;
   const loadId = options.loadId;
 
   const commit = async (b: Batch): Promise<void> => {
     const rows = [...b.rows.values()];
-    const result = await withChunkRetry(
+    const after = await withChunkRetry(
       engine,
       `staging lines up to ${b.checkpoint?.line ?? '?'} of ${file.path}`,
       () =>
         engine.transaction(async (tx) => {
           const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows) : null;
           await tx.logErrors(b.errors);
-          await tx.addRunEvent(runId, { event: 'staged_checkpoint', detail: { line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines } });
-          return staged;
+          const next = addBatch(counts, b, staged);
+          // the checkpoint commits with the batch: a resumed load starts right after it
+          await tx.addRunEvent(runId, { event: 'staged_checkpoint', detail: { loadId, line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines, counts: next } });
+          return next;
         }),
       { policy: options.retry, logger: options.logger, signal: undefined },
     );
-    counts.read += b.lines;
-    counts.duplicates += b.duplicates + (result?.repeatedInLoad ?? 0);
-    counts.rejected += b.rejected;
-    if (result !== null) {
-      counts.inserted += result.inserted;
-      counts.updated += result.updated;
-      counts.unchanged += result.unchanged;
-      counts.unchangedError += result.unchangedError;
-    }
+    Object.assign(counts, after);
     lastCheckpoint = b.checkpoint;
     if (b.checkpoint !== null) options.onBatch?.(counts, b.checkpoint);
   };
@@ -107,6 +115,11 @@ export async function stageFile(engine: Engine, runId: number, file: OrderFile, 
   const flush = async (): Promise<void> => {
     if (inFlight !== null) await inFlight;
     inFlight = null;
+    // interrupted: the batch in flight was committed; the next one is not started
+    if (options.signal?.aborted === true) {
+      interrupted = true;
+      return;
+    }
     if (batch.lines === 0) return;
     const b = batch;
     batch = newBatch();
@@ -149,7 +162,6 @@ export async function stageFile(engine: Engine, runId: number, file: OrderFile, 
     batch.rows.set(row.sourceKey, row);
   };
 
-  let interrupted = false;
   try {
     for await (const item of file.items) {
       addItem(item);
@@ -159,16 +171,62 @@ export async function stageFile(engine: Engine, runId: number, file: OrderFile, 
       }
       if (batch.lines >= options.batchSize) {
         await flush();
-        if (options.signal?.aborted === true) {
-          interrupted = true;
-          break;
-        }
+        if (interrupted) break;
       }
     }
-    await flush();
+    if (!interrupted) await flush();
     if (inFlight !== null) await inFlight;
   } finally {
     file.close();
   }
   return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint };
+}
+
+export interface DryRunResult {
+  counts: FileStageCounts;
+  /** The first rejected lines, for display. */
+  samples: Array<{ lineNo: number; code: string; message: string }>;
+  stoppedAt: { line: number; message: string } | null;
+}
+
+/**
+ * `--dry-run`: parse the file as `stage` would and count what would be staged and rejected,
+ * writing nothing anywhere. Duplicates are counted within a window of `batchSize` lines (memory
+ * stays bounded); comparison with what the stage already holds needs the database: not done.
+ */
+export async function dryRunFile(file: OrderFile, batchSize: number): Promise<DryRunResult> {
+  const counts = emptyStageCounts();
+  const samples: DryRunResult['samples'] = [];
+  let stoppedAt: DryRunResult['stoppedAt'] = null;
+  let window = new Set<string>();
+  const reject = (lineNo: number, code: string, message: string) => {
+    counts.rejected++;
+    if (samples.length < 20) samples.push({ lineNo, code, message });
+  };
+  try {
+    for await (const item of file.items) {
+      counts.read++;
+      if (window.size >= batchSize) window = new Set();
+      if (item.kind === 'reject') {
+        reject(item.lineNo, item.code, item.message);
+        if (item.stopsFile) {
+          stoppedAt = { line: item.lineNo, message: item.message };
+          break;
+        }
+        continue;
+      }
+      const parsed = parseOrderRecord(item.fields);
+      const key = parsed.ok ? parsed.order.sourceKey : parsed.sourceKey;
+      if (!parsed.ok) reject(item.lineNo, parseErrorCode(parsed.issues), parsed.issues.map((i) => i.message).join('; '));
+      if (key === null) continue;
+      if (window.has(key)) counts.duplicates++;
+      else {
+        window.add(key);
+        counts.inserted++;
+      }
+    }
+  } finally {
+    file.close();
+  }
+  return { counts, samples, stoppedAt };
 }

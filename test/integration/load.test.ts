@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { testTargets, type TestDatabase } from '../support/databases.js';
-import { orderFile } from '../support/files.js';
+import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 
@@ -76,10 +76,10 @@ describe.each(testTargets())('load on $kind', (target) => {
 
     for (const file of ['orders-corrected.csv', 'orders-sample.csv']) {
       const before = await orders();
-      const again = await loader.load([fixture('orders-corrected.csv')]);
-      expect(again.exitCode).toBe(0);
+      const again = await loader.load([fixture(file)]);
+      expect(again.exitCode, file).toBe(0);
+      expect(again.files[0]?.skipped, file).toContain('already staged');
       expect(await orders()).toEqual(before);
-      void file;
     }
   });
 
@@ -91,19 +91,28 @@ describe.each(testTargets())('load on $kind', (target) => {
     ]);
     expect((await loader.load([file])).exitCode).toBe(0);
     const before = await orders();
+    // the same file again (same sha256): staging is skipped, and says so
     const again = await loader.load([file]);
     expect(again.exitCode).toBe(0);
-    expect(again.files[0]?.counts).toMatchObject({ read: 2, inserted: 0, updated: 0, unchanged: 2, rejected: 0 });
-    expect(again.process?.claimed).toBe(0);
+    expect(again.files[0]?.skipped).toMatch(/already staged by load \d+ \(same sha256\)/);
+    // the same rows in another file: staged, all unchanged
+    const copy = orderFile([
+      ['K-1', '1', '2026-01-01', '10.5', 'EUR'],
+      ['K-2', '2', '2026-01-02', '20.00', 'EUR'],
+    ]);
+    const third = await loader.load([copy]);
+    expect(third.exitCode).toBe(0);
+    expect(third.files[0]?.counts).toMatchObject({ read: 2, inserted: 0, updated: 0, unchanged: 2, rejected: 0 });
+    expect(third.process?.claimed).toBe(0);
     expect(await orders()).toEqual(before);
     expect((await stageRows()).map((r) => r.attempt_count)).toEqual([1, 1]);
   });
 
   it('reloading a file whose rows are still ERROR exits 2 without reprocessing them', async () => {
     const { loader } = await db.open();
-    const file = orderFile([['K-1', '1', '2026-01-01', '', 'EUR']]);
-    expect((await loader.load([file])).exitCode).toBe(2);
-    const again = await loader.load([file]);
+    expect((await loader.load([orderFile([['K-1', '1', '2026-01-01', '', 'EUR']])])).exitCode).toBe(2);
+    // the same rows in a new file (CRLF: other bytes, so not skipped as the same file)
+    const again = await loader.load([writeTestFile(`${HEADER}\r\nK-1,1,2026-01-01,,EUR\r\n`)]);
     expect(again.exitCode).toBe(2);
     expect(again.files[0]?.counts).toMatchObject({ unchanged: 1, unchangedError: 1 });
     expect((await stageRows())[0]).toMatchObject({ process_status: 'ERROR', attempt_count: 1 });

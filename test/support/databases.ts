@@ -7,6 +7,8 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { createHash } from 'node:crypto';
+import { listMigrations } from '../../src/sql-files.js';
 import { OrderLoader } from '../../src/loader.js';
 import { PostgresEngine } from '../../src/engine/postgres/engine.js';
 import { PGLITE_PARSERS, pgliteConnectorFor } from '../../src/engine/postgres/pglite-connector.js';
@@ -16,7 +18,14 @@ import { oracleTestTarget } from './oracle-target.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
 import { loadOracledb } from '../../src/engine/oracle/driver.js';
 
-export const PG_TEMPLATE_DB = 'order_loader_test_template';
+/**
+ * The migrated template database, named after the migrations it holds: concurrent test runs
+ * share it, and a change of the schema makes a new one.
+ */
+export const PG_TEMPLATE_DB = `order_loader_tmpl_${createHash('sha1')
+  .update(listMigrations('postgres').map((m) => m.sql).join('\n'))
+  .digest('hex')
+  .slice(0, 12)}`;
 
 export interface TestDatabase {
   /** pglite | postgres | oracle */

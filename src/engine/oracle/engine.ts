@@ -6,10 +6,14 @@ import type {
   Engine,
   EngineTx,
   ErrorLogInput,
+  ErrorPhase,
+  ErrorRowReport,
   FailureKind,
+  ManualChange,
   MergeOptions,
   ProcessStatus,
   RowFailure,
+  RowSelector,
   RunCounts,
   RunEventInput,
   RunEventRecord,
@@ -18,6 +22,8 @@ import type {
   RunStatus,
   StageBatchCounts,
   StageInput,
+  StageRowSnapshot,
+  StagingHistory,
   StatusReport,
   StatusTally,
 } from '../types.js';
@@ -62,7 +68,22 @@ export const MAX_BYTES = {
   varchar: 4000,
 } as const;
 
-const LIMITS = { sourceKey: 100, code: 30, message: 1000, batchId: 64, event: 40, command: 20, fileName: 1000, host: 255, runMessageBytes: 4000 } as const;
+const LIMITS = {
+  sourceKey: 100,
+  code: 30,
+  message: 1000,
+  batchId: 64,
+  event: 40,
+  command: 20,
+  fileName: 1000,
+  host: 255,
+  runMessageBytes: 4000,
+  operator: 128,
+  reason: 1000,
+} as const;
+
+/** bindDefs maxSize of order_stage_audit.operator, VARCHAR2(128 CHAR). */
+const OPERATOR_MAX_BYTES = 512;
 
 type Row = Record<string, unknown>;
 
@@ -95,6 +116,101 @@ function slices<T>(items: readonly T[], size: number): T[][] {
 
 /** Bind slots :id1..:id20 of tally_loads.sql / run_events_list.sql. */
 const ID_SLOTS = 20;
+
+/**
+ * A list bound into the slots of lock_error_rows.sql / error_rows.sql: `null` when the list
+ * is not given (:by_<name> = 0), else its values (:by_<name> = 1). `maxSize` set: VARCHAR2
+ * slots of that many bytes; unset: NUMBER slots.
+ */
+interface SlotList {
+  name: string;
+  values: readonly (number | string)[] | null;
+  maxSize?: number | undefined;
+}
+
+/** :by_<name> and :<name>1..:<name>20 for one slice (at most ID_SLOTS values) of a list. */
+export function slotBinds(c: OraConstants, name: string, part: readonly (number | string)[] | null, maxSize?: number): OraBinds {
+  if (part !== null && part.length > ID_SLOTS) throw new Error(`Oracle engine: more than ${ID_SLOTS} values for the ${name} slots`);
+  const binds: OraBinds = { [`by_${name}`]: { val: part === null ? 0 : 1, type: c.DB_TYPE_NUMBER } };
+  for (let i = 0; i < ID_SLOTS; i++) {
+    const val = part?.[i] ?? null;
+    binds[`${name}${i + 1}`] = maxSize === undefined ? { val, type: c.DB_TYPE_NUMBER } : { val, type: c.DB_TYPE_VARCHAR, maxSize };
+  }
+  return binds;
+}
+
+/**
+ * The bind sets that together cover some slot lists: every combination of one ID_SLOTS-sized
+ * slice of each given list. The slices of a list are disjoint (values de-duplicated first)
+ * and a row has one value per column, so each row matches exactly one combination: the union
+ * of the executions' rows is the answer, with no duplicates. One list of up to 20 values (the
+ * common case) is one execution.
+ */
+export function slotCombinations(c: OraConstants, lists: readonly SlotList[]): OraBinds[] {
+  let combos: OraBinds[] = [{}];
+  for (const list of lists) {
+    const parts = list.values === null ? [null] : slices([...new Set(list.values)], ID_SLOTS);
+    const next: OraBinds[] = [];
+    for (const combo of combos) {
+      for (const part of parts) next.push({ ...combo, ...slotBinds(c, list.name, part, list.maxSize) });
+    }
+    combos = next;
+  }
+  return combos;
+}
+
+/** A selector list as slot values: undefined or empty = not given (null). Integers are checked. */
+function idList(values: readonly number[] | undefined, what: string): number[] | null {
+  return values === undefined || values.length === 0 ? null : values.map((v) => int(v, what));
+}
+
+/** A text selector list: undefined or empty = not given (null). Values longer than the column
+ * (`maxChars`) cannot match a row and are left out, so a given list may come back empty. */
+function textList(values: readonly string[] | undefined, maxChars: number): string[] | null {
+  if (values === undefined || values.length === 0) return null;
+  return values.filter((v) => Array.from(v).length <= maxChars);
+}
+
+/** A stage row as lock_error_rows.sql / lock_stale_processing.sql / error_rows.sql return it. */
+function stageSnapshot(r: Row): StageRowSnapshot {
+  return {
+    stageId: int(r.STAGE_ID, 'stage_id'),
+    sourceKey: String(r.SOURCE_KEY),
+    customerId: text(r.CUSTOMER_ID),
+    orderDate: text(r.ORDER_DATE),
+    amount: text(r.AMOUNT),
+    currency: text(r.CURRENCY),
+    status: String(r.PROCESS_STATUS) as ProcessStatus,
+    attemptCount: int(r.ATTEMPT_COUNT, 'attempt_count'),
+    loadId: intOrNull(r.LOAD_ID, 'load_id'),
+    lineNo: intOrNull(r.LINE_NO, 'line_no'),
+    errorCode: text(r.ERROR_CODE),
+    errorMessage: text(r.ERROR_MESSAGE),
+    updatedAt: parseUtcText(r.UPDATED_AT) ?? new Date(0),
+  };
+}
+
+/** A load_run row as runs_list.sql / runs_running.sql return it. */
+function runRecord(r: Row): RunRecord {
+  return {
+    runId: int(r.RUN_ID, 'run_id'),
+    command: String(r.COMMAND),
+    fileName: text(r.FILE_NAME),
+    fileSize: intOrNull(r.FILE_SIZE, 'file_size'),
+    fileSha256: text(r.FILE_SHA256),
+    host: String(r.HOST),
+    pid: int(r.PID, 'pid'),
+    status: String(r.STATUS) as RunStatus,
+    startedAt: parseUtcText(r.STARTED_AT) ?? new Date(0),
+    finishedAt: parseUtcText(r.FINISHED_AT),
+    counts: parseJsonObject(text(r.COUNTS)) as RunCounts | null,
+    message: text(r.MESSAGE),
+  };
+}
+
+function byStageId(rows: readonly StageRowSnapshot[]): StageRowSnapshot[] {
+  return [...rows].sort((a, b) => a.stageId - b.stageId);
+}
 
 /** A failure of a whole executeMany that names the row it is about: node-oracledb's
  * bind checks (lib/transformer.js) report the 0-based index of the offending row. */
@@ -450,6 +566,129 @@ export class OracleTx implements EngineTx {
       },
     );
   }
+
+  /**
+   * queries/lock_error_rows.sql: FOR UPDATE (waits for a chunk holding a row), every row of
+   * the cursor fetched (plain execute: no result set, no maxRows), so every row returned is
+   * locked. The lists are slot binds (20 per list, the approach of tally_loads.sql); a longer
+   * list runs in slices in this same transaction and the rows are merged in stage_id order.
+   */
+  async lockErrorRows(selector: RowSelector): Promise<StageRowSnapshot[]> {
+    const lists: SlotList[] = [
+      { name: 'stage_id', values: idList(selector.stageIds, 'stage id') },
+      { name: 'source_key', values: textList(selector.sourceKeys, LIMITS.sourceKey), maxSize: MAX_BYTES.sourceKey },
+      { name: 'error_code', values: textList(selector.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
+      { name: 'load_id', values: idList(selector.loadIds, 'load id') },
+    ];
+    // A given list with no value that can match: the AND of the selector matches no row.
+    if (lists.some((l) => l.values !== null && l.values.length === 0)) return [];
+    const rows: StageRowSnapshot[] = [];
+    for (const binds of slotCombinations(this.c, lists)) {
+      const result = await this.connection.execute(oracleQuery('lock_error_rows'), binds, this.queryOptions);
+      for (const r of (result.rows ?? []) as Row[]) rows.push(stageSnapshot(r));
+    }
+    return byStageId(rows);
+  }
+
+  /**
+   * queries/lock_stale_processing.sql: FOR UPDATE SKIP LOCKED with no row limit in the SQL;
+   * one plain execute fetches every row of the cursor, and with SKIP LOCKED a row is locked
+   * when it is fetched, so all the rows returned are locked by this transaction.
+   */
+  async lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]> {
+    const result = await this.connection.execute(
+      oracleQuery('lock_stale_processing'),
+      { older_than: { val: utcTimestampText(olderThan), type: this.c.DB_TYPE_VARCHAR, maxSize: MAX_BYTES.timestampText } },
+      this.queryOptions,
+    );
+    return ((result.rows ?? []) as Row[]).map(stageSnapshot);
+  }
+
+  /**
+   * Two executeMany calls per slice of at most 65,535 changes, in the caller's transaction
+   * (no commit here): queries/apply_manual_changes.sql (values, status, error fields cleared)
+   * then queries/apply_manual_changes_audit.sql (one audit row per change whose stage row
+   * exists). Values are bound as text and converted in SQL with explicit formats. Sizes are
+   * checked first, so that the driver never fails a whole call with NJS-058; an error names
+   * the stage row, never the value.
+   */
+  async applyManualChanges(changes: ManualChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const rows = changes.map((ch) => {
+      const stageId = int(ch.stageId, 'stage id');
+      if (Array.from(ch.sourceKey).length > LIMITS.sourceKey) {
+        throw new Error(`manual change: the source_key of stage row ${stageId} is longer than ${LIMITS.sourceKey} characters`);
+      }
+      for (const [name, value, max] of [
+        ['customer_id', ch.values.customerId, MAX_BYTES.numberText],
+        ['order_date', ch.values.orderDate, MAX_BYTES.dateText],
+        ['amount', ch.values.amount, MAX_BYTES.numberText],
+        ['currency', ch.values.currency, MAX_BYTES.currency],
+      ] as const) {
+        if (value !== null && byteLength(value) > max) {
+          throw new Error(`manual change: the ${name} of stage row ${stageId} is too long to be a valid value`);
+        }
+      }
+      // Oracle stores '' as NULL and both columns are NOT NULL: an empty text gets a marker.
+      const operator = nonEmpty(ch.operator, '(unknown)');
+      const reason = nonEmpty(ch.reason, '(none)');
+      if (Array.from(operator).length > LIMITS.operator) throw new Error(`manual change: the operator name is longer than ${LIMITS.operator} characters`);
+      if (Array.from(reason).length > LIMITS.reason) throw new Error(`manual change: the reason is longer than ${LIMITS.reason} characters`);
+      return {
+        update: {
+          stage_id: stageId,
+          new_status: ch.newStatus,
+          customer_id: ch.values.customerId,
+          order_date: ch.values.orderDate,
+          amount: ch.values.amount,
+          currency: ch.values.currency,
+        },
+        audit: {
+          stage_id: stageId,
+          source_key: ch.sourceKey,
+          action: ch.action,
+          old_status: ch.oldStatus,
+          new_status: ch.newStatus,
+          old_values: ch.oldValues,
+          new_values: ch.newValues,
+          operator,
+          reason,
+        },
+      };
+    });
+    for (const part of slices(rows, ORACLE_MAX_CHUNK)) {
+      await this.connection.executeMany(
+        oracleQuery('apply_manual_changes'),
+        part.map((r) => r.update),
+        {
+          autoCommit: false,
+          bindDefs: {
+            stage_id: this.number(),
+            new_status: this.varchar(MAX_BYTES.status),
+            customer_id: this.varchar(MAX_BYTES.numberText),
+            order_date: this.varchar(MAX_BYTES.dateText),
+            amount: this.varchar(MAX_BYTES.numberText),
+            currency: this.varchar(MAX_BYTES.currency),
+          },
+        },
+      );
+      const audit = part.map((r) => r.audit);
+      await this.connection.executeMany(oracleQuery('apply_manual_changes_audit'), audit, {
+        autoCommit: false,
+        bindDefs: {
+          stage_id: this.number(),
+          source_key: this.varchar(MAX_BYTES.sourceKey),
+          action: this.varchar(MAX_BYTES.status),
+          old_status: this.varchar(MAX_BYTES.status),
+          new_status: this.varchar(MAX_BYTES.status),
+          old_values: this.longText(audit.map((a) => a.old_values)),
+          new_values: this.longText(audit.map((a) => a.new_values)),
+          operator: this.varchar(OPERATOR_MAX_BYTES),
+          reason: this.varchar(MAX_BYTES.message),
+        },
+      });
+    }
+  }
 }
 
 export interface OracleEngineOptions {
@@ -574,20 +813,7 @@ export class OracleEngine implements Engine {
     if (n === 0) return [];
     return this.withConnection(async (connection) => {
       const rows = await this.query(connection, 'runs_list', { row_limit: this.num(n) });
-      return rows.map((r) => ({
-        runId: int(r.RUN_ID, 'run_id'),
-        command: String(r.COMMAND),
-        fileName: text(r.FILE_NAME),
-        fileSize: intOrNull(r.FILE_SIZE, 'file_size'),
-        fileSha256: text(r.FILE_SHA256),
-        host: String(r.HOST),
-        pid: int(r.PID, 'pid'),
-        status: String(r.STATUS) as RunStatus,
-        startedAt: parseUtcText(r.STARTED_AT) ?? new Date(0),
-        finishedAt: parseUtcText(r.FINISHED_AT),
-        counts: parseJsonObject(text(r.COUNTS)) as RunCounts | null,
-        message: text(r.MESSAGE),
-      }));
+      return rows.map(runRecord);
     });
   }
 
@@ -650,6 +876,67 @@ export class OracleEngine implements Engine {
         }
       }
       return tally;
+    });
+  }
+
+  async runningRuns(): Promise<RunRecord[]> {
+    return this.withConnection(async (connection) => (await this.query(connection, 'runs_running')).map(runRecord));
+  }
+
+  /**
+   * queries/error_rows.sql: no lock, so the row limit is in the SQL (FETCH FIRST). Lists as
+   * in lockErrorRows; with several slices each execution returns at most `limit` rows and the
+   * first `limit` of their union (in stage_id order) are kept.
+   */
+  async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]> {
+    const floored = Math.floor(filter.limit);
+    if (!(floored > 0)) return [];
+    const limit = Math.min(floored, Number.MAX_SAFE_INTEGER);
+    const lists: SlotList[] = [
+      { name: 'load_id', values: idList(filter.loadIds, 'load id') },
+      { name: 'error_code', values: textList(filter.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
+    ];
+    if (lists.some((l) => l.values !== null && l.values.length === 0)) return [];
+    return this.withConnection(async (connection) => {
+      const out: ErrorRowReport[] = [];
+      for (const binds of slotCombinations(this.c, lists)) {
+        for (const r of await this.query(connection, 'error_rows', { ...binds, row_limit: this.num(limit) })) {
+          out.push({
+            ...stageSnapshot(r),
+            phase: text(r.PHASE) as ErrorPhase | null,
+            rawRecord: text(r.RAW_RECORD),
+            loggedAt: parseUtcText(r.LOGGED_AT),
+          });
+        }
+      }
+      return out.sort((a, b) => a.stageId - b.stageId).slice(0, limit);
+    });
+  }
+
+  /** queries/staging_history.sql: loadId from the 'invoked' event's detail (fallback: the
+   * run id), the checkpoint {line, byte, counts} from the last 'staged_checkpoint' event. */
+  async stagingHistory(sha256: string): Promise<StagingHistory | null> {
+    return this.withConnection(async (connection) => {
+      const r = (await this.query(connection, 'staging_history', { sha256: this.str(sha256, 64) }))[0];
+      if (r === undefined) return null;
+      const invoked = parseJsonObject(text(r.INVOKED));
+      const checkpoint = parseJsonObject(text(r.CHECKPOINT));
+      const loadId = typeof invoked?.loadId === 'number' ? invoked.loadId : int(r.RUN_ID, 'run_id');
+      return {
+        loadId,
+        staged: int(r.STAGED, 'staged') === 1,
+        checkpoint:
+          checkpoint !== null && typeof checkpoint.line === 'number'
+            ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null }
+            : null,
+      };
+    });
+  }
+
+  async claimableCount(): Promise<number> {
+    return this.withConnection(async (connection) => {
+      const r = (await this.query(connection, 'claimable_count'))[0];
+      return r === undefined ? 0 : int(r.N, 'count');
     });
   }
 

@@ -1,6 +1,12 @@
 import { listMigrations, readSql } from '../../sql-files.js';
 import type {
   ChunkFinalization,
+  ErrorPhase,
+  ErrorRowReport,
+  ManualChange,
+  RowSelector,
+  StageRowSnapshot,
+  StagingHistory,
   ClaimQuery,
   ClaimedRow,
   Engine,
@@ -140,9 +146,70 @@ class PostgresTx implements EngineTx {
     ]);
   }
 
+  async lockErrorRows(selector: RowSelector): Promise<StageRowSnapshot[]> {
+    const list = <T>(v: T[] | undefined) => (v === undefined || v.length === 0 ? null : v);
+    const { rows } = await this.session.query<SnapshotRow>(q('lock_error_rows'), [
+      list(selector.stageIds), list(selector.sourceKeys), list(selector.errorCodes), list(selector.loadIds),
+    ]);
+    return rows.map(toSnapshot);
+  }
+
+  async lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]> {
+    const { rows } = await this.session.query<SnapshotRow>(q('lock_stale_processing'), [olderThan]);
+    return rows.map(toSnapshot);
+  }
+
+  async applyManualChanges(changes: ManualChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    const c = changes;
+    await this.session.query(q('apply_manual_changes'), [
+      c.map((x) => x.stageId), c.map((x) => x.action), c.map((x) => x.oldStatus), c.map((x) => x.newStatus),
+      c.map((x) => x.sourceKey), c.map((x) => x.values.customerId), c.map((x) => x.values.orderDate),
+      c.map((x) => x.values.amount), c.map((x) => x.values.currency), c.map((x) => x.oldValues),
+      c.map((x) => x.newValues), c.map((x) => x.operator), c.map((x) => x.reason),
+    ]);
+  }
+
   async addRunEvent(runId: number, event: RunEventInput): Promise<void> {
     await this.session.query(q('run_event'), [runId, event.event, event.detail === undefined ? null : JSON.stringify(event.detail)]);
   }
+}
+
+interface SnapshotRow {
+  stage_id: number;
+  source_key: string;
+  customer_id: string | null;
+  order_date: string | null;
+  amount: string | null;
+  currency: string | null;
+  process_status: ProcessStatus;
+  attempt_count: number;
+  load_id: number | null;
+  line_no: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  updated_at: Date;
+}
+
+function toSnapshot(r: SnapshotRow): StageRowSnapshot {
+  return {
+    stageId: r.stage_id, sourceKey: r.source_key, customerId: r.customer_id, orderDate: r.order_date,
+    amount: r.amount, currency: r.currency, status: r.process_status, attemptCount: r.attempt_count,
+    loadId: r.load_id, lineNo: r.line_no, errorCode: r.error_code, errorMessage: r.error_message, updatedAt: r.updated_at,
+  };
+}
+
+type RunRow = {
+  run_id: number; command: string; file_name: string | null; file_size: number | null; file_sha256: string | null;
+  host: string; pid: number; status: RunStatus; started_at: Date; finished_at: Date | null; counts: string | null; message: string | null;
+};
+
+function toRunRecord(r: RunRow): RunRecord {
+  return {
+    runId: r.run_id, command: r.command, fileName: r.file_name, fileSize: r.file_size, fileSha256: r.file_sha256,
+    host: r.host, pid: r.pid, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
+    counts: parseJsonObject(r.counts) as RunCounts | null, message: r.message,
+  };
 }
 
 function parseJsonObject(text: string | null): Record<string, unknown> | null {
@@ -245,17 +312,43 @@ export class PostgresEngine implements Engine {
   }
 
   async listRuns(limit: number): Promise<RunRecord[]> {
+    return this.withSession(async (s) => (await s.query<RunRow>(q('runs_list'), [limit])).rows.map(toRunRecord));
+  }
+
+  async runningRuns(): Promise<RunRecord[]> {
+    return this.withSession(async (s) => (await s.query<RunRow>(q('runs_running'))).rows.map(toRunRecord));
+  }
+
+  async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]> {
+    const list = <T>(v: T[] | undefined) => (v === undefined || v.length === 0 ? null : v);
     return this.withSession(async (s) => {
-      const { rows } = await s.query<{
-        run_id: number; command: string; file_name: string | null; file_size: number | null; file_sha256: string | null;
-        host: string; pid: number; status: RunStatus; started_at: Date; finished_at: Date | null; counts: string | null; message: string | null;
-      }>(q('runs_list'), [limit]);
-      return rows.map((r) => ({
-        runId: r.run_id, command: r.command, fileName: r.file_name, fileSize: r.file_size, fileSha256: r.file_sha256,
-        host: r.host, pid: r.pid, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
-        counts: parseJsonObject(r.counts) as RunCounts | null, message: r.message,
-      }));
+      const { rows } = await s.query<SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null }>(
+        q('error_rows'), [list(filter.loadIds), list(filter.errorCodes), filter.limit],
+      );
+      return rows.map((r) => ({ ...toSnapshot(r), phase: r.phase, rawRecord: r.raw_record, loggedAt: r.logged_at }));
     });
+  }
+
+  async stagingHistory(sha256: string): Promise<StagingHistory | null> {
+    return this.withSession(async (s) => {
+      const { rows } = await s.query<{ run_id: number; invoked: string | null; staged: boolean; checkpoint: string | null }>(q('staging_history'), [sha256]);
+      const r = rows[0];
+      if (r === undefined) return null;
+      const invoked = parseJsonObject(r.invoked);
+      const checkpoint = parseJsonObject(r.checkpoint);
+      const loadId = typeof invoked?.loadId === 'number' ? invoked.loadId : r.run_id;
+      return {
+        loadId,
+        staged: r.staged,
+        checkpoint: checkpoint !== null && typeof checkpoint.line === 'number'
+          ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null }
+          : null,
+      };
+    });
+  }
+
+  async claimableCount(): Promise<number> {
+    return this.withSession(async (s) => (await s.query<{ n: number }>(q('claimable_count'))).rows[0]?.n ?? 0);
   }
 
   async listRunEvents(runIds: number[]) {

@@ -1,0 +1,536 @@
+/**
+ * Oracle engine operations (issue 4: retry, recover, errors export, resume, progress) against a
+ * RECORDING connection (test/oracle/recording-connection.ts). These tests check what the engine
+ * sends to node-oracledb (SQL text, binds, bindDefs, options, statement order, commit) and how
+ * it reads thin-mode-shaped answers. They run no SQL and say nothing about how a real Oracle
+ * Database executes it: locking, SKIP LOCKED, and the SQL's validity on 19c are not tested here.
+ */
+import { describe, expect, it } from 'vitest';
+import oracledb from 'oracledb';
+import { createOracleEngineWithPool, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/engine.js';
+import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
+import type { ManualChange } from '../../src/engine/types.js';
+import { constants, RecordingPool, type Call } from './recording-connection.js';
+
+const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
+const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
+const CLOB = (oracledb as unknown as { DB_TYPE_CLOB: unknown }).DB_TYPE_CLOB;
+
+type ExecuteCall = Extract<Call, { kind: 'execute' }>;
+
+function executes(pool: RecordingPool, name?: string): ExecuteCall[] {
+  return pool.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && (name === undefined || c.sql === oracleQuery(name)));
+}
+
+/** The binds of a slot list as the engine should send them. */
+function slots(name: string, values: (number | string)[] | null, maxSize?: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { [`by_${name}`]: { val: values === null ? 0 : 1, type: NUMBER } };
+  for (let i = 0; i < 20; i++) {
+    const val = values?.[i] ?? null;
+    out[`${name}${i + 1}`] = maxSize === undefined ? { val, type: NUMBER } : { val, type: VARCHAR, maxSize };
+  }
+  return out;
+}
+
+/** A stage row as the snapshot queries return it (NUMBER and CLOB fetched as strings). */
+function stageRow(stageId: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    STAGE_ID: String(stageId),
+    SOURCE_KEY: `K${stageId}`,
+    CUSTOMER_ID: '42',
+    ORDER_DATE: '2024-04-01',
+    AMOUNT: '1200.00',
+    CURRENCY: 'JPY',
+    PROCESS_STATUS: 'ERROR',
+    ATTEMPT_COUNT: '3',
+    LOAD_ID: '7',
+    LINE_NO: String(stageId + 1),
+    ERROR_CODE: 'ORA-01438',
+    ERROR_MESSAGE: 'ORA-01438: value larger than specified precision allowed for this column',
+    UPDATED_AT: '2024-05-01T10:00:00.123Z',
+    ...over,
+  };
+}
+
+function snapshot(stageId: number) {
+  return {
+    stageId,
+    sourceKey: `K${stageId}`,
+    customerId: '42',
+    orderDate: '2024-04-01',
+    amount: '1200.00',
+    currency: 'JPY',
+    status: 'ERROR',
+    attemptCount: 3,
+    loadId: 7,
+    lineNo: stageId + 1,
+    errorCode: 'ORA-01438',
+    errorMessage: 'ORA-01438: value larger than specified precision allowed for this column',
+    updatedAt: new Date('2024-05-01T10:00:00.123Z'),
+  };
+}
+
+function change(stageId: number, over: Partial<ManualChange> = {}): ManualChange {
+  return {
+    stageId,
+    sourceKey: `K${stageId}`,
+    action: 'RETRY',
+    oldStatus: 'ERROR',
+    newStatus: 'READY',
+    values: { customerId: '42', orderDate: '2024-04-01', amount: '1200.50', currency: 'JPY' },
+    oldValues: '{"amount":"99999999999.00","status":"ERROR"}',
+    newValues: '{"amount":"1200.50","status":"READY"}',
+    operator: 'ops@example',
+    reason: 'amount corrected by the sender',
+    ...over,
+  };
+}
+
+const NEW_SQL = [
+  'lock_error_rows',
+  'lock_stale_processing',
+  'apply_manual_changes',
+  'apply_manual_changes_audit',
+  'error_rows',
+  'staging_history',
+  'runs_running',
+  'claimable_count',
+];
+
+describe('Oracle operations SQL text (static checks, not an Oracle parse)', () => {
+  it.each(NEW_SQL)('%s.sql has no PostgreSQL-only syntax, no trailing semicolon, and only named binds', (name) => {
+    const sql = oracleQuery(name);
+    expect(sql).not.toMatch(/;\s*$/);
+    expect(sql).not.toMatch(/::|\$\d|\bLIMIT\b|\bLATERAL\b|=\s*ANY\b|\bunnest\b|\bnow\(\)|\bILIKE\b|\bBOOLEAN\b/i);
+    expect(sql).not.toMatch(/\bCOMMIT\b/i);
+  });
+
+  it('only the two lock queries lock; FETCH FIRST / ROWNUM never appear with FOR UPDATE', () => {
+    for (const name of NEW_SQL) {
+      const sql = oracleQuery(name);
+      if (/FOR UPDATE/i.test(sql)) expect(sql).not.toMatch(/FETCH\s+FIRST|ROWNUM/i);
+    }
+    expect(oracleQuery('lock_error_rows')).toMatch(/ORDER BY stage_id\s+FOR UPDATE$/);
+    expect(oracleQuery('lock_stale_processing')).toMatch(/ORDER BY stage_id\s+FOR UPDATE SKIP LOCKED$/);
+    expect(oracleQuery('error_rows')).not.toMatch(/FOR UPDATE/i);
+  });
+});
+
+describe('Oracle engine (recording connection): lockErrorRows', () => {
+  it('an empty selector: one execute with every list "not given", all rows fetched, no commit inside', async () => {
+    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(5), stageRow(9, { LOAD_ID: null, LINE_NO: null, CUSTOMER_ID: null })] }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const locked = await engine.transaction(async (tx) => {
+      const rows = await tx.lockErrorRows({});
+      expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+      return rows;
+    });
+    expect(locked).toEqual([snapshot(5), { ...snapshot(9), loadId: null, lineNo: null, customerId: null }]);
+    expect(pool.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:commit', '1:close']);
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('lock_error_rows'));
+    expect(call!.sql).toMatch(/WHERE process_status = 'ERROR'/);
+    expect(call!.binds).toEqual({
+      ...slots('stage_id', null),
+      ...slots('source_key', null, 400),
+      ...slots('error_code', null, 120),
+      ...slots('load_id', null),
+    });
+    // a plain execute fetches every row of the FOR UPDATE cursor: no result set, no maxRows
+    expect(call!.options).toMatchObject({ autoCommit: false, outFormat: (oracledb as unknown as { OUT_FORMAT_OBJECT: number }).OUT_FORMAT_OBJECT });
+    expect(call!.options).not.toHaveProperty('resultSet');
+    expect(call!.options).not.toHaveProperty('maxRows');
+    expect(call!.options.fetchTypeHandler).toBeTypeOf('function');
+  });
+
+  it('binds every selector value into slots (never into the SQL text), combined with AND', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    const key = "O'Reilly,注文-1";
+    await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [3, 1, 3], sourceKeys: [key], errorCodes: ['ORA-01438', 'VALIDATE_DATE'], loadIds: [7] }));
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('lock_error_rows'));
+    expect(call!.sql).not.toContain('Reilly');
+    expect(call!.sql).not.toContain('ORA-01438');
+    expect(call!.binds).toEqual({
+      ...slots('stage_id', [3, 1]), // de-duplicated
+      ...slots('source_key', [key], 400),
+      ...slots('error_code', ['ORA-01438', 'VALIDATE_DATE'], 120),
+      ...slots('load_id', [7]),
+    });
+  });
+
+  it('a list longer than 20 runs in slices in the same transaction; rows come back merged in stage_id order', async () => {
+    const stageIds = Array.from({ length: 45 }, (_, i) => 100 - i); // 100..56
+    const pool = new RecordingPool({
+      execute: (_sql, binds) => {
+        // answer each slice with the row of its first stage id slot
+        const first = (binds.stage_id1 as { val: number }).val;
+        return { rows: [stageRow(first)] };
+      },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const locked = await engine.transaction((tx) => tx.lockErrorRows({ stageIds, sourceKeys: ['K100', 'K80', 'K60'] }));
+    const calls = executes(pool, 'lock_error_rows');
+    expect(calls).toHaveLength(3);
+    expect(calls.map((c) => Object.keys(c.binds).filter((k) => /^stage_id\d+$/.test(k) && (c.binds[k] as { val: unknown }).val !== null).length)).toEqual([20, 20, 5]);
+    expect(calls.map((c) => c.binds.stage_id1)).toEqual([
+      { val: 100, type: NUMBER },
+      { val: 80, type: NUMBER },
+      { val: 60, type: NUMBER },
+    ]);
+    for (const c of calls) {
+      expect(c.binds).toMatchObject(slots('source_key', ['K100', 'K80', 'K60'], 400));
+      expect(c.binds.by_error_code).toEqual({ val: 0, type: NUMBER });
+    }
+    expect(locked.map((r) => r.stageId)).toEqual([60, 80, 100]);
+    expect(pool.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
+    expect(pool.trace().at(-2)).toBe('1:commit');
+  });
+
+  it('two long lists: one execution per combination of slices', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    await engine.transaction((tx) =>
+      tx.lockErrorRows({ stageIds: Array.from({ length: 21 }, (_, i) => i + 1), loadIds: Array.from({ length: 41 }, (_, i) => i + 1) }),
+    );
+    expect(executes(pool, 'lock_error_rows')).toHaveLength(2 * 3);
+  });
+
+  it('a given list whose values cannot match any row (longer than the column) matches nothing and sends nothing', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    const rows = await engine.transaction((tx) => tx.lockErrorRows({ sourceKeys: ['x'.repeat(101)] }));
+    expect(rows).toEqual([]);
+    expect(pool.trace()).toEqual(['1:commit', '1:close']);
+  });
+
+  it('an empty list is "not given" (matches every ERROR row), like the PostgreSQL engine', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [], sourceKeys: [] }));
+    const [call] = executes(pool);
+    expect(call!.binds.by_stage_id).toEqual({ val: 0, type: NUMBER });
+    expect(call!.binds.by_source_key).toEqual({ val: 0, type: NUMBER });
+  });
+
+  it('a non-integer id fails before anything is sent', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    await expect(engine.transaction((tx) => tx.lockErrorRows({ stageIds: [1.5] }))).rejects.toThrow(/not an integer/);
+    expect(pool.trace()).toEqual(['1:rollback', '1:close']);
+  });
+});
+
+describe('Oracle engine (recording connection): lockStaleProcessing', () => {
+  it('one execute of the SKIP LOCKED cursor, the cut-off bound as UTC text, every row fetched, no commit inside', async () => {
+    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(11, { PROCESS_STATUS: 'PROCESSING', ERROR_CODE: null, ERROR_MESSAGE: null })] }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const olderThan = new Date('2024-05-01T09:30:00.5Z');
+    const rows = await engine.transaction(async (tx) => {
+      const locked = await tx.lockStaleProcessing(olderThan);
+      expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+      return locked;
+    });
+    expect(rows).toEqual([{ ...snapshot(11), status: 'PROCESSING', errorCode: null, errorMessage: null }]);
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('lock_stale_processing'));
+    expect(call!.sql).toMatch(/FOR UPDATE SKIP LOCKED$/);
+    expect(call!.sql).not.toMatch(/ROWNUM|FETCH\s+FIRST/i);
+    expect(call!.sql).toContain(`FROM_TZ(TO_TIMESTAMP(:older_than, 'YYYY-MM-DD"T"HH24:MI:SS.FF3'), '+00:00')`);
+    expect(call!.binds).toEqual({ older_than: { val: '2024-05-01T09:30:00.500', type: VARCHAR, maxSize: 32 } });
+    expect(call!.options).not.toHaveProperty('resultSet');
+    expect(call!.options).not.toHaveProperty('maxRows');
+    expect(pool.calls.some((c) => c.kind === 'getRows')).toBe(false);
+    expect(pool.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:commit', '1:close']);
+  });
+});
+
+describe('Oracle engine (recording connection): applyManualChanges', () => {
+  it('two executeMany calls (UPDATE, then the audit INSERT) with explicit bindDefs and no commit inside', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    const changes = [
+      change(5),
+      change(9, {
+        action: 'RECOVER',
+        oldStatus: 'PROCESSING',
+        newStatus: 'READY',
+        sourceKey: '注文-9',
+        values: { customerId: null, orderDate: null, amount: null, currency: null },
+        oldValues: '{"status":"PROCESSING"}',
+        newValues: '{"status":"READY"}',
+      }),
+    ];
+    await engine.transaction(async (tx) => {
+      await tx.applyManualChanges(changes);
+      expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+    });
+    expect(pool.trace()).toEqual([
+      '1:executeMany:UPDATE order_stage SET',
+      '1:executeMany:INSERT INTO order_stage_audit',
+      '1:commit',
+      '1:close',
+    ]);
+    const [update, audit] = pool.executeManyCalls();
+
+    expect(update!.sql).toBe(oracleQuery('apply_manual_changes'));
+    expect(update!.sql).toMatch(/error_code\s+= NULL/);
+    expect(update!.sql).toMatch(/error_message\s+= NULL/);
+    expect(update!.sql).toMatch(/next_attempt_at = NULL/);
+    expect(update!.sql).toMatch(/updated_at\s+= SYSTIMESTAMP/);
+    expect(update!.sql).toContain("TO_DATE(:order_date, 'YYYY-MM-DD')");
+    expect(update!.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
+    expect(update!.sql).toMatch(/TO_NUMBER\(:customer_id, '9+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
+    expect(update!.binds).toEqual([
+      { stage_id: 5, new_status: 'READY', customer_id: '42', order_date: '2024-04-01', amount: '1200.50', currency: 'JPY' },
+      { stage_id: 9, new_status: 'READY', customer_id: null, order_date: null, amount: null, currency: null },
+    ]);
+    expect(update!.options).toEqual({
+      autoCommit: false,
+      bindDefs: {
+        stage_id: { type: NUMBER },
+        new_status: { type: VARCHAR, maxSize: 80 },
+        customer_id: { type: VARCHAR, maxSize: 64 },
+        order_date: { type: VARCHAR, maxSize: 64 },
+        amount: { type: VARCHAR, maxSize: 64 },
+        currency: { type: VARCHAR, maxSize: 12 },
+      },
+    });
+
+    expect(audit!.sql).toBe(oracleQuery('apply_manual_changes_audit'));
+    expect(audit!.sql).toMatch(/^INSERT INTO order_stage_audit\s+\(stage_id, source_key, action, old_status, new_status, old_values, new_values,\s+operator, reason\)/);
+    expect(audit!.binds).toEqual([
+      {
+        stage_id: 5, source_key: 'K5', action: 'RETRY', old_status: 'ERROR', new_status: 'READY',
+        old_values: '{"amount":"99999999999.00","status":"ERROR"}', new_values: '{"amount":"1200.50","status":"READY"}',
+        operator: 'ops@example', reason: 'amount corrected by the sender',
+      },
+      {
+        stage_id: 9, source_key: '注文-9', action: 'RECOVER', old_status: 'PROCESSING', new_status: 'READY',
+        old_values: '{"status":"PROCESSING"}', new_values: '{"status":"READY"}', operator: 'ops@example', reason: 'amount corrected by the sender',
+      },
+    ]);
+    expect(audit!.options).toEqual({
+      autoCommit: false,
+      bindDefs: {
+        stage_id: { type: NUMBER },
+        source_key: { type: VARCHAR, maxSize: 400 },
+        action: { type: VARCHAR, maxSize: 80 },
+        old_status: { type: VARCHAR, maxSize: 80 },
+        new_status: { type: VARCHAR, maxSize: 80 },
+        old_values: { type: VARCHAR, maxSize: 4000 },
+        new_values: { type: VARCHAR, maxSize: 4000 },
+        operator: { type: VARCHAR, maxSize: 512 },
+        reason: { type: VARCHAR, maxSize: 4000 },
+      },
+    });
+  });
+
+  it('a retry in one transaction: lock, then both writes, then a single commit', async () => {
+    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(5)] }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    await engine.transaction(async (tx) => {
+      const rows = await tx.lockErrorRows({ stageIds: [5] });
+      await tx.applyManualChanges(rows.map((r) => change(r.stageId)));
+    });
+    expect(pool.trace()).toEqual([
+      '1:execute:SELECT stage_id, source_key,',
+      '1:executeMany:UPDATE order_stage SET',
+      '1:executeMany:INSERT INTO order_stage_audit',
+      '1:commit',
+      '1:close',
+    ]);
+    expect(new Set(pool.calls.map((c) => c.conn))).toEqual(new Set([1]));
+  });
+
+  it('JSON over 4000 bytes is bound as a CLOB for the whole call', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    const big = JSON.stringify({ note: 'あ'.repeat(1400) }); // > 4000 UTF-8 bytes
+    await engine.transaction((tx) => tx.applyManualChanges([change(1), change(2, { newValues: big })]));
+    const [, audit] = pool.executeManyCalls();
+    expect(audit!.options.bindDefs.old_values).toEqual({ type: VARCHAR, maxSize: 4000 });
+    expect(audit!.options.bindDefs.new_values).toEqual({ type: CLOB });
+    expect(audit!.binds[1]!.new_values).toBe(big);
+  });
+
+  it("an empty operator or reason (Oracle stores '' as NULL in NOT NULL columns) gets a marker", async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    await engine.transaction((tx) => tx.applyManualChanges([change(1, { operator: '', reason: '' })]));
+    const [, audit] = pool.executeManyCalls();
+    expect(audit!.binds[0]).toMatchObject({ operator: '(unknown)', reason: '(none)' });
+  });
+
+  it('an over-long value fails before anything is sent, naming the stage row, not the value', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    const amount = '9'.repeat(70);
+    const error = await engine
+      .transaction((tx) => tx.applyManualChanges([change(1), change(2, { values: { customerId: '1', orderDate: '2024-01-01', amount, currency: 'JPY' } })]))
+      .then(
+        () => new Error('expected a failure'),
+        (e: unknown) => e as Error,
+      );
+    expect(error.message).toContain('stage row 2');
+    expect(error.message).not.toContain(amount);
+    expect(pool.trace()).toEqual(['1:rollback', '1:close']);
+  });
+
+  it('a reason over 1000 characters fails (the column is VARCHAR2(1000 CHAR)); nothing is sent', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    await expect(engine.transaction((tx) => tx.applyManualChanges([change(1, { reason: 'r'.repeat(1001) })]))).rejects.toThrow(/reason/);
+    expect(pool.executeManyCalls()).toEqual([]);
+  });
+
+  it('no changes: nothing is sent (executeMany never gets an empty array)', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    await engine.transaction((tx) => tx.applyManualChanges([]));
+    expect(pool.trace()).toEqual(['1:commit', '1:close']);
+  });
+
+  it('caps each executeMany at 65535 rows: UPDATE and audit INSERT per slice', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    const changes = Array.from({ length: ORACLE_MAX_CHUNK + 2 }, (_, i) => change(i + 1));
+    await engine.transaction((tx) => tx.applyManualChanges(changes));
+    expect(pool.executeManyCalls().map((c) => [c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.length])).toEqual([
+      ['update', ORACLE_MAX_CHUNK],
+      ['audit', ORACLE_MAX_CHUNK],
+      ['update', 2],
+      ['audit', 2],
+    ]);
+    expect(pool.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
+  });
+});
+
+describe('Oracle engine (recording connection): listErrorRows', () => {
+  it('latest error per row by ROW_NUMBER, limit by FETCH FIRST in a query that locks nothing; values mapped', async () => {
+    const pool = new RecordingPool({
+      execute: () => ({
+        rows: [
+          { ...stageRow(5), PHASE: 'MERGE', RAW_RECORD: null, LOGGED_AT: '2024-05-01T10:00:01.000Z' },
+          { ...stageRow(6, { ERROR_CODE: 'PARSE_QUOTE', CUSTOMER_ID: null, ORDER_DATE: null, AMOUNT: null, CURRENCY: null }), PHASE: 'PARSE', RAW_RECORD: 'a,"b', LOGGED_AT: '2024-05-01T09:00:00.000Z' },
+          { ...stageRow(8), PHASE: null, RAW_RECORD: null, LOGGED_AT: null },
+        ],
+      }),
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const rows = await engine.listErrorRows({ loadIds: [7], errorCodes: ['ORA-01438', 'PARSE_QUOTE'], limit: 100 });
+    expect(rows).toEqual([
+      { ...snapshot(5), phase: 'MERGE', rawRecord: null, loggedAt: new Date('2024-05-01T10:00:01.000Z') },
+      {
+        ...snapshot(6), errorCode: 'PARSE_QUOTE', customerId: null, orderDate: null, amount: null, currency: null,
+        phase: 'PARSE', rawRecord: 'a,"b', loggedAt: new Date('2024-05-01T09:00:00.000Z'),
+      },
+      { ...snapshot(8), phase: null, rawRecord: null, loggedAt: null },
+    ]);
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('error_rows'));
+    expect(call!.sql).toContain('ROW_NUMBER() OVER (PARTITION BY b.stage_id ORDER BY b.error_id DESC)');
+    expect(call!.sql).toContain('FETCH FIRST :row_limit ROWS ONLY');
+    expect(call!.sql).not.toMatch(/FOR UPDATE/i);
+    expect(call!.binds).toEqual({
+      ...slots('load_id', [7]),
+      ...slots('error_code', ['ORA-01438', 'PARSE_QUOTE'], 120),
+      row_limit: { val: 100, type: NUMBER },
+    });
+    expect(call!.options.fetchTypeHandler!({ name: 'RAW_RECORD', dbType: CLOB })).toEqual({ type: VARCHAR });
+    expect(pool.trace()).toEqual(['1:execute:WITH picked AS', '1:commit', '1:close']);
+  });
+
+  it('no filter: both lists "not given"; a limit of 0 sends nothing', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.listErrorRows({ limit: 0 })).toEqual([]);
+    expect(pool.calls).toEqual([]);
+    await engine.listErrorRows({ limit: 3.7 });
+    const [call] = executes(pool);
+    expect(call!.binds).toEqual({ ...slots('load_id', null), ...slots('error_code', null, 120), row_limit: { val: 3, type: NUMBER } });
+  });
+
+  it('slices of a long list: each execution limited, the first `limit` rows of the union kept in stage_id order', async () => {
+    let n = 0;
+    const answers = [[stageRow(10), stageRow(30)], [stageRow(20), stageRow(40)]];
+    const pool = new RecordingPool({ execute: () => ({ rows: (answers[n++] ?? []).map((r) => ({ ...r, PHASE: null, RAW_RECORD: null, LOGGED_AT: null })) }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const rows = await engine.listErrorRows({ loadIds: Array.from({ length: 25 }, (_, i) => i + 1), limit: 3 });
+    expect(rows.map((r) => r.stageId)).toEqual([10, 20, 30]);
+    const calls = executes(pool, 'error_rows');
+    expect(calls).toHaveLength(2);
+    expect(calls.map((c) => c.binds.row_limit)).toEqual([
+      { val: 3, type: NUMBER },
+      { val: 3, type: NUMBER },
+    ]);
+    expect(calls[1]!.binds.load_id1).toEqual({ val: 21, type: NUMBER });
+    expect(calls[1]!.binds.load_id6).toEqual({ val: null, type: NUMBER });
+  });
+});
+
+describe('Oracle engine (recording connection): stagingHistory, runningRuns, claimableCount', () => {
+  it('stagingHistory: loadId from the invoked event, checkpoint from the last staged_checkpoint', async () => {
+    const pool = new RecordingPool({
+      execute: () => ({
+        rows: [{ RUN_ID: '12', INVOKED: '{"loadId":9,"args":["load"]}', STAGED: '0', CHECKPOINT: '{"line":5000,"byte":262144,"counts":{"inserted":4999}}' }],
+      }),
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const sha = 'a'.repeat(64);
+    expect(await engine.stagingHistory(sha)).toEqual({ loadId: 9, staged: false, checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 } } });
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('staging_history'));
+    expect(call!.sql).toContain("e.event = 'invoked'");
+    expect(call!.sql).toContain("e.event = 'staged_checkpoint'");
+    expect(call!.sql).toContain("command IN ('load', 'stage')");
+    expect(call!.binds).toEqual({ sha256: { val: sha, type: VARCHAR, maxSize: 64 } });
+  });
+
+  it('stagingHistory: run_id when the invoked event has no loadId; staged; no checkpoint; no run', async () => {
+    let answer: Record<string, unknown>[] = [{ RUN_ID: '12', INVOKED: null, STAGED: '1', CHECKPOINT: null }];
+    const pool = new RecordingPool({ execute: () => ({ rows: answer }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 12, staged: true, checkpoint: null });
+    answer = [{ RUN_ID: '13', INVOKED: '{"loadId":"13"}', STAGED: '0', CHECKPOINT: '{"line":10}' }];
+    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 13, staged: false, checkpoint: { line: 10, byte: null, counts: null } });
+    answer = [];
+    expect(await engine.stagingHistory('c'.repeat(64))).toBeNull();
+  });
+
+  it('runningRuns reads RUNNING runs with UTC text and JSON counts', async () => {
+    const pool = new RecordingPool({
+      execute: () => ({
+        rows: [
+          {
+            RUN_ID: '3', COMMAND: 'process', FILE_NAME: null, FILE_SIZE: null, FILE_SHA256: null, HOST: 'h1', PID: '4242', STATUS: 'RUNNING',
+            STARTED_AT: '2024-05-01T08:00:00.000Z', FINISHED_AT: null, COUNTS: null, MESSAGE: null,
+          },
+        ],
+      }),
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.runningRuns()).toEqual([
+      {
+        runId: 3, command: 'process', fileName: null, fileSize: null, fileSha256: null, host: 'h1', pid: 4242, status: 'RUNNING',
+        startedAt: new Date('2024-05-01T08:00:00.000Z'), finishedAt: null, counts: null, message: null,
+      },
+    ]);
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('runs_running'));
+    expect(call!.sql).toContain("WHERE status = 'RUNNING'");
+    expect(call!.binds).toEqual({});
+  });
+
+  it('claimableCount counts READY and due RETRY_WAIT rows through the claim index expression', async () => {
+    const pool = new RecordingPool({ execute: () => ({ rows: [{ N: '17' }] }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.claimableCount()).toBe(17);
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('claimable_count'));
+    expect(call!.sql).toContain("CASE WHEN process_status IN ('READY', 'RETRY_WAIT') THEN stage_id END IS NOT NULL");
+    expect(call!.sql).toContain("(process_status = 'READY' OR next_attempt_at <= SYSTIMESTAMP)");
+    expect(call!.binds).toEqual({});
+  });
+});
