@@ -4,11 +4,13 @@
  * an exit code. SIGINT/SIGTERM: the current chunk finishes or rolls back, then the run stops
  * (a second signal exits at once; the open transaction is rolled back by the database).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { parseCommandLine, USAGE, type ParsedCommandLine } from './cli/options.js';
-import { renderDryRun, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
+import { renderBench, renderDryRun, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
 import { createProgress } from './cli/progress.js';
+import { runBench } from './bench/run-bench.js';
+import { renderChart } from './bench/chart.js';
 import { errorsToCsv } from './cli/errors-csv.js';
 import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
@@ -42,13 +44,14 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   }
   const dryRunFiles = options['dry-run'] && (command === 'load' || command === 'stage');
   // --dry-run writes nothing: not even the schema
-  const loader = await OrderLoader.open({ db: options.db, logger, workers: options.workers, migrate: !dryRunFiles });
+  const workers = Math.max(...options.workers);
+  const loader = await OrderLoader.open({ db: options.db, logger, workers, migrate: !dryRunFiles });
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
       chunkSize: options['chunk-size'],
       batchSize: options['batch-size'],
-      workers: options.workers,
+      workers,
       maxErrors: options['max-errors'],
       maxAttempts: options['max-attempts'],
       encoding: options.encoding,
@@ -117,6 +120,17 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
         const rows = await loader.errors({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
         process.stdout.write(options.format === 'json' || options.json ? `${JSON.stringify(rows)}\n` : errorsToCsv(rows));
         return EXIT_OK;
+      }
+      case 'bench': {
+        const report = await runBench(loader.engine, {
+          rows: options.rows, chunkSizes: options['chunk-sizes'], workers: options.workers, batchSize: options['batch-size'], logger, signal,
+          onCase: options.json ? undefined : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
+        });
+        const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
+        writeFileSync(options.chart, renderChart(points, `order-loader bench: ${report.rows} rows on ${report.engine}`));
+        print(options.json ? JSON.stringify({ ...report, chart: options.chart }) : `${renderBench(report)}\nchart: ${options.chart}`);
+        if (report.interrupted) process.stderr.write('order-loader: bench interrupted: the workspace was dropped\n');
+        return report.interrupted ? EXIT_FAILED : EXIT_OK;
       }
       case 'runs': {
         const runs = await loader.runs(options.limit ?? 20);

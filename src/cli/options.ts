@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 
-export const COMMANDS = ['init', 'load', 'stage', 'process', 'retry', 'recover', 'status', 'errors', 'runs'] as const;
+export const COMMANDS = ['init', 'load', 'stage', 'process', 'retry', 'recover', 'status', 'errors', 'runs', 'bench'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const positiveInt = (name: string, max = 10_000_000) =>
@@ -22,7 +22,20 @@ export const cliOptionsSchema = z.object({
   db: z.string().min(1).optional(),
   'chunk-size': positiveInt('--chunk-size', 65_535).default(2000),
   'batch-size': positiveInt('--batch-size', 100_000).default(5000),
-  workers: positiveInt('--workers', 64).default(1),
+  workers: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, '--workers must be a whole number (bench: a list such as 1,2,4)')
+    .transform((v) => v.split(',').map(Number))
+    .refine((list) => list.every((n) => n >= 1 && n <= 64), '--workers must be between 1 and 64')
+    .default([1]),
+  rows: positiveInt('--rows', 100_000_000).default(100_000),
+  'chunk-sizes': z
+    .string()
+    .regex(/^\d+(,\d+)*$/, '--chunk-sizes must be a list such as 500,2000,10000')
+    .transform((v) => v.split(',').map(Number))
+    .refine((list) => list.every((n) => n >= 1 && n <= 65_535), '--chunk-sizes must be between 1 and 65535')
+    .default([500, 2000, 10000]),
+  chart: z.string().min(1).default('order-loader-bench.svg'),
   'max-errors': z.string().regex(/^\d+$/, '--max-errors must be a whole number').transform(Number).optional(),
   'max-attempts': positiveInt('--max-attempts', 100).default(5),
   encoding: encoding.default('utf-8'),
@@ -100,6 +113,9 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'older-than': { type: 'string' },
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
+        rows: { type: 'string' },
+        'chunk-sizes': { type: 'string' },
+        chart: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
       },
@@ -120,6 +136,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   }
   const command = commandName as Command;
   if ((command === 'load' || command === 'stage') && files.length === 0) throw new UserError(`${command}: name at least one file`);
+  if (command !== 'bench' && result.data.workers.length > 1) throw new UserError('--workers takes one number (a list is for bench)');
   if (command !== 'load' && command !== 'stage' && files.length > 0) throw new UserError(`${command} takes no file arguments (got ${files[0]})`);
   return { command, files, options: result.data };
 }
@@ -140,6 +157,9 @@ Commands:
   errors               ERROR rows with their latest error: --format csv (re-loadable once fixed) | json;
                        --load-id, --error-code, --limit
   runs                 run history with events
+  bench                synthetic orders staged and processed per --chunk-sizes × --workers, in a workspace
+                       of its own (dropped afterwards); a table, --json, and an SVG chart (--chart path)
+                       --rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (e.g. 1,2,4)
 
 Options:
   --db <url>           pglite:<dir> | pglite:memory | postgres://user@host:5432/db | oracle://user@host:1521/service

@@ -3,6 +3,7 @@ import type { LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
 import type { DryRunResult } from '../pipeline/stage.js';
+import type { BenchReport } from '../bench/run-bench.js';
 
 function table(rows: Array<Array<string | number>>): string {
   const widths: number[] = [];
@@ -53,6 +54,16 @@ export function renderProcessReport(report: ProcessReport): string {
     `elapsed ${seconds(report.elapsedMs)}, ${rate(p.claimed, report.elapsedMs)} rows/s`,
   ];
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${report.aborted}`);
+  return lines.join('\n');
+}
+
+export function renderBench(report: BenchReport): string {
+  const rows: Array<Array<string | number>> = [['chunk', 'workers', 'stage rows/s', 'process rows/s', 'end-to-end rows/s', 'commit p50 ms', 'commit p95 ms', 'peak RSS MB']];
+  for (const c of report.cases) {
+    rows.push([c.chunkSize, c.workers, c.stageRowsPerSec, c.processRowsPerSec, c.endToEndRowsPerSec, c.commitP50Ms, c.commitP95Ms, c.peakRssMb]);
+  }
+  const lines = [`bench: ${report.rows} synthetic rows on ${report.engine} (1% missing amounts, 0.1% database-level overflows)`, table(rows)];
+  for (const s of report.skipped) lines.push(`skipped: ${s}`);
   return lines.join('\n');
 }
 

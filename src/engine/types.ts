@@ -282,5 +282,13 @@ export interface Engine {
   runningRuns(): Promise<RunRecord[]>;
   /** Rows claimable now (READY, or RETRY_WAIT that is due): the total shown by progress. */
   claimableCount(): Promise<number>;
+  /**
+   * `bench` works in a workspace of its own, never in the loader's tables: create it (a schema
+   * on PostgreSQL) with the loader's tables, and make it this engine's scope until dropped.
+   * An engine that cannot isolate a workspace refuses (a UserError).
+   */
+  createWorkspace(name: string): Promise<void>;
+  /** Drop the workspace and everything in it; the engine is back on the loader's tables. */
+  dropWorkspace(name: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { parse, type Info, type Options } from 'csv-parse';
 import { UserError } from '../errors.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
@@ -62,7 +62,8 @@ export interface OrderFile {
 const RAW_LIMIT = 4000;
 
 function cleanRaw(raw: string): string {
-  const trimmed = raw.replace(/^\r/, '').replace(/[\r\n]+$/, '');
+  // A NUL cannot be stored in a database text value: shown as U+2400 (SYMBOL FOR NULL).
+  const trimmed = raw.replace(/^\r/, '').replace(/[\r\n]+$/, '').replace(/\u0000/g, '\u2400');
   return trimmed.length > RAW_LIMIT ? `${trimmed.slice(0, RAW_LIMIT)}…` : trimmed;
 }
 
@@ -204,10 +205,10 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   if (size === 0) throw new UserError(`${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`);
 
   const utf8 = options.encoding === 'utf-8';
-  const reader = openRecordReader(path, options);
-  const iterator = reader;
-  const lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
-  const byteBase = options.resumeAt?.byte ?? 0;
+  let reader = openRecordReader(path, options);
+  let iterator = reader;
+  let lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
+  let byteBase = options.resumeAt?.byte ?? 0;
 
   let header: OrderFileHeader;
   if (options.resumeAt === undefined) {
@@ -245,6 +246,30 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         next = await iterator.next();
       } catch (error) {
         const e = error as Error & { code?: string; lines?: number };
+        if (lastEndByte !== null && e.code !== undefined && LINE_LOCAL_CSV_ERRORS.has(e.code)) {
+          // An error confined to one line (a record too large, a stray quote): reject that
+          // line with its text and read on from the next one, with a fresh parser.
+          reader.close();
+          const skipped = await skipLine(path, lastEndByte);
+          yield {
+            kind: 'reject',
+            lineNo: lastEndLine + skipped.blankLines + 1,
+            raw: cleanRaw(skipped.raw),
+            code: `CSV_${e.code.replace(/^CSV_/, '')}`,
+            message: `${csvErrorSummary(e)}; the line was skipped`,
+            endByte: skipped.nextByte,
+            endLine: lastEndLine + skipped.lines,
+            stopsFile: false,
+          };
+          lastEndLine += skipped.lines;
+          lastEndByte = skipped.nextByte;
+          if (skipped.nextByte >= size) return;
+          lineBase = lastEndLine;
+          byteBase = skipped.nextByte;
+          reader = openRecordReader(path, { ...options, resumeAt: { byte: byteBase, line: lineBase } });
+          iterator = reader;
+          continue;
+        }
         const startLine = lastEndLine + 1;
         yield {
           kind: 'reject',
@@ -282,6 +307,14 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         };
         continue;
       }
+      if (raw.includes('\u0000')) {
+        yield {
+          kind: 'reject', lineNo, raw: rawText, code: 'PARSE_NUL_BYTE',
+          message: 'the line contains a NUL byte (0x00), which no database text value can hold',
+          endByte, endLine, stopsFile: false,
+        };
+        continue;
+      }
       const fields = {} as Record<OrderColumn, string>;
       for (const [column, index] of positions) fields[column] = record[index] ?? '';
       yield { kind: 'record', lineNo, raw: rawText, fields, endByte, endLine };
@@ -296,6 +329,55 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     bytesRead: () => reader.bytesRead(),
     close: () => reader.close(),
   };
+}
+
+/** csv-parse errors that concern one line only: the line is rejected and reading goes on. */
+const LINE_LOCAL_CSV_ERRORS = new Set(['CSV_MAX_RECORD_SIZE', 'INVALID_OPENING_QUOTE', 'CSV_INVALID_CLOSING_QUOTE']);
+
+/**
+ * The physical line starting at byte `from` (blank lines before it passed over): its first
+ * RAW_LIMIT·4 bytes as text, and the offset just past its newline (or the end of the file).
+ * Reads in 64 KiB steps: a line of any length costs constant memory.
+ */
+async function skipLine(path: string, from: number): Promise<{ raw: string; nextByte: number; lines: number; blankLines: number }> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    let blankLines = 0;
+    let inLine = false;
+    let position = from;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) break;
+      let start = 0;
+      for (let i = 0; i < bytesRead; i++) {
+        const byte = buffer[i];
+        if (!inLine) {
+          if (byte === 0x0a) blankLines++;
+          if (byte === 0x0a || byte === 0x0d) {
+            start = i + 1;
+            continue;
+          }
+          inLine = true;
+          start = i;
+        }
+        if (byte === 0x0a) {
+          if (keptBytes < RAW_LIMIT * 4) kept.push(Buffer.from(buffer.subarray(start, i)));
+          return { raw: Buffer.concat(kept).subarray(0, RAW_LIMIT * 4).toString('utf8'), nextByte: position + i + 1, lines: blankLines + 1, blankLines };
+        }
+      }
+      if (inLine && keptBytes < RAW_LIMIT * 4) {
+        kept.push(Buffer.from(buffer.subarray(start, bytesRead)));
+        keptBytes += bytesRead - start;
+      }
+      position += bytesRead;
+    }
+    return { raw: Buffer.concat(kept).subarray(0, RAW_LIMIT * 4).toString('utf8'), nextByte: position, lines: blankLines + 1, blankLines };
+  } finally {
+    await handle.close();
+  }
 }
 
 function csvErrorSummary(e: Error & { code?: string }): string {

@@ -18,12 +18,13 @@ import pg from 'pg';
 export const FULL = process.env.ORDER_LOADER_SURVIVAL_FULL === '1' || process.env.ORDER_LOADER_SURVIVAL_FULL === 'true';
 export const SIZES = FULL
   ? { rows: 100_000, kills: 20, signalRows: 50_000, concurrentRows: 100_000, faultRows: 100_000, terminations: 10 }
-  : { rows: 20_000, kills: 5, signalRows: 10_000, concurrentRows: 20_000, faultRows: 10_000, terminations: 4 };
+  : { rows: 20_000, kills: 5, signalRows: 10_000, concurrentRows: 20_000, faultRows: 40_000, terminations: 4 };
 
 export const PG_ADMIN_URL = process.env.ORDER_LOADER_TEST_PG !== undefined && process.env.ORDER_LOADER_TEST_PG !== '' ? process.env.ORDER_LOADER_TEST_PG : null;
 export const PG_SKIP_REASON = 'ORDER_LOADER_TEST_PG is not set: the survival tests against server PostgreSQL are skipped (set it to an admin URL, e.g. postgres://postgres@127.0.0.1:5432/test)';
 
-export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+/** The built CLI (ORDER_LOADER_SURVIVAL_CLI: another build of it, e.g. to try a patch). */
+export const CLI = process.env.ORDER_LOADER_SURVIVAL_CLI ?? fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .); npm test does that`);
 }
@@ -89,13 +90,13 @@ export async function generateOrderFile(rows: number, seed = 6, keyPrefix = 'SV'
     }
     buffer += `${key},${1 + (i % 5000)},${date},${amount},${currency}\n`;
     if (buffer.length > 1 << 16) {
-      if (!out.write(buffer)) await new Promise((resolve) => out.once('drain', resolve));
+      if (!out.write(buffer)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
       buffer = '';
     }
   }
   out.end(buffer);
-  await new Promise((resolve, reject) => {
-    out.on('finish', resolve);
+  await new Promise<void>((resolve, reject) => {
+    out.on('finish', () => resolve());
     out.on('error', reject);
   });
   return { path, rows, keys, bad };
@@ -205,4 +206,50 @@ export async function waitForNoBackends(pool: pg.Pool, database: string, timeout
     if ((await loaderBackends(pool, database)).length === 0) return;
     await sleep(50);
   }
+}
+
+export interface ServerDb {
+  url: string;
+  name: string;
+  sql: <R = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<R[]>;
+  dispose(): Promise<void>;
+}
+
+let serverDbSeq = 0;
+
+/**
+ * A fresh, empty database on the server for one survival test; the CLI migrates it on first use.
+ * Its name does not start with order_loader_t_: another test run's global setup (which drops
+ * those as leftovers) must not pull it from under a long survival run on a shared server.
+ */
+export async function freshServerDb(): Promise<ServerDb> {
+  if (PG_ADMIN_URL === null) throw new Error(PG_SKIP_REASON);
+  const name = `order_loader_survival_${process.pid}_${Date.now().toString(36)}_${++serverDbSeq}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const pool = directPool(url.toString());
+  return {
+    url: url.toString(),
+    name,
+    async sql<R>(text: string, params?: unknown[]) {
+      return (await pool.query({ text, values: params })).rows as R[];
+    },
+    async dispose() {
+      await pool.end().catch(() => undefined);
+      const admin2 = new pg.Client({ connectionString: PG_ADMIN_URL ?? '' });
+      await admin2.connect();
+      try {
+        await admin2.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await admin2.end();
+      }
+    },
+  };
 }

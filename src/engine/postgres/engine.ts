@@ -31,6 +31,12 @@ import type { PgConnector, PgSession } from './session.js';
 
 const q = (name: string) => readSql('postgres', `queries/${name}.sql`);
 
+/** A workspace is a schema whose name we make: checked, since it is spelled into DDL. */
+function workspaceSchema(name: string): string {
+  if (!/^order_loader_bench_[a-z0-9_]{1,40}$/.test(name)) throw new Error(`not a bench workspace name: ${name}`);
+  return name;
+}
+
 /** Serialises migrations across processes; any constant works, this one spells "ordr". */
 const MIGRATION_LOCK_KEY = 0x6f726472;
 
@@ -380,6 +386,19 @@ export class PostgresEngine implements Engine {
       for (const r of rows) tally[r.process_status] = r.n;
       return tally;
     });
+  }
+
+  async createWorkspace(name: string): Promise<void> {
+    const schema = workspaceSchema(name);
+    await this.withSession((s) => s.exec(`CREATE SCHEMA ${schema}`));
+    await this.connector.setSearchPath(schema);
+    await this.migrate();
+  }
+
+  async dropWorkspace(name: string): Promise<void> {
+    const schema = workspaceSchema(name);
+    await this.connector.setSearchPath(null);
+    await this.withSession((s) => s.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
   }
 
   async close(): Promise<void> {

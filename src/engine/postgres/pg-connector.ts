@@ -41,15 +41,36 @@ export function createPgServerConnector(options: PgServerOptions): PgConnector {
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // Node would crash the process. The next acquire() gets a fresh connection.
   pool.on('error', () => {});
+  let searchPath: string | null = null;
+  const pathOf = new WeakMap<pg.PoolClient, string | null>();
   return {
     kind: 'postgres',
     concurrent: true,
     async acquire(): Promise<PgLease> {
       const client = await pool.connect();
+      if ((pathOf.get(client) ?? null) !== searchPath) {
+        try {
+          await client.query(searchPath === null ? 'RESET search_path' : `SET search_path TO ${searchPath}`);
+          pathOf.set(client, searchPath);
+        } catch (error) {
+          client.release(error as Error);
+          throw error;
+        }
+      }
+      // A checked-out client whose connection drops emits 'error'; the pool listens only while
+      // it is idle, and an unheard 'error' kills the process. The failing query reports it.
+      const onError = () => {};
+      client.on('error', onError);
       return {
         session: new PgClientSession(client),
-        release: (error?: Error) => client.release(error ?? false),
+        release: (error?: Error) => {
+          client.off('error', onError);
+          client.release(error ?? false);
+        },
       };
+    },
+    async setSearchPath(schema: string | null) {
+      searchPath = schema;
     },
     async end() {
       await pool.end();

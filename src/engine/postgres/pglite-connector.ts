@@ -37,6 +37,9 @@ export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
       });
       return previous.then(() => ({ session, release: () => release() }));
     },
+    async setSearchPath(schema: string | null) {
+      await db.exec(schema === null ? 'RESET search_path' : `SET search_path TO ${schema}`);
+    },
     async end() {
       await queue;
       await db.close();

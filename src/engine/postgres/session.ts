@@ -25,5 +25,7 @@ export interface PgConnector {
   /** Several leases can be held at once (a server pool); PGlite has one connection. */
   readonly concurrent: boolean;
   acquire(): Promise<PgLease>;
+  /** Schema for unqualified names on every connection from now on (null: the default path). */
+  setSearchPath(schema: string | null): Promise<void>;
   end(): Promise<void>;
 }

@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Engine } from '../engine/types.js';
+import { processBacklog } from '../pipeline/process.js';
+import { DEFAULT_LOAD_OPTIONS, runLoad } from '../pipeline/load.js';
+import { generateOrderFile } from './synthetic-orders.js';
+
+export interface BenchOptions {
+  rows: number;
+  chunkSizes: number[];
+  workers: number[];
+  batchSize: number;
+  logger: Logger;
+  signal?: AbortSignal | undefined;
+  /** Called after each case, for live output. */
+  onCase?: ((result: BenchCase) => void) | undefined;
+}
+
+export interface BenchCase {
+  chunkSize: number;
+  workers: number;
+  rows: number;
+  stageRowsPerSec: number;
+  processRowsPerSec: number;
+  endToEndRowsPerSec: number;
+  /** Chunk transaction time (claim → commit), milliseconds. */
+  commitP50Ms: number;
+  commitP95Ms: number;
+  /** Peak resident set size of this process so far, MB. */
+  peakRssMb: number;
+  done: number;
+  error: number;
+}
+
+export interface BenchReport {
+  engine: string;
+  rows: number;
+  cases: BenchCase[];
+  /** Worker counts skipped because the engine has one connection (PGlite). */
+  skipped: string[];
+  interrupted: boolean;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+const perSec = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 1000) / ms) : 0);
+
+/**
+ * `bench`: synthetic orders (1% missing amounts, 0.1% database-level overflows) staged and
+ * processed once per chunk size × worker count, each case in a fresh workspace of its own (a
+ * schema on PostgreSQL) that is dropped afterwards, also when interrupted. Real data is never
+ * touched: the loader's own tables are not in the workspace's scope.
+ */
+export async function runBench(engine: Engine, options: BenchOptions): Promise<BenchReport> {
+  const file = join(tmpdir(), `order-loader-bench-${process.pid}-${randomBytes(4).toString('hex')}.csv`);
+  const cases: BenchCase[] = [];
+  const skipped: string[] = [];
+  let interrupted = false;
+  await generateOrderFile(file, { rows: options.rows, seed: 7 });
+  try {
+    for (const chunkSize of options.chunkSizes) {
+      for (const workers of options.workers) {
+        if (options.signal?.aborted === true) {
+          interrupted = true;
+          break;
+        }
+        if (workers > 1 && !engine.capabilities.concurrentConnections) {
+          skipped.push(`${workers} workers at chunk size ${chunkSize}: ${engine.kind} has one connection`);
+          continue;
+        }
+        const workspace = `order_loader_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+        await engine.createWorkspace(workspace);
+        try {
+          const started = performance.now();
+          const staged = await runLoad(engine, 'stage', [file], {
+            ...DEFAULT_LOAD_OPTIONS, batchSize: options.batchSize, logger: options.logger, signal: options.signal,
+          });
+          const stageMs = performance.now() - started;
+          const processStarted = performance.now();
+          const processed = await processBacklog(engine, {
+            runId: staged.files[0]?.runId ?? 0, chunkSize, workers, maxAttempts: 5, rowRetryBaseMs: 30_000, rowRetryMaxMs: 1_800_000,
+            retry: DEFAULT_LOAD_OPTIONS.retry, logger: options.logger, signal: options.signal,
+          });
+          const processMs = performance.now() - processStarted;
+          if (staged.aborted !== null || processed.stopped !== null) interrupted = true;
+          const result: BenchCase = {
+            chunkSize, workers, rows: options.rows,
+            stageRowsPerSec: perSec(options.rows, stageMs),
+            processRowsPerSec: perSec(processed.counts.claimed, processMs),
+            endToEndRowsPerSec: perSec(options.rows, stageMs + processMs),
+            commitP50Ms: Math.round(percentile(processed.chunkMillis, 50) * 10) / 10,
+            commitP95Ms: Math.round(percentile(processed.chunkMillis, 95) * 10) / 10,
+            peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+            done: processed.counts.done, error: processed.counts.error,
+          };
+          cases.push(result);
+          options.onCase?.(result);
+        } finally {
+          await engine.dropWorkspace(workspace);
+        }
+        if (interrupted) break;
+      }
+      if (interrupted) break;
+    }
+  } finally {
+    await rm(file, { force: true });
+  }
+  return { engine: engine.kind, rows: options.rows, cases, skipped, interrupted };
+}

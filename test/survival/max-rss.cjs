@@ -1,0 +1,1 @@
+process.on("exit", () => { process.stderr.write(`\nmaxRSS=${process.resourceUsage().maxRSS}\n`); });
