@@ -42,10 +42,14 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   for (const file of cmd.files) {
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);
   }
-  const dryRunFiles = options['dry-run'] && (command === 'load' || command === 'stage');
-  // --dry-run writes nothing: not even the schema
+  if (options['dry-run'] && (command === 'load' || command === 'stage')) {
+    // --dry-run writes nothing and needs no database
+    const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'] });
+    print(options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
+    return results.some((r) => r.stoppedAt !== null) ? EXIT_FAILED : results.some((r) => r.counts.rejected > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
+  }
   const workers = Math.max(...options.workers);
-  const loader = await OrderLoader.open({ db: options.db, logger, workers, migrate: !dryRunFiles });
+  const loader = await OrderLoader.open({ db: options.db, logger, workers });
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
@@ -72,11 +76,6 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       }
       case 'load':
       case 'stage': {
-        if (dryRunFiles) {
-          const results = await loader.dryRun(cmd.files, common);
-          print(options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
-          return results.some((r) => r.stoppedAt !== null) ? EXIT_FAILED : results.some((r) => r.counts.rejected > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
-        }
         const report = command === 'load' ? await loader.load(cmd.files, common) : await loader.stage(cmd.files, common);
         progress.clear();
         print(options.json ? JSON.stringify(report) : renderLoadReport(report));

@@ -82,8 +82,13 @@ export class OrderLoader {
   }
 
   /** Parse and validate files, writing nothing (not even a run record). */
-  async dryRun(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
-    const o = this.loadOptions(options);
+  dryRun(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
+    return OrderLoader.dryRunFiles(files, options);
+  }
+
+  /** --dry-run needs no database at all. */
+  static async dryRunFiles(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
+    const o = { ...DEFAULT_LOAD_OPTIONS, ...stripUndefined(options) };
     const opened = [];
     for (const path of files) opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
     const results = [];

@@ -1,0 +1,116 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/files.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = `${root}dist/src/cli.js`;
+const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args, '--log-level', 'warn'], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlite)', () => {
+  it('errors → fix → load, retry with --set and --reason, status and runs', () => {
+    const dir = tempDir();
+    const db = `pglite:${dir}/db`;
+    expect(run(['load', 'fixtures/orders-sample.csv', '--db', db]).code).toBe(2);
+
+    const exported = run(['errors', '--db', db]);
+    expect(exported.code).toBe(0);
+    const lines = exported.stdout.trim().split('\n');
+    expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['SRC-102', 'SRC-103']);
+    expect(JSON.parse(run(['errors', '--db', db, '--format', 'json', '--error-code', 'INVALID_AMOUNT']).stdout)).toMatchObject([{ sourceKey: 'SRC-102', phase: 'VALIDATE' }]);
+
+    // retry needs a reason, and validates corrections like a file's values
+    const noReason = run(['retry', '--db', db, '--source-key', 'SRC-102']);
+    expect(noReason.code).toBe(1);
+    expect(noReason.stderr).toContain('--reason is required');
+    const bad = run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=12.345', '--reason', 'x']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--set amount: amount has more than 2 decimals');
+
+    const dry = run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=3500', '--reason', 'fixed', '--dry-run']);
+    expect(dry.stdout).toContain('retry: would change 1 row');
+    const retry = run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=3500', '--reason', 'supplier resent', '--operator', 'ops-anna']);
+    expect(retry.code).toBe(0);
+    expect(retry.stdout).toContain('retry: changed 1 row');
+    expect(retry.stdout).toContain('{"process_status":"ERROR","amount":null} → {"process_status":"READY","amount":"3500"}');
+
+    // the export → fix → reload loop for the last one
+    const csv = run(['errors', '--db', db]).stdout.replace('999999999999.99', '5000');
+    const fixed = `${dir}/fixed.csv`;
+    writeFileSync(fixed, csv);
+    const reload = run(['load', fixed, '--db', db]);
+    expect(reload.code).toBe(0);
+    expect(reload.stderr).toContain('ignoring extra column(s) error_code, error_message, line_no, load_id');
+
+    const status = JSON.parse(run(['status', '--db', db, '--json']).stdout) as { counts: Array<{ status: string; count: number }>; runs: unknown[] };
+    expect(status.counts.reduce((n, c) => n + (c.status === 'DONE' ? c.count : 0), 0)).toBe(4);
+    expect(status.runs.length).toBeGreaterThan(0);
+    expect(run(['recover', '--db', db]).stdout).toContain('recover: changed 0 rows');
+  });
+
+  it('load --dry-run writes nothing, not even the schema', () => {
+    const dir = tempDir();
+    const r = run(['load', 'fixtures/orders-sample.csv', '--db', `pglite:${dir}/db`, '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/orders-sample\.csv\s+4\s+4\s+0\s+0/);
+    expect(existsSync(`${dir}/db`)).toBe(false);
+  });
+});
+
+const pgUrl = process.env.ORDER_LOADER_TEST_PG;
+describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench (built CLI, server PostgreSQL)', () => {
+  const schemas = async () => {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    try {
+      return (await client.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'order\\_loader\\_bench\\_%'")).rows.length;
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('measures each combination in a workspace of its own and drops it; writes the chart', async () => {
+    const dir = tempDir();
+    const before = await schemas();
+    const r = run(['bench', '--db', pgUrl!, '--rows', '3000', '--chunk-sizes', '500,2000', '--workers', '1,2', '--chart', `${dir}/chart.svg`, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { cases: Array<{ chunkSize: number; workers: number; done: number; error: number; endToEndRowsPerSec: number }> };
+    expect(report.cases.map((c) => [c.chunkSize, c.workers])).toEqual([[500, 1], [500, 2], [2000, 1], [2000, 2]]);
+    for (const c of report.cases) {
+      expect(c.done + c.error).toBe(3000);
+      expect(c.endToEndRowsPerSec).toBeGreaterThan(0);
+    }
+    expect(readFileSync(`${dir}/chart.svg`, 'utf8')).toMatch(/^<svg[\s\S]*2 workers[\s\S]*<\/svg>\n$/);
+    expect(await schemas()).toBe(before);
+  });
+
+  it('cleans up its workspace when interrupted', async () => {
+    const before = await schemas();
+    const child = spawn(process.execPath, [cli, 'bench', '--db', pgUrl!, '--rows', '200000', '--chunk-sizes', '500', '--log-level', 'info'], { cwd: root, env });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (stderr.includes('"msg":"staging"')) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 50);
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toContain('bench interrupted: the workspace was dropped');
+    expect(await schemas()).toBe(before);
+  }, 120_000);
+});

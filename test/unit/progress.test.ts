@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { createProgress } from '../../src/cli/progress.js';
+
+function fakeStream(isTTY: boolean) {
+  const writes: string[] = [];
+  const stream = { isTTY, columns: 200, write: (s: string) => writes.push(s) > 0 } as unknown as NodeJS.WriteStream;
+  return { stream, writes };
+}
+
+describe('progress line', () => {
+  it('draws bytes, rate and ETA while staging, rows of total while processing, on a terminal', async () => {
+    const { stream, writes } = fakeStream(true);
+    const p = createProgress(stream);
+    p.staging('a.csv', 0, 10 * 1_048_576, 0);
+    await new Promise((r) => setTimeout(r, 300));
+    p.staging('a.csv', 5 * 1_048_576, 10 * 1_048_576, 50_000);
+    expect(writes.at(-1)).toMatch(/^\r\x1b\[2Kstaging a\.csv: 5\.0 MB \/ 10\.0 MB \(50%\), \d+ rows\/s, ETA \d+:\d\d$/);
+    p.processingStart(1000);
+    await new Promise((r) => setTimeout(r, 300));
+    p.processing(250);
+    expect(writes.at(-1)).toMatch(/processing: 250 \/ 1000 rows \(25%\), \d+ rows\/s, ETA \d+:\d\d$/);
+    p.clear();
+    expect(writes.at(-1)).toBe('\r\x1b[2K');
+  });
+
+  it('writes nothing when stderr is not a terminal', () => {
+    const { stream, writes } = fakeStream(false);
+    const p = createProgress(stream);
+    p.staging('a.csv', 1, 2, 3);
+    p.processing(1);
+    p.clear();
+    expect(writes).toEqual([]);
+  });
+});
