@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import type { Engine, ManualChange, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
+import type { Engine, EngineTx, ManualChange, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
 import { UserError } from '../errors.js';
 import { orderRecordSchema, validateOrder } from '../input/order-record.js';
 
@@ -89,29 +89,27 @@ export async function retryRows(engine: Engine, request: RetryRequest): Promise<
   if (selectorIsEmpty(request.selector) && !request.all) {
     throw new UserError('retry: choose rows with --stage-id, --source-key, --error-code or --load-id, or say --all-errors');
   }
-  const changes = await engine.transaction(async (tx) => {
-    const rows = await tx.lockErrorRows(request.all ? {} : request.selector);
-    const planned = rows.map((row): ManualChange => {
-      const values = { ...valuesOf(row), ...request.corrections };
-      return {
-        stageId: row.stageId, sourceKey: row.sourceKey, action: 'RETRY', oldStatus: row.status, newStatus: 'READY',
-        values, ...diff(row, values, 'READY'), operator: request.operator, reason: request.reason,
-      };
-    });
-    if (!request.dryRun) await tx.applyManualChanges(planned);
-    return planned;
-  });
-  return { dryRun: request.dryRun, changes };
+  return applyAudited(engine, 'RETRY', request, (tx) => tx.lockErrorRows(request.all ? {} : request.selector), request.corrections);
 }
 
 /** `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY, audited. */
 export async function recoverRows(engine: Engine, request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
+  return applyAudited(engine, 'RECOVER', request, (tx) => tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs)), {});
+}
+
+/** Lock the rows, plan each change (→ READY with `corrections`), apply it with its audit row unless a dry run. */
+async function applyAudited(
+  engine: Engine,
+  action: ManualChange['action'],
+  request: { operator: string; reason: string; dryRun: boolean },
+  lock: (tx: EngineTx) => Promise<StageRowSnapshot[]>,
+  corrections: Partial<OrderValues>,
+): Promise<ManualChangeReport> {
   const changes = await engine.transaction(async (tx) => {
-    const rows = await tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs));
-    const planned = rows.map((row): ManualChange => {
-      const values = valuesOf(row);
+    const planned = (await lock(tx)).map((row): ManualChange => {
+      const values = { ...valuesOf(row), ...corrections };
       return {
-        stageId: row.stageId, sourceKey: row.sourceKey, action: 'RECOVER', oldStatus: row.status, newStatus: 'READY',
+        stageId: row.stageId, sourceKey: row.sourceKey, action, oldStatus: row.status, newStatus: 'READY',
         values, ...diff(row, values, 'READY'), operator: request.operator, reason: request.reason,
       };
     });
