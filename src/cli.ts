@@ -37,7 +37,11 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
     print(USAGE);
     return command === null && !options.help ? EXIT_FAILED : EXIT_OK;
   }
-  const logger = createLogger(options['log-level'], options['log-file'] !== undefined ? pino.destination({ dest: options['log-file'], sync: true, mkdir: true }) : undefined);
+  // On a terminal a person reads the progress line and the summary: JSON info lines would bury
+  // them, so the default there is warn. In a pipe, a file or cron the default is info.
+  const logFile = options['log-file'];
+  const level = options['log-level'] ?? (logFile === undefined && process.stderr.isTTY === true ? 'warn' : 'info');
+  const logger = createLogger(level, logFile !== undefined ? pino.destination({ dest: logFile, sync: true, mkdir: true }) : undefined);
   // A user error in the files is reported before the database is even opened.
   for (const file of cmd.files) {
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);

@@ -45,7 +45,7 @@ export const cliOptionsSchema = z.object({
     .refine((v) => v.length === 1 && v !== '"' && v !== '\n' && v !== '\r', '--delimiter must be one character (not a quote or newline)')
     .default(','),
   json: z.boolean().default(false),
-  'log-level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  'log-level': z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   'log-file': z.string().min(1).optional(),
   limit: positiveInt('--limit', 10_000_000).optional(),
   'dry-run': z.boolean().default(false),
@@ -172,7 +172,8 @@ Options:
   --encoding <name>    utf-8 (default, BOM stripped) | shift_jis | cp932
   --delimiter <c>      field delimiter (default ","; "tab" for tab)
   --json               one JSON document on stdout
-  --log-level <level>  fatal|error|warn|info|debug|trace|silent (default info); logs are JSON lines
+  --log-level <level>  fatal|error|warn|info|debug|trace|silent; logs are JSON lines (default info,
+                       or warn on a terminal without --log-file)
   --log-file <path>    write logs there instead of stderr
   --dry-run            load/stage: parse and validate only, write nothing; retry/recover: show, change nothing
   --limit <n>          runs: how many (default 20); errors: at most n rows

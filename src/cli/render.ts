@@ -43,7 +43,7 @@ export function renderLoadReport(report: LoadReport): string {
   }
   lines.push(`elapsed ${seconds(report.elapsedMs)} (stage ${seconds(report.stageMs)}, process ${seconds(report.processMs)}), ${rate(read, report.elapsedMs)} rows/s`);
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${report.aborted}`);
-  else if (report.exitCode === 2) lines.push('some rows are ERROR or were rejected: see `order-loader status` and the order_bulk_error table');
+  else if (report.exitCode === 2) lines.push('some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)');
   return lines.join('\n');
 }
 
