@@ -178,6 +178,37 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
     expect(pool.calls.at(-1)).toEqual({ kind: 'close', conn: 1, drop: true });
   });
 
+  it('a whole-call ORA error is about the statement, not a row: the chunk fails, no row is blamed', async () => {
+    // With batchErrors, row errors come back in batchErrors; a thrown ORA error (missing table,
+    // privilege, unusable index, ...) would otherwise be bisected and mark every row ERROR.
+    const pool = new RecordingPool({
+      executeMany: (sql) => {
+        if (sql === oracleQuery('merge_orders')) throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
+        return {};
+      },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const error = await engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2), claimed(3)], { isolationBlock: 3 })).catch((e: unknown) => e);
+    expect((error as { code?: string }).code).toBe('ORA-00942');
+    expect(engine.classifyError(error)).toBe('rejected');
+    expect(mergeCalls(pool)).toHaveLength(1);
+    expect(pool.trace().slice(-2)).toEqual(['1:rollback', '1:close']);
+    expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+  });
+
+  it('a transient whole-call ORA error (deadlock) fails the chunk as transient, to be retried whole', async () => {
+    const pool = new RecordingPool({
+      executeMany: (sql) => {
+        if (sql === oracleQuery('merge_orders')) throw Object.assign(driverError('ORA-00060', 'deadlock detected while waiting for resource'), { errorNum: 60 });
+        return {};
+      },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const error = await engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 })).catch((e: unknown) => e);
+    expect(engine.classifyError(error)).toBe('transient');
+    expect(mergeCalls(pool)).toHaveLength(1);
+  });
+
   it('never calls executeMany with an empty array', async () => {
     const pool = new RecordingPool();
     const engine = createOracleEngineWithPool(pool, constants);
@@ -251,7 +282,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
     });
 
     expect(pool.trace()).toEqual([
-      '1:execute:SELECT stage_id, source_key,',
+      '1:execute:SELECT /*+ INDEX_ASC(order_stage',
       '1:getRows',
       '1:closeResultSet',
       '1:executeMany:MERGE INTO orders',
@@ -390,7 +421,11 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     const pool = new RecordingPool();
     const engine = createOracleEngineWithPool(pool, constants);
     const key = '長'.repeat(101);
-    const error = await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: key, lineNo: 12 })])).catch((e: unknown) => e as Error);
+    const error: unknown = await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: key, lineNo: 12 })])).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof Error)) throw new Error('expected the batch to fail');
     expect(error.message).toContain('line 12');
     expect(error.message).not.toContain(key);
     expect(pool.trace()).toEqual(['1:rollback', '1:close']);
@@ -419,6 +454,22 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
     expect(String(small!.binds[0]!.error_message)).toHaveLength(1000);
     expect(large!.options.bindDefs.raw_record).toEqual({ type: CLOB });
     expect(pool.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
+  });
+
+  it('logErrors looks the stage row up by the full source_key only, never by a cut one', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    const base = { stageId: null, loadId: 3, lineNo: 9, batchId: null, attemptNo: null, phase: 'PARSE' as const, code: 'PARSE_AMOUNT', message: 'm', rawRecord: 'r' };
+    const long = 'K'.repeat(150);
+    await engine.transaction((tx) => tx.logErrors([{ ...base, sourceKey: 'K-1' }, { ...base, sourceKey: long }, { ...base, sourceKey: null }]));
+    const [call] = pool.executeManyCalls();
+    expect(call!.sql).toContain('WHERE s.source_key = :lookup_key');
+    expect(call!.binds.map((b) => [b.source_key, b.lookup_key])).toEqual([
+      ['K-1', 'K-1'],
+      ['K'.repeat(100), null],
+      [null, null],
+    ]);
+    expect(call!.options.bindDefs.lookup_key).toEqual({ type: VARCHAR, maxSize: 400 });
   });
 
   it('addRunEvent is one array-bound INSERT with the detail as JSON text', async () => {

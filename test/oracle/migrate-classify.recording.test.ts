@@ -108,6 +108,9 @@ describe('Oracle error classification', () => {
     ['NJS-501', 'fatal'],
     ['NJS-503', 'fatal'],
     ['NJS-521', 'fatal'],
+    ['NJS-518', 'fatal'], // thin mode's ORA-12514 (service not registered: a restarting database)
+    ['NJS-519', 'fatal'], // thin mode's ORA-12505
+    ['NJS-513', 'fatal'],
     ['ORA-01438', 'rejected'],
     ['ORA-01400', 'rejected'],
     ['ORA-12899', 'rejected'],
@@ -182,6 +185,21 @@ describe('sql/oracle files (static checks)', () => {
     expect(ora).toMatch(/amount\s+NUMBER\(18, 2\)/);
     expect(ora).toMatch(/amount\s+NUMBER\(12, 2\)\s+NOT NULL/);
     expect(ora).toMatch(/source_key\s+VARCHAR2\(100 CHAR\)/);
+  });
+
+  it('stage counts: a key repeated within the load counts as repeated only (as on PostgreSQL), never also as updated/unchanged', () => {
+    const text = splitStatements(readFileSync(join(root, 'sql/oracle/queries/stage_batch_counts.sql'), 'utf8'))[0]!;
+    const select = text.slice(0, text.indexOf('FROM (SELECT'));
+    for (const alias of ['updated', 'unchanged', 'unchanged_error']) {
+      const expr = new RegExp(`COUNT\\(CASE WHEN ([^]*?) THEN 1 END\\)\\s+AS ${alias}\\b`).exec(select)?.[1] ?? '';
+      expect(expr.split('COUNT(CASE WHEN').at(-1), alias).toMatch(/is_repeated = 0/);
+    }
+    expect(select).toMatch(/is_repeated = 1 THEN 1 END\)\s+AS repeated_in_load/);
+  });
+
+  it('the claim pins the ordered range scan of the claim index (no sort of every claimable row)', () => {
+    const text = splitStatements(readFileSync(join(root, 'sql/oracle/queries/claim.sql'), 'utf8'))[0]!;
+    expect(text).toMatch(/^SELECT \/\*\+ INDEX_ASC\(order_stage ix_order_stage_claimable\) \*\//);
   });
 
   it('placeholders of merge_orders.sql are only :stage_id', () => {

@@ -186,7 +186,8 @@ const oracleTarget: TestTarget = {
 
 /**
  * Run a test's assertion query on Oracle: $n parameters become :pn binds, casts written for
- * PostgreSQL (::type) are dropped, column names come back lower-case as on PostgreSQL.
+ * PostgreSQL (::type) are dropped, now() and interval 'n unit' are spelled the Oracle way,
+ * column names come back lower-case as on PostgreSQL. Tests that need PL/pgSQL skip Oracle.
  */
 async function oracleQuery<R>(db: string, env: Record<string, string>, text: string, params: unknown[]): Promise<R[]> {
   const target = parseDbUrl(db, env);
@@ -199,7 +200,11 @@ async function oracleQuery<R>(db: string, env: Record<string, string>, text: str
   try {
     const connection = await pool.getConnection();
     try {
-      const sql = text.replace(/::[a-z]+(\[\])?/g, '').replace(/\$(\d+)/g, ':p$1');
+      const sql = text
+        .replace(/::[a-z]+(\[\])?/g, '')
+        .replace(/\$(\d+)/g, ':p$1')
+        .replace(/\bnow\(\)/gi, 'SYSTIMESTAMP')
+        .replace(/interval '(\d+) (second|minute|hour|day)s?'/gi, (_m, n: string, unit: string) => `INTERVAL '${n}' ${unit.toUpperCase()}`);
       const binds = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
       const result = await connection.execute(sql, binds, { autoCommit: false, outFormat: oracledb.OUT_FORMAT_OBJECT });
       return (result.rows ?? []).map(

@@ -13,7 +13,13 @@
 -- The CASE expression is the key of the function-based index ix_order_stage_claimable
 -- (migrations/001_schema.sql), written identically so that the optimizer uses it: an index
 -- range scan from :after_stage_id, in stage_id order, over claimable rows only.
-SELECT stage_id,
+-- The hint pins that plan: the statement has no row limit (it cannot, see above), so the
+-- optimizer (ALL_ROWS) costs it as if every claimable row were fetched and, right after a big
+-- staging, prefers a full scan plus SORT ORDER BY of all claimable rows, on every claim: the
+-- quadratic claim of DESIGN.md (the PostgreSQL engine pins its plan for the same reason). The
+-- ordered index range scan needs no sort, so the cursor stops after the N rows fetched.
+SELECT /*+ INDEX_ASC(order_stage ix_order_stage_claimable) */
+       stage_id,
        source_key,
        TO_CHAR(customer_id) AS customer_id,
        TO_CHAR(order_date, 'YYYY-MM-DD') AS order_date,

@@ -1,17 +1,20 @@
 -- Count the batch against what order_stage holds *before* the MERGE (same transaction),
 -- with the rules of sql/postgres/queries/stage_batch.sql:
 --   inserted          new source_key
---   updated           existing, and values differ, or the line failed parsing now, or the
---                     stored row is a parse rejection (it is re-parsed)
---   unchanged         existing and identical
---   unchanged_error   identical and in ERROR (a reload of a still-wrong row)
---   repeated_in_load  existing and last staged by this same load
+--   updated           existing, not repeated, and values differ, or the line failed parsing
+--                     now, or the stored row is a parse rejection (it is re-parsed)
+--   unchanged         existing, not repeated, and identical
+--   unchanged_error   of those, in ERROR (a reload of a still-wrong row)
+--   repeated_in_load  existing and last staged by this same load (an earlier batch): counted
+--                     here only, never also as updated/unchanged, so that each line of the
+--                     file is counted once (the pipeline adds it to the duplicates)
 -- DECODE compares NULL with NULL as equal: it is Oracle's IS NOT DISTINCT FROM.
-SELECT COUNT(CASE WHEN is_new = 1 THEN 1 END)                                 AS inserted,
-       COUNT(CASE WHEN is_new = 0 AND is_identical = 0 THEN 1 END)            AS updated,
-       COUNT(CASE WHEN is_identical = 1 THEN 1 END)                           AS unchanged,
-       COUNT(CASE WHEN is_identical = 1 AND process_status = 'ERROR' THEN 1 END) AS unchanged_error,
-       COUNT(CASE WHEN is_new = 0 AND is_repeated = 1 THEN 1 END)             AS repeated_in_load
+SELECT COUNT(CASE WHEN is_new = 1 THEN 1 END)                                      AS inserted,
+       COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 0 THEN 1 END) AS updated,
+       COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 1 THEN 1 END) AS unchanged,
+       COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 1
+                   AND process_status = 'ERROR' THEN 1 END)                         AS unchanged_error,
+       COUNT(CASE WHEN is_new = 0 AND is_repeated = 1 THEN 1 END)                  AS repeated_in_load
   FROM (SELECT CASE WHEN s.stage_id IS NULL THEN 1 ELSE 0 END AS is_new,
                CASE WHEN s.stage_id IS NOT NULL
                      AND i.parse_code IS NULL

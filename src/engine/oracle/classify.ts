@@ -30,7 +30,8 @@ export const FATAL_CODES: ReadonlySet<string> = new Set([
   'ORA-03113', // end-of-file on communication channel
   'ORA-03114', // not connected to ORACLE
   'ORA-03135', // connection lost contact
-  'ORA-12514', // listener does not currently know of service
+  'ORA-12514', // listener does not currently know of service (thick mode; thin: NJS-518)
+  'ORA-12505', // listener does not currently know of SID (thick mode; thin: NJS-519)
   'ORA-12541', // no listener
   'ORA-12170', // connect timeout
   'ORA-12528', // listener: all appropriate instances are blocking new connections
@@ -74,6 +75,13 @@ export const FATAL_CODES: ReadonlySet<string> = new Set([
   'NJS-509', // invalid packet type or malformed packet received
   'NJS-510', // connection to host timed out
   'NJS-511', // connection to listener refused
+  // Thin mode never reports ORA-12514 / ORA-12505 from the listener's refuse packet: it throws
+  // NJS-518 / NJS-519 instead (lib/thin/sqlnet/networkSession.js), with no ORA code in the
+  // message. That is what a restarting database looks like (listener up, service not yet
+  // registered), so it must be retried like the other lost-connection errors.
+  'NJS-513', // error received through in-band notification (server ending the session)
+  'NJS-518', // service not registered with the listener (thin mode's ORA-12514)
+  'NJS-519', // SID not registered with the listener (thin mode's ORA-12505)
   'NJS-521', // end-of-file on communication channel
   'NJS-530', // host addresses unresolvable
   'NJS-102', // unexpected end of data (protocol out of step)

@@ -225,6 +225,12 @@ export function bindErrorRowIndex(error: unknown, rowCount: number): number | un
   return Number.isInteger(index) && index >= 0 && index < rowCount ? index : undefined;
 }
 
+/** An error the database server raised (an ORA code), as opposed to a driver check on the
+ * client (NJS-058 maxSize, NJS-011 type mismatch, ...) that names or implies a row. */
+export function isServerError(error: unknown): boolean {
+  return primaryOracleCode(error).startsWith('ORA-');
+}
+
 /** Thrown when a batch error of the MERGE carries a fatal code (e.g. ORA-01653 out of space):
  * no row is at fault, the chunk must roll back. The message holds the code only. */
 export class OracleChunkError extends Error {
@@ -376,8 +382,9 @@ export class OracleTx implements EngineTx {
   /**
    * One executeMany of queries/merge_orders.sql with batchErrors: true. Each
    * batchErrors[i].offset indexes the bind array, i.e. the row passed at that position.
-   * A batch error with a fatal code (out of space, ...) fails the chunk. If the call throws
-   * as a whole and the error is not fatal, the rows are isolated: a driver bind error that
+   * A batch error with a fatal code (out of space, ...) fails the chunk, and so does an ORA
+   * error thrown for the whole call (a statement-level error). If the call throws as a whole
+   * with a driver (NJS) error, the rows are isolated: a driver bind error that
    * names its row (NJS-058 "in row n", NJS-037/052 "at array index n") fails that row and the
    * rest is re-run; any other error splits the block in halves, down to single rows. Re-running
    * rows already merged is harmless (the MERGE of an identical row updates nothing).
@@ -399,6 +406,12 @@ export class OracleTx implements EngineTx {
         batchErrors = result.batchErrors ?? [];
       } catch (error) {
         if (classifyOracleError(error) === 'fatal') throw error;
+        // With batchErrors every error the server raises for a row comes back in batchErrors;
+        // an ORA error thrown for the whole call is about the statement (ORA-00942, ORA-01031,
+        // ORA-00904, an unusable index, a deadlock on the call, ...), not about any row, and
+        // no transaction was started for it. Isolating it would mark every row of the chunk
+        // ERROR (and commit that): the chunk fails instead (retried when transient).
+        if (isServerError(error)) throw error;
         const index = bindErrorRowIndex(error, block.length);
         if (index !== undefined) {
           const bad = block[index];
@@ -527,6 +540,8 @@ export class OracleTx implements EngineTx {
       // The error log's source_key is VARCHAR2(100 CHAR); a longer key (the reason the line
       // was rejected) is cut here, its full text stays in raw_record.
       source_key: r.sourceKey === null ? null : cutChars(r.sourceKey, LIMITS.sourceKey),
+      // the stage row is looked up by the full key only (a cut key could match another row)
+      lookup_key: r.sourceKey !== null && Array.from(r.sourceKey).length <= LIMITS.sourceKey ? r.sourceKey : null,
       load_id: r.loadId,
       line_no: r.lineNo,
       batch_id: r.batchId === null ? null : cutChars(r.batchId, LIMITS.batchId),
@@ -542,6 +557,7 @@ export class OracleTx implements EngineTx {
         bindDefs: {
           stage_id: this.number(),
           source_key: this.varchar(MAX_BYTES.sourceKey),
+          lookup_key: this.varchar(MAX_BYTES.sourceKey),
           load_id: this.number(),
           line_no: this.number(),
           batch_id: this.varchar(MAX_BYTES.batchId),
@@ -777,11 +793,11 @@ export class OracleEngine implements Engine {
       const result = await connection.execute(
         oracleQuery('run_start'),
         {
-          command: this.str(cutChars(run.command, LIMITS.command), 80),
+          command: this.str(cutChars(nonEmpty(run.command, '(unknown)'), LIMITS.command), 80),
           file_name: this.str(run.fileName === null ? null : cutChars(run.fileName, LIMITS.fileName), MAX_BYTES.varchar),
           file_size: this.num(run.fileSize),
           file_sha256: this.str(run.fileSha256, 64),
-          host: this.str(cutChars(run.host, LIMITS.host), 1020),
+          host: this.str(cutChars(nonEmpty(run.host, '(unknown)'), LIMITS.host), 1020), // NOT NULL: '' is NULL
           pid: this.num(run.pid),
           run_id: { dir: this.c.BIND_OUT, type: this.c.DB_TYPE_NUMBER },
         },
