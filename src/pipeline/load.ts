@@ -6,7 +6,7 @@ import { openOrderFile, type FileEncoding, type OrderFile } from '../input/order
 import { sha256File } from '../input/file-digest.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED, notDone } from './outcome.js';
 import { processBacklog, type ProcessCounts, type ProcessResult } from './process.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { DEFAULT_RETRY, withChunkRetry, type RetryPolicy } from './retry.js';
 import { emptyStageCounts, stageFile, type FileStageCounts, type StageCheckpoint } from './stage.js';
 
 export interface StageOptions {
@@ -127,6 +127,17 @@ function stoppedMessage(stopped: ProcessResult['stopped'], maxErrors: number | u
 }
 
 /**
+ * Run-level statements (the run record, its events, tallies) are retried with backoff like a
+ * chunk when the database goes away for a moment (a restart): otherwise a restart landing on one
+ * of them (e.g. the "processed" event after the last chunk) failed the whole run, exit 1, as an
+ * "unexpected error" (test/survival/restart.test.ts).
+ */
+type Bookkeeping = <T>(what: string, work: () => Promise<T>) => Promise<T>;
+function bookkeeping(engine: Engine, options: { retry: RetryPolicy; logger: Logger; signal?: AbortSignal | undefined }): Bookkeeping {
+  return (what, work) => withChunkRetry(engine, what, work, { policy: options.retry, logger: options.logger, signal: options.signal });
+}
+
+/**
  * `load` (stage every file, then process until nothing is claimable) and `stage` (stage only).
  * Every file's header is checked before anything is written. Each file is one load_run; its
  * run_id is the load_id of the rows it stages.
@@ -146,6 +157,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
     }
   }
 
+  const db = bookkeeping(engine, options);
   const reports: FileReport[] = [];
   const openRuns: number[] = [];
   let processCounts: ProcessCounts | null = null;
@@ -158,17 +170,17 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
       let file = files[i] as OrderFile;
       const sha = await sha256File(file.path);
       // seed 003: what did an earlier run of this very file (same sha256) commit?
-      const history = await engine.stagingHistory(sha);
-      const runId = await engine.startRun(runStart(command, file, sha));
+      const history = await db('reading the staging history', () => engine.stagingHistory(sha));
+      const runId = await db('recording the run', () => engine.startRun(runStart(command, file, sha)));
       openRuns.push(runId);
       const loadId = history !== null && (history.staged || history.checkpoint !== null) ? history.loadId : runId;
-      await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } }));
+      await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } })));
 
       if (history?.staged === true) {
         file.close();
         const message = `${file.path}: already staged by load ${history.loadId} (same sha256): staging skipped`;
         options.logger.info({ runId, loadId, file: file.path }, message);
-        await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { skipped: true, loadId } }));
+        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { skipped: true, loadId } })));
         reports.push({ file: file.path, loadId, runId, counts: emptyStageCounts(), tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
         continue;
       }
@@ -181,7 +193,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
         file.close();
         file = await openOrderFile(file.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: resumedAt });
         options.logger.info({ runId, loadId, file: file.path, line: resumedAt.line, byte: resumedAt.byte }, `${file.path}: resuming load ${loadId} after line ${resumedAt.line}`);
-        await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'resumed', detail: { loadId, line: resumedAt?.line, byte: resumedAt?.byte } }));
+        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'resumed', detail: { loadId, line: resumedAt?.line, byte: resumedAt?.byte } })));
       }
 
       options.logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
@@ -197,9 +209,9 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
       });
       // 'staged' only when the whole file is in: a rerun then skips it; otherwise it resumes
       const complete = !result.interrupted && result.stoppedAt === null;
-      await engine.transaction((tx) =>
+      await db('recording the run', () => engine.transaction((tx) =>
         tx.addRunEvent(runId, { event: complete ? 'staged' : 'staging_stopped', detail: { loadId, ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted } }),
-      );
+      ));
       options.logger.info({ runId, loadId, ...result.counts }, 'staged');
       reports.push({ file: file.path, loadId, runId, counts: result.counts, tally: {}, stoppedAt: result.stoppedAt, skipped: null, resumedAt });
       if (result.interrupted) {
@@ -213,13 +225,13 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
       const runId = openRuns[openRuns.length - 1];
       if (runId !== undefined) {
         const processStarted = performance.now();
-        if (options.onProcessStart !== undefined) options.onProcessStart(await engine.claimableCount());
+        if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
         const result = await processBacklog(engine, processOptions(runId, options));
         processMs = performance.now() - processStarted;
         processCounts = result.counts;
         aborted = stoppedMessage(result.stopped, options.maxErrors);
         for (const id of openRuns) {
-          await engine.transaction((tx) => tx.addRunEvent(id, { event: 'processed', detail: { ...result.counts } }));
+          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(id, { event: 'processed', detail: { ...result.counts } })));
         }
       }
     }
@@ -229,15 +241,15 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
     throw error;
   }
 
-  for (const report of reports) report.tally = await engine.tallyLoads([report.loadId]);
+  for (const report of reports) report.tally = await db('counting the rows of the load', () => engine.tallyLoads([report.loadId]));
   const unreadFile = reports.find((r) => r.stoppedAt !== null);
   if (aborted === null && unreadFile?.stoppedAt) {
     aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
   }
-  await finishRuns(engine, openRuns, aborted === null ? 'COMPLETED' : 'FAILED', reports, aborted, options.logger);
+  await finishRuns(engine, openRuns, aborted === null ? 'COMPLETED' : 'FAILED', reports, aborted, options.logger, db);
 
   const rowsFailed = reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0));
-  const waiting = reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? (await engine.statusReport()).retryWait : null;
+  const waiting = reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? (await db('reading the status', () => engine.statusReport())).retryWait : null;
   return {
     command,
     files: reports,
@@ -251,13 +263,17 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   };
 }
 
-async function finishRuns(engine: Engine, runIds: number[], status: 'COMPLETED' | 'FAILED', reports: FileReport[], message: string | null, logger: Logger) {
+/** With `db`, retried if the database goes away for a moment; without (the run is failing, maybe because of the database), tried once. */
+async function finishRuns(
+  engine: Engine, runIds: number[], status: 'COMPLETED' | 'FAILED', reports: FileReport[], message: string | null, logger: Logger,
+  db: Bookkeeping = (_what, work) => work(),
+) {
   for (const runId of runIds) {
     const report = reports.find((r) => r.runId === runId);
     const counts = { ...(report?.counts ?? {}), ...Object.fromEntries(Object.entries(report?.tally ?? {}).map(([k, v]) => [`status_${k}`, v])) };
     try {
-      await engine.transaction((tx) => tx.addRunEvent(runId, { event: status === 'COMPLETED' ? 'completed' : 'failed', detail: message === null ? undefined : { reason: message } }));
-      await engine.finishRun(runId, status, counts, message);
+      await db('recording the end of the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: status === 'COMPLETED' ? 'completed' : 'failed', detail: message === null ? undefined : { reason: message } })));
+      await db('recording the end of the run', () => engine.finishRun(runId, status, counts, message));
     } catch (error) {
       // The database may be the reason we are failing: say so, keep the original error.
       logger.error({ runId, error: errorMessage(error) }, 'could not record the end of the run');
@@ -268,15 +284,16 @@ async function finishRuns(engine: Engine, runIds: number[], status: 'COMPLETED' 
 /** `process`: claimable rows of any load, until nothing is claimable now. */
 export async function runProcess(engine: Engine, options: ProcessRunOptions): Promise<ProcessReport> {
   const started = performance.now();
-  const runId = await engine.startRun(runStart('process', null, null));
-  await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked' }));
+  const db = bookkeeping(engine, options);
+  const runId = await db('recording the run', () => engine.startRun(runStart('process', null, null)));
+  await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked' })));
   try {
-    if (options.onProcessStart !== undefined) options.onProcessStart(await engine.claimableCount());
+    if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
     const result = await processBacklog(engine, processOptions(runId, options));
     const aborted = stoppedMessage(result.stopped, options.maxErrors);
-    await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'processed', detail: { ...result.counts } }));
-    await engine.transaction((tx) => tx.addRunEvent(runId, { event: aborted === null ? 'completed' : 'failed', detail: aborted === null ? undefined : { reason: aborted } }));
-    await engine.finishRun(runId, aborted === null ? 'COMPLETED' : 'FAILED', { ...result.counts }, aborted);
+    await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'processed', detail: { ...result.counts } })));
+    await db('recording the end of the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: aborted === null ? 'completed' : 'failed', detail: aborted === null ? undefined : { reason: aborted } })));
+    await db('recording the end of the run', () => engine.finishRun(runId, aborted === null ? 'COMPLETED' : 'FAILED', { ...result.counts }, aborted));
     const rowsFailed = result.counts.error + result.counts.retryWait > 0;
     return {
       command: 'process',
