@@ -45,9 +45,20 @@ $$;
 --
 -- Errors that are not about a row (out of disk or memory, connection or server state, internal
 -- errors, cancel) are re-raised so that the whole chunk rolls back: never recorded as a row error.
+--
+-- Plan pinned to index nested loops (SET clauses below; they hold for the nested
+-- order_loader_merge_ids calls too). Measured (bench/, 2 cores, PG 15, autovacuum off as on the
+-- bench server, so order_stage/orders had no statistics right after staging): the planner costed
+-- a 2000-id chunk against an "empty" orders table and chose Hash Join over a Seq Scan of orders,
+-- so every block of every chunk read all of orders (quadratic): 950 ms per 2000-row chunk at
+-- 200k rows, vs ~12 ms with the nested loop over uq_orders_source. A chunk (<= 100k ids) is
+-- always small next to orders, so the index nested loop is the right plan whatever the stats.
 CREATE OR REPLACE FUNCTION order_loader_merge_chunk(p_ids bigint[], p_block integer)
 RETURNS TABLE (failed_stage_id bigint, failed_sqlstate text, failed_message text)
 LANGUAGE plpgsql
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET enable_seqscan = off
 AS $$
 DECLARE
   n        integer := coalesce(cardinality(p_ids), 0);
