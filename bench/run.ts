@@ -2,7 +2,7 @@
  * `npm run bench`: the end-to-end benchmark (bench/e2e.ts) against server PostgreSQL.
  *
  *   node dist/bench/run.js [--rows 1000000] [--db postgres://postgres@127.0.0.1:5432/postgres]
- *     [--workers 1] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000] [--isolation]
+ *     [--workers 2] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000] [--isolation]
  *     [--row-subset 20000] [--repeat 1] [--skip-ceiling] [--skip-rowwise] [--keep]
  *     [--data-dir /tmp/order-loader-bench] [--seed 42] [--json-out FILE] [--node-flag=--cpu-prof …]
  *
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     rows: positive('--rows', values.rows, 1_000_000),
     seed: positive('--seed', values.seed, 42),
     dataDir: values['data-dir'] ?? join(tmpdir(), 'order-loader-bench'),
-    workers: positive('--workers', values.workers, 1),
+    workers: positive('--workers', values.workers, 2), // the CLI default
     chunkSize: positive('--chunk-size', values['chunk-size'], 2000),
     matrix: parseMatrix(values.matrix),
     isolation: values.isolation,

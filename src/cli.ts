@@ -15,6 +15,7 @@ import { errorsToCsv } from './cli/errors-csv.js';
 import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { OrderLoader } from './loader.js';
+import { DEFAULT_LOAD_OPTIONS } from './pipeline/load.js';
 import { createLogger } from './log.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED } from './pipeline/outcome.js';
 
@@ -52,7 +53,9 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
     print(options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
     return results.some((r) => r.stoppedAt !== null) ? EXIT_FAILED : results.some((r) => r.counts.rejected > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
   }
-  const workers = Math.max(...options.workers);
+  // 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md)
+  const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
+  const workers = Math.max(...workerList);
   const loader = await OrderLoader.open({ db: options.db, logger, workers });
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
@@ -126,7 +129,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       }
       case 'bench': {
         const report = await runBench(loader.engine, {
-          rows: options.rows, chunkSizes: options['chunk-sizes'], workers: options.workers, batchSize: options['batch-size'], logger, signal,
+          rows: options.rows, chunkSizes: options['chunk-sizes'], workers: workerList, batchSize: options['batch-size'], logger, signal,
           onCase: options.json ? undefined : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
         });
         const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));

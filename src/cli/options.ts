@@ -27,7 +27,7 @@ export const cliOptionsSchema = z.object({
     .regex(/^\d+(,\d+)*$/, '--workers must be a whole number (bench: a list such as 1,2,4)')
     .transform((v) => v.split(',').map(Number))
     .refine((list) => list.every((n) => n >= 1 && n <= 64), '--workers must be between 1 and 64')
-    .default([1]),
+    .optional(),
   rows: positiveInt('--rows', 100_000_000).default(100_000),
   'chunk-sizes': z
     .string()
@@ -136,7 +136,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   }
   const command = commandName as Command;
   if ((command === 'load' || command === 'stage') && files.length === 0) throw new UserError(`${command}: name at least one file`);
-  if (command !== 'bench' && result.data.workers.length > 1) throw new UserError('--workers takes one number (a list is for bench)');
+  if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1) throw new UserError('--workers takes one number (a list is for bench)');
   if (command !== 'load' && command !== 'stage' && files.length > 0) throw new UserError(`${command} takes no file arguments (got ${files[0]})`);
   return { command, files, options: result.data };
 }
@@ -159,14 +159,14 @@ Commands:
   runs                 run history with events
   bench                synthetic orders staged and processed per --chunk-sizes × --workers, in a workspace
                        of its own (dropped afterwards); a table, --json, and an SVG chart (--chart path)
-                       --rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (e.g. 1,2,4)
+                       --rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (default 1,2,4)
 
 Options:
   --db <url>           pglite:<dir> | pglite:memory | postgres://user@host:5432/db | oracle://user@host:1521/service
                        (default: $ORDER_LOADER_DB, then pglite:./.order-loader/db; password: $ORDER_LOADER_DB_PASSWORD)
   --chunk-size <n>     rows per processing transaction (default 2000)
   --batch-size <n>     lines per staging transaction (default 5000)
-  --workers <n>        concurrent processing workers (default 1; server databases only)
+  --workers <n>        concurrent processing workers (default 2; server databases only, PGlite has 1)
   --max-errors <n>     stop processing once more than n rows ended ERROR (exit 1)
   --max-attempts <n>   attempts before a transiently failing row ends ERROR (default 5)
   --encoding <name>    utf-8 (default, BOM stripped) | shift_jis | cp932

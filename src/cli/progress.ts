@@ -53,7 +53,12 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       const elapsed = (performance.now() - phaseStart) / 1000;
       const rate = elapsed > 0 ? done / elapsed : 0;
       const eta = rate > 0 && total > done ? (total - done) / rate : Number.NaN;
-      draw(`processing: ${done} / ${total} rows (${total > 0 ? Math.round((done / total) * 100) : 100}%), ${Math.round(rate)} rows/s, ETA ${duration(eta)}`);
+      // while staging and processing overlap the total is not known yet: no percentage, no ETA
+      draw(
+        total > done
+          ? `processing: ${done} / ${total} rows (${Math.round((done / total) * 100)}%), ${Math.round(rate)} rows/s, ETA ${duration(eta)}`
+          : `processing: ${done} rows, ${Math.round(rate)} rows/s`,
+      );
     },
     clear() {
       if (shown) stream.write('\r\x1b[2K');

@@ -42,7 +42,8 @@ export const DEFAULT_LOAD_OPTIONS = {
   delimiter: ',',
   batchSize: 5000,
   chunkSize: 2000,
-  workers: 1,
+  /** Measured best on 2 cores with staging alongside: 1 → 2 workers took 30 s → 26 s per 1M rows (bench/RESULTS.md). */
+  workers: 2,
   maxAttempts: 5,
   rowRetryBaseMs: 30_000,
   rowRetryMaxMs: 30 * 60_000,
@@ -164,78 +165,104 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   let aborted: string | null = null;
   let stageMs = 0;
   let processMs = 0;
+
+  // On a server database, `load` processes while it stages: staging is bound by this process's
+  // CPU (parsing), processing by the database, so running them together takes about the longer
+  // of the two instead of their sum (bench/RESULTS.md). The workers wait for rows until staging
+  // is over. PGlite has one connection: there the phases run one after the other.
+  const overlap = command === 'load' && engine.capabilities.concurrentConnections;
+  const internal = new AbortController();
+  const signal = options.signal === undefined ? internal.signal : AbortSignal.any([options.signal, internal.signal]);
+  let stagingFinished = false;
+  let processStarted = 0;
+  let processing: Promise<ProcessResult> | null = null;
+  const startProcessing = (runId: number): void => {
+    if (processing !== null) return;
+    processStarted = performance.now();
+    processing = processBacklog(engine, { ...processOptions(runId, options), signal, stagingDone: overlap ? () => stagingFinished : undefined });
+    // awaited below; a failure also stops the staging loop
+    processing.catch(() => internal.abort());
+  };
+
   try {
     const stageStarted = performance.now();
-    for (let i = 0; i < files.length; i++) {
-      let file = files[i] as OrderFile;
-      const sha = await sha256File(file.path);
-      // seed 003: what did an earlier run of this very file (same sha256) commit?
-      const history = await db('reading the staging history', () => engine.stagingHistory(sha));
-      const runId = await db('recording the run', () => engine.startRun(runStart(command, file, sha)));
-      openRuns.push(runId);
-      const loadId = history !== null && (history.staged || history.checkpoint !== null) ? history.loadId : runId;
-      await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } })));
+    try {
+      for (let i = 0; i < files.length; i++) {
+        let file = files[i] as OrderFile;
+        const sha = await sha256File(file.path);
+        // seed 003: what did an earlier run of this very file (same sha256) commit?
+        const history = await db('reading the staging history', () => engine.stagingHistory(sha));
+        const runId = await db('recording the run', () => engine.startRun(runStart(command, file, sha)));
+        openRuns.push(runId);
+        if (overlap) startProcessing(runId);
+        const loadId = history !== null && (history.staged || history.checkpoint !== null) ? history.loadId : runId;
+        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } })));
 
-      if (history?.staged === true) {
-        file.close();
-        const message = `${file.path}: already staged by load ${history.loadId} (same sha256): staging skipped`;
-        options.logger.info({ runId, loadId, file: file.path }, message);
-        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { skipped: true, loadId } })));
-        reports.push({ file: file.path, loadId, runId, counts: emptyStageCounts(), tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
-        continue;
-      }
-      let resumedAt: { line: number; byte: number } | null = null;
-      let initialCounts: FileStageCounts | undefined;
-      if (history?.checkpoint != null && history.checkpoint.byte !== null) {
-        // resume after the last committed batch of the interrupted load, not from line 1
-        resumedAt = { line: history.checkpoint.line, byte: history.checkpoint.byte };
-        initialCounts = isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : undefined;
-        file.close();
-        file = await openOrderFile(file.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: resumedAt });
-        options.logger.info({ runId, loadId, file: file.path, line: resumedAt.line, byte: resumedAt.byte }, `${file.path}: resuming load ${loadId} after line ${resumedAt.line}`);
-        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'resumed', detail: { loadId, line: resumedAt?.line, byte: resumedAt?.byte } })));
-      }
-
-      options.logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
-      const current = file;
-      const result = await stageFile(engine, runId, current, {
-        loadId,
-        batchSize: options.batchSize,
-        retry: options.retry,
-        logger: options.logger,
-        signal: options.signal,
-        initialCounts,
-        onBatch: (counts) => options.onStageProgress?.(current.path, current.bytesRead(), current.size, counts.read),
-      });
-      // 'staged' only when the whole file is in: a rerun then skips it; otherwise it resumes
-      const complete = !result.interrupted && result.stoppedAt === null;
-      await db('recording the run', () => engine.transaction((tx) =>
-        tx.addRunEvent(runId, { event: complete ? 'staged' : 'staging_stopped', detail: { loadId, ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted } }),
-      ));
-      options.logger.info({ runId, loadId, ...result.counts }, 'staged');
-      reports.push({ file: file.path, loadId, runId, counts: result.counts, tally: {}, stoppedAt: result.stoppedAt, skipped: null, resumedAt });
-      if (result.interrupted) {
-        aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
-        break;
-      }
-    }
-    stageMs = performance.now() - stageStarted;
-
-    if (command === 'load' && aborted === null) {
-      const runId = openRuns[openRuns.length - 1];
-      if (runId !== undefined) {
-        const processStarted = performance.now();
-        if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
-        const result = await processBacklog(engine, processOptions(runId, options));
-        processMs = performance.now() - processStarted;
-        processCounts = result.counts;
-        aborted = stoppedMessage(result.stopped, options.maxErrors);
-        for (const id of openRuns) {
-          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(id, { event: 'processed', detail: { ...result.counts } })));
+        if (history?.staged === true) {
+          file.close();
+          const message = `${file.path}: already staged by load ${history.loadId} (same sha256): staging skipped`;
+          options.logger.info({ runId, loadId, file: file.path }, message);
+          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { skipped: true, loadId } })));
+          reports.push({ file: file.path, loadId, runId, counts: emptyStageCounts(), tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
+          continue;
         }
+        let resumedAt: { line: number; byte: number } | null = null;
+        let initialCounts: FileStageCounts | undefined;
+        if (history?.checkpoint != null && history.checkpoint.byte !== null) {
+          // resume after the last committed batch of the interrupted load, not from line 1
+          resumedAt = { line: history.checkpoint.line, byte: history.checkpoint.byte };
+          initialCounts = isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : undefined;
+          file.close();
+          file = await openOrderFile(file.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: resumedAt });
+          options.logger.info({ runId, loadId, file: file.path, line: resumedAt.line, byte: resumedAt.byte }, `${file.path}: resuming load ${loadId} after line ${resumedAt.line}`);
+          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'resumed', detail: { loadId, line: resumedAt?.line, byte: resumedAt?.byte } })));
+        }
+
+        options.logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
+        const current = file;
+        const result = await stageFile(engine, runId, current, {
+          loadId,
+          batchSize: options.batchSize,
+          retry: options.retry,
+          logger: options.logger,
+          signal,
+          initialCounts,
+          onBatch: (counts) => options.onStageProgress?.(current.path, current.bytesRead(), current.size, counts.read),
+        });
+        // 'staged' only when the whole file is in: a rerun then skips it; otherwise it resumes
+        const complete = !result.interrupted && result.stoppedAt === null;
+        await db('recording the run', () => engine.transaction((tx) =>
+          tx.addRunEvent(runId, { event: complete ? 'staged' : 'staging_stopped', detail: { loadId, ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted } }),
+        ));
+        options.logger.info({ runId, loadId, ...result.counts }, 'staged');
+        reports.push({ file: file.path, loadId, runId, counts: result.counts, tally: {}, stoppedAt: result.stoppedAt, skipped: null, resumedAt });
+        if (result.interrupted) {
+          aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
+          break;
+        }
+      }
+    } finally {
+      stagingFinished = true;
+      stageMs = performance.now() - stageStarted;
+    }
+
+    const lastRun = openRuns[openRuns.length - 1];
+    if (command === 'load' && aborted === null && lastRun !== undefined && !overlap) {
+      if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
+      startProcessing(lastRun);
+    }
+    if (processing !== null) {
+      const result = await (processing as Promise<ProcessResult>);
+      processMs = performance.now() - processStarted;
+      processCounts = result.counts;
+      aborted ??= stoppedMessage(result.stopped, options.maxErrors);
+      for (const id of openRuns) {
+        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(id, { event: 'processed', detail: { ...result.counts } })));
       }
     }
   } catch (error) {
+    internal.abort();
+    if (processing !== null) await Promise.allSettled([processing]);
     aborted = errorMessage(error);
     await finishRuns(engine, openRuns, 'FAILED', reports, aborted, options.logger);
     throw error;

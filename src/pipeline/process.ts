@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ClaimedRow, Engine, EngineTx, RowOutcome } from '../engine/types.js';
 import { validateOrder } from '../input/order-record.js';
 import { RunAbortedError } from '../errors.js';
-import { backoffDelay, withChunkRetry, type RetryPolicy } from './retry.js';
+import { backoffDelay, sleep, withChunkRetry, type RetryPolicy } from './retry.js';
 
 export interface ProcessOptions {
   runId: number;
@@ -21,6 +21,12 @@ export interface ProcessOptions {
   logger: Logger;
   signal?: AbortSignal | undefined;
   onChunk?: ((totals: ProcessCounts) => void) | undefined;
+  /**
+   * Processing alongside staging (load on a server database): while this returns false the
+   * workers wait for more rows instead of ending when nothing is claimable.
+   */
+  stagingDone?: (() => boolean) | undefined;
+  idleWaitMs?: number | undefined;
 }
 
 export interface ProcessCounts {
@@ -165,6 +171,9 @@ export async function processBacklog(engine: Engine, options: ProcessOptions): P
     while (!shouldStop()) {
       const batchId = `${options.runId}-${++chunkSeq}`;
       const t0 = performance.now();
+      // Read before the claim: if staging had finished by now, everything it staged is
+      // committed and visible to this claim, so an empty pass from the start means done.
+      const stagingWasDone = options.stagingDone?.() ?? true;
       const result = await withChunkRetry(
         engine,
         `chunk ${batchId}`,
@@ -172,7 +181,11 @@ export async function processBacklog(engine: Engine, options: ProcessOptions): P
         { policy: options.retry, logger: options.logger, signal: options.signal },
       );
       if (result === null) {
-        if (after === 0) return;
+        if (after === 0) {
+          if (stagingWasDone) return;
+          await sleep(options.idleWaitMs ?? 50, options.signal); // staging is still adding rows
+          continue;
+        }
         after = 0;
         continue;
       }

@@ -18,7 +18,8 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** Wait `ms`, or less if the signal aborts. */
+export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {
