@@ -7,7 +7,7 @@ import { sha256File } from '../input/file-digest.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED, notDone } from './outcome.js';
 import { processBacklog, type ProcessCounts, type ProcessResult } from './process.js';
 import { DEFAULT_RETRY, withChunkRetry, type RetryPolicy } from './retry.js';
-import { emptyStageCounts, stageFile, type FileStageCounts, type StageCheckpoint } from './stage.js';
+import { emptyStageCounts, isStageCounts, stageFile, type FileStageCounts, type StageCheckpoint } from './stage.js';
 
 export interface StageOptions {
   encoding: FileEncoding;
@@ -86,12 +86,6 @@ export interface ProcessReport {
   elapsedMs: number;
   aborted: string | null;
   exitCode: number;
-}
-
-function isStageCounts(value: unknown): value is FileStageCounts {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return Object.keys(emptyStageCounts()).every((k) => typeof v[k] === 'number');
 }
 
 function runStart(command: string, file: OrderFile | null, sha: string | null) {
@@ -227,6 +221,8 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           logger: options.logger,
           signal,
           initialCounts,
+          // this run is the latest of this file (sha256): its last checkpoint is the history's
+          committedCheckpoint: async () => (await engine.stagingHistory(sha))?.checkpoint ?? null,
           onBatch: (counts) => options.onStageProgress?.(current.path, current.bytesRead(), current.size, counts.read),
         });
         // 'staged' only when the whole file is in: a rerun then skips it; otherwise it resumes

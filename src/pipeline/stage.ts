@@ -21,6 +21,12 @@ export interface FileStageCounts {
   rejected: number;
 }
 
+export function isStageCounts(value: unknown): value is FileStageCounts {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return Object.keys(emptyStageCounts()).every((k) => typeof v[k] === 'number');
+}
+
 export function emptyStageCounts(): FileStageCounts {
   return { read: 0, inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, duplicates: 0, rejected: 0 };
 }
@@ -40,6 +46,8 @@ export interface StageFileOptions {
   onBatch?: ((counts: FileStageCounts, checkpoint: StageCheckpoint) => void) | undefined;
   /** Counts carried over from the committed part of an interrupted run (resume). */
   initialCounts?: FileStageCounts | undefined;
+  /** This run's last committed checkpoint (read when a batch is retried). */
+  committedCheckpoint?: (() => Promise<{ line: number; counts: unknown } | null>) | undefined;
 }
 
 export interface FileStageResult {
@@ -100,18 +108,30 @@ export async function stageFile(engine: Engine, runId: number, file: OrderFile, 
 
   const commit = async (b: Batch): Promise<void> => {
     const rows = [...b.rows.values()];
+    let attempts = 0;
     const after = await withChunkRetry(
       engine,
       `staging lines up to ${b.checkpoint?.line ?? '?'} of ${file.path}`,
-      () =>
-        engine.transaction(async (tx) => {
+      async () => {
+        // A retry after a lost reply to COMMIT must not stage the batch twice (its PARSE rows
+        // would be logged twice, its counts doubled): the checkpoint commits with the batch,
+        // so if it is there, the batch is in.
+        if (attempts++ > 0 && options.committedCheckpoint !== undefined && b.checkpoint !== null) {
+          const committed = await options.committedCheckpoint();
+          if (committed !== null && committed.line >= b.checkpoint.line && isStageCounts(committed.counts)) {
+            options.logger.warn({ line: b.checkpoint.line }, 'the batch had committed before its connection was lost: not staged again');
+            return committed.counts;
+          }
+        }
+        return engine.transaction(async (tx) => {
           const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows) : null;
           await tx.logErrors(b.errors);
           const next = addBatch(counts, b, staged);
           // the checkpoint commits with the batch: a resumed load starts right after it
           await tx.addRunEvent(runId, { event: 'staged_checkpoint', detail: { loadId, line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines, counts: next } });
           return next;
-        }),
+        });
+      },
       { policy: options.retry, logger: options.logger, signal: undefined },
     );
     Object.assign(counts, after);

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunAbortedError } from '../../src/errors.js';
 import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
-import { connectionLost, faultyEngine } from '../support/fault-engine.js';
-import { orderFile } from '../support/files.js';
+import { connectionLost, faultyEngine, lostCommitReplies } from '../support/fault-engine.js';
+import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 
 const fastRetry = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
 
@@ -59,6 +59,19 @@ describe.each(testTargets())('chunk transactions on $kind', (target) => {
     const retries = logs.records.filter((r) => r.msg.includes('rolled back; retrying'));
     expect(retries).toHaveLength(2);
     expect(retries[0]).toMatchObject({ level: 40, kind: 'fatal' });
+  });
+
+  it('a staging batch whose COMMIT reply is lost is not staged twice on retry', async () => {
+    let lost = 0;
+    const { loader, logs } = await db.openWith((engine) =>
+      lostCommitReplies(engine, (_n, steps) => steps.has('stageBatch') && lost++ === 0), // the first batch
+    );
+    const file = writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\nB,x,2026-01-01,1,JPY\nC,3,2026-01-01,1,JPY\nD,4,2026-01-01,1,JPY\nE,5,2026-01-01,1,JPY\n`);
+    const report = await loader.stage([file], { batchSize: 3, retry: fastRetry });
+    expect(report.files[0]?.counts).toMatchObject({ read: 5, inserted: 5, rejected: 1, updated: 0, duplicates: 0 });
+    expect(await db.sql("SELECT count(*) AS n FROM order_bulk_error WHERE phase = 'PARSE'")).toEqual([{ n: 1 }]);
+    expect(await db.sql("SELECT count(*) AS n FROM load_run_event WHERE event = 'staged_checkpoint'")).toEqual([{ n: 2 }]);
+    expect(logs.records.some((r) => r.msg.includes('not staged again'))).toBe(true);
   });
 
   it('stops with a clear reason when the database stays away past the retry budget; the next run finishes', async () => {

@@ -32,3 +32,28 @@ export function faultyEngine(inner: Engine, fault: (step: keyof EngineTx, txNo: 
 export function connectionLost(): Error {
   return Object.assign(new Error('injected: connection lost'), { code: '08006' });
 }
+
+/**
+ * An engine whose chosen transactions commit and then report a lost connection, as when the
+ * reply to COMMIT never arrives: `lose(txNo, stepsCalled)` says which.
+ */
+export function lostCommitReplies(inner: Engine, lose: (txNo: number, steps: Set<string>) => boolean): Engine {
+  let txNo = 0;
+  const wrapped: Engine = Object.create(inner) as Engine;
+  wrapped.transaction = async <T>(fn: (tx: EngineTx) => Promise<T>) => {
+    const n = ++txNo;
+    const steps = new Set<string>();
+    const result = await inner.transaction((tx) =>
+      fn(new Proxy(tx, {
+        get(target, prop, receiver) {
+          if (typeof prop === 'string') steps.add(prop);
+          return Reflect.get(target, prop, receiver) as unknown;
+        },
+      })),
+    );
+    if (lose(n, steps)) throw connectionLost();
+    return result;
+  };
+  wrapped.classifyError = (e) => inner.classifyError(e);
+  return wrapped;
+}
