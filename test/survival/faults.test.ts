@@ -68,7 +68,8 @@ if (PG_ADMIN_URL === null) {
       const processable = (await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM order_stage WHERE process_status = 'READY'"))[0]?.n ?? 0;
       expect(processable).toBeGreaterThan(0);
 
-      const workers = Array.from({ length: 4 }, () => startCli(['process', '--db', db.url, '--chunk-size', '500', '--json', '--log-level', 'warn']));
+      // one worker each (the default is 2 per process): four processes, four workers
+      const workers = Array.from({ length: 4 }, () => startCli(['process', '--db', db.url, '--chunk-size', '250', '--workers', '1', '--json', '--log-level', 'warn']));
       const results = await Promise.all(workers.map((w) => w.done));
       let claimed = 0;
       for (const r of results) {

@@ -179,9 +179,13 @@ describe('survival: the database restarted or down during a load (private Postgr
     if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
     const server = instance;
     const db = await server.createDatabase('restart_c');
-    const run = startCli(['load', file.path, '--db', db.url, ...LOAD_ARGS]);
-    expect(await run.waitFor(/"msg":"chunk committed"/), 'the load reached processing').toBe(true);
-    // chunks never touch load_run_event: the loader runs every chunk, then waits on the lock
+    // `load` processes while it stages (and staging writes checkpoint events), so the
+    // run-level statement after the last chunk is reached through `stage`, then `process`
+    const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
+    expect(staged.code, staged.stderr.slice(-3000)).toBe(2); // the file's unparseable lines
+    const run = startCli(['process', '--db', db.url, ...LOAD_ARGS]);
+    expect(await run.waitFor(/"msg":"chunk committed"/), 'the run reached processing').toBe(true);
+    // chunks never touch load_run_event: the run does every chunk, then waits on the lock
     // with its "processed" event, and the restart lands there
     const restartMs = await restartWhileBlocked(server, db, run, /load_run_event/);
     const result = await withDeadline(run, 120_000, 'after the restart');
@@ -194,10 +198,10 @@ describe('survival: the database restarted or down during a load (private Postgr
     const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
     expect(report.violations).toEqual([]);
     expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
-    const runs = await db.sql<{ run_id: number; status: string }>("SELECT run_id, status FROM load_run WHERE command = 'load'");
+    const runs = await db.sql<{ run_id: number; status: string }>("SELECT run_id, status FROM load_run WHERE command = 'process'");
     expect(runs.map((r) => r.status)).toEqual(['COMPLETED']);
     const events = await db.sql<{ event: string }>('SELECT event FROM load_run_event WHERE run_id = $1 ORDER BY seq', [runs[0]?.run_id]);
-    expect(events.map((e) => e.event).filter((e) => e !== 'staged_checkpoint')).toEqual(['invoked', 'staged', 'processed', 'completed']);
+    expect(events.map((e) => e.event)).toEqual(['invoked', 'processed', 'completed']);
     console.info(`restart: restarted at the "processed" event in ${restartMs.toFixed(0)} ms; retries: ${retries.map((r) => `${r.msg.replace(/ rolled back; retrying$/, '')} #${r.attempt}`).join('; ')}; load ${(result.ms / 1000).toFixed(1)} s`);
   }, FULL ? 300_000 : 150_000);
 
@@ -205,10 +209,14 @@ describe('survival: the database restarted or down during a load (private Postgr
     if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
     const server = instance;
     const db = await server.createDatabase('restart_b');
-    const run = startCli(['load', file.path, '--db', db.url, ...LOAD_ARGS]);
+    // staged first, so that the outage lands on processing alone (`load` overlaps the two)
+    const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
+    expect(staged.code, staged.stderr.slice(-3000)).toBe(2);
+    // one worker: each worker retries on its own, and the retry sequence is asserted below
+    const run = startCli(['process', '--db', db.url, ...LOAD_ARGS, '--workers', '1']);
     let committed = 0;
     while (committed < 3 && (await run.waitFor(/"msg":"chunk committed"/))) committed++;
-    expect(committed, 'the load reached processing').toBe(3);
+    expect(committed, 'the run reached processing').toBe(3);
     let endedAt = 0;
     void run.done.then(() => (endedAt = performance.now()));
     const t0 = performance.now();
@@ -246,8 +254,8 @@ describe('survival: the database restarted or down during a load (private Postgr
     const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
     expect(report.violations).toEqual([]);
     expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
-    const runs = await db.sql<{ status: string; message: string | null }>("SELECT status, message FROM load_run WHERE command = 'load' ORDER BY run_id");
-    expect(runs.map((r) => r.status)).toEqual(['FAILED', 'COMPLETED']);
+    const runs = await db.sql<{ command: string; status: string }>('SELECT command, status FROM load_run ORDER BY run_id');
+    expect(runs.map((r) => [r.command, r.status])).toEqual([['stage', 'COMPLETED'], ['process', 'FAILED'], ['load', 'COMPLETED']]);
     console.info(`restart: down ${(downMs / 1000).toFixed(1)} s; the loader gave up ${(gaveUpMs / 1000).toFixed(1)} s after the stop, after ${retries.length + 1} attempts `
       + `(waits ${retries.map((r) => r.delayMs).join(', ')} ms; run ${(result.ms / 1000).toFixed(1)} s); rerun ${(rerun.ms / 1000).toFixed(1)} s`);
   }, FULL ? 300_000 : 150_000);
