@@ -38,7 +38,8 @@ const CURRENCIES = ['JPY', 'USD', 'EUR', 'GBP', 'CNY', 'KRW', 'AUD', 'CAD'];
 const DAY_MS = 86_400_000;
 const FIRST_DAY = Date.UTC(2020, 0, 1);
 
-function mulberry32(seed: number): () => number {
+/** A small deterministic PRNG (mulberry32): the same seed gives the same file. */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -8,6 +8,7 @@
  *   npx tsc -p . && ORDER_LOADER_SURVIVAL_FULL=1 ORDER_LOADER_TEST_PG=postgres://postgres@127.0.0.1:5432/test \
  *     npx vitest run test/survival
  */
+import { mulberry32 } from '../../src/bench/synthetic-orders.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,16 +37,7 @@ export function survivalPath(name: string): string {
 }
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same file and kill plan. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const prng = mulberry32;
 
 export interface GeneratedFile {
   path: string;

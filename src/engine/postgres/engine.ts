@@ -73,17 +73,9 @@ class PostgresTx implements EngineTx {
   }
 
   async claimChunk(query: ClaimQuery): Promise<ClaimedRow[]> {
-    const { rows } = await this.session.query<{
-      stage_id: number;
-      source_key: string;
-      customer_id: string | null;
-      order_date: string | null;
-      amount: string | null;
-      currency: string | null;
-      attempt_count: number;
-      load_id: number | null;
-      line_no: number | null;
-    }>(q('claim'), [query.afterStageId, query.limit, query.loadIds ?? null]);
+    const { rows } = await this.session.query<Omit<SnapshotRow, 'process_status' | 'error_code' | 'error_message' | 'updated_at'>>(
+      q('claim'), [query.afterStageId, query.limit, query.loadIds ?? null],
+    );
     return rows.map((r) => ({
       stageId: r.stage_id,
       sourceKey: r.source_key,
