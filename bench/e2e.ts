@@ -36,7 +36,7 @@ export interface E2eOptions {
   workers: number;
   chunkSize: number;
   /** Extra configurations, each one more `load` in its own database. */
-  matrix: Array<{ workers: number; chunkSize: number }>;
+  matrix: Array<{ workers: number; chunkSize: number; overlap?: boolean }>;
   /** Also load the same file without overflow rows (failure-isolation ratio). */
   isolation: boolean;
   rowSubset: number;
@@ -200,6 +200,7 @@ async function measureLoad(
   rows: number,
   workers: number,
   chunkSize: number,
+  extraArgs: string[] = [],
 ): Promise<LoadMeasurement> {
   const name = `bench_${process.pid}_${label}`;
   const url = await createDatabase(options.adminUrl, name);
@@ -208,7 +209,7 @@ async function measureLoad(
     await migrate(url);
     const args = [
       ...options.nodeFlags, CLI, 'load', file, '--db', url, '--chunk-size', String(chunkSize),
-      '--workers', String(workers), '--log-level', 'warn', '--json',
+      '--workers', String(workers), '--log-level', 'warn', '--json', ...extraArgs,
     ];
     const r = await runMeasured(process.execPath, args);
     let report: CliLoadReport | null = null;
@@ -446,7 +447,8 @@ export async function runE2e(options: E2eOptions): Promise<E2eResult> {
     : await measureLoad(options, 'no_overflow', withoutOverflow.path, rows, options.workers, options.chunkSize);
   const matrix: LoadMeasurement[] = [];
   for (const m of options.matrix) {
-    matrix.push(await measureLoad(options, `w${m.workers}_c${m.chunkSize}`, withOverflow.path, rows, m.workers, m.chunkSize));
+    const overlap = m.overlap === true;
+    matrix.push(await measureLoad(options, `w${m.workers}_c${m.chunkSize}${overlap ? '_overlap' : ''}`, withOverflow.path, rows, m.workers, m.chunkSize, overlap ? ['--overlap'] : []));
   }
 
   const result: E2eResult = {

@@ -21,12 +21,13 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   return n;
 }
 
-function parseMatrix(text: string | undefined): Array<{ workers: number; chunkSize: number }> {
+/** WORKERSxCHUNK, with a trailing "o" for `load --overlap` (e.g. 2x2000o). */
+function parseMatrix(text: string | undefined): Array<{ workers: number; chunkSize: number; overlap: boolean }> {
   if (text === undefined || text.trim() === '') return [];
   return text.split(',').map((item) => {
-    const m = /^(\d+)x(\d+)$/.exec(item.trim());
-    if (m === null) throw new Error(`--matrix items are WORKERSxCHUNK, e.g. 2x2000, not ${item}`);
-    return { workers: Number(m[1]), chunkSize: Number(m[2]) };
+    const m = /^(\d+)x(\d+)(o?)$/.exec(item.trim());
+    if (m === null) throw new Error(`--matrix items are WORKERSxCHUNK[o], e.g. 2x2000 or 2x2000o (--overlap), not ${item}`);
+    return { workers: Number(m[1]), chunkSize: Number(m[2]), overlap: m[3] === 'o' };
   });
 }
 

@@ -67,6 +67,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       maxAttempts: options['max-attempts'],
       encoding: options.encoding,
       delimiter: options.delimiter,
+      overlap: options.overlap,
       signal,
       onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),
       onProcessStart: (total: number) => progress.processingStart(total),

@@ -69,6 +69,7 @@ export const cliOptionsSchema = z.object({
     .default(15 * 60_000),
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
+  overlap: z.boolean().default(false),
   help: z.boolean().default(false),
   version: z.boolean().default(false),
 });
@@ -113,6 +114,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         'older-than': { type: 'string' },
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
+        overlap: { type: 'boolean' },
         rows: { type: 'string' },
         'chunk-sizes': { type: 'string' },
         chart: { type: 'string' },
@@ -176,6 +178,8 @@ Options:
                        or warn on a terminal without --log-file)
   --log-file <path>    write logs there instead of stderr
   --dry-run            load/stage: parse and validate only, write nothing; retry/recover: show, change nothing
+  --overlap            load on a server database: process while staging (faster; for files whose keys are
+                       unique: a key repeated in the file may reach orders with an earlier line's values)
   --limit <n>          runs: how many (default 20); errors: at most n rows
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;

@@ -31,6 +31,8 @@ export interface ProcessRunOptions {
   logger: Logger;
   signal?: AbortSignal | undefined;
   onProcessProgress?: ((counts: ProcessCounts) => void) | undefined;
+  /** `load` on a server database: process while staging (see runLoad for the trade-off). */
+  overlap?: boolean | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
 }
@@ -42,7 +44,7 @@ export const DEFAULT_LOAD_OPTIONS = {
   delimiter: ',',
   batchSize: 5000,
   chunkSize: 2000,
-  /** Measured best on 2 cores with staging alongside: 1 → 2 workers took 30 s → 26 s per 1M rows (bench/RESULTS.md). */
+  /** Measured best on 2 cores: 1 → 2 workers took process from 21 s to 15 s per 1M rows (bench/RESULTS.md). */
   workers: 2,
   maxAttempts: 5,
   rowRetryBaseMs: 30_000,
@@ -160,11 +162,14 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   let stageMs = 0;
   let processMs = 0;
 
-  // On a server database, `load` processes while it stages: staging is bound by this process's
-  // CPU (parsing), processing by the database, so running them together takes about the longer
-  // of the two instead of their sum (bench/RESULTS.md). The workers wait for rows until staging
-  // is over. PGlite has one connection: there the phases run one after the other.
-  const overlap = command === 'load' && engine.capabilities.concurrentConnections;
+  // --overlap (server databases): process while staging. Staging is bound by this process's CPU
+  // (parsing), processing by the database, so together they take about the longer of the two
+  // instead of their sum (bench/RESULTS.md: 0.46 → 0.54 of the ceiling). Not the default: a key
+  // repeated within one file can then be merged with its earlier line before the later line is
+  // staged, and if the later line is rejected, orders keeps the earlier line's values (rule 1,
+  // "the last occurrence wins", holds for the stage, not for orders). For files known to have
+  // unique keys it is safe. PGlite has one connection: its phases always run in sequence.
+  const overlap = command === 'load' && options.overlap === true && engine.capabilities.concurrentConnections;
   const internal = new AbortController();
   const signal = options.signal === undefined ? internal.signal : AbortSignal.any([options.signal, internal.signal]);
   let stagingFinished = false;
@@ -197,7 +202,10 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           const message = `${file.path}: already staged by load ${history.loadId} (same sha256): staging skipped`;
           options.logger.info({ runId, loadId, file: file.path }, message);
           await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { skipped: true, loadId } })));
-          reports.push({ file: file.path, loadId, runId, counts: emptyStageCounts(), tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
+          // the lines that staging rejected then are still rejected: they count for the exit code
+          const earlier = history.checkpoint !== null && isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : null;
+          const counts = { ...emptyStageCounts(), rejected: earlier?.rejected ?? 0 };
+          reports.push({ file: file.path, loadId, runId, counts, tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
           continue;
         }
         let resumedAt: { line: number; byte: number } | null = null;

@@ -88,6 +88,44 @@ describe.each(testTargets())('chunk transactions on $kind', (target) => {
 });
 
 const server = serverPgTarget();
+describe.skipIf(server === null)('load --overlap on server PostgreSQL', () => {
+  it('processes while staging and ends with every row accounted for', async () => {
+    const db = await server!.create();
+    try {
+      const { loader } = await db.open({ workers: 2 });
+      const all = rows(3000, 97);
+      const report = await loader.load([orderFile(all)], { overlap: true, batchSize: 300, chunkSize: 100 });
+      const bad = all.filter(([, , , amount]) => amount.startsWith('99999')).length;
+      expect(report.exitCode).toBe(2);
+      expect(report.process).toMatchObject({ done: 3000 - bad, error: bad });
+      expect(await db.sql("SELECT process_status, count(*) AS n FROM order_stage GROUP BY process_status ORDER BY process_status")).toEqual([
+        { process_status: 'DONE', n: 3000 - bad },
+        { process_status: 'ERROR', n: bad },
+      ]);
+      expect(await db.sql('SELECT min(attempt_count) AS lo, max(attempt_count) AS hi FROM order_stage')).toEqual([{ lo: 1, hi: 1 }]);
+      expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 3000 - bad }]);
+    } finally {
+      await db.dispose();
+    }
+  });
+
+  it('by default (no overlap), a key whose last line in the file is rejected never reaches orders with an earlier line', async () => {
+    const db = await server!.create();
+    try {
+      const { loader } = await db.open({ workers: 2 });
+      const lines = [`${HEADER}`, 'DUP,1,2026-01-01,100,JPY'];
+      for (let i = 0; i < 3000; i++) lines.push(`K-${i},1,2026-01-01,1,JPY`);
+      lines.push('DUP,1,2026-01-01,,JPY');
+      const report = await loader.load([writeTestFile(`${lines.join('\n')}\n`)], { batchSize: 300, chunkSize: 100 });
+      expect(report.exitCode).toBe(2);
+      expect(await db.sql("SELECT process_status, line_no FROM order_stage WHERE source_key = 'DUP'")).toEqual([{ process_status: 'ERROR', line_no: 3003 }]);
+      expect(await db.sql("SELECT count(*) AS n FROM orders WHERE source_key = 'DUP'")).toEqual([{ n: 0 }]);
+    } finally {
+      await db.dispose();
+    }
+  });
+});
+
 describe.skipIf(server === null)('concurrent workers on server PostgreSQL', () => {
   it('two process runs over one backlog never process the same row', async () => {
     const db = await server!.create();

@@ -205,6 +205,27 @@ describe.each(testTargets())('operations on $kind', (target) => {
     ]);
   });
 
+  it('a file skipped as already staged still exits 2 when staging had rejected some of its lines', async () => {
+    const { loader } = await db.open();
+    const file = writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\nB,1,2026-01-01\n`);
+    expect((await loader.load([file])).exitCode).toBe(2);
+    const again = await loader.load([file]);
+    expect(again.files[0]?.skipped).toContain('already staged');
+    expect(again.files[0]?.counts.rejected).toBe(1);
+    expect(again.exitCode).toBe(2);
+  });
+
+  it.skipIf(target.kind === 'oracle')('an error that is not a row\'s fault (privilege) fails the chunk instead of marking rows ERROR', async () => {
+    await injectTransientFailures(db, 'none');
+    await db.sql("INSERT INTO test_fail_keys VALUES ('Q-2', '42501')");
+    const { loader } = await db.open();
+    const file = orderFile([['Q-1', '1', '2026-01-01', '1', 'JPY'], ['Q-2', '2', '2026-01-01', '2', 'JPY']]);
+    await expect(loader.load([file], { retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } })).rejects.toThrow(/42501/);
+    expect(await db.sql("SELECT process_status, count(*) AS n FROM order_stage GROUP BY process_status")).toEqual([{ process_status: 'READY', n: 2 }]);
+    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 0 }]);
+    expect(await db.sql("SELECT count(*) AS n FROM order_bulk_error WHERE error_code = '42501'")).toEqual([{ n: 0 }]);
+  });
+
   it('recover: PROCESSING rows left by a dead process go back to READY, audited', async () => {
     const { loader } = await db.open();
     await loader.stage([orderFile([['P-1', '1', '2026-01-01', '1', 'JPY'], ['P-2', '1', '2026-01-01', '1', 'JPY']])]);

@@ -43,8 +43,9 @@ $$;
 -- At most ~48 top-level blocks per call keep the subtransaction count near PostgreSQL's 64-entry
 -- per-backend subxid cache.
 --
--- Errors that are not about a row (out of disk or memory, connection or server state, internal
--- errors, cancel) are re-raised so that the whole chunk rolls back: never recorded as a row error.
+-- Errors that are not about a row (privileges, missing objects, out of disk or memory, connection
+-- or server state, internal errors, cancel) are re-raised so that the whole chunk rolls back:
+-- never recorded as a row error (see the list in the handler).
 --
 -- Plan pinned to index nested loops (SET clauses below; they hold for the nested
 -- order_loader_merge_ids calls too). Measured (bench/, 2 cores, PG 15, autovacuum off as on the
@@ -93,8 +94,15 @@ BEGIN
       PERFORM order_loader_merge_ids(p_ids[lo:hi]);
     EXCEPTION
       WHEN OTHERS THEN
-        IF left(SQLSTATE, 2) IN ('08', '53', '54', '57', '58', 'XX', 'F0') THEN
-          RAISE;  -- not a row's fault: the caller's transaction must fail as a whole
+        -- Only a row's own data or a row's transient conflict is isolated: data exceptions (22),
+        -- integrity constraints (23), a trigger's RAISE (P0), serialization failure and deadlock
+        -- (40001, 40P01), and a lock timeout on a single row (55P03). Anything else (privileges,
+        -- a missing object, out of disk or memory, the server shutting down, a lock timeout on a
+        -- whole block, …) is not a row's fault: re-raised, so the whole chunk rolls back.
+        IF NOT (left(SQLSTATE, 2) IN ('22', '23', 'P0')
+                OR SQLSTATE IN ('40001', '40P01')
+                OR (SQLSTATE = '55P03' AND lo = hi)) THEN
+          RAISE;
         END IF;
         IF lo = hi THEN
           failed_stage_id := p_ids[lo];
