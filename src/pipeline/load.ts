@@ -194,7 +194,11 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
         const runId = await db('recording the run', () => engine.startRun(runStart(command, file, sha)));
         openRuns.push(runId);
         if (overlap) startProcessing(runId);
-        const loadId = history !== null && (history.staged || history.checkpoint !== null) ? history.loadId : runId;
+        // The same load continues when it completed (skip) or can resume at a byte offset; a file
+        // without offsets (a decoded encoding) is staged again from line 1 as a new load, so that
+        // its already-staged rows count as unchanged, not as repeated lines of this load.
+        const resumable = history?.checkpoint != null && history.checkpoint.byte !== null;
+        const loadId = history !== null && (history.staged || resumable) ? history.loadId : runId;
         await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } })));
 
         if (history?.staged === true) {
