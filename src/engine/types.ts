@@ -274,6 +274,8 @@ export interface Engine {
   statusReport(): Promise<StatusReport>;
   /** Counts by status of the rows whose last staging load is one of `loadIds`. */
   tallyLoads(loadIds: number[]): Promise<StatusTally>;
+  /** What a chunk committed, by its batch_id (after a lost COMMIT reply): counts by status and its last stage_id. */
+  tallyBatch(batchId: string): Promise<{ tally: StatusTally; lastStageId: number | null }>;
   /** ERROR rows with their latest error, in stage_id order. */
   listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]>;
   /** The most recent load of a file with this sha256, or null. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ClaimedRow, Engine, EngineTx, RowOutcome } from '../engine/types.js';
+import type { ClaimedRow, Engine, EngineTx, RowOutcome, StatusTally } from '../engine/types.js';
 import { validateOrder } from '../input/order-record.js';
 import { RunAbortedError } from '../errors.js';
 import { backoffDelay, sleep, withChunkRetry, type RetryPolicy } from './retry.js';
@@ -133,6 +133,14 @@ async function processChunk(
   };
 }
 
+/** A committed chunk's result rebuilt from its rows (validation and MERGE errors are not told apart). */
+function chunkResultFromTally(tally: StatusTally, lastStageId: number): ChunkResult {
+  const done = tally.DONE ?? 0;
+  const error = tally.ERROR ?? 0;
+  const retryWait = tally.RETRY_WAIT ?? 0;
+  return { claimed: done + error + retryWait, done, error, retryWait, validateErrors: 0, mergeErrors: 0, lastStageId, mergeFailureRate: 0 };
+}
+
 /**
  * PROCESS: claim, validate, MERGE and finalize chunks until nothing is claimable now, with
  * `workers` concurrent loops (each its own connection and transaction per chunk).
@@ -174,10 +182,19 @@ export async function processBacklog(engine: Engine, options: ProcessOptions): P
       // Read before the claim: if staging had finished by now, everything it staged is
       // committed and visible to this claim, so an empty pass from the start means done.
       const stagingWasDone = options.stagingDone?.() ?? true;
+      let attempts = 0;
       const result = await withChunkRetry(
         engine,
         `chunk ${batchId}`,
-        () => engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate)),
+        async () => {
+          // After a lost connection the COMMIT may have gone through with its reply lost: then
+          // the chunk's rows carry its batch_id, and it is counted, not claimed again.
+          if (attempts++ > 0) {
+            const committed = await engine.tallyBatch(batchId);
+            if (committed.lastStageId !== null) return chunkResultFromTally(committed.tally, committed.lastStageId);
+          }
+          return engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate));
+        },
         { policy: options.retry, logger: options.logger, signal: options.signal },
       );
       if (result === null) {

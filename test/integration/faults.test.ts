@@ -74,6 +74,17 @@ describe.each(testTargets())('chunk transactions on $kind', (target) => {
     expect(logs.records.some((r) => r.msg.includes('not staged again'))).toBe(true);
   });
 
+  it('a chunk whose COMMIT reply is lost is counted once, not lost from the counts', async () => {
+    const { loader: stager } = await db.open();
+    await stager.stage([orderFile(rows(30, 10))]);
+    let lost = 0;
+    const { loader } = await db.openWith((engine) => lostCommitReplies(engine, (_n, steps) => steps.has('finalizeChunk') && lost++ === 0));
+    const report = await loader.process({ chunkSize: 10, workers: 1, retry: fastRetry });
+    expect(report.process).toMatchObject({ claimed: 30, done: 27, error: 3 });
+    expect(report.exitCode).toBe(2);
+    expect(await db.sql('SELECT max(attempt_count) AS a FROM order_stage')).toEqual([{ a: 1 }]);
+  });
+
   it('stops with a clear reason when the database stays away past the retry budget; the next run finishes', async () => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(20))]);

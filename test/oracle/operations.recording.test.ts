@@ -523,6 +523,18 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     expect(call!.binds).toEqual({});
   });
 
+  it('tallyBatch counts a chunk by its batch_id (bound, never spelled into the SQL)', async () => {
+    const pool = new RecordingPool({
+      execute: () => ({ rows: [{ PROCESS_STATUS: 'DONE', N: '9', LAST_STAGE_ID: '120' }, { PROCESS_STATUS: 'ERROR', N: '1', LAST_STAGE_ID: '118' }] }),
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.tallyBatch('7-3')).toEqual({ tally: { DONE: 9, ERROR: 1 }, lastStageId: 120 });
+    const [call] = executes(pool);
+    expect(call!.sql).toBe(oracleQuery('tally_batch'));
+    expect(call!.sql).toContain('WHERE batch_id = :batch_id');
+    expect(call!.binds).toEqual({ batch_id: { val: '7-3', type: constants.DB_TYPE_VARCHAR, maxSize: 64 } });
+  });
+
   it('claimableCount counts READY and due RETRY_WAIT rows through the claim index expression', async () => {
     const pool = new RecordingPool({ execute: () => ({ rows: [{ N: '17' }] }) });
     const engine = createOracleEngineWithPool(pool, constants);

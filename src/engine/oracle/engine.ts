@@ -895,6 +895,19 @@ export class OracleEngine implements Engine {
     });
   }
 
+  async tallyBatch(batchId: string): Promise<{ tally: StatusTally; lastStageId: number | null }> {
+    return this.withConnection(async (connection) => {
+      const rows = await this.query(connection, 'tally_batch', { batch_id: this.str(cutChars(batchId, 64), 64) });
+      const tally: StatusTally = {};
+      let lastStageId: number | null = null;
+      for (const r of rows) {
+        tally[String(r.PROCESS_STATUS) as ProcessStatus] = int(r.N, 'count');
+        lastStageId = Math.max(lastStageId ?? 0, int(r.LAST_STAGE_ID, 'stage id'));
+      }
+      return { tally, lastStageId };
+    });
+  }
+
   async runningRuns(): Promise<RunRecord[]> {
     return this.withConnection(async (connection) => (await this.query(connection, 'runs_running')).map(runRecord));
   }

@@ -313,6 +313,15 @@ export class PostgresEngine implements Engine {
     return this.withSession(async (s) => (await s.query<RunRow>(q('runs_list'), [limit])).rows.map(toRunRecord));
   }
 
+  async tallyBatch(batchId: string): Promise<{ tally: StatusTally; lastStageId: number | null }> {
+    return this.withSession(async (s) => {
+      const { rows } = await s.query<{ process_status: ProcessStatus; n: number; last_stage_id: number }>(q('tally_batch'), [batchId]);
+      const tally: StatusTally = {};
+      for (const r of rows) tally[r.process_status] = r.n;
+      return { tally, lastStageId: rows.length === 0 ? null : Math.max(...rows.map((r) => r.last_stage_id)) };
+    });
+  }
+
   async runningRuns(): Promise<RunRecord[]> {
     return this.withSession(async (s) => (await s.query<RunRow>(q('runs_running'))).rows.map(toRunRecord));
   }
