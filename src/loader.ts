@@ -38,7 +38,7 @@ export class OrderLoader {
     const label = maskDbUrl(db);
     let engine: Engine;
     try {
-      engine = await openEngine(target, { connections: Math.max(1, options.workers ?? 1) });
+      engine = await openEngine(target, { connections: Math.max(1, options.workers ?? DEFAULT_LOAD_OPTIONS.workers) });
     } catch (error) {
       throw new RunAbortedError(`cannot open database ${label}: ${describeDbError(error)}`, 'unreachable', { cause: error });
     }
