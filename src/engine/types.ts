@@ -166,8 +166,11 @@ export interface StagingHistory {
   loadId: number;
   /** Staging of that load completed (a 'staged' event). */
   staged: boolean;
-  /** The last committed checkpoint of an unfinished staging, with the counts staged up to it. */
-  checkpoint: { line: number; byte: number | null; counts: unknown } | null;
+  /**
+   * The last committed checkpoint of the staging, with the counts staged up to it; `stoppedAt`
+   * when the file could not be read past a line (a structural CSV error).
+   */
+  checkpoint: { line: number; byte: number | null; counts: unknown; stoppedAt: { line: number; message: string } | null } | null;
 }
 
 /** Operations inside one transaction on one connection. */

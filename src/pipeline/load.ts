@@ -212,6 +212,20 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           reports.push({ file: file.path, loadId, runId, counts, tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
           continue;
         }
+        const stopped = history !== null && !history.staged ? (history.checkpoint?.stoppedAt ?? null) : null;
+        if (stopped !== null) {
+          // the same bytes stop at the same line: say so again, without reading or logging it twice
+          file.close();
+          const message = `${file.path}: load ${loadId} could not read this file past line ${stopped.line}: not read again (fix the file and load it)`;
+          options.logger.warn({ runId, loadId, file: file.path, line: stopped.line }, message);
+          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staging_stopped', detail: { loadId, stoppedAt: stopped, skipped: true } })));
+          const earlier = history?.checkpoint !== null && isStageCounts(history?.checkpoint?.counts) ? history.checkpoint.counts : null;
+          reports.push({
+            file: file.path, loadId, runId, counts: { ...emptyStageCounts(), rejected: earlier?.rejected ?? 0 }, tally: {},
+            stoppedAt: stopped, skipped: message, resumedAt: null,
+          });
+          continue;
+        }
         let resumedAt: { line: number; byte: number } | null = null;
         let initialCounts: FileStageCounts | undefined;
         if (history?.checkpoint != null && history.checkpoint.byte !== null) {

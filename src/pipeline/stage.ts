@@ -59,6 +59,8 @@ export interface FileStageResult {
 }
 
 interface Batch {
+  /** The file could not be read past this line (the last item of the batch). */
+  stoppedAt?: { line: number; message: string } | undefined;
   rows: Map<string, StageInput>;
   errors: ErrorLogInput[];
   lines: number;
@@ -128,7 +130,7 @@ export async function stageFile(engine: Engine, runId: number, file: OrderFile, 
           await tx.logErrors(b.errors);
           const next = addBatch(counts, b, staged);
           // the checkpoint commits with the batch: a resumed load starts right after it
-          await tx.addRunEvent(runId, { event: 'staged_checkpoint', detail: { loadId, line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines, counts: next } });
+          await tx.addRunEvent(runId, { event: 'staged_checkpoint', detail: { loadId, line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt } });
           return next;
         });
       },
@@ -204,6 +206,7 @@ export async function stageFile(engine: Engine, runId: number, file: OrderFile, 
       }
       if (item.kind === 'reject' && item.stopsFile) {
         stoppedAt = { line: item.lineNo, message: item.message };
+        batch.stoppedAt = stoppedAt; // recorded with the checkpoint: a rerun of the same bytes need not read again
         break;
       }
       if (batch.lines >= options.batchSize) {

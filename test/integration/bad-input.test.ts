@@ -71,6 +71,12 @@ describe.each(testTargets())('bad input on $kind', (target) => {
     expect(report.aborted).toContain('unterminated quote');
     expect(await errorLog()).toEqual([expect.objectContaining({ line_no: 3, phase: 'PARSE', error_code: 'CSV_QUOTE_NOT_CLOSED' })]);
     expect(await db.sql('SELECT source_key, process_status FROM order_stage')).toEqual([{ source_key: 'A', process_status: 'DONE' }]);
+    // the same file again: the same stop, said again, nothing read or logged twice
+    const again = await loader.load([file]);
+    expect(again.exitCode).toBe(1);
+    expect(again.aborted).toContain('line 3');
+    expect(again.files[0]?.skipped).toContain('could not read this file past line 3');
+    expect(await errorLog()).toHaveLength(1);
   });
 
   it('refuses a file with a missing column, an empty file and a missing file before writing anything', async () => {

@@ -479,7 +479,7 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     });
     const engine = createOracleEngineWithPool(pool, constants);
     const sha = 'a'.repeat(64);
-    expect(await engine.stagingHistory(sha)).toEqual({ loadId: 9, staged: false, checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 } } });
+    expect(await engine.stagingHistory(sha)).toEqual({ loadId: 9, staged: false, checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 }, stoppedAt: null } });
     const [call] = executes(pool);
     expect(call!.sql).toBe(oracleQuery('staging_history'));
     expect(call!.sql).toContain("e.event = 'invoked'");
@@ -494,7 +494,7 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     const engine = createOracleEngineWithPool(pool, constants);
     expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 12, staged: true, checkpoint: null });
     answer = [{ RUN_ID: '13', INVOKED: '{"loadId":"13"}', STAGED: '0', CHECKPOINT: '{"line":10}' }];
-    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 13, staged: false, checkpoint: { line: 10, byte: null, counts: null } });
+    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 13, staged: false, checkpoint: { line: 10, byte: null, counts: null, stoppedAt: null } });
     answer = [];
     expect(await engine.stagingHistory('c'.repeat(64))).toBeNull();
   });

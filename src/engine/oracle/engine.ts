@@ -31,6 +31,7 @@ import { classifyOracleCode, classifyOracleError, oracleCodeFromMessage, primary
 import { loadOracledb } from './driver.js';
 import type { OraBindDef, OraBinds, OraColumnMeta, OraConnection, OraConstants, OraExecuteOptions, OraPool } from './driver.js';
 import { runOracleMigrations } from './migrate.js';
+import { stagingHistoryFromEvents } from '../staging-history.js';
 import { byteLength, cutBytes, cutChars, nonEmpty, oracleQuery, parseUtcText, utcTimestampText } from './sql-text.js';
 
 /**
@@ -948,17 +949,7 @@ export class OracleEngine implements Engine {
     return this.withConnection(async (connection) => {
       const r = (await this.query(connection, 'staging_history', { sha256: this.str(sha256, 64) }))[0];
       if (r === undefined) return null;
-      const invoked = parseJsonObject(text(r.INVOKED));
-      const checkpoint = parseJsonObject(text(r.CHECKPOINT));
-      const loadId = typeof invoked?.loadId === 'number' ? invoked.loadId : int(r.RUN_ID, 'run_id');
-      return {
-        loadId,
-        staged: int(r.STAGED, 'staged') === 1,
-        checkpoint:
-          checkpoint !== null && typeof checkpoint.line === 'number'
-            ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null }
-            : null,
-      };
+      return stagingHistoryFromEvents(int(r.RUN_ID, 'run_id'), text(r.INVOKED), int(r.STAGED, 'staged') === 1, text(r.CHECKPOINT));
     });
   }
 

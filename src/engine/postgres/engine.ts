@@ -27,6 +27,7 @@ import type {
   StatusTally,
 } from '../types.js';
 import { classifyPgError, classifySqlstate } from './classify.js';
+import { stagingHistoryFromEvents } from '../staging-history.js';
 import type { PgConnector, PgSession } from './session.js';
 
 const q = (name: string) => readSql('postgres', `queries/${name}.sql`);
@@ -340,17 +341,7 @@ export class PostgresEngine implements Engine {
     return this.withSession(async (s) => {
       const { rows } = await s.query<{ run_id: number; invoked: string | null; staged: boolean; checkpoint: string | null }>(q('staging_history'), [sha256]);
       const r = rows[0];
-      if (r === undefined) return null;
-      const invoked = parseJsonObject(r.invoked);
-      const checkpoint = parseJsonObject(r.checkpoint);
-      const loadId = typeof invoked?.loadId === 'number' ? invoked.loadId : r.run_id;
-      return {
-        loadId,
-        staged: r.staged,
-        checkpoint: checkpoint !== null && typeof checkpoint.line === 'number'
-          ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null }
-          : null,
-      };
+      return r === undefined ? null : stagingHistoryFromEvents(r.run_id, r.invoked, r.staged, r.checkpoint);
     });
   }
 

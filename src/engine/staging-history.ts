@@ -1,0 +1,30 @@
+import type { StagingHistory } from './types.js';
+
+function jsonObject(text: string | null): Record<string, unknown> | null {
+  if (text === null) return null;
+  const value: unknown = JSON.parse(text);
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
+}
+
+/**
+ * A file's staging history from the run's events, the same for every engine: the load id from
+ * the 'invoked' event's detail (else the run id), the last 'staged_checkpoint' detail as the
+ * checkpoint {line, byte, counts, stoppedAt}.
+ */
+export function stagingHistoryFromEvents(runId: number, invokedDetail: string | null, staged: boolean, checkpointDetail: string | null): StagingHistory {
+  const invoked = jsonObject(invokedDetail);
+  const checkpoint = jsonObject(checkpointDetail);
+  const stopped = checkpoint?.stoppedAt;
+  const stoppedAt =
+    typeof stopped === 'object' && stopped !== null && typeof (stopped as { line?: unknown }).line === 'number'
+      ? { line: (stopped as { line: number }).line, message: String((stopped as { message?: unknown }).message ?? '') }
+      : null;
+  return {
+    loadId: typeof invoked?.loadId === 'number' ? invoked.loadId : runId,
+    staged,
+    checkpoint:
+      checkpoint !== null && typeof checkpoint.line === 'number'
+        ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null, stoppedAt }
+        : null,
+  };
+}
