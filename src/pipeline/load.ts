@@ -201,27 +201,22 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
         const loadId = history !== null && (history.staged || resumable) ? history.loadId : runId;
         await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } })));
 
-        if (history?.staged === true) {
-          file.close();
-          const message = `${file.path}: already staged by load ${history.loadId} (same sha256): staging skipped`;
-          options.logger.info({ runId, loadId, file: file.path }, message);
-          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staged', detail: { skipped: true, loadId } })));
-          // the lines that staging rejected then are still rejected: they count for the exit code
-          const earlier = history.checkpoint !== null && isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : null;
-          const counts = { ...emptyStageCounts(), rejected: earlier?.rejected ?? 0 };
-          reports.push({ file: file.path, loadId, runId, counts, tally: {}, stoppedAt: null, skipped: message, resumedAt: null });
-          continue;
-        }
+        const committed = history?.checkpoint != null && isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : null;
         const stopped = history !== null && !history.staged ? (history.checkpoint?.stoppedAt ?? null) : null;
-        if (stopped !== null) {
-          // the same bytes stop at the same line: say so again, without reading or logging it twice
+        if (history?.staged === true || stopped !== null) {
+          // The same bytes (same sha256) were staged completely, or stop at the same line: not read
+          // again. The lines rejected then are still rejected: they count for the exit code.
           file.close();
-          const message = `${file.path}: load ${loadId} could not read this file past line ${stopped.line}: not read again (fix the file and load it)`;
-          options.logger.warn({ runId, loadId, file: file.path, line: stopped.line }, message);
-          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'staging_stopped', detail: { loadId, stoppedAt: stopped, skipped: true } })));
-          const earlier = history?.checkpoint !== null && isStageCounts(history?.checkpoint?.counts) ? history.checkpoint.counts : null;
+          const message = stopped === null
+            ? `${file.path}: already staged by load ${loadId} (same sha256): staging skipped`
+            : `${file.path}: load ${loadId} could not read this file past line ${stopped.line}: not read again (fix the file and load it)`;
+          if (stopped === null) options.logger.info({ runId, loadId, file: file.path }, message);
+          else options.logger.warn({ runId, loadId, file: file.path, line: stopped.line }, message);
+          await db('recording the run', () =>
+            engine.transaction((tx) => tx.addRunEvent(runId, { event: stopped === null ? 'staged' : 'staging_stopped', detail: { skipped: true, loadId, stoppedAt: stopped ?? undefined } })),
+          );
           reports.push({
-            file: file.path, loadId, runId, counts: { ...emptyStageCounts(), rejected: earlier?.rejected ?? 0 }, tally: {},
+            file: file.path, loadId, runId, counts: { ...emptyStageCounts(), rejected: committed?.rejected ?? 0 }, tally: {},
             stoppedAt: stopped, skipped: message, resumedAt: null,
           });
           continue;
@@ -231,7 +226,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
         if (history?.checkpoint != null && history.checkpoint.byte !== null) {
           // resume after the last committed batch of the interrupted load, not from line 1
           resumedAt = { line: history.checkpoint.line, byte: history.checkpoint.byte };
-          initialCounts = isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : undefined;
+          initialCounts = committed ?? undefined;
           file.close();
           file = await openOrderFile(file.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: resumedAt });
           options.logger.info({ runId, loadId, file: file.path, line: resumedAt.line, byte: resumedAt.byte }, `${file.path}: resuming load ${loadId} after line ${resumedAt.line}`);

@@ -31,7 +31,7 @@ import { classifyOracleCode, classifyOracleError, oracleCodeFromMessage, primary
 import { loadOracledb } from './driver.js';
 import type { OraBindDef, OraBinds, OraColumnMeta, OraConnection, OraConstants, OraExecuteOptions, OraPool } from './driver.js';
 import { runOracleMigrations } from './migrate.js';
-import { stagingHistoryFromEvents } from '../staging-history.js';
+import { parseJsonObject, stagingHistoryFromEvents } from '../run-events.js';
 import { byteLength, cutBytes, cutChars, nonEmpty, oracleQuery, parseUtcText, utcTimestampText } from './sql-text.js';
 
 /**
@@ -101,12 +101,6 @@ function int(value: unknown, what: string): number {
 
 function intOrNull(value: unknown, what: string): number | null {
   return value === null || value === undefined ? null : int(value, what);
-}
-
-function parseJsonObject(value: string | null): Record<string, unknown> | null {
-  if (value === null) return null;
-  const parsed: unknown = JSON.parse(value);
-  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : null;
 }
 
 function slices<T>(items: readonly T[], size: number): T[][] {

@@ -27,10 +27,15 @@ import type {
   StatusTally,
 } from '../types.js';
 import { classifyPgError, classifySqlstate } from './classify.js';
-import { stagingHistoryFromEvents } from '../staging-history.js';
+import { parseJsonObject, stagingHistoryFromEvents } from '../run-events.js';
 import type { PgConnector, PgSession } from './session.js';
 
 const q = (name: string) => readSql('postgres', `queries/${name}.sql`);
+
+/** A list filter: an absent or empty list means "not given" (NULL to the query). */
+function listOrNull<T>(values: T[] | undefined): T[] | null {
+  return values === undefined || values.length === 0 ? null : values;
+}
 
 /** A workspace is a schema whose name we make: checked, since it is spelled into DDL. */
 function workspaceSchema(name: string): string {
@@ -146,9 +151,8 @@ class PostgresTx implements EngineTx {
   }
 
   async lockErrorRows(selector: RowSelector): Promise<StageRowSnapshot[]> {
-    const list = <T>(v: T[] | undefined) => (v === undefined || v.length === 0 ? null : v);
     const { rows } = await this.session.query<SnapshotRow>(q('lock_error_rows'), [
-      list(selector.stageIds), list(selector.sourceKeys), list(selector.errorCodes), list(selector.loadIds),
+      listOrNull(selector.stageIds), listOrNull(selector.sourceKeys), listOrNull(selector.errorCodes), listOrNull(selector.loadIds),
     ]);
     return rows.map(toSnapshot);
   }
@@ -209,12 +213,6 @@ function toRunRecord(r: RunRow): RunRecord {
     host: r.host, pid: r.pid, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
     counts: parseJsonObject(r.counts) as RunCounts | null, message: r.message,
   };
-}
-
-function parseJsonObject(text: string | null): Record<string, unknown> | null {
-  if (text === null) return null;
-  const value: unknown = JSON.parse(text);
-  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
 }
 
 /** The PostgreSQL engine, over node-postgres (server) or PGlite (embedded). */
@@ -328,10 +326,9 @@ export class PostgresEngine implements Engine {
   }
 
   async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]> {
-    const list = <T>(v: T[] | undefined) => (v === undefined || v.length === 0 ? null : v);
     return this.withSession(async (s) => {
       const { rows } = await s.query<SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null }>(
-        q('error_rows'), [list(filter.loadIds), list(filter.errorCodes), filter.limit],
+        q('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit],
       );
       return rows.map((r) => ({ ...toSnapshot(r), phase: r.phase, rawRecord: r.raw_record, loggedAt: r.logged_at }));
     });

@@ -1,6 +1,7 @@
 import type { StagingHistory } from './types.js';
 
-function jsonObject(text: string | null): Record<string, unknown> | null {
+/** The JSON object of a run's counts or an event's detail (stored as text), or null. */
+export function parseJsonObject(text: string | null): Record<string, unknown> | null {
   if (text === null) return null;
   const value: unknown = JSON.parse(text);
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
@@ -12,8 +13,8 @@ function jsonObject(text: string | null): Record<string, unknown> | null {
  * checkpoint {line, byte, counts, stoppedAt}.
  */
 export function stagingHistoryFromEvents(runId: number, invokedDetail: string | null, staged: boolean, checkpointDetail: string | null): StagingHistory {
-  const invoked = jsonObject(invokedDetail);
-  const checkpoint = jsonObject(checkpointDetail);
+  const invoked = parseJsonObject(invokedDetail);
+  const checkpoint = parseJsonObject(checkpointDetail);
   const stopped = checkpoint?.stoppedAt;
   const stoppedAt =
     typeof stopped === 'object' && stopped !== null && typeof (stopped as { line?: unknown }).line === 'number'
