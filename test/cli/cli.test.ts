@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir, writeTestFile } from '../support/files.js';
@@ -18,6 +18,10 @@ function run(args: string[], env: Record<string, string> = {}) {
 }
 
 describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded PGlite)', () => {
+  it('is executable after a build, so that `npx order-loader` runs it (tsc writes it without the x bit)', () => {
+    expect(statSync(cli).mode & 0o111).not.toBe(0);
+  });
+
   it('loads the sample: exit 2, a summary, JSON logs on stderr; status --json tells the same', () => {
     const db = `pglite:${tempDir()}/db`;
     const load = run(['load', 'fixtures/orders-sample.csv', '--db', db]);
