@@ -98,8 +98,9 @@ export class OrderLoader {
 
   /** ERROR → READY for the chosen rows (with corrections), audited; then, unless dryRun or process false, process. */
   async retry(request: RetryRequest, options: Partial<ProcessRunOptions> & { process?: boolean } = {}): Promise<{ retry: ManualChangeReport; process: ProcessReport | null }> {
-    const retry = await retryRows(this.engine, request);
-    const process = request.dryRun || options.process === false || retry.changes.length === 0 ? null : await this.process(options);
+    // one batch of rows per transaction, as large as a processing chunk
+    const retry = await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal });
+    const process = request.dryRun || options.process === false || retry.count === 0 ? null : await this.process(options);
     return { retry, process };
   }
 

@@ -169,8 +169,10 @@ Options:
   --chunk-size <n>     rows per processing transaction (default 2000)
   --batch-size <n>     lines per staging transaction (default 5000)
   --workers <n>        concurrent processing workers (default 2; server databases only, PGlite has 1)
-  --max-errors <n>     stop processing once more than n rows ended ERROR (exit 1)
-  --max-attempts <n>   attempts before a transiently failing row ends ERROR (default 5)
+  --max-errors <n>     stop once more than n rows were rejected: lines rejected while staging plus
+                       rows ended ERROR while processing (exit 1; what was committed stays)
+  --max-attempts <n>   attempts at a row's current values before transient failures end it ERROR
+                       (default 5; a changed row and an operator's retry start again at 0)
   --encoding <name>    utf-8 (default, BOM stripped) | shift_jis | cp932
   --delimiter <c>      field delimiter (default ","; "tab" for tab)
   --json               one JSON document on stdout

@@ -81,9 +81,9 @@ export function renderDryRun(results: Array<DryRunResult & { file: string }>): s
 
 export function renderManualChanges(command: string, report: ManualChangeReport): string {
   const verb = report.dryRun ? 'would change' : 'changed';
-  const lines = [`${command}: ${verb} ${report.changes.length} row${report.changes.length === 1 ? '' : 's'}`];
+  const lines = [`${command}: ${verb} ${report.count} row${report.count === 1 ? '' : 's'}`];
   for (const c of report.changes.slice(0, 50)) lines.push(`  stage_id ${c.stageId} ${c.sourceKey}: ${c.oldValues} → ${c.newValues}`);
-  if (report.changes.length > 50) lines.push(`  … ${report.changes.length - 50} more`);
+  if (report.count > 50) lines.push(`  … ${report.count - 50} more`);
   return lines.join('\n');
 }
 

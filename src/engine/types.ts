@@ -129,6 +129,12 @@ export interface StageRowSnapshot extends OrderValues {
   updatedAt: Date;
 }
 
+/** One step of a keyset walk in stage_id order: at most `limit` rows with stage_id > afterStageId. */
+export interface KeysetWindow {
+  afterStageId: number;
+  limit: number;
+}
+
 /** Which rows a manual operation is about; the conditions combine with AND. */
 export interface RowSelector {
   stageIds?: number[] | undefined;
@@ -187,8 +193,14 @@ export interface EngineTx {
   logErrors(rows: ErrorLogInput[]): Promise<void>;
   /** Append an event to load_run_event. */
   addRunEvent(runId: number, event: RunEventInput): Promise<void>;
-  /** Lock the ERROR rows that match (FOR UPDATE), in stage_id order. An empty selector matches every ERROR row. */
-  lockErrorRows(selector: RowSelector): Promise<StageRowSnapshot[]>;
+  /**
+   * Lock the next ERROR rows that match (FOR UPDATE: waits for a chunk that holds one), in
+   * stage_id order, the first `window.limit` after `window.afterStageId` (a few more when rows
+   * became ERROR during the call). An empty selector matches every ERROR row.
+   */
+  lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
+  /** The rows lockErrorRows would lock, read without locking anything (a dry run). */
+  findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
   /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
   lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
   /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */

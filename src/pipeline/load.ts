@@ -117,10 +117,20 @@ function processOptions(runId: number, options: ProcessRunOptions) {
   };
 }
 
-function stoppedMessage(stopped: ProcessResult['stopped'], maxErrors: number | undefined): string | null {
+function stoppedMessage(stopped: ProcessResult['stopped'], maxErrors: number | undefined, errored: number, rejected = 0): string | null {
   if (stopped === 'interrupted') return 'interrupted: the current chunk was finished or rolled back; run the command again to continue';
-  if (stopped === 'max-errors') return `stopped: more than --max-errors ${maxErrors ?? 0} rows ended ERROR (committed chunks stay)`;
+  if (stopped === 'max-errors') return maxErrorsMessage(maxErrors ?? 0, rejected, errored);
   return null;
+}
+
+/**
+ * --max-errors N counts, as SQL*Loader's ERRORS=, every row the run rejected: the lines of its
+ * files rejected while staging (a file skipped or resumed counts those its load rejected
+ * before, so the same file always gives the same answer) and the rows its processing ended
+ * ERROR. N of them are allowed; one more stops the run (exit 1), and what was committed stays.
+ */
+function maxErrorsMessage(maxErrors: number, rejected: number, errored: number): string {
+  return `stopped: more than --max-errors ${maxErrors} rows rejected (${rejected} line(s) rejected while staging, ${errored} row(s) ended ERROR while processing; committed batches and chunks stay)`;
 }
 
 /**
@@ -173,12 +183,18 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   const internal = new AbortController();
   const signal = options.signal === undefined ? internal.signal : AbortSignal.any([options.signal, internal.signal]);
   let stagingFinished = false;
+  // lines rejected while staging: of the files staged so far, and of the file being staged
+  let rejectedInFiles = 0;
+  let rejectedInFile = 0;
+  const rejectedWhileStaging = () => rejectedInFiles + rejectedInFile;
+  const tooManyRejected = () => options.maxErrors !== undefined && rejectedWhileStaging() > options.maxErrors;
+  let stoppedByMaxErrors = false;
   let processStarted = 0;
   let processing: Promise<ProcessResult> | null = null;
   const startProcessing = (runId: number): void => {
     if (processing !== null) return;
     processStarted = performance.now();
-    processing = processBacklog(engine, { ...processOptions(runId, options), signal, stagingDone: overlap ? () => stagingFinished : undefined });
+    processing = processBacklog(engine, { ...processOptions(runId, options), signal, stagingDone: overlap ? () => stagingFinished : undefined, rejectedWhileStaging });
     // awaited below; a failure also stops the staging loop
     processing.catch(() => internal.abort());
   };
@@ -188,6 +204,12 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
     try {
       for (let i = 0; i < files.length; i++) {
         let file = files[i] as OrderFile;
+        if (tooManyRejected()) {
+          // the files after the one that went past --max-errors are not staged (nor processed)
+          for (const rest of files.slice(i)) rest.close();
+          stoppedByMaxErrors = true;
+          break;
+        }
         const sha = await sha256File(file.path);
         // seed 003: what did an earlier run of this very file (same sha256) commit?
         const history = await db('reading the staging history', () => engine.stagingHistory(sha));
@@ -219,6 +241,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
             file: file.path, loadId, runId, counts: { ...emptyStageCounts(), rejected: committed?.rejected ?? 0 }, tally: {},
             stoppedAt: stopped, skipped: message, resumedAt: null,
           });
+          rejectedInFiles += committed?.rejected ?? 0;
           continue;
         }
         let resumedAt: { line: number; byte: number } | null = null;
@@ -244,8 +267,13 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           initialCounts,
           // this run is the latest of this file (sha256): its last checkpoint is the history's
           committedCheckpoint: async () => (await engine.stagingHistory(sha))?.checkpoint ?? null,
-          onBatch: (counts) => options.onStageProgress?.(current.path, current.bytesRead(), current.size, counts.read),
+          onBatch: (counts) => {
+            rejectedInFile = counts.rejected;
+            options.onStageProgress?.(current.path, current.bytesRead(), current.size, counts.read);
+          },
         });
+        rejectedInFiles += result.counts.rejected;
+        rejectedInFile = 0;
         // 'staged' only when the whole file is in: a rerun then skips it; otherwise it resumes
         const complete = !result.interrupted && result.stoppedAt === null;
         await db('recording the run', () => engine.transaction((tx) =>
@@ -264,7 +292,8 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
     }
 
     const lastRun = openRuns[openRuns.length - 1];
-    if (command === 'load' && aborted === null && lastRun !== undefined && !overlap) {
+    if (tooManyRejected()) stoppedByMaxErrors = true;
+    if (command === 'load' && aborted === null && !stoppedByMaxErrors && lastRun !== undefined && !overlap) {
       if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
       startProcessing(lastRun);
     }
@@ -272,11 +301,12 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
       const result = await (processing as Promise<ProcessResult>);
       processMs = performance.now() - processStarted;
       processCounts = result.counts;
-      aborted ??= stoppedMessage(result.stopped, options.maxErrors);
+      aborted ??= stoppedMessage(result.stopped, options.maxErrors, result.counts.error, rejectedWhileStaging());
       for (const id of openRuns) {
         await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(id, { event: 'processed', detail: { ...result.counts } })));
       }
     }
+    if (aborted === null && stoppedByMaxErrors) aborted = maxErrorsMessage(options.maxErrors ?? 0, rejectedWhileStaging(), processCounts?.error ?? 0);
   } catch (error) {
     internal.abort();
     if (processing !== null) await Promise.allSettled([processing]);
@@ -334,7 +364,7 @@ export async function runProcess(engine: Engine, options: ProcessRunOptions): Pr
   try {
     if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
     const result = await processBacklog(engine, processOptions(runId, options));
-    const aborted = stoppedMessage(result.stopped, options.maxErrors);
+    const aborted = stoppedMessage(result.stopped, options.maxErrors, result.counts.error);
     await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'processed', detail: { ...result.counts } })));
     await db('recording the end of the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: aborted === null ? 'completed' : 'failed', detail: aborted === null ? undefined : { reason: aborted } })));
     await db('recording the end of the run', () => engine.finishRun(runId, aborted === null ? 'COMPLETED' : 'FAILED', { ...result.counts }, aborted));

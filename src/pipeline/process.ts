@@ -15,8 +15,13 @@ export interface ProcessOptions {
   rowRetryMaxMs: number;
   /** Only rows of these loads (undefined: any load). */
   loadIds?: number[] | undefined;
-  /** Stop once more than this many rows ended ERROR in this run (committed chunks stay). */
+  /**
+   * Stop once more than this many rows were rejected in this run: rows ended ERROR here plus
+   * `rejectedWhileStaging` (committed chunks stay).
+   */
   maxErrors?: number | undefined;
+  /** Lines the run rejected while staging (they count towards maxErrors as SQL*Loader's ERRORS= does). */
+  rejectedWhileStaging?: (() => number) | undefined;
   retry: RetryPolicy;
   logger: Logger;
   signal?: AbortSignal | undefined;
@@ -166,7 +171,7 @@ export async function processBacklog(engine: Engine, options: ProcessOptions): P
       stopped = 'interrupted';
       return true;
     }
-    if (options.maxErrors !== undefined && counts.error > options.maxErrors) {
+    if (options.maxErrors !== undefined && counts.error + (options.rejectedWhileStaging?.() ?? 0) > options.maxErrors) {
       stopped = 'max-errors';
       return true;
     }

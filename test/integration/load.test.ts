@@ -57,9 +57,10 @@ describe.each(testTargets())('load on $kind', (target) => {
     expect(second.exitCode).toBe(0);
     expect(second.files[0]?.counts).toMatchObject({ read: 4, updated: 2, unchanged: 2, inserted: 0 });
     expect(await stageRows()).toEqual([
+      // a corrected row's attempts count from its correction: one attempt at the new values
       { source_key: 'SRC-101', process_status: 'DONE', attempt_count: 1, error_code: null },
-      { source_key: 'SRC-102', process_status: 'DONE', attempt_count: 2, error_code: null },
-      { source_key: 'SRC-103', process_status: 'DONE', attempt_count: 2, error_code: null },
+      { source_key: 'SRC-102', process_status: 'DONE', attempt_count: 1, error_code: null },
+      { source_key: 'SRC-103', process_status: 'DONE', attempt_count: 1, error_code: null },
       { source_key: 'SRC-104', process_status: 'DONE', attempt_count: 1, error_code: null },
     ]);
     const afterCorrection = await orders();
@@ -118,7 +119,7 @@ describe.each(testTargets())('load on $kind', (target) => {
     expect((await stageRows())[0]).toMatchObject({ process_status: 'ERROR', attempt_count: 1 });
   });
 
-  it('applies an amendment of a DONE row to the order, keeping attempt_count', async () => {
+  it('applies an amendment of a DONE row to the order; attempts count from the amendment', async () => {
     const { loader } = await db.open();
     await loader.load([orderFile([['K-1', '1', '2026-01-01', '10', 'EUR'], ['K-2', '2', '2026-01-01', '20', 'EUR']])]);
     const [k1Before] = await orders();
@@ -129,7 +130,7 @@ describe.each(testTargets())('load on $kind', (target) => {
     expect(after.map((o) => [o.source_key, o.amount])).toEqual([['K-1', 11.25], ['K-2', 20]]);
     expect(after[0]?.order_id).toBe(k1Before?.order_id);
     expect((await stageRows()).map((r) => [r.source_key, r.process_status, r.attempt_count])).toEqual([
-      ['K-1', 'DONE', 2],
+      ['K-1', 'DONE', 1],
       ['K-2', 'DONE', 1],
     ]);
   });

@@ -415,6 +415,8 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     expect(insert.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
     const merge = pool.calls.find((c) => c.kind === 'execute' && c.sql === oracleQuery('stage_batch_merge'));
     expect(merge?.kind === 'execute' && merge.binds).toEqual({ load_id: { val: 7, type: NUMBER } });
+    // a row whose values change starts its attempt count again (as order_loader_stage_batch, migration 005)
+    expect(oracleQuery('stage_batch_merge')).toContain('s.attempt_count   = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.attempt_count END');
   });
 
   it('a source_key over 100 characters fails the batch before anything is sent, naming the line, not the value', async () => {

@@ -10,6 +10,7 @@ import oracledb from 'oracledb';
 import { createOracleEngineWithPool, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/engine.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ManualChange } from '../../src/engine/types.js';
+import { retryRows } from '../../src/pipeline/operations.js';
 import { constants, RecordingPool, type Call } from './recording-connection.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
@@ -88,6 +89,7 @@ function change(stageId: number, over: Partial<ManualChange> = {}): ManualChange
 
 const NEW_SQL = [
   'lock_error_rows',
+  'find_error_rows',
   'lock_stale_processing',
   'apply_manual_changes',
   'apply_manual_changes_audit',
@@ -113,54 +115,85 @@ describe('Oracle operations SQL text (static checks, not an Oracle parse)', () =
     expect(oracleQuery('lock_error_rows')).toMatch(/ORDER BY stage_id\s+FOR UPDATE$/);
     expect(oracleQuery('lock_stale_processing')).toMatch(/ORDER BY stage_id\s+FOR UPDATE SKIP LOCKED$/);
     expect(oracleQuery('error_rows')).not.toMatch(/FOR UPDATE/i);
+    expect(oracleQuery('find_error_rows')).not.toMatch(/FOR UPDATE/i);
   });
 });
 
-describe('Oracle engine (recording connection): lockErrorRows', () => {
-  it('an empty selector: one execute with every list "not given", all rows fetched, no commit inside', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(5), stageRow(9, { LOAD_ID: null, LINE_NO: null, CUSTOMER_ID: null })] }) });
+describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (one retry batch)', () => {
+  const window = { afterStageId: 4, limit: 2 };
+  const range = (after: number, upTo: number) => ({ after_stage_id: { val: after, type: NUMBER }, up_to_stage_id: { val: upTo, type: NUMBER } });
+  const findWindow = (after: number, limit: number) => ({ after_stage_id: { val: after, type: NUMBER }, row_limit: { val: limit, type: NUMBER } });
+
+  it('lock: the batch is found without a lock (FETCH FIRST), then the stage_id range it spans is locked FOR UPDATE; no commit inside', async () => {
+    const pool = new RecordingPool({
+      execute: (sql) => ({ rows: sql === oracleQuery('find_error_rows') ? [stageRow(5), stageRow(9)] : [stageRow(5), stageRow(9, { LOAD_ID: null, LINE_NO: null, CUSTOMER_ID: null })] }),
+    });
     const engine = createOracleEngineWithPool(pool, constants);
     const locked = await engine.transaction(async (tx) => {
-      const rows = await tx.lockErrorRows({});
+      const rows = await tx.lockErrorRows({}, window);
       expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
       return rows;
     });
     expect(locked).toEqual([snapshot(5), { ...snapshot(9), loadId: null, lineNo: null, customerId: null }]);
-    expect(pool.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:commit', '1:close']);
-    const [call] = executes(pool);
-    expect(call!.sql).toBe(oracleQuery('lock_error_rows'));
-    expect(call!.sql).toMatch(/WHERE process_status = 'ERROR'/);
-    expect(call!.binds).toEqual({
-      ...slots('stage_id', null),
-      ...slots('source_key', null, 400),
-      ...slots('error_code', null, 120),
-      ...slots('load_id', null),
-    });
+    expect(pool.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:execute:SELECT stage_id, source_key,', '1:commit', '1:close']);
+    const [find, lock] = executes(pool);
+    const none = { ...slots('stage_id', null), ...slots('source_key', null, 400), ...slots('error_code', null, 120), ...slots('load_id', null) };
+    expect(find!.sql).toBe(oracleQuery('find_error_rows'));
+    expect(find!.binds).toEqual({ ...none, ...findWindow(4, 2) });
+    expect(lock!.sql).toBe(oracleQuery('lock_error_rows'));
+    expect(lock!.sql).toMatch(/WHERE process_status = 'ERROR'/);
+    expect(lock!.sql).toMatch(/AND stage_id > :after_stage_id\s+AND stage_id <= :up_to_stage_id\s+ORDER BY stage_id\s+FOR UPDATE$/);
+    // the lock covers exactly the range of the batch found: after 4, up to the last row found (9)
+    expect(lock!.binds).toEqual({ ...none, ...range(4, 9) });
     // a plain execute fetches every row of the FOR UPDATE cursor: no result set, no maxRows
-    expect(call!.options).toMatchObject({ autoCommit: false, outFormat: (oracledb as unknown as { OUT_FORMAT_OBJECT: number }).OUT_FORMAT_OBJECT });
-    expect(call!.options).not.toHaveProperty('resultSet');
-    expect(call!.options).not.toHaveProperty('maxRows');
-    expect(call!.options.fetchTypeHandler).toBeTypeOf('function');
+    expect(lock!.options).toMatchObject({ autoCommit: false, outFormat: (oracledb as unknown as { OUT_FORMAT_OBJECT: number }).OUT_FORMAT_OBJECT });
+    expect(lock!.options).not.toHaveProperty('resultSet');
+    expect(lock!.options).not.toHaveProperty('maxRows');
+    expect(lock!.options.fetchTypeHandler).toBeTypeOf('function');
+  });
+
+  it('find: one query with FETCH FIRST and no FOR UPDATE; nothing is locked', async () => {
+    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(7)] }) });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const rows = await engine.transaction((tx) => tx.findErrorRows({ loadIds: [7] }, { afterStageId: 0, limit: 500 }));
+    expect(rows).toEqual([snapshot(7)]);
+    const [call, ...rest] = executes(pool);
+    expect(rest).toEqual([]);
+    expect(call!.sql).toBe(oracleQuery('find_error_rows'));
+    expect(call!.sql).not.toMatch(/FOR UPDATE/i);
+    expect(call!.sql).toMatch(/AND stage_id > :after_stage_id\s+ORDER BY stage_id\s+FETCH FIRST :row_limit ROWS ONLY$/);
+    expect(call!.binds).toMatchObject({ ...slots('load_id', [7]), ...findWindow(0, 500) });
+  });
+
+  it('lock: nothing found after the cursor, nothing locked', async () => {
+    const pool = new RecordingPool();
+    const engine = createOracleEngineWithPool(pool, constants);
+    expect(await engine.transaction((tx) => tx.lockErrorRows({ errorCodes: ['ORA-01438'] }, window))).toEqual([]);
+    expect(executes(pool).map((c) => c.sql)).toEqual([oracleQuery('find_error_rows')]);
   });
 
   it('binds every selector value into slots (never into the SQL text), combined with AND', async () => {
-    const pool = new RecordingPool();
+    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(3)] }) });
     const engine = createOracleEngineWithPool(pool, constants);
     const key = "O'Reilly,注文-1";
-    await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [3, 1, 3], sourceKeys: [key], errorCodes: ['ORA-01438', 'VALIDATE_DATE'], loadIds: [7] }));
-    const [call] = executes(pool);
-    expect(call!.sql).toBe(oracleQuery('lock_error_rows'));
-    expect(call!.sql).not.toContain('Reilly');
-    expect(call!.sql).not.toContain('ORA-01438');
-    expect(call!.binds).toEqual({
+    await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [3, 1, 3], sourceKeys: [key], errorCodes: ['ORA-01438', 'VALIDATE_DATE'], loadIds: [7] }, { afterStageId: 0, limit: 10 }));
+    const calls = executes(pool);
+    expect(calls.map((c) => c.sql)).toEqual([oracleQuery('find_error_rows'), oracleQuery('lock_error_rows')]);
+    const selected = {
       ...slots('stage_id', [3, 1]), // de-duplicated
       ...slots('source_key', [key], 400),
       ...slots('error_code', ['ORA-01438', 'VALIDATE_DATE'], 120),
       ...slots('load_id', [7]),
-    });
+    };
+    expect(calls[0]!.binds).toEqual({ ...selected, ...findWindow(0, 10) });
+    expect(calls[1]!.binds).toEqual({ ...selected, ...range(0, 3) });
+    for (const c of calls) {
+      expect(c.sql).not.toContain('Reilly');
+      expect(c.sql).not.toContain('ORA-01438');
+    }
   });
 
-  it('a list longer than 20 runs in slices in the same transaction; rows come back merged in stage_id order', async () => {
+  it('a list longer than 20 runs in slices in the same transaction; the batch is the first rows of their union in stage_id order', async () => {
     const stageIds = Array.from({ length: 45 }, (_, i) => 100 - i); // 100..56
     const pool = new RecordingPool({
       execute: (_sql, binds) => {
@@ -170,45 +203,52 @@ describe('Oracle engine (recording connection): lockErrorRows', () => {
       },
     });
     const engine = createOracleEngineWithPool(pool, constants);
-    const locked = await engine.transaction((tx) => tx.lockErrorRows({ stageIds, sourceKeys: ['K100', 'K80', 'K60'] }));
-    const calls = executes(pool, 'lock_error_rows');
-    expect(calls).toHaveLength(3);
-    expect(calls.map((c) => Object.keys(c.binds).filter((k) => /^stage_id\d+$/.test(k) && (c.binds[k] as { val: unknown }).val !== null).length)).toEqual([20, 20, 5]);
-    expect(calls.map((c) => c.binds.stage_id1)).toEqual([
+    const locked = await engine.transaction((tx) => tx.lockErrorRows({ stageIds, sourceKeys: ['K100', 'K80', 'K60'] }, { afterStageId: 0, limit: 2 }));
+    const finds = executes(pool, 'find_error_rows');
+    const locks = executes(pool, 'lock_error_rows');
+    expect(finds).toHaveLength(3);
+    expect(locks).toHaveLength(3);
+    expect(finds.map((c) => Object.keys(c.binds).filter((k) => /^stage_id\d+$/.test(k) && (c.binds[k] as { val: unknown }).val !== null).length)).toEqual([20, 20, 5]);
+    expect(locks.map((c) => c.binds.stage_id1)).toEqual([
       { val: 100, type: NUMBER },
       { val: 80, type: NUMBER },
       { val: 60, type: NUMBER },
     ]);
-    for (const c of calls) {
+    for (const c of [...finds, ...locks]) {
       expect(c.binds).toMatchObject(slots('source_key', ['K100', 'K80', 'K60'], 400));
       expect(c.binds.by_error_code).toEqual({ val: 0, type: NUMBER });
     }
+    // found 60, 80, 100; the batch of 2 ends at 80: every slice locks up to 80
+    for (const c of locks) expect(c.binds).toMatchObject(range(0, 80));
+    // (the recording answers each lock slice with its first row regardless of the range)
     expect(locked.map((r) => r.stageId)).toEqual([60, 80, 100]);
     expect(pool.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
     expect(pool.trace().at(-2)).toBe('1:commit');
   });
 
   it('two long lists: one execution per combination of slices', async () => {
-    const pool = new RecordingPool();
+    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(1)] }) });
     const engine = createOracleEngineWithPool(pool, constants);
     await engine.transaction((tx) =>
-      tx.lockErrorRows({ stageIds: Array.from({ length: 21 }, (_, i) => i + 1), loadIds: Array.from({ length: 41 }, (_, i) => i + 1) }),
+      tx.lockErrorRows({ stageIds: Array.from({ length: 21 }, (_, i) => i + 1), loadIds: Array.from({ length: 41 }, (_, i) => i + 1) }, window),
     );
+    expect(executes(pool, 'find_error_rows')).toHaveLength(2 * 3);
     expect(executes(pool, 'lock_error_rows')).toHaveLength(2 * 3);
   });
 
   it('a given list whose values cannot match any row (longer than the column) matches nothing and sends nothing', async () => {
     const pool = new RecordingPool();
     const engine = createOracleEngineWithPool(pool, constants);
-    const rows = await engine.transaction((tx) => tx.lockErrorRows({ sourceKeys: ['x'.repeat(101)] }));
+    const rows = await engine.transaction((tx) => tx.lockErrorRows({ sourceKeys: ['x'.repeat(101)] }, window));
     expect(rows).toEqual([]);
-    expect(pool.trace()).toEqual(['1:commit', '1:close']);
+    expect(await engine.transaction((tx) => tx.findErrorRows({ sourceKeys: ['x'.repeat(101)] }, window))).toEqual([]);
+    expect(pool.trace()).toEqual(['1:commit', '1:close', '2:commit', '2:close']);
   });
 
   it('an empty list is "not given" (matches every ERROR row), like the PostgreSQL engine', async () => {
     const pool = new RecordingPool();
     const engine = createOracleEngineWithPool(pool, constants);
-    await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [], sourceKeys: [] }));
+    await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [], sourceKeys: [] }, window));
     const [call] = executes(pool);
     expect(call!.binds.by_stage_id).toEqual({ val: 0, type: NUMBER });
     expect(call!.binds.by_source_key).toEqual({ val: 0, type: NUMBER });
@@ -217,8 +257,56 @@ describe('Oracle engine (recording connection): lockErrorRows', () => {
   it('a non-integer id fails before anything is sent', async () => {
     const pool = new RecordingPool();
     const engine = createOracleEngineWithPool(pool, constants);
-    await expect(engine.transaction((tx) => tx.lockErrorRows({ stageIds: [1.5] }))).rejects.toThrow(/not an integer/);
+    await expect(engine.transaction((tx) => tx.lockErrorRows({ stageIds: [1.5] }, window))).rejects.toThrow(/not an integer/);
     expect(pool.trace()).toEqual(['1:rollback', '1:close']);
+  });
+});
+
+describe('Oracle engine (recording connection): retry in batches', () => {
+  const request = (dryRun: boolean) => ({ selector: { loadIds: [7] }, all: false, corrections: {}, reason: 'r', operator: 'ops@example', dryRun });
+  /** A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit. */
+  function stage(n: number) {
+    return new RecordingPool({
+      execute: (sql, binds) => {
+        const after = (binds.after_stage_id as { val: number }).val;
+        const upTo = sql === oracleQuery('lock_error_rows') ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
+        const limit = sql === oracleQuery('find_error_rows') ? (binds.row_limit as { val: number }).val : Number.POSITIVE_INFINITY;
+        const ids = Array.from({ length: n }, (_, i) => i + 1).filter((id) => id > after && id <= upTo).slice(0, limit);
+        return { rows: ids.map((id) => stageRow(id)) };
+      },
+    });
+  }
+
+  it('a dry run sends no FOR UPDATE and writes nothing, and plans every batch', async () => {
+    const pool = stage(5);
+    const engine = createOracleEngineWithPool(pool, constants);
+    const report = await retryRows(engine, request(true), { batchSize: 2 });
+    expect(report).toMatchObject({ dryRun: true, count: 5 });
+    expect(report.changes.map((c) => c.stageId)).toEqual([1, 2, 3, 4, 5]);
+    const sent = pool.calls.filter((c): c is Extract<Call, { sql: string }> => 'sql' in c);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const c of sent) expect(c.sql).not.toMatch(/FOR\s+UPDATE/i);
+    expect(pool.executeManyCalls()).toEqual([]);
+  });
+
+  it('a retry commits each batch with its changes and audit rows, on a connection of its own', async () => {
+    const pool = stage(5);
+    const engine = createOracleEngineWithPool(pool, constants);
+    const report = await retryRows(engine, request(false), { batchSize: 2 });
+    expect(report).toMatchObject({ dryRun: false, count: 5 });
+    const writes = pool.executeManyCalls().map((c) => [c.conn, c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.map((b) => b.stage_id)]);
+    expect(writes).toEqual([
+      [1, 'update', [1, 2]], [1, 'audit', [1, 2]],
+      [2, 'update', [3, 4]], [2, 'audit', [3, 4]],
+      [3, 'update', [5]], [3, 'audit', [5]],
+    ]);
+    expect(executes(pool, 'lock_error_rows').map((c) => [c.binds.after_stage_id, c.binds.up_to_stage_id])).toEqual([
+      [{ val: 0, type: NUMBER }, { val: 2, type: NUMBER }],
+      [{ val: 2, type: NUMBER }, { val: 4, type: NUMBER }],
+      [{ val: 4, type: NUMBER }, { val: 5, type: NUMBER }],
+    ]);
+    // each batch commits on its own; the last connection only finds that nothing is left
+    expect(pool.trace().filter((t) => t.endsWith(':commit'))).toEqual(['1:commit', '2:commit', '3:commit', '4:commit']);
   });
 });
 
@@ -282,14 +370,17 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     expect(update!.sql).toContain("TO_DATE(:order_date, 'YYYY-MM-DD')");
     expect(update!.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
     expect(update!.sql).toMatch(/TO_NUMBER\(:customer_id, '9+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
+    // a RETRY starts the attempt count again, a RECOVER keeps it
+    expect(update!.sql).toContain("attempt_count   = CASE WHEN :action = 'RETRY' THEN 0 ELSE attempt_count END");
     expect(update!.binds).toEqual([
-      { stage_id: 5, new_status: 'READY', customer_id: '42', order_date: '2024-04-01', amount: '1200.50', currency: 'JPY' },
-      { stage_id: 9, new_status: 'READY', customer_id: null, order_date: null, amount: null, currency: null },
+      { stage_id: 5, action: 'RETRY', new_status: 'READY', customer_id: '42', order_date: '2024-04-01', amount: '1200.50', currency: 'JPY' },
+      { stage_id: 9, action: 'RECOVER', new_status: 'READY', customer_id: null, order_date: null, amount: null, currency: null },
     ]);
     expect(update!.options).toEqual({
       autoCommit: false,
       bindDefs: {
         stage_id: { type: NUMBER },
+        action: { type: VARCHAR, maxSize: 80 },
         new_status: { type: VARCHAR, maxSize: 80 },
         customer_id: { type: VARCHAR, maxSize: 64 },
         order_date: { type: VARCHAR, maxSize: 64 },
@@ -331,10 +422,11 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(5)] }) });
     const engine = createOracleEngineWithPool(pool, constants);
     await engine.transaction(async (tx) => {
-      const rows = await tx.lockErrorRows({ stageIds: [5] });
+      const rows = await tx.lockErrorRows({ stageIds: [5] }, { afterStageId: 0, limit: 10 });
       await tx.applyManualChanges(rows.map((r) => change(r.stageId)));
     });
     expect(pool.trace()).toEqual([
+      '1:execute:SELECT stage_id, source_key,',
       '1:execute:SELECT stage_id, source_key,',
       '1:executeMany:UPDATE order_stage SET',
       '1:executeMany:INSERT INTO order_stage_audit',

@@ -1,14 +1,18 @@
--- Lock the ERROR rows a `retry` chose (sql/postgres/queries/lock_error_rows.sql). Each
--- selector list is either not given (:by_<name> = 0, its slots bound NULL) or given
+-- Lock the next batch of the ERROR rows a `retry` chose (sql/postgres/queries/lock_error_rows.sql).
+-- Each selector list is either not given (:by_<name> = 0, its slots bound NULL) or given
 -- (:by_<name> = 1) with up to 20 values in its slots :<name>1..:<name>20 (unused slots bound
 -- NULL, as in tally_loads.sql); the conditions combine with AND. A longer list is run in
 -- slices by the engine, in the same transaction; the slices of a list are disjoint, so the
 -- union of the slices' rows is the answer. Values are bound, never written into the text.
 --
+-- The batch is the stage_id range :after_stage_id < stage_id <= :up_to_stage_id, where
+-- :up_to_stage_id is the last of the first batch-size matching rows that find_error_rows.sql
+-- (no lock, FETCH FIRST) returned just before in the same transaction: FETCH FIRST with
+-- FOR UPDATE is ORA-02014, and Oracle locks every row of a FOR UPDATE cursor when it is
+-- opened, so the range is what keeps the locks to one batch.
+--
 -- FOR UPDATE (not SKIP LOCKED, NOWAIT or WAIT n): an operator's retry waits for a chunk that
--- holds one of these rows rather than silently skipping it. Oracle locks every row of a
--- FOR UPDATE cursor when it is opened, and the engine fetches all of them. No row limit here:
--- FETCH FIRST with FOR UPDATE is ORA-02014.
+-- holds one of these rows rather than silently skipping it. The engine fetches every row.
 --
 -- Values come back as canonical text: TO_CHAR with explicit formats, timestamps as UTC text.
 SELECT stage_id,
@@ -46,5 +50,7 @@ SELECT stage_id,
                        :load_id6, :load_id7, :load_id8, :load_id9, :load_id10,
                        :load_id11, :load_id12, :load_id13, :load_id14, :load_id15,
                        :load_id16, :load_id17, :load_id18, :load_id19, :load_id20))
+   AND stage_id > :after_stage_id
+   AND stage_id <= :up_to_stage_id
  ORDER BY stage_id
    FOR UPDATE

@@ -1,7 +1,8 @@
 -- Upsert the staging batch into order_stage by source_key (DESIGN.md rule 1), one set-based
 -- statement. Same rules as sql/postgres/queries/stage_batch.sql:
 --   new key                      -> inserted, READY (ERROR when the line failed parsing)
---   values changed, or re-parsed -> updated, READY again (or ERROR); attempt_count kept
+--   values changed, or re-parsed -> updated, READY again (or ERROR); attempt_count back to 0
+--                                   (the attempts of the earlier values do not count)
 --   values identical             -> untouched; when the row is not DONE, load_id/line_no move
 --                                   to this load so that the load's outcome counts it
 -- is_changed is computed in USING (against the same read-consistent snapshot as the target);
@@ -32,6 +33,7 @@ WHEN MATCHED THEN UPDATE SET
        s.error_code      = CASE WHEN src.is_changed = 1 THEN src.parse_code ELSE s.error_code END,
        s.error_message   = CASE WHEN src.is_changed = 1 THEN src.parse_message ELSE s.error_message END,
        s.next_attempt_at = CASE WHEN src.is_changed = 1 THEN NULL ELSE s.next_attempt_at END,
+       s.attempt_count   = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.attempt_count END,
        s.load_id         = :load_id,
        s.line_no         = src.line_no,
        s.updated_at      = SYSTIMESTAMP

@@ -1,5 +1,8 @@
 -- Audited manual changes (retry, recover): new values and status, error fields cleared, and
--- one order_stage_audit row per changed row, in one statement. Column arrays $1..$12.
+-- one order_stage_audit row per changed row, in one statement. Column arrays $1..$13.
+-- A RETRY starts the row's attempt count again: the operator has dealt with the cause, and the
+-- row gets --max-attempts attempts with backoff (the audit row and the error log keep the
+-- history). A RECOVER keeps it: the attempt of the process that died never finished.
 WITH c AS (
   SELECT *
     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
@@ -18,6 +21,7 @@ upd AS (
          error_code      = NULL,
          error_message   = NULL,
          next_attempt_at = NULL,
+         attempt_count   = CASE WHEN c.action = 'RETRY' THEN 0 ELSE s.attempt_count END,
          updated_at      = now()
     FROM c
    WHERE s.stage_id = c.stage_id

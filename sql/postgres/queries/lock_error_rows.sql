@@ -1,6 +1,11 @@
--- Lock the ERROR rows a `retry` chose. Each selector is an array or NULL (not given); they
--- combine with AND. FOR UPDATE (not SKIP LOCKED): an operator's retry waits for a chunk that
--- holds one of these rows rather than silently skipping it.
+-- Lock the next batch of the ERROR rows a `retry` chose. Each selector is an array or NULL (not
+-- given); they combine with AND. FOR UPDATE (not SKIP LOCKED): an operator's retry waits for a
+-- chunk that holds one of these rows rather than silently skipping it.
+-- $5, $6: keyset window (stage_id > $5, at most $6 rows): `retry` changes its rows in batches,
+-- each its own transaction, so that neither the locks nor the memory grow with the selection.
+-- LIMIT is applied above the row locks: a row that stopped matching while this waited for its
+-- lock is left out and the next matching row is taken instead. The partial index
+-- ix_order_stage_error (migration 005) serves the walk in stage_id order.
 SELECT stage_id, source_key, customer_id::text AS customer_id,
        to_char(order_date, 'YYYY-MM-DD') AS order_date, amount::text AS amount, currency,
        process_status, attempt_count, load_id, line_no, error_code, error_message, updated_at
@@ -10,5 +15,7 @@ SELECT stage_id, source_key, customer_id::text AS customer_id,
    AND ($2::text[]   IS NULL OR source_key = ANY ($2::text[]))
    AND ($3::text[]   IS NULL OR error_code = ANY ($3::text[]))
    AND ($4::bigint[] IS NULL OR load_id = ANY ($4::bigint[]))
+   AND stage_id > $5::bigint
  ORDER BY stage_id
+ LIMIT $6::integer
    FOR UPDATE;

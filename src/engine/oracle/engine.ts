@@ -9,6 +9,7 @@ import type {
   ErrorPhase,
   ErrorRowReport,
   FailureKind,
+  KeysetWindow,
   ManualChange,
   MergeOptions,
   ProcessStatus,
@@ -579,26 +580,65 @@ export class OracleTx implements EngineTx {
   }
 
   /**
-   * queries/lock_error_rows.sql: FOR UPDATE (waits for a chunk holding a row), every row of
+   * A `retry` batch, locked: find_error_rows.sql (no lock, FETCH FIRST) gives the first
+   * `window.limit` matching rows, then queries/lock_error_rows.sql locks the matching rows of
+   * the stage_id range they span, FOR UPDATE (waits for a chunk holding a row), every row of
    * the cursor fetched (plain execute: no result set, no maxRows), so every row returned is
-   * locked. The lists are slot binds (20 per list, the approach of tally_loads.sql); a longer
-   * list runs in slices in this same transaction and the rows are merged in stage_id order.
+   * locked. Oracle locks all the rows of a FOR UPDATE cursor when it opens, and FETCH FIRST
+   * with FOR UPDATE is ORA-02014: the range is what bounds the locks to one batch. A row that
+   * became ERROR inside the range in between is locked too (the batch is a little larger).
    */
-  async lockErrorRows(selector: RowSelector): Promise<StageRowSnapshot[]> {
+  async lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+    const candidates = await this.findErrorRows(selector, window);
+    const last = candidates[candidates.length - 1];
+    if (last === undefined) return [];
+    const range = {
+      after_stage_id: { val: int(window.afterStageId, 'afterStageId'), type: this.c.DB_TYPE_NUMBER },
+      up_to_stage_id: { val: last.stageId, type: this.c.DB_TYPE_NUMBER },
+    };
+    const rows: StageRowSnapshot[] = [];
+    for (const binds of slotCombinations(this.c, this.errorRowLists(selector) ?? [])) {
+      const result = await this.connection.execute(oracleQuery('lock_error_rows'), { ...binds, ...range }, this.queryOptions);
+      for (const r of (result.rows ?? []) as Row[]) rows.push(stageSnapshot(r));
+    }
+    return byStageId(rows);
+  }
+
+  /**
+   * queries/find_error_rows.sql: the rows of a `retry` batch, locking nothing (a dry run, and
+   * the end of the range lockErrorRows locks). The lists are slot binds (20 per list, the
+   * approach of tally_loads.sql); a longer list runs in slices, each returns at most `limit`
+   * rows, and the first `limit` of their union in stage_id order are the answer.
+   */
+  async findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+    const limit = Math.min(Math.floor(window.limit), Number.MAX_SAFE_INTEGER);
+    const lists = this.errorRowLists(selector);
+    if (!(limit > 0) || lists === null) return [];
+    const rows: StageRowSnapshot[] = [];
+    for (const binds of slotCombinations(this.c, lists)) {
+      const result = await this.connection.execute(
+        oracleQuery('find_error_rows'),
+        {
+          ...binds,
+          after_stage_id: { val: int(window.afterStageId, 'afterStageId'), type: this.c.DB_TYPE_NUMBER },
+          row_limit: { val: limit, type: this.c.DB_TYPE_NUMBER },
+        },
+        this.queryOptions,
+      );
+      for (const r of (result.rows ?? []) as Row[]) rows.push(stageSnapshot(r));
+    }
+    return byStageId(rows).slice(0, limit);
+  }
+
+  /** The selector as slot lists; null when a given list has no value that can match (the AND matches no row). */
+  private errorRowLists(selector: RowSelector): SlotList[] | null {
     const lists: SlotList[] = [
       { name: 'stage_id', values: idList(selector.stageIds, 'stage id') },
       { name: 'source_key', values: textList(selector.sourceKeys, LIMITS.sourceKey), maxSize: MAX_BYTES.sourceKey },
       { name: 'error_code', values: textList(selector.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
       { name: 'load_id', values: idList(selector.loadIds, 'load id') },
     ];
-    // A given list with no value that can match: the AND of the selector matches no row.
-    if (lists.some((l) => l.values !== null && l.values.length === 0)) return [];
-    const rows: StageRowSnapshot[] = [];
-    for (const binds of slotCombinations(this.c, lists)) {
-      const result = await this.connection.execute(oracleQuery('lock_error_rows'), binds, this.queryOptions);
-      for (const r of (result.rows ?? []) as Row[]) rows.push(stageSnapshot(r));
-    }
-    return byStageId(rows);
+    return lists.some((l) => l.values !== null && l.values.length === 0) ? null : lists;
   }
 
   /**
@@ -648,6 +688,7 @@ export class OracleTx implements EngineTx {
       return {
         update: {
           stage_id: stageId,
+          action: ch.action,
           new_status: ch.newStatus,
           customer_id: ch.values.customerId,
           order_date: ch.values.orderDate,
@@ -675,6 +716,7 @@ export class OracleTx implements EngineTx {
           autoCommit: false,
           bindDefs: {
             stage_id: this.number(),
+            action: this.varchar(MAX_BYTES.status),
             new_status: this.varchar(MAX_BYTES.status),
             customer_id: this.varchar(MAX_BYTES.numberText),
             order_date: this.varchar(MAX_BYTES.dateText),

@@ -13,6 +13,7 @@ import type {
   EngineTx,
   ErrorLogInput,
   FailureKind,
+  KeysetWindow,
   MergeOptions,
   ProcessStatus,
   RowFailure,
@@ -150,9 +151,20 @@ class PostgresTx implements EngineTx {
     ]);
   }
 
-  async lockErrorRows(selector: RowSelector): Promise<StageRowSnapshot[]> {
-    const { rows } = await this.session.query<SnapshotRow>(q('lock_error_rows'), [
+  async lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+    return this.errorRows('lock_error_rows', selector, window);
+  }
+
+  async findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+    return this.errorRows('find_error_rows', selector, window);
+  }
+
+  private async errorRows(query: 'lock_error_rows' | 'find_error_rows', selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+    const limit = Math.floor(window.limit);
+    if (!(limit > 0)) return [];
+    const { rows } = await this.session.query<SnapshotRow>(q(query), [
       listOrNull(selector.stageIds), listOrNull(selector.sourceKeys), listOrNull(selector.errorCodes), listOrNull(selector.loadIds),
+      window.afterStageId, limit,
     ]);
     return rows.map(toSnapshot);
   }

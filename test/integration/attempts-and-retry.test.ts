@@ -1,0 +1,190 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseCorrections, type RetryRequest } from '../../src/pipeline/operations.js';
+import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
+import { faultyEngine } from '../support/fault-engine.js';
+import { HEADER, orderFile, writeTestFile } from '../support/files.js';
+import { failingKeys } from '../support/transient-failures.js';
+
+const operator = 'test-operator';
+
+/** Lines rejected while parsing (customer_id not an integer), with a usable source_key. */
+const rejectedLines = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}-${i},x,2026-01-01,1,JPY`);
+
+/** Rows that end ERROR in validation (no amount). */
+const missingAmounts = (n: number, prefix: string) =>
+  Array.from({ length: n }, (_, i) => [`${prefix}-${String(i).padStart(4, '0')}`, '1', '2026-01-01', '', 'JPY'] as [string, string, string, string, string]);
+
+const retryAll = (over: Partial<RetryRequest> = {}): RetryRequest => ({
+  selector: {}, all: true, corrections: parseCorrections(['amount=5']), reason: 'amounts resent', operator, dryRun: false, ...over,
+});
+
+describe.each(testTargets())('--max-errors, attempt counts and retry batches on $kind', (target) => {
+  let db: TestDatabase;
+  beforeEach(async () => {
+    db = await target.create();
+  });
+  afterEach(async () => {
+    await db.dispose();
+  });
+
+  const status = (key: string) =>
+    db.sql<{ process_status: string; attempt_count: number }>('SELECT process_status, attempt_count FROM order_stage WHERE source_key = $1', [key]);
+
+  it('--max-errors counts lines rejected while parsing: 7 of them with --max-errors 2 stop the run (exit 1) before processing', async () => {
+    const { loader } = await db.open();
+    const bad = writeTestFile(`${HEADER}\n${rejectedLines(7, 'P').join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
+    const later = orderFile([['L-1', '1', '2026-01-01', '1', 'JPY']]);
+    const report = await loader.load([bad, later], { maxErrors: 2 });
+    expect(report.exitCode).toBe(1);
+    expect(report.aborted).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging, 0 row(s) ended ERROR while processing');
+    expect(report.files.map((f) => [f.file, f.counts.rejected])).toEqual([[bad, 7]]);
+    expect(report.process).toBeNull();
+    // the committed staging stays; nothing was processed; the file after it was not staged
+    expect(await db.sql("SELECT source_key, process_status FROM order_stage WHERE process_status <> 'ERROR'")).toEqual([{ source_key: 'G-1', process_status: 'READY' }]);
+    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 0 }]);
+    // the same file again gives the same answer: the lines its load rejected still count
+    const again = await loader.load([bad], { maxErrors: 2 });
+    expect(again.files[0]?.skipped).toContain('already staged');
+    expect(again.exitCode).toBe(1);
+  });
+
+  it('--max-errors N allows exactly N rejected rows', async () => {
+    const { loader } = await db.open();
+    const file = writeTestFile(`${HEADER}\n${rejectedLines(2, 'P').join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
+    const report = await loader.load([file], { maxErrors: 2 });
+    expect(report.aborted).toBeNull();
+    expect(report.exitCode).toBe(2);
+    expect(report.process).toMatchObject({ done: 1, error: 0 });
+  });
+
+  it('--max-errors adds the rows processing ends ERROR to the lines rejected while staging', async () => {
+    const { loader } = await db.open();
+    // two rejected lines are allowed by --max-errors 2; the first chunk's validation error is one too many
+    const rows = ['V-1,1,2026-01-01,,JPY', 'V-2,1,2026-01-01,1,JPY', 'V-3,1,2026-01-01,1,JPY', 'V-4,1,2026-01-01,1,JPY'];
+    const file = writeTestFile(`${HEADER}\n${[...rejectedLines(2, 'P'), ...rows].join('\n')}\n`);
+    // one worker for exact counts: with several, each finishes its chunk in flight before stopping
+    const report = await loader.load([file], { maxErrors: 2, chunkSize: 2, workers: 1 });
+    expect(report.exitCode).toBe(1);
+    expect(report.aborted).toContain('(2 line(s) rejected while staging, 1 row(s) ended ERROR while processing');
+    expect(report.process).toMatchObject({ chunks: 1, done: 1, error: 1 });
+    expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'READY'")).toEqual([{ n: 2 }]);
+  });
+
+  it.skipIf(target.kind === 'oracle')('an amended row gets --max-attempts attempts at its new values: its earlier processings do not count', async () => {
+    const keys = await failingKeys(db);
+    const { loader } = await db.open();
+    // processed four times: the first load and three amendments
+    for (const amount of ['1', '2', '3', '4']) {
+      expect((await loader.load([orderFile([['A-1', '1', '2026-01-01', amount, 'JPY']])])).exitCode).toBe(0);
+    }
+    expect(await status('A-1')).toEqual([{ process_status: 'DONE', attempt_count: 1 }]);
+    await keys.fail('A-1');
+    const slow = { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 };
+    const amended = await loader.load([orderFile([['A-1', '1', '2026-01-01', '5', 'JPY']])], slow);
+    // the first transient failure of the new values: waits with backoff (it went to ERROR)
+    expect(amended.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
+    expect(await status('A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1 }]);
+    await db.sql("UPDATE order_stage SET next_attempt_at = now() - interval '1 second' WHERE process_status = 'RETRY_WAIT'");
+    expect((await loader.process(slow)).process).toMatchObject({ claimed: 1, retryWait: 0, error: 1 });
+    expect(await db.sql("SELECT process_status, attempt_count, error_message FROM order_stage WHERE source_key = 'A-1'")).toEqual([
+      { process_status: 'ERROR', attempt_count: 2, error_message: expect.stringContaining('gave up after 2 attempts') as unknown },
+    ]);
+    expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'A-1' ORDER BY error_id")).toEqual([{ attempt_no: 1 }, { attempt_no: 2 }]);
+    expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'A-1'")).toEqual([{ amount: '4.00' }]);
+  });
+
+  it.skipIf(target.kind === 'oracle')("an operator's retry of a row that gave up starts a fresh count, with backoff", async () => {
+    const keys = await failingKeys(db);
+    await keys.fail('T-9', '40001');
+    const { loader } = await db.open();
+    const report = await loader.load([orderFile([['T-9', '1', '2026-01-01', '1', 'JPY']])], { maxAttempts: 2, rowRetryBaseMs: 1, rowRetryMaxMs: 1 });
+    expect(report.exitCode).toBe(2);
+    expect(await status('T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 2 }]);
+
+    const { retry, process } = await loader.retry(
+      { selector: { sourceKeys: ['T-9'] }, all: false, corrections: {}, reason: 'lock storm over', operator, dryRun: false },
+      { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 },
+    );
+    expect(retry.count).toBe(1);
+    // the first failure after the retry waits with backoff instead of ending ERROR at once
+    expect(process?.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
+    expect(await db.sql("SELECT process_status, attempt_count, next_attempt_at > now() + interval '20 seconds' AS later FROM order_stage WHERE source_key = 'T-9'")).toEqual([
+      { process_status: 'RETRY_WAIT', attempt_count: 1, later: true },
+    ]);
+    // the history stays: every attempt in the error log, the retry in the audit
+    expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'T-9' ORDER BY error_id")).toEqual([{ attempt_no: 1 }, { attempt_no: 2 }, { attempt_no: 1 }]);
+    expect(await db.sql('SELECT action, old_status, new_status FROM order_stage_audit')).toEqual([{ action: 'RETRY', old_status: 'ERROR', new_status: 'READY' }]);
+  });
+
+  it('retry changes more rows than one batch holds, one audit row each; its dry run plans the same', async () => {
+    const { loader } = await db.open();
+    const rows = missingAmounts(7, 'B');
+    await loader.load([orderFile(rows)]);
+    const dry = await loader.retry(retryAll({ dryRun: true }), { chunkSize: 3 });
+    expect(dry.process).toBeNull();
+    expect(await db.sql('SELECT count(*) AS n FROM order_stage_audit')).toEqual([{ n: 0 }]);
+
+    const { retry, process } = await loader.retry(retryAll(), { chunkSize: 3 });
+    expect(retry.count).toBe(7);
+    expect(retry.changes.map((c) => c.sourceKey)).toEqual(rows.map((r) => r[0]));
+    expect(dry.retry).toEqual({ ...retry, dryRun: true });
+    expect(process).toMatchObject({ exitCode: 0, process: { done: 7 } });
+    expect(await db.sql('SELECT s.source_key, count(*) AS n FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id GROUP BY s.source_key ORDER BY s.source_key')).toEqual(
+      rows.map((r) => ({ source_key: r[0], n: 1 })),
+    );
+  });
+
+  it('a retry that fails part-way leaves each committed batch complete and audited; the same command does the rest', async () => {
+    const { loader: setup } = await db.open();
+    const rows = missingAmounts(7, 'C');
+    await setup.load([orderFile(rows)]);
+    // the second batch's transaction fails after its writes: it rolls back, the first stays
+    const { loader } = await db.openWith((engine) =>
+      faultyEngine(engine, (step, txNo) => (step === 'applyManualChanges' && txNo === 2 ? new Error('injected: the second batch fails') : undefined)),
+    );
+    await expect(loader.retry(retryAll(), { chunkSize: 3, process: false })).rejects.toThrow(/retry stopped after 3 row\(s\) changed, committed and audited: injected/);
+    const ready = rows.slice(0, 3).map((r) => r[0]);
+    expect(await db.sql("SELECT source_key FROM order_stage WHERE process_status = 'READY' ORDER BY source_key")).toEqual(ready.map((k) => ({ source_key: k })));
+    expect(await db.sql('SELECT s.source_key FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id ORDER BY s.source_key')).toEqual(ready.map((k) => ({ source_key: k })));
+
+    const again = await setup.retry(retryAll(), { chunkSize: 3, process: false });
+    expect(again.retry.count).toBe(4);
+    expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'READY'")).toEqual([{ n: 7 }]);
+    expect(await db.sql('SELECT count(DISTINCT stage_id) AS rows, count(*) AS n FROM order_stage_audit')).toEqual([{ rows: 7, n: 7 }]);
+  });
+
+  it('the report of a large retry counts every row and lists the first 1000', async () => {
+    const { loader } = await db.open();
+    await loader.load([orderFile(missingAmounts(1003, 'M'))]);
+    const { retry } = await loader.retry(retryAll({ dryRun: true }), { chunkSize: 400 });
+    expect(retry.count).toBe(1003);
+    expect(retry.changes).toHaveLength(1000);
+    expect(retry.changes[999]?.sourceKey).toBe('M-0999');
+  });
+});
+
+const server = serverPgTarget();
+describe.skipIf(server === null)('retry on server PostgreSQL', () => {
+  it('a dry run returns at once while another session holds one of the rows locked', async () => {
+    const db = await server!.create();
+    const pg = await import('pg');
+    const holder = new pg.default.Client({ connectionString: db.url! });
+    let dry: Promise<number> | undefined;
+    try {
+      const { loader } = await db.open();
+      await loader.load([orderFile(missingAmounts(3, 'H'))]);
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query("SELECT 1 FROM order_stage WHERE source_key = 'H-0001' FOR UPDATE");
+      dry = loader.retry(retryAll({ dryRun: true })).then((r) => r.retry.count);
+      // a dry run that took row locks would wait here until the holder ends its transaction
+      const outcome = await Promise.race([dry, new Promise((resolve) => setTimeout(() => resolve('still waiting for the lock'), 10_000))]);
+      expect(outcome).toBe(3);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      await holder.end();
+      if (dry !== undefined) await Promise.allSettled([dry]);
+      await db.dispose();
+    }
+  });
+});
