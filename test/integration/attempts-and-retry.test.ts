@@ -48,6 +48,15 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(again.exitCode).toBe(1);
   });
 
+  it('--max-errors with --overlap (processing alongside staging on a server database) counts the rejected lines too', async () => {
+    const { loader } = await db.open();
+    const good = Array.from({ length: 6 }, (_, i) => `G-${i},1,2026-01-01,1,JPY`);
+    const file = writeTestFile(`${HEADER}\n${[...good, ...rejectedLines(7, 'P')].join('\n')}\n`);
+    const report = await loader.load([file], { maxErrors: 2, overlap: true, batchSize: 3, chunkSize: 2 });
+    expect(report.exitCode).toBe(1);
+    expect(report.aborted).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging');
+  });
+
   it('--max-errors N allows exactly N rejected rows', async () => {
     const { loader } = await db.open();
     const file = writeTestFile(`${HEADER}\n${rejectedLines(2, 'P').join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
