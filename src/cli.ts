@@ -2,7 +2,8 @@
 /**
  * The command line: parse arguments, validate them (zod), call the library, map the outcome to
  * an exit code. SIGINT/SIGTERM: the current chunk finishes or rolls back, then the run stops
- * (a second signal exits at once; the open transaction is rolled back by the database).
+ * (a second signal cancels the running statements and exits; the database rolls the open
+ * transactions back).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
@@ -27,6 +28,9 @@ function version(): string {
 function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
+
+/** Set once the database is open: what a second signal cancels before exiting. */
+let cancelRunning: (() => Promise<void>) | undefined;
 
 async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number> {
   const { command, options } = cmd;
@@ -57,6 +61,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
   const workers = Math.max(...workerList);
   const loader = await OrderLoader.open({ db: options.db, logger, workers });
+  cancelRunning = () => loader.cancelRunning();
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
@@ -65,6 +70,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       workers,
       maxErrors: options['max-errors'],
       maxAttempts: options['max-attempts'],
+      lockWaitMs: options['lock-wait'],
       encoding: options.encoding,
       delimiter: options.delimiter,
       overlap: options.overlap,
@@ -153,13 +159,25 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
 async function main(): Promise<void> {
   const controller = new AbortController();
   let signals = 0;
+  let lockWaitMs: number | undefined;
   const onSignal = (name: string) => {
     signals++;
-    if (signals > 1) {
-      process.stderr.write(`order-loader: ${name} again: exiting now (the open transaction rolls back)\n`);
+    if (signals > 2 || (signals === 2 && cancelRunning === undefined)) {
+      process.stderr.write(`order-loader: ${name} again: exiting now\n`);
       process.exit(EXIT_FAILED);
     }
-    process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping (send again to exit at once)\n`);
+    if (signals === 2) {
+      // Exiting alone is not enough: a backend blocked on a lock does not notice that our end
+      // of the connection is gone, and keeps waiting with the chunk's row locks held.
+      process.stderr.write(`order-loader: ${name} again: cancelling the running statements and exiting now (the open transactions roll back)\n`);
+      const cancelled = cancelRunning?.() ?? Promise.resolve();
+      void Promise.race([cancelled, new Promise((resolve) => setTimeout(resolve, 3000))]).finally(() => process.exit(EXIT_FAILED));
+      return;
+    }
+    const wait = lockWaitMs === undefined ? '' : lockWaitMs === 0
+      ? '; a chunk waiting for a row another session holds waits until it is released (--lock-wait 0)'
+      : `; a chunk waiting for a row another session holds gives up on it after at most ${formatMs(lockWaitMs)} (--lock-wait)`;
+    process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping${wait} (send again to cancel it and exit at once)\n`);
     controller.abort();
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
@@ -168,6 +186,7 @@ async function main(): Promise<void> {
   let code: number;
   try {
     const cmd = parseCommandLine(process.argv.slice(2));
+    if (cmd.command === 'load' || cmd.command === 'process' || cmd.command === 'retry') lockWaitMs = cmd.options['lock-wait'];
     code = await run(cmd, controller.signal);
   } catch (error) {
     if (error instanceof UserError || error instanceof RunAbortedError) {
@@ -180,6 +199,10 @@ async function main(): Promise<void> {
     code = EXIT_FAILED;
   }
   process.exitCode = code;
+}
+
+function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 await main();
