@@ -86,7 +86,9 @@ BEGIN
           -- set here, after the block's subtransaction has rolled back: a setting made inside
           -- it would be undone with it
           shortened := true;
-          SELECT least(100, nullif(setting::integer, 0)) INTO probe_ms FROM pg_settings WHERE name = 'lock_timeout';
+          -- (lock_timeout 0, waiting for ever, is left alone: that 55P03 came from elsewhere)
+          SELECT CASE WHEN setting::integer > 0 THEN least(100, setting::integer) END
+            INTO probe_ms FROM pg_settings WHERE name = 'lock_timeout';
           IF probe_ms IS NOT NULL THEN
             PERFORM set_config('lock_timeout', probe_ms || 'ms', true);
           END IF;
