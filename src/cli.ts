@@ -31,6 +31,16 @@ function print(text: string): void {
 
 /** Set once the database is open: what a second signal cancels before exiting. */
 let cancelRunning: (() => Promise<void>) | undefined;
+/** Set once the database is open, for commands that process: how long a blocked chunk may hold up the first signal. */
+let blockedChunkNote = '';
+
+function lockWaitNote(engine: string, lockWaitMs: number): string {
+  const waiting = '; a chunk waiting for a row another session holds';
+  if (engine === 'oracle') return `${waiting} waits until it is released (Oracle has no lock timeout)`;
+  if (lockWaitMs === 0) return `${waiting} waits until it is released (--lock-wait 0)`;
+  const limit = lockWaitMs % 1000 === 0 ? `${lockWaitMs / 1000} s` : `${lockWaitMs} ms`;
+  return `${waiting} gives up on it after at most ${limit} (--lock-wait)`;
+}
 
 async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number> {
   const { command, options } = cmd;
@@ -61,7 +71,9 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
   const workers = Math.max(...workerList);
   const loader = await OrderLoader.open({ db: options.db, logger, workers });
-  cancelRunning = () => loader.cancelRunning();
+  // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
+  if (loader.engine.kind === 'postgres') cancelRunning = () => loader.cancelRunning();
+  if (command === 'load' || command === 'process' || command === 'retry') blockedChunkNote = lockWaitNote(loader.engine.kind, options['lock-wait']);
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
@@ -159,11 +171,10 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
 async function main(): Promise<void> {
   const controller = new AbortController();
   let signals = 0;
-  let lockWaitMs: number | undefined;
   const onSignal = (name: string) => {
     signals++;
     if (signals > 2 || (signals === 2 && cancelRunning === undefined)) {
-      process.stderr.write(`order-loader: ${name} again: exiting now\n`);
+      process.stderr.write(`order-loader: ${name} again: exiting now (the open transaction rolls back)\n`);
       process.exit(EXIT_FAILED);
     }
     if (signals === 2) {
@@ -174,10 +185,7 @@ async function main(): Promise<void> {
       void Promise.race([cancelled, new Promise((resolve) => setTimeout(resolve, 3000))]).finally(() => process.exit(EXIT_FAILED));
       return;
     }
-    const wait = lockWaitMs === undefined ? '' : lockWaitMs === 0
-      ? '; a chunk waiting for a row another session holds waits until it is released (--lock-wait 0)'
-      : `; a chunk waiting for a row another session holds gives up on it after at most ${formatMs(lockWaitMs)} (--lock-wait)`;
-    process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping${wait} (send again to cancel it and exit at once)\n`);
+    process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping${blockedChunkNote} (send again to exit at once)\n`);
     controller.abort();
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
@@ -186,7 +194,6 @@ async function main(): Promise<void> {
   let code: number;
   try {
     const cmd = parseCommandLine(process.argv.slice(2));
-    if (cmd.command === 'load' || cmd.command === 'process' || cmd.command === 'retry') lockWaitMs = cmd.options['lock-wait'];
     code = await run(cmd, controller.signal);
   } catch (error) {
     if (error instanceof UserError || error instanceof RunAbortedError) {
@@ -199,10 +206,6 @@ async function main(): Promise<void> {
     code = EXIT_FAILED;
   }
   process.exitCode = code;
-}
-
-function formatMs(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 await main();
