@@ -2,7 +2,8 @@
 /**
  * The command line: parse arguments, validate them (zod), call the library, map the outcome to
  * an exit code. SIGINT/SIGTERM: the current chunk finishes or rolls back, then the run stops
- * (a second signal exits at once; the open transaction is rolled back by the database).
+ * (a second signal cancels the running statements and exits; the database rolls the open
+ * transactions back).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
@@ -26,6 +27,19 @@ function version(): string {
 
 function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Set once the database is open: what a second signal cancels before exiting. */
+let cancelRunning: (() => Promise<void>) | undefined;
+/** Set once the database is open, for commands that process: how long a blocked chunk may hold up the first signal. */
+let blockedChunkNote = '';
+
+function lockWaitNote(engine: string, lockWaitMs: number): string {
+  const waiting = '; a chunk waiting for a row another session holds';
+  if (engine === 'oracle') return `${waiting} waits until it is released (Oracle has no lock timeout)`;
+  if (lockWaitMs === 0) return `${waiting} waits until it is released (--lock-wait 0)`;
+  const limit = lockWaitMs % 1000 === 0 ? `${lockWaitMs / 1000} s` : `${lockWaitMs} ms`;
+  return `${waiting} gives up on it after at most ${limit} (--lock-wait)`;
 }
 
 async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number> {
@@ -57,6 +71,9 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
   const workers = Math.max(...workerList);
   const loader = await OrderLoader.open({ db: options.db, logger, workers });
+  // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
+  if (loader.engine.kind === 'postgres') cancelRunning = () => loader.cancelRunning();
+  if (command === 'load' || command === 'process' || command === 'retry') blockedChunkNote = lockWaitNote(loader.engine.kind, options['lock-wait']);
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
@@ -65,6 +82,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       workers,
       maxErrors: options['max-errors'],
       maxAttempts: options['max-attempts'],
+      lockWaitMs: options['lock-wait'],
       encoding: options.encoding,
       delimiter: options.delimiter,
       overlap: options.overlap,
@@ -155,11 +173,19 @@ async function main(): Promise<void> {
   let signals = 0;
   const onSignal = (name: string) => {
     signals++;
-    if (signals > 1) {
+    if (signals > 2 || (signals === 2 && cancelRunning === undefined)) {
       process.stderr.write(`order-loader: ${name} again: exiting now (the open transaction rolls back)\n`);
       process.exit(EXIT_FAILED);
     }
-    process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping (send again to exit at once)\n`);
+    if (signals === 2) {
+      // Exiting alone is not enough: a backend blocked on a lock does not notice that our end
+      // of the connection is gone, and keeps waiting with the chunk's row locks held.
+      process.stderr.write(`order-loader: ${name} again: cancelling the running statements and exiting now (the open transactions roll back)\n`);
+      const cancelled = cancelRunning?.() ?? Promise.resolve();
+      void Promise.race([cancelled, new Promise((resolve) => setTimeout(resolve, 3000))]).finally(() => process.exit(EXIT_FAILED));
+      return;
+    }
+    process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping${blockedChunkNote} (send again to exit at once)\n`);
     controller.abort();
   };
   process.on('SIGINT', () => onSignal('SIGINT'));

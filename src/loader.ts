@@ -122,6 +122,14 @@ export class OrderLoader {
     return runs.map((r) => ({ ...r, events: events.filter((e) => e.runId === r.runId) }));
   }
 
+  /**
+   * Cancel the statements running now (before exiting on a second interrupt): the database
+   * rolls the open chunks back and releases their locks, also a chunk blocked on a lock.
+   */
+  async cancelRunning(): Promise<void> {
+    await this.engine.cancelRunning?.();
+  }
+
   close(): Promise<void> {
     return this.engine.close();
   }

@@ -67,6 +67,17 @@ export const cliOptionsSchema = z.object({
       return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
     })
     .default(15 * 60_000),
+  'lock-wait': z
+    .string()
+    .regex(/^\d+(ms|s|m|h)?$/, '--lock-wait takes a duration such as 10s, 500ms or 2m (0: wait for ever)')
+    .transform((v) => {
+      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
+      const n = Number(m?.[1]);
+      const unit = m?.[2] ?? 's';
+      return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+    })
+    .refine((ms) => ms <= 24 * 3_600_000, '--lock-wait must be at most 24h')
+    .default(10_000),
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
   overlap: z.boolean().default(false),
@@ -112,6 +123,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         reason: { type: 'string' },
         operator: { type: 'string' },
         'older-than': { type: 'string' },
+        'lock-wait': { type: 'string' },
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
         overlap: { type: 'boolean' },
@@ -173,6 +185,8 @@ Options:
                        rows ended ERROR while processing (exit 1; what was committed stays)
   --max-attempts <n>   attempts at a row's current values before transient failures end it ERROR
                        (default 5; a changed row and an operator's retry start again at 0)
+  --lock-wait <time>   longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
+                       0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits
   --encoding <name>    utf-8 (default, BOM stripped) | shift_jis | cp932
   --delimiter <c>      field delimiter (default ","; "tab" for tab)
   --json               one JSON document on stdout

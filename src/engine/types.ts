@@ -272,13 +272,29 @@ export interface EngineCapabilities {
   readonly maxChunkSize: number;
 }
 
+export interface TransactionOptions {
+  /**
+   * The longest this transaction waits for any one lock another session holds, in
+   * milliseconds; 0 waits for ever; undefined leaves the database's own setting. PostgreSQL:
+   * `SET LOCAL lock_timeout`. Oracle DML has no such setting: ignored there.
+   */
+  lockWaitMs?: number | undefined;
+}
+
 export interface Engine {
   readonly kind: EngineKind;
   readonly capabilities: EngineCapabilities;
   /** Apply pending migrations; returns the names applied (empty when up to date). Safe to run concurrently and repeatedly. */
   migrate(): Promise<string[]>;
   /** Run `fn` in one transaction on one checked-out connection: COMMIT on success, ROLLBACK on throw. */
-  transaction<T>(fn: (tx: EngineTx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: EngineTx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /**
+   * Cancel the statements running on this engine's connections now (a second SIGINT, before the
+   * process exits): a backend blocked on a lock would otherwise keep waiting, holding the
+   * chunk's row locks, after our end of the connection is gone. Absent where nothing can
+   * outlive the process (PGlite) or it is not implemented.
+   */
+  cancelRunning?(): Promise<void>;
   /** Classify a thrown error: a chunk-level fatal one (connection lost, …) or anything else. */
   classifyError(error: unknown): FailureKind;
 

@@ -27,6 +27,8 @@ export interface ProcessRunOptions {
   maxErrors?: number | undefined;
   rowRetryBaseMs: number;
   rowRetryMaxMs: number;
+  /** The longest a chunk waits for a row another session holds, in ms (0: for ever); see ProcessOptions. */
+  lockWaitMs: number;
   retry: RetryPolicy;
   logger: Logger;
   signal?: AbortSignal | undefined;
@@ -49,6 +51,8 @@ export const DEFAULT_LOAD_OPTIONS = {
   maxAttempts: 5,
   rowRetryBaseMs: 30_000,
   rowRetryMaxMs: 30 * 60_000,
+  /** Long enough for any ordinary transaction to let go of a row, short enough that a row left locked costs a nightly run seconds. */
+  lockWaitMs: 10_000,
   retry: DEFAULT_RETRY,
 };
 
@@ -110,6 +114,7 @@ function processOptions(runId: number, options: ProcessRunOptions) {
     maxErrors: options.maxErrors,
     rowRetryBaseMs: options.rowRetryBaseMs,
     rowRetryMaxMs: options.rowRetryMaxMs,
+    lockWaitMs: options.lockWaitMs,
     retry: options.retry,
     logger: options.logger,
     signal: options.signal,

@@ -13,6 +13,12 @@ export interface ProcessOptions {
   /** Backoff of a row in RETRY_WAIT: base and cap, in milliseconds. */
   rowRetryBaseMs: number;
   rowRetryMaxMs: number;
+  /**
+   * The longest a chunk waits for a lock another session holds (milliseconds; 0: for ever;
+   * undefined: the database's own setting). A row held longer becomes RETRY_WAIT and the rest of
+   * the chunk commits, so a row someone keeps locked costs this wait, not the run.
+   */
+  lockWaitMs?: number | undefined;
   /** Only rows of these loads (undefined: any load). */
   loadIds?: number[] | undefined;
   /**
@@ -198,7 +204,7 @@ export async function processBacklog(engine: Engine, options: ProcessOptions): P
             const committed = await engine.tallyBatch(batchId);
             if (committed.lastStageId !== null) return chunkResultFromTally(committed.tally, committed.lastStageId);
           }
-          return engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate));
+          return engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate), { lockWaitMs: options.lockWaitMs });
         },
         { policy: options.retry, logger: options.logger, signal: options.signal },
       );

@@ -16,6 +16,26 @@ const TRANSIENT_SQLSTATES = new Set([
 
 const FATAL_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
 
+/**
+ * The errors that are a row's own failure, isolated to that row inside the MERGE
+ * (order_loader_merge_chunk receives this list; it has no copy of its own): two-character
+ * SQLSTATE classes and five-character codes. Everything else raised by the MERGE rolls the
+ * whole chunk back. Each failure isolated this way is then classified by classifySqlstate:
+ * the transient codes become RETRY_WAIT, the rest ERROR.
+ */
+export const ROW_LEVEL_SQLSTATES: readonly string[] = [
+  '22', // data exception (overflow, invalid value)
+  '23', // integrity constraint violation (23505 included: see TRANSIENT_SQLSTATES)
+  'P0', // raised by a trigger (RAISE EXCEPTION)
+  '40001', // serialization_failure
+  '40P01', // deadlock_detected
+  '55P03', // lock_not_available: a row another session holds past the lock timeout
+];
+
+export function isRowLevelSqlstate(sqlstate: string): boolean {
+  return ROW_LEVEL_SQLSTATES.includes(sqlstate.slice(0, 2)) || ROW_LEVEL_SQLSTATES.includes(sqlstate);
+}
+
 /** Node socket errors and node-postgres's own connection messages carry no SQLSTATE. */
 const FATAL_NODE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
 const FATAL_MESSAGES = [/connection terminated/i, /connection ended/i, /client has encountered a connection error/i, /timeout exceeded when trying to connect/i];

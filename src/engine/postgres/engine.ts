@@ -26,8 +26,9 @@ import type {
   StageInput,
   StatusReport,
   StatusTally,
+  TransactionOptions,
 } from '../types.js';
-import { classifyPgError, classifySqlstate } from './classify.js';
+import { classifyPgError, classifySqlstate, ROW_LEVEL_SQLSTATES } from './classify.js';
 import { parseJsonObject, stagingHistoryFromEvents } from '../run-events.js';
 import type { PgConnector, PgSession } from './session.js';
 
@@ -102,7 +103,7 @@ class PostgresTx implements EngineTx {
       failed_stage_id: number;
       failed_sqlstate: string;
       failed_message: string;
-    }>(q('merge_chunk'), [rows.map((r) => r.stageId), Math.max(1, Math.floor(options.isolationBlock))]);
+    }>(q('merge_chunk'), [rows.map((r) => r.stageId), Math.max(1, Math.floor(options.isolationBlock)), ROW_LEVEL_SQLSTATES]);
     return failed.map((f) => {
       const kind = classifySqlstate(f.failed_sqlstate);
       return {
@@ -242,11 +243,12 @@ export class PostgresEngine implements Engine {
   }
 
   /** One checked-out connection: BEGIN in try, ROLLBACK in catch, release(err) in finally. */
-  async transaction<T>(fn: (tx: EngineTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: EngineTx) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    const begin = beginStatement(options);
     const lease = await this.connector.acquire();
     let broken: Error | undefined;
     try {
-      await lease.session.exec('BEGIN');
+      await lease.session.exec(begin);
       const result = await fn(new PostgresTx(lease.session));
       await lease.session.exec('COMMIT');
       return result;
@@ -402,7 +404,23 @@ export class PostgresEngine implements Engine {
     await this.withSession((s) => s.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
   }
 
+  async cancelRunning(): Promise<void> {
+    await this.connector.cancelRunning?.();
+  }
+
   async close(): Promise<void> {
     await this.connector.end();
   }
+}
+
+/**
+ * BEGIN, with the lock timeout in the same round trip. SET LOCAL ends with the transaction, so
+ * a pooled connection never carries it into other work (bookkeeping, an operator's retry).
+ */
+function beginStatement(options: TransactionOptions | undefined): string {
+  const ms = options?.lockWaitMs;
+  if (ms === undefined) return 'BEGIN';
+  // spelled into the statement (SET takes no parameters): only a whole number gets there
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms > 2_147_483_647) throw new RangeError(`lock wait out of range: ${ms} ms`);
+  return `BEGIN; SET LOCAL lock_timeout = ${ms}`;
 }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import pg from 'pg';
 import type { PgConnector, PgLease, PgSession } from './session.js';
 
@@ -30,6 +31,45 @@ class PgClientSession implements PgSession {
   }
 }
 
+/**
+ * The backend key node-postgres reads from BackendKeyData at connect (Client#processID and
+ * #secretKey: set at run time, not in @types/pg). Null until the connection is established.
+ */
+interface BackendKey {
+  processID: number | null;
+  secretKey: number | null;
+}
+
+const CANCEL_REQUEST_CODE = 80877102;
+
+/**
+ * A protocol CancelRequest for one backend, on a connection of its own (what psql sends on
+ * Ctrl-C): no authentication, so it works when every connection slot is taken. The server
+ * reads the 16 bytes and closes the connection; resolves then, on error, or after `timeoutMs`.
+ */
+function sendCancelRequest(host: string, port: number, key: BackendKey, timeoutMs: number): Promise<void> {
+  const { processID, secretKey } = key;
+  if (processID === null || secretKey === null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const socket = host.startsWith('/') ? connect({ path: `${host}/.s.PGSQL.${port}` }) : connect({ host, port });
+    const timer = setTimeout(() => socket.destroy(), timeoutMs);
+    socket.on('connect', () => {
+      const packet = Buffer.alloc(16);
+      packet.writeInt32BE(16, 0);
+      packet.writeInt32BE(CANCEL_REQUEST_CODE, 4);
+      packet.writeInt32BE(processID, 8);
+      packet.writeInt32BE(secretKey, 12);
+      socket.end(packet);
+    });
+    // best effort: the process is about to exit; a failed cancel leaves what exiting leaves
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 export function createPgServerConnector(options: PgServerOptions): PgConnector {
   const pool = new Pool({
     connectionString: options.connectionString,
@@ -43,6 +83,8 @@ export function createPgServerConnector(options: PgServerOptions): PgConnector {
   pool.on('error', () => {});
   let searchPath: string | null = null;
   const pathOf = new WeakMap<pg.PoolClient, string | null>();
+  // the connections out on lease: the only ones that can be running a statement
+  const leased = new Set<pg.PoolClient>();
   return {
     kind: 'postgres',
     concurrent: true,
@@ -61,13 +103,24 @@ export function createPgServerConnector(options: PgServerOptions): PgConnector {
       // it is idle, and an unheard 'error' kills the process. The failing query reports it.
       const onError = () => {};
       client.on('error', onError);
+      leased.add(client);
       return {
         session: new PgClientSession(client),
         release: (error?: Error) => {
+          leased.delete(client);
           client.off('error', onError);
           client.release(error ?? false);
         },
       };
+    },
+    async cancelRunning() {
+      // A cancel reaching an idle backend is ignored by the server, so every leased one is sent one.
+      await Promise.all(
+        [...leased].map((client) => {
+          const c = client as pg.PoolClient & BackendKey & { host: string; port: number };
+          return sendCancelRequest(c.host, c.port, c, 2000);
+        }),
+      );
     },
     async setSearchPath(schema: string | null) {
       searchPath = schema;

@@ -27,5 +27,7 @@ export interface PgConnector {
   acquire(): Promise<PgLease>;
   /** Schema for unqualified names on every connection from now on (null: the default path). */
   setSearchPath(schema: string | null): Promise<void>;
+  /** Cancel the statement running on each connection now out on lease (none for PGlite: in-process). */
+  cancelRunning?(): Promise<void>;
   end(): Promise<void>;
 }

@@ -1,0 +1,153 @@
+/**
+ * A row lock held by someone else is that row's problem, not the run's: the chunk waits at most
+ * the lock wait (lockWaitMs, --lock-wait), the held row waits in RETRY_WAIT and the rest of the
+ * chunk commits. PGlite has one connection, so no other session can hold a lock there; a
+ * trigger that raises lock_not_available (55P03) for one key stands in for it on every target,
+ * and server PostgreSQL also runs the real thing (a second connection holding the row).
+ */
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
+import { orderFile } from '../support/files.js';
+
+type Row = [string, string, string, string, string];
+const rows = (n: number, amount: string): Row[] =>
+  Array.from({ length: n }, (_, i) => [`LK-${String(i + 1).padStart(3, '0')}`, String(100 + i), '2026-03-01', amount, 'JPY']);
+
+interface StageRow {
+  source_key: string;
+  process_status: string;
+  error_code: string | null;
+}
+
+const pgTargets = testTargets().filter((t) => t.kind !== 'oracle'); // the stand-in is a PL/pgSQL trigger
+
+describe.each(pgTargets)('a row that times out on a lock, on $kind', (target) => {
+  let db: TestDatabase;
+  beforeEach(async () => {
+    db = await target.create();
+    // Records the lock_timeout in force when each row reaches orders and when each stage row gets
+    // its final status, and raises lock_not_available for one key while `lock_held` says so.
+    await db.sql(`CREATE TABLE lock_held (source_key text PRIMARY KEY)`);
+    await db.sql(`CREATE TABLE lock_seen (phase text, source_key text, lock_timeout text)`);
+    await db.sql(`CREATE FUNCTION test_lock_stand_in() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO lock_seen VALUES ('merge', NEW.source_key, current_setting('lock_timeout'));
+        IF EXISTS (SELECT 1 FROM lock_held h WHERE h.source_key = NEW.source_key) THEN
+          RAISE EXCEPTION 'canceling statement due to lock timeout' USING ERRCODE = '55P03';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.sql(`CREATE TRIGGER test_lock_stand_in BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_lock_stand_in()`);
+    await db.sql(`CREATE FUNCTION test_finalize_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO lock_seen VALUES ('finalize', NEW.source_key, current_setting('lock_timeout'));
+        RETURN NEW;
+      END $$`);
+    await db.sql(`CREATE TRIGGER test_finalize_seen BEFORE UPDATE OF process_status ON order_stage FOR EACH ROW
+      WHEN (NEW.process_status IN ('DONE', 'RETRY_WAIT')) EXECUTE FUNCTION test_finalize_seen()`);
+  });
+  afterEach(async () => {
+    await db.dispose();
+  });
+
+  const stageRows = () => db.sql<StageRow>('SELECT source_key, process_status, error_code FROM order_stage ORDER BY source_key');
+
+  it('with the default chunk size, that row waits in RETRY_WAIT and every other row of the chunk is DONE', async () => {
+    await db.sql("INSERT INTO lock_held VALUES ('LK-017')");
+    const { loader } = await db.open();
+    const report = await loader.load([orderFile(rows(40, '1000'))], { lockWaitMs: 1500 });
+
+    expect(report.aborted).toBeNull();
+    expect(report.exitCode).toBe(2); // not every row DONE yet
+    expect(report.process).toMatchObject({ chunks: 1, done: 39, retryWait: 1, error: 0 });
+    const stage = await stageRows();
+    expect(stage.filter((r) => r.process_status !== 'DONE')).toEqual([{ source_key: 'LK-017', process_status: 'RETRY_WAIT', error_code: '55P03' }]);
+    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 39 }]);
+    expect(await db.sql("SELECT phase, error_code, attempt_no FROM order_bulk_error WHERE source_key = 'LK-017'")).toEqual([
+      { phase: 'MERGE', error_code: '55P03', attempt_no: 1 },
+    ]);
+
+    // After the first lock timeout the split that finds the held row waits at most 100 ms per
+    // lock (what the rolled-back first attempt saw is gone with it); the rest of the transaction
+    // (the final statuses) has the chunk's lock wait back.
+    const seen = await db.sql<{ phase: string; lock_timeout: string }>('SELECT DISTINCT phase, lock_timeout FROM lock_seen ORDER BY 1, 2');
+    expect(seen).toEqual([{ phase: 'finalize', lock_timeout: '1500ms' }, { phase: 'merge', lock_timeout: '100ms' }]);
+
+    // Released: once due, the next `process` merges it.
+    await db.sql('DELETE FROM lock_held');
+    await db.sql("UPDATE order_stage SET next_attempt_at = now() WHERE process_status = 'RETRY_WAIT'");
+    const later = await loader.process();
+    expect(later.exitCode).toBe(0);
+    expect((await stageRows()).every((r) => r.process_status === 'DONE')).toBe(true);
+    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 40 }]);
+  });
+
+  it('lockWaitMs 0 means no limit (lock_timeout 0); by default a chunk waits at most 10 s', async () => {
+    const { loader } = await db.open();
+    await loader.load([orderFile(rows(3, '1000'))], { lockWaitMs: 0 });
+    expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '0' }]);
+    await db.sql('DELETE FROM lock_seen');
+    await loader.load([orderFile(rows(3, '2000'))]);
+    expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '10s' }]);
+    expect((await stageRows()).map((r) => r.process_status)).toEqual(['DONE', 'DONE', 'DONE']);
+  });
+});
+
+const server = serverPgTarget();
+
+describe.skipIf(server === null)('a row held by another session, on server PostgreSQL', () => {
+  let db: TestDatabase;
+  let holder: pg.Client;
+  beforeEach(async () => {
+    db = await server!.create();
+    holder = new pg.Client({ connectionString: db.url! });
+    await holder.connect();
+  });
+  afterEach(async () => {
+    await holder.end().catch(() => undefined);
+    await db.dispose();
+  });
+
+  const stageRows = () => db.sql<StageRow>('SELECT source_key, process_status, error_code FROM order_stage ORDER BY source_key');
+
+  it('an amended file loads with the default chunk size: the held row RETRY_WAIT, every other row DONE; released, it follows', async () => {
+    const { loader } = await db.open();
+    expect((await loader.load([orderFile(rows(60, '1000'))])).exitCode).toBe(0);
+
+    await holder.query('BEGIN');
+    await holder.query("SELECT * FROM orders WHERE source_key = 'LK-033' FOR UPDATE");
+    // no lock_timeout anywhere but ours: the server's default (0) would wait for ever
+    expect((await db.sql<{ lock_timeout: string }>('SHOW lock_timeout'))[0]?.lock_timeout).toBe('0');
+    const report = await loader.load([orderFile(rows(60, '2000'))], { lockWaitMs: 1000 });
+
+    expect(report.aborted).toBeNull();
+    expect(report.process).toMatchObject({ chunks: 1, done: 59, retryWait: 1, error: 0 });
+    expect((await stageRows()).filter((r) => r.process_status !== 'DONE')).toEqual([
+      { source_key: 'LK-033', process_status: 'RETRY_WAIT', error_code: '55P03' },
+    ]);
+    expect(await db.sql("SELECT amount::text AS amount, count(*)::int AS n FROM orders GROUP BY amount ORDER BY amount")).toEqual([
+      { amount: '1000.00', n: 1 },
+      { amount: '2000.00', n: 59 },
+    ]);
+
+    await holder.query('ROLLBACK');
+    await db.sql("UPDATE order_stage SET next_attempt_at = now() WHERE process_status = 'RETRY_WAIT'");
+    expect((await loader.process()).exitCode).toBe(0);
+    expect((await stageRows()).every((r) => r.process_status === 'DONE')).toBe(true);
+    expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'LK-033'")).toEqual([{ amount: '2000.00' }]);
+  });
+
+  it('a lock on the whole orders table fails the chunk (retried, then the run stops), not every row one by one', async () => {
+    const { loader } = await db.open();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE orders IN SHARE MODE');
+    await expect(loader.load([orderFile(rows(20, '1000'))], {
+      lockWaitMs: 300,
+      retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+    })).rejects.toThrow(/failed 2 times, giving up: 55P03 .*lock timeout/);
+    expect((await stageRows()).every((r) => r.process_status === 'READY')).toBe(true);
+    expect(await db.sql('SELECT count(*)::int AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
+    await holder.query('ROLLBACK');
+  });
+});
