@@ -307,7 +307,10 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         };
         continue;
       }
-      if (encodingName === 'utf-8' && rawText.includes('\uFFFD')) {
+      // Our own export carries the rejected line's raw text (with its U+FFFD) in a column that
+      // is not loaded: only the order columns it holds must be valid text.
+      const undecodable = errorExport ? [...positions.values()].some((i) => record[i]?.includes('\uFFFD') === true) : rawText.includes('\uFFFD');
+      if (encodingName === 'utf-8' && undecodable) {
         yield {
           kind: 'reject', lineNo, raw: rawText, code: 'PARSE_ENCODING',
           message: 'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',

@@ -23,7 +23,7 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
     const exported = run(['errors', '--db', db]);
     expect(exported.code).toBe(0);
     const lines = exported.stdout.trim().split('\n');
-    expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id');
+    expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id,raw_record');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['SRC-102', 'SRC-103']);
     expect(JSON.parse(run(['errors', '--db', db, '--format', 'json', '--error-code', 'INVALID_AMOUNT']).stdout)).toMatchObject([{ sourceKey: 'SRC-102', phase: 'VALIDATE' }]);
 
