@@ -93,7 +93,7 @@ describe.each(testTargets())('errors export on $kind', (target) => {
     expect(orders.find((o) => o.source_key === 'K-FC')).toMatchObject({ customer_id: 7, order_date: '2026-01-05', amount: '100.00', currency: 'JPY' });
     expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status <> 'DONE'")).toEqual([{ n: 0 }]);
     expect(await loader.errors({ loadIds: [back.files[0]!.loadId] })).toEqual([]);
-  });
+  }, 240_000);
 
   it('CSV export of a line rejected while parsing holds its own values, not blanks', async () => {
     const { loader } = await db.open();
