@@ -12,7 +12,7 @@ import { renderBench, renderDryRun, renderLoadReport, renderManualChanges, rende
 import { createProgress } from './cli/progress.js';
 import { runBench } from './bench/run-bench.js';
 import { renderChart } from './bench/chart.js';
-import { errorsToCsv } from './cli/errors-csv.js';
+import { writeErrorsCsv, writeErrorsJson } from './cli/errors-csv.js';
 import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { OrderLoader } from './loader.js';
@@ -142,8 +142,13 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
         return EXIT_OK;
       }
       case 'errors': {
-        const rows = await loader.errors({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
-        process.stdout.write(options.format === 'json' || options.json ? `${JSON.stringify(rows)}\n` : errorsToCsv(rows));
+        const rows = loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
+        try {
+          await (options.format === 'json' || options.json ? writeErrorsJson(rows, process.stdout) : writeErrorsCsv(rows, process.stdout));
+        } catch (error) {
+          // the reader went away (`errors | head -1`): nothing more is wanted, not a failure
+          if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+        }
         return EXIT_OK;
       }
       case 'bench': {
@@ -188,6 +193,11 @@ async function main(): Promise<void> {
     process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping${blockedChunkNote} (send again to exit at once)\n`);
     controller.abort();
   };
+  // A reader that went away (`order-loader errors | head -1`) is not an error: without a
+  // listener the EPIPE of a later write would end the process with a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 

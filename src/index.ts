@@ -12,3 +12,4 @@ export { EXIT_OK, EXIT_FAILED, EXIT_ROWS_REJECTED } from './pipeline/outcome.js'
 export type { RetryRequest, ManualChangeReport } from './pipeline/operations.js';
 export type { DryRunResult } from './pipeline/stage.js';
 export type { ErrorRowReport, RowSelector, ManualChange } from './engine/types.js';
+export type { ErrorExportRow, ErrorExportFilter } from './pipeline/errors-export.js';

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { DEFAULT_DB, maskDbUrl, parseDbUrl } from './engine/db-url.js';
 import { openEngine } from './engine/open.js';
-import type { Engine, ErrorRowReport, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
+import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
+import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
 import { openOrderFile } from './input/order-file.js';
 import { markAbandonedRuns, recoverRows, retryRows, type ManualChangeReport, type RetryRequest } from './pipeline/operations.js';
 import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
@@ -108,8 +109,16 @@ export class OrderLoader {
     return recoverRows(this.engine, request);
   }
 
-  errors(filter: { loadIds?: number[]; errorCodes?: string[]; limit?: number } = {}): Promise<ErrorRowReport[]> {
-    return this.engine.listErrorRows({ loadIds: filter.loadIds, errorCodes: filter.errorCodes, limit: filter.limit ?? 1_000_000 });
+  /** Every rejected line (ERROR rows, then lines rejected without a stage row), as an array: for a few rows; errorRows() streams. */
+  async errors(filter: { loadIds?: number[]; errorCodes?: string[]; limit?: number } = {}): Promise<ErrorExportRow[]> {
+    const rows: ErrorExportRow[] = [];
+    for await (const row of this.errorRows({ ...filter, limit: filter.limit ?? 1_000_000 })) rows.push(row);
+    return rows;
+  }
+
+  /** The rejected lines page by page (`pageSize` rows asked of the database at a time): memory does not grow with their number. */
+  errorRows(filter: ErrorExportFilter = {}, pageSize?: number): AsyncGenerator<ErrorExportRow> {
+    return exportErrorRows(this.engine, filter, pageSize);
   }
 
   async status(): Promise<StatusReport & { runs: RunRecord[] }> {

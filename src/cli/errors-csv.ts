@@ -1,31 +1,53 @@
-import type { ErrorRowReport } from '../engine/types.js';
+import { Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify';
+import { stringify as stringifySync } from 'csv-stringify/sync';
+import { neutraliseFormula } from '../input/formula-guard.js';
+import type { ErrorExportRow } from '../pipeline/errors-export.js';
 
-export const ERROR_EXPORT_COLUMNS = [
-  'source_key', 'customer_id', 'order_date', 'amount', 'currency', 'error_code', 'error_message', 'line_no', 'load_id',
-] as const;
+export { neutraliseFormula } from '../input/formula-guard.js';
 
 /**
- * A cell a spreadsheet would run as a formula (=, +, -, @, tab, CR first) gets a leading
- * apostrophe; the loader strips that apostrophe again when the file comes back, so the value is
- * recoverable (src/input/order-record.ts).
+ * The CSV columns of `errors`: the order columns (what `load` reads back), then what went wrong,
+ * where, and the line as it was read. `error_code`, `error_message`, `line_no` and `load_id`
+ * together mark the file as our export when it is loaded back (src/input/formula-guard.ts).
  */
-export function neutraliseFormula(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+export const ERROR_EXPORT_COLUMNS = [
+  'source_key', 'customer_id', 'order_date', 'amount', 'currency', 'error_code', 'error_message', 'line_no', 'load_id', 'raw_record',
+] as const;
+
+/** One export row as CSV cells; a cell a spreadsheet would run as a formula gets the formula guard. */
+function cells(r: ErrorExportRow): string[] {
+  return [r.sourceKey, r.customerId, r.orderDate, r.amount, r.currency, r.errorCode, r.errorMessage, r.lineNo, r.loadId, r.rawRecord].map((v) =>
+    v === null ? '' : neutraliseFormula(String(v)),
+  );
 }
 
-function csvCell(value: string | number | null): string {
-  if (value === null) return '';
-  const text = neutraliseFormula(String(value));
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+const CSV_OPTIONS = { header: true, columns: [...ERROR_EXPORT_COLUMNS], record_delimiter: 'unix' } as const;
+
+/** The rows as one CSV text (a library convenience for a few rows; `errors` streams with writeErrorsCsv). */
+export function errorsToCsv(rows: ErrorExportRow[]): string {
+  return stringifySync(rows.map(cells), CSV_OPTIONS);
 }
 
-/** The ERROR rows as a CSV that `load` accepts back once fixed (the extra columns are ignored). */
-export function errorsToCsv(rows: ErrorRowReport[]): string {
-  const lines = [ERROR_EXPORT_COLUMNS.join(',')];
-  for (const r of rows) {
-    lines.push(
-      [r.sourceKey, r.customerId, r.orderDate, r.amount, r.currency, r.errorCode, r.errorMessage, r.lineNo, r.loadId].map(csvCell).join(','),
-    );
+/** Stream the rows as CSV to `out`, with backpressure: memory holds a page of rows, not the export. */
+export async function writeErrorsCsv(rows: AsyncIterable<ErrorExportRow>, out: Writable): Promise<void> {
+  async function* records() {
+    for await (const r of rows) yield cells(r);
   }
-  return `${lines.join('\n')}\n`;
+  await pipeline(Readable.from(records()), stringify(CSV_OPTIONS), out, { end: false });
+}
+
+/** Stream the rows as one JSON array, written element by element. */
+export async function writeErrorsJson(rows: AsyncIterable<ErrorExportRow>, out: Writable): Promise<void> {
+  async function* chunks() {
+    let first = true;
+    yield '[';
+    for await (const r of rows) {
+      yield `${first ? '' : ','}${JSON.stringify(r)}`;
+      first = false;
+    }
+    yield ']\n';
+  }
+  await pipeline(Readable.from(chunks()), out, { end: false });
 }

@@ -1,4 +1,4 @@
-import type { StagingHistory } from './types.js';
+import type { FileLayout, StagingHistory } from './types.js';
 
 /** The JSON object of a run's counts or an event's detail (stored as text), or null. */
 export function parseJsonObject(text: string | null): Record<string, unknown> | null {
@@ -28,4 +28,13 @@ export function stagingHistoryFromEvents(runId: number, invokedDetail: string | 
         ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null, stoppedAt }
         : null,
   };
+}
+
+/** The file layout (header names in file order, delimiter) recorded in a load's 'invoked' event detail, or null (a load staged before it was recorded). */
+export function fileLayoutFromInvoked(detailText: string | null): FileLayout | null {
+  const detail = parseJsonObject(detailText);
+  const header = detail?.header;
+  const delimiter = detail?.delimiter;
+  if (!Array.isArray(header) || !header.every((h) => typeof h === 'string') || typeof delimiter !== 'string' || delimiter === '') return null;
+  return { header: header as string[], delimiter };
 }

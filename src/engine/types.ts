@@ -164,6 +164,35 @@ export interface ErrorRowReport extends StageRowSnapshot {
   phase: ErrorPhase | null;
   rawRecord: string | null;
   loggedAt: Date | null;
+  /** The load that logged that latest error (whose file header splits `rawRecord`). */
+  errorLoadId: number | null;
+}
+
+/** A line rejected before it had a stage row (no usable source_key, wrong field count, bad bytes): its error-log row. */
+export interface RejectedLine {
+  errorId: number;
+  loadId: number | null;
+  lineNo: number | null;
+  phase: ErrorPhase;
+  errorCode: string;
+  errorMessage: string;
+  rawRecord: string | null;
+  loggedAt: Date;
+}
+
+/** How a load's file was read (recorded when its staging started): what splits a rejected line into its columns again. */
+export interface FileLayout {
+  /** Header names in file order, as written in the file. */
+  header: string[];
+  delimiter: string;
+}
+
+/** The latest error-log row of a stage row. */
+export interface LatestRawRecord {
+  stageId: number;
+  /** The load that logged it. */
+  loadId: number | null;
+  rawRecord: string | null;
 }
 
 /** What the run history says about a file (by sha256): for skip and resume (seed 003). */
@@ -205,6 +234,10 @@ export interface EngineTx {
   lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
   /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
   applyManualChanges(changes: ManualChange[]): Promise<void>;
+  /** The raw text of the latest error-log row of each of these stage rows (rows without one are left out). */
+  latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]>;
+  /** The file layout each of these loads recorded when its staging started (loads without one are left out). */
+  fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>>;
 }
 
 export interface RunStart {
@@ -307,8 +340,10 @@ export interface Engine {
   tallyLoads(loadIds: number[]): Promise<StatusTally>;
   /** What a chunk committed, by its batch_id (after a lost COMMIT reply): counts by status and its last stage_id. */
   tallyBatch(batchId: string): Promise<{ tally: StatusTally; lastStageId: number | null }>;
-  /** ERROR rows with their latest error, in stage_id order. */
-  listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]>;
+  /** ERROR rows with their latest error, in stage_id order; with afterStageId, only rows past it (one page of a keyset walk). */
+  listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterStageId?: number | undefined }): Promise<ErrorRowReport[]>;
+  /** Lines rejected without a stage row, in error_id order; with afterErrorId, only rows past it. */
+  listRejectedLines(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterErrorId?: number | undefined }): Promise<RejectedLine[]>;
   /** The most recent load of a file with this sha256, or null. */
   stagingHistory(sha256: string): Promise<StagingHistory | null>;
   /** Runs still marked RUNNING. */

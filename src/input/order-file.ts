@@ -3,6 +3,7 @@ import { open, stat } from 'node:fs/promises';
 import { parse, type Info, type Options } from 'csv-parse';
 import { UserError } from '../errors.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
+import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
 
 export type FileEncoding = 'utf-8' | 'shift_jis';
 
@@ -16,6 +17,10 @@ export interface OrderFileOptions {
 }
 
 export interface OrderFileHeader {
+  /** The header's names in file order, as written. */
+  names: string[];
+  /** Written by `errors --format csv` (isErrorExportHeader): its formula guard is removed from the values. */
+  errorExport: boolean;
   /** Position of each known column in a record. */
   positions: Map<OrderColumn, number>;
   /** Header names we do not use (ignored, with a warning). */
@@ -186,7 +191,7 @@ function describeHeader(names: string[], path: string): OrderFileHeader {
       `${path}: line 1: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (header must name ${ORDER_COLUMNS.join(',')}, in any order)`,
     );
   }
-  return { positions, extraColumns, columnCount: names.length };
+  return { names: names.map((n) => n.trim()), errorExport: isErrorExportHeader(names), positions, extraColumns, columnCount: names.length };
 }
 
 /**
@@ -238,6 +243,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   }
 
   const positions = header.positions;
+  const errorExport = header.errorExport;
   const encodingName = options.encoding;
   async function* items(): AsyncGenerator<FileItem> {
     let lastEndLine = lineBase + (options.resumeAt === undefined ? 1 : 0);
@@ -301,7 +307,10 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         };
         continue;
       }
-      if (encodingName === 'utf-8' && rawText.includes('\uFFFD')) {
+      // Our own export carries the rejected line's raw text (with its U+FFFD) in a column that
+      // is not loaded: only the order columns it holds must be valid text.
+      const undecodable = errorExport ? [...positions.values()].some((i) => record[i]?.includes('\uFFFD') === true) : rawText.includes('\uFFFD');
+      if (encodingName === 'utf-8' && undecodable) {
         yield {
           kind: 'reject', lineNo, raw: rawText, code: 'PARSE_ENCODING',
           message: 'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',
@@ -318,7 +327,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         continue;
       }
       const fields = {} as Record<OrderColumn, string>;
-      for (const [column, index] of positions) fields[column] = record[index] ?? '';
+      for (const [column, index] of positions) fields[column] = errorExport ? restoreFormula(record[index] ?? '') : (record[index] ?? '');
       yield { kind: 'record', lineNo, raw: rawText, fields, endByte, endLine };
     }
   }

@@ -24,13 +24,11 @@ function fail(ctx: Ctx, message: string): never {
 }
 
 /**
- * Empty field = missing value. Surrounding blanks are not part of a value. A leading apostrophe
- * before =, +, -, @ is the formula guard of our own `errors --format csv` export: dropped.
+ * Empty field = missing value. Surrounding blanks are not part of a value. (The apostrophe of
+ * the `errors` export's formula guard is removed when the file is read, and only from such a
+ * file: src/input/formula-guard.ts.)
  */
-const text = z.string().transform((v) => {
-  const t = v.trim();
-  return /^'[=+\-@]/.test(t) ? t.slice(1) : t;
-});
+const text = z.string().transform((v) => v.trim());
 
 const sourceKey = text.transform((v, ctx) => {
   if (v === '') return fail(ctx, 'source_key is missing');

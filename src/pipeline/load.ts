@@ -226,7 +226,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
         // its already-staged rows count as unchanged, not as repeated lines of this load.
         const resumable = history?.checkpoint != null && history.checkpoint.byte !== null;
         const loadId = history !== null && (history.staged || resumable) ? history.loadId : runId;
-        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId } })));
+        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId, header: file.header.names, delimiter: options.delimiter } })));
 
         const committed = history?.checkpoint != null && isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : null;
         const stopped = history !== null && !history.staged ? (history.checkpoint?.stoppedAt ?? null) : null;

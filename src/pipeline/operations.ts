@@ -1,8 +1,9 @@
 import { hostname, userInfo } from 'node:os';
-import type { Engine, ManualChange, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
+import type { Engine, EngineTx, ManualChange, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
 import { RunAbortedError, UserError } from '../errors.js';
 import { describeDbError } from './db-error.js';
 import { orderRecordSchema, validateOrder } from '../input/order-record.js';
+import { splitRawLine } from '../input/raw-line.js';
 
 /** Fields an operator may correct with --set (source_key is the business key: never). */
 export const CORRECTABLE_FIELDS = ['customer_id', 'order_date', 'amount', 'currency'] as const;
@@ -101,8 +102,14 @@ function selectorIsEmpty(s: RowSelector): boolean {
 }
 
 /** The change that makes a locked (or, in a dry run, read) row READY with `corrections`. */
-function plannedChange(row: StageRowSnapshot, action: ManualChange['action'], request: { operator: string; reason: string }, corrections: Partial<OrderValues>): ManualChange {
-  const values = { ...valuesOf(row), ...corrections };
+function plannedChange(
+  row: StageRowSnapshot,
+  action: ManualChange['action'],
+  request: { operator: string; reason: string },
+  corrections: Partial<OrderValues>,
+  startValues?: OrderValues,
+): ManualChange {
+  const values = { ...(startValues ?? valuesOf(row)), ...corrections };
   return {
     stageId: row.stageId, sourceKey: row.sourceKey, action, oldStatus: row.status, newStatus: 'READY',
     values, ...diff(row, values, 'READY'), operator: request.operator, reason: request.reason,
@@ -138,7 +145,8 @@ export async function retryRows(engine: Engine, request: RetryRequest, options: 
     try {
       planned = await engine.transaction(async (tx) => {
         const rows = request.dryRun ? await tx.findErrorRows(selector, window) : await tx.lockErrorRows(selector, window);
-        const batch = rows.map((row) => plannedChange(row, 'RETRY', request, request.corrections));
+        const start = await lineValuesOf(tx, rows, request.corrections);
+        const batch = rows.map((row) => plannedChange(row, 'RETRY', request, request.corrections, start.get(row.stageId)));
         if (!request.dryRun) await tx.applyManualChanges(batch);
         return batch;
       });
@@ -159,6 +167,43 @@ export async function retryRows(engine: Engine, request: RetryRequest, options: 
       report.changes.push(change);
     }
   }
+}
+
+/**
+ * A row whose line was rejected while parsing holds no values in the stage: its retry starts
+ * from the values of that line (its latest error-log row's raw text, split by its file's
+ * header), each read with the rules of a file's values, and the corrections replace some of
+ * them. A value of the line that still cannot be read, and that no correction replaces, refuses
+ * the retry (nothing is changed): the row would only fail again as "missing".
+ */
+async function lineValuesOf(tx: EngineTx, rows: StageRowSnapshot[], corrections: Partial<OrderValues>): Promise<Map<number, OrderValues>> {
+  const values = new Map<number, OrderValues>();
+  const rejected = rows.filter((r) => r.errorCode !== null && r.errorCode.startsWith('PARSE'));
+  if (rejected.length === 0) return values;
+  const raws = await tx.latestRawRecords(rejected.map((r) => r.stageId));
+  const layouts = await tx.fileLayouts([...new Set(raws.map((r) => r.loadId).filter((id): id is number => id !== null))]);
+  const byId = new Map(rejected.map((r) => [r.stageId, r]));
+  const problems: string[] = [];
+  for (const raw of raws) {
+    const row = byId.get(raw.stageId);
+    const layout = raw.loadId === null ? undefined : layouts.get(raw.loadId);
+    if (row === undefined || raw.rawRecord === null || raw.rawRecord === '' || layout === undefined) continue;
+    const line = splitRawLine(raw.rawRecord, layout);
+    const from: OrderValues = { customerId: null, orderDate: null, amount: null, currency: null };
+    for (const field of CORRECTABLE_FIELDS) {
+      const key = FIELD_TO_VALUE[field];
+      if (corrections[key] !== undefined) continue;
+      const parsed = orderRecordSchema.shape[field].safeParse(line[field]);
+      if (parsed.success) from[key] = parsed.data;
+      else problems.push(`stage_id ${row.stageId} (${row.sourceKey}): ${parsed.error.issues[0]?.message ?? `${field} cannot be read`}`);
+    }
+    values.set(row.stageId, from);
+  }
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more` : '');
+    throw new UserError(`retry: a row's line still has a value that cannot be read; correct it with --set or leave the row out (nothing was changed): ${shown}`);
+  }
+  return values;
 }
 
 /** `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY, audited. */

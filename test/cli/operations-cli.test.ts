@@ -23,7 +23,7 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
     const exported = run(['errors', '--db', db]);
     expect(exported.code).toBe(0);
     const lines = exported.stdout.trim().split('\n');
-    expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id');
+    expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id,raw_record');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['SRC-102', 'SRC-103']);
     expect(JSON.parse(run(['errors', '--db', db, '--format', 'json', '--error-code', 'INVALID_AMOUNT']).stdout)).toMatchObject([{ sourceKey: 'SRC-102', phase: 'VALIDATE' }]);
 
@@ -113,4 +113,34 @@ describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench 
     expect(stderr).toContain('bench interrupted: the workspace was dropped');
     expect(await schemas()).toBe(before);
   }, 120_000);
+});
+
+describe.skipIf(!existsSync(cli))('errors (built CLI, embedded PGlite): every rejected line, streamed, a closed pipe', () => {
+  it('lists lines rejected without a stage row under their load; `errors | head -1` ends quietly with exit 0', () => {
+    const dir = tempDir();
+    const db = `pglite:${dir}/db`;
+    // enough rows that the output outgrows a pipe's buffer: head closes it while we still write
+    const lines = ['source_key,customer_id,order_date,amount,currency', ',7,2026-01-05,1,JPY', 'K-FC,7,2026-01-05,100'];
+    for (let i = 0; i < 1500; i++) lines.push(`E-${i},1,2026-01-01,-${i + 1},JPY`);
+    writeFileSync(`${dir}/bad.csv`, `${lines.join('\n')}\n`);
+    expect(run(['load', `${dir}/bad.csv`, '--db', db]).code).toBe(2);
+
+    const listed = run(['errors', '--db', db, '--load-id', '1', '--error-code', 'PARSE_SOURCE_KEY', '--error-code', 'PARSE_FIELD_COUNT']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n').slice(1)).toEqual([
+      ',7,2026-01-05,1,JPY,PARSE_SOURCE_KEY,source_key is missing,2,1,",7,2026-01-05,1,JPY"',
+      'K-FC,7,2026-01-05,100,,PARSE_FIELD_COUNT,"expected 5 fields as in the header, found 4",3,1,"K-FC,7,2026-01-05,100"',
+    ]);
+    const json = JSON.parse(run(['errors', '--db', db, '--format', 'json', '--limit', '1501']).stdout) as Array<{ sourceKey: string | null }>;
+    expect(json).toHaveLength(1501);
+    expect(json[1500]).toMatchObject({ sourceKey: null, stageId: null, lineNo: 2, rawRecord: ',7,2026-01-05,1,JPY' });
+
+    for (const format of ['csv', 'json']) {
+      const piped = spawnSync('bash', ['-c', `"${process.execPath}" "${cli}" errors --format ${format} --db "${db}" --log-level warn | head -c 100 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`], {
+        cwd: root, encoding: 'utf8', env, timeout: 120_000,
+      });
+      expect(piped.stderr, format).toBe('');
+      expect(piped.stdout.trim(), format).toBe('exit=0');
+    }
+  }, 300_000);
 });

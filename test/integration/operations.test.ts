@@ -80,7 +80,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     await loader.load([fixture('orders-sample.csv')]);
     const csv = errorsToCsv(await loader.errors());
     const lines = csv.trim().split('\n');
-    expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id');
+    expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id,raw_record');
     expect(lines).toHaveLength(3);
     // the operator fixes the amounts in a spreadsheet
     const fixed = csv.replace(/^(SRC-102,20,2026-11-01,)(,)/m, '$13500$2').replace(/999999999999\.99/, '5000');

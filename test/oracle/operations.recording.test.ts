@@ -97,6 +97,9 @@ const NEW_SQL = [
   'staging_history',
   'runs_running',
   'claimable_count',
+  'rejected_lines',
+  'latest_raw_records',
+  'file_layouts',
 ];
 
 describe('Oracle operations SQL text (static checks, not an Oracle parse)', () => {
@@ -504,21 +507,21 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
     const pool = new RecordingPool({
       execute: () => ({
         rows: [
-          { ...stageRow(5), PHASE: 'MERGE', RAW_RECORD: null, LOGGED_AT: '2024-05-01T10:00:01.000Z' },
-          { ...stageRow(6, { ERROR_CODE: 'PARSE_QUOTE', CUSTOMER_ID: null, ORDER_DATE: null, AMOUNT: null, CURRENCY: null }), PHASE: 'PARSE', RAW_RECORD: 'a,"b', LOGGED_AT: '2024-05-01T09:00:00.000Z' },
-          { ...stageRow(8), PHASE: null, RAW_RECORD: null, LOGGED_AT: null },
+          { ...stageRow(5), PHASE: 'MERGE', RAW_RECORD: null, LOGGED_AT: '2024-05-01T10:00:01.000Z', ERROR_LOAD_ID: '7' },
+          { ...stageRow(6, { ERROR_CODE: 'PARSE_QUOTE', CUSTOMER_ID: null, ORDER_DATE: null, AMOUNT: null, CURRENCY: null }), PHASE: 'PARSE', RAW_RECORD: 'a,"b', LOGGED_AT: '2024-05-01T09:00:00.000Z', ERROR_LOAD_ID: '6' },
+          { ...stageRow(8), PHASE: null, RAW_RECORD: null, LOGGED_AT: null, ERROR_LOAD_ID: null },
         ],
       }),
     });
     const engine = createOracleEngineWithPool(pool, constants);
-    const rows = await engine.listErrorRows({ loadIds: [7], errorCodes: ['ORA-01438', 'PARSE_QUOTE'], limit: 100 });
+    const rows = await engine.listErrorRows({ loadIds: [7], errorCodes: ['ORA-01438', 'PARSE_QUOTE'], limit: 100, afterStageId: 4 });
     expect(rows).toEqual([
-      { ...snapshot(5), phase: 'MERGE', rawRecord: null, loggedAt: new Date('2024-05-01T10:00:01.000Z') },
+      { ...snapshot(5), phase: 'MERGE', rawRecord: null, loggedAt: new Date('2024-05-01T10:00:01.000Z'), errorLoadId: 7 },
       {
         ...snapshot(6), errorCode: 'PARSE_QUOTE', customerId: null, orderDate: null, amount: null, currency: null,
-        phase: 'PARSE', rawRecord: 'a,"b', loggedAt: new Date('2024-05-01T09:00:00.000Z'),
+        phase: 'PARSE', rawRecord: 'a,"b', loggedAt: new Date('2024-05-01T09:00:00.000Z'), errorLoadId: 6,
       },
-      { ...snapshot(8), phase: null, rawRecord: null, loggedAt: null },
+      { ...snapshot(8), phase: null, rawRecord: null, loggedAt: null, errorLoadId: null },
     ]);
     const [call] = executes(pool);
     expect(call!.sql).toBe(oracleQuery('error_rows'));
@@ -528,8 +531,12 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
     expect(call!.binds).toEqual({
       ...slots('load_id', [7]),
       ...slots('error_code', ['ORA-01438', 'PARSE_QUOTE'], 120),
+      after_stage_id: { val: 4, type: NUMBER },
       row_limit: { val: 100, type: NUMBER },
     });
+    // a keyset page: rows past the last stage_id of the page before, never OFFSET
+    expect(call!.sql).toContain('s.stage_id > :after_stage_id');
+    expect(call!.sql).not.toMatch(/\bOFFSET\b/i);
     expect(call!.options.fetchTypeHandler!({ name: 'RAW_RECORD', dbType: CLOB })).toEqual({ type: VARCHAR });
     expect(pool.trace()).toEqual(['1:execute:WITH picked AS', '1:commit', '1:close']);
   });
@@ -541,7 +548,7 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
     expect(pool.calls).toEqual([]);
     await engine.listErrorRows({ limit: 3.7 });
     const [call] = executes(pool);
-    expect(call!.binds).toEqual({ ...slots('load_id', null), ...slots('error_code', null, 120), row_limit: { val: 3, type: NUMBER } });
+    expect(call!.binds).toEqual({ ...slots('load_id', null), ...slots('error_code', null, 120), after_stage_id: { val: 0, type: NUMBER }, row_limit: { val: 3, type: NUMBER } });
   });
 
   it('slices of a long list: each execution limited, the first `limit` rows of the union kept in stage_id order', async () => {
@@ -559,6 +566,62 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
     ]);
     expect(calls[1]!.binds.load_id1).toEqual({ val: 21, type: NUMBER });
     expect(calls[1]!.binds.load_id6).toEqual({ val: null, type: NUMBER });
+  });
+});
+
+describe('Oracle engine (recording connection): listRejectedLines, latestRawRecords, fileLayouts', () => {
+  it('listRejectedLines: stage_id NULL rows past :after_error_id, FETCH FIRST, lists as slots; values mapped', async () => {
+    const pool = new RecordingPool({
+      execute: () => ({
+        rows: [
+          { ERROR_ID: '12', LOAD_ID: '7', LINE_NO: '4', PHASE: 'PARSE', ERROR_CODE: 'PARSE_FIELD_COUNT', ERROR_MESSAGE: 'expected 5 fields', RAW_RECORD: 'a,b', LOGGED_AT: '2024-05-01T09:00:00.000Z' },
+          { ERROR_ID: '11', LOAD_ID: null, LINE_NO: null, PHASE: 'PARSE', ERROR_CODE: 'CSV_QUOTE_NOT_CLOSED', ERROR_MESSAGE: 'm', RAW_RECORD: null, LOGGED_AT: '2024-05-01T09:00:01.000Z' },
+        ],
+      }),
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const rows = await engine.listRejectedLines({ loadIds: [7], errorCodes: ['PARSE_FIELD_COUNT'], limit: 50, afterErrorId: 10 });
+    expect(rows).toEqual([
+      { errorId: 11, loadId: null, lineNo: null, phase: 'PARSE', errorCode: 'CSV_QUOTE_NOT_CLOSED', errorMessage: 'm', rawRecord: null, loggedAt: new Date('2024-05-01T09:00:01.000Z') },
+      { errorId: 12, loadId: 7, lineNo: 4, phase: 'PARSE', errorCode: 'PARSE_FIELD_COUNT', errorMessage: 'expected 5 fields', rawRecord: 'a,b', loggedAt: new Date('2024-05-01T09:00:00.000Z') },
+    ]);
+    const [call] = executes(pool, 'rejected_lines');
+    expect(call!.sql).toContain('b.stage_id IS NULL');
+    expect(call!.sql).toContain('b.error_id > :after_error_id');
+    expect(call!.sql).toContain('FETCH FIRST :row_limit ROWS ONLY');
+    expect(call!.sql).not.toMatch(/FOR UPDATE|\bOFFSET\b/i);
+    expect(call!.binds).toEqual({
+      ...slots('load_id', [7]),
+      ...slots('error_code', ['PARSE_FIELD_COUNT'], 120),
+      after_error_id: { val: 10, type: NUMBER },
+      row_limit: { val: 50, type: NUMBER },
+    });
+    expect(await engine.listRejectedLines({ limit: 0 })).toEqual([]);
+    expect(executes(pool)).toHaveLength(1);
+  });
+
+  it('latestRawRecords and fileLayouts run in the caller\'s transaction, 20 ids per execution', async () => {
+    const pool = new RecordingPool({
+      execute: (sql) =>
+        sql === oracleQuery('file_layouts')
+          ? { rows: [{ RUN_ID: '7', DETAIL: '{"file":"a.csv","loadId":7,"header":["source_key","amount"],"delimiter":";"}' }, { RUN_ID: '8', DETAIL: '{"loadId":8}' }] }
+          : { rows: [{ STAGE_ID: '3', LOAD_ID: '7', RAW_RECORD: 'K;1e5' }] },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const ids = Array.from({ length: 21 }, (_, i) => i + 1);
+    const [raws, layouts] = await engine.transaction(async (tx) => [await tx.latestRawRecords(ids), await tx.fileLayouts([7, 8])] as const);
+    expect(raws).toEqual([
+      { stageId: 3, loadId: 7, rawRecord: 'K;1e5' },
+      { stageId: 3, loadId: 7, rawRecord: 'K;1e5' },
+    ]);
+    // a load staged before layouts were recorded has none
+    expect([...layouts]).toEqual([[7, { header: ['source_key', 'amount'], delimiter: ';' }]]);
+    const rawCalls = executes(pool, 'latest_raw_records');
+    expect(rawCalls).toHaveLength(2);
+    expect(rawCalls[1]!.binds.id1).toEqual({ val: 21, type: NUMBER });
+    expect(rawCalls[1]!.binds.id2).toEqual({ val: null, type: NUMBER });
+    expect(executes(pool, 'file_layouts')[0]!.binds.id2).toEqual({ val: 8, type: NUMBER });
+    expect(pool.trace().filter((t) => t.endsWith('commit'))).toEqual(['1:commit']);
   });
 });
 

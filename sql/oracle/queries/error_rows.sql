@@ -1,12 +1,15 @@
 -- ERROR rows with their latest error-log entry, in stage_id order, at most :row_limit rows
--- (the `errors` export; sql/postgres/queries/error_rows.sql). The load and error-code lists
+-- past :after_stage_id (one page of the keyset walk of the `errors` export, which starts at 0
+-- and goes on from the last stage_id of each page; sql/postgres/queries/error_rows.sql). The
+-- load and error-code lists
 -- are slot binds as in lock_error_rows.sql: :by_<name> = 0 when not given, else up to 20
 -- values in :<name>1..:<name>20 (unused slots NULL); the engine runs longer lists in slices
 -- and keeps the first :row_limit rows of their union.
 --
 -- `picked` chooses the rows first (FETCH FIRST is legal here: this query locks nothing);
 -- the latest error is then looked up for those rows only, through ix_order_bulk_error_stage
--- (stage_id, error_id). "Latest" is the highest error_id of the stage row: ROW_NUMBER() over
+-- (stage_id, error_id), in `last_error` (not `latest`: some SQL grammars reserve that word).
+-- "Latest" is the highest error_id of the stage row: ROW_NUMBER() over
 -- (PARTITION BY stage_id ORDER BY error_id DESC) = 1, computed on the index columns only and
 -- joined back by error_id, so no CLOB (raw_record) goes through the window sort.
 WITH picked AS (
@@ -15,6 +18,7 @@ WITH picked AS (
          s.error_message, s.updated_at
     FROM order_stage s
    WHERE s.process_status = 'ERROR'
+     AND s.stage_id > :after_stage_id
      AND (:by_load_id = 0
           OR s.load_id IN (:load_id1, :load_id2, :load_id3, :load_id4, :load_id5,
                            :load_id6, :load_id7, :load_id8, :load_id9, :load_id10,
@@ -28,7 +32,7 @@ WITH picked AS (
    ORDER BY s.stage_id
    FETCH FIRST :row_limit ROWS ONLY
 ),
-latest AS (
+last_error AS (
   SELECT b.stage_id, b.error_id,
          ROW_NUMBER() OVER (PARTITION BY b.stage_id ORDER BY b.error_id DESC) AS rn
     FROM order_bulk_error b
@@ -49,8 +53,9 @@ SELECT p.stage_id,
        TO_CHAR(SYS_EXTRACT_UTC(p.updated_at), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') AS updated_at,
        e.phase,
        e.raw_record,
-       TO_CHAR(SYS_EXTRACT_UTC(e.logged_at), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') AS logged_at
+       TO_CHAR(SYS_EXTRACT_UTC(e.logged_at), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') AS logged_at,
+       e.load_id AS error_load_id
   FROM picked p
-  LEFT JOIN latest l ON l.stage_id = p.stage_id AND l.rn = 1
+  LEFT JOIN last_error l ON l.stage_id = p.stage_id AND l.rn = 1
   LEFT JOIN order_bulk_error e ON e.error_id = l.error_id
  ORDER BY p.stage_id

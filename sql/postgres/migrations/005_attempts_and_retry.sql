@@ -105,10 +105,11 @@ AS $$
     FROM prior
 $$;
 
--- `retry` walks the ERROR rows that match its selector in stage_id order, one bounded batch per
--- transaction (keyset: stage_id > the last batch's end). Without this index each batch of
--- `retry --all-errors` scanned the primary key from the cursor until it had found a batch of
--- ERROR rows among the DONE ones. Partial: only ERROR rows are in it, so staging and the
--- processing of rows that end DONE never touch it.
+-- `retry` and the `errors` export walk the ERROR rows in stage_id order, one bounded batch or
+-- page at a time (keyset: stage_id > the end of the one before). Without this index each batch
+-- scanned the primary key from the cursor past the DONE rows until it had found enough ERROR
+-- rows, and a page filtered by load sorted all of the load's remaining ERROR rows to keep the
+-- first ones. Partial: only ERROR rows are in it, so staging and the processing of rows that
+-- end DONE never touch it.
 CREATE INDEX IF NOT EXISTS ix_order_stage_error ON order_stage (stage_id)
   WHERE process_status = 'ERROR';

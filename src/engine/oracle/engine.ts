@@ -9,10 +9,13 @@ import type {
   ErrorPhase,
   ErrorRowReport,
   FailureKind,
+  FileLayout,
   KeysetWindow,
+  LatestRawRecord,
   ManualChange,
   MergeOptions,
   ProcessStatus,
+  RejectedLine,
   RowFailure,
   RowSelector,
   RunCounts,
@@ -32,7 +35,7 @@ import { classifyOracleCode, classifyOracleError, oracleCodeFromMessage, primary
 import { loadOracledb } from './driver.js';
 import type { OraBindDef, OraBinds, OraColumnMeta, OraConnection, OraConstants, OraExecuteOptions, OraPool } from './driver.js';
 import { runOracleMigrations } from './migrate.js';
-import { parseJsonObject, stagingHistoryFromEvents } from '../run-events.js';
+import { fileLayoutFromInvoked, parseJsonObject, stagingHistoryFromEvents } from '../run-events.js';
 import { byteLength, cutBytes, cutChars, nonEmpty, oracleQuery, parseUtcText, utcTimestampText } from './sql-text.js';
 
 /**
@@ -165,6 +168,13 @@ function idList(values: readonly number[] | undefined, what: string): number[] |
 function textList(values: readonly string[] | undefined, maxChars: number): string[] | null {
   if (values === undefined || values.length === 0) return null;
   return values.filter((v) => Array.from(v).length <= maxChars);
+}
+
+/** :id1..:id20 for one slice (at most ID_SLOTS ids) of latest_raw_records.sql / file_layouts.sql. */
+function idSlotBinds(c: OraConstants, ids: readonly number[]): OraBinds {
+  const binds: OraBinds = {};
+  for (let i = 0; i < ID_SLOTS; i++) binds[`id${i + 1}`] = { val: ids[i] ?? null, type: c.DB_TYPE_NUMBER };
+  return binds;
 }
 
 /** A stage row as lock_error_rows.sql / lock_stale_processing.sql / error_rows.sql return it. */
@@ -655,6 +665,33 @@ export class OracleTx implements EngineTx {
     return ((result.rows ?? []) as Row[]).map(stageSnapshot);
   }
 
+  /** queries/latest_raw_records.sql, per slice of 20 stage ids, in the caller's transaction. */
+  async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
+    const ids = [...new Set(stageIds.map((id) => int(id, 'stage id')))];
+    const out: LatestRawRecord[] = [];
+    for (const part of slices(ids, ID_SLOTS)) {
+      const result = await this.connection.execute(oracleQuery('latest_raw_records'), idSlotBinds(this.c, part), this.queryOptions);
+      for (const r of (result.rows ?? []) as Row[]) {
+        out.push({ stageId: int(r.STAGE_ID, 'stage_id'), loadId: intOrNull(r.LOAD_ID, 'load_id'), rawRecord: text(r.RAW_RECORD) });
+      }
+    }
+    return out.sort((a, b) => a.stageId - b.stageId);
+  }
+
+  /** queries/file_layouts.sql, per slice of 20 load ids, in the caller's transaction. */
+  async fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>> {
+    const ids = [...new Set(loadIds.map((id) => int(id, 'load id')))];
+    const layouts = new Map<number, FileLayout>();
+    for (const part of slices(ids, ID_SLOTS)) {
+      const result = await this.connection.execute(oracleQuery('file_layouts'), idSlotBinds(this.c, part), this.queryOptions);
+      for (const r of (result.rows ?? []) as Row[]) {
+        const layout = fileLayoutFromInvoked(text(r.DETAIL));
+        if (layout !== null) layouts.set(int(r.RUN_ID, 'run_id'), layout);
+      }
+    }
+    return layouts;
+  }
+
   /**
    * Two executeMany calls per slice of at most 65,535 changes, in the caller's transaction
    * (no commit here): queries/apply_manual_changes.sql (values, status, error fields cleared)
@@ -954,7 +991,7 @@ export class OracleEngine implements Engine {
    * in lockErrorRows; with several slices each execution returns at most `limit` rows and the
    * first `limit` of their union (in stage_id order) are kept.
    */
-  async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]> {
+  async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterStageId?: number | undefined }): Promise<ErrorRowReport[]> {
     const floored = Math.floor(filter.limit);
     if (!(floored > 0)) return [];
     const limit = Math.min(floored, Number.MAX_SAFE_INTEGER);
@@ -966,16 +1003,47 @@ export class OracleEngine implements Engine {
     return this.withConnection(async (connection) => {
       const out: ErrorRowReport[] = [];
       for (const binds of slotCombinations(this.c, lists)) {
-        for (const r of await this.query(connection, 'error_rows', { ...binds, row_limit: this.num(limit) })) {
+        for (const r of await this.query(connection, 'error_rows', { ...binds, after_stage_id: this.num(int(filter.afterStageId ?? 0, 'stage id')), row_limit: this.num(limit) })) {
           out.push({
             ...stageSnapshot(r),
             phase: text(r.PHASE) as ErrorPhase | null,
             rawRecord: text(r.RAW_RECORD),
             loggedAt: parseUtcText(r.LOGGED_AT),
+            errorLoadId: intOrNull(r.ERROR_LOAD_ID, 'load_id'),
           });
         }
       }
       return out.sort((a, b) => a.stageId - b.stageId).slice(0, limit);
+    });
+  }
+
+  /** queries/rejected_lines.sql: one page past `afterErrorId`, lists and slices as in listErrorRows. */
+  async listRejectedLines(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterErrorId?: number | undefined }): Promise<RejectedLine[]> {
+    const floored = Math.floor(filter.limit);
+    if (!(floored > 0)) return [];
+    const limit = Math.min(floored, Number.MAX_SAFE_INTEGER);
+    const lists: SlotList[] = [
+      { name: 'load_id', values: idList(filter.loadIds, 'load id') },
+      { name: 'error_code', values: textList(filter.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
+    ];
+    if (lists.some((l) => l.values !== null && l.values.length === 0)) return [];
+    return this.withConnection(async (connection) => {
+      const out: RejectedLine[] = [];
+      for (const binds of slotCombinations(this.c, lists)) {
+        for (const r of await this.query(connection, 'rejected_lines', { ...binds, after_error_id: this.num(int(filter.afterErrorId ?? 0, 'error id')), row_limit: this.num(limit) })) {
+          out.push({
+            errorId: int(r.ERROR_ID, 'error_id'),
+            loadId: intOrNull(r.LOAD_ID, 'load_id'),
+            lineNo: intOrNull(r.LINE_NO, 'line_no'),
+            phase: String(r.PHASE) as ErrorPhase,
+            errorCode: String(r.ERROR_CODE),
+            errorMessage: String(r.ERROR_MESSAGE),
+            rawRecord: text(r.RAW_RECORD),
+            loggedAt: parseUtcText(r.LOGGED_AT) ?? new Date(0),
+          });
+        }
+      }
+      return out.sort((a, b) => a.errorId - b.errorId).slice(0, limit);
     });
   }
 

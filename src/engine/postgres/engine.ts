@@ -3,7 +3,10 @@ import type {
   ChunkFinalization,
   ErrorPhase,
   ErrorRowReport,
+  FileLayout,
+  LatestRawRecord,
   ManualChange,
+  RejectedLine,
   RowSelector,
   StageRowSnapshot,
   StagingHistory,
@@ -29,7 +32,7 @@ import type {
   TransactionOptions,
 } from '../types.js';
 import { classifyPgError, classifySqlstate, ROW_LEVEL_SQLSTATES } from './classify.js';
-import { parseJsonObject, stagingHistoryFromEvents } from '../run-events.js';
+import { fileLayoutFromInvoked, parseJsonObject, stagingHistoryFromEvents } from '../run-events.js';
 import type { PgConnector, PgSession } from './session.js';
 
 const q = (name: string) => readSql('postgres', `queries/${name}.sql`);
@@ -186,6 +189,23 @@ class PostgresTx implements EngineTx {
     ]);
   }
 
+  async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
+    if (stageIds.length === 0) return [];
+    const { rows } = await this.session.query<{ stage_id: number; load_id: number | null; raw_record: string | null }>(q('latest_raw_records'), [stageIds]);
+    return rows.map((r) => ({ stageId: r.stage_id, loadId: r.load_id, rawRecord: r.raw_record }));
+  }
+
+  async fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>> {
+    const layouts = new Map<number, FileLayout>();
+    if (loadIds.length === 0) return layouts;
+    const { rows } = await this.session.query<{ run_id: number; detail: string | null }>(q('file_layouts'), [loadIds]);
+    for (const r of rows) {
+      const layout = fileLayoutFromInvoked(r.detail);
+      if (layout !== null) layouts.set(r.run_id, layout);
+    }
+    return layouts;
+  }
+
   async addRunEvent(runId: number, event: RunEventInput): Promise<void> {
     await this.session.query(q('run_event'), [runId, event.event, event.detail === undefined ? null : JSON.stringify(event.detail)]);
   }
@@ -339,12 +359,25 @@ export class PostgresEngine implements Engine {
     return this.withSession(async (s) => (await s.query<RunRow>(q('runs_running'))).rows.map(toRunRecord));
   }
 
-  async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): Promise<ErrorRowReport[]> {
+  async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterStageId?: number | undefined }): Promise<ErrorRowReport[]> {
     return this.withSession(async (s) => {
-      const { rows } = await s.query<SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null }>(
-        q('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit],
+      const { rows } = await s.query<SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null; error_load_id: number | null }>(
+        q('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterStageId ?? 0],
       );
-      return rows.map((r) => ({ ...toSnapshot(r), phase: r.phase, rawRecord: r.raw_record, loggedAt: r.logged_at }));
+      return rows.map((r) => ({ ...toSnapshot(r), phase: r.phase, rawRecord: r.raw_record, loggedAt: r.logged_at, errorLoadId: r.error_load_id }));
+    });
+  }
+
+  async listRejectedLines(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterErrorId?: number | undefined }): Promise<RejectedLine[]> {
+    return this.withSession(async (s) => {
+      const { rows } = await s.query<{
+        error_id: number; load_id: number | null; line_no: number | null; phase: ErrorPhase; error_code: string;
+        error_message: string; raw_record: string | null; logged_at: Date;
+      }>(q('rejected_lines'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterErrorId ?? 0]);
+      return rows.map((r) => ({
+        errorId: r.error_id, loadId: r.load_id, lineNo: r.line_no, phase: r.phase, errorCode: r.error_code,
+        errorMessage: r.error_message, rawRecord: r.raw_record, loggedAt: r.logged_at,
+      }));
     });
   }
 

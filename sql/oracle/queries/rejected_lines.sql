@@ -1,0 +1,28 @@
+-- Lines rejected before they had a stage row (stage_id NULL), in error_id order, at most
+-- :row_limit rows past :after_error_id (one page of a keyset walk, as error_rows.sql;
+-- sql/postgres/queries/rejected_lines.sql). The load and error-code lists are slot binds as in
+-- error_rows.sql. ix_order_bulk_error_stage (stage_id, error_id) holds the rows with a NULL
+-- stage_id too (error_id is never NULL), in error_id order.
+SELECT b.error_id,
+       b.load_id,
+       b.line_no,
+       b.phase,
+       b.error_code,
+       b.error_message,
+       b.raw_record,
+       TO_CHAR(SYS_EXTRACT_UTC(b.logged_at), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') AS logged_at
+  FROM order_bulk_error b
+ WHERE b.stage_id IS NULL
+   AND b.error_id > :after_error_id
+   AND (:by_load_id = 0
+        OR b.load_id IN (:load_id1, :load_id2, :load_id3, :load_id4, :load_id5,
+                         :load_id6, :load_id7, :load_id8, :load_id9, :load_id10,
+                         :load_id11, :load_id12, :load_id13, :load_id14, :load_id15,
+                         :load_id16, :load_id17, :load_id18, :load_id19, :load_id20))
+   AND (:by_error_code = 0
+        OR b.error_code IN (:error_code1, :error_code2, :error_code3, :error_code4, :error_code5,
+                            :error_code6, :error_code7, :error_code8, :error_code9, :error_code10,
+                            :error_code11, :error_code12, :error_code13, :error_code14, :error_code15,
+                            :error_code16, :error_code17, :error_code18, :error_code19, :error_code20))
+ ORDER BY b.error_id
+ FETCH FIRST :row_limit ROWS ONLY
