@@ -17,7 +17,7 @@ import { RunAbortedError, UserError } from './errors.js';
 import { OrderLoader } from './loader.js';
 import { DEFAULT_LOAD_OPTIONS } from './pipeline/load.js';
 import { createLogger } from './log.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED } from './pipeline/outcome.js';
+import { dryRunExitCode, EXIT_FAILED, EXIT_OK } from './pipeline/outcome.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -49,9 +49,9 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   }
   if (options['dry-run'] && (command === 'load' || command === 'stage')) {
     // --dry-run writes nothing and needs no database
-    const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'] });
+    const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger });
     print(options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
-    return results.some((r) => r.stoppedAt !== null) ? EXIT_FAILED : results.some((r) => r.counts.rejected > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
+    return dryRunExitCode(results);
   }
   // 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md)
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);

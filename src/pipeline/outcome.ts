@@ -9,3 +9,9 @@ export const EXIT_ROWS_REJECTED = 2;
 export function notDone(tally: StatusTally): number {
   return (tally.ERROR ?? 0) + (tally.RETRY_WAIT ?? 0) + (tally.READY ?? 0) + (tally.PROCESSING ?? 0);
 }
+
+/** The exit code `load --dry-run` gives: the one a load of the files would give, rows the database itself would refuse aside. */
+export function dryRunExitCode(results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number } }>): number {
+  if (results.some((r) => r.stoppedAt !== null)) return EXIT_FAILED;
+  return results.some((r) => r.counts.rejected + r.counts.invalid > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
+}
