@@ -80,7 +80,8 @@ export function renderDryRun(results: Array<DryRunResult & { file: string }>): s
     if (c.stagedAsError + c.invalid > 0) {
       lines.push(`${r.file}: ${c.stagedAsError + c.invalid} rows would end ERROR: ${c.invalid} by validation, ${c.stagedAsError} staged as ERROR from a rejected line with a usable source_key`);
     }
-    for (const s of r.samples) lines.push(`${r.file}: line ${s.lineNo}: ${s.code}: ${s.message}`);
+    // a message naming several problems starts with the first one's code already
+    for (const s of r.samples) lines.push(`${r.file}: line ${s.lineNo}: ${s.message.startsWith(`${s.code}: `) ? '' : `${s.code}: `}${s.message}`);
     if (r.samples.length >= 20) lines.push(`${r.file}: … only the first ${r.samples.length} lines with a problem are shown`);
     if (r.stoppedAt !== null) lines.push(`${r.file}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${r.stoppedAt.message}`);
   }
