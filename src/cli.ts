@@ -51,7 +51,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
     // --dry-run writes nothing and needs no database
     const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger });
     print(options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
-    return dryRunExitCode(results);
+    return dryRunExitCode(results, command);
   }
   if (command === 'load' || command === 'stage') {
     // Every header is checked before the database is opened: creating and migrating a fresh

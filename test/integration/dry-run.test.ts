@@ -51,6 +51,15 @@ describe.each(testTargets())('load --dry-run on $kind', (target) => {
     if (file === undefined || real.process === null) throw new Error('no load report');
     const realWarnings = logs.records.filter((r) => r.level === 40).map((r) => r.msg).slice(dryWarnings.length);
 
+    // `stage --dry-run` exits as a stage does (rejected lines count, broken rules are found later)
+    const other = await target.create();
+    try {
+      const staged = await (await other.open()).loader.stage([path], { batchSize: 3 });
+      expect(dryRunExitCode([dry], 'stage')).toBe(staged.exitCode);
+    } finally {
+      await other.dispose();
+    }
+
     expect(real.process.mergeErrors).toBe(0); // the corpus holds nothing the database itself refuses
     expect(file.counts.updated + file.counts.unchanged).toBe(0); // a fresh database
     expect({
@@ -80,7 +89,7 @@ describe.each(testTargets())('load --dry-run on $kind', (target) => {
     );
     const named = (dry.samples as Array<{ lineNo: number; code: string; message: string }>).map((s) => ({ line_no: s.lineNo, error_code: s.code, error_message: s.message }));
     expect(named).toEqual(logged);
-  });
+  }, 180_000); // three loads of a file; the first test of a run also builds the PGlite template
 
   it('says what it cannot know: a row the database refuses in the MERGE counts as "to MERGE"', async () => {
     const { loader } = await db.open();
