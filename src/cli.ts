@@ -6,8 +6,8 @@
  * transactions back).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { pino } from 'pino';
-import { parseCommandLine, USAGE, type ParsedCommandLine } from './cli/options.js';
+import type { Logger } from 'pino';
+import { parseCommandLine, USAGE, usageFor, type CliOptions, type ParsedCommandLine } from './cli/options.js';
 import { renderBench, renderDryRun, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
 import { createProgress } from './cli/progress.js';
 import { runBench } from './bench/run-bench.js';
@@ -17,8 +17,9 @@ import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { OrderLoader } from './loader.js';
 import { DEFAULT_LOAD_OPTIONS } from './pipeline/load.js';
-import { createLogger } from './log.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED } from './pipeline/outcome.js';
+import { createCommandLogger } from './log.js';
+import { openOrderFile } from './input/order-file.js';
+import { dryRunExitCode, EXIT_FAILED, EXIT_OK } from './pipeline/outcome.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -42,30 +43,34 @@ function lockWaitNote(engine: string, lockWaitMs: number): string {
   return `${waiting} gives up on it after at most ${limit} (--lock-wait)`;
 }
 
-async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number> {
+/** Logs on a terminal are read by a person; anywhere else (a file, a pipe, cron) by tools. */
+function logsToTerminal(options: CliOptions): boolean {
+  return options['log-file'] === undefined && process.stderr.isTTY === true;
+}
+
+function cliLogger(options: CliOptions): Logger {
+  return createCommandLogger({ level: options['log-level'], logFile: options['log-file'] });
+}
+
+/** What the end-of-run log line tells besides the exit code: run ids and counts, when the command has them. */
+type RunSummary = Record<string, unknown>;
+
+async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommandLine['command']> }, signal: AbortSignal, logger: Logger, summary: RunSummary): Promise<number> {
   const { command, options } = cmd;
-  if (options.version) {
-    print(version());
-    return EXIT_OK;
-  }
-  if (options.help || command === null) {
-    print(USAGE);
-    return command === null && !options.help ? EXIT_FAILED : EXIT_OK;
-  }
-  // On a terminal a person reads the progress line and the summary: JSON info lines would bury
-  // them, so the default there is warn. In a pipe, a file or cron the default is info.
-  const logFile = options['log-file'];
-  const level = options['log-level'] ?? (logFile === undefined && process.stderr.isTTY === true ? 'warn' : 'info');
-  const logger = createLogger(level, logFile !== undefined ? pino.destination({ dest: logFile, sync: true, mkdir: true }) : undefined);
   // A user error in the files is reported before the database is even opened.
   for (const file of cmd.files) {
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);
   }
   if (options['dry-run'] && (command === 'load' || command === 'stage')) {
     // --dry-run writes nothing and needs no database
-    const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'] });
+    const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger });
     print(options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
-    return results.some((r) => r.stoppedAt !== null) ? EXIT_FAILED : results.some((r) => r.counts.rejected > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
+    return dryRunExitCode(results, command);
+  }
+  if (command === 'load' || command === 'stage') {
+    // Every header is checked before the database is opened: creating and migrating a fresh
+    // embedded database takes seconds, and a file missing a column would be refused anyway.
+    for (const path of cmd.files) (await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter })).close();
   }
   // 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md)
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
@@ -104,6 +109,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       case 'stage': {
         const report = command === 'load' ? await loader.load(cmd.files, common) : await loader.stage(cmd.files, common);
         progress.clear();
+        Object.assign(summary, { runIds: report.files.map((f) => f.runId), files: report.files.map((f) => ({ file: f.file, loadId: f.loadId, ...f.counts, tally: f.tally })), process: report.process, aborted: report.aborted });
         print(options.json ? JSON.stringify(report) : renderLoadReport(report));
         if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
         return report.exitCode;
@@ -111,6 +117,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       case 'process': {
         const report = await loader.process(common);
         progress.clear();
+        Object.assign(summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
         print(options.json ? JSON.stringify(report) : renderProcessReport(report));
         if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
         return report.exitCode;
@@ -127,6 +134,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
           { ...common, process: !options['no-process'] },
         );
         progress.clear();
+        Object.assign(summary, { changed: retry.changes.length, dryRun: retry.dryRun, runIds: processed === null ? [] : [processed.runId], process: processed?.process ?? null });
         print(options.json ? JSON.stringify({ retry, process: processed }) : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`));
         if (processed?.aborted) process.stderr.write(`order-loader: ${processed.aborted}\n`);
         return processed === null ? EXIT_OK : processed.exitCode;
@@ -138,6 +146,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
           reason: options.reason ?? `recover: PROCESSING rows older than ${Math.round(options['older-than'] / 1000)} s that no transaction holds`,
           dryRun: options['dry-run'],
         });
+        Object.assign(summary, { changed: report.changes.length, dryRun: report.dryRun });
         print(options.json ? JSON.stringify(report) : renderManualChanges('recover', report));
         return EXIT_OK;
       }
@@ -202,19 +211,45 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   let code: number;
+  let logger: Logger | undefined;
+  let cmd: ParsedCommandLine | undefined;
+  const started = performance.now();
+  const summary: RunSummary = {};
   try {
-    const cmd = parseCommandLine(process.argv.slice(2));
-    code = await run(cmd, controller.signal);
+    cmd = parseCommandLine(process.argv.slice(2));
+    if (cmd.help !== undefined) {
+      print(usageFor(cmd.help.command));
+      code = EXIT_OK;
+    } else if (cmd.options.version) {
+      print(version());
+      code = EXIT_OK;
+    } else if (cmd.command === null) {
+      print(USAGE);
+      code = EXIT_FAILED;
+    } else {
+      logger = cliLogger(cmd.options);
+      code = await run({ ...cmd, command: cmd.command }, controller.signal, logger, summary);
+    }
   } catch (error) {
-    if (error instanceof UserError || error instanceof RunAbortedError) {
-      process.stderr.write(`order-loader: ${error.message}\n`);
+    const user = error instanceof UserError || error instanceof RunAbortedError;
+    const message = error instanceof Error ? error.message : String(error);
+    if (user) {
+      process.stderr.write(`order-loader: ${message}\n`);
     } else {
       // a bug, not a user error: the stack only on request, so an operator still sees one line
       const detail = error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
       process.stderr.write(`order-loader: unexpected error: ${detail}\n`);
     }
+    // The error that ends the command goes to the log too, so that a --log-file (or a cron
+    // job's captured JSON) holds it; on a terminal the line above already says it.
+    if (logger !== undefined && cmd !== undefined && !logsToTerminal(cmd.options)) {
+      logger.error({ command: cmd.command, error: message, ...(user ? {} : { stack: error instanceof Error ? error.stack : undefined }) }, `${cmd.command ?? 'order-loader'} failed: ${message}`);
+    }
+    summary.error = message;
     code = EXIT_FAILED;
   }
+  // How the run ended, at info: the last line of every run's log.
+  logger?.info({ command: cmd?.command, exitCode: code, durationMs: Math.round(performance.now() - started), ...summary }, `${cmd?.command ?? 'order-loader'} ended with exit code ${code}`);
   process.exitCode = code;
 }
 

@@ -84,16 +84,30 @@ export class OrderLoader {
 
   /** Parse and validate files, writing nothing (not even a run record). */
   dryRun(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
-    return OrderLoader.dryRunFiles(files, options);
+    return OrderLoader.dryRunFiles(files, { logger: this.logger, ...stripUndefined(options) });
   }
 
-  /** --dry-run needs no database at all. */
+  /**
+   * --dry-run needs no database at all: the same parse and business rules as `load`, the same
+   * counts (see DryRunResult for the two things only the database knows). Every header is
+   * checked before any file is read, as `load` does.
+   */
   static async dryRunFiles(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
     const o = { ...DEFAULT_LOAD_OPTIONS, ...stripUndefined(options) };
     const opened = [];
-    for (const path of files) opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
+    try {
+      for (const path of files) opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
+    } catch (error) {
+      for (const f of opened) f.close();
+      throw error;
+    }
     const results = [];
-    for (const file of opened) results.push({ file: file.path, ...(await dryRunFile(file, o.batchSize)) });
+    for (const file of opened) {
+      if (file.header.extraColumns.length > 0) {
+        o.logger?.warn({ file: file.path, columns: file.header.extraColumns }, `${file.path}: ignoring extra column(s) ${file.header.extraColumns.join(', ')}`);
+      }
+    }
+    for (const file of opened) results.push({ file: file.path, ...(await dryRunFile(file)) });
     return results;
   }
 

@@ -22,3 +22,66 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
     destination ?? pino.destination({ fd: 2, sync: true }),
   );
 }
+
+const LEVEL_LABELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warning', 50: 'error', 60: 'fatal' };
+/** Fields every line has: not repeated on a readable line. */
+const FRAME_FIELDS = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
+
+/** A string (or list of strings) the message already shows. */
+function spelledOut(value: unknown, msg: string): boolean {
+  if (typeof value === 'string') return value !== '' && msg.includes(value);
+  return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v !== '' && msg.includes(v));
+}
+
+function readableValue(value: unknown): string {
+  if (typeof value === 'string') return /[\s=]/.test(value) || value === '' ? JSON.stringify(value) : value;
+  if (Array.isArray(value) && value.every((v) => typeof v !== 'object' || v === null)) return value.map(String).join(',');
+  return JSON.stringify(value);
+}
+
+/**
+ * One log record (a pino JSON line) as a line a person reads on a terminal:
+ * `warning: <message> (key=value, …)`. Fields already spelled out in the message are not
+ * repeated. A line that is not JSON is passed through.
+ */
+export function readableLogLine(line: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith('\n') ? line : `${line}\n`;
+  }
+  const label = LEVEL_LABELS[Number(record.level)] ?? String(record.level);
+  const msg = typeof record.msg === 'string' ? record.msg : '';
+  const extra = Object.entries(record)
+    .filter(([key, value]) => !FRAME_FIELDS.has(key) && value !== undefined && !spelledOut(value, msg))
+    .map(([key, value]) => `${key}=${readableValue(value)}`);
+  return `${label}: ${msg}${extra.length > 0 ? ` (${extra.join(', ')})` : ''}\n`;
+}
+
+/**
+ * Log destination for a terminal: each record as one readable line (pino-pretty would do this
+ * but is a dependency with its own dependencies; a log file or a pipe keeps the JSON lines).
+ */
+export function readableLogStream(stream: { write(text: string): unknown }): DestinationStream {
+  return {
+    write(chunk: string) {
+      for (const line of chunk.split('\n')) if (line.trim() !== '') stream.write(readableLogLine(line));
+    },
+  };
+}
+
+/**
+ * The command line's logger. On a terminal (stderr a TTY, no log file) a person reads the
+ * progress line and the summary: info lines would bury them, so the default level there is warn,
+ * and each line is written readably, not as JSON. In a log file, a pipe or cron the default is
+ * info, as JSON lines.
+ */
+export function createCommandLogger(options: { level?: LogLevel | undefined; logFile?: string | undefined; stderr?: NodeJS.WritableStream & { isTTY?: boolean } }): Logger {
+  const stderr = options.stderr ?? process.stderr;
+  const terminal = options.logFile === undefined && stderr.isTTY === true;
+  const level = options.level ?? (terminal ? 'warn' : 'info');
+  if (options.logFile !== undefined) return createLogger(level, pino.destination({ dest: options.logFile, sync: true, mkdir: true }));
+  if (terminal) return createLogger(level, readableLogStream(stderr));
+  return createLogger(level, stderr === process.stderr ? undefined : stderr);
+}

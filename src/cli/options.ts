@@ -12,10 +12,13 @@ const positiveInt = (name: string, max = 10_000_000) =>
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
 
+/** The spellings the README and --help document (a few common aliases are accepted too). */
+export const ENCODING_NAMES = ['utf-8', 'shift_jis', 'cp932', 'windows-31j'] as const;
+
 const encoding = z
   .string()
   .transform((v) => v.toLowerCase().replace(/_/g, '-'))
-  .pipe(z.enum(['utf-8', 'utf8', 'shift-jis', 'sjis', 'cp932', 'windows-31j']))
+  .pipe(z.enum(['utf-8', 'utf8', 'shift-jis', 'sjis', 'cp932', 'windows-31j'], { error: `--encoding must be one of ${ENCODING_NAMES.join(', ')}` }))
   .transform((v) => (v === 'utf-8' || v === 'utf8' ? ('utf-8' as const) : ('shift_jis' as const)));
 
 export const cliOptionsSchema = z.object({
@@ -91,6 +94,8 @@ export interface ParsedCommandLine {
   command: Command | null;
   files: string[];
   options: CliOptions;
+  /** `help [command]`, `<command> --help`, `-h`: print the usage (of that command) and exit 0. */
+  help?: { command: Command | null } | undefined;
 }
 
 export function parseCommandLine(argv: string[]): ParsedCommandLine {
@@ -144,11 +149,20 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
     throw new UserError(`${typeof name === 'string' ? `--${name}: ` : ''}${issue?.message ?? 'invalid option'}`);
   }
   const [commandName, ...files] = parsed.positionals;
-  if (commandName === undefined) return { command: null, files: [], options: result.data };
-  if (!(COMMANDS as readonly string[]).includes(commandName)) {
-    throw new UserError(`unknown command "${commandName}" (commands: ${COMMANDS.join(', ')}; see --help)`);
+  if (commandName === undefined) return { command: null, files: [], options: result.data, help: result.data.help ? { command: null } : undefined };
+  const known = (name: string): Command => {
+    if (!(COMMANDS as readonly string[]).includes(name)) {
+      throw new UserError(`unknown command "${name}" (commands: ${COMMANDS.join(', ')}; see order-loader help)`);
+    }
+    return name as Command;
+  };
+  if (commandName === 'help') {
+    const topic = files[0];
+    return { command: null, files: [], options: result.data, help: { command: topic === undefined ? null : known(topic) } };
   }
-  const command = commandName as Command;
+  const command = known(commandName);
+  // asking for help is never an error, whatever else the command line lacks
+  if (result.data.help) return { command, files, options: result.data, help: { command } };
   if ((command === 'load' || command === 'stage') && files.length === 0) throw new UserError(`${command}: name at least one file`);
   if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1) throw new UserError('--workers takes one number (a list is for bench)');
   if (command !== 'load' && command !== 'stage' && files.length > 0) throw new UserError(`${command} takes no file arguments (got ${files[0]})`);
@@ -157,7 +171,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
 
 export const USAGE = `Usage: order-loader <command> [options]
 
-Commands:
+Commands (order-loader help <command>, or <command> --help, shows a command's options):
   init                 create or upgrade the schema (safe to run again)
   load <file…>         stage each file, then process until nothing is claimable
   stage <file…>        stage only
@@ -187,11 +201,12 @@ Options:
                        (default 5; a changed row and an operator's retry start again at 0)
   --lock-wait <time>   longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
                        0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits
-  --encoding <name>    utf-8 (default, BOM stripped) | shift_jis | cp932
+  --encoding <name>    utf-8 (default, BOM stripped) | shift_jis | cp932 | windows-31j (the last three: one
+                       encoding, Microsoft's Shift_JIS)
   --delimiter <c>      field delimiter (default ","; "tab" for tab)
   --json               one JSON document on stdout
   --log-level <level>  fatal|error|warn|info|debug|trace|silent; logs are JSON lines (default info,
-                       or warn on a terminal without --log-file)
+                       or warn on a terminal without --log-file, written there as readable lines)
   --log-file <path>    write logs there instead of stderr
   --dry-run            load/stage: parse and validate only, write nothing; retry/recover: show, change nothing
   --overlap            load on a server database: process while staging (faster; for files whose keys are
@@ -199,3 +214,87 @@ Options:
   --limit <n>          runs: how many (default 20); errors: at most n rows
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
+
+const COMMON_OPTIONS = `Common options: --db <url>, --json, --log-level <level>, --log-file <path> (order-loader help tells more).`;
+const PROCESS_OPTIONS = `  --chunk-size <n>     rows per processing transaction, 1–65535 (default 2000; larger values are refused)
+  --workers <n>        concurrent processing workers, 1–64 (default 2; server databases only, PGlite has 1)
+  --max-errors <n>     stop once more than n rows were rejected: lines rejected while staging plus
+                       rows ended ERROR while processing (exit 1; what was committed stays)
+  --max-attempts <n>   attempts at a row's current values before transient failures end it ERROR,
+                       1–100 (default 5; a changed row and an operator's retry start again at 0)
+  --lock-wait <time>   longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
+                       0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits`;
+const FILE_OPTIONS = `  --batch-size <n>     lines per staging transaction, 1–100000 (default 5000)
+  --encoding <name>    utf-8 (default) | shift_jis | cp932 | windows-31j
+  --delimiter <c>      field delimiter (default ","; "tab" for tab)`;
+
+/** Each command's own usage: what it does, its options, its exit codes. */
+const COMMAND_USAGE: Record<Command, string> = {
+  init: `Usage: order-loader init [--db <url>]
+
+Create or upgrade the schema (safe to run again; every other command applies pending migrations too).
+Exit codes: 0 done; 1 could not.`,
+  load: `Usage: order-loader load <file…> [options]
+
+Stage each file, then process until nothing is claimable.
+${FILE_OPTIONS}
+${PROCESS_OPTIONS}
+  --overlap            server databases: process while staging (for files whose keys are unique)
+  --dry-run            parse and validate with the rules of a real load, write nothing, open no database
+Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry; 1 could not finish.`,
+  stage: `Usage: order-loader stage <file…> [options]
+
+Stage only (order-loader process merges the rows later).
+${FILE_OPTIONS}
+  --dry-run            parse and validate with the rules of a real load, write nothing, open no database
+Exit codes: 0 nothing rejected; 2 some lines rejected or rows ERROR; 1 could not finish.`,
+  process: `Usage: order-loader process [options]
+
+Process claimable rows of any load until nothing is claimable now (run several at once to scale out).
+${PROCESS_OPTIONS}
+Exit codes: 0 every claimed row DONE; 2 some ended ERROR or wait in RETRY_WAIT; 1 could not finish.`,
+  retry: `Usage: order-loader retry (--stage-id <n> | --source-key <key> | --error-code <code> | --load-id <n> … | --all-errors)
+                          --reason <text> [--set field=value …] [--operator <name>] [--dry-run] [--no-process]
+
+ERROR → READY for the chosen rows, audited, then process them. A selector given several times matches any of
+its values; different selectors must all match.
+  --set field=value    correct customer_id, order_date, amount or currency (checked like a file's values)
+  --reason <text>      required; recorded in order_stage_audit
+  --operator <name>    recorded in order_stage_audit (default: the OS user@host)
+  --dry-run            show what would change, change nothing
+  --no-process         only mark the rows READY
+${PROCESS_OPTIONS}
+Exit codes: 0 changed (and, when processed, every row DONE); 2 processed, some rows ERROR or waiting; 1 could not.`,
+  recover: `Usage: order-loader recover [--older-than <duration>] [--reason <text>] [--operator <name>] [--dry-run]
+
+PROCESSING rows that no live transaction holds and older than --older-than → READY, audited.
+  --older-than <d>     a number with ms, s, m or h (a bare number is minutes); default 15m
+  --reason <text>      recorded in order_stage_audit (default: says what recover did)
+  --operator <name>    recorded in order_stage_audit (default: the OS user@host)
+  --dry-run            show what would change, change nothing
+Exit codes: 0 done (also when no row needed it); 1 could not.`,
+  status: `Usage: order-loader status [--json]
+
+Counts per status and per load, the oldest waiting row, RETRY_WAIT, the last 5 runs. Exit 0.`,
+  errors: `Usage: order-loader errors [--format csv|json] [--load-id <n>] [--error-code <code>] [--limit <n>]
+
+ERROR rows with their latest error. CSV (default) can be loaded again once fixed. Exit 0.
+  --load-id, --error-code   repeatable filters
+  --limit <n>          at most n rows (default 1000000)`,
+  runs: `Usage: order-loader runs [--limit <n>] [--json]
+
+Run history with its events, newest first. --limit: how many runs (default 20). Exit 0.`,
+  bench: `Usage: order-loader bench [--rows <n>] [--chunk-sizes <list>] [--workers <list>] [--chart <path>] [--json]
+
+Synthetic orders staged and processed per chunk size × workers, each in a schema of its own (dropped).
+  --rows <n>           default 100000
+  --chunk-sizes <list> default 500,2000,10000
+  --workers <list>     default 1,2,4
+  --chart <path>       the SVG chart, default ./order-loader-bench.svg (relative to the current directory)
+Exit codes: 0 done; 1 interrupted or could not run.`,
+};
+
+/** The usage of one command, or of all (null). */
+export function usageFor(command: Command | null): string {
+  return command === null ? USAGE : `${COMMAND_USAGE[command]}\n${COMMON_OPTIONS}`;
+}

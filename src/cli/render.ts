@@ -68,14 +68,24 @@ export function renderBench(report: BenchReport): string {
 }
 
 export function renderDryRun(results: Array<DryRunResult & { file: string }>): string {
-  const rows: Array<Array<string | number>> = [['file (dry run: nothing written)', 'read', 'would stage', 'duplicates', 'rejected']];
-  for (const r of results) rows.push([r.file, r.counts.read, r.counts.inserted, r.counts.duplicates, r.counts.rejected]);
+  const rows: Array<Array<string | number>> = [['file (dry run: nothing written)', 'read', 'would stage', 'duplicates', 'rejected', 'ERROR', 'to MERGE']];
+  for (const r of results) {
+    const c = r.counts;
+    rows.push([r.file, c.read, c.inserted, c.duplicates, c.rejected, c.stagedAsError + c.invalid, c.toMerge]);
+  }
   const lines = [table(rows)];
   for (const r of results) {
-    for (const s of r.samples) lines.push(`${r.file}: line ${s.lineNo}: ${s.code}: ${s.message}`);
-    if (r.counts.rejected > r.samples.length) lines.push(`${r.file}: … ${r.counts.rejected - r.samples.length} more rejected lines`);
+    const c = r.counts;
+    if (r.extraColumns.length > 0) lines.push(`${r.file}: ignoring extra column(s) ${r.extraColumns.join(', ')}`);
+    if (c.stagedAsError + c.invalid > 0) {
+      lines.push(`${r.file}: ${c.stagedAsError + c.invalid} rows would end ERROR: ${c.invalid} by validation, ${c.stagedAsError} staged as ERROR from a rejected line with a usable source_key`);
+    }
+    // a message naming several problems starts with the first one's code already
+    for (const s of r.samples) lines.push(`${r.file}: line ${s.lineNo}: ${s.message.startsWith(`${s.code}: `) ? '' : `${s.code}: `}${s.message}`);
+    if (r.samples.length >= 20) lines.push(`${r.file}: … only the first ${r.samples.length} lines with a problem are shown`);
     if (r.stoppedAt !== null) lines.push(`${r.file}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${r.stoppedAt.message}`);
   }
+  lines.push('not known without the database: keys it already holds (a load counts them updated or unchanged), and rows it refuses in the MERGE (e.g. an amount too large for orders.amount)');
   return lines.join('\n');
 }
 

@@ -112,7 +112,15 @@ export interface ParseIssue {
   message: string;
 }
 
-export type ParseOutcome = { ok: true; order: ParsedOrder } | { ok: false; sourceKey: string | null; issues: ParseIssue[] };
+export type ParseOutcome =
+  | { ok: true; order: ParsedOrder }
+  | {
+    ok: false;
+    sourceKey: string | null;
+    issues: ParseIssue[];
+    /** error_code and error_message of the line: every problem, the parse ones first (see describeProblems). */
+    error: ValidationFailure;
+  };
 
 /** Parse one record (fields by column name; a missing optional column is an empty value). */
 export function parseOrderRecord(fields: Record<OrderColumn, string>): ParseOutcome {
@@ -126,7 +134,25 @@ export function parseOrderRecord(fields: Record<OrderColumn, string>): ParseOutc
     return { column: typeof column === 'string' ? (column as OrderColumn) : null, message: issue.message };
   });
   const key = sourceKey.safeParse(fields.source_key);
-  return { ok: false, sourceKey: key.success ? key.data : null, issues };
+  // A person fixing the line wants all its problems at once: the business rules of the columns
+  // that did parse are checked too (a column that failed to parse is not also called "missing").
+  const failed = new Set(issues.map((i) => i.column));
+  const field = <T>(column: OrderColumn, schema: z.ZodType<T>): T | null => {
+    if (failed.has(column)) return null;
+    const r = schema.safeParse(fields[column]);
+    return r.success ? r.data : null;
+  };
+  const values: OrderValues = {
+    customerId: field('customer_id', customerId),
+    orderDate: field('order_date', orderDate),
+    amount: field('amount', amount),
+    currency: field('currency', currency),
+  };
+  const problems: ValidationFailure[] = [
+    ...issues.map((i) => ({ code: i.column === null ? 'PARSE' : `PARSE_${i.column.toUpperCase()}`, message: i.message })),
+    ...orderProblems(values).filter((p) => !failed.has(p.column)),
+  ];
+  return { ok: false, sourceKey: key.success ? key.data : null, issues, error: describeProblems(problems) ?? { code: 'PARSE', message: 'the record cannot be read' } };
 }
 
 /** Error code of a PARSE failure: PARSE_<COLUMN> of the first failing column. */
@@ -141,24 +167,41 @@ export interface ValidationFailure {
 }
 
 /**
- * VALIDATE: the business rules of DESIGN.md, applied to a staged row before the MERGE.
- * The precision of orders.amount is deliberately not checked here: the database rejects it.
+ * One error_code and error_message for a row with any number of problems. error_code stays one
+ * filterable value: the first problem's code. With several problems the message names each one
+ * as `CODE: message`, separated by "; ", so that no problem goes unreported.
  */
-export function validateOrder(values: OrderValues): ValidationFailure | null {
-  const problems: ValidationFailure[] = [];
-  if (values.customerId === null) problems.push({ code: 'INVALID_CUSTOMER_ID', message: 'customer_id is missing' });
-  else if (!/^\+?0*[1-9]\d*$/.test(values.customerId)) problems.push({ code: 'INVALID_CUSTOMER_ID', message: 'customer_id must be a positive integer' });
-  if (values.orderDate === null) problems.push({ code: 'INVALID_ORDER_DATE', message: 'order_date is missing' });
-  else if (!isValidIsoDate(values.orderDate)) problems.push({ code: 'INVALID_ORDER_DATE', message: 'order_date is not a valid date' });
-  if (values.amount === null) problems.push({ code: 'INVALID_AMOUNT', message: 'amount is missing' });
-  else {
-    const parsed = parseAmount(values.amount);
-    if ('error' in parsed) problems.push({ code: 'INVALID_AMOUNT', message: parsed.error });
-    else if (parsed.value.startsWith('-')) problems.push({ code: 'INVALID_AMOUNT', message: 'amount must be zero or greater' });
-  }
-  if (values.currency === null) problems.push({ code: 'INVALID_CURRENCY', message: 'currency is missing' });
-  else if (!/^[A-Z]{3}$/.test(values.currency)) problems.push({ code: 'INVALID_CURRENCY', message: 'currency must be three upper-case letters' });
+export function describeProblems(problems: readonly ValidationFailure[]): ValidationFailure | null {
   const first = problems[0];
   if (first === undefined) return null;
-  return { code: first.code, message: problems.map((p) => p.message).join('; ') };
+  if (problems.length === 1) return { code: first.code, message: first.message };
+  return { code: first.code, message: problems.map((p) => `${p.code}: ${p.message}`).join('; ') };
+}
+
+/** Every business-rule problem of a row's values, in column order. */
+export function orderProblems(values: OrderValues): Array<ValidationFailure & { column: OrderColumn }> {
+  const problems: Array<ValidationFailure & { column: OrderColumn }> = [];
+  const add = (column: OrderColumn, code: string, message: string) => problems.push({ column, code, message });
+  if (values.customerId === null) add('customer_id', 'INVALID_CUSTOMER_ID', 'customer_id is missing');
+  else if (!/^\+?0*[1-9]\d*$/.test(values.customerId)) add('customer_id', 'INVALID_CUSTOMER_ID', 'customer_id must be a positive integer');
+  if (values.orderDate === null) add('order_date', 'INVALID_ORDER_DATE', 'order_date is missing');
+  else if (!isValidIsoDate(values.orderDate)) add('order_date', 'INVALID_ORDER_DATE', 'order_date is not a valid date');
+  if (values.amount === null) add('amount', 'INVALID_AMOUNT', 'amount is missing');
+  else {
+    const parsed = parseAmount(values.amount);
+    if ('error' in parsed) add('amount', 'INVALID_AMOUNT', parsed.error);
+    else if (parsed.value.startsWith('-')) add('amount', 'INVALID_AMOUNT', 'amount must be zero or greater');
+  }
+  if (values.currency === null) add('currency', 'INVALID_CURRENCY', 'currency is missing');
+  else if (!/^[A-Z]{3}$/.test(values.currency)) add('currency', 'INVALID_CURRENCY', 'currency must be three upper-case letters');
+  return problems;
+}
+
+/**
+ * VALIDATE: the business rules, applied to a staged row before the MERGE (and by
+ * --dry-run to a parsed row, without a database). The precision of orders.amount is
+ * deliberately not checked here: the database rejects it.
+ */
+export function validateOrder(values: OrderValues): ValidationFailure | null {
+  return describeProblems(orderProblems(values).map(({ code, message }) => ({ code, message })));
 }

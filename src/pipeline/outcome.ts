@@ -9,3 +9,12 @@ export const EXIT_ROWS_REJECTED = 2;
 export function notDone(tally: StatusTally): number {
   return (tally.ERROR ?? 0) + (tally.RETRY_WAIT ?? 0) + (tally.READY ?? 0) + (tally.PROCESSING ?? 0);
 }
+
+/**
+ * The exit code of `load --dry-run` / `stage --dry-run`: the one that command would give, rows
+ * the database itself would refuse aside (`stage` does not validate: a rule broken is found later).
+ */
+export function dryRunExitCode(results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number } }>, command: 'load' | 'stage' = 'load'): number {
+  if (results.some((r) => r.stoppedAt !== null)) return EXIT_FAILED;
+  return results.some((r) => r.counts.rejected + (command === 'load' ? r.counts.invalid : 0) > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
+}

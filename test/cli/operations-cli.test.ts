@@ -59,8 +59,11 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
   it('load --dry-run writes nothing, not even the schema', () => {
     const dir = tempDir();
     const r = run(['load', 'fixtures/orders-sample.csv', '--db', `pglite:${dir}/db`, '--dry-run']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/orders-sample\.csv\s+4\s+4\s+0\s+0/);
+    // as the real load: exit 2, SRC-102 ERROR by validation (SRC-103's overflow only the database finds)
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/orders-sample\.csv\s+4\s+4\s+0\s+0\s+1\s+3/);
+    expect(r.stdout).toContain('orders-sample.csv: line 3: INVALID_AMOUNT: amount is missing');
+    expect(r.stdout).toContain('rows it refuses in the MERGE');
     expect(existsSync(`${dir}/db`)).toBe(false);
   });
 });

@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { tempDir, writeTestFile } from '../support/files.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = `${root}dist/src/cli.js`;
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    timeout: 120_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const logRecords = (path: string) =>
+  readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; [k: string]: unknown });
+
+describe.skipIf(!existsSync(cli))('what a person meets in the first hour (built CLI)', () => {
+  it.each([
+    [['help'], 'Usage: order-loader <command>'],
+    [['--help'], 'Usage: order-loader <command>'],
+    [['-h'], 'Usage: order-loader <command>'],
+    [['help', 'load'], 'Usage: order-loader load <file…>'],
+    [['load', '--help'], 'Usage: order-loader load <file…>'],
+    [['stage', '-h'], 'Usage: order-loader stage <file…>'],
+    [['recover', '--help'], '--older-than <d>     a number with ms, s, m or h (a bare number is minutes); default 15m'],
+    [['runs', '--help'], 'default 20'],
+  ])('%j prints the usage and exits 0', (args, text) => {
+    const result = run(args);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(text);
+  });
+
+  it('help for an unknown command is an error', () => {
+    const result = run(['help', 'frobnicate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('unknown command "frobnicate"');
+  });
+
+  it('the --encoding error lists the spellings the README documents', () => {
+    const result = run(['load', 'x.csv', '--encoding', 'latin1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('order-loader: --encoding: --encoding must be one of utf-8, shift_jis, cp932, windows-31j\n');
+    const readme = readFileSync(`${root}README.md`, 'utf8');
+    for (const name of ['utf-8', 'shift_jis', 'cp932', 'windows-31j']) expect(readme).toContain(`\`${name}\``);
+  });
+
+  it('a file missing a column is refused before the database is opened: no database is created', () => {
+    const dir = tempDir();
+    const result = run(['load', writeTestFile('source_key,amount\nA,1\n'), '--db', `pglite:${dir}/db`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('line 1: missing required columns customer_id, order_date, currency');
+    expect(existsSync(`${dir}/db`)).toBe(false);
+  });
+
+  it('the error that ends a command reaches --log-file, and an info line says how the run ended', () => {
+    const log = `${tempDir()}/run.log`;
+    const result = run(['status', '--db', 'postgres://loader@127.0.0.1:1/nowhere', '--log-file', log]);
+    expect(result.code).toBe(1);
+    const records = logRecords(log);
+    const failure = records.find((r) => r.level === 50);
+    expect(failure?.msg).toMatch(/^status failed: cannot .*postgres:\/\/loader@127\.0\.0\.1:1\/nowhere/);
+    expect(records.at(-1)).toMatchObject({ level: 30, command: 'status', exitCode: 1, msg: 'status ended with exit code 1' });
+    expect(records.at(-1)?.durationMs).toEqual(expect.any(Number));
+  });
+
+  it('the end-of-run line of a load names its run, counts and exit code', () => {
+    const dir = tempDir();
+    const log = `${dir}/run.log`;
+    const result = run(['load', 'fixtures/orders-sample.csv', '--db', `pglite:${dir}/db`, '--log-file', log]);
+    expect(result.code).toBe(2);
+    expect(logRecords(log).at(-1)).toMatchObject({
+      level: 30, command: 'load', exitCode: 2, runIds: [1], msg: 'load ended with exit code 2',
+      files: [{ file: 'fixtures/orders-sample.csv', loadId: 1, read: 4, inserted: 4, rejected: 0, tally: { DONE: 2, ERROR: 2 } }],
+      process: { done: 2, error: 2 },
+    });
+  }, 180_000); // a fresh embedded database: seconds, minutes on a busy machine
+});
