@@ -68,6 +68,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
       encoding: options.encoding,
       delimiter: options.delimiter,
       overlap: options.overlap,
+      restage: options.restage,
       signal,
       onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),
       onProcessStart: (total: number) => progress.processingStart(total),

@@ -70,6 +70,7 @@ export const cliOptionsSchema = z.object({
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
   overlap: z.boolean().default(false),
+  restage: z.boolean().default(false),
   help: z.boolean().default(false),
   version: z.boolean().default(false),
 });
@@ -115,6 +116,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
         overlap: { type: 'boolean' },
+        restage: { type: 'boolean' },
         rows: { type: 'string' },
         'chunk-sizes': { type: 'string' },
         chart: { type: 'string' },
@@ -180,6 +182,8 @@ Options:
   --dry-run            load/stage: parse and validate only, write nothing; retry/recover: show, change nothing
   --overlap            load on a server database: process while staging (faster; for files whose keys are
                        unique: a key repeated in the file may reach orders with an earlier line's values)
+  --restage            load/stage: stage each file again as a new load, even when the same file (same bytes,
+                       encoding and delimiter) was staged completely before
   --limit <n>          runs: how many (default 20); errors: at most n rows
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
