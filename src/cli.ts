@@ -14,6 +14,7 @@ import { renderChart } from './bench/chart.js';
 import { errorsToCsv } from './cli/errors-csv.js';
 import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
+import { redactSecrets } from './engine/db-url.js';
 import { OrderLoader } from './loader.js';
 import { DEFAULT_LOAD_OPTIONS } from './pipeline/load.js';
 import { createLogger } from './log.js';
@@ -172,11 +173,11 @@ async function main(): Promise<void> {
     code = await run(cmd, controller.signal);
   } catch (error) {
     if (error instanceof UserError || error instanceof RunAbortedError) {
-      process.stderr.write(`order-loader: ${error.message}\n`);
+      process.stderr.write(`order-loader: ${redactSecrets(error.message)}\n`);
     } else {
       // a bug, not a user error: the stack only on request, so an operator still sees one line
       const detail = error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
-      process.stderr.write(`order-loader: unexpected error: ${detail}\n`);
+      process.stderr.write(`order-loader: unexpected error: ${redactSecrets(detail)}\n`);
     }
     code = EXIT_FAILED;
   }
