@@ -5,13 +5,13 @@
  * (a second signal exits at once; the open transaction is rolled back by the database).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { pino } from 'pino';
 import { parseCommandLine, USAGE, type ParsedCommandLine } from './cli/options.js';
 import { renderBench, renderDryRun, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
 import { createProgress } from './cli/progress.js';
 import { runBench } from './bench/run-bench.js';
 import { renderChart } from './bench/chart.js';
 import { errorsToCsv } from './cli/errors-csv.js';
+import { checkChartPath, openLogFile } from './cli/output-files.js';
 import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { redactSecrets } from './engine/db-url.js';
@@ -43,11 +43,12 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   // them, so the default there is warn. In a pipe, a file or cron the default is info.
   const logFile = options['log-file'];
   const level = options['log-level'] ?? (logFile === undefined && process.stderr.isTTY === true ? 'warn' : 'info');
-  const logger = createLogger(level, logFile !== undefined ? pino.destination({ dest: logFile, sync: true, mkdir: true }) : undefined);
+  const logger = createLogger(level, logFile !== undefined ? openLogFile(logFile) : undefined);
   // A user error in the files is reported before the database is even opened.
   for (const file of cmd.files) {
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);
   }
+  if (command === 'bench') checkChartPath(options.chart);
   if (options['dry-run'] && (command === 'load' || command === 'stage')) {
     // --dry-run writes nothing and needs no database
     const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'] });

@@ -12,6 +12,17 @@ const positiveInt = (name: string, max = 10_000_000) =>
     .transform(Number)
     .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
 
+/**
+ * A whole number that a JavaScript number holds exactly: above 2^53 - 1 it would be silently
+ * rounded to another id (or overflow the database's bigint), so it is refused in one line.
+ */
+const safeWholeNumber = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .refine((v) => Number.isSafeInteger(Number(v)), `${name} must be a whole number up to ${Number.MAX_SAFE_INTEGER}`)
+    .transform(Number);
+
 const encoding = z
   .string()
   .transform((v) => v.toLowerCase().replace(/_/g, '-'))
@@ -36,7 +47,7 @@ export const cliOptionsSchema = z.object({
     .refine((list) => list.every((n) => n >= 1 && n <= 65_535), '--chunk-sizes must be between 1 and 65535')
     .default([500, 2000, 10000]),
   chart: z.string().min(1).default('order-loader-bench.svg'),
-  'max-errors': z.string().regex(/^\d+$/, '--max-errors must be a whole number').transform(Number).optional(),
+  'max-errors': safeWholeNumber('--max-errors').optional(),
   'max-attempts': positiveInt('--max-attempts', 100).default(5),
   encoding: encoding.default('utf-8'),
   delimiter: z
@@ -49,13 +60,14 @@ export const cliOptionsSchema = z.object({
   'log-file': z.string().min(1).optional(),
   limit: positiveInt('--limit', 10_000_000).optional(),
   'dry-run': z.boolean().default(false),
-  'stage-id': z.array(z.string().regex(/^\d+$/, '--stage-id must be a whole number').transform(Number)).default([]),
+  'stage-id': z.array(safeWholeNumber('--stage-id')).default([]),
   'source-key': z.array(z.string().min(1)).default([]),
   'error-code': z.array(z.string().min(1)).default([]),
-  'load-id': z.array(z.string().regex(/^\d+$/, '--load-id must be a whole number').transform(Number)).default([]),
+  'load-id': z.array(safeWholeNumber('--load-id')).default([]),
   'all-errors': z.boolean().default(false),
   set: z.array(z.string()).default([]),
-  reason: z.string().optional(),
+  // the audit column holds 1000 characters: refused here, before anything is done
+  reason: z.string().max(1000, '--reason takes at most 1000 characters').optional(),
   operator: z.string().min(1).max(128).optional(),
   'older-than': z
     .string()
@@ -66,6 +78,7 @@ export const cliOptionsSchema = z.object({
       const unit = m?.[2] ?? 'm';
       return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
     })
+    .refine((ms) => ms <= 100 * 365 * 24 * 3_600_000, '--older-than takes at most 100 years')
     .default(15 * 60_000),
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
