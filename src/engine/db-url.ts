@@ -193,7 +193,7 @@ function splitServerUrl(value: string): ServerUrl {
     password,
     host: query.get('host') ?? host,
     port: query.get('port') !== null && Number.isSafeInteger(Number(query.get('port'))) ? Number(query.get('port')) : port,
-    database: query.get('dbname') ?? database,
+    database,
     withoutPassword: `${scheme}://${userPart}${hostPart}${tail}`,
     label: `${scheme}://${shownUser}${hostPart}${tail}`,
   };
