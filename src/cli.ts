@@ -13,8 +13,10 @@ import { createProgress } from './cli/progress.js';
 import { runBench } from './bench/run-bench.js';
 import { renderChart } from './bench/chart.js';
 import { writeErrorsCsv, writeErrorsJson } from './cli/errors-csv.js';
+import { checkChartPath, openLogFile } from './cli/output-files.js';
 import { defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
+import { redactSecrets } from './engine/db-url.js';
 import { OrderLoader } from './loader.js';
 import { DEFAULT_LOAD_OPTIONS } from './pipeline/load.js';
 import { createCommandLogger } from './log.js';
@@ -49,7 +51,8 @@ function logsToTerminal(options: CliOptions): boolean {
 }
 
 function cliLogger(options: CliOptions): Logger {
-  return createCommandLogger({ level: options['log-level'], logFile: options['log-file'] });
+  const logFile = options['log-file'];
+  return createCommandLogger({ level: options['log-level'], logFile, logDestination: logFile === undefined ? undefined : openLogFile(logFile) });
 }
 
 /** What the end-of-run log line tells besides the exit code: run ids and counts, when the command has them. */
@@ -61,6 +64,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
   for (const file of cmd.files) {
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);
   }
+  if (command === 'bench') checkChartPath(options.chart);
   if (options['dry-run'] && (command === 'load' || command === 'stage')) {
     // --dry-run writes nothing and needs no database
     const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger });
@@ -91,6 +95,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
       encoding: options.encoding,
       delimiter: options.delimiter,
       overlap: options.overlap,
+      restage: options.restage,
       signal,
       onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),
       onProcessStart: (total: number) => progress.processingStart(total),
@@ -232,13 +237,13 @@ async function main(): Promise<void> {
     }
   } catch (error) {
     const user = error instanceof UserError || error instanceof RunAbortedError;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = redactSecrets(error instanceof Error ? error.message : String(error));
     if (user) {
       process.stderr.write(`order-loader: ${message}\n`);
     } else {
       // a bug, not a user error: the stack only on request, so an operator still sees one line
       const detail = error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
-      process.stderr.write(`order-loader: unexpected error: ${detail}\n`);
+      process.stderr.write(`order-loader: unexpected error: ${redactSecrets(detail)}\n`);
     }
     // The error that ends the command goes to the log too, so that a --log-file (or a cron
     // job's captured JSON) holds it; on a terminal the line above already says it.

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { DEFAULT_DB, maskDbUrl, parseDbUrl } from './engine/db-url.js';
+import { DEFAULT_DB, maskDbUrl, parseDbUrl, type DbTarget } from './engine/db-url.js';
 import { openEngine } from './engine/open.js';
 import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
@@ -7,7 +7,7 @@ import { openOrderFile } from './input/order-file.js';
 import { markAbandonedRuns, recoverRows, retryRows, type ManualChangeReport, type RetryRequest } from './pipeline/operations.js';
 import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
 import { RunAbortedError, UserError } from './errors.js';
-import { describeDbError } from './pipeline/db-error.js';
+import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
 import { DEFAULT_LOAD_OPTIONS, runLoad, runProcess, type LoadOptions, type LoadReport, type ProcessReport, type ProcessRunOptions } from './pipeline/load.js';
 
@@ -41,7 +41,7 @@ export class OrderLoader {
     try {
       engine = await openEngine(target, { connections: Math.max(1, options.workers ?? DEFAULT_LOAD_OPTIONS.workers) });
     } catch (error) {
-      throw new RunAbortedError(`cannot open database ${label}: ${describeDbError(error)}`, 'unreachable', { cause: error });
+      throw new RunAbortedError(`cannot open database ${label}: ${describeOpenError(error, target)}`, 'unreachable', { cause: error });
     }
     const loader = new OrderLoader(engine, logger, label);
     if (options.migrate !== false) {
@@ -52,7 +52,12 @@ export class OrderLoader {
         if (abandoned.length > 0) logger.warn({ runs: abandoned }, `marked ${abandoned.length} abandoned run(s) FAILED`);
       } catch (error) {
         await engine.close().catch(() => undefined);
-        throw new RunAbortedError(`cannot prepare the schema on ${label}: ${describeDbError(error)}`, 'unreachable', { cause: error });
+        // The first statement is also the first connection (pools connect lazily): a refused
+        // connection or login is reported as such, not as a schema problem.
+        const connect = target.kind === 'pglite' ? null : describeConnectError(error, target.place);
+        if (connect !== null) throw new RunAbortedError(`cannot open database ${label}: ${connect}`, 'unreachable', { cause: error });
+        const space = isOutOfSpace(error) ? ' (the database is out of space: free some, then run the command again)' : '';
+        throw new RunAbortedError(`cannot prepare the schema on ${label}: ${describeDbError(error)}${space}`, 'unreachable', { cause: error });
       }
     }
     return loader;
@@ -160,6 +165,10 @@ export class OrderLoader {
   private loadOptions(options: Partial<LoadOptions>): LoadOptions {
     return { ...DEFAULT_LOAD_OPTIONS, logger: this.logger, ...stripUndefined(options) };
   }
+}
+
+function describeOpenError(error: unknown, target: DbTarget): string {
+  return (target.kind === 'pglite' ? null : describeConnectError(error, target.place)) ?? describeDbError(error);
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

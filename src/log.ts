@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { redactSecrets } from './engine/db-url.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -18,6 +19,15 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       base: { pid: process.pid },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // no password may reach a log line, even one a driver echoed into an error message
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((a) => (typeof a === 'string' ? redactSecrets(a) : a)) as Parameters<typeof method>);
+        },
+      },
+      formatters: {
+        log: (object) => Object.fromEntries(Object.entries(object).map(([k, v]) => [k, typeof v === 'string' ? redactSecrets(v) : v])),
+      },
     },
     destination ?? pino.destination({ fd: 2, sync: true }),
   );
@@ -77,11 +87,17 @@ export function readableLogStream(stream: { write(text: string): unknown }): Des
  * and each line is written readably, not as JSON. In a log file, a pipe or cron the default is
  * info, as JSON lines.
  */
-export function createCommandLogger(options: { level?: LogLevel | undefined; logFile?: string | undefined; stderr?: NodeJS.WritableStream & { isTTY?: boolean } }): Logger {
+export function createCommandLogger(options: {
+  level?: LogLevel | undefined;
+  logFile?: string | undefined;
+  /** Where the log file's lines go, when the caller opened it (the CLI checks it up front). */
+  logDestination?: DestinationStream | undefined;
+  stderr?: NodeJS.WritableStream & { isTTY?: boolean };
+}): Logger {
   const stderr = options.stderr ?? process.stderr;
   const terminal = options.logFile === undefined && stderr.isTTY === true;
   const level = options.level ?? (terminal ? 'warn' : 'info');
-  if (options.logFile !== undefined) return createLogger(level, pino.destination({ dest: options.logFile, sync: true, mkdir: true }));
+  if (options.logFile !== undefined) return createLogger(level, options.logDestination ?? pino.destination({ dest: options.logFile, sync: true, mkdir: true }));
   if (terminal) return createLogger(level, readableLogStream(stderr));
   return createLogger(level, stderr === process.stderr ? undefined : stderr);
 }

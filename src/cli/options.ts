@@ -15,6 +15,17 @@ const positiveInt = (name: string, max = 10_000_000) =>
 /** The spellings the README and --help document (a few common aliases are accepted too). */
 export const ENCODING_NAMES = ['utf-8', 'shift_jis', 'cp932', 'windows-31j'] as const;
 
+/**
+ * A whole number that a JavaScript number holds exactly: above 2^53 - 1 it would be silently
+ * rounded to another id (or overflow the database's bigint), so it is refused in one line.
+ */
+const safeWholeNumber = (name: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .refine((v) => Number.isSafeInteger(Number(v)), `${name} must be a whole number up to ${Number.MAX_SAFE_INTEGER}`)
+    .transform(Number);
+
 const encoding = z
   .string()
   .transform((v) => v.toLowerCase().replace(/_/g, '-'))
@@ -39,7 +50,7 @@ export const cliOptionsSchema = z.object({
     .refine((list) => list.every((n) => n >= 1 && n <= 65_535), '--chunk-sizes must be between 1 and 65535')
     .default([500, 2000, 10000]),
   chart: z.string().min(1).default('order-loader-bench.svg'),
-  'max-errors': z.string().regex(/^\d+$/, '--max-errors must be a whole number').transform(Number).optional(),
+  'max-errors': safeWholeNumber('--max-errors').optional(),
   'max-attempts': positiveInt('--max-attempts', 100).default(5),
   encoding: encoding.default('utf-8'),
   delimiter: z
@@ -52,13 +63,14 @@ export const cliOptionsSchema = z.object({
   'log-file': z.string().min(1).optional(),
   limit: positiveInt('--limit', 10_000_000).optional(),
   'dry-run': z.boolean().default(false),
-  'stage-id': z.array(z.string().regex(/^\d+$/, '--stage-id must be a whole number').transform(Number)).default([]),
+  'stage-id': z.array(safeWholeNumber('--stage-id')).default([]),
   'source-key': z.array(z.string().min(1)).default([]),
   'error-code': z.array(z.string().min(1)).default([]),
-  'load-id': z.array(z.string().regex(/^\d+$/, '--load-id must be a whole number').transform(Number)).default([]),
+  'load-id': z.array(safeWholeNumber('--load-id')).default([]),
   'all-errors': z.boolean().default(false),
   set: z.array(z.string()).default([]),
-  reason: z.string().optional(),
+  // the audit column holds 1000 characters: refused here, before anything is done
+  reason: z.string().max(1000, '--reason takes at most 1000 characters').optional(),
   operator: z.string().min(1).max(128).optional(),
   'older-than': z
     .string()
@@ -69,6 +81,7 @@ export const cliOptionsSchema = z.object({
       const unit = m?.[2] ?? 'm';
       return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
     })
+    .refine((ms) => ms <= 100 * 365 * 24 * 3_600_000, '--older-than takes at most 100 years')
     .default(15 * 60_000),
   'lock-wait': z
     .string()
@@ -84,6 +97,7 @@ export const cliOptionsSchema = z.object({
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
   overlap: z.boolean().default(false),
+  restage: z.boolean().default(false),
   help: z.boolean().default(false),
   version: z.boolean().default(false),
 });
@@ -132,6 +146,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
         overlap: { type: 'boolean' },
+        restage: { type: 'boolean' },
         rows: { type: 'string' },
         'chunk-sizes': { type: 'string' },
         chart: { type: 'string' },
@@ -211,6 +226,8 @@ Options:
   --dry-run            load/stage: parse and validate only, write nothing; retry/recover: show, change nothing
   --overlap            load on a server database: process while staging (faster; for files whose keys are
                        unique: a key repeated in the file may reach orders with an earlier line's values)
+  --restage            load/stage: stage each file again as a new load, even when the same file (same bytes,
+                       encoding and delimiter) was staged completely before
   --limit <n>          runs: how many (default 20); errors: at most n rows
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
@@ -226,7 +243,9 @@ const PROCESS_OPTIONS = `  --chunk-size <n>     rows per processing transaction,
                        0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits`;
 const FILE_OPTIONS = `  --batch-size <n>     lines per staging transaction, 1–100000 (default 5000)
   --encoding <name>    utf-8 (default) | shift_jis | cp932 | windows-31j
-  --delimiter <c>      field delimiter (default ","; "tab" for tab)`;
+  --delimiter <c>      field delimiter (default ","; "tab" for tab)
+  --restage            Stage each file again as a new load, even when the same file (same bytes,
+                       encoding and delimiter) was staged completely before`;
 
 /** Each command's own usage: what it does, its options, its exit codes. */
 const COMMAND_USAGE: Record<Command, string> = {

@@ -1,52 +1,212 @@
 import { UserError } from '../errors.js';
 
+/** Where a server database is: named in messages (names are not secrets; passwords are). */
+export interface ServerPlace {
+  host: string;
+  port: number;
+  /** The database (PostgreSQL) or service (Oracle). */
+  database: string;
+  /** The role (PostgreSQL) or user (Oracle); '' when the URL names none. */
+  user: string;
+}
+
 export type DbTarget =
   | { kind: 'pglite'; dataDir: string | null }
-  | { kind: 'postgres'; url: string; password: string | undefined }
-  | { kind: 'oracle'; user: string; password: string | undefined; connectString: string };
+  /** `url` never holds a password: it travels separately, in `password`. */
+  | { kind: 'postgres'; url: string; password: string | undefined; place: ServerPlace }
+  | { kind: 'oracle'; user: string; password: string | undefined; connectString: string; place: ServerPlace };
 
 export const DEFAULT_DB = 'pglite:./.order-loader/db';
+
+const PASSWORD_HINT = 'or better, leave the password out of the URL and set ORDER_LOADER_DB_PASSWORD';
 
 /**
  * Parse a --db value. Accepted: `pglite:<dir>`, `pglite:memory`, `postgres://…`,
  * `postgresql://…`, `oracle://user[:password]@host[:port]/service`. A password may also come
- * from ORDER_LOADER_DB_PASSWORD (preferred: it stays out of the process list).
+ * from ORDER_LOADER_DB_PASSWORD (preferred: it stays out of the process list). Surrounding
+ * whitespace is ignored; a password may carry unencoded special characters as long as the URL
+ * stays unambiguous; a malformed URL is refused in one line that never contains the password.
  */
 export function parseDbUrl(value: string, env: NodeJS.ProcessEnv = process.env): DbTarget {
   const envPassword = env.ORDER_LOADER_DB_PASSWORD !== undefined && env.ORDER_LOADER_DB_PASSWORD !== '' ? env.ORDER_LOADER_DB_PASSWORD : undefined;
-  if (value.startsWith('pglite:')) {
-    const dir = value.slice('pglite:'.length);
-    if (dir === '') throw new UserError(`--db ${maskDbUrl(value)}: pglite needs a folder (pglite:./path) or pglite:memory`);
+  if (envPassword !== undefined) registerSecret(envPassword);
+  const trimmed = value.trim();
+  if (trimmed.startsWith('pglite:')) {
+    const dir = trimmed.slice('pglite:'.length);
+    if (dir === '') throw new UserError('--db pglite: pglite needs a folder (pglite:./path) or pglite:memory');
     return { kind: 'pglite', dataDir: dir === 'memory' ? null : dir };
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UserError(`--db ${maskDbUrl(value)}: not a database URL (expected pglite:<dir>, postgres://… or oracle://…)`);
+  const url = splitServerUrl(trimmed);
+  if (url.password !== undefined) registerSecret(url.password);
+  const password = url.password ?? envPassword;
+  if (url.scheme === 'postgres' || url.scheme === 'postgresql') {
+    const place = { host: url.host === '' ? 'localhost' : url.host, port: url.port ?? 5432, database: url.database === '' ? url.user : url.database, user: url.user };
+    return { kind: 'postgres', url: url.withoutPassword, password, place };
   }
-  if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') {
-    const password = url.password !== '' ? decodeURIComponent(url.password) : envPassword;
-    return { kind: 'postgres', url: value, password: url.password !== '' ? undefined : password };
-  }
-  if (url.protocol === 'oracle:') {
-    if (url.username === '') throw new UserError(`--db ${maskDbUrl(value)}: an Oracle URL needs a user (oracle://user@host:1521/service)`);
-    const service = url.pathname.replace(/^\//, '');
-    if (url.hostname === '' || service === '') {
-      throw new UserError(`--db ${maskDbUrl(value)}: an Oracle URL needs a host and a service (oracle://user@host:1521/FREEPDB1)`);
+  if (url.scheme === 'oracle') {
+    if (url.user === '') throw new UserError(`--db ${url.label}: an Oracle URL needs a user (oracle://user@host:1521/service)`);
+    if (url.host === '' || url.database === '') {
+      throw new UserError(`--db ${url.label}: an Oracle URL needs a host and a service (oracle://user@host:1521/FREEPDB1)`);
     }
-    const host = url.hostname.includes(':') ? `[${url.hostname}]` : url.hostname;
+    const host = url.host.includes(':') ? `[${url.host}]` : url.host;
+    const port = url.port ?? 1521;
     return {
       kind: 'oracle',
-      user: decodeURIComponent(url.username),
-      password: url.password !== '' ? decodeURIComponent(url.password) : envPassword,
-      connectString: `${host}:${url.port === '' ? '1521' : url.port}/${service}`,
+      user: url.user,
+      password,
+      connectString: `${host}:${port}/${url.database}`,
+      place: { host: url.host, port, database: url.database, user: url.user },
     };
   }
-  throw new UserError(`--db ${maskDbUrl(value)}: unsupported database "${url.protocol.replace(/:$/, '')}" (expected pglite, postgres or oracle)`);
+  throw new UserError(`--db ${url.scheme}://…: unsupported database "${url.scheme}" (expected pglite, postgres or oracle)`);
 }
 
-/** The URL with any password replaced by ***: the only form of a --db value we ever print. */
+/**
+ * The --db value as we print it: any password replaced by ***, nothing of a value we cannot
+ * read (it might be a password typed in the wrong place).
+ */
 export function maskDbUrl(value: string): string {
-  return value.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, '$1:***@');
+  const trimmed = value.trim();
+  if (trimmed.startsWith('pglite:')) return trimmed;
+  try {
+    return splitServerUrl(trimmed).label;
+  } catch {
+    const scheme = SCHEME.exec(trimmed);
+    return scheme === null ? '…' : `${scheme[1]?.toLowerCase()}://…`;
+  }
+}
+
+/**
+ * The connection string handed to node-postgres: the password-free URL with the password put
+ * back in. It never leaves the process (ps shows the arguments, not this). Passing the password
+ * as a separate option does not work: node-postgres lets the URL's empty password override it.
+ */
+export function postgresConnectionString(url: string, password: string | undefined): string {
+  if (password === undefined) return url;
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?/i.exec(url);
+  if (m === null) return url;
+  const user = (m[2] ?? '@').slice(0, -1);
+  return `${m[1]}${user}:${encodeURIComponent(password)}@${url.slice(m[0].length)}`;
+}
+
+// --- secrets in messages --------------------------------------------------------------------
+
+const secrets = new Set<string>();
+
+/** Remember a password so that redactSecrets can take it out of any message. */
+export function registerSecret(secret: string): void {
+  // a password of one or two characters would blank every such letter of a message
+  if (secret.length < 3) return;
+  secrets.add(secret);
+  secrets.add(encodeURIComponent(secret));
+  secrets.add(encodeURI(secret));
+}
+
+/**
+ * The text with every password we were given replaced by ***. The second line of defence:
+ * messages are built without passwords; this catches one a driver might echo back.
+ */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join('***');
+  return out;
+}
+
+// --- the URL itself ---------------------------------------------------------------------------
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):\/\//i;
+/**
+ * host (a name, or [IPv6]), :port, /database, ?query. No '@' in the database and no '#' at all:
+ * a database URL has no fragment, so either can only be part of an unencoded password.
+ */
+const AFTER_USERINFO = /^(\[[0-9A-Fa-f:.]*\]|[^\s/?#@[\]:]*)(?::(\d*))?(\/[^?#@]*)?(?:\?([^#]*))?$/s;
+/** user (no ':', '@', '/', '?', '#') and an optional password that may hold anything */
+const USERINFO = /^([^:@/?#\s]*)(?::(.*))?$/s;
+
+interface ServerUrl {
+  scheme: string;
+  user: string;
+  password: string | undefined;
+  host: string;
+  port: number | undefined;
+  database: string;
+  /** The URL without its password (node-postgres reads its query options from it). */
+  withoutPassword: string;
+  /** The URL to print: password replaced by ***. */
+  label: string;
+}
+
+function splitServerUrl(value: string): ServerUrl {
+  const schemeMatch = SCHEME.exec(value);
+  if (schemeMatch === null) {
+    throw new UserError('--db: not a database URL (expected pglite:<dir>, postgres://user@host:5432/database or oracle://user@host:1521/service)');
+  }
+  const scheme = (schemeMatch[1] ?? '').toLowerCase();
+  const shown = `${scheme}://…`;
+  const rest = value.slice(schemeMatch[0].length);
+  // Where does the user[:password] part end? At an '@' after which a host, port and database
+  // follow. A password with an unencoded '@', '/', '?' or '#' still leaves one such '@'; when
+  // two would do, we cannot tell and refuse rather than guess (a wrong guess would print a
+  // piece of the password as a host name).
+  const readings: Array<{ userinfo: string | null; after: RegExpExecArray }> = [];
+  const whole = AFTER_USERINFO.exec(rest);
+  if (whole !== null) readings.push({ userinfo: null, after: whole });
+  for (let at = rest.indexOf('@'); at !== -1; at = rest.indexOf('@', at + 1)) {
+    const after = AFTER_USERINFO.exec(rest.slice(at + 1));
+    if (after !== null && USERINFO.test(rest.slice(0, at))) readings.push({ userinfo: rest.slice(0, at), after });
+  }
+  if (readings.length === 0) {
+    throw new UserError(`--db ${shown}: cannot read this URL (expected ${scheme}://user@host:port/database; special characters in the password percent-encoded, ${PASSWORD_HINT})`);
+  }
+  if (readings.length > 1) {
+    throw new UserError(`--db ${shown}: cannot tell where the password ends (an unencoded "@" in it?): percent-encode it (@ is %40), ${PASSWORD_HINT}`);
+  }
+  const { userinfo, after } = readings[0] as { userinfo: string | null; after: RegExpExecArray };
+  const info = userinfo === null ? null : USERINFO.exec(userinfo);
+  const rawPassword = info?.[2];
+  const user = decodePart(info?.[1] ?? '', 'user name', shown);
+  let password = rawPassword === undefined ? undefined : decodePart(rawPassword, 'password', shown);
+  const rawHost = after[1] ?? '';
+  const host = decodePart(rawHost.replace(/^\[(.*)\]$/, '$1'), 'host', shown);
+  const rawPort = after[2];
+  if (rawPort !== undefined && rawPort !== '' && !(Number(rawPort) >= 1 && Number(rawPort) <= 65_535)) {
+    throw new UserError(`--db ${shown}: the port must be a number between 1 and 65535`);
+  }
+  const port = rawPort === undefined || rawPort === '' ? undefined : Number(rawPort);
+  const database = decodePart((after[3] ?? '').replace(/^\//, ''), 'database name', shown);
+  const query = new URLSearchParams(after[4] ?? '');
+  // node-postgres also takes the password from ?password=…: take it out of the URL like the other
+  const queryPassword = query.get('password');
+  if (queryPassword !== null) {
+    query.delete('password');
+    if (queryPassword !== '') password ??= queryPassword;
+  }
+  const queryUser = query.get('user');
+  const queryText = query.toString();
+  const userPart = user === '' ? '' : `${encodeURIComponent(user)}@`;
+  const hostPart = `${rawHost}${port === undefined ? '' : `:${port}`}`;
+  const tail = `${database === '' ? '' : `/${encodeURIComponent(database)}`}${queryText === '' ? '' : `?${queryText}`}`;
+  const shownUser = password === undefined ? userPart : `${encodeURIComponent(user)}:***@`;
+  return {
+    scheme,
+    user: queryUser ?? user,
+    password,
+    host: query.get('host') ?? host,
+    port: query.get('port') !== null && Number.isSafeInteger(Number(query.get('port'))) ? Number(query.get('port')) : port,
+    database,
+    withoutPassword: `${scheme}://${userPart}${hostPart}${tail}`,
+    label: `${scheme}://${shownUser}${hostPart}${tail}`,
+  };
+}
+
+/** Percent-decode one part of the URL; a bad escape is refused without echoing the part. */
+function decodePart(raw: string, what: string, shown: string): string {
+  if (/%(?![0-9A-Fa-f]{2})/.test(raw)) {
+    throw new UserError(`--db ${shown}: the ${what} in the URL has a "%" that is not an escape (write % as %25), ${PASSWORD_HINT}`);
+  }
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new UserError(`--db ${shown}: the ${what} in the URL is not valid percent-encoded UTF-8, ${PASSWORD_HINT}`);
+  }
 }

@@ -23,6 +23,10 @@ export function stagingHistoryFromEvents(runId: number, invokedDetail: string | 
   return {
     loadId: typeof invoked?.loadId === 'number' ? invoked.loadId : runId,
     staged,
+    readAs: {
+      encoding: typeof invoked?.encoding === 'string' ? invoked.encoding : 'utf-8',
+      delimiter: typeof invoked?.delimiter === 'string' ? invoked.delimiter : ',',
+    },
     checkpoint:
       checkpoint !== null && typeof checkpoint.line === 'number'
         ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null, stoppedAt }

@@ -206,6 +206,11 @@ export interface StagingHistory {
    * when the file could not be read past a line (a structural CSV error).
    */
   checkpoint: { line: number; byte: number | null; counts: unknown; stoppedAt: { line: number; message: string } | null } | null;
+  /**
+   * How that run read the file (from its 'invoked' event): with another encoding or delimiter
+   * the same bytes are another file. Runs recorded before these were kept read UTF-8 and ','.
+   */
+  readAs: { encoding: string; delimiter: string };
 }
 
 /** Operations inside one transaction on one connection. */

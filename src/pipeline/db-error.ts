@@ -9,3 +9,76 @@ export function describeDbError(error: unknown): string {
   const message = error.message.split('\n')[0]?.replace(/"[^"]*"/g, '"…"').replace(/'[^']*'/g, "'…'") ?? '';
   return typeof code === 'string' && code !== '' && !message.includes(code) ? `${code} ${message}` : message;
 }
+
+/** Where the server is, as named in messages (see ServerPlace in engine/db-url.ts). */
+interface Place {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+}
+
+const SPACE_SQLSTATES = new Set(['53100']); // disk_full
+const SPACE_ORACLE = /\bORA-0*(1536|1652|1653|1654|1688|1691|30036)\b/;
+const CONNECT_CODES: Record<string, string> = {
+  ECONNREFUSED: 'nothing listens there',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be resolved',
+  EHOSTUNREACH: 'host unreachable',
+  ETIMEDOUT: 'timed out',
+  ECONNRESET: 'the connection was reset',
+};
+
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    codes.push(...(e.message.match(/\b(?:ORA|NJS)-\d+\b/g) ?? []));
+    // a connection to "localhost" tries each of its addresses: Node reports an AggregateError
+    const attempts = (e as { errors?: unknown }).errors;
+    for (const attempt of Array.isArray(attempts) ? (attempts as unknown[]) : []) {
+      const c = (attempt as { code?: unknown }).code;
+      if (typeof c === 'string') codes.push(c);
+    }
+  }
+  return codes;
+}
+
+/** The database ran out of space (PostgreSQL 53100 disk_full; Oracle's unable-to-extend family). */
+export function isOutOfSpace(error: unknown): boolean {
+  return codesOf(error).some((c) => SPACE_SQLSTATES.has(c) || SPACE_ORACLE.test(c));
+}
+
+/**
+ * A failure to connect or log in, as one line that names the host, port, database and role
+ * (names are not secrets; the password never appears). Null when the error is about something
+ * else. Oracle's codes here are verified by reading node-oracledb, not against a server.
+ */
+export function describeConnectError(error: unknown, place: Place): string | null {
+  const codes = codesOf(error);
+  const message = error instanceof Error ? error.message : '';
+  const where = `${place.host.includes(':') ? `[${place.host}]` : place.host}:${place.port}`;
+  const role = place.user === '' ? 'the default role' : `role ${place.user}`;
+  const has = (code: string) => codes.includes(code);
+  if (has('3D000')) return `database ${place.database} does not exist on ${where} (3D000)`;
+  if (has('28P01')) return `password authentication failed for ${role} on ${where} (28P01): check ORDER_LOADER_DB_PASSWORD`;
+  if (has('28000')) {
+    return /role .* does not exist/.test(message)
+      ? `${role} does not exist on ${where} (28000)`
+      : `${where} does not let ${role} connect to database ${place.database} (28000: no pg_hba.conf entry allows it)`;
+  }
+  if (/client password must be a string|password must be a string/i.test(message)) {
+    return `${where} asks a password of ${role} and none was given: set ORDER_LOADER_DB_PASSWORD`;
+  }
+  if (has('ORA-01017')) return `user ${place.user} was refused by ${where} (ORA-01017: wrong password, or no such user): check ORDER_LOADER_DB_PASSWORD`;
+  if (has('ORA-12514') || has('NJS-518')) return `service ${place.database} is not known to the listener at ${where} (${has('NJS-518') ? 'NJS-518' : 'ORA-12514'})`;
+  for (const [code, meaning] of Object.entries(CONNECT_CODES)) {
+    if (has(code)) return `cannot connect to ${where} (${code}: ${meaning})`;
+  }
+  if (has('NJS-503') || has('NJS-511') || has('NJS-510') || has('NJS-530')) {
+    return `cannot connect to ${where} (${codes.find((c) => /^NJS-5(03|10|11|30)$/.test(c))}: ${describeDbError(error)})`;
+  }
+  if (/timeout exceeded when trying to connect/i.test(message)) return `cannot connect to ${where} (timed out)`;
+  return null;
+}

@@ -18,6 +18,8 @@ export interface StageOptions {
   logger: Logger;
   signal?: AbortSignal | undefined;
   onStageProgress?: ((file: string, bytesRead: number, size: number, linesRead: number) => void) | undefined;
+  /** Stage every file again as a new load, even when the same file was staged completely before. */
+  restage?: boolean | undefined;
 }
 
 export interface ProcessRunOptions {
@@ -217,7 +219,11 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
         }
         const sha = await sha256File(file.path);
         // seed 003: what did an earlier run of this very file (same sha256) commit?
-        const history = await db('reading the staging history', () => engine.stagingHistory(sha));
+        const recorded = await db('reading the staging history', () => engine.stagingHistory(sha));
+        // The same bytes read with another encoding or delimiter are another file: a rerun that
+        // corrects --encoding must stage it, not skip it. --restage stages it again regardless.
+        const sameReading = recorded !== null && recorded.readAs.encoding === options.encoding && recorded.readAs.delimiter === options.delimiter;
+        const history = sameReading && options.restage !== true ? recorded : null;
         const runId = await db('recording the run', () => engine.startRun(runStart(command, file, sha)));
         openRuns.push(runId);
         if (overlap) startProcessing(runId);
@@ -226,7 +232,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
         // its already-staged rows count as unchanged, not as repeated lines of this load.
         const resumable = history?.checkpoint != null && history.checkpoint.byte !== null;
         const loadId = history !== null && (history.staged || resumable) ? history.loadId : runId;
-        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId, header: file.header.names, delimiter: options.delimiter } })));
+        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId, header: file.header.names, encoding: options.encoding, delimiter: options.delimiter, restage: options.restage === true ? true : undefined } })));
 
         const committed = history?.checkpoint != null && isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : null;
         const stopped = history !== null && !history.staged ? (history.checkpoint?.stoppedAt ?? null) : null;
@@ -235,7 +241,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           // again. The lines rejected then are still rejected: they count for the exit code.
           file.close();
           const message = stopped === null
-            ? `${file.path}: already staged by load ${loadId} (same sha256): staging skipped`
+            ? `${file.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
             : `${file.path}: load ${loadId} could not read this file past line ${stopped.line}: not read again (fix the file and load it)`;
           if (stopped === null) options.logger.info({ runId, loadId, file: file.path }, message);
           else options.logger.warn({ runId, loadId, file: file.path, line: stopped.line }, message);

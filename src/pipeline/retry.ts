@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/types.js';
 import { RunAbortedError } from '../errors.js';
-import { describeDbError } from './db-error.js';
+import { describeDbError, isOutOfSpace } from './db-error.js';
 
 export interface RetryPolicy {
   /** Attempts in all (the first one included) for a chunk or batch that fails as a whole. */
@@ -53,7 +53,9 @@ export async function withChunkRetry<T>(
       }
       if (attempt >= options.policy.attempts || options.signal?.aborted === true) {
         throw new RunAbortedError(
-          `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; run the command again once the database is back)`,
+          `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; ${
+            isOutOfSpace(error) ? 'the database is out of space: free some or extend it, then run the command again' : 'run the command again once the database is back'
+          })`,
           'fatal',
           { cause: error },
         );

@@ -95,7 +95,7 @@ describe.each(testTargets())('load on $kind', (target) => {
     // the same file again (same sha256): staging is skipped, and says so
     const again = await loader.load([file]);
     expect(again.exitCode).toBe(0);
-    expect(again.files[0]?.skipped).toMatch(/already staged by load \d+ \(same sha256\)/);
+    expect(again.files[0]?.skipped).toMatch(/already staged by load \d+ \(same sha256, encoding and delimiter\)/);
     // the same rows in another file: staged, all unchanged
     const copy = orderFile([
       ['K-1', '1', '2026-01-01', '10.5', 'EUR'],

@@ -634,7 +634,7 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     });
     const engine = createOracleEngineWithPool(pool, constants);
     const sha = 'a'.repeat(64);
-    expect(await engine.stagingHistory(sha)).toEqual({ loadId: 9, staged: false, checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 }, stoppedAt: null } });
+    expect(await engine.stagingHistory(sha)).toEqual({ loadId: 9, staged: false, checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 }, stoppedAt: null }, readAs: { encoding: 'utf-8', delimiter: ',' } });
     const [call] = executes(pool);
     expect(call!.sql).toBe(oracleQuery('staging_history'));
     expect(call!.sql).toContain("e.event = 'invoked'");
@@ -647,9 +647,12 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     let answer: Record<string, unknown>[] = [{ RUN_ID: '12', INVOKED: null, STAGED: '1', CHECKPOINT: null }];
     const pool = new RecordingPool({ execute: () => ({ rows: answer }) });
     const engine = createOracleEngineWithPool(pool, constants);
-    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 12, staged: true, checkpoint: null });
+    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 12, staged: true, checkpoint: null, readAs: { encoding: 'utf-8', delimiter: ',' } });
     answer = [{ RUN_ID: '13', INVOKED: '{"loadId":"13"}', STAGED: '0', CHECKPOINT: '{"line":10}' }];
-    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 13, staged: false, checkpoint: { line: 10, byte: null, counts: null, stoppedAt: null } });
+    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 13, staged: false, checkpoint: { line: 10, byte: null, counts: null, stoppedAt: null }, readAs: { encoding: 'utf-8', delimiter: ',' } });
+    // how the run read the file is part of its identity: encoding and delimiter from the invoked event
+    answer = [{ RUN_ID: '14', INVOKED: '{"loadId":14,"encoding":"shift_jis","delimiter":"\\t"}', STAGED: '1', CHECKPOINT: null }];
+    expect(await engine.stagingHistory('b'.repeat(64))).toMatchObject({ loadId: 14, staged: true, readAs: { encoding: 'shift_jis', delimiter: '\t' } });
     answer = [];
     expect(await engine.stagingHistory('c'.repeat(64))).toBeNull();
   });

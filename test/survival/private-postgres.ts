@@ -1,7 +1,7 @@
 /**
  * A PRIVATE PostgreSQL 15 instance for the tests that restart or stop the database server
  * (restart.test.ts): initdb + pg_ctl from /usr/lib/postgresql/15/bin into a temporary directory,
- * listening on 127.0.0.1 only, on a free port, trust auth. initdb refuses to run as root: when the
+ * listening on 127.0.0.1 only, on a free port, trust auth (or scram-sha-256 with a password). initdb refuses to run as root: when the
  * test runs as root (CI), the binaries run as the `postgres` OS user (runuser) and the directory is
  * made theirs. The shared development server is never touched.
  *
@@ -9,7 +9,7 @@
  * for an instance still running when the test process ends some other way.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +68,7 @@ const live = new Set<PrivatePostgres>();
 let exitHook = false;
 
 export class PrivatePostgres {
-  private constructor(readonly dir: string, readonly port: number) {}
+  private constructor(readonly dir: string, readonly port: number, private readonly password: string | null = null) {}
   private get data() {
     return join(this.dir, 'data');
   }
@@ -77,9 +77,10 @@ export class PrivatePostgres {
     return `-p ${this.port} -c listen_addresses=127.0.0.1 -k ${this.dir} -c fsync=off -c full_page_writes=off`;
   }
 
-  static async create(): Promise<PrivatePostgres> {
+  /** With `password`: the superuser postgres has it, and every connection must give it (scram-sha-256). */
+  static async create(options: { password?: string } = {}): Promise<PrivatePostgres> {
     const dir = mkdtempSync(join(tmpdir(), 'order-loader-pg-'));
-    const instance = new PrivatePostgres(dir, await freePort());
+    const instance = new PrivatePostgres(dir, await freePort(), options.password ?? null);
     live.add(instance);
     if (!exitHook) {
       exitHook = true;
@@ -88,8 +89,14 @@ export class PrivatePostgres {
       });
     }
     try {
-      if (isRoot) await execFileP('chown', ['postgres:', dir]);
-      await pgBin('initdb', ['-D', instance.data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+      const auth = ['-A', 'trust'];
+      if (options.password !== undefined) {
+        const pwfile = join(dir, 'pwfile');
+        writeFileSync(pwfile, `${options.password}\n`, { mode: 0o600 });
+        auth.splice(0, 2, '-A', 'scram-sha-256', `--pwfile=${pwfile}`);
+      }
+      if (isRoot) await execFileP('chown', ['-R', 'postgres:', dir]);
+      await pgBin('initdb', ['-D', instance.data, '-U', 'postgres', ...auth, '-E', 'UTF8', '--locale=C', '--no-sync']);
       await instance.start();
       return instance;
     } catch (error) {
@@ -100,6 +107,11 @@ export class PrivatePostgres {
 
   url(database: string): string {
     return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  /** The URL with the password in it, for the test's own connections (never a child's argv). */
+  private clientUrl(database: string): string {
+    return this.password === null ? this.url(database) : `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;
   }
 
   async start(): Promise<void> {
@@ -136,7 +148,7 @@ export class PrivatePostgres {
 
   /** A new database on the instance and a `sql` for assertions (one connection per query: the server may restart under it). */
   async createDatabase(name: string): Promise<{ url: string; sql: Sql }> {
-    const admin = new pg.Client({ connectionString: this.url('postgres') });
+    const admin = new pg.Client({ connectionString: this.clientUrl('postgres') });
     await admin.connect();
     try {
       await admin.query(`CREATE DATABASE ${name}`);
@@ -145,7 +157,7 @@ export class PrivatePostgres {
     }
     const url = this.url(name);
     const sql: Sql = async <R>(text: string, params?: unknown[]) => {
-      const client = new pg.Client({ connectionString: url });
+      const client = new pg.Client({ connectionString: this.clientUrl(name) });
       client.on('error', () => undefined);
       await client.connect();
       try {

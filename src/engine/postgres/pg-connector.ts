@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import pg from 'pg';
 import type { PgConnector, PgLease, PgSession } from './session.js';
+import { postgresConnectionString } from '../db-url.js';
 
 const { Pool, types } = pg;
 
@@ -12,6 +13,37 @@ const typeParsers = {
     return types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
   },
 };
+
+/**
+ * A client that closes its socket when connecting fails. node-postgres drops such a client
+ * without ending it: after a failed authentication the socket stayed open until the server gave
+ * up (authentication_timeout, 60 s), and the process with it.
+ */
+function ClosingClient(config: pg.ClientConfig): pg.Client {
+  const client = new pg.Client(config);
+  const connect = client.connect.bind(client) as (callback: (error: Error | undefined) => void) => void;
+  (client as unknown as { connect: (callback?: (error: Error | undefined) => void) => unknown }).connect = (callback) => {
+    const done = (error: Error | undefined) => {
+      if (error !== undefined && error !== null) {
+        const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
+        stream?.destroy();
+      }
+    };
+    if (callback !== undefined) {
+      connect((error) => {
+        done(error);
+        callback(error);
+      });
+      return undefined;
+    }
+    return new Promise<void>((resolve, reject) => connect((error) => {
+      done(error);
+      if (error !== undefined && error !== null) reject(error);
+      else resolve();
+    }));
+  };
+  return client;
+}
 
 export interface PgServerOptions {
   connectionString: string;
@@ -72,8 +104,10 @@ function sendCancelRequest(host: string, port: number, key: BackendKey, timeoutM
 
 export function createPgServerConnector(options: PgServerOptions): PgConnector {
   const pool = new Pool({
-    connectionString: options.connectionString,
-    ...(options.password !== undefined ? { password: options.password } : {}),
+    // The password goes into the connection string: given as the `password` option, node-postgres
+    // let the URL's empty password override it ("client password must be a string").
+    connectionString: postgresConnectionString(options.connectionString, options.password),
+    Client: ClosingClient as unknown as typeof pg.Client,
     max: options.maxConnections,
     application_name: options.applicationName ?? 'order-loader',
     connectionTimeoutMillis: 10_000,

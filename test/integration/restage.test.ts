@@ -1,0 +1,73 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { testTargets, type TestDatabase } from '../support/databases.js';
+import { HEADER, writeTestFile } from '../support/files.js';
+
+/** Two orders whose keys are Shift_JIS (注文-壱, 注文-弐): not valid UTF-8. */
+function shiftJisFile(): string {
+  const key = (last: number[]) => Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, ...last]);
+  return writeTestFile(Buffer.concat([
+    Buffer.from(`${HEADER}\r\n`),
+    key([0x88, 0xeb]), Buffer.from(',1,2026-01-01,1,JPY\r\n'),
+    key([0x93, 0xf3]), Buffer.from(',2,2026-01-02,2,JPY\r\n'),
+  ]), 'sjis.csv');
+}
+
+describe.each(testTargets())('staging a file again on $kind', (target) => {
+  let db: TestDatabase;
+  beforeEach(async () => {
+    db = await target.create();
+  });
+  afterEach(async () => {
+    await db.dispose();
+  });
+
+  it('the encoding and the delimiter belong to the identity of a staged file; --restage stages it again', async () => {
+    const { loader } = await db.open();
+    const file = shiftJisFile();
+    // read as UTF-8 (the default), every line is rejected: the mistake to recover from
+    const wrong = await loader.load([file]);
+    expect(wrong.exitCode).toBe(2);
+    expect(wrong.files[0]?.counts).toMatchObject({ read: 2, rejected: 2, inserted: 0 });
+
+    // the same bytes with the right encoding are another file: staged as a new load, not skipped
+    const right = await loader.load([file], { encoding: 'shift_jis' });
+    expect(right.exitCode).toBe(0);
+    expect(right.files[0]?.skipped).toBeNull();
+    expect(right.files[0]?.loadId).not.toBe(wrong.files[0]?.loadId);
+    expect(right.files[0]?.counts).toMatchObject({ read: 2, inserted: 2, rejected: 0 });
+    expect(await db.sql('SELECT source_key, process_status FROM order_stage ORDER BY source_key')).toEqual([
+      { source_key: '注文-壱', process_status: 'DONE' },
+      { source_key: '注文-弐', process_status: 'DONE' },
+    ]);
+
+    // the same file read the same way again: skipped, and it says how to stage it anyway
+    const same = await loader.load([file], { encoding: 'shift_jis' });
+    expect(same.exitCode).toBe(0);
+    expect(same.files[0]?.skipped).toMatch(/already staged by load \d+ \(same sha256, encoding and delimiter\).*--restage/);
+    expect(same.files[0]?.loadId).toBe(right.files[0]?.loadId);
+
+    // --restage: staged again as a new load; its rows are unchanged, orders stays as it was
+    const before = await db.sql('SELECT source_key, amount, currency FROM orders ORDER BY source_key');
+    const again = await loader.load([file], { encoding: 'shift_jis', restage: true });
+    expect(again.exitCode).toBe(0);
+    expect(again.files[0]?.skipped).toBeNull();
+    expect(again.files[0]?.loadId).not.toBe(right.files[0]?.loadId);
+    expect(again.files[0]?.counts).toMatchObject({ read: 2, inserted: 0, updated: 0, unchanged: 2, rejected: 0 });
+    expect(await db.sql('SELECT source_key, amount, currency FROM orders ORDER BY source_key')).toEqual(before);
+    expect(before).toHaveLength(2);
+  });
+
+  it('records how a run read the file; the same reading again is skipped', async () => {
+    const { loader } = await db.open();
+    const file = writeTestFile(`${HEADER.replaceAll(',', ';')}\nD-1;1;2026-01-01;5;EUR\n`);
+    // with ',' the header has one unknown column: the file is refused before anything is staged
+    await expect(loader.load([file])).rejects.toThrow();
+    const first = await loader.load([file], { delimiter: ';' });
+    expect(first.exitCode).toBe(0);
+    const same = await loader.load([file], { delimiter: ';' });
+    expect(same.files[0]?.skipped).toContain('already staged');
+    // the run records how it read the file
+    const runs = await loader.runs(1);
+    expect(runs[0]?.events.find((e) => e.event === 'invoked')?.detail).toMatchObject({ encoding: 'utf-8', delimiter: ';' });
+  });
+});
