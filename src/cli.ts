@@ -17,6 +17,7 @@ import { RunAbortedError, UserError } from './errors.js';
 import { OrderLoader } from './loader.js';
 import { DEFAULT_LOAD_OPTIONS } from './pipeline/load.js';
 import { createLogger } from './log.js';
+import { escapeControl } from './cli/escape.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED } from './pipeline/outcome.js';
 
 function version(): string {
@@ -56,7 +57,8 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   // 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md)
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
   const workers = Math.max(...workerList);
-  const loader = await OrderLoader.open({ db: options.db, logger, workers });
+  // init applies the migrations itself, so that it can say which it applied
+  const loader = await OrderLoader.open({ db: options.db, logger, workers, migrate: command !== 'init' });
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
@@ -87,14 +89,14 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
         const report = command === 'load' ? await loader.load(cmd.files, common) : await loader.stage(cmd.files, common);
         progress.clear();
         print(options.json ? JSON.stringify(report) : renderLoadReport(report));
-        if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
+        if (report.aborted !== null) process.stderr.write(`order-loader: ${escapeControl(report.aborted)}\n`);
         return report.exitCode;
       }
       case 'process': {
         const report = await loader.process(common);
         progress.clear();
         print(options.json ? JSON.stringify(report) : renderProcessReport(report));
-        if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
+        if (report.aborted !== null) process.stderr.write(`order-loader: ${escapeControl(report.aborted)}\n`);
         return report.exitCode;
       }
       case 'status': {
@@ -110,7 +112,7 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
         );
         progress.clear();
         print(options.json ? JSON.stringify({ retry, process: processed }) : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`));
-        if (processed?.aborted) process.stderr.write(`order-loader: ${processed.aborted}\n`);
+        if (processed?.aborted) process.stderr.write(`order-loader: ${escapeControl(processed.aborted)}\n`);
         return processed === null ? EXIT_OK : processed.exitCode;
       }
       case 'recover': {
@@ -134,8 +136,9 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
           onCase: options.json ? undefined : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
         });
         const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
-        writeFileSync(options.chart, renderChart(points, `order-loader bench: ${report.rows} rows on ${report.engine}`));
-        print(options.json ? JSON.stringify({ ...report, chart: options.chart }) : `${renderBench(report)}\nchart: ${options.chart}`);
+        // only complete cases are charted (a cut-short case is no measurement)
+        writeFileSync(options.chart, renderChart(points, `order-loader bench: ${report.rows} rows on ${report.engine}${report.interrupted ? ' (interrupted: complete cases only)' : ''}`));
+        print(options.json ? JSON.stringify({ ...report, chart: options.chart }) : `${renderBench(report)}\nchart: ${escapeControl(options.chart)}`);
         if (report.interrupted) process.stderr.write('order-loader: bench interrupted: the workspace was dropped\n');
         return report.interrupted ? EXIT_FAILED : EXIT_OK;
       }
@@ -150,13 +153,28 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   }
 }
 
+/** --json among the arguments as given (before a `--`): also when they cannot be parsed. */
+function wantsJson(argv: string[]): boolean {
+  const terminator = argv.indexOf('--');
+  return (terminator === -1 ? argv : argv.slice(0, terminator)).includes('--json');
+}
+
+/** What kind of failure ended the command, for the --json error document. */
+function errorKind(error: unknown): 'user' | 'database' | 'interrupted' | 'max-errors' | 'unexpected' {
+  if (error instanceof UserError) return 'user';
+  if (error instanceof RunAbortedError) return error.reason === 'interrupted' || error.reason === 'max-errors' ? error.reason : 'database';
+  return 'unexpected';
+}
+
 async function main(): Promise<void> {
   const controller = new AbortController();
   let signals = 0;
   const onSignal = (name: string) => {
     signals++;
     if (signals > 1) {
-      process.stderr.write(`order-loader: ${name} again: exiting now (the open transaction rolls back)\n`);
+      const message = `${name} again: exiting now (the open transaction rolls back)`;
+      process.stderr.write(`order-loader: ${message}\n`);
+      if (wantsJson(process.argv.slice(2))) print(JSON.stringify({ error: { kind: 'interrupted', message }, exitCode: EXIT_FAILED }));
       process.exit(EXIT_FAILED);
     }
     process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping (send again to exit at once)\n`);
@@ -166,16 +184,21 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   let code: number;
+  const argv = process.argv.slice(2);
   try {
-    const cmd = parseCommandLine(process.argv.slice(2));
+    const cmd = parseCommandLine(argv);
     code = await run(cmd, controller.signal);
   } catch (error) {
     if (error instanceof UserError || error instanceof RunAbortedError) {
-      process.stderr.write(`order-loader: ${error.message}\n`);
+      process.stderr.write(`order-loader: ${escapeControl(error.message)}\n`);
     } else {
       // a bug, not a user error: the stack only on request, so an operator still sees one line
       const detail = error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
-      process.stderr.write(`order-loader: unexpected error: ${detail}\n`);
+      process.stderr.write(`order-loader: unexpected error: ${escapeControl(detail)}\n`);
+    }
+    // --json promises one JSON document on stdout, also when the command fails
+    if (wantsJson(argv)) {
+      print(JSON.stringify({ error: { kind: errorKind(error), message: error instanceof Error ? error.message : String(error) }, exitCode: EXIT_FAILED }));
     }
     code = EXIT_FAILED;
   }

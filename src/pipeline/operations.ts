@@ -83,12 +83,17 @@ function selectorIsEmpty(s: RowSelector): boolean {
   return [s.stageIds, s.sourceKeys, s.errorCodes, s.loadIds].every((v) => v === undefined || v.length === 0);
 }
 
-/** `retry`: ERROR → READY for the chosen rows, with optional corrections, audited. */
-export async function retryRows(engine: Engine, request: RetryRequest): Promise<ManualChangeReport> {
+/** The user errors of a retry request, found before anything is written (not even a run record). */
+export function checkRetryRequest(request: RetryRequest): void {
   if (request.reason.trim() === '') throw new UserError('retry: --reason is required (it is recorded in the audit trail)');
   if (selectorIsEmpty(request.selector) && !request.all) {
     throw new UserError('retry: choose rows with --stage-id, --source-key, --error-code or --load-id, or say --all-errors');
   }
+}
+
+/** `retry`: ERROR → READY for the chosen rows, with optional corrections, audited. */
+export async function retryRows(engine: Engine, request: RetryRequest): Promise<ManualChangeReport> {
+  checkRetryRequest(request);
   return applyAudited(engine, 'RETRY', request, (tx) => tx.lockErrorRows(request.all ? {} : request.selector), request.corrections);
 }
 
