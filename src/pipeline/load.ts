@@ -187,9 +187,12 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   let processStarted = 0;
   // A staged row moves to this load unless it is identical to a row already DONE (that one is
   // left untouched, with the load that made it DONE): the file's rows not on its load.
+  // Only unchanged rows that were not ERROR can be such rows: none, no query.
   const heldElsewhere = async (counts: FileStageCounts, loadId: number): Promise<number> => {
+    const candidates = counts.unchanged - counts.unchangedError;
+    if (candidates <= 0) return 0;
     const onLoad = Object.values(await db('counting the rows of the load', () => engine.tallyLoads([loadId]))).reduce((n, c) => n + c, 0);
-    return Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad);
+    return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
   };
   let processing: Promise<ProcessResult> | null = null;
   const startProcessing = (runId: number): void => {
