@@ -25,7 +25,11 @@ function version(): string {
   return pkg.version;
 }
 
+/** Set once stdout got its document: a failure after it (closing the database) must not add a second. */
+let printed = false;
+
 function print(text: string): void {
+  printed = true;
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
@@ -197,7 +201,7 @@ async function main(): Promise<void> {
       process.stderr.write(`order-loader: unexpected error: ${escapeControl(detail)}\n`);
     }
     // --json promises one JSON document on stdout, also when the command fails
-    if (wantsJson(argv)) {
+    if (wantsJson(argv) && !printed) {
       print(JSON.stringify({ error: { kind: errorKind(error), message: error instanceof Error ? error.message : String(error) }, exitCode: EXIT_FAILED }));
     }
     code = EXIT_FAILED;
