@@ -120,6 +120,26 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
     expect(jsonDocument(r.stdout)).toEqual({ error: { kind: 'user', message: expect.stringContaining('missing required columns customer_id, order_date, currency') as unknown }, exitCode: 1 });
   }, 240_000);
 
+  it.skipIf(target.kind !== 'postgres')('a chunk the database refuses as a whole (not a row) with --json: the run gives up, one JSON document, exit 1', async () => {
+    db = await target.create();
+    expect(run(['init', '--db', db.url, '--log-level', 'warn']).code).toBe(0);
+    // a privilege error is about the statement, not a row: the MERGE re-raises it and the chunk fails whole
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query(`CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'injected: permission denied for table orders' USING ERRCODE = '42501'; END $$`);
+      await client.query('CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_refuse()');
+    } finally {
+      await client.end();
+    }
+    const r = run(['load', 'fixtures/orders-corrected.csv', '--db', db.url, '--json', '--log-level', 'warn']);
+    expect(r.code).toBe(1);
+    const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string }; exitCode: number };
+    expect(doc).toMatchObject({ error: { kind: 'database' }, exitCode: 1 });
+    expect(doc.error.message).toMatch(/^chunk \S+ failed: .*permission denied/);
+  }, 240_000);
+
   it('a skipped file: the process rate is rows processed over processing time, not lines read', async () => {
     db = await target.create();
     const rows = Array.from({ length: 2000 }, (_, i): [string, string, string, string, string] => [`K-${i}`, '1', '2026-01-01', '10', 'JPY']);
