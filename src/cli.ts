@@ -20,15 +20,20 @@ import { redactSecrets } from './engine/db-url.js';
 import { OrderLoader } from './loader.js';
 import { DEFAULT_LOAD_OPTIONS } from './pipeline/load.js';
 import { createCommandLogger } from './log.js';
+import { escapeControl } from './cli/escape.js';
 import { openOrderFile } from './input/order-file.js';
-import { dryRunExitCode, EXIT_FAILED, EXIT_OK } from './pipeline/outcome.js';
+import { dryRunExitCode, EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED } from './pipeline/outcome.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
+/** Set once stdout got its document: a failure after it (closing the database) must not add a second. */
+let printed = false;
+
 function print(text: string): void {
+  printed = true;
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
@@ -79,7 +84,8 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
   // 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md)
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
   const workers = Math.max(...workerList);
-  const loader = await OrderLoader.open({ db: options.db, logger, workers });
+  // init applies the migrations itself, so that it can say which it applied
+  const loader = await OrderLoader.open({ db: options.db, logger, workers, migrate: command !== 'init' });
   // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
   if (loader.engine.kind === 'postgres') cancelRunning = () => loader.cancelRunning();
   if (command === 'load' || command === 'process' || command === 'retry') blockedChunkNote = lockWaitNote(loader.engine.kind, options['lock-wait']);
@@ -116,7 +122,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
         progress.clear();
         Object.assign(summary, { runIds: report.files.map((f) => f.runId), files: report.files.map((f) => ({ file: f.file, loadId: f.loadId, ...f.counts, tally: f.tally })), process: report.process, aborted: report.aborted });
         print(options.json ? JSON.stringify(report) : renderLoadReport(report));
-        if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
+        if (report.aborted !== null) process.stderr.write(`order-loader: ${escapeControl(report.aborted)}\n`);
         return report.exitCode;
       }
       case 'process': {
@@ -124,7 +130,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
         progress.clear();
         Object.assign(summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
         print(options.json ? JSON.stringify(report) : renderProcessReport(report));
-        if (report.aborted !== null) process.stderr.write(`order-loader: ${report.aborted}\n`);
+        if (report.aborted !== null) process.stderr.write(`order-loader: ${escapeControl(report.aborted)}\n`);
         return report.exitCode;
       }
       case 'status': {
@@ -141,7 +147,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
         progress.clear();
         Object.assign(summary, { changed: retry.changes.length, dryRun: retry.dryRun, runIds: processed === null ? [] : [processed.runId], process: processed?.process ?? null });
         print(options.json ? JSON.stringify({ retry, process: processed }) : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`));
-        if (processed?.aborted) process.stderr.write(`order-loader: ${processed.aborted}\n`);
+        if (processed?.aborted) process.stderr.write(`order-loader: ${escapeControl(processed.aborted)}\n`);
         return processed === null ? EXIT_OK : processed.exitCode;
       }
       case 'recover': {
@@ -171,8 +177,9 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
           onCase: options.json ? undefined : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
         });
         const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
-        writeFileSync(options.chart, renderChart(points, `order-loader bench: ${report.rows} rows on ${report.engine}`));
-        print(options.json ? JSON.stringify({ ...report, chart: options.chart }) : `${renderBench(report)}\nchart: ${options.chart}`);
+        // only complete cases are charted (a cut-short case is no measurement)
+        writeFileSync(options.chart, renderChart(points, `order-loader bench: ${report.rows} rows on ${report.engine}${report.interrupted ? ' (interrupted: complete cases only)' : ''}`));
+        print(options.json ? JSON.stringify({ ...report, chart: options.chart }) : `${renderBench(report)}\nchart: ${escapeControl(options.chart)}`);
         if (report.interrupted) process.stderr.write('order-loader: bench interrupted: the workspace was dropped\n');
         return report.interrupted ? EXIT_FAILED : EXIT_OK;
       }
@@ -187,13 +194,28 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
   }
 }
 
+/** --json among the arguments as given (before a `--`): also when they cannot be parsed. */
+function wantsJson(argv: string[]): boolean {
+  const terminator = argv.indexOf('--');
+  return (terminator === -1 ? argv : argv.slice(0, terminator)).includes('--json');
+}
+
+/** What kind of failure ended the command, for the --json error document. */
+function errorKind(error: unknown): 'user' | 'database' | 'interrupted' | 'max-errors' | 'unexpected' {
+  if (error instanceof UserError) return 'user';
+  if (error instanceof RunAbortedError) return error.reason === 'interrupted' || error.reason === 'max-errors' ? error.reason : 'database';
+  return 'unexpected';
+}
+
 async function main(): Promise<void> {
   const controller = new AbortController();
   let signals = 0;
   const onSignal = (name: string) => {
     signals++;
     if (signals > 2 || (signals === 2 && cancelRunning === undefined)) {
-      process.stderr.write(`order-loader: ${name} again: exiting now (the open transaction rolls back)\n`);
+      const message = `${name} again: exiting now (the open transaction rolls back)`;
+      process.stderr.write(`order-loader: ${message}\n`);
+      if (wantsJson(process.argv.slice(2))) print(JSON.stringify({ error: { kind: 'interrupted', message }, exitCode: EXIT_FAILED }));
       process.exit(EXIT_FAILED);
     }
     if (signals === 2) {
@@ -220,8 +242,9 @@ async function main(): Promise<void> {
   let cmd: ParsedCommandLine | undefined;
   const started = performance.now();
   const summary: RunSummary = {};
+  const argv = process.argv.slice(2);
   try {
-    cmd = parseCommandLine(process.argv.slice(2));
+    cmd = parseCommandLine(argv);
     if (cmd.help !== undefined) {
       print(usageFor(cmd.help.command));
       code = EXIT_OK;
@@ -239,11 +262,15 @@ async function main(): Promise<void> {
     const user = error instanceof UserError || error instanceof RunAbortedError;
     const message = redactSecrets(error instanceof Error ? error.message : String(error));
     if (user) {
-      process.stderr.write(`order-loader: ${message}\n`);
+      process.stderr.write(`order-loader: ${escapeControl(message)}\n`);
     } else {
       // a bug, not a user error: the stack only on request, so an operator still sees one line
       const detail = error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
-      process.stderr.write(`order-loader: unexpected error: ${redactSecrets(detail)}\n`);
+      process.stderr.write(`order-loader: unexpected error: ${escapeControl(redactSecrets(detail))}\n`);
+    }
+    // --json promises one JSON document on stdout, also when the command fails
+    if (wantsJson(argv) && !printed) {
+      print(JSON.stringify({ error: { kind: errorKind(error), message }, exitCode: EXIT_FAILED }));
     }
     // The error that ends the command goes to the log too, so that a --log-file (or a cron
     // job's captured JSON) holds it; on a terminal the line above already says it.

@@ -4,7 +4,8 @@ import { openEngine } from './engine/open.js';
 import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
 import { openOrderFile } from './input/order-file.js';
-import { markAbandonedRuns, recoverRows, retryRows, type ManualChangeReport, type RetryRequest } from './pipeline/operations.js';
+import { checkRetryRequest, markAbandonedRuns, recoverRows, retryRows, type ManualChangeReport, type RetryRequest } from './pipeline/operations.js';
+import { startRecordedRun } from './pipeline/run-record.js';
 import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
@@ -68,9 +69,17 @@ export class OrderLoader {
     return new OrderLoader(engine, logger, label);
   }
 
-  /** Create or upgrade the schema; returns the migrations applied. */
-  init(): Promise<string[]> {
-    return this.engine.migrate();
+  /**
+   * Create or upgrade the schema; returns the migrations applied (open the loader with
+   * `migrate: false` to see them here: open applies them otherwise). Recorded as an `init` run
+   * once the run tables exist.
+   */
+  async init(): Promise<string[]> {
+    const applied = await this.engine.migrate();
+    const run = await startRecordedRun(this.engine, 'init', { logger: this.logger });
+    await run.event('migrated', { applied });
+    await run.complete({ migrations: applied.length });
+    return applied;
   }
 
   load(files: string[], options: Partial<LoadOptions> = {}): Promise<LoadReport> {
@@ -118,14 +127,46 @@ export class OrderLoader {
 
   /** ERROR → READY for the chosen rows (with corrections), audited; then, unless dryRun or process false, process. */
   async retry(request: RetryRequest, options: Partial<ProcessRunOptions> & { process?: boolean } = {}): Promise<{ retry: ManualChangeReport; process: ProcessReport | null }> {
-    // one batch of rows per transaction, as large as a processing chunk
-    const retry = await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal });
-    const process = request.dryRun || options.process === false || retry.count === 0 ? null : await this.process(options);
-    return { retry, process };
+    // a dry run changes nothing: no run record
+    if (request.dryRun) return { retry: await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal }), process: null };
+    checkRetryRequest(request);
+    const o = this.loadOptions(options);
+    // the processing that follows is part of this `retry` run (its events, its end)
+    const run = await startRecordedRun(this.engine, 'retry', o, {
+      operator: request.operator, reason: request.reason, all: request.all, corrected: Object.keys(request.corrections), process: options.process !== false,
+    });
+    let handedOver = false;
+    try {
+      // one batch of rows per transaction, as large as a processing chunk
+      const retry = await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal });
+      const rows = retry.count;
+      await run.event('retried', { rows });
+      if (options.process === false || rows === 0) {
+        await run.complete({ retried: rows });
+        return { retry, process: null };
+      }
+      handedOver = true;
+      return { retry, process: await runProcess(this.engine, o, { runId: run.runId, counts: { retried: rows } }) };
+    } catch (error) {
+      if (!handedOver) await run.fail(error);
+      throw error;
+    }
   }
 
-  recover(request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
-    return recoverRows(this.engine, request);
+  async recover(request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
+    if (request.dryRun) return recoverRows(this.engine, request);
+    const run = await startRecordedRun(this.engine, 'recover', { logger: this.logger }, {
+      olderThanMs: request.olderThanMs, operator: request.operator, reason: request.reason,
+    });
+    try {
+      const report = await recoverRows(this.engine, request);
+      await run.event('recovered', { rows: report.changes.length });
+      await run.complete({ recovered: report.changes.length });
+      return report;
+    } catch (error) {
+      await run.fail(error);
+      throw error;
+    }
   }
 
   /** Every rejected line (ERROR rows, then lines rejected without a stage row), as an array: for a few rows; errorRows() streams. */

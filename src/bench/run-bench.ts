@@ -7,6 +7,7 @@ import type { Engine } from '../engine/types.js';
 import { processBacklog } from '../pipeline/process.js';
 import { DEFAULT_LOAD_OPTIONS, runLoad } from '../pipeline/load.js';
 import { generateOrderFile } from './synthetic-orders.js';
+import { startRecordedRun } from '../pipeline/run-record.js';
 
 export interface BenchOptions {
   rows: number;
@@ -41,7 +42,10 @@ export interface BenchReport {
   cases: BenchCase[];
   /** Worker counts skipped because the engine has one connection (PGlite). */
   skipped: string[];
+  /** Stopped by a signal; `cases` holds only the cases that ran to their end. */
   interrupted: boolean;
+  /** The case that was running when the signal came (cut short: not in `cases`, not charted). */
+  interruptedCase: { chunkSize: number; workers: number } | null;
 }
 
 function percentile(values: number[], p: number): number {
@@ -63,8 +67,14 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
   const cases: BenchCase[] = [];
   const skipped: string[] = [];
   let interrupted = false;
-  await generateOrderFile(file, { rows: options.rows, seed: 7 });
+  let interruptedCase: { chunkSize: number; workers: number } | null = null;
+  // The bench's own run is recorded in the loader's run history, outside every workspace (the
+  // runs of its cases live and go with their workspace).
+  const run = await startRecordedRun(engine, 'bench', { logger: options.logger }, {
+    rows: options.rows, chunkSizes: options.chunkSizes, workers: options.workers, batchSize: options.batchSize,
+  });
   try {
+    await generateOrderFile(file, { rows: options.rows, seed: 7 });
     for (const chunkSize of options.chunkSizes) {
       for (const workers of options.workers) {
         if (options.signal?.aborted === true) {
@@ -77,6 +87,7 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
         }
         const workspace = `order_loader_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
         await engine.createWorkspace(workspace);
+        let result: BenchCase | null = null;
         try {
           const started = performance.now();
           const staged = await runLoad(engine, 'stage', [file], {
@@ -89,28 +100,50 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
             retry: DEFAULT_LOAD_OPTIONS.retry, logger: options.logger, signal: options.signal,
           });
           const processMs = performance.now() - processStarted;
-          if (staged.aborted !== null || processed.stopped !== null) interrupted = true;
-          const result: BenchCase = {
-            chunkSize, workers, rows: options.rows,
-            stageRowsPerSec: perSec(options.rows, stageMs),
-            processRowsPerSec: perSec(processed.counts.claimed, processMs),
-            endToEndRowsPerSec: perSec(options.rows, stageMs + processMs),
-            commitP50Ms: Math.round(percentile(processed.chunkMillis, 50) * 10) / 10,
-            commitP95Ms: Math.round(percentile(processed.chunkMillis, 95) * 10) / 10,
-            peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-            done: processed.counts.done, error: processed.counts.error,
-          };
-          cases.push(result);
-          options.onCase?.(result);
+          // A case cut short measured part of the work against part of the time: it is no result.
+          if (staged.aborted !== null || processed.stopped !== null) {
+            interrupted = true;
+            interruptedCase = { chunkSize, workers };
+          } else {
+            result = {
+              chunkSize, workers, rows: options.rows,
+              stageRowsPerSec: perSec(options.rows, stageMs),
+              processRowsPerSec: perSec(processed.counts.claimed, processMs),
+              endToEndRowsPerSec: perSec(options.rows, stageMs + processMs),
+              commitP50Ms: Math.round(percentile(processed.chunkMillis, 50) * 10) / 10,
+              commitP95Ms: Math.round(percentile(processed.chunkMillis, 95) * 10) / 10,
+              peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+              done: processed.counts.done, error: processed.counts.error,
+            };
+          }
         } finally {
           await engine.dropWorkspace(workspace);
+        }
+        // recorded once the engine is back on the loader's tables
+        if (result !== null) {
+          cases.push(result);
+          await run.event('case', { ...result });
+          options.onCase?.(result);
         }
         if (interrupted) break;
       }
       if (interrupted) break;
     }
+  } catch (error) {
+    await run.fail(error, { cases: cases.length });
+    throw error;
   } finally {
     await rm(file, { force: true });
   }
-  return { engine: engine.kind, rows: options.rows, cases, skipped, interrupted };
+  if (interrupted) {
+    await run.fail(
+      interruptedCase === null
+        ? 'interrupted between cases'
+        : `interrupted during chunk size ${interruptedCase.chunkSize}, ${interruptedCase.workers} worker(s): that case is not reported`,
+      { cases: cases.length },
+    );
+  } else {
+    await run.complete({ cases: cases.length });
+  }
+  return { engine: engine.kind, rows: options.rows, cases, skipped, interrupted, interruptedCase };
 }

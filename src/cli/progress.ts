@@ -2,6 +2,7 @@
  * The live progress line on stderr, only when stderr is a terminal (never in a log or a pipe).
  * Redrawn at most 4 times a second; cleared before the summary.
  */
+import { escapeControl } from './escape.js';
 export interface Progress {
   staging(file: string, bytesRead: number, size: number, lines: number): void;
   processingStart(total: number): void;
@@ -19,45 +20,74 @@ function duration(seconds: number): string {
 
 const mb = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
 
+/** A rate is shown only once measured over this long: a first sample over ~0 ms means nothing. */
+const MIN_RATE_MS = 200;
+
+/**
+ * Counts per second since a baseline sample. The first report of a file comes after its first
+ * batch was committed, so the baseline is that first sample (count and time), not a zero count
+ * at a moment that was never observed.
+ */
+function meter() {
+  let base: { at: number; count: number; bytes: number } | null = null;
+  return {
+    reset(count: number | null = null) {
+      base = count === null ? null : { at: performance.now(), count, bytes: 0 };
+    },
+    /** Rows and bytes per second since the baseline, or null while there is none yet. */
+    sample(count: number, bytes = 0): { perSec: number; bytesPerSec: number } | null {
+      const now = performance.now();
+      if (base === null) {
+        base = { at: now, count, bytes };
+        return null;
+      }
+      const ms = now - base.at;
+      if (ms < MIN_RATE_MS) return null;
+      return { perSec: ((count - base.count) * 1000) / ms, bytesPerSec: ((bytes - base.bytes) * 1000) / ms };
+    },
+  };
+}
+
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
   if (stream.isTTY !== true) return noProgress;
   let last = 0;
   let shown = false;
-  let phaseStart = performance.now();
   let total = 0;
   const draw = (text: string, force = false) => {
     const now = performance.now();
     if (!force && now - last < 250) return;
     last = now;
     shown = true;
-    stream.write(`\r\x1b[2K${text.slice(0, (stream.columns ?? 120) - 1)}`);
+    stream.write(`\r\x1b[2K${escapeControl(text).slice(0, (stream.columns ?? 120) - 1)}`);
   };
   let stagingFile = '';
+  const stagingRate = meter();
+  const processingRate = meter();
   return {
     staging(file, bytesRead, size, lines) {
       if (file !== stagingFile) {
         stagingFile = file;
-        phaseStart = performance.now();
+        stagingRate.reset();
       }
-      const elapsed = (performance.now() - phaseStart) / 1000;
-      const rate = elapsed > 0 ? lines / elapsed : 0;
+      const rate = stagingRate.sample(lines, bytesRead);
       const fraction = size > 0 ? Math.min(1, bytesRead / size) : 0;
-      const eta = fraction > 0 ? (elapsed / fraction) * (1 - fraction) : Number.NaN;
-      draw(`staging ${file}: ${mb(bytesRead)} / ${mb(size)} (${Math.round(fraction * 100)}%), ${Math.round(rate)} rows/s, ETA ${duration(eta)}`);
+      const eta = rate !== null && rate.bytesPerSec > 0 ? (size - bytesRead) / rate.bytesPerSec : Number.NaN;
+      draw(`staging ${file}: ${mb(bytesRead)} / ${mb(size)} (${Math.round(fraction * 100)}%), ${rate === null ? '-' : Math.round(rate.perSec)} rows/s, ETA ${duration(eta)}`);
     },
     processingStart(n) {
       total = n;
-      phaseStart = performance.now();
+      // processing starts now with nothing done: a real baseline
+      processingRate.reset(0);
     },
     processing(done) {
-      const elapsed = (performance.now() - phaseStart) / 1000;
-      const rate = elapsed > 0 ? done / elapsed : 0;
-      const eta = rate > 0 && total > done ? (total - done) / rate : Number.NaN;
+      const rate = processingRate.sample(done);
+      const eta = rate !== null && rate.perSec > 0 && total > done ? (total - done) / rate.perSec : Number.NaN;
+      const perSec = rate === null ? '-' : String(Math.round(rate.perSec));
       // while staging and processing overlap the total is not known yet: no percentage, no ETA
       draw(
         total > done
-          ? `processing: ${done} / ${total} rows (${Math.round((done / total) * 100)}%), ${Math.round(rate)} rows/s, ETA ${duration(eta)}`
-          : `processing: ${done} rows, ${Math.round(rate)} rows/s`,
+          ? `processing: ${done} / ${total} rows (${Math.round((done / total) * 100)}%), ${perSec} rows/s, ETA ${duration(eta)}`
+          : `processing: ${done} rows, ${perSec} rows/s`,
       );
     },
     clear() {

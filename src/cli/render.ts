@@ -4,12 +4,15 @@ import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
 import type { DryRunResult } from '../pipeline/stage.js';
 import type { BenchReport } from '../bench/run-bench.js';
+import { escapeControl as e } from './escape.js';
 
-function table(rows: Array<Array<string | number>>): string {
+/** A text table; string cells are shown with control characters escaped (they may come from a file or the database). */
+function table(input: Array<Array<string | number>>): string {
+  const rows = input.map((row) => row.map((cell) => (typeof cell === 'number' ? cell : e(cell))));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, String(cell).length)));
   return rows
-    .map((row) => row.map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : String(cell).padEnd(widths[i] ?? 0))).join('  ').trimEnd())
+    .map((row) => row.map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd())
     .join('\n');
 }
 
@@ -29,8 +32,8 @@ export function renderLoadReport(report: LoadReport): string {
   }
   lines.push(table(rows));
   for (const f of report.files) {
-    if (f.skipped !== null) lines.push(f.skipped);
-    if (f.resumedAt !== null) lines.push(`${f.file}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`);
+    if (f.skipped !== null) lines.push(e(f.skipped));
+    if (f.resumedAt !== null) lines.push(`${e(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`);
   }
   if (report.process !== null) {
     const p = report.process;
@@ -41,8 +44,10 @@ export function renderLoadReport(report: LoadReport): string {
   if (report.retryWait !== null && report.retryWait.count > 0) {
     lines.push(`${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`);
   }
-  lines.push(`elapsed ${seconds(report.elapsedMs)} (stage ${seconds(report.stageMs)}, process ${seconds(report.processMs)}), ${rate(read, report.elapsedMs)} rows/s`);
-  if (report.aborted !== null) lines.push(`NOT FINISHED: ${report.aborted}`);
+  // each rate over its own phase: lines read per second of staging, rows processed per second of processing
+  const processed = report.process === null ? '' : `, process ${seconds(report.processMs)} (${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s)`;
+  lines.push(`elapsed ${seconds(report.elapsedMs)}: stage ${seconds(report.stageMs)} (${read} lines read, ${rate(read, report.stageMs)} lines/s)${processed}`);
+  if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
   else if (report.exitCode === 2) lines.push('some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)');
   return lines.join('\n');
 }
@@ -53,7 +58,10 @@ export function renderProcessReport(report: ProcessReport): string {
     `run ${report.runId}: processed ${p.claimed} rows in ${p.chunks} chunks: ${p.done} DONE, ${p.error} ERROR, ${p.retryWait} waiting to retry`,
     `elapsed ${seconds(report.elapsedMs)}, ${rate(p.claimed, report.elapsedMs)} rows/s`,
   ];
-  if (report.aborted !== null) lines.push(`NOT FINISHED: ${report.aborted}`);
+  if (report.retryWait.count > 0) {
+    lines.push(`${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`);
+  }
+  if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
   return lines.join('\n');
 }
 
@@ -63,7 +71,11 @@ export function renderBench(report: BenchReport): string {
     rows.push([c.chunkSize, c.workers, c.stageRowsPerSec, c.processRowsPerSec, c.endToEndRowsPerSec, c.commitP50Ms, c.commitP95Ms, c.peakRssMb]);
   }
   const lines = [`bench: ${report.rows} synthetic rows on ${report.engine} (1% missing amounts, 0.1% database-level overflows)`, table(rows)];
-  for (const s of report.skipped) lines.push(`skipped: ${s}`);
+  for (const s of report.skipped) lines.push(`skipped: ${e(s)}`);
+  if (report.interrupted) {
+    const cut = report.interruptedCase;
+    lines.push(`INTERRUPTED: ${cut === null ? 'between cases' : `chunk ${cut.chunkSize}, ${cut.workers} worker(s) was cut short and is not shown`}; the table and the chart hold only the ${report.cases.length} complete case(s)`);
+  }
   return lines.join('\n');
 }
 
@@ -76,14 +88,14 @@ export function renderDryRun(results: Array<DryRunResult & { file: string }>): s
   const lines = [table(rows)];
   for (const r of results) {
     const c = r.counts;
-    if (r.extraColumns.length > 0) lines.push(`${r.file}: ignoring extra column(s) ${r.extraColumns.join(', ')}`);
+    if (r.extraColumns.length > 0) lines.push(`${e(r.file)}: ignoring extra column(s) ${r.extraColumns.map(e).join(', ')}`);
     if (c.stagedAsError + c.invalid > 0) {
-      lines.push(`${r.file}: ${c.stagedAsError + c.invalid} rows would end ERROR: ${c.invalid} by validation, ${c.stagedAsError} staged as ERROR from a rejected line with a usable source_key`);
+      lines.push(`${e(r.file)}: ${c.stagedAsError + c.invalid} rows would end ERROR: ${c.invalid} by validation, ${c.stagedAsError} staged as ERROR from a rejected line with a usable source_key`);
     }
     // a message naming several problems starts with the first one's code already
-    for (const s of r.samples) lines.push(`${r.file}: line ${s.lineNo}: ${s.message.startsWith(`${s.code}: `) ? '' : `${s.code}: `}${s.message}`);
-    if (r.samples.length >= 20) lines.push(`${r.file}: … only the first ${r.samples.length} lines with a problem are shown`);
-    if (r.stoppedAt !== null) lines.push(`${r.file}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${r.stoppedAt.message}`);
+    for (const s of r.samples) lines.push(`${e(r.file)}: line ${s.lineNo}: ${s.message.startsWith(`${s.code}: `) ? '' : `${e(s.code)}: `}${e(s.message)}`);
+    if (r.samples.length >= 20) lines.push(`${e(r.file)}: … only the first ${r.samples.length} lines with a problem are shown`);
+    if (r.stoppedAt !== null) lines.push(`${e(r.file)}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${e(r.stoppedAt.message)}`);
   }
   lines.push('not known without the database: keys it already holds (a load counts them updated or unchanged), and rows it refuses in the MERGE (e.g. an amount too large for orders.amount)');
   return lines.join('\n');
@@ -92,7 +104,7 @@ export function renderDryRun(results: Array<DryRunResult & { file: string }>): s
 export function renderManualChanges(command: string, report: ManualChangeReport): string {
   const verb = report.dryRun ? 'would change' : 'changed';
   const lines = [`${command}: ${verb} ${report.count} row${report.count === 1 ? '' : 's'}`];
-  for (const c of report.changes.slice(0, 50)) lines.push(`  stage_id ${c.stageId} ${c.sourceKey}: ${c.oldValues} → ${c.newValues}`);
+  for (const c of report.changes.slice(0, 50)) lines.push(`  stage_id ${c.stageId} ${e(c.sourceKey)}: ${e(c.oldValues)} → ${e(c.newValues)}`);
   if (report.count > 50) lines.push(`  … ${report.count - 50} more`);
   return lines.join('\n');
 }
@@ -113,7 +125,7 @@ export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): str
   rows.push(['total', ...statuses.map((s) => total[s] ?? 0)]);
   const lines = [table(rows)];
   if (report.oldestReady !== null) {
-    lines.push(`oldest READY: stage_id ${report.oldestReady.stageId} (${report.oldestReady.sourceKey}), staged ${report.oldestReady.stagedAt.toISOString()}`);
+    lines.push(`oldest READY: stage_id ${report.oldestReady.stageId} (${e(report.oldestReady.sourceKey)}), staged ${report.oldestReady.stagedAt.toISOString()}`);
   }
   if (report.retryWait.count > 0) {
     lines.push(`RETRY_WAIT: ${report.retryWait.count} rows, next due ${report.retryWait.nextDueAt?.toISOString() ?? '-'}`);
@@ -122,10 +134,28 @@ export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): str
   return lines.join('\n');
 }
 
+/** Events shown under each run on a terminal (the last ones; `runs --json` has them all). */
+const EVENTS_SHOWN = 6;
+const DETAIL_CHARS = 160;
+
+function renderEvent(event: RunEventRecord): string {
+  const detail = event.detail === null ? '' : JSON.stringify(event.detail);
+  const shown = detail.length > DETAIL_CHARS ? `${detail.slice(0, DETAIL_CHARS - 1)}…` : detail;
+  return `      ${event.at.toISOString()}  ${e(event.event)}${shown === '' ? '' : `  ${e(shown)}`}`;
+}
+
 export function renderRuns(runs: Array<RunRecord & { events: RunEventRecord[] }>): string {
   const rows: Array<Array<string | number>> = [['run', 'command', 'status', 'started', 'finished', 'file', 'message']];
   for (const r of runs) {
     rows.push([r.runId, r.command, r.status, r.startedAt.toISOString(), r.finishedAt?.toISOString() ?? '-', r.fileName ?? '-', r.message ?? '']);
   }
-  return table(rows);
+  const [header = '', ...runLines] = table(rows).split('\n');
+  const lines = [header];
+  runs.forEach((r, i) => {
+    lines.push(runLines[i] ?? '');
+    const hidden = r.events.length - EVENTS_SHOWN;
+    if (hidden > 0) lines.push(`      … ${hidden} earlier event${hidden === 1 ? '' : 's'} (runs --json shows every event)`);
+    for (const event of r.events.slice(Math.max(0, hidden))) lines.push(renderEvent(event));
+  });
+  return lines.join('\n');
 }

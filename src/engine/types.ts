@@ -341,6 +341,8 @@ export interface Engine {
   listRuns(limit: number): Promise<RunRecord[]>;
   listRunEvents(runIds: number[]): Promise<RunEventRecord[]>;
   statusReport(): Promise<StatusReport>;
+  /** Rows in RETRY_WAIT and when the first is due (statusReport's summary, without its counts per load). */
+  retryWaitSummary(): Promise<StatusReport['retryWait']>;
   /** Counts by status of the rows whose last staging load is one of `loadIds`. */
   tallyLoads(loadIds: number[]): Promise<StatusTally>;
   /** What a chunk committed, by its batch_id (after a lost COMMIT reply): counts by status and its last stage_id. */

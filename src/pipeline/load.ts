@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Engine, StatusTally } from '../engine/types.js';
+import type { Engine, RunCounts, StatusTally } from '../engine/types.js';
 import { RunAbortedError, errorMessage } from '../errors.js';
 import { openOrderFile, type FileEncoding, type OrderFile } from '../input/order-file.js';
 import { sha256File } from '../input/file-digest.js';
@@ -68,8 +68,17 @@ export interface FileReport {
   /** Set when staging resumed after the checkpoint of an interrupted load. */
   resumedAt: StageCheckpoint | null;
   counts: FileStageCounts;
-  /** Statuses of this file's rows at the end of the run. */
+  /**
+   * Statuses of this file's rows at the end of the run: the rows of its load, and the rows of
+   * the file identical to a row that was DONE already (`unchangedDone`), as DONE.
+   */
   tally: StatusTally;
+  /**
+   * Rows of the file identical to a row DONE when it was staged: left untouched, so they stay
+   * with the load that made them DONE (counted in `tally.DONE`). For a skipped file: the rows
+   * of the load that staged it which are held by another load now.
+   */
+  unchangedDone: number;
   stoppedAt: { line: number; message: string } | null;
 }
 
@@ -91,6 +100,8 @@ export interface ProcessReport {
   command: 'process';
   runId: number;
   process: ProcessCounts;
+  /** Rows in RETRY_WAIT when processing ended (not claimable yet), and when the first is due. */
+  retryWait: { count: number; nextDueAt: Date | null };
   elapsedMs: number;
   aborted: string | null;
   exitCode: number;
@@ -197,6 +208,15 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   const tooManyRejected = () => options.maxErrors !== undefined && rejectedWhileStaging() > options.maxErrors;
   let stoppedByMaxErrors = false;
   let processStarted = 0;
+  // A staged row moves to this load unless it is identical to a row already DONE (that one is
+  // left untouched, with the load that made it DONE): the file's rows not on its load.
+  // Only unchanged rows that were not ERROR can be such rows: none, no query.
+  const heldElsewhere = async (counts: FileStageCounts, loadId: number): Promise<number> => {
+    const candidates = counts.unchanged - counts.unchangedError;
+    if (candidates <= 0) return 0;
+    const onLoad = Object.values(await db('counting the rows of the load', () => engine.tallyLoads([loadId]))).reduce((n, c) => n + c, 0);
+    return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
+  };
   let processing: Promise<ProcessResult> | null = null;
   const startProcessing = (runId: number): void => {
     if (processing !== null) return;
@@ -250,6 +270,7 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           );
           reports.push({
             file: file.path, loadId, runId, counts: { ...emptyStageCounts(), rejected: committed?.rejected ?? 0 }, tally: {},
+            unchangedDone: committed === null ? 0 : await heldElsewhere(committed, loadId),
             stoppedAt: stopped, skipped: message, resumedAt: null,
           });
           rejectedInFiles += committed?.rejected ?? 0;
@@ -291,7 +312,9 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           tx.addRunEvent(runId, { event: complete ? 'staged' : 'staging_stopped', detail: { loadId, ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted } }),
         ));
         options.logger.info({ runId, loadId, ...result.counts }, 'staged');
-        reports.push({ file: file.path, loadId, runId, counts: result.counts, tally: {}, stoppedAt: result.stoppedAt, skipped: null, resumedAt });
+        // right after staging, before a later file of this run can take rows over
+        const unchangedDone = await heldElsewhere(result.counts, loadId);
+        reports.push({ file: file.path, loadId, runId, counts: result.counts, tally: {}, unchangedDone, stoppedAt: result.stoppedAt, skipped: null, resumedAt });
         if (result.interrupted) {
           aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
           break;
@@ -326,7 +349,10 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
     throw error;
   }
 
-  for (const report of reports) report.tally = await db('counting the rows of the load', () => engine.tallyLoads([report.loadId]));
+  for (const report of reports) {
+    const tally = await db('counting the rows of the load', () => engine.tallyLoads([report.loadId]));
+    report.tally = report.unchangedDone > 0 ? { ...tally, DONE: (tally.DONE ?? 0) + report.unchangedDone } : tally;
+  }
   const unreadFile = reports.find((r) => r.stoppedAt !== null);
   if (aborted === null && unreadFile?.stoppedAt) {
     aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
@@ -334,7 +360,8 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   await finishRuns(engine, openRuns, aborted === null ? 'COMPLETED' : 'FAILED', reports, aborted, options.logger, db);
 
   const rowsFailed = reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0));
-  const waiting = reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? (await db('reading the status', () => engine.statusReport())).retryWait : null;
+  // processing took claimable rows of any load: what waits now may be another load's too
+  const waiting = processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? await db('reading the rows waiting to retry', () => engine.retryWaitSummary()) : null;
   return {
     command,
     files: reports,
@@ -366,24 +393,31 @@ async function finishRuns(
   }
 }
 
-/** `process`: claimable rows of any load, until nothing is claimable now. */
-export async function runProcess(engine: Engine, options: ProcessRunOptions): Promise<ProcessReport> {
+/**
+ * `process`: claimable rows of any load, until nothing is claimable now. Within `run` (a
+ * `retry`'s run, started by the caller) the processing is part of that run: its events go
+ * there and it ends that run, with `run.counts` added to its counts.
+ */
+export async function runProcess(engine: Engine, options: ProcessRunOptions, run?: { runId: number; counts?: RunCounts }): Promise<ProcessReport> {
   const started = performance.now();
   const db = bookkeeping(engine, options);
-  const runId = await db('recording the run', () => engine.startRun(runStart('process', null, null)));
-  await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked' })));
+  const runId = run?.runId ?? (await db('recording the run', () => engine.startRun(runStart('process', null, null))));
+  if (run === undefined) await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked' })));
   try {
     if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
     const result = await processBacklog(engine, processOptions(runId, options));
     const aborted = stoppedMessage(result.stopped, options.maxErrors, result.counts.error);
     await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'processed', detail: { ...result.counts } })));
     await db('recording the end of the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: aborted === null ? 'completed' : 'failed', detail: aborted === null ? undefined : { reason: aborted } })));
-    await db('recording the end of the run', () => engine.finishRun(runId, aborted === null ? 'COMPLETED' : 'FAILED', { ...result.counts }, aborted));
+    await db('recording the end of the run', () => engine.finishRun(runId, aborted === null ? 'COMPLETED' : 'FAILED', { ...run?.counts, ...result.counts }, aborted));
     const rowsFailed = result.counts.error + result.counts.retryWait > 0;
+    // nothing claimable now does not mean nothing left: say what waits, and until when
+    const retryWait = await db('reading the rows waiting to retry', () => engine.retryWaitSummary());
     return {
       command: 'process',
       runId,
       process: result.counts,
+      retryWait,
       elapsedMs: performance.now() - started,
       aborted,
       exitCode: aborted !== null ? EXIT_FAILED : rowsFailed ? EXIT_ROWS_REJECTED : EXIT_OK,
@@ -392,7 +426,7 @@ export async function runProcess(engine: Engine, options: ProcessRunOptions): Pr
     const message = error instanceof RunAbortedError ? error.message : errorMessage(error);
     try {
       await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'failed', detail: { reason: message } }));
-      await engine.finishRun(runId, 'FAILED', {}, message);
+      await engine.finishRun(runId, 'FAILED', { ...run?.counts }, message);
     } catch (recordError) {
       // The database may be why we fail: the run stays RUNNING until the next start marks it abandoned.
       options.logger.error({ runId, error: errorMessage(recordError) }, 'could not record the end of the run');

@@ -101,6 +101,14 @@ function selectorIsEmpty(s: RowSelector): boolean {
   return [s.stageIds, s.sourceKeys, s.errorCodes, s.loadIds].every((v) => v === undefined || v.length === 0);
 }
 
+/** The user errors of a retry request, found before anything is written (not even a run record). */
+export function checkRetryRequest(request: RetryRequest): void {
+  if (request.reason.trim() === '') throw new UserError('retry: --reason is required (it is recorded in the audit trail)');
+  if (selectorIsEmpty(request.selector) && !request.all) {
+    throw new UserError('retry: choose rows with --stage-id, --source-key, --error-code or --load-id, or say --all-errors');
+  }
+}
+
 /** The change that makes a locked (or, in a dry run, read) row READY with `corrections`. */
 function plannedChange(
   row: StageRowSnapshot,
@@ -128,10 +136,7 @@ function plannedChange(
  * anything and reports the same plan.
  */
 export async function retryRows(engine: Engine, request: RetryRequest, options: RetryBatchOptions = {}): Promise<ManualChangeReport> {
-  if (request.reason.trim() === '') throw new UserError('retry: --reason is required (it is recorded in the audit trail)');
-  if (selectorIsEmpty(request.selector) && !request.all) {
-    throw new UserError('retry: choose rows with --stage-id, --source-key, --error-code or --load-id, or say --all-errors');
-  }
+  checkRetryRequest(request);
   const selector = request.all ? {} : request.selector;
   const limit = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_RETRY_BATCH));
   const report: ManualChangeReport = { dryRun: request.dryRun, count: 0, changes: [] };

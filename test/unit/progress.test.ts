@@ -32,3 +32,23 @@ describe('progress line', () => {
     expect(writes).toEqual([]);
   });
 });
+
+describe('progress rates', () => {
+  it('shows no rate for the first sample of a file (measured over ~0 ms) nor before processing has a baseline', () => {
+    const { stream, writes } = fakeStream(true);
+    const p = createProgress(stream);
+    // the first report arrives after the first committed batch: 5000 lines, a moment after the start
+    p.staging('a.csv', 1_048_576, 10 * 1_048_576, 5000);
+    expect(writes.at(-1)).toMatch(/staging a\.csv: 1\.0 MB \/ 10\.0 MB \(10%\), - rows\/s, ETA -$/);
+  });
+
+  it('processing alongside staging (no start reported): no rate on its first sample', async () => {
+    const { stream, writes } = fakeStream(true);
+    const p = createProgress(stream);
+    p.processing(2000);
+    expect(writes.at(-1)).toMatch(/processing: 2000 rows, - rows\/s$/);
+    await new Promise((r) => setTimeout(r, 300));
+    p.processing(4000);
+    expect(writes.at(-1)).toMatch(/processing: 4000 rows, \d+ rows\/s$/);
+  });
+});

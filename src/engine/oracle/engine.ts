@@ -954,6 +954,13 @@ export class OracleEngine implements Engine {
     });
   }
 
+  async retryWaitSummary(): Promise<StatusReport['retryWait']> {
+    return this.withConnection(async (connection) => {
+      const wait = (await this.query(connection, 'status_retry_wait'))[0];
+      return { count: wait === undefined ? 0 : int(wait.N, 'count'), nextDueAt: wait === undefined ? null : parseUtcText(wait.NEXT_DUE_AT) };
+    });
+  }
+
   async tallyLoads(loadIds: number[]): Promise<StatusTally> {
     if (loadIds.length === 0) return {};
     const ids = [...new Set(loadIds.map((id) => int(id, 'load id')))];

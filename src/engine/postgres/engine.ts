@@ -414,6 +414,13 @@ export class PostgresEngine implements Engine {
     });
   }
 
+  async retryWaitSummary(): Promise<StatusReport['retryWait']> {
+    return this.withSession(async (s) => {
+      const wait = await s.query<{ n: number; next_due_at: Date | null }>(q('status_retry_wait'));
+      return { count: wait.rows[0]?.n ?? 0, nextDueAt: wait.rows[0]?.next_due_at ?? null };
+    });
+  }
+
   async tallyLoads(loadIds: number[]): Promise<StatusTally> {
     if (loadIds.length === 0) return {};
     return this.withSession(async (s) => {

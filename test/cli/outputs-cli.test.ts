@@ -1,0 +1,185 @@
+/**
+ * What the built CLI prints: one JSON document with --json also when it fails, init's list of
+ * applied migrations, run events on a terminal, a cut-short bench case never shown as a result,
+ * and no line forged by a control character in a name.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { orderFile, tempDir, writeTestFile } from '../support/files.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = `${root}dist/src/cli.js`;
+const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+const pgUrl = process.env.ORDER_LOADER_TEST_PG;
+
+function run(args: string[], extraEnv: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...env, ...extraEnv }, timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** An empty database for a CLI child: a PGlite directory, or a fresh database on the server (no template, no schema). */
+interface CliDb {
+  url: string;
+  dispose(): Promise<void>;
+}
+const targets: Array<{ kind: string; create(): Promise<CliDb> }> = [
+  { kind: 'pglite', create: async () => ({ url: `pglite:${tempDir()}/db`, dispose: async () => {} }) },
+];
+if (pgUrl !== undefined && pgUrl !== '') {
+  let n = 0;
+  const admin = async <T>(work: (c: pg.Client) => Promise<T>) => {
+    const client = new pg.Client({ connectionString: pgUrl });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  targets.push({
+    kind: 'postgres',
+    async create() {
+      const name = `order_loader_cli_${process.pid}_${Date.now().toString(36)}_${++n}`;
+      await admin((c) => c.query(`CREATE DATABASE ${name}`));
+      const url = new URL(pgUrl);
+      url.pathname = `/${name}`;
+      return { url: url.toString(), dispose: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) };
+    },
+  });
+}
+
+/** stdout must be exactly one JSON document. */
+function jsonDocument(stdout: string): unknown {
+  expect(stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(stdout) as unknown;
+}
+
+describe.skipIf(!existsSync(cli))('--json when the command fails (exit 1), without a database', () => {
+  it.each([
+    [['load', 'x.csv', '--chunk-size', 'many', '--json'], 'user', '--chunk-size must be a whole number'],
+    [['frobnicate', '--json'], 'user', 'unknown command'],
+    [['load', '/nonexistent/orders.csv', '--db', 'pglite:memory', '--json'], 'user', 'no such file'],
+  ])('%j: one JSON document with the error', (args, kind, message) => {
+    const r = run(args);
+    expect(r.code).toBe(1);
+    const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string }; exitCode: number };
+    expect(doc).toMatchObject({ error: { kind }, exitCode: 1 });
+    expect(doc.error.message).toContain(message);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('an unreachable database: kind database, and never the password', () => {
+    const r = run(['status', '--db', 'postgres://loader@127.0.0.1:1/nowhere', '--json'], { ORDER_LOADER_DB_PASSWORD: 'pw-Zq81-secret' });
+    expect(r.code).toBe(1);
+    const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string } };
+    expect(doc.error.kind).toBe('database');
+    expect(doc.error.message).toMatch(/postgres:\/\/loader@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/);
+    expect(r.stdout + r.stderr).not.toContain('pw-Zq81-secret');
+  });
+
+  it('a file name holding a newline cannot forge a line on stderr', () => {
+    const r = run(['load', '/nonexistent/a\norder-loader: all rows DONE.csv', '--db', 'pglite:memory']);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual(['order-loader: /nonexistent/a\\norder-loader: all rows DONE.csv: no such file']);
+  });
+});
+
+describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => {
+  let db: CliDb | undefined;
+  afterEach(async () => {
+    await db?.dispose();
+    db = undefined;
+  });
+
+  it('init on a fresh database lists the migrations it applied, then says the schema is up to date; runs shows its events', async () => {
+    db = await target.create();
+    const first = run(['init', '--db', db.url, '--json', '--log-level', 'warn']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(jsonDocument(first.stdout)).toEqual({ applied: ['001_schema', '002_merge_functions', '003_pinned_plans'] });
+    const second = run(['init', '--db', db.url, '--log-level', 'warn']);
+    expect(second.stdout.trim()).toBe('schema is up to date');
+
+    // on a terminal (text output) the events are shown under each run
+    const runs = run(['runs', '--db', db.url, '--log-level', 'warn']);
+    expect(runs.code).toBe(0);
+    const lines = runs.stdout.trim().split('\n');
+    expect(lines[1]).toMatch(/^\s*2\s+init\s+COMPLETED/);
+    expect(lines.slice(2, 5).map((l) => l.trim().split(/\s+/)[1])).toEqual(['invoked', 'migrated', 'completed']);
+    expect(lines[3]).toContain('{"applied":[]}');
+    expect(lines[5]).toMatch(/^\s*1\s+init\s+COMPLETED/);
+    expect(lines[7]).toContain('{"applied":["001_schema","002_merge_functions","003_pinned_plans"]}');
+  }, 240_000);
+
+  it('a missing column with --json: one JSON document with the error, exit 1', async () => {
+    db = await target.create();
+    const r = run(['load', writeTestFile('source_key,amount\nA,1\n'), '--db', db.url, '--json', '--log-level', 'warn']);
+    expect(r.code).toBe(1);
+    expect(jsonDocument(r.stdout)).toEqual({ error: { kind: 'user', message: expect.stringContaining('missing required columns customer_id, order_date, currency') as unknown }, exitCode: 1 });
+  }, 240_000);
+
+  it.skipIf(target.kind !== 'postgres')('a chunk the database refuses as a whole (not a row) with --json: the run gives up, one JSON document, exit 1', async () => {
+    db = await target.create();
+    expect(run(['init', '--db', db.url, '--log-level', 'warn']).code).toBe(0);
+    // a privilege error is about the statement, not a row: the MERGE re-raises it and the chunk fails whole
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query(`CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'injected: permission denied for table orders' USING ERRCODE = '42501'; END $$`);
+      await client.query('CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_refuse()');
+    } finally {
+      await client.end();
+    }
+    const r = run(['load', 'fixtures/orders-corrected.csv', '--db', db.url, '--json', '--log-level', 'warn']);
+    expect(r.code).toBe(1);
+    const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string }; exitCode: number };
+    expect(doc).toMatchObject({ error: { kind: 'database' }, exitCode: 1 });
+    expect(doc.error.message).toMatch(/^chunk \S+ failed: .*permission denied/);
+  }, 240_000);
+
+  it('a skipped file: the process rate is rows processed over processing time, not lines read', async () => {
+    db = await target.create();
+    const rows = Array.from({ length: 2000 }, (_, i): [string, string, string, string, string] => [`K-${i}`, '1', '2026-01-01', '10', 'JPY']);
+    const file = orderFile(rows);
+    expect(run(['stage', file, '--db', db.url, '--log-level', 'warn']).code).toBe(0);
+    const r = run(['load', file, '--db', db.url, '--log-level', 'warn']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('staging skipped');
+    expect(r.stdout).toMatch(/stage [\d.]+ s \(0 lines read, 0 lines\/s\), process [\d.]+ s \(2000 rows, [1-9]\d* rows\/s\)/);
+  }, 240_000);
+
+  it('bench interrupted: says so, reports and charts only complete cases, records a FAILED bench run', async () => {
+    db = await target.create();
+    const dir = tempDir();
+    const child = spawn(process.execPath, [cli, 'bench', '--db', db.url, '--rows', '200000', '--chunk-sizes', '500', '--workers', '1', '--chart', `${dir}/chart.svg`, '--json', '--log-level', 'info'], { cwd: root, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (stderr.includes('"msg":"staging"') || child.exitCode !== null) {
+          clearInterval(poll);
+          resolve();
+        }
+      }, 50);
+    });
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', resolve)));
+    expect(code, stderr).toBe(1);
+    const report = jsonDocument(stdout) as { interrupted: boolean; interruptedCase: unknown; cases: unknown[] };
+    expect(report).toMatchObject({ interrupted: true, interruptedCase: { chunkSize: 500, workers: 1 }, cases: [] });
+    expect(readFileSync(`${dir}/chart.svg`, 'utf8')).not.toContain('<circle');
+    const runs = JSON.parse(run(['runs', '--db', db.url, '--json', '--log-level', 'silent']).stdout) as Array<{ command: string; status: string; message: string; events: Array<{ event: string }> }>;
+    expect(runs[0]).toMatchObject({ command: 'bench', status: 'FAILED' });
+    expect(runs[0]?.message).toContain('interrupted during chunk size 500, 1 worker(s)');
+    expect(runs[0]?.events.map((e) => e.event)).toEqual(['invoked', 'failed']);
+  }, 240_000);
+});
