@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
-import { parseCommandLine, USAGE, type ParsedCommandLine } from './cli/options.js';
+import { defaultLockTimeoutMs, parseCommandLine, USAGE, type ParsedCommandLine } from './cli/options.js';
 import { renderBench, renderDryRun, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
 import { createProgress } from './cli/progress.js';
 import { runBench } from './bench/run-bench.js';
@@ -56,7 +56,12 @@ async function run(cmd: ParsedCommandLine, signal: AbortSignal): Promise<number>
   // 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md)
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
   const workers = Math.max(...workerList);
-  const loader = await OrderLoader.open({ db: options.db, logger, workers });
+  const loader = await OrderLoader.open({
+    db: options.db, logger, workers, signal, command,
+    lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
+    // a person at a terminal (logs at warn) is told why nothing happens yet
+    onLockWait: process.stderr.isTTY === true && !logger.isLevelEnabled('info') ? (message) => process.stderr.write(`order-loader: ${message}\n`) : undefined,
+  });
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {

@@ -67,6 +67,14 @@ export const cliOptionsSchema = z.object({
       return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
     })
     .default(15 * 60_000),
+  'lock-timeout': z
+    .string()
+    .regex(/^\d+(ms|s|m|h)?$/, '--lock-timeout takes a duration such as 10m, 30s or 0')
+    .transform((v) => {
+      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
+      return Number(m?.[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'm') as 'ms' | 's' | 'm' | 'h'];
+    })
+    .optional(),
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
   overlap: z.boolean().default(false),
@@ -75,6 +83,15 @@ export const cliOptionsSchema = z.object({
 });
 
 export type CliOptions = z.infer<typeof cliOptionsSchema>;
+
+/**
+ * How long a command waits for an embedded database folder another process holds: a writing
+ * command queues behind the one before it (an overlapping cron run); reading commands answer a
+ * person at once and say who holds the folder.
+ */
+export function defaultLockTimeoutMs(command: Command): number {
+  return command === 'status' || command === 'errors' || command === 'runs' ? 0 : 10 * 60_000;
+}
 
 export interface ParsedCommandLine {
   command: Command | null;
@@ -112,6 +129,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         reason: { type: 'string' },
         operator: { type: 'string' },
         'older-than': { type: 'string' },
+        'lock-timeout': { type: 'string' },
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
         overlap: { type: 'boolean' },
@@ -181,5 +199,7 @@ Options:
   --overlap            load on a server database: process while staging (faster; for files whose keys are
                        unique: a key repeated in the file may reach orders with an earlier line's values)
   --limit <n>          runs: how many (default 20); errors: at most n rows
+  --lock-timeout <t>   pglite:<dir> is one process's at a time: how long to wait while another command
+                       holds it (default 10m; status, errors and runs: 0, they refuse at once)
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
