@@ -248,18 +248,26 @@ export function holderIsAlive(holder: LockHolder): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
-  const ticks = processStartTicks(holder.pid);
+  const stat = procStat(holder.pid);
+  // exited but not yet reaped by its parent: it writes nothing any more
+  if (stat?.state === 'Z') return false;
   // a pid now used by a process that started at another time is not the holder
-  return !(holder.startTicks !== null && ticks !== null && ticks !== holder.startTicks);
+  return !(holder.startTicks !== null && stat !== null && stat.startTicks !== holder.startTicks);
 }
 
 /** /proc/<pid>/stat field 22 (starttime), or null where there is no /proc. */
 export function processStartTicks(pid: number): string | null {
+  return procStat(pid)?.startTicks ?? null;
+}
+
+function procStat(pid: number): { state: string; startTicks: string } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // the command name (field 2) is in parentheses and may hold spaces or parentheses itself
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
+    const state = fields[0];
+    const startTicks = fields[19];
+    return state !== undefined && startTicks !== undefined ? { state, startTicks } : null;
   } catch {
     return null;
   }

@@ -78,6 +78,24 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
     expect(lockRecord(dir).token).toBe(lock.holder.token);
   });
 
+  it('takes over a lock of a process that exited but was not reaped yet (a zombie)', async () => {
+    const dir = freshDir();
+    // the backgrounded sleep exits after its parent shell became `sleep 30`, which never reaps it
+    const parent = spawn('sh', ['-c', 'sleep 0.3 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
+      const stat = () => (existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'utf8') : '');
+      if (!existsSync('/proc/self/stat')) return; // no /proc here: a zombie cannot be told apart
+      for (let i = 0; i < 1000 && !/\) Z /.test(stat()); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(stat()).toMatch(/\) Z /);
+      writeLock(dir, { pid, startTicks: processStartTicks(pid) });
+      const lock = await take(dir, 'load', 0);
+      expect(lockRecord(dir).token).toBe(lock.holder.token);
+    } finally {
+      parent.kill();
+    }
+  });
+
   it('takes over a lock left by a taker that died mid-takeover (its guard is stale too)', async () => {
     const dir = freshDir();
     const stale = writeLock(dir, {});
