@@ -167,7 +167,7 @@ Commands:
   init                 create or upgrade the schema (safe to run again)
   load <file…>         stage each file, then process until nothing is claimable
   stage <file…>        stage only
-  process              process claimable rows of any load (run several at once to scale out)
+  process              process claimable rows of any load (run several at once on a server database)
   status               counts per status and per load, oldest waiting row
   retry                ERROR → READY for the chosen rows, audited, then process them
                        --stage-id/--source-key/--error-code/--load-id (repeatable) or --all-errors;

@@ -316,11 +316,18 @@ export function formatMs(ms: number): string {
  * Take group and other permissions off everything under `dir` (and `dir` itself): the folder
  * 0700, its files at most 0600. PGlite creates most files 0666 whatever the umask.
  */
-export function restrictToOwner(dir: string): void {
+export function restrictToOwner(dir: string, recursive = true): void {
   const stat = lstatSync(dir);
   if (stat.isSymbolicLink()) return;
-  if ((stat.mode & 0o077) !== 0) chmodSync(dir, stat.mode & 0o700);
-  if (!stat.isDirectory()) return;
+  if ((stat.mode & 0o077) !== 0) {
+    try {
+      chmodSync(dir, stat.mode & 0o700);
+    } catch (error) {
+      // another user's file: its permissions are that user's decision, not ours to fail on
+      if ((error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
+    }
+  }
+  if (!stat.isDirectory() || !recursive) return;
   for (const name of readdirSync(dir)) {
     try {
       restrictToOwner(join(dir, name));

@@ -3,7 +3,7 @@
  * nature: server databases have no folder to lock.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -12,6 +12,7 @@ import {
   acquireFolderLock, DatabaseBusyError, LOCK_FILE_NAME, processStartTicks, type FolderLock, type LockHolder,
 } from '../../src/engine/folder-lock.js';
 import { OrderLoader } from '../../src/loader.js';
+import { defaultLockTimeoutMs, parseCommandLine } from '../../src/cli/options.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { tempDir } from '../support/files.js';
 
@@ -207,7 +208,24 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
       await first.close();
     }
     expect(existsSync(join(dir, LOCK_FILE_NAME))).toBe(false);
+    // a folder an older version left open to everyone is made private again
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'PG_VERSION'), 0o666);
     const second = await OrderLoader.open({ db: `pglite:${dir}`, logger: memoryLogger().logger, env: {}, lockTimeoutMs: 0 });
+    expect(lstatSync(dir).mode & 0o777).toBe(0o700);
+    expect(lstatSync(join(dir, 'PG_VERSION')).mode & 0o777).toBe(0o600);
     await second.close();
   }, 120_000);
+});
+
+describe('--lock-timeout', () => {
+  it('takes a duration (a bare number is minutes, as --older-than); writing commands wait 10 minutes by default, reading ones not at all', () => {
+    expect(parseCommandLine(['process', '--lock-timeout', '30s']).options['lock-timeout']).toBe(30_000);
+    expect(parseCommandLine(['process', '--lock-timeout', '2']).options['lock-timeout']).toBe(120_000);
+    expect(parseCommandLine(['status', '--lock-timeout', '0']).options['lock-timeout']).toBe(0);
+    expect(parseCommandLine(['status']).options['lock-timeout']).toBeUndefined();
+    expect(() => parseCommandLine(['load', 'x.csv', '--lock-timeout', 'soon'])).toThrow('--lock-timeout takes a duration');
+    expect(['load', 'stage', 'process', 'retry', 'recover', 'init', 'bench'].map((c) => defaultLockTimeoutMs(c as 'load'))).toEqual(Array(7).fill(600_000));
+    expect(['status', 'errors', 'runs'].map((c) => defaultLockTimeoutMs(c as 'status'))).toEqual([0, 0, 0]);
+  });
 });

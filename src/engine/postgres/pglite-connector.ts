@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
 import { acquireFolderLock, restrictToOwner, type FolderLockOptions } from '../folder-lock.js';
 import type { PgConnector, PgLease, PgSession } from './session.js';
@@ -15,13 +15,19 @@ import type { PgConnector, PgLease, PgSession } from './session.js';
 export async function createPgliteConnector(dataDir: string | null, lock?: FolderLockOptions): Promise<PgConnector> {
   if (dataDir === null) return pgliteConnectorFor(await PGlite.create({ parsers: PGLITE_PARSERS }));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  chmodSync(dataDir, 0o700);
+  restrictToOwner(dataDir, false);
   const folderLock = await acquireFolderLock(dataDir, lock ?? { command: 'order-loader', timeoutMs: 0 });
   let db: PGliteInterface;
   try {
     db = await PGlite.create({ dataDir, parsers: PGLITE_PARSERS });
+  } catch (error) {
+    folderLock.release();
+    throw error;
+  }
+  try {
     restrictToOwner(dataDir);
   } catch (error) {
+    await db.close().catch(() => undefined);
     folderLock.release();
     throw error;
   }
