@@ -3,7 +3,7 @@
  * a server database takes any number of processes). They must take turns: afterwards every row
  * of every file is in `orders` exactly once and every run is recorded.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +14,7 @@ import { HEADER, tempDir, writeTestFile } from '../support/files.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
 
-function start(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function start(args: string[], onStderr?: (text: string, child: ChildProcess) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: root,
@@ -24,7 +24,10 @@ function start(args: string[]): Promise<{ code: number | null; stdout: string; s
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      onStderr?.(stderr, child);
+    });
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
@@ -106,5 +109,25 @@ describe.skipIf(!existsSync(cli))('one embedded database folder, several command
     } finally {
       await pglite.close();
     }
+  }, 300_000);
+
+  it('a load stopped by two SIGTERMs (the second exits at once) leaves no lock behind; the next command opens the folder', async () => {
+    const base = tempDir();
+    dirs.push(base);
+    const dataDir = join(base, 'db');
+    const file = writeTestFile(orderRows('SIG', 20_000), 'sig.csv');
+    let signalled = false;
+    const load = await start(['load', file, '--db', `pglite:${dataDir}`, '--batch-size', '500', '--log-level', 'info'], (text, child) => {
+      if (signalled || !text.includes('"msg":"staging"')) return;
+      signalled = true;
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGTERM'), 50);
+    });
+    expect(signalled).toBe(true);
+    expect(load.code).toBe(1);
+    expect(load.stderr).toContain('SIGTERM again: exiting now');
+    expect(readdirSync(dataDir).filter((name) => name.startsWith('order-loader.lock'))).toEqual([]);
+    const status = await start(['status', '--db', `pglite:${dataDir}`, '--json', '--log-level', 'warn']);
+    expect(status.code, status.stderr).toBe(0);
   }, 300_000);
 });
