@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { parseCommandLine, USAGE, usageFor, type CliOptions, type ParsedCommandLine } from './cli/options.js';
+import { defaultLockTimeoutMs, parseCommandLine, USAGE, usageFor, type CliOptions, type ParsedCommandLine } from './cli/options.js';
 import { renderBench, renderDryRun, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from './cli/render.js';
 import { createProgress } from './cli/progress.js';
 import { runBench } from './bench/run-bench.js';
@@ -84,8 +84,14 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
   // 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md)
   const workerList = options.workers ?? (command === 'bench' ? [1, 2, 4] : [DEFAULT_LOAD_OPTIONS.workers]);
   const workers = Math.max(...workerList);
-  // init applies the migrations itself, so that it can say which it applied
-  const loader = await OrderLoader.open({ db: options.db, logger, workers, migrate: command !== 'init' });
+  const loader = await OrderLoader.open({
+    db: options.db, logger, workers, signal, command,
+    // init applies the migrations itself, so that it can say which it applied
+    migrate: command !== 'init',
+    lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
+    // a person at a terminal (logs at warn) is told why nothing happens yet
+    onLockWait: process.stderr.isTTY === true && !logger.isLevelEnabled('info') ? (message) => process.stderr.write(`order-loader: ${escapeControl(message)}\n`) : undefined,
+  });
   // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
   if (loader.engine.kind === 'postgres') cancelRunning = () => loader.cancelRunning();
   if (command === 'load' || command === 'process' || command === 'retry') blockedChunkNote = lockWaitNote(loader.engine.kind, options['lock-wait']);

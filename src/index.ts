@@ -5,6 +5,7 @@ export type { FileStageCounts } from './pipeline/stage.js';
 export type { ProcessCounts } from './pipeline/process.js';
 export type { Engine, EngineTx, StatusReport, RunRecord, RunEventRecord, ProcessStatus } from './engine/types.js';
 export { UserError, RunAbortedError } from './errors.js';
+export { DatabaseBusyError, type LockHolder } from './engine/folder-lock.js';
 export { parseDbUrl, maskDbUrl, DEFAULT_DB } from './engine/db-url.js';
 export { parseOrderRecord, validateOrder, ORDER_COLUMNS } from './input/order-record.js';
 export { createLogger } from './log.js';

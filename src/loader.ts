@@ -21,7 +21,21 @@ export interface OpenLoaderOptions {
   workers?: number | undefined;
   /** Apply pending migrations on open (default true: a newcomer's first command just works). */
   migrate?: boolean | undefined;
+  /**
+   * pglite:<dir> is one process's at a time: how long to wait while another process holds it
+   * (default 10 minutes; 0 refuses at once). Each wait is logged at info.
+   */
+  lockTimeoutMs?: number | undefined;
+  /** pglite:<dir>: what this process is doing, named in the folder's lock for whoever waits (default "library"). */
+  command?: string | undefined;
+  /** Ends a wait for the folder (the open fails as interrupted). */
+  signal?: AbortSignal | undefined;
+  /** Told, besides the info log line, when a wait for the folder starts. */
+  onLockWait?: ((message: string) => void) | undefined;
 }
+
+/** How long OrderLoader.open waits for a pglite folder another process holds, unless told. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10 * 60_000;
 
 /** The library's entry point: one database, the operations of the CLI as methods. */
 export class OrderLoader {
@@ -40,8 +54,20 @@ export class OrderLoader {
     const label = maskDbUrl(db);
     let engine: Engine;
     try {
-      engine = await openEngine(target, { connections: Math.max(1, options.workers ?? DEFAULT_LOAD_OPTIONS.workers) });
+      engine = await openEngine(target, {
+        connections: Math.max(1, options.workers ?? DEFAULT_LOAD_OPTIONS.workers),
+        folderLock: {
+          command: options.command ?? 'library',
+          timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+          signal: options.signal,
+          onWait: (message, holder) => {
+            logger.info({ holder }, message);
+            options.onLockWait?.(message);
+          },
+        },
+      });
     } catch (error) {
+      if (error instanceof RunAbortedError) throw error;
       throw new RunAbortedError(`cannot open database ${label}: ${describeOpenError(error, target)}`, 'unreachable', { cause: error });
     }
     const loader = new OrderLoader(engine, logger, label);

@@ -94,6 +94,14 @@ export const cliOptionsSchema = z.object({
     })
     .refine((ms) => ms <= 24 * 3_600_000, '--lock-wait must be at most 24h')
     .default(10_000),
+  'lock-timeout': z
+    .string()
+    .regex(/^\d+(ms|s|m|h)?$/, '--lock-timeout takes a duration such as 10m, 30s or 0')
+    .transform((v) => {
+      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
+      return Number(m?.[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'm') as 'ms' | 's' | 'm' | 'h'];
+    })
+    .optional(),
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
   overlap: z.boolean().default(false),
@@ -103,6 +111,15 @@ export const cliOptionsSchema = z.object({
 });
 
 export type CliOptions = z.infer<typeof cliOptionsSchema>;
+
+/**
+ * How long a command waits for an embedded database folder another process holds: a writing
+ * command queues behind the one before it (an overlapping cron run); reading commands answer a
+ * person at once and say who holds the folder.
+ */
+export function defaultLockTimeoutMs(command: Command): number {
+  return command === 'status' || command === 'errors' || command === 'runs' ? 0 : 10 * 60_000;
+}
 
 export interface ParsedCommandLine {
   command: Command | null;
@@ -143,6 +160,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         operator: { type: 'string' },
         'older-than': { type: 'string' },
         'lock-wait': { type: 'string' },
+        'lock-timeout': { type: 'string' },
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
         overlap: { type: 'boolean' },
@@ -190,7 +208,7 @@ Commands (order-loader help <command>, or <command> --help, shows a command's op
   init                 create or upgrade the schema (safe to run again)
   load <file…>         stage each file, then process until nothing is claimable
   stage <file…>        stage only
-  process              process claimable rows of any load (run several at once to scale out)
+  process              process claimable rows of any load (run several at once on a server database)
   status               counts per status and per load, oldest waiting row
   retry                ERROR → READY for the chosen rows, audited, then process them
                        --stage-id/--source-key/--error-code/--load-id (repeatable) or --all-errors;
@@ -229,6 +247,8 @@ Options:
   --restage            load/stage: stage each file again as a new load, even when the same file (same bytes,
                        encoding and delimiter) was staged completely before
   --limit <n>          runs: how many (default 20); errors: at most n rows
+  --lock-timeout <t>   pglite:<dir> is one process's at a time: how long to wait while another command
+                       holds it (default 10m; status, errors and runs: 0, they refuse at once)
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
 

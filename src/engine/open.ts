@@ -1,10 +1,13 @@
 import type { Engine } from './types.js';
 import type { DbTarget } from './db-url.js';
 import { PostgresEngine } from './postgres/engine.js';
+import type { FolderLockOptions } from './folder-lock.js';
 
 export interface OpenOptions {
   /** Connections the caller will use at once (workers); pools are sized to it. */
   connections: number;
+  /** An embedded database folder is locked for this process: how to wait, and what to call us. */
+  folderLock?: FolderLockOptions | undefined;
 }
 
 /** Open the engine for a parsed --db target. Drivers are loaded only for the engine used. */
@@ -12,7 +15,7 @@ export async function openEngine(target: DbTarget, options: OpenOptions): Promis
   switch (target.kind) {
     case 'pglite': {
       const { createPgliteConnector } = await import('./postgres/pglite-connector.js');
-      return new PostgresEngine(await createPgliteConnector(target.dataDir));
+      return new PostgresEngine(await createPgliteConnector(target.dataDir, options.folderLock));
     }
     case 'postgres': {
       const { createPgServerConnector } = await import('./postgres/pg-connector.js');

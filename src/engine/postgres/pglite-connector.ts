@@ -1,14 +1,48 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
+import { acquireFolderLock, restrictToOwner, type FolderLockOptions } from '../folder-lock.js';
 import type { PgConnector, PgLease, PgSession } from './session.js';
 
 /**
  * Embedded PostgreSQL (PGlite): one connection in this process. Leases are handed out one at
  * a time (a queue), so each transaction has the connection to itself.
+ *
+ * A data folder belongs to one process: it is locked before PGlite opens it and unlocked only
+ * after PGlite closed it. It is the owner's alone (0700, files 0600): PGlite creates most files
+ * 0666 whatever the umask, so permissions are taken off after opening and after closing (the
+ * folder's own 0700 keeps everyone else out of what is created in between).
  */
-export async function createPgliteConnector(dataDir: string | null): Promise<PgConnector> {
-  if (dataDir !== null) mkdirSync(dataDir, { recursive: true });
-  return pgliteConnectorFor(await PGlite.create({ ...(dataDir !== null ? { dataDir } : {}), parsers: PGLITE_PARSERS }));
+export async function createPgliteConnector(dataDir: string | null, lock?: FolderLockOptions): Promise<PgConnector> {
+  if (dataDir === null) return pgliteConnectorFor(await PGlite.create({ parsers: PGLITE_PARSERS }));
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  restrictToOwner(dataDir, false);
+  const folderLock = await acquireFolderLock(dataDir, lock ?? { command: 'order-loader', timeoutMs: 0 });
+  let db: PGliteInterface;
+  try {
+    db = await PGlite.create({ dataDir, parsers: PGLITE_PARSERS });
+  } catch (error) {
+    folderLock.release();
+    throw error;
+  }
+  try {
+    restrictToOwner(dataDir);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    folderLock.release();
+    throw error;
+  }
+  const connector = pgliteConnectorFor(db);
+  return {
+    ...connector,
+    async end() {
+      try {
+        await connector.end();
+        restrictToOwner(dataDir);
+      } finally {
+        folderLock.release();
+      }
+    },
+  };
 }
 
 /** bigint → number (our ids stay far below 2^53), date → 'YYYY-MM-DD' text; numeric stays text. */
