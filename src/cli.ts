@@ -14,7 +14,7 @@ import { runBench } from './bench/run-bench.js';
 import { renderChart } from './bench/chart.js';
 import { writeErrorsCsv, writeErrorsJson } from './cli/errors-csv.js';
 import { checkChartPath, openLogFile } from './cli/output-files.js';
-import { defaultOperator, parseCorrections } from './pipeline/operations.js';
+import { checkRetryRequest, defaultOperator, parseCorrections } from './pipeline/operations.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { redactSecrets } from './engine/db-url.js';
 import { OrderLoader } from './loader.js';
@@ -45,9 +45,9 @@ let blockedChunkNote = '';
 function lockWaitNote(engine: string, lockWaitMs: number): string {
   const waiting = '; a chunk waiting for a row another session holds';
   if (engine === 'oracle') return `${waiting} waits until it is released (Oracle has no lock timeout)`;
-  if (lockWaitMs === 0) return `${waiting} waits until it is released (--lock-wait 0)`;
+  if (lockWaitMs === 0) return `${waiting} waits until it is released (--row-lock-wait 0)`;
   const limit = lockWaitMs % 1000 === 0 ? `${lockWaitMs / 1000} s` : `${lockWaitMs} ms`;
-  return `${waiting} gives up on it after at most ${limit} (--lock-wait)`;
+  return `${waiting} gives up on it after at most ${limit} (--row-lock-wait)`;
 }
 
 /** Logs on a terminal are read by a person; anywhere else (a file, a pipe, cron) by tools. */
@@ -70,6 +70,16 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);
   }
   if (command === 'bench') checkChartPath(options.chart);
+  // a retry request's mistakes (no --reason, no selector, a bad --set) are said before the database is opened
+  const retryRequest =
+    command === 'retry'
+      ? {
+          selector: { stageIds: options['stage-id'], sourceKeys: options['source-key'], errorCodes: options['error-code'], loadIds: options['load-id'] },
+          all: options['all-errors'], corrections: parseCorrections(options.set), reason: options.reason ?? '',
+          operator: options.operator ?? defaultOperator(), dryRun: options['dry-run'],
+        }
+      : null;
+  if (retryRequest !== null) checkRetryRequest(retryRequest);
   if (options['dry-run'] && (command === 'load' || command === 'stage')) {
     // --dry-run writes nothing and needs no database
     const results = await OrderLoader.dryRunFiles(cmd.files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger });
@@ -94,7 +104,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
   });
   // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
   if (loader.engine.kind === 'postgres') cancelRunning = () => loader.cancelRunning();
-  if (command === 'load' || command === 'process' || command === 'retry') blockedChunkNote = lockWaitNote(loader.engine.kind, options['lock-wait']);
+  if (command === 'load' || command === 'process' || command === 'retry') blockedChunkNote = lockWaitNote(loader.engine.kind, options['row-lock-wait']);
   const progress = options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
   try {
     const common = {
@@ -103,7 +113,7 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
       workers,
       maxErrors: options['max-errors'],
       maxAttempts: options['max-attempts'],
-      lockWaitMs: options['lock-wait'],
+      lockWaitMs: options['row-lock-wait'],
       encoding: options.encoding,
       delimiter: options.delimiter,
       overlap: options.overlap,
@@ -112,9 +122,6 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
       onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),
       onProcessStart: (total: number) => progress.processingStart(total),
       onProcessProgress: (counts: { claimed: number }) => progress.processing(counts.claimed),
-    };
-    const selector = {
-      stageIds: options['stage-id'], sourceKeys: options['source-key'], errorCodes: options['error-code'], loadIds: options['load-id'],
     };
     switch (command) {
       case 'init': {
@@ -145,13 +152,10 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
         return EXIT_OK;
       }
       case 'retry': {
-        const corrections = parseCorrections(options.set);
-        const { retry, process: processed } = await loader.retry(
-          { selector, all: options['all-errors'], corrections, reason: options.reason ?? '', operator: options.operator ?? defaultOperator(), dryRun: options['dry-run'] },
-          { ...common, process: !options['no-process'] },
-        );
+        if (retryRequest === null) throw new Error('retry: the request was not built');
+        const { retry, process: processed } = await loader.retry(retryRequest, { ...common, process: !options['no-process'] });
         progress.clear();
-        Object.assign(summary, { changed: retry.changes.length, dryRun: retry.dryRun, runIds: processed === null ? [] : [processed.runId], process: processed?.process ?? null });
+        Object.assign(summary, { changed: retry.count, dryRun: retry.dryRun, runIds: processed === null ? [] : [processed.runId], process: processed?.process ?? null });
         print(options.json ? JSON.stringify({ retry, process: processed }) : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`));
         if (processed?.aborted) process.stderr.write(`order-loader: ${escapeControl(processed.aborted)}\n`);
         return processed === null ? EXIT_OK : processed.exitCode;
@@ -169,6 +173,8 @@ async function run(cmd: ParsedCommandLine & { command: NonNullable<ParsedCommand
       }
       case 'errors': {
         const rows = loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
+        // stdout is the export from here on: a later failure must not append a second document
+        printed = true;
         try {
           await (options.format === 'json' || options.json ? writeErrorsJson(rows, process.stdout) : writeErrorsCsv(rows, process.stdout));
         } catch (error) {
@@ -218,16 +224,19 @@ async function main(): Promise<void> {
   let signals = 0;
   const onSignal = (name: string) => {
     signals++;
-    if (signals > 2 || (signals === 2 && cancelRunning === undefined)) {
-      const message = `${name} again: exiting now (the open transaction rolls back)`;
+    // --json promises one document on stdout, also when a second signal ends the command
+    const exitNow = (message: string) => {
       process.stderr.write(`order-loader: ${message}\n`);
-      if (wantsJson(process.argv.slice(2))) print(JSON.stringify({ error: { kind: 'interrupted', message }, exitCode: EXIT_FAILED }));
+      if (wantsJson(process.argv.slice(2)) && !printed) print(JSON.stringify({ error: { kind: 'interrupted', message }, exitCode: EXIT_FAILED }));
+    };
+    if (signals > 2 || (signals === 2 && cancelRunning === undefined)) {
+      exitNow(`${name} again: exiting now (the open transaction rolls back)`);
       process.exit(EXIT_FAILED);
     }
     if (signals === 2) {
       // Exiting alone is not enough: a backend blocked on a lock does not notice that our end
       // of the connection is gone, and keeps waiting with the chunk's row locks held.
-      process.stderr.write(`order-loader: ${name} again: cancelling the running statements and exiting now (the open transactions roll back)\n`);
+      exitNow(`${name} again: cancelling the running statements and exiting now (the open transactions roll back)`);
       const cancelled = cancelRunning?.() ?? Promise.resolve();
       void Promise.race([cancelled, new Promise((resolve) => setTimeout(resolve, 3000))]).finally(() => process.exit(EXIT_FAILED));
       return;

@@ -44,7 +44,31 @@ export class OrderLoader {
     readonly logger: Logger,
     /** The --db value with any password masked. */
     readonly dbLabel: string,
+    /** What --db named (null for an engine the caller opened): failures to reach it are said as such. */
+    private readonly target: DbTarget | null = null,
   ) {}
+
+  /**
+   * Apply pending migrations and mark abandoned runs FAILED; returns the migrations applied. The
+   * first statement is also the first connection (pools connect lazily): a refused connection or
+   * login is reported as such, not as a schema problem.
+   */
+  private async prepareSchema(): Promise<string[]> {
+    try {
+      const applied = await this.engine.migrate();
+      if (applied.length > 0) this.logger.info({ applied }, 'schema migrations applied');
+      const abandoned = await markAbandonedRuns(this.engine);
+      if (abandoned.length > 0) this.logger.warn({ runs: abandoned }, `marked ${abandoned.length} abandoned run(s) FAILED`);
+      return applied;
+    } catch (error) {
+      if (error instanceof RunAbortedError) throw error;
+      const target = this.target;
+      const connect = target === null || target.kind === 'pglite' ? null : describeConnectError(error, target.place);
+      if (connect !== null) throw new RunAbortedError(`cannot open database ${this.dbLabel}: ${connect}`, 'unreachable', { cause: error });
+      const space = isOutOfSpace(error) ? ' (the database is out of space: free some, then run the command again)' : '';
+      throw new RunAbortedError(`cannot prepare the schema on ${this.dbLabel}: ${describeDbError(error)}${space}`, 'unreachable', { cause: error });
+    }
+  }
 
   static async open(options: OpenLoaderOptions = {}): Promise<OrderLoader> {
     const env = options.env ?? process.env;
@@ -70,21 +94,13 @@ export class OrderLoader {
       if (error instanceof RunAbortedError) throw error;
       throw new RunAbortedError(`cannot open database ${label}: ${describeOpenError(error, target)}`, 'unreachable', { cause: error });
     }
-    const loader = new OrderLoader(engine, logger, label);
+    const loader = new OrderLoader(engine, logger, label, target);
     if (options.migrate !== false) {
       try {
-        const applied = await engine.migrate();
-        if (applied.length > 0) logger.info({ applied }, 'schema migrations applied');
-        const abandoned = await markAbandonedRuns(engine);
-        if (abandoned.length > 0) logger.warn({ runs: abandoned }, `marked ${abandoned.length} abandoned run(s) FAILED`);
+        await loader.prepareSchema();
       } catch (error) {
         await engine.close().catch(() => undefined);
-        // The first statement is also the first connection (pools connect lazily): a refused
-        // connection or login is reported as such, not as a schema problem.
-        const connect = target.kind === 'pglite' ? null : describeConnectError(error, target.place);
-        if (connect !== null) throw new RunAbortedError(`cannot open database ${label}: ${connect}`, 'unreachable', { cause: error });
-        const space = isOutOfSpace(error) ? ' (the database is out of space: free some, then run the command again)' : '';
-        throw new RunAbortedError(`cannot prepare the schema on ${label}: ${describeDbError(error)}${space}`, 'unreachable', { cause: error });
+        throw error;
       }
     }
     return loader;
@@ -101,10 +117,15 @@ export class OrderLoader {
    * once the run tables exist.
    */
   async init(): Promise<string[]> {
-    const applied = await this.engine.migrate();
+    const applied = await this.prepareSchema();
     const run = await startRecordedRun(this.engine, 'init', { logger: this.logger });
-    await run.event('migrated', { applied });
-    await run.complete({ migrations: applied.length });
+    try {
+      await run.event('migrated', { applied });
+      await run.complete({ migrations: applied.length });
+    } catch (error) {
+      await run.fail(error);
+      throw error;
+    }
     return applied;
   }
 

@@ -26,6 +26,19 @@ const safeWholeNumber = (name: string) =>
     .refine((v) => Number.isSafeInteger(Number(v)), `${name} must be a whole number up to ${Number.MAX_SAFE_INTEGER}`)
     .transform(Number);
 
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+type DurationUnit = keyof typeof DURATION_UNITS;
+
+/** A duration in milliseconds: a whole number with ms, s, m or h (a bare number is in `bareUnit`). */
+const duration = (name: string, bareUnit: DurationUnit, example: string) =>
+  z
+    .string()
+    .regex(/^\d+(ms|s|m|h)?$/, `${name} takes ${example}`)
+    .transform((v) => {
+      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
+      return Number(m?.[1]) * DURATION_UNITS[(m?.[2] ?? bareUnit) as DurationUnit];
+    });
+
 const encoding = z
   .string()
   .transform((v) => v.toLowerCase().replace(/_/g, '-'))
@@ -72,36 +85,13 @@ export const cliOptionsSchema = z.object({
   // the audit column holds 1000 characters: refused here, before anything is done
   reason: z.string().max(1000, '--reason takes at most 1000 characters').optional(),
   operator: z.string().min(1).max(128).optional(),
-  'older-than': z
-    .string()
-    .regex(/^\d+(ms|s|m|h)?$/, '--older-than takes a duration such as 15m, 900s or 1h')
-    .transform((v) => {
-      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
-      const n = Number(m?.[1]);
-      const unit = m?.[2] ?? 'm';
-      return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-    })
+  'older-than': duration('--older-than', 'm', 'a duration such as 15m, 900s or 1h')
     .refine((ms) => ms <= 100 * 365 * 24 * 3_600_000, '--older-than takes at most 100 years')
     .default(15 * 60_000),
-  'lock-wait': z
-    .string()
-    .regex(/^\d+(ms|s|m|h)?$/, '--lock-wait takes a duration such as 10s, 500ms or 2m (0: wait for ever)')
-    .transform((v) => {
-      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
-      const n = Number(m?.[1]);
-      const unit = m?.[2] ?? 's';
-      return n * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
-    })
-    .refine((ms) => ms <= 24 * 3_600_000, '--lock-wait must be at most 24h')
+  'row-lock-wait': duration('--row-lock-wait', 's', 'a duration such as 10s, 500ms or 2m (0: wait for ever)')
+    .refine((ms) => ms <= 24 * 3_600_000, '--row-lock-wait must be at most 24h')
     .default(10_000),
-  'lock-timeout': z
-    .string()
-    .regex(/^\d+(ms|s|m|h)?$/, '--lock-timeout takes a duration such as 10m, 30s or 0')
-    .transform((v) => {
-      const m = /^(\d+)(ms|s|m|h)?$/.exec(v);
-      return Number(m?.[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m?.[2] ?? 'm') as 'ms' | 's' | 'm' | 'h'];
-    })
-    .optional(),
+  'lock-timeout': duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(),
   format: z.enum(['csv', 'json']).default('csv'),
   'no-process': z.boolean().default(false),
   overlap: z.boolean().default(false),
@@ -159,7 +149,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
         reason: { type: 'string' },
         operator: { type: 'string' },
         'older-than': { type: 'string' },
-        'lock-wait': { type: 'string' },
+        'row-lock-wait': { type: 'string' },
         'lock-timeout': { type: 'string' },
         format: { type: 'string' },
         'no-process': { type: 'boolean' },
@@ -232,7 +222,7 @@ Options:
                        rows ended ERROR while processing (exit 1; what was committed stays)
   --max-attempts <n>   attempts at a row's current values before transient failures end it ERROR
                        (default 5; a changed row and an operator's retry start again at 0)
-  --lock-wait <time>   longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
+  --row-lock-wait <t>  longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
                        0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits
   --encoding <name>    utf-8 (default, BOM stripped) | shift_jis | cp932 | windows-31j (the last three: one
                        encoding, Microsoft's Shift_JIS)
@@ -252,19 +242,19 @@ Options:
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
 
-const COMMON_OPTIONS = `Common options: --db <url>, --json, --log-level <level>, --log-file <path> (order-loader help tells more).`;
+const COMMON_OPTIONS = `Common options: --db <url>, --json, --log-level <level>, --log-file <path>, --lock-timeout <t> (order-loader help tells more).`;
 const PROCESS_OPTIONS = `  --chunk-size <n>     rows per processing transaction, 1–65535 (default 2000; larger values are refused)
   --workers <n>        concurrent processing workers, 1–64 (default 2; server databases only, PGlite has 1)
   --max-errors <n>     stop once more than n rows were rejected: lines rejected while staging plus
                        rows ended ERROR while processing (exit 1; what was committed stays)
   --max-attempts <n>   attempts at a row's current values before transient failures end it ERROR,
                        1–100 (default 5; a changed row and an operator's retry start again at 0)
-  --lock-wait <time>   longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
+  --row-lock-wait <t>  longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
                        0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits`;
 const FILE_OPTIONS = `  --batch-size <n>     lines per staging transaction, 1–100000 (default 5000)
   --encoding <name>    utf-8 (default) | shift_jis | cp932 | windows-31j
   --delimiter <c>      field delimiter (default ","; "tab" for tab)
-  --restage            Stage each file again as a new load, even when the same file (same bytes,
+  --restage            stage each file again as a new load, even when the same file (same bytes,
                        encoding and delimiter) was staged completely before`;
 
 /** Each command's own usage: what it does, its options, its exit codes. */
@@ -319,7 +309,7 @@ Counts per status and per load, the oldest waiting row, RETRY_WAIT, the last 5 r
 
 ERROR rows with their latest error. CSV (default) can be loaded again once fixed. Exit 0.
   --load-id, --error-code   repeatable filters
-  --limit <n>          at most n rows (default 1000000)`,
+  --limit <n>          at most n rows (default: all, streamed)`,
   runs: `Usage: order-loader runs [--limit <n>] [--json]
 
 Run history with its events, newest first. --limit: how many runs (default 20). Exit 0.`,

@@ -17,6 +17,7 @@
  * itself stale: it is taken over the same way through the guard named after its token.
  */
 import { randomBytes } from 'node:crypto';
+import { sleep } from '../sleep.js';
 import { chmodSync, linkSync, lstatSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -293,17 +294,6 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 export function formatMs(ms: number): string {
   if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;

@@ -157,6 +157,10 @@ export async function retryRows(engine: Engine, request: RetryRequest, options: 
       });
     } catch (error) {
       if (report.count === 0) throw error;
+      // a mistake in the request stays a user error; it says what the earlier batches did
+      if (error instanceof UserError) {
+        throw new UserError(`${error.message}; ${report.count} row(s) of earlier batches were ${request.dryRun ? 'planned' : 'changed, committed and audited'}`, { cause: error });
+      }
       throw new RunAbortedError(
         `retry stopped after ${report.count} row(s) ${request.dryRun ? 'planned' : 'changed, committed and audited'}: ${describeDbError(error)}; run the same command again for the rest`,
         'fatal',
@@ -206,7 +210,7 @@ async function lineValuesOf(tx: EngineTx, rows: StageRowSnapshot[], corrections:
   }
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more` : '');
-    throw new UserError(`retry: a row's line still has a value that cannot be read; correct it with --set or leave the row out (nothing was changed): ${shown}`);
+    throw new UserError(`retry: a row's line still has a value that cannot be read; correct it with --set or leave the row out (its batch was not changed): ${shown}`);
   }
   return values;
 }

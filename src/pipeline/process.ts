@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { ClaimedRow, Engine, EngineTx, RowOutcome, StatusTally } from '../engine/types.js';
 import { validateOrder } from '../input/order-record.js';
 import { RunAbortedError } from '../errors.js';
-import { backoffDelay, sleep, withChunkRetry, type RetryPolicy } from './retry.js';
+import { backoffDelay, withChunkRetry, type RetryPolicy } from './retry.js';
+import { sleep } from '../sleep.js';
 
 export interface ProcessOptions {
   runId: number;

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderFile, tempDir } from '../support/files.js';
 import { PrivatePostgres, privatePostgresUnavailable } from '../survival/private-postgres.js';
+import { humanLines } from '../support/cli-output.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -74,12 +75,12 @@ describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)('a Po
     const missing = run(['status', '--db', db]);
     expect(missing.signal).toBeNull(); // not killed by the timeout
     expect(missing.code).toBe(1);
-    expect(missing.stderr.trim()).toMatch(/^order-loader: cannot open database postgres:\/\/postgres@127\.0\.0\.1:\d+\/pw_\d+: 127\.0\.0\.1:\d+ asks a password of role postgres and none was given: set ORDER_LOADER_DB_PASSWORD$/);
+    expect(humanLines(missing.stderr).join('\n')).toMatch(/^order-loader: cannot open database postgres:\/\/postgres@127\.0\.0\.1:\d+\/pw_\d+: 127\.0\.0\.1:\d+ asks a password of role postgres and none was given: set ORDER_LOADER_DB_PASSWORD$/);
 
     const wrong = run(['status', '--db', db], { ORDER_LOADER_DB_PASSWORD: `${PASSWORD}x` });
     expect(wrong.signal).toBeNull();
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr.trim()).toMatch(/^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check ORDER_LOADER_DB_PASSWORD$/);
+    expect(humanLines(wrong.stderr).join('\n')).toMatch(/^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check ORDER_LOADER_DB_PASSWORD$/);
     expectNoSecret(wrong.stderr);
   });
 });
@@ -93,7 +94,7 @@ describe.skipIf(!existsSync(cli))('URLs that cannot be read: one line, never the
   ])('%s', (url, message, secret) => {
     const result = run(['status', '--db', url]);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(humanLines(result.stderr)).toHaveLength(1);
     expect(result.stderr).toContain(message);
     expect(result.stderr).not.toContain(secret);
   });
@@ -103,7 +104,7 @@ describe.skipIf(!existsSync(cli))('a server that cannot be reached', () => {
   it('a port where nothing listens: "cannot connect to host:port", not a schema problem', () => {
     const result = run(['status', '--db', 'postgres://loader@127.0.0.1:1/orders']);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe('order-loader: cannot open database postgres://loader@127.0.0.1:1/orders: cannot connect to 127.0.0.1:1 (ECONNREFUSED: nothing listens there)');
+    expect(humanLines(result.stderr).join('\n')).toBe('order-loader: cannot open database postgres://loader@127.0.0.1:1/orders: cannot connect to 127.0.0.1:1 (ECONNREFUSED: nothing listens there)');
   });
 });
 
@@ -116,7 +117,7 @@ describe.skipIf(!existsSync(cli) || serverUrl === undefined)('the local PostgreS
     url.pathname = '/order_loader_no_such_db';
     const result = run(['init', '--db', url.toString()]);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe(`order-loader: cannot open database ${url.toString()}: database order_loader_no_such_db does not exist on ${hostPort} (3D000)`);
+    expect(humanLines(result.stderr).join('\n')).toBe(`order-loader: cannot open database ${url.toString()}: database order_loader_no_such_db does not exist on ${hostPort} (3D000)`);
   });
   it('a role that does not exist is named', () => {
     const url = new URL(place);
@@ -124,6 +125,6 @@ describe.skipIf(!existsSync(cli) || serverUrl === undefined)('the local PostgreS
     url.password = '';
     const result = run(['status', '--db', url.toString()]);
     expect(result.code).toBe(1);
-    expect(result.stderr.trim()).toBe(`order-loader: cannot open database ${url.toString()}: role order_loader_no_such_role does not exist on ${hostPort} (28000)`);
+    expect(humanLines(result.stderr).join('\n')).toBe(`order-loader: cannot open database ${url.toString()}: role order_loader_no_such_role does not exist on ${hostPort} (28000)`);
   });
 });

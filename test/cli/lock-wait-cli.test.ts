@@ -61,7 +61,7 @@ describe.skipIf(!existsSync(cli) || server === null)('a load blocked on a held r
     );
 
   function startLoad(lockWait: string): { exit: Promise<number | null>; stderr: () => string } {
-    const c = spawn(process.execPath, [cli, 'load', orderFile(rows(30, '2000')), '--db', db.url!, '--lock-wait', lockWait, '--log-level', 'warn'], { cwd: root, env });
+    const c = spawn(process.execPath, [cli, 'load', orderFile(rows(30, '2000')), '--db', db.url!, '--row-lock-wait', lockWait, '--log-level', 'warn'], { cwd: root, env });
     child = c;
     let stderr = '';
     c.stderr.on('data', (d: Buffer) => {
@@ -73,12 +73,12 @@ describe.skipIf(!existsSync(cli) || server === null)('a load blocked on a held r
 
   const blockedOnLock = () => until('the load to wait on the held row', async () => ((await ourBackends()).some((b) => b.wait_event_type === 'Lock') ? true : undefined), 60_000);
 
-  it('--lock-wait 0 waits for ever; the first SIGINT says so, the second cancels the blocked chunk and exits 1, leaving no backend', async () => {
+  it('--row-lock-wait 0 waits for ever; the first SIGINT says so, the second cancels the blocked chunk and exits 1, leaving no backend', async () => {
     const load = startLoad('0');
     await blockedOnLock();
     child!.kill('SIGINT');
     await until('the first signal to be acknowledged', async () => (load.stderr().includes('SIGINT: finishing the current chunk') ? true : undefined), 10_000);
-    expect(load.stderr()).toContain('waits until it is released (--lock-wait 0)');
+    expect(load.stderr()).toContain('waits until it is released (--row-lock-wait 0)');
     expect(child!.exitCode).toBeNull(); // still waiting for the row, as it said
 
     child!.kill('SIGINT');
@@ -100,7 +100,7 @@ describe.skipIf(!existsSync(cli) || server === null)('a load blocked on a held r
     await blockedOnLock();
     child!.kill('SIGINT');
     expect(await load.exit).toBe(1); // interrupted
-    expect(load.stderr()).toContain('gives up on it after at most 2 s (--lock-wait)');
+    expect(load.stderr()).toContain('gives up on it after at most 2 s (--row-lock-wait)');
     expect(await statuses()).toEqual({ DONE: 29, RETRY_WAIT: 1 });
     expect(await db.sql("SELECT process_status FROM order_stage WHERE source_key = 'SIG-012'")).toEqual([{ process_status: 'RETRY_WAIT' }]);
     await holder.query('ROLLBACK');

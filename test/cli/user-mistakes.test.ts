@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
+import { humanLines } from '../support/cli-output.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -26,7 +27,7 @@ function expectRefused(args: string[], message: string | RegExp) {
   const dbDir = join(tempDir(), 'db');
   const result = run([...args, '--db', `pglite:${dbDir}`]);
   expect(result.code).toBe(1);
-  const lines = result.stderr.trim().split('\n');
+  const lines = humanLines(result.stderr);
   expect(lines).toHaveLength(1);
   expect(lines[0]).toMatch(typeof message === 'string' ? new RegExp(`^order-loader: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) : message);
   expect(result.stderr).not.toContain('unexpected error');
@@ -62,7 +63,7 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
   it('a log file that fails in the middle (a full device) does not fail the command: said once, the load goes on', () => {
     const dbDir = join(tempDir(), 'db');
     const result = run(['load', orderFile([['LF-1', '1', '2026-01-01', '1', 'EUR']]), '--db', `pglite:${dbDir}`, '--log-file', '/dev/full', '--log-level', 'info']);
-    expect(result.stderr.trim().split('\n')).toEqual(['order-loader: cannot write to --log-file /dev/full (ENOSPC: no space left on the device): logging stops, the command goes on']);
+    expect(humanLines(result.stderr)).toEqual(['order-loader: cannot write to --log-file /dev/full (ENOSPC: no space left on the device): logging stops, the command goes on']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('1 DONE');
   });

@@ -1,6 +1,6 @@
 /**
  * A row lock held by someone else is that row's problem, not the run's: the chunk waits at most
- * the lock wait (lockWaitMs, --lock-wait), the held row waits in RETRY_WAIT and the rest of the
+ * the lock wait (lockWaitMs, --row-lock-wait), the held row waits in RETRY_WAIT and the rest of the
  * chunk commits. PGlite has one connection, so no other session can hold a lock there; a
  * trigger that raises lock_not_available (55P03) for one key stands in for it on every target,
  * and server PostgreSQL also runs the real thing (a second connection holding the row).

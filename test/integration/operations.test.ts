@@ -7,27 +7,14 @@ import { UserError } from '../../src/errors.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
 import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
+import { failingKeys } from '../support/transient-failures.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const operator = 'test-operator';
 
-/**
- * A real row-level transient failure, raised by the database inside the MERGE: a trigger
- * raising deadlock_detected (40P01) for the keys listed in test_fail_keys.
- */
+/** A real row-level transient failure (40P01) raised by the database inside the MERGE for one key. */
 async function injectTransientFailures(db: TestDatabase, sourceKey: string): Promise<void> {
-  await db.sql('CREATE TABLE test_fail_keys (source_key text PRIMARY KEY, sqlstate text NOT NULL)');
-  await db.sql("INSERT INTO test_fail_keys VALUES ($1, '40P01')", [sourceKey]);
-  await db.sql(`CREATE FUNCTION test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
-    DECLARE state text;
-    BEGIN
-      SELECT f.sqlstate INTO state FROM test_fail_keys f WHERE f.source_key = NEW.source_key;
-      IF state IS NOT NULL THEN
-        RAISE EXCEPTION 'injected transient failure' USING ERRCODE = state;
-      END IF;
-      RETURN NEW;
-    END $$`);
-  await db.sql('CREATE TRIGGER test_fail BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_fail()');
+  await (await failingKeys(db)).fail(sourceKey);
 }
 
 describe.each(testTargets())('operations on $kind', (target) => {

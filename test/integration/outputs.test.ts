@@ -95,11 +95,11 @@ describe.each(testTargets())('outputs that tell the truth on $kind', (target) =>
   it('a retry whose processing fails ends its own run FAILED with the reason', async () => {
     const { loader } = await db.open();
     await loader.load([fixture('orders-sample.csv')]);
+    // interrupted once its processing starts: the rows were retried, their processing stops
     const controller = new AbortController();
-    controller.abort();
     const result = await loader.retry(
       { selector: { sourceKeys: ['SRC-102'] }, all: false, corrections: parseCorrections(['amount=3500']), reason: 'resent', operator, dryRun: false },
-      { signal: controller.signal },
+      { signal: controller.signal, onProcessStart: () => controller.abort() },
     );
     expect(result.process?.aborted).toContain('interrupted');
     const [run] = await loader.runs(1);

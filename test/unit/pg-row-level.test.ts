@@ -21,21 +21,21 @@ describe('the row-level SQLSTATEs (the one list the MERGE function receives)', (
   });
 });
 
-describe('--lock-wait', () => {
-  const lockWait = (...args: string[]) => parseCommandLine(['process', ...args]).options['lock-wait'];
+describe('--row-lock-wait', () => {
+  const lockWait = (...args: string[]) => parseCommandLine(['process', ...args]).options['row-lock-wait'];
 
   it('defaults to 10 s and reads ms, s (the default unit), m and h; 0 means no limit', () => {
     expect(lockWait()).toBe(10_000);
-    expect(lockWait('--lock-wait', '500ms')).toBe(500);
-    expect(lockWait('--lock-wait', '30')).toBe(30_000);
-    expect(lockWait('--lock-wait', '2m')).toBe(120_000);
-    expect(lockWait('--lock-wait', '1h')).toBe(3_600_000);
-    expect(lockWait('--lock-wait', '0')).toBe(0);
+    expect(lockWait('--row-lock-wait', '500ms')).toBe(500);
+    expect(lockWait('--row-lock-wait', '30')).toBe(30_000);
+    expect(lockWait('--row-lock-wait', '2m')).toBe(120_000);
+    expect(lockWait('--row-lock-wait', '1h')).toBe(3_600_000);
+    expect(lockWait('--row-lock-wait', '0')).toBe(0);
   });
 
   it('refuses what is not a duration, and more than a day', () => {
-    expect(() => lockWait('--lock-wait', 'soon')).toThrow(/--lock-wait takes a duration/);
-    expect(() => lockWait('--lock-wait', '-1s')).toThrow(/--lock-wait/);
-    expect(() => lockWait('--lock-wait', '25h')).toThrow(/at most 24h/);
+    expect(() => lockWait('--row-lock-wait', 'soon')).toThrow(/--row-lock-wait takes a duration/);
+    expect(() => lockWait('--row-lock-wait', '-1s')).toThrow(/--row-lock-wait/);
+    expect(() => lockWait('--row-lock-wait', '25h')).toThrow(/at most 24h/);
   });
 });
