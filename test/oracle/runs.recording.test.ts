@@ -16,11 +16,16 @@ type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 function scriptedPool(locked: Record<string, unknown>[] = []) {
   let runId = 40;
   return new RecordingPool({
-    execute: (sql) => {
+    execute: (sql, binds) => {
       if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
       if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
       if (sql === oracleQuery('run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
-      if (sql === oracleQuery('lock_error_rows') || sql === oracleQuery('lock_stale_processing')) return { rows: locked };
+      if (sql === oracleQuery('lock_stale_processing')) return { rows: locked };
+      // retry walks its batches by stage_id (find, then lock the range): only rows past the cursor
+      if (sql === oracleQuery('find_error_rows') || sql === oracleQuery('lock_error_rows')) {
+        const after = (binds.after_stage_id as { val: number }).val;
+        return { rows: locked.filter((row) => Number(row.STAGE_ID) > after) };
+      }
       if (sql === oracleQuery('status_retry_wait')) return { rows: [{ N: '2', NEXT_DUE_AT: '2026-01-01T01:00:00.000Z' }] };
       return { rows: [] };
     },
