@@ -1,5 +1,6 @@
 /**
- * End-to-end benchmark against server PostgreSQL (issue 2, groundwork for issue 5).
+ * End-to-end benchmark against server PostgreSQL: load / ceiling targets 0.40 and 0.60, results
+ * in bench/RESULTS.md (docs/ARCHITECTURE.md, section 10).
  *
  * In ONE run, each measurement in a fresh database (bench_<pid>_<label>, dropped afterwards
  * unless --keep):

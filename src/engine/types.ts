@@ -195,7 +195,7 @@ export interface LatestRawRecord {
   rawRecord: string | null;
 }
 
-/** What the run history says about a file (by sha256): for skip and resume (seed 003). */
+/** What the run history says about a file (by sha256): for skip and resume (docs/ARCHITECTURE.md, section 2, step 2). */
 export interface StagingHistory {
   /** The load (run id) that staged it. */
   loadId: number;

@@ -194,9 +194,10 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
   // (parsing), processing by the database, so together they take about the longer of the two
   // instead of their sum (bench/RESULTS.md: 0.46 → 0.54 of the ceiling). Not the default: a key
   // repeated within one file can then be merged with its earlier line before the later line is
-  // staged, and if the later line is rejected, orders keeps the earlier line's values (rule 1,
-  // "the last occurrence wins", holds for the stage, not for orders). For files known to have
-  // unique keys it is safe. PGlite has one connection: its phases always run in sequence.
+  // staged, and if the later line is rejected, orders keeps the earlier line's values (the staging
+  // rule, "the last occurrence wins", holds for the stage, not for orders: docs/ARCHITECTURE.md,
+  // section 2). For files known to have unique keys it is safe. PGlite has one connection: its
+  // phases always run in sequence.
   const overlap = command === 'load' && options.overlap === true && engine.capabilities.concurrentConnections;
   const internal = new AbortController();
   const signal = options.signal === undefined ? internal.signal : AbortSignal.any([options.signal, internal.signal]);
@@ -238,7 +239,8 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
           break;
         }
         const sha = await sha256File(file.path);
-        // seed 003: what did an earlier run of this very file (same sha256) commit?
+        // Skip and resume (docs/ARCHITECTURE.md, section 2, step 2): what did an earlier run of
+        // this very file (same sha256) commit?
         const recorded = await db('reading the staging history', () => engine.stagingHistory(sha));
         // The same bytes read with another encoding or delimiter are another file: a rerun that
         // corrects --encoding must stage it, not skip it. --restage stages it again regardless.

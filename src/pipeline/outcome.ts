@@ -1,6 +1,6 @@
 import type { StatusTally } from '../engine/types.js';
 
-/** Exit codes, as SQL*Loader's (DESIGN.md). */
+/** Exit codes, as SQL*Loader's: 0 OK, 1 failed, 2 rows rejected (docs/ARCHITECTURE.md, section 9). */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_ROWS_REJECTED = 2;

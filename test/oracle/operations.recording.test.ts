@@ -1,5 +1,5 @@
 /**
- * Oracle engine operations (issue 4: retry, recover, errors export, resume, progress) against a
+ * Oracle engine operations (retry, recover, errors export, resume, progress) against a
  * RECORDING connection (test/oracle/recording-connection.ts). These tests check what the engine
  * sends to node-oracledb (SQL text, binds, bindDefs, options, statement order, commit) and how
  * it reads thin-mode-shaped answers. They run no SQL and say nothing about how a real Oracle

@@ -142,7 +142,7 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
 }
 
 /**
- * Rule 5 of DESIGN.md for one load: each data line (by line number) is staged by that load,
+ * Every line is accounted for (docs/ARCHITECTURE.md, section 2) for one load: each data line (by line number) is staged by that load,
  * or rejected with a PARSE error-log row carrying its line number and raw text, or overridden by
  * a later line with the same key. Returns the line numbers not accounted for.
  */

@@ -1,5 +1,5 @@
 /**
- * Shared machinery of the survival harness (issue 6): order-file generation with bad rows mixed
+ * Shared machinery of the survival harness (project `survival`): order-file generation with bad rows mixed
  * in, the CLI as a child process (dist/src/cli.js, built by `npm test` before vitest runs), and
  * the reduced / full sizes.
  *

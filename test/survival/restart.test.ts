@@ -1,6 +1,6 @@
 /**
  * Survival 4: the database server restarted during a load, and the database gone longer than the
- * retry budget (DESIGN.md rule 4: a chunk-level fatal failure rolls the chunk back, is retried with
+ * retry budget (docs/ARCHITECTURE.md, section 6: a chunk-level fatal failure rolls the chunk back, is retried with
  * backoff a bounded number of times, then the run stops with a clear message and exit code 1 —
  * nothing lost, nothing half-done).
  *

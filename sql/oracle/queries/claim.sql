@@ -16,7 +16,7 @@
 -- The hint pins that plan: the statement has no row limit (it cannot, see above), so the
 -- optimizer (ALL_ROWS) costs it as if every claimable row were fetched and, right after a big
 -- staging, prefers a full scan plus SORT ORDER BY of all claimable rows, on every claim: the
--- quadratic claim of DESIGN.md (the PostgreSQL engine pins its plan for the same reason). The
+-- quadratic claim (the PostgreSQL engine pins its plan for the same reason, migration 003). The
 -- ordered index range scan needs no sort, so the cursor stops after the N rows fetched.
 SELECT /*+ INDEX_ASC(order_stage ix_order_stage_claimable) */
        stage_id,

@@ -8,7 +8,7 @@
 -- by this transaction's claim (FOR UPDATE), so they are exactly the values the pipeline
 -- validated. Binding a NUMBER only means no bind of this statement can raise NJS-058 (string
 -- longer than maxSize) or NJS-011, and the data does not travel back over the network (it
--- cost as much as the MERGE itself in DESIGN.md's prototype). Same choice as the PostgreSQL
+-- cost as much as the MERGE itself when the values were bound). Same choice as the PostgreSQL
 -- engine (order_loader_merge_ids).
 --
 -- No RETURNING (outBinds shift after an errored row with batchErrors) and no dmlRowCounts

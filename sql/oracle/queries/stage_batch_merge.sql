@@ -1,4 +1,5 @@
--- Upsert the staging batch into order_stage by source_key (DESIGN.md rule 1), one set-based
+-- Upsert the staging batch into order_stage by source_key (the staging rule: the last
+-- occurrence of a source_key wins; docs/ARCHITECTURE.md, section 2), one set-based
 -- statement. Same rules as sql/postgres/queries/stage_batch.sql:
 --   new key                      -> inserted, READY (ERROR when the line failed parsing)
 --   values changed, or re-parsed -> updated, READY again (or ERROR); attempt_count back to 0

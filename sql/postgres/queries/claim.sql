@@ -3,9 +3,9 @@
 -- $3: optional array of load_ids to restrict to (NULL = any load).
 --
 -- Keyset cursor (stage_id > last) over the partial index ix_order_stage_claimable: each chunk
--- starts where the previous one ended, so rows already DONE/ERROR are never rescanned. The
--- prototype's `ORDER BY stage_id LIMIT n` without a cursor rescanned the dead index entries of
--- every finished chunk and went quadratic (DESIGN.md).
+-- starts where the previous one ended, so rows already DONE/ERROR are never rescanned. A plain
+-- `ORDER BY stage_id LIMIT n` without a cursor rescans the dead index entries of every finished
+-- chunk and goes quadratic.
 -- The SELECT … FOR UPDATE SKIP LOCKED itself lives in order_loader_claim (migration 003) so that
 -- its plan can be pinned: measured 520-550 ms per claim at 1M rows as a plain statement without
 -- statistics (bitmap scan + sort of all claimable rows), 2-5 ms pinned to the ordered index scan.

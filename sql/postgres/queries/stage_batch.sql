@@ -1,4 +1,5 @@
--- Upsert one staging batch into order_stage by source_key (DESIGN.md rule 1).
+-- Upsert one staging batch into order_stage by source_key (the staging rule: the last occurrence
+-- of a source_key wins; docs/ARCHITECTURE.md, section 2).
 -- $1..$8: the batch as column arrays (one bind per column, not per row); $9: load_id.
 --   new key                      → inserted, READY (ERROR when the line failed parsing)
 --   values changed, or re-parsed → updated, READY again; attempt_count back to 0 (the attempts

@@ -1,7 +1,7 @@
 import type { FailureKind } from '../types.js';
 
 /**
- * Oracle errors by consequence (DESIGN.md rule 4).
+ * Oracle errors by consequence (docs/ARCHITECTURE.md, section 6 "Failure classes").
  *  - fatal for the chunk: the connection, the instance or its space is gone; the chunk rolls
  *    back and is retried with backoff. A connection that raised one is dropped from the pool.
  *  - transient for a row: may succeed if tried again later (RETRY_WAIT).
