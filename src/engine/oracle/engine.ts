@@ -999,14 +999,9 @@ export class OracleEngine implements Engine {
    * first `limit` of their union (in stage_id order) are kept.
    */
   async listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterStageId?: number | undefined }): Promise<ErrorRowReport[]> {
-    const floored = Math.floor(filter.limit);
-    if (!(floored > 0)) return [];
-    const limit = Math.min(floored, Number.MAX_SAFE_INTEGER);
-    const lists: SlotList[] = [
-      { name: 'load_id', values: idList(filter.loadIds, 'load id') },
-      { name: 'error_code', values: textList(filter.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
-    ];
-    if (lists.some((l) => l.values !== null && l.values.length === 0)) return [];
+    const page = errorPage(filter);
+    if (page === null) return [];
+    const { limit, lists } = page;
     return this.withConnection(async (connection) => {
       const out: ErrorRowReport[] = [];
       for (const binds of slotCombinations(this.c, lists)) {
@@ -1026,14 +1021,9 @@ export class OracleEngine implements Engine {
 
   /** queries/rejected_lines.sql: one page past `afterErrorId`, lists and slices as in listErrorRows. */
   async listRejectedLines(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterErrorId?: number | undefined }): Promise<RejectedLine[]> {
-    const floored = Math.floor(filter.limit);
-    if (!(floored > 0)) return [];
-    const limit = Math.min(floored, Number.MAX_SAFE_INTEGER);
-    const lists: SlotList[] = [
-      { name: 'load_id', values: idList(filter.loadIds, 'load id') },
-      { name: 'error_code', values: textList(filter.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
-    ];
-    if (lists.some((l) => l.values !== null && l.values.length === 0)) return [];
+    const page = errorPage(filter);
+    if (page === null) return [];
+    const { limit, lists } = page;
     return this.withConnection(async (connection) => {
       const out: RejectedLine[] = [];
       for (const binds of slotCombinations(this.c, lists)) {
@@ -1118,4 +1108,19 @@ export async function createOracleEngine(options: OracleEngineOptions): Promise<
     stmtCacheSize: 40,
   });
   return new OracleEngine(pool, oracledb);
+}
+
+/**
+ * The page of an error listing (ERROR rows, rejected lines): its row limit and its load / error
+ * code lists; null when nothing can match (no rows asked for, or an empty list).
+ */
+function errorPage(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): { limit: number; lists: SlotList[] } | null {
+  const floored = Math.floor(filter.limit);
+  if (!(floored > 0)) return null;
+  const lists: SlotList[] = [
+    { name: 'load_id', values: idList(filter.loadIds, 'load id') },
+    { name: 'error_code', values: textList(filter.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
+  ];
+  if (lists.some((l) => l.values !== null && l.values.length === 0)) return null;
+  return { limit: Math.min(floored, Number.MAX_SAFE_INTEGER), lists };
 }
