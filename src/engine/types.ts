@@ -213,38 +213,6 @@ export interface StagingHistory {
   readAs: { encoding: string; delimiter: string };
 }
 
-/** Operations inside one transaction on one connection. */
-export interface EngineTx {
-  /** Upsert into order_stage by source_key following the idempotency rule. `rows` is non-empty, keys unique. */
-  stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchCounts>;
-  /** Claim up to `limit` claimable rows (READY, or RETRY_WAIT that is due) with row locks, SKIP LOCKED. */
-  claimChunk(query: ClaimQuery): Promise<ClaimedRow[]>;
-  /** MERGE rows into orders by source_key; returns the rows the database refused. Rows not returned are merged (pending commit). */
-  mergeOrders(rows: ClaimedRow[], options: MergeOptions): Promise<RowFailure[]>;
-  /** Write the chunk's statuses and error-log rows. */
-  finalizeChunk(chunk: ChunkFinalization): Promise<void>;
-  /** Append rows to order_bulk_error. */
-  logErrors(rows: ErrorLogInput[]): Promise<void>;
-  /** Append an event to load_run_event. */
-  addRunEvent(runId: number, event: RunEventInput): Promise<void>;
-  /**
-   * Lock the next ERROR rows that match (FOR UPDATE: waits for a chunk that holds one), in
-   * stage_id order, the first `window.limit` after `window.afterStageId` (a few more when rows
-   * became ERROR during the call). An empty selector matches every ERROR row.
-   */
-  lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
-  /** The rows lockErrorRows would lock, read without locking anything (a dry run). */
-  findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
-  /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
-  lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
-  /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
-  applyManualChanges(changes: ManualChange[]): Promise<void>;
-  /** The raw text of the latest error-log row of each of these stage rows (rows without one are left out). */
-  latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]>;
-  /** The file layout each of these loads recorded when its staging started (loads without one are left out). */
-  fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>>;
-}
-
 export interface RunStart {
   command: string;
   fileName: string | null;
@@ -303,67 +271,18 @@ export interface StatusReport {
 /** Counts of the rows of some loads, by status (for exit codes and summaries). */
 export type StatusTally = Partial<Record<ProcessStatus, number>>;
 
-export interface EngineCapabilities {
-  /** Several connections can work at once (server databases); false for embedded PGlite. */
-  readonly concurrentConnections: boolean;
-  /** Largest chunk the engine accepts (Oracle: NJS-141 past 65,535 batch errors). */
-  readonly maxChunkSize: number;
-}
-
-export interface TransactionOptions {
-  /**
-   * The longest this transaction waits for any one lock another session holds, in
-   * milliseconds; 0 waits for ever; undefined leaves the database's own setting. PostgreSQL:
-   * `SET LOCAL lock_timeout`. Oracle DML has no such setting: ignored there.
-   */
-  lockWaitMs?: number | undefined;
-}
-
-export interface Engine {
-  readonly kind: EngineKind;
-  readonly capabilities: EngineCapabilities;
-  /** Apply pending migrations; returns the names applied (empty when up to date). Safe to run concurrently and repeatedly. */
-  migrate(): Promise<string[]>;
-  /** Run `fn` in one transaction on one checked-out connection: COMMIT on success, ROLLBACK on throw. */
-  transaction<T>(fn: (tx: EngineTx) => Promise<T>, options?: TransactionOptions): Promise<T>;
-  /**
-   * Cancel the statements running on this engine's connections now (a second SIGINT, before the
-   * process exits): a backend blocked on a lock would otherwise keep waiting, holding the
-   * chunk's row locks, after our end of the connection is gone. Absent where nothing can
-   * outlive the process (PGlite) or it is not implemented.
-   */
-  cancelRunning?(): Promise<void>;
-  /** Classify a thrown error: a chunk-level fatal one (connection lost, …) or anything else. */
-  classifyError(error: unknown): FailureKind;
-
-  startRun(run: RunStart): Promise<number>;
-  finishRun(runId: number, status: RunStatus, counts: RunCounts, message: string | null): Promise<void>;
-  listRuns(limit: number): Promise<RunRecord[]>;
-  listRunEvents(runIds: number[]): Promise<RunEventRecord[]>;
-  statusReport(): Promise<StatusReport>;
-  /** Rows in RETRY_WAIT and when the first is due (statusReport's summary, without its counts per load). */
-  retryWaitSummary(): Promise<StatusReport['retryWait']>;
-  /** Counts by status of the rows whose last staging load is one of `loadIds`. */
-  tallyLoads(loadIds: number[]): Promise<StatusTally>;
-  /** What a chunk committed, by its batch_id (after a lost COMMIT reply): counts by status and its last stage_id. */
-  tallyBatch(batchId: string): Promise<{ tally: StatusTally; lastStageId: number | null }>;
-  /** ERROR rows with their latest error, in stage_id order; with afterStageId, only rows past it (one page of a keyset walk). */
-  listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterStageId?: number | undefined }): Promise<ErrorRowReport[]>;
-  /** Lines rejected without a stage row, in error_id order; with afterErrorId, only rows past it. */
-  listRejectedLines(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterErrorId?: number | undefined }): Promise<RejectedLine[]>;
-  /** The most recent load of a file with this sha256, or null. */
-  stagingHistory(sha256: string): Promise<StagingHistory | null>;
-  /** Runs still marked RUNNING. */
-  runningRuns(): Promise<RunRecord[]>;
-  /** Rows claimable now (READY, or RETRY_WAIT that is due): the total shown by progress. */
-  claimableCount(): Promise<number>;
-  /**
-   * `bench` works in a workspace of its own, never in the loader's tables: create it (a schema
-   * on PostgreSQL) with the loader's tables, and make it this engine's scope until dropped.
-   * An engine that cannot isolate a workspace refuses (a UserError).
-   */
-  createWorkspace(name: string): Promise<void>;
-  /** Drop the workspace and everything in it; the engine is back on the loader's tables. */
-  dropWorkspace(name: string): Promise<void>;
-  close(): Promise<void>;
-}
+export type {
+  ChunkTx,
+  Driver,
+  Engine,
+  EngineCapabilities,
+  EngineTx,
+  JournalTx,
+  OperatorTx,
+  Reports,
+  RunJournal,
+  StagingTx,
+  TransactionOptions,
+  Transactor,
+  Workspaces,
+} from './contract.js';

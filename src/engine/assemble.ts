@@ -1,0 +1,51 @@
+/**
+ * Builds an {@link Engine} from a driver and the slices an engine folder implements. The
+ * transaction and the connection handling come from src/engine/transaction.ts, so that no
+ * engine writes commit, rollback or release itself.
+ */
+import type { Driver, Engine, EngineTx, Reports, RunJournal, Workspaces } from './contract.js';
+import { inTransaction } from './transaction.js';
+
+export interface EngineParts<C> {
+  driver: Driver<C>;
+  /** The transaction slices over one connection (staging, chunk, operator, journal). */
+  transactionSlices(connection: C): EngineTx;
+  journal: RunJournal;
+  reports: Reports;
+  workspaces: Workspaces;
+  /** Apply pending migrations (src/engine/migrations.ts with this engine's hooks). */
+  migrate(): Promise<string[]>;
+}
+
+export function assembleEngine<C>(parts: EngineParts<C>): Engine {
+  const { driver, journal, reports, workspaces } = parts;
+  const engine: Engine = {
+    kind: driver.kind,
+    capabilities: driver.capabilities,
+    migrate: () => parts.migrate(),
+    transaction: (fn, options) => inTransaction(driver, (connection) => fn(parts.transactionSlices(connection)), options),
+    classifyError: (error) => driver.classifyError(error),
+    close: () => driver.close(),
+
+    startRun: (run) => journal.startRun(run),
+    finishRun: (runId, status, counts, message) => journal.finishRun(runId, status, counts, message),
+    stagingHistory: (sha256) => journal.stagingHistory(sha256),
+    runningRuns: () => journal.runningRuns(),
+
+    listRuns: (limit) => reports.listRuns(limit),
+    listRunEvents: (runIds) => reports.listRunEvents(runIds),
+    statusReport: () => reports.statusReport(),
+    retryWaitSummary: () => reports.retryWaitSummary(),
+    tallyLoads: (loadIds) => reports.tallyLoads(loadIds),
+    tallyBatch: (batchId) => reports.tallyBatch(batchId),
+    listErrorRows: (filter) => reports.listErrorRows(filter),
+    listRejectedLines: (filter) => reports.listRejectedLines(filter),
+    claimableCount: () => reports.claimableCount(),
+
+    createWorkspace: (name) => workspaces.createWorkspace(name),
+    dropWorkspace: (name) => workspaces.dropWorkspace(name),
+  };
+  const cancel = driver.cancelRunning;
+  if (cancel !== undefined) engine.cancelRunning = () => cancel.call(driver);
+  return engine;
+}

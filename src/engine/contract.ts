@@ -1,0 +1,194 @@
+/**
+ * The engine contract, in slices that match who uses them (docs/ARCHITECTURE.md, "Engines").
+ *
+ * An engine is a folder under src/engine/<name>/ that implements:
+ * - a {@link Driver} over its own connection type: check out, begin, commit, rollback,
+ *   release (discarding a broken connection), classify an error, close — plus capability flags;
+ * - the four transaction slices ({@link StagingTx}, {@link ChunkTx}, {@link OperatorTx},
+ *   {@link JournalTx}) as factories over one connection;
+ * - the connection-level slices ({@link RunJournal}, {@link Reports}, {@link Workspaces});
+ * - the hooks of the one migration runner (src/engine/migrations.ts).
+ * src/engine/assemble.ts puts them together into an {@link Engine}; the transaction logic
+ * (commit, rollback, discard on a fatal error) is written once, in src/engine/transaction.ts.
+ *
+ * Each pipeline module asks for the slices it uses and nothing else (a {@link Transactor} over
+ * the transaction slices it needs, plus the connection-level methods it calls).
+ */
+import type {
+  ChunkFinalization,
+  ClaimQuery,
+  ClaimedRow,
+  EngineKind,
+  ErrorLogInput,
+  ErrorRowReport,
+  FailureKind,
+  FileLayout,
+  KeysetWindow,
+  LatestRawRecord,
+  ManualChange,
+  MergeOptions,
+  RejectedLine,
+  RowFailure,
+  RowSelector,
+  RunCounts,
+  RunEventInput,
+  RunEventRecord,
+  RunRecord,
+  RunStart,
+  RunStatus,
+  StageBatchCounts,
+  StageInput,
+  StageRowSnapshot,
+  StagingHistory,
+  StatusReport,
+  StatusTally,
+} from './types.js';
+
+export interface EngineCapabilities {
+  /** Several connections can work at once (server databases); false for embedded PGlite. */
+  readonly concurrentConnections: boolean;
+  /** Largest chunk the engine accepts (Oracle: NJS-141 past 65,535 batch errors). */
+  readonly maxChunkSize: number;
+}
+
+export interface TransactionOptions {
+  /**
+   * The longest this transaction waits for any one lock another session holds, in
+   * milliseconds; 0 waits for ever; undefined leaves the database's own setting. PostgreSQL:
+   * `SET LOCAL lock_timeout`. Oracle DML has no such setting: ignored there.
+   */
+  lockWaitMs?: number | undefined;
+}
+
+/**
+ * The small part of an engine that talks to its driver: one connection at a time. Everything
+ * else an engine does is written against the connection type `C` this hands out.
+ */
+export interface Driver<C> {
+  readonly kind: EngineKind;
+  readonly capabilities: EngineCapabilities;
+  /** Check a connection out (of a pool, or the one embedded connection). */
+  acquire(): Promise<C>;
+  /** Start a transaction (a no-op where the driver starts one implicitly). */
+  begin(connection: C, options: TransactionOptions | undefined): Promise<void>;
+  commit(connection: C): Promise<void>;
+  rollback(connection: C): Promise<void>;
+  /** Give the connection back; with `broken`, it must never be handed out again. */
+  release(connection: C, broken: Error | undefined): Promise<void>;
+  /** Classify a thrown error: a chunk-level fatal one (connection lost, …) or anything else. */
+  classifyError(error: unknown): FailureKind;
+  /** Cancel the statements running on connections now checked out (absent: nothing can outlive the process). */
+  cancelRunning?(): Promise<void>;
+  /** Close every connection. */
+  close(): Promise<void>;
+}
+
+/** Staging a file: upsert batches into order_stage, log the lines that could not be staged. */
+export interface StagingTx {
+  /** Upsert into order_stage by source_key following the idempotency rule. `rows` is non-empty, keys unique. */
+  stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchCounts>;
+  /** Append rows to order_bulk_error. */
+  logErrors(rows: ErrorLogInput[]): Promise<void>;
+}
+
+/** Processing one chunk: claim, merge, finalize, all in one transaction. */
+export interface ChunkTx {
+  /** Claim up to `limit` claimable rows (READY, or RETRY_WAIT that is due) with row locks, SKIP LOCKED. */
+  claimChunk(query: ClaimQuery): Promise<ClaimedRow[]>;
+  /** MERGE rows into orders by source_key; returns the rows the database refused. Rows not returned are merged (pending commit). */
+  mergeOrders(rows: ClaimedRow[], options: MergeOptions): Promise<RowFailure[]>;
+  /** Write the chunk's statuses and error-log rows. */
+  finalizeChunk(chunk: ChunkFinalization): Promise<void>;
+}
+
+/** An operator's audited changes (retry with corrections, recover). */
+export interface OperatorTx {
+  /**
+   * Lock the next ERROR rows that match (FOR UPDATE: waits for a chunk that holds one), in
+   * stage_id order, the first `window.limit` after `window.afterStageId` (a few more when rows
+   * became ERROR during the call). An empty selector matches every ERROR row.
+   */
+  lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
+  /** The rows lockErrorRows would lock, read without locking anything (a dry run). */
+  findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
+  /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
+  lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
+  /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
+  applyManualChanges(changes: ManualChange[]): Promise<void>;
+  /** The raw text of the latest error-log row of each of these stage rows (rows without one are left out). */
+  latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]>;
+  /** The file layout each of these loads recorded when its staging started (loads without one are left out). */
+  fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>>;
+}
+
+/** Recording a run event in the same transaction as the work it describes. */
+export interface JournalTx {
+  /** Append an event to load_run_event. */
+  addRunEvent(runId: number, event: RunEventInput): Promise<void>;
+}
+
+/** Everything one transaction can do. */
+export type EngineTx = StagingTx & ChunkTx & OperatorTx & JournalTx;
+
+/** Runs `fn` in one transaction on one connection: COMMIT on success, ROLLBACK on throw. */
+export interface Transactor<Tx> {
+  transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+/** The run journal: load_run rows and what the history says about a file. */
+export interface RunJournal {
+  startRun(run: RunStart): Promise<number>;
+  finishRun(runId: number, status: RunStatus, counts: RunCounts, message: string | null): Promise<void>;
+  /** The most recent load of a file with this sha256, or null. */
+  stagingHistory(sha256: string): Promise<StagingHistory | null>;
+  /** Runs still marked RUNNING. */
+  runningRuns(): Promise<RunRecord[]>;
+}
+
+/** Read-only reports: status, tallies, run history, error listings. */
+export interface Reports {
+  listRuns(limit: number): Promise<RunRecord[]>;
+  listRunEvents(runIds: number[]): Promise<RunEventRecord[]>;
+  statusReport(): Promise<StatusReport>;
+  /** Rows in RETRY_WAIT and when the first is due (statusReport's summary, without its counts per load). */
+  retryWaitSummary(): Promise<StatusReport['retryWait']>;
+  /** Counts by status of the rows whose last staging load is one of `loadIds`. */
+  tallyLoads(loadIds: number[]): Promise<StatusTally>;
+  /** What a chunk committed, by its batch_id (after a lost COMMIT reply): counts by status and its last stage_id. */
+  tallyBatch(batchId: string): Promise<{ tally: StatusTally; lastStageId: number | null }>;
+  /** ERROR rows with their latest error, in stage_id order; with afterStageId, only rows past it (one page of a keyset walk). */
+  listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterStageId?: number | undefined }): Promise<ErrorRowReport[]>;
+  /** Lines rejected without a stage row, in error_id order; with afterErrorId, only rows past it. */
+  listRejectedLines(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterErrorId?: number | undefined }): Promise<RejectedLine[]>;
+  /** Rows claimable now (READY, or RETRY_WAIT that is due): the total shown by progress. */
+  claimableCount(): Promise<number>;
+}
+
+/**
+ * `bench` works in a workspace of its own, never in the loader's tables: create it (a schema
+ * on PostgreSQL) with the loader's tables, and make it this engine's scope until dropped.
+ * An engine that cannot isolate a workspace refuses (a UserError).
+ */
+export interface Workspaces {
+  createWorkspace(name: string): Promise<void>;
+  /** Drop the workspace and everything in it; the engine is back on the loader's tables. */
+  dropWorkspace(name: string): Promise<void>;
+}
+
+/** A whole engine, as src/engine/assemble.ts builds it from a driver and the slices. */
+export interface Engine extends Transactor<EngineTx>, RunJournal, Reports, Workspaces {
+  readonly kind: EngineKind;
+  readonly capabilities: EngineCapabilities;
+  /** Apply pending migrations; returns the names applied (empty when up to date). Safe to run concurrently and repeatedly. */
+  migrate(): Promise<string[]>;
+  /**
+   * Cancel the statements running on this engine's connections now (a second SIGINT, before the
+   * process exits): a backend blocked on a lock would otherwise keep waiting, holding the
+   * chunk's row locks, after our end of the connection is gone. Absent where nothing can
+   * outlive the process (PGlite) or it is not implemented.
+   */
+  cancelRunning?(): Promise<void>;
+  /** Classify a thrown error: a chunk-level fatal one (connection lost, …) or anything else. */
+  classifyError(error: unknown): FailureKind;
+  close(): Promise<void>;
+}
