@@ -44,7 +44,7 @@ CREATE TABLE order_stage (
 -- whose key is entirely NULL: this function-based index therefore holds only claimable rows
 -- (READY, RETRY_WAIT), keyed by stage_id. queries/claim.sql filters and orders by the very
 -- same expression, so the keyset cursor (> last stage_id) walks this index and never rescans
--- rows already DONE or ERROR (the quadratic claim of DESIGN.md's prototype).
+-- rows already DONE or ERROR (a claim that rescans them is quadratic in the rows staged).
 CREATE INDEX ix_order_stage_claimable ON order_stage (
   CASE WHEN process_status IN ('READY', 'RETRY_WAIT') THEN stage_id END
 )

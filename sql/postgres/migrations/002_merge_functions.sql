@@ -3,8 +3,8 @@
 --
 -- order_loader_merge_ids: one set-based MERGE of the given stage rows. The rows are locked by
 -- the caller's claim (FOR UPDATE), so their values cannot change under us; the data never
--- travels to the client and back (binding a chunk's values back cost as much as the MERGE in
--- the prototype that DESIGN.md describes).
+-- travels to the client and back (binding a chunk's values back, as a first version did, cost
+-- as much as the MERGE itself).
 CREATE OR REPLACE FUNCTION order_loader_merge_ids(p_ids bigint[])
 RETURNS void
 LANGUAGE plpgsql
@@ -35,7 +35,7 @@ $$;
 -- parts, recursively, down to single rows; a single row that fails is returned with the
 -- database's SQLSTATE and message. Every other row stays merged (pending the caller's commit).
 --
--- Why blocks and not "whole chunk, then bisect": measured in DESIGN.md's prototype, bisection
+-- Why blocks and not "whole chunk, then bisect": measured on a first version, bisection
 -- doubled the time at 0.1% failing rows, because nearly every chunk then holds a bad row and the
 -- whole chunk is redone log2(n) times. The caller passes p_block = chunk size while no row has
 -- failed (one statement, the common case), and a block near sqrt(statement cost / (row cost x
