@@ -6,8 +6,8 @@ import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
 
 /**
- * Staging on one connection: a batch goes into the global temporary table order_stage_batch (executeMany of
- * queries/stage_batch_insert.sql after stage_batch_clear.sql), is counted
+ * Staging on one connection: a batch goes into the global temporary table order_stage_batch
+ * (executeMany of queries/stage_batch_insert.sql after stage_batch_clear.sql), is counted
  * (stage_batch_counts.sql) and merged into order_stage (stage_batch_merge.sql).
  */
 export function oracleStagingTx(connection: OraConnection, { binds, queryOptions }: OracleKit): StagingTx {
