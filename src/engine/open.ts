@@ -24,7 +24,7 @@ export async function openEngine(target: DbTarget, options: OpenOptions): Promis
       );
     }
     case 'oracle': {
-      const { createOracleEngine } = await import('./oracle/engine.js');
+      const { createOracleEngine } = await import('./oracle/index.js');
       return createOracleEngine({
         user: target.user,
         password: target.password,

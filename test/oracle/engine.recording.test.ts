@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import oracledb from 'oracledb';
-import { createOracleEngineWithPool, OracleChunkError, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/engine.js';
+import { createOracleEngineWithPool, OracleChunkError, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ClaimedRow, StageInput } from '../../src/engine/types.js';
 import { batchError, constants, driverError, RecordingPool } from './recording-connection.js';

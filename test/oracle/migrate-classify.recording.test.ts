@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyOracleCode, classifyOracleError, oracleCodeFromMessage } from '../../src/engine/oracle/classify.js';
-import { createOracleEngineWithPool } from '../../src/engine/oracle/engine.js';
+import { createOracleEngineWithPool } from '../../src/engine/oracle/index.js';
 import { splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { batchError, constants, driverError, placeholders, RecordingPool } from './recording-connection.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import oracledb from 'oracledb';
-import { createOracleEngineWithPool, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/engine.js';
+import { createOracleEngineWithPool, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ManualChange } from '../../src/engine/types.js';
 import { retryRows } from '../../src/pipeline/operations.js';

@@ -24,7 +24,7 @@ import type {
   OraExecuteOptions,
   OraExecuteResult,
   OraPool,
-} from '../../src/engine/oracle/driver.js';
+} from '../../src/engine/oracle/oracledb-types.js';
 
 export const constants = oracledb as unknown as OraConstants;
 const DB = oracledb as unknown as { DB_TYPE_NUMBER: unknown; DB_TYPE_VARCHAR: unknown; DB_TYPE_CLOB: unknown };

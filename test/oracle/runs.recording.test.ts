@@ -4,7 +4,7 @@
  * here runs on an Oracle Database.
  */
 import { describe, expect, it } from 'vitest';
-import { createOracleEngineWithPool } from '../../src/engine/oracle/engine.js';
+import { createOracleEngineWithPool } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { OrderLoader } from '../../src/loader.js';
 import { memoryLogger } from '../support/memory-logger.js';

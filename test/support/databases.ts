@@ -16,7 +16,7 @@ import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTestTarget } from './oracle-target.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
-import { loadOracledb } from '../../src/engine/oracle/driver.js';
+import { loadOracledb } from '../../src/engine/oracle/oracledb-types.js';
 
 /**
  * The migrated template database, named after the migrations it holds: concurrent test runs

@@ -9,7 +9,7 @@
  *     ORDER_LOADER_TEST_ORACLE_PASSWORD=... npm test
  */
 import { parseDbUrl } from '../../src/engine/db-url.js';
-import { loadOracledb } from '../../src/engine/oracle/driver.js';
+import { loadOracledb } from '../../src/engine/oracle/oracledb-types.js';
 import { oracleCodesOf } from '../../src/engine/oracle/classify.js';
 
 export interface OracleTestTarget {

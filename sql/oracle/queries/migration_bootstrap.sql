@@ -9,7 +9,7 @@ CREATE TABLE order_loader_migration (
 )
 /
 -- Holds no rows: migrate() locks it IN EXCLUSIVE MODE on a connection of its own for the
--- whole migration (see src/engine/oracle/migrate.ts for why not order_loader_migration).
+-- whole migration (see src/engine/oracle/migrations.ts for why not order_loader_migration).
 CREATE TABLE order_loader_migration_lock (
   id NUMBER(1)
 )

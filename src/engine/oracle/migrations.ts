@@ -1,10 +1,13 @@
-import { listMigrations, readSql } from '../../sql-files.js';
-import { classifyOracleError, primaryOracleCode } from './classify.js';
-import type { OraConnection, OraConstants, OraPool } from './driver.js';
+import type { Driver } from '../contract.js';
+import type { MigrationHooks } from '../migrations.js';
+import { inTransaction } from '../transaction.js';
+import { readSql } from '../../sql-files.js';
+import { primaryOracleCode } from './classify.js';
+import type { OraConnection, OraConstants } from './oracledb-types.js';
 import { oracleQuery, splitStatements } from './sql-text.js';
 
 /**
- * Migrations on Oracle.
+ * Migrations on Oracle (the hooks of src/engine/migrations.ts).
  *
  * Oracle DDL commits implicitly, before and after each statement: a migration cannot be one
  * transaction, and a lock taken by the session that runs the DDL is released by its first
@@ -41,76 +44,71 @@ export const ALREADY_APPLIED: ReadonlyMap<string, string> = new Map([
   ['ORA-01442', 'column to be modified to NOT NULL is already NOT NULL'],
 ]);
 
+/** The bookkeeping tables may have been created by another process first. */
+const BOOTSTRAP_TOLERATED: ReadonlySet<string> = new Set(['ORA-00955']);
+
 const NO_BINDS = {};
 
-async function runDdl(connection: OraConnection, statement: string, tolerated: ReadonlySet<string> | ReadonlyMap<string, string>): Promise<boolean> {
+async function runDdl(connection: OraConnection, statement: string, tolerated: ReadonlySet<string> | ReadonlyMap<string, string>): Promise<void> {
   try {
     await connection.execute(statement, NO_BINDS, { autoCommit: false });
-    return true;
   } catch (error) {
-    if (tolerated.has(primaryOracleCode(error))) return false;
-    throw error;
+    if (!tolerated.has(primaryOracleCode(error))) throw error;
   }
 }
 
-async function release(connection: OraConnection, failed: unknown): Promise<void> {
-  const drop = failed !== undefined && classifyOracleError(failed) === 'fatal';
-  try {
-    await connection.rollback();
-  } catch {
-    // the rollback of a broken connection fails: it is dropped below
-    await connection.close({ drop: true }).catch(() => undefined);
-    return;
-  }
-  try {
-    await connection.close(drop ? { drop: true } : undefined);
-  } catch (closeError) {
-    if (failed === undefined) throw closeError;
-  }
+/**
+ * The driver as both migration sessions use it: their transactions end in ROLLBACK, not
+ * COMMIT. Nothing is left to keep (DDL commits itself, each migration commits its record) and
+ * the lock session's ROLLBACK is what releases the table lock. A ROLLBACK that fails after
+ * the work succeeded does not fail the run: the connection is dropped instead.
+ */
+function endingInRollback(driver: Driver<OraConnection>): Driver<OraConnection> {
+  const broken = new WeakMap<OraConnection, Error>();
+  return {
+    ...driver,
+    commit: async (connection) => {
+      try {
+        await driver.rollback(connection);
+      } catch (error) {
+        broken.set(connection, error instanceof Error ? error : new Error(String(error)));
+      }
+    },
+    release: (connection, error) => driver.release(connection, error ?? broken.get(connection)),
+  };
 }
 
-export async function runOracleMigrations(pool: OraPool, constants: OraConstants): Promise<string[]> {
-  const migrations = listMigrations('oracle');
-  const lockConnection = await pool.getConnection();
-  let lockFailure: unknown;
-  try {
-    for (const statement of splitStatements(readSql('oracle', 'queries/migration_bootstrap.sql'))) {
-      await runDdl(lockConnection, statement, new Set(['ORA-00955']));
-    }
-    await lockConnection.execute(oracleQuery('migration_lock'), NO_BINDS, { autoCommit: false });
+export function oracleMigrationHooks(driver: Driver<OraConnection>, c: OraConstants): MigrationHooks<OraConnection> {
+  const session = endingInRollback(driver);
+  return {
+    sqlFolder: 'oracle',
 
-    const work = await pool.getConnection();
-    let workFailure: unknown;
-    try {
-      const result = await work.execute(oracleQuery('migration_applied'), NO_BINDS, { autoCommit: false, outFormat: constants.OUT_FORMAT_OBJECT });
-      const applied = new Set(
+    serialised: (work) =>
+      inTransaction(session, async (lock) => {
+        for (const statement of splitStatements(readSql('oracle', 'queries/migration_bootstrap.sql'))) {
+          await runDdl(lock, statement, BOOTSTRAP_TOLERATED);
+        }
+        await lock.execute(oracleQuery('migration_lock'), NO_BINDS, { autoCommit: false });
+        return inTransaction(session, work);
+      }),
+
+    async appliedVersions(connection) {
+      const result = await connection.execute(oracleQuery('migration_applied'), NO_BINDS, { autoCommit: false, outFormat: c.OUT_FORMAT_OBJECT });
+      return new Set(
         (result.rows ?? []).map((row) => {
           const value = Array.isArray(row) ? row[0] : (row as Record<string, unknown>).VERSION;
           return Number(value);
         }),
       );
-      const names: string[] = [];
-      for (const migration of migrations) {
-        if (applied.has(migration.version)) continue;
-        for (const statement of splitStatements(migration.sql)) {
-          await runDdl(work, statement, ALREADY_APPLIED);
-        }
-        await work.execute(oracleQuery('migration_record'), { version: migration.version, name: migration.name }, { autoCommit: false });
-        await work.commit();
-        names.push(migration.name);
-      }
-      return names;
-    } catch (error) {
-      workFailure = error;
-      throw error;
-    } finally {
-      await release(work, workFailure);
-    }
-  } catch (error) {
-    lockFailure = error;
-    throw error;
-  } finally {
-    // ROLLBACK releases the table lock.
-    await release(lockConnection, lockFailure);
-  }
+    },
+
+    statements: (migration) => splitStatements(migration.sql),
+
+    applyStatement: (connection, statement) => runDdl(connection, statement, ALREADY_APPLIED),
+
+    async record(connection, migration) {
+      await connection.execute(oracleQuery('migration_record'), { version: migration.version, name: migration.name }, { autoCommit: false });
+      await driver.commit(connection);
+    },
+  };
 }

@@ -1,0 +1,194 @@
+import type { OraBindDef, OraBinds, OraConstants } from './oracledb-types.js';
+import { int } from './rows.js';
+import { byteLength } from './sql-text.js';
+
+/**
+ * How values are bound on Oracle: the bind definitions (types and byte sizes), the value
+ * binds, the slot lists of the queries that take a list of ids or codes, and the limits.
+ *
+ * Values cross the engine interface as text and are bound as text; the SQL converts them with
+ * explicit formats (TO_NUMBER(..., 'NLS_NUMERIC_CHARACTERS=''.,'''), TO_DATE(..., 'YYYY-MM-DD'))
+ * so that no session NLS setting changes their meaning.
+ */
+
+/** NJS-141: more than 65,535 batch errors in one executeMany cannot be reported. Also the
+ * largest bind array any executeMany here sends. */
+export const ORACLE_MAX_CHUNK = 65_535;
+
+/** bindDefs maxSize values, in bytes (node-oracledb compares UTF-8 byte lengths): the
+ * column size in characters times 4 (AL32UTF8), or a generous size for text converted by
+ * TO_NUMBER / TO_DATE (the database, not the driver, should judge those). */
+export const MAX_BYTES = {
+  sourceKey: 400, // VARCHAR2(100 CHAR)
+  numberText: 64,
+  dateText: 64,
+  currency: 12, // VARCHAR2(3 CHAR)
+  code: 120, // VARCHAR2(30 CHAR)
+  message: 4000, // VARCHAR2(1000 CHAR)
+  batchId: 256, // VARCHAR2(64 CHAR)
+  phase: 40, // VARCHAR2(10 CHAR)
+  status: 80, // VARCHAR2(20 CHAR)
+  event: 160, // VARCHAR2(40 CHAR)
+  timestampText: 32,
+  /** order_stage_audit.operator, VARCHAR2(128 CHAR). */
+  operator: 512,
+  /** Longest VARCHAR2 bind in SQL; longer text goes to CLOB columns as a CLOB bind. */
+  varchar: 4000,
+} as const;
+
+/** Column sizes in characters (text is cut to them before binding), and the run message in bytes. */
+export const LIMITS = {
+  sourceKey: 100,
+  code: 30,
+  message: 1000,
+  batchId: 64,
+  event: 40,
+  command: 20,
+  fileName: 1000,
+  host: 255,
+  runMessageBytes: 4000,
+  operator: 128,
+  reason: 1000,
+} as const;
+
+/** Bind slots :id1..:id20 (and :<name>1..:<name>20) of the queries that take a list. */
+export const ID_SLOTS = 20;
+
+export function slices<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+type BindValue<V> = OraBindDef & { val: V };
+
+/** The bind definitions and value binds, written once over the driver's type constants. */
+export class Binds {
+  constructor(readonly c: OraConstants) {}
+
+  number(): OraBindDef {
+    return { type: this.c.DB_TYPE_NUMBER };
+  }
+
+  varchar(maxSize: number): OraBindDef {
+    return { type: this.c.DB_TYPE_VARCHAR, maxSize };
+  }
+
+  /** VARCHAR2 bind when every value fits 4000 bytes (the common case), else a CLOB bind. */
+  longText(values: readonly (string | null)[]): OraBindDef {
+    const fits = values.every((v) => v === null || byteLength(v) <= MAX_BYTES.varchar);
+    return fits ? this.varchar(MAX_BYTES.varchar) : { type: this.c.DB_TYPE_CLOB };
+  }
+
+  num(val: number | null): BindValue<number | null> {
+    return { val, ...this.number() };
+  }
+
+  str(val: string | null, maxSize: number): BindValue<string | null> {
+    return { val, ...this.varchar(maxSize) };
+  }
+
+  longStr(val: string | null): BindValue<string | null> {
+    return { val, ...this.longText([val]) };
+  }
+
+  /** An OUT bind of a NUMBER (RETURNING ... INTO). */
+  outNumber(): OraBindDef {
+    return { dir: this.c.BIND_OUT, type: this.c.DB_TYPE_NUMBER };
+  }
+
+  /** The bind sets that together cover these slot lists (see {@link slotCombinations}). */
+  slotSets(lists: readonly SlotList[]): OraBinds[] {
+    return slotCombinations(this.c, lists);
+  }
+
+  /** :id1..:id20 for one slice (at most ID_SLOTS ids), unused slots NULL. */
+  idSlots(ids: readonly number[]): OraBinds {
+    const binds: OraBinds = {};
+    for (let i = 0; i < ID_SLOTS; i++) binds[`id${i + 1}`] = this.num(ids[i] ?? null);
+    return binds;
+  }
+}
+
+/**
+ * A list bound into the slots of lock_error_rows.sql / error_rows.sql: `null` when the list
+ * is not given (:by_<name> = 0), else its values (:by_<name> = 1). `maxSize` set: VARCHAR2
+ * slots of that many bytes; unset: NUMBER slots.
+ */
+export interface SlotList {
+  name: string;
+  values: readonly (number | string)[] | null;
+  maxSize?: number | undefined;
+}
+
+/** :by_<name> and :<name>1..:<name>20 for one slice (at most ID_SLOTS values) of a list. */
+export function slotBinds(c: OraConstants, name: string, part: readonly (number | string)[] | null, maxSize?: number): OraBinds {
+  if (part !== null && part.length > ID_SLOTS) throw new Error(`Oracle engine: more than ${ID_SLOTS} values for the ${name} slots`);
+  const binds: OraBinds = { [`by_${name}`]: { val: part === null ? 0 : 1, type: c.DB_TYPE_NUMBER } };
+  for (let i = 0; i < ID_SLOTS; i++) {
+    const val = part?.[i] ?? null;
+    binds[`${name}${i + 1}`] = maxSize === undefined ? { val, type: c.DB_TYPE_NUMBER } : { val, type: c.DB_TYPE_VARCHAR, maxSize };
+  }
+  return binds;
+}
+
+/**
+ * The bind sets that together cover some slot lists: every combination of one ID_SLOTS-sized
+ * slice of each given list. The slices of a list are disjoint (values de-duplicated first)
+ * and a row has one value per column, so each row matches exactly one combination: the union
+ * of the executions' rows is the answer, with no duplicates. One list of up to 20 values (the
+ * common case) is one execution.
+ */
+export function slotCombinations(c: OraConstants, lists: readonly SlotList[]): OraBinds[] {
+  let combos: OraBinds[] = [{}];
+  for (const list of lists) {
+    const parts = list.values === null ? [null] : slices([...new Set(list.values)], ID_SLOTS);
+    const next: OraBinds[] = [];
+    for (const combo of combos) {
+      for (const part of parts) next.push({ ...combo, ...slotBinds(c, list.name, part, list.maxSize) });
+    }
+    combos = next;
+  }
+  return combos;
+}
+
+/** A selector list as slot values: undefined or empty = not given (null). Integers are checked. */
+export function idList(values: readonly number[] | undefined, what: string): number[] | null {
+  return values === undefined || values.length === 0 ? null : values.map((v) => int(v, what));
+}
+
+/** A text selector list: undefined or empty = not given (null). Values longer than the column
+ * (`maxChars`) cannot match a row and are left out, so a given list may come back empty. */
+export function textList(values: readonly string[] | undefined, maxChars: number): string[] | null {
+  if (values === undefined || values.length === 0) return null;
+  return values.filter((v) => Array.from(v).length <= maxChars);
+}
+
+/** Slot lists of which a given one has no value that can match: the AND matches no row. */
+export function matchesNothing(lists: readonly SlotList[]): boolean {
+  return lists.some((l) => l.values !== null && l.values.length === 0);
+}
+
+/** Checked before binding, so that the driver never fails a whole executeMany with NJS-058:
+ * text longer than its bind can hold cannot be a valid value. `where` names the row ("line 4",
+ * "stage row 7"), never the value. */
+export function checkValueSizes(
+  what: string,
+  where: string,
+  sourceKey: string,
+  values: { customerId: string | null; orderDate: string | null; amount: string | null; currency: string | null },
+): void {
+  if (Array.from(sourceKey).length > LIMITS.sourceKey) {
+    throw new Error(`${what}: the source_key of ${where} is longer than ${LIMITS.sourceKey} characters`);
+  }
+  for (const [name, value, max] of [
+    ['customer_id', values.customerId, MAX_BYTES.numberText],
+    ['order_date', values.orderDate, MAX_BYTES.dateText],
+    ['amount', values.amount, MAX_BYTES.numberText],
+    ['currency', values.currency, MAX_BYTES.currency],
+  ] as const) {
+    if (value !== null && byteLength(value) > max) {
+      throw new Error(`${what}: the ${name} of ${where} is too long to be a valid value`);
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import type { OperatorTx } from '../contract.js';
+import { fileLayoutFromInvoked } from '../run-events.js';
+import type { FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import { checkValueSizes, ID_SLOTS, idList, LIMITS, matchesNothing, MAX_BYTES, ORACLE_MAX_CHUNK, type SlotList, slices, textList } from './binds.js';
+import type { OraConnection } from './oracledb-types.js';
+import { byStageId, int, intOrNull, type OracleKit, queryRows, stageSnapshot, text } from './rows.js';
+import { nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
+
+/** The selector as slot lists; null when a given list has no value that can match (the AND matches no row). */
+function errorRowLists(selector: RowSelector): SlotList[] | null {
+  const lists: SlotList[] = [
+    { name: 'stage_id', values: idList(selector.stageIds, 'stage id') },
+    { name: 'source_key', values: textList(selector.sourceKeys, LIMITS.sourceKey), maxSize: MAX_BYTES.sourceKey },
+    { name: 'error_code', values: textList(selector.errorCodes, LIMITS.code), maxSize: MAX_BYTES.code },
+    { name: 'load_id', values: idList(selector.loadIds, 'load id') },
+  ];
+  return matchesNothing(lists) ? null : lists;
+}
+
+/** An operator's work (retry, recover) on one connection, in the caller's transaction: no commit here. */
+export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): OperatorTx {
+  const { binds } = kit;
+
+  /**
+   * queries/find_error_rows.sql: the rows of a `retry` batch, locking nothing (a dry run, and
+   * the end of the range lockErrorRows locks). The lists are slot binds (20 per list, the
+   * approach of tally_loads.sql); a longer list runs in slices, each returns at most `limit`
+   * rows, and the first `limit` of their union in stage_id order are the answer.
+   */
+  async function findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+    const limit = Math.min(Math.floor(window.limit), Number.MAX_SAFE_INTEGER);
+    const lists = errorRowLists(selector);
+    if (!(limit > 0) || lists === null) return [];
+    const rows: StageRowSnapshot[] = [];
+    for (const slots of binds.slotSets(lists)) {
+      const found = await queryRows(connection, kit, 'find_error_rows', {
+        ...slots,
+        after_stage_id: binds.num(int(window.afterStageId, 'afterStageId')),
+        row_limit: binds.num(limit),
+      });
+      for (const r of found) rows.push(stageSnapshot(r));
+    }
+    return byStageId(rows).slice(0, limit);
+  }
+
+  return {
+    findErrorRows,
+
+    /**
+     * A `retry` batch, locked: findErrorRows gives the first `window.limit` matching rows, then
+     * queries/lock_error_rows.sql (which says why a stage_id range bounds the locks) locks the
+     * matching rows of the range they span, FOR UPDATE, every row of the cursor fetched (plain
+     * execute: no result set, no maxRows), so every row returned is locked. A row that became
+     * ERROR inside the range in between is locked too (the batch is a little larger).
+     */
+    async lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+      const candidates = await findErrorRows(selector, window);
+      const last = candidates[candidates.length - 1];
+      if (last === undefined) return [];
+      const range = { after_stage_id: binds.num(int(window.afterStageId, 'afterStageId')), up_to_stage_id: binds.num(last.stageId) };
+      const rows: StageRowSnapshot[] = [];
+      for (const slots of binds.slotSets(errorRowLists(selector) ?? [])) {
+        for (const r of await queryRows(connection, kit, 'lock_error_rows', { ...slots, ...range })) rows.push(stageSnapshot(r));
+      }
+      return byStageId(rows);
+    },
+
+    /**
+     * queries/lock_stale_processing.sql: FOR UPDATE SKIP LOCKED with no row limit in the SQL;
+     * one plain execute fetches every row of the cursor, and with SKIP LOCKED a row is locked
+     * when it is fetched, so all the rows returned are locked by this transaction.
+     */
+    async lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]> {
+      const rows = await queryRows(connection, kit, 'lock_stale_processing', { older_than: binds.str(utcTimestampText(olderThan), MAX_BYTES.timestampText) });
+      return rows.map(stageSnapshot);
+    },
+
+    /** queries/latest_raw_records.sql, per slice of 20 stage ids. */
+    async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
+      const ids = [...new Set(stageIds.map((id) => int(id, 'stage id')))];
+      const out: LatestRawRecord[] = [];
+      for (const part of slices(ids, ID_SLOTS)) {
+        for (const r of await queryRows(connection, kit, 'latest_raw_records', binds.idSlots(part))) {
+          out.push({ stageId: int(r.STAGE_ID, 'stage_id'), loadId: intOrNull(r.LOAD_ID, 'load_id'), rawRecord: text(r.RAW_RECORD) });
+        }
+      }
+      return byStageId(out);
+    },
+
+    /** queries/file_layouts.sql, per slice of 20 load ids. */
+    async fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>> {
+      const ids = [...new Set(loadIds.map((id) => int(id, 'load id')))];
+      const layouts = new Map<number, FileLayout>();
+      for (const part of slices(ids, ID_SLOTS)) {
+        for (const r of await queryRows(connection, kit, 'file_layouts', binds.idSlots(part))) {
+          const layout = fileLayoutFromInvoked(text(r.DETAIL));
+          if (layout !== null) layouts.set(int(r.RUN_ID, 'run_id'), layout);
+        }
+      }
+      return layouts;
+    },
+
+    /**
+     * Two executeMany calls per slice of at most 65,535 changes: queries/apply_manual_changes.sql
+     * (values, status, error fields cleared) then queries/apply_manual_changes_audit.sql (one
+     * audit row per change whose stage row exists).
+     */
+    async applyManualChanges(changes: ManualChange[]): Promise<void> {
+      if (changes.length === 0) return;
+      const rows = changes.map((ch) => {
+        const stageId = int(ch.stageId, 'stage id');
+        checkValueSizes('manual change', `stage row ${stageId}`, ch.sourceKey, ch.values);
+        // Oracle stores '' as NULL and both columns are NOT NULL: an empty text gets a marker.
+        const operator = nonEmpty(ch.operator, '(unknown)');
+        const reason = nonEmpty(ch.reason, '(none)');
+        if (Array.from(operator).length > LIMITS.operator) throw new Error(`manual change: the operator name is longer than ${LIMITS.operator} characters`);
+        if (Array.from(reason).length > LIMITS.reason) throw new Error(`manual change: the reason is longer than ${LIMITS.reason} characters`);
+        return {
+          update: {
+            stage_id: stageId,
+            action: ch.action,
+            new_status: ch.newStatus,
+            customer_id: ch.values.customerId,
+            order_date: ch.values.orderDate,
+            amount: ch.values.amount,
+            currency: ch.values.currency,
+          },
+          audit: {
+            stage_id: stageId,
+            source_key: ch.sourceKey,
+            action: ch.action,
+            old_status: ch.oldStatus,
+            new_status: ch.newStatus,
+            old_values: ch.oldValues,
+            new_values: ch.newValues,
+            operator,
+            reason,
+          },
+        };
+      });
+      for (const part of slices(rows, ORACLE_MAX_CHUNK)) {
+        await connection.executeMany(
+          oracleQuery('apply_manual_changes'),
+          part.map((r) => r.update),
+          {
+            autoCommit: false,
+            bindDefs: {
+              stage_id: binds.number(),
+              action: binds.varchar(MAX_BYTES.status),
+              new_status: binds.varchar(MAX_BYTES.status),
+              customer_id: binds.varchar(MAX_BYTES.numberText),
+              order_date: binds.varchar(MAX_BYTES.dateText),
+              amount: binds.varchar(MAX_BYTES.numberText),
+              currency: binds.varchar(MAX_BYTES.currency),
+            },
+          },
+        );
+        const audit = part.map((r) => r.audit);
+        await connection.executeMany(oracleQuery('apply_manual_changes_audit'), audit, {
+          autoCommit: false,
+          bindDefs: {
+            stage_id: binds.number(),
+            source_key: binds.varchar(MAX_BYTES.sourceKey),
+            action: binds.varchar(MAX_BYTES.status),
+            old_status: binds.varchar(MAX_BYTES.status),
+            new_status: binds.varchar(MAX_BYTES.status),
+            old_values: binds.longText(audit.map((a) => a.old_values)),
+            new_values: binds.longText(audit.map((a) => a.new_values)),
+            operator: binds.varchar(MAX_BYTES.operator),
+            reason: binds.varchar(MAX_BYTES.message),
+          },
+        });
+      }
+    },
+  };
+}
