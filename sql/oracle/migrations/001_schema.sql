@@ -5,7 +5,7 @@
 -- No trailing semicolons (they are SQL*Plus syntax, not SQL). The engine sends each block
 -- on its own because Oracle DDL commits implicitly: a migration cannot be one transaction.
 -- A re-run after a crash part-way through re-sends every block and tolerates "already
--- exists" errors (see src/engine/oracle/migrate.ts).
+-- exists" errors (see src/engine/oracle/migrations.ts).
 --
 -- Conventions:
 --   VARCHAR2(n CHAR): lengths in characters (source keys may be Japanese; AL32UTF8 stores up
