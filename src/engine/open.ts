@@ -1,6 +1,6 @@
 import type { Engine } from './types.js';
 import type { DbTarget } from './db-url.js';
-import { PostgresEngine } from './postgres/engine.js';
+import { createPostgresEngine } from './postgres/index.js';
 import type { FolderLockOptions } from './folder-lock.js';
 
 export interface OpenOptions {
@@ -15,11 +15,11 @@ export async function openEngine(target: DbTarget, options: OpenOptions): Promis
   switch (target.kind) {
     case 'pglite': {
       const { createPgliteConnector } = await import('./postgres/pglite-connector.js');
-      return new PostgresEngine(await createPgliteConnector(target.dataDir, options.folderLock));
+      return createPostgresEngine(await createPgliteConnector(target.dataDir, options.folderLock));
     }
     case 'postgres': {
       const { createPgServerConnector } = await import('./postgres/pg-connector.js');
-      return new PostgresEngine(
+      return createPostgresEngine(
         createPgServerConnector({ connectionString: target.url, password: target.password, maxConnections: options.connections + 1 }),
       );
     }

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { listMigrations } from '../../src/sql-files.js';
 import { OrderLoader } from '../../src/loader.js';
-import { PostgresEngine } from '../../src/engine/postgres/engine.js';
+import { createPostgresEngine } from '../../src/engine/postgres/index.js';
 import { PGLITE_PARSERS, pgliteConnectorFor } from '../../src/engine/postgres/pglite-connector.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
@@ -52,7 +52,7 @@ let pgliteTemplate: Promise<PGlite> | undefined;
 async function migratedPgliteTemplate(): Promise<PGlite> {
   pgliteTemplate ??= (async () => {
     const db = await PGlite.create({ parsers: PGLITE_PARSERS });
-    const engine = new PostgresEngine(pgliteConnectorFor(db));
+    const engine = createPostgresEngine(pgliteConnectorFor(db));
     await engine.migrate();
     return db;
   })();
@@ -65,7 +65,7 @@ const pgliteTarget: TestTarget = {
     const template = await migratedPgliteTemplate();
     const clone = (await template.clone()) as PGlite;
     const loaders: OrderLoader[] = [];
-    const makeEngine = () => new PostgresEngine(pgliteConnectorFor(clone));
+    const makeEngine = () => createPostgresEngine(pgliteConnectorFor(clone));
     let closed = false;
     return {
       kind: 'pglite',

@@ -17,8 +17,9 @@ const TRANSIENT_SQLSTATES = new Set([
 const FATAL_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
 
 /**
- * The errors that are a row's own failure, isolated to that row inside the MERGE
- * (order_loader_merge_chunk receives this list; it has no copy of its own): two-character
+ * The errors that are a row's own failure, isolated to that row inside the MERGE: the MERGE
+ * function receives this list (order_loader_merge_chunk's p_row_level, in
+ * sql/postgres/migrations/004_row_lock_isolation.sql) and has no copy of its own. Two-character
  * SQLSTATE classes and five-character codes. Everything else raised by the MERGE rolls the
  * whole chunk back. Each failure isolated this way is then classified by classifySqlstate:
  * the transient codes become RETRY_WAIT, the rest ERROR.

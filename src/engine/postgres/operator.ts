@@ -1,0 +1,57 @@
+import type { OperatorTx } from '../contract.js';
+import { fileLayoutFromInvoked } from '../run-events.js';
+import type { FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import { listOrNull, sqlQuery, toSnapshot, type SnapshotRow } from './rows.js';
+import type { PgSession } from './session.js';
+
+/** An operator's changes (retry, recover) on one connection. */
+export function operatorSlice(session: PgSession): OperatorTx {
+  /** lock_error_rows and find_error_rows take the selector and the keyset window alike. */
+  async function errorRows(query: 'lock_error_rows' | 'find_error_rows', selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+    const limit = Math.floor(window.limit);
+    if (!(limit > 0)) return [];
+    const { rows } = await session.query<SnapshotRow>(sqlQuery(query), [
+      listOrNull(selector.stageIds), listOrNull(selector.sourceKeys), listOrNull(selector.errorCodes), listOrNull(selector.loadIds),
+      window.afterStageId, limit,
+    ]);
+    return rows.map(toSnapshot);
+  }
+
+  return {
+    lockErrorRows: (selector, window) => errorRows('lock_error_rows', selector, window),
+    findErrorRows: (selector, window) => errorRows('find_error_rows', selector, window),
+
+    async lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]> {
+      const { rows } = await session.query<SnapshotRow>(sqlQuery('lock_stale_processing'), [olderThan]);
+      return rows.map(toSnapshot);
+    },
+
+    async applyManualChanges(changes: ManualChange[]): Promise<void> {
+      if (changes.length === 0) return;
+      const c = changes;
+      await session.query(sqlQuery('apply_manual_changes'), [
+        c.map((x) => x.stageId), c.map((x) => x.action), c.map((x) => x.oldStatus), c.map((x) => x.newStatus),
+        c.map((x) => x.sourceKey), c.map((x) => x.values.customerId), c.map((x) => x.values.orderDate),
+        c.map((x) => x.values.amount), c.map((x) => x.values.currency), c.map((x) => x.oldValues),
+        c.map((x) => x.newValues), c.map((x) => x.operator), c.map((x) => x.reason),
+      ]);
+    },
+
+    async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
+      if (stageIds.length === 0) return [];
+      const { rows } = await session.query<{ stage_id: number; load_id: number | null; raw_record: string | null }>(sqlQuery('latest_raw_records'), [stageIds]);
+      return rows.map((r) => ({ stageId: r.stage_id, loadId: r.load_id, rawRecord: r.raw_record }));
+    },
+
+    async fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>> {
+      const layouts = new Map<number, FileLayout>();
+      if (loadIds.length === 0) return layouts;
+      const { rows } = await session.query<{ run_id: number; detail: string | null }>(sqlQuery('file_layouts'), [loadIds]);
+      for (const r of rows) {
+        const layout = fileLayoutFromInvoked(r.detail);
+        if (layout !== null) layouts.set(r.run_id, layout);
+      }
+      return layouts;
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import type { Reports } from '../contract.js';
+import { parseJsonObject } from '../run-events.js';
+import type { ErrorPhase, ErrorRowReport, ProcessStatus, RejectedLine, RunEventRecord, RunRecord, StatusReport, StatusTally } from '../types.js';
+import type { WithSession } from './driver.js';
+import { listOrNull, sqlQuery, toRunRecord, toSnapshot, toTally, type RunRow, type SnapshotRow } from './rows.js';
+import type { PgSession } from './session.js';
+
+async function retryWait(s: PgSession): Promise<StatusReport['retryWait']> {
+  const wait = await s.query<{ n: number; next_due_at: Date | null }>(sqlQuery('status_retry_wait'));
+  return { count: wait.rows[0]?.n ?? 0, nextDueAt: wait.rows[0]?.next_due_at ?? null };
+}
+
+/** Read-only reports, each on a connection of its own. */
+export function reports(withSession: WithSession): Reports {
+  return {
+    listRuns: (limit: number): Promise<RunRecord[]> =>
+      withSession(async (s) => (await s.query<RunRow>(sqlQuery('runs_list'), [limit])).rows.map(toRunRecord)),
+
+    listRunEvents: (runIds: number[]): Promise<RunEventRecord[]> =>
+      withSession(async (s) => {
+        const { rows } = await s.query<{ run_id: number; seq: number; event: string; detail: string | null; at: Date }>(sqlQuery('run_events_list'), [runIds]);
+        return rows.map((r) => ({ runId: r.run_id, seq: r.seq, event: r.event, detail: parseJsonObject(r.detail), at: r.at }));
+      }),
+
+    statusReport: (): Promise<StatusReport> =>
+      withSession(async (s) => {
+        const counts = await s.query<{ load_id: number | null; process_status: ProcessStatus; n: number }>(sqlQuery('status_counts'));
+        const oldest = await s.query<{ stage_id: number; source_key: string; staged_at: Date }>(sqlQuery('status_oldest_ready'));
+        const wait = await retryWait(s);
+        const o = oldest.rows[0];
+        return {
+          counts: counts.rows.map((r) => ({ loadId: r.load_id, status: r.process_status, count: r.n })),
+          oldestReady: o === undefined ? null : { stageId: o.stage_id, sourceKey: o.source_key, stagedAt: o.staged_at },
+          retryWait: wait,
+        };
+      }),
+
+    retryWaitSummary: () => withSession(retryWait),
+
+    async tallyLoads(loadIds: number[]): Promise<StatusTally> {
+      if (loadIds.length === 0) return {};
+      return withSession(async (s) => toTally((await s.query<{ process_status: ProcessStatus; n: number }>(sqlQuery('tally_loads'), [loadIds])).rows));
+    },
+
+    tallyBatch: (batchId: string) =>
+      withSession(async (s) => {
+        const { rows } = await s.query<{ process_status: ProcessStatus; n: number; last_stage_id: number }>(sqlQuery('tally_batch'), [batchId]);
+        return { tally: toTally(rows), lastStageId: rows.length === 0 ? null : Math.max(...rows.map((r) => r.last_stage_id)) };
+      }),
+
+    listErrorRows: (filter): Promise<ErrorRowReport[]> =>
+      withSession(async (s) => {
+        const { rows } = await s.query<SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null; error_load_id: number | null }>(
+          sqlQuery('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterStageId ?? 0],
+        );
+        return rows.map((r) => ({ ...toSnapshot(r), phase: r.phase, rawRecord: r.raw_record, loggedAt: r.logged_at, errorLoadId: r.error_load_id }));
+      }),
+
+    listRejectedLines: (filter): Promise<RejectedLine[]> =>
+      withSession(async (s) => {
+        const { rows } = await s.query<{
+          error_id: number; load_id: number | null; line_no: number | null; phase: ErrorPhase; error_code: string;
+          error_message: string; raw_record: string | null; logged_at: Date;
+        }>(sqlQuery('rejected_lines'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterErrorId ?? 0]);
+        return rows.map((r) => ({
+          errorId: r.error_id, loadId: r.load_id, lineNo: r.line_no, phase: r.phase, errorCode: r.error_code,
+          errorMessage: r.error_message, rawRecord: r.raw_record, loggedAt: r.logged_at,
+        }));
+      }),
+
+    claimableCount: () => withSession(async (s) => (await s.query<{ n: number }>(sqlQuery('claimable_count'))).rows[0]?.n ?? 0),
+  };
+}
