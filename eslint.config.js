@@ -23,6 +23,8 @@ export default defineConfig(
       ],
       // `() => resolve()` / `(d) => (out += d)` one-liners are a style (27 hits); void values elsewhere stay forbidden.
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // A leading `_` marks a name kept on purpose: an unused parameter of an interface method, a key left out by `...rest`.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
   {

@@ -33,7 +33,10 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
   const check = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   if (ceiling !== null) {
     // with --repeat, ratios of the alternating (ceiling, load) pairs, and their median
-    const pairs = r.load.map((l, i) => (r.ceiling[i] === undefined ? null : l.rowsPerSec / (r.ceiling[i]?.rowsPerSec ?? 1))).filter((x): x is number => x !== null);
+    const pairs = r.load.map((l, i) => {
+      const c = r.ceiling[i];
+      return c === undefined ? null : l.rowsPerSec / c.rowsPerSec;
+    }).filter((x): x is number => x !== null);
     const ratio = pairs.length > 1 ? median(pairs, (x) => x) : load.rowsPerSec / ceiling.rowsPerSec;
     if (pairs.length > 1) out.push(`load / ceiling per pair: ${pairs.map((x) => x.toFixed(2)).join(', ')}`);
     out.push(`load / ceiling        = ${ratio.toFixed(2)}  (floor ≥ 0.40: ${check(ratio >= 0.4)}; target ≥ 0.60: ${check(ratio >= 0.6)})`);

@@ -56,7 +56,7 @@ export async function measureLoad(
       '--workers', String(workers), '--log-level', 'warn', '--json', ...extraArgs,
     ];
     const r = await runMeasured(process.execPath, args);
-    let report: CliLoadReport | null = null;
+    let report: CliLoadReport;
     try {
       report = JSON.parse(r.stdout) as CliLoadReport;
     } catch {
