@@ -44,12 +44,12 @@ await bench.run();
 console.log(`rows per iteration: ${perIteration}`);
 for (const task of bench.tasks) {
   const result = task.result as { latency?: { mean: number; rme: number } } | undefined;
-  const mean = result?.latency?.mean;
-  if (mean === undefined) {
+  const latency = result?.latency;
+  if (latency === undefined) {
     console.log(`${task.name.padEnd(26)} no result`);
     continue;
   }
-  const rowsPerSec = (perIteration / mean) * 1000;
-  console.log(`${task.name.padEnd(26)} ${(rowsPerSec / 1000).toFixed(0).padStart(6)} k rows/s  (±${result?.latency?.rme.toFixed(1)}%)`);
+  const rowsPerSec = (perIteration / latency.mean) * 1000;
+  console.log(`${task.name.padEnd(26)} ${(rowsPerSec / 1000).toFixed(0).padStart(6)} k rows/s  (±${latency.rme.toFixed(1)}%)`);
 }
 if (sink < 0) console.log(sink);

@@ -6,12 +6,12 @@
  *   node dist/bench/profile.js --file F [--db ADMIN_URL] [--chunk-size 2000] [--workers 1] [--keep]
  */
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { openEngine } from '../src/engine/open.js';
 import { parseDbUrl } from '../src/engine/db-url.js';
 import type { Engine, EngineTx } from '../src/engine/types.js';
 import { OrderLoader } from '../src/loader.js';
 import { createLogger } from '../src/log.js';
+import { createDatabase, dropDatabase } from './pg-admin.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,26 +27,13 @@ const { values } = parseArgs({
 });
 if (values.file === undefined) throw new Error('--file is required');
 const name = values.name;
-if (!/^bench_[a-z0-9_]+$/.test(name)) throw new Error(`refusing database name ${name}`);
+// It is dropped first (a leftover of a killed run) and afterwards: only a database named as ours.
+if (!name.startsWith('bench_')) throw new Error(`refusing database name ${name}: --name must start with bench_`);
 const adminUrl = values.db;
-const url = new URL(adminUrl);
-url.pathname = `/${name}`;
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-await admin(`CREATE DATABASE ${name}`);
+const url = await createDatabase(adminUrl, name, { replace: true });
 
 const workers = Number(values.workers);
-const inner = await openEngine(parseDbUrl(url.toString(), process.env), { connections: workers });
+const inner = await openEngine(parseDbUrl(url, process.env), { connections: workers });
 await inner.migrate();
 
 const totals = new Map<string, { calls: number; ms: number }>();
@@ -98,5 +85,5 @@ console.log(JSON.stringify(report.files[0]?.tally), JSON.stringify(report.proces
 for (const [key, t] of [...totals.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
   console.log(`${key.padEnd(36)} ${String(t.calls).padStart(6)} calls  ${(t.ms / 1000).toFixed(2).padStart(8)} s  ${(t.ms / t.calls).toFixed(2).padStart(8)} ms/call`);
 }
-if (!values.keep) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+if (!values.keep) await dropDatabase(adminUrl, name);
 else console.log(`kept database ${name}`);

@@ -68,7 +68,7 @@ const RAW_LIMIT = 4000;
 
 function cleanRaw(raw: string): string {
   // A NUL cannot be stored in a database text value: shown as U+2400 (SYMBOL FOR NULL).
-  const trimmed = raw.replace(/^\r/, '').replace(/[\r\n]+$/, '').replace(/\u0000/g, '\u2400');
+  const trimmed = raw.replace(/^\r/, '').replace(/[\r\n]+$/, '').replaceAll('\u0000', '\u2400');
   return trimmed.length > RAW_LIMIT ? `${trimmed.slice(0, RAW_LIMIT)}…` : trimmed;
 }
 
@@ -149,6 +149,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         try {
           chunk = await chunks.next();
         } catch (error) {
+          // eslint-disable-next-line preserve-caught-error -- the message names the OS code; as a cause, src/pipeline/db-error.ts would classify it
           throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
         }
         if (chunk.done === true) {

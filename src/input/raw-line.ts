@@ -18,7 +18,7 @@ export function splitRawLine(raw: string, layout: FileLayout): Record<OrderColum
       relax_quotes: true,
       relax_column_count: true,
       skip_empty_lines: false,
-    }) as string[][];
+    });
     // a line holding a quoted line break parses as one record; a broken one may give several
     fields = records.length <= 1 ? (records[0] ?? []) : records.flat();
   } catch {

@@ -70,7 +70,7 @@ const shapes: Array<{ url: string; password?: string; refused?: RegExp; host?: s
   { url: `postgres://u:${SECRET}`, refused: /cannot read this URL/ },
   { url: `postgres://u:${SECRET}@h:99999/d`, refused: /port must be a number/ },
   { url: `mysql://u:${SECRET}@h/d`, refused: /unsupported database "mysql"/ },
-  { url: `${SECRET}`, refused: /not a database URL/ },
+  { url: SECRET, refused: /not a database URL/ },
   { url: ` ${SECRET}@h/d`, refused: /not a database URL/ },
 ];
 

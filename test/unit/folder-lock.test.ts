@@ -35,7 +35,7 @@ function freshDir(): string {
 /** A pid that belonged to a process of this host that has exited. */
 function deadPid(): number {
   const child = spawnSync(process.execPath, ['-e', '']);
-  if (child.pid === undefined) throw new Error('could not start a child');
+  if (child.error !== undefined) throw new Error('could not start a child');
   return child.pid;
 }
 
