@@ -1,13 +1,16 @@
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Engine, RunCounts, StatusTally } from '../engine/types.js';
-import { RunAbortedError, errorMessage } from '../errors.js';
+import type { RunCounts, StatusTally } from '../engine/types.js';
+import { errorMessage } from '../errors.js';
 import { openOrderFile, type FileEncoding, type OrderFile } from '../input/order-file.js';
 import { sha256File } from '../input/file-digest.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED, notDone } from './outcome.js';
+import { LoadJournal } from './load-journal.js';
+import { exitCodeFor, notDone } from './outcome.js';
+import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts, type ProcessResult } from './process.js';
-import { DEFAULT_RETRY, withChunkRetry, type RetryPolicy } from './retry.js';
-import { emptyStageCounts, isStageCounts, stageFile, type FileStageCounts, type StageCheckpoint } from './stage.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
+import { recordedRun, retried, startRun } from './run-record.js';
+import { emptyStageCounts, stageFile, type FileStageCounts, type StageCheckpoint } from './stage.js';
+import { planLoadId, planStaging, resumedAt } from './staging-plan.js';
 
 export interface StageOptions {
   encoding: FileEncoding;
@@ -35,7 +38,7 @@ export interface ProcessRunOptions {
   logger: Logger;
   signal?: AbortSignal | undefined;
   onProcessProgress?: ((counts: ProcessCounts) => void) | undefined;
-  /** `load` on a server database: process while staging (see runLoad for the trade-off). */
+  /** `load` on a server database: process while staging (see LoadProcessing for the trade-off). */
   overlap?: boolean | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
@@ -107,17 +110,6 @@ export interface ProcessReport {
   exitCode: number;
 }
 
-function runStart(command: string, file: OrderFile | null, sha: string | null) {
-  return {
-    command,
-    fileName: file?.path ?? null,
-    fileSize: file?.size ?? null,
-    fileSha256: sha,
-    host: hostname(),
-    pid: process.pid,
-  };
-}
-
 function processOptions(runId: number, options: ProcessRunOptions) {
   return {
     runId,
@@ -151,24 +143,8 @@ function maxErrorsMessage(maxErrors: number, rejected: number, errored: number):
   return `stopped: more than --max-errors ${maxErrors} rows rejected (${rejected} line(s) rejected while staging, ${errored} row(s) ended ERROR while processing; committed batches and chunks stay)`;
 }
 
-/**
- * Run-level statements (the run record, its events, tallies) are retried with backoff like a
- * chunk when the database goes away for a moment (a restart): otherwise a restart landing on one
- * of them (e.g. the "processed" event after the last chunk) failed the whole run, exit 1, as an
- * "unexpected error" (test/survival/restart.test.ts).
- */
-type Bookkeeping = <T>(what: string, work: () => Promise<T>) => Promise<T>;
-function bookkeeping(engine: Engine, options: { retry: RetryPolicy; logger: Logger; signal?: AbortSignal | undefined }): Bookkeeping {
-  return (what, work) => withChunkRetry(engine, what, work, { policy: options.retry, logger: options.logger, signal: options.signal });
-}
-
-/**
- * `load` (stage every file, then process until nothing is claimable) and `stage` (stage only).
- * Every file's header is checked before anything is written. Each file is one load_run; its
- * run_id is the load_id of the rows it stages.
- */
-export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadReport> {
-  const started = performance.now();
+/** Open every file and check its header before anything is written. */
+async function openFiles(paths: string[], options: LoadOptions): Promise<OrderFile[]> {
   const files: OrderFile[] = [];
   try {
     for (const path of paths) files.push(await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter }));
@@ -181,189 +157,237 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
       options.logger.warn({ file: f.path, columns: f.header.extraColumns }, `${f.path}: ignoring extra column(s) ${f.header.extraColumns.join(', ')}`);
     }
   }
+  return files;
+}
 
-  const db = bookkeeping(engine, options);
+/**
+ * The processing of a `load`: started after staging, or with the first file's run under
+ * --overlap (server databases), which processes while staging. Staging is bound by this
+ * process's CPU (parsing), processing by the database, so together they take about the longer
+ * of the two instead of their sum (bench/RESULTS.md: 0.46 → 0.54 of the ceiling). Not the
+ * default: a key repeated within one file can then be merged with its earlier line before the
+ * later line is staged, and if the later line is rejected, orders keeps the earlier line's values
+ * (the staging rule, "the last occurrence wins", holds for the stage, not for orders:
+ * docs/ARCHITECTURE.md, section 2). For files known to have unique keys it is safe. PGlite has
+ * one connection: its phases always run in sequence.
+ */
+class LoadProcessing {
+  readonly overlap: boolean;
+  /** Stops staging too: the caller's signal, or a processing failure. */
+  readonly signal: AbortSignal;
+  private readonly internal = new AbortController();
+  private stagingDone = false;
+  private running: Promise<ProcessResult> | null = null;
+  private startedAt = 0;
+
+  constructor(
+    private readonly engine: LoadPort,
+    command: 'load' | 'stage',
+    private readonly options: LoadOptions,
+    private readonly rejectedWhileStaging: () => number,
+  ) {
+    this.overlap = command === 'load' && options.overlap === true && engine.capabilities.concurrentConnections;
+    this.signal = options.signal === undefined ? this.internal.signal : AbortSignal.any([options.signal, this.internal.signal]);
+  }
+
+  start(runId: number): void {
+    if (this.running !== null) return;
+    this.startedAt = performance.now();
+    this.running = processBacklog(this.engine, {
+      ...processOptions(runId, this.options),
+      signal: this.signal,
+      stagingDone: this.overlap ? () => this.stagingDone : undefined,
+      rejectedWhileStaging: this.rejectedWhileStaging,
+    });
+    // awaited by result(); a failure also stops the staging loop
+    this.running.catch(() => this.internal.abort());
+  }
+
+  stagingFinished(): void {
+    this.stagingDone = true;
+  }
+
+  /** The processing's result and how long it took, or null when it never started. */
+  async result(): Promise<{ result: ProcessResult; ms: number } | null> {
+    if (this.running === null) return null;
+    const result = await this.running;
+    return { result, ms: performance.now() - this.startedAt };
+  }
+
+  /** After a failure: stop processing and wait until its current chunks are committed or rolled back. */
+  async stop(): Promise<void> {
+    this.internal.abort();
+    if (this.running !== null) await Promise.allSettled([this.running]);
+  }
+}
+
+/** What staging one file needs of the run it is part of. */
+interface FileStaging {
+  engine: LoadPort;
+  options: LoadOptions;
+  db: ReturnType<typeof retried>;
+  journal: LoadJournal;
+  processing: LoadProcessing;
+  /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
+  rejected: { files: number; current: number };
+}
+
+/**
+ * A staged row moves to this load unless it is identical to a row already DONE (that one is
+ * left untouched, with the load that made it DONE): the file's rows not on its load. Only
+ * unchanged rows that were not ERROR can be such rows: none, no query.
+ */
+async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: number): Promise<number> {
+  const candidates = counts.unchanged - counts.unchangedError;
+  if (candidates <= 0) return 0;
+  const onLoad = Object.values(await run.db('counting the rows of the load', () => run.engine.tallyLoads([loadId]))).reduce((n, c) => n + c, 0);
+  return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
+}
+
+/** One file of a `load`/`stage`: its run, then skip, stop, resume or stage it as its staging plan says. */
+async function stageListedFile(run: FileStaging, listed: OrderFile): Promise<{ report: FileReport; interrupted: boolean }> {
+  const { engine, options } = run;
+  const logger = options.logger;
+  const sha = await sha256File(listed.path);
+  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(sha)), options);
+  const fileRun = await run.journal.startFile(listed, sha);
+  const runId = fileRun.runId;
+  if (run.processing.overlap) run.processing.start(runId);
+  const loadId = planLoadId(plan, runId);
+  await fileRun.invoked(listed, sha, loadId, options);
+
+  if (plan.action === 'skip' || plan.action === 'stop') {
+    listed.close();
+    const message = plan.action === 'skip'
+      ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
+      : `${listed.path}: load ${loadId} could not read this file past line ${plan.stoppedAt.line}: not read again (fix the file and load it)`;
+    if (plan.action === 'skip') logger.info({ runId, loadId, file: listed.path }, message);
+    else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);
+    await fileRun.notRead(plan, loadId);
+    const rejected = plan.committed?.rejected ?? 0;
+    const report: FileReport = {
+      file: listed.path, loadId, runId, counts: { ...emptyStageCounts(), rejected }, tally: {},
+      unchangedDone: plan.committed === null ? 0 : await heldElsewhere(run, plan.committed, loadId),
+      stoppedAt: plan.action === 'stop' ? plan.stoppedAt : null, skipped: message, resumedAt: null,
+    };
+    run.rejected.files += rejected;
+    return { report, interrupted: false };
+  }
+
+  let file = listed;
+  if (plan.action === 'resume') {
+    listed.close();
+    file = await openOrderFile(listed.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: plan.from });
+    logger.info({ runId, loadId, file: file.path, line: plan.from.line, byte: plan.from.byte }, `${file.path}: resuming load ${loadId} after line ${plan.from.line}`);
+    await fileRun.resumed(loadId, plan.from);
+  }
+  logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
+  const result = await stageFile(engine, runId, file, {
+    loadId,
+    batchSize: options.batchSize,
+    retry: options.retry,
+    logger,
+    signal: run.processing.signal,
+    initialCounts: plan.action === 'resume' ? (plan.counts ?? undefined) : undefined,
+    // this run is the latest of this file (sha256): its last checkpoint is the history's
+    committedCheckpoint: async () => (await engine.stagingHistory(sha))?.checkpoint ?? null,
+    onBatch: (counts) => {
+      run.rejected.current = counts.rejected;
+      options.onStageProgress?.(file.path, file.bytesRead(), file.size, counts.read);
+    },
+  });
+  run.rejected.files += result.counts.rejected;
+  run.rejected.current = 0;
+  await fileRun.staged(loadId, result);
+  logger.info({ runId, loadId, ...result.counts }, 'staged');
+  // right after staging, before a later file of this run can take rows over
+  const unchangedDone = await heldElsewhere(run, result.counts, loadId);
+  return {
+    report: { file: file.path, loadId, runId, counts: result.counts, tally: {}, unchangedDone, stoppedAt: result.stoppedAt, skipped: null, resumedAt: resumedAt(plan) },
+    interrupted: result.interrupted,
+  };
+}
+
+/** A file run's counts for its load_run row: the staging counts and the end tally as status_<STATUS>. */
+function runCounts(reports: FileReport[]): (runId: number) => RunCounts {
+  return (runId) => {
+    const report = reports.find((r) => r.runId === runId);
+    return { ...(report?.counts ?? {}), ...Object.fromEntries(Object.entries(report?.tally ?? {}).map(([k, v]) => [`status_${k}`, v])) };
+  };
+}
+
+/**
+ * `load` (stage every file, then process until nothing is claimable) and `stage` (stage only).
+ * Every file's header is checked before anything is written. Each file is one load_run; its
+ * run_id is the load_id of the rows it stages.
+ */
+export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadReport> {
+  const started = performance.now();
+  const files = await openFiles(paths, options);
+  const rejected = { files: 0, current: 0 };
+  const rejectedWhileStaging = () => rejected.files + rejected.current;
+  const tooManyRejected = () => options.maxErrors !== undefined && rejectedWhileStaging() > options.maxErrors;
+  const processing = new LoadProcessing(engine, command, options, rejectedWhileStaging);
+  const run: FileStaging = { engine, options, db: retried(engine, options), journal: new LoadJournal(engine, command, options), processing, rejected };
   const reports: FileReport[] = [];
-  const openRuns: number[] = [];
   let processCounts: ProcessCounts | null = null;
   let aborted: string | null = null;
+  let stoppedByMaxErrors = false;
   let stageMs = 0;
   let processMs = 0;
-
-  // --overlap (server databases): process while staging. Staging is bound by this process's CPU
-  // (parsing), processing by the database, so together they take about the longer of the two
-  // instead of their sum (bench/RESULTS.md: 0.46 → 0.54 of the ceiling). Not the default: a key
-  // repeated within one file can then be merged with its earlier line before the later line is
-  // staged, and if the later line is rejected, orders keeps the earlier line's values (the staging
-  // rule, "the last occurrence wins", holds for the stage, not for orders: docs/ARCHITECTURE.md,
-  // section 2). For files known to have unique keys it is safe. PGlite has one connection: its
-  // phases always run in sequence.
-  const overlap = command === 'load' && options.overlap === true && engine.capabilities.concurrentConnections;
-  const internal = new AbortController();
-  const signal = options.signal === undefined ? internal.signal : AbortSignal.any([options.signal, internal.signal]);
-  let stagingFinished = false;
-  // lines rejected while staging: of the files staged so far, and of the file being staged
-  let rejectedInFiles = 0;
-  let rejectedInFile = 0;
-  const rejectedWhileStaging = () => rejectedInFiles + rejectedInFile;
-  const tooManyRejected = () => options.maxErrors !== undefined && rejectedWhileStaging() > options.maxErrors;
-  let stoppedByMaxErrors = false;
-  let processStarted = 0;
-  // A staged row moves to this load unless it is identical to a row already DONE (that one is
-  // left untouched, with the load that made it DONE): the file's rows not on its load.
-  // Only unchanged rows that were not ERROR can be such rows: none, no query.
-  const heldElsewhere = async (counts: FileStageCounts, loadId: number): Promise<number> => {
-    const candidates = counts.unchanged - counts.unchangedError;
-    if (candidates <= 0) return 0;
-    const onLoad = Object.values(await db('counting the rows of the load', () => engine.tallyLoads([loadId]))).reduce((n, c) => n + c, 0);
-    return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
-  };
-  let processing: Promise<ProcessResult> | null = null;
-  const startProcessing = (runId: number): void => {
-    if (processing !== null) return;
-    processStarted = performance.now();
-    processing = processBacklog(engine, { ...processOptions(runId, options), signal, stagingDone: overlap ? () => stagingFinished : undefined, rejectedWhileStaging });
-    // awaited below; a failure also stops the staging loop
-    processing.catch(() => internal.abort());
-  };
 
   try {
     const stageStarted = performance.now();
     try {
-      for (let i = 0; i < files.length; i++) {
-        let file = files[i] as OrderFile;
+      for (const [i, file] of files.entries()) {
         if (tooManyRejected()) {
           // the files after the one that went past --max-errors are not staged (nor processed)
           for (const rest of files.slice(i)) rest.close();
           stoppedByMaxErrors = true;
           break;
         }
-        const sha = await sha256File(file.path);
-        // Skip and resume (docs/ARCHITECTURE.md, section 2, step 2): what did an earlier run of
-        // this very file (same sha256) commit?
-        const recorded = await db('reading the staging history', () => engine.stagingHistory(sha));
-        // The same bytes read with another encoding or delimiter are another file: a rerun that
-        // corrects --encoding must stage it, not skip it. --restage stages it again regardless.
-        const sameReading = recorded !== null && recorded.readAs.encoding === options.encoding && recorded.readAs.delimiter === options.delimiter;
-        const history = sameReading && options.restage !== true ? recorded : null;
-        const runId = await db('recording the run', () => engine.startRun(runStart(command, file, sha)));
-        openRuns.push(runId);
-        if (overlap) startProcessing(runId);
-        // The same load continues when it completed (skip) or can resume at a byte offset; a file
-        // without offsets (a decoded encoding) is staged again from line 1 as a new load, so that
-        // its already-staged rows count as unchanged, not as repeated lines of this load.
-        const resumable = history?.checkpoint != null && history.checkpoint.byte !== null;
-        const loadId = history !== null && (history.staged || resumable) ? history.loadId : runId;
-        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked', detail: { file: file.path, size: file.size, sha256: sha, loadId, header: file.header.names, encoding: options.encoding, delimiter: options.delimiter, restage: options.restage === true ? true : undefined } })));
-
-        const committed = history?.checkpoint != null && isStageCounts(history.checkpoint.counts) ? history.checkpoint.counts : null;
-        const stopped = history !== null && !history.staged ? (history.checkpoint?.stoppedAt ?? null) : null;
-        if (history?.staged === true || stopped !== null) {
-          // The same bytes (same sha256) were staged completely, or stop at the same line: not read
-          // again. The lines rejected then are still rejected: they count for the exit code.
-          file.close();
-          const message = stopped === null
-            ? `${file.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
-            : `${file.path}: load ${loadId} could not read this file past line ${stopped.line}: not read again (fix the file and load it)`;
-          if (stopped === null) options.logger.info({ runId, loadId, file: file.path }, message);
-          else options.logger.warn({ runId, loadId, file: file.path, line: stopped.line }, message);
-          await db('recording the run', () =>
-            engine.transaction((tx) => tx.addRunEvent(runId, { event: stopped === null ? 'staged' : 'staging_stopped', detail: { skipped: true, loadId, stoppedAt: stopped ?? undefined } })),
-          );
-          reports.push({
-            file: file.path, loadId, runId, counts: { ...emptyStageCounts(), rejected: committed?.rejected ?? 0 }, tally: {},
-            unchangedDone: committed === null ? 0 : await heldElsewhere(committed, loadId),
-            stoppedAt: stopped, skipped: message, resumedAt: null,
-          });
-          rejectedInFiles += committed?.rejected ?? 0;
-          continue;
-        }
-        let resumedAt: { line: number; byte: number } | null = null;
-        let initialCounts: FileStageCounts | undefined;
-        if (history?.checkpoint != null && history.checkpoint.byte !== null) {
-          // resume after the last committed batch of the interrupted load, not from line 1
-          resumedAt = { line: history.checkpoint.line, byte: history.checkpoint.byte };
-          initialCounts = committed ?? undefined;
-          file.close();
-          file = await openOrderFile(file.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: resumedAt });
-          options.logger.info({ runId, loadId, file: file.path, line: resumedAt.line, byte: resumedAt.byte }, `${file.path}: resuming load ${loadId} after line ${resumedAt.line}`);
-          await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'resumed', detail: { loadId, line: resumedAt?.line, byte: resumedAt?.byte } })));
-        }
-
-        options.logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
-        const current = file;
-        const result = await stageFile(engine, runId, current, {
-          loadId,
-          batchSize: options.batchSize,
-          retry: options.retry,
-          logger: options.logger,
-          signal,
-          initialCounts,
-          // this run is the latest of this file (sha256): its last checkpoint is the history's
-          committedCheckpoint: async () => (await engine.stagingHistory(sha))?.checkpoint ?? null,
-          onBatch: (counts) => {
-            rejectedInFile = counts.rejected;
-            options.onStageProgress?.(current.path, current.bytesRead(), current.size, counts.read);
-          },
-        });
-        rejectedInFiles += result.counts.rejected;
-        rejectedInFile = 0;
-        // 'staged' only when the whole file is in: a rerun then skips it; otherwise it resumes
-        const complete = !result.interrupted && result.stoppedAt === null;
-        await db('recording the run', () => engine.transaction((tx) =>
-          tx.addRunEvent(runId, { event: complete ? 'staged' : 'staging_stopped', detail: { loadId, ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted } }),
-        ));
-        options.logger.info({ runId, loadId, ...result.counts }, 'staged');
-        // right after staging, before a later file of this run can take rows over
-        const unchangedDone = await heldElsewhere(result.counts, loadId);
-        reports.push({ file: file.path, loadId, runId, counts: result.counts, tally: {}, unchangedDone, stoppedAt: result.stoppedAt, skipped: null, resumedAt });
-        if (result.interrupted) {
+        const staged = await stageListedFile(run, file);
+        reports.push(staged.report);
+        if (staged.interrupted) {
           aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
           break;
         }
       }
     } finally {
-      stagingFinished = true;
+      processing.stagingFinished();
       stageMs = performance.now() - stageStarted;
     }
 
-    const lastRun = openRuns[openRuns.length - 1];
     if (tooManyRejected()) stoppedByMaxErrors = true;
-    if (command === 'load' && aborted === null && !stoppedByMaxErrors && lastRun !== undefined && !overlap) {
-      if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
-      startProcessing(lastRun);
+    const lastRun = run.journal.lastRunId;
+    if (command === 'load' && aborted === null && !stoppedByMaxErrors && lastRun !== undefined && !processing.overlap) {
+      if (options.onProcessStart !== undefined) options.onProcessStart(await run.db('counting claimable rows', () => engine.claimableCount()));
+      processing.start(lastRun);
     }
-    if (processing !== null) {
-      const result = await (processing as Promise<ProcessResult>);
-      processMs = performance.now() - processStarted;
-      processCounts = result.counts;
-      aborted ??= stoppedMessage(result.stopped, options.maxErrors, result.counts.error, rejectedWhileStaging());
-      for (const id of openRuns) {
-        await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(id, { event: 'processed', detail: { ...result.counts } })));
-      }
+    const processed = await processing.result();
+    if (processed !== null) {
+      processMs = processed.ms;
+      processCounts = processed.result.counts;
+      aborted ??= stoppedMessage(processed.result.stopped, options.maxErrors, processCounts.error, rejectedWhileStaging());
+      await run.journal.processed(processCounts);
     }
     if (aborted === null && stoppedByMaxErrors) aborted = maxErrorsMessage(options.maxErrors ?? 0, rejectedWhileStaging(), processCounts?.error ?? 0);
   } catch (error) {
-    internal.abort();
-    if (processing !== null) await Promise.allSettled([processing]);
-    aborted = errorMessage(error);
-    await finishRuns(engine, openRuns, 'FAILED', reports, aborted, options.logger);
+    await processing.stop();
+    await run.journal.fail(errorMessage(error), runCounts(reports));
     throw error;
   }
 
   for (const report of reports) {
-    const tally = await db('counting the rows of the load', () => engine.tallyLoads([report.loadId]));
+    const tally = await run.db('counting the rows of the load', () => engine.tallyLoads([report.loadId]));
     report.tally = report.unchangedDone > 0 ? { ...tally, DONE: (tally.DONE ?? 0) + report.unchangedDone } : tally;
   }
   const unreadFile = reports.find((r) => r.stoppedAt !== null);
-  if (aborted === null && unreadFile?.stoppedAt) {
-    aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
-  }
-  await finishRuns(engine, openRuns, aborted === null ? 'COMPLETED' : 'FAILED', reports, aborted, options.logger, db);
+  if (aborted === null && unreadFile?.stoppedAt) aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
+  await run.journal.finish(aborted === null ? 'COMPLETED' : 'FAILED', aborted, runCounts(reports));
 
-  const rowsFailed = reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0));
   // processing took claimable rows of any load: what waits now may be another load's too
-  const waiting = processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? await db('reading the rows waiting to retry', () => engine.retryWaitSummary()) : null;
+  const waiting = processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary()) : null;
   return {
     command,
     files: reports,
@@ -373,26 +397,12 @@ export async function runLoad(engine: Engine, command: 'load' | 'stage', paths: 
     stageMs,
     processMs,
     aborted,
-    exitCode: aborted !== null ? EXIT_FAILED : rowsFailed ? EXIT_ROWS_REJECTED : EXIT_OK,
+    exitCode: exitCodeFor({
+      failed: aborted !== null,
+      // `stage` promises staged rows, `load` rows DONE
+      rowsRejected: reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)),
+    }),
   };
-}
-
-/** With `db`, retried if the database goes away for a moment; without (the run is failing, maybe because of the database), tried once. */
-async function finishRuns(
-  engine: Engine, runIds: number[], status: 'COMPLETED' | 'FAILED', reports: FileReport[], message: string | null, logger: Logger,
-  db: Bookkeeping = (_what, work) => work(),
-) {
-  for (const runId of runIds) {
-    const report = reports.find((r) => r.runId === runId);
-    const counts = { ...(report?.counts ?? {}), ...Object.fromEntries(Object.entries(report?.tally ?? {}).map(([k, v]) => [`status_${k}`, v])) };
-    try {
-      await db('recording the end of the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: status === 'COMPLETED' ? 'completed' : 'failed', detail: message === null ? undefined : { reason: message } })));
-      await db('recording the end of the run', () => engine.finishRun(runId, status, counts, message));
-    } catch (error) {
-      // The database may be the reason we are failing: say so, keep the original error.
-      logger.error({ runId, error: errorMessage(error) }, 'could not record the end of the run');
-    }
-  }
 }
 
 /**
@@ -400,39 +410,30 @@ async function finishRuns(
  * `retry`'s run, started by the caller) the processing is part of that run: its events go
  * there and it ends that run, with `run.counts` added to its counts.
  */
-export async function runProcess(engine: Engine, options: ProcessRunOptions, run?: { runId: number; counts?: RunCounts }): Promise<ProcessReport> {
+export async function runProcess(engine: ProcessRunPort, options: ProcessRunOptions, run?: { runId: number; counts?: RunCounts }): Promise<ProcessReport> {
   const started = performance.now();
-  const db = bookkeeping(engine, options);
-  const runId = run?.runId ?? (await db('recording the run', () => engine.startRun(runStart('process', null, null))));
-  if (run === undefined) await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'invoked' })));
+  const db = retried(engine, options);
+  const record = run === undefined ? await startRun(engine, 'process', {}, options) : recordedRun(engine, run.runId, options);
+  if (run === undefined) await record.event('invoked');
   try {
     if (options.onProcessStart !== undefined) options.onProcessStart(await db('counting claimable rows', () => engine.claimableCount()));
-    const result = await processBacklog(engine, processOptions(runId, options));
+    const result = await processBacklog(engine, processOptions(record.runId, options));
     const aborted = stoppedMessage(result.stopped, options.maxErrors, result.counts.error);
-    await db('recording the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: 'processed', detail: { ...result.counts } })));
-    await db('recording the end of the run', () => engine.transaction((tx) => tx.addRunEvent(runId, { event: aborted === null ? 'completed' : 'failed', detail: aborted === null ? undefined : { reason: aborted } })));
-    await db('recording the end of the run', () => engine.finishRun(runId, aborted === null ? 'COMPLETED' : 'FAILED', { ...run?.counts, ...result.counts }, aborted));
-    const rowsFailed = result.counts.error + result.counts.retryWait > 0;
+    await record.event('processed', { ...result.counts });
+    await record.finish(aborted === null ? 'COMPLETED' : 'FAILED', { ...run?.counts, ...result.counts }, aborted);
     // nothing claimable now does not mean nothing left: say what waits, and until when
     const retryWait = await db('reading the rows waiting to retry', () => engine.retryWaitSummary());
     return {
       command: 'process',
-      runId,
+      runId: record.runId,
       process: result.counts,
       retryWait,
       elapsedMs: performance.now() - started,
       aborted,
-      exitCode: aborted !== null ? EXIT_FAILED : rowsFailed ? EXIT_ROWS_REJECTED : EXIT_OK,
+      exitCode: exitCodeFor({ failed: aborted !== null, rowsRejected: result.counts.error + result.counts.retryWait > 0 }),
     };
   } catch (error) {
-    const message = error instanceof RunAbortedError ? error.message : errorMessage(error);
-    try {
-      await engine.transaction((tx) => tx.addRunEvent(runId, { event: 'failed', detail: { reason: message } }));
-      await engine.finishRun(runId, 'FAILED', { ...run?.counts }, message);
-    } catch (recordError) {
-      // The database may be why we fail: the run stays RUNNING until the next start marks it abandoned.
-      options.logger.error({ runId, error: errorMessage(recordError) }, 'could not record the end of the run');
-    }
+    await record.fail(error, { ...run?.counts });
     throw error;
   }
 }
