@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { RunCounts } from '../engine/types.js';
 import { errorMessage } from '../errors.js';
 import type { OrderFile } from '../input/order-file.js';
@@ -51,7 +50,7 @@ export class LoadJournal {
   constructor(
     private readonly engine: RunRecordPort,
     private readonly command: 'load' | 'stage',
-    private readonly options: RunRecordOptions & { logger: Logger },
+    private readonly options: RunRecordOptions,
   ) {}
 
   async startFile(file: OrderFile, sha256: string): Promise<FileRun> {

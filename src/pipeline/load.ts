@@ -29,6 +29,34 @@ async function openFiles(paths: string[], options: LoadOptions): Promise<OrderFi
   return files;
 }
 
+/** Why staging ended before the last file, if it did. */
+type StagingEnd = 'interrupted' | 'max-errors' | null;
+
+/**
+ * Stage the files in order. Stops after a file interrupted, or before the file after the one
+ * that went past --max-errors (the files not staged are not processed either).
+ */
+async function stageFiles(run: FileStaging, files: OrderFile[], reports: FileReport[], tooManyRejected: () => boolean): Promise<StagingEnd> {
+  for (const [i, file] of files.entries()) {
+    if (tooManyRejected()) {
+      for (const rest of files.slice(i)) rest.close();
+      return 'max-errors';
+    }
+    const staged = await stageListedFile(run, file);
+    reports.push(staged.report);
+    if (staged.interrupted) return 'interrupted';
+  }
+  return null;
+}
+
+/** Each file's statuses at the end of the run: its load's rows, and its rows held by the load that made them DONE. */
+async function tallyFiles(run: FileStaging, reports: FileReport[]): Promise<void> {
+  for (const report of reports) {
+    const tally = await run.db('counting the rows of the load', () => run.engine.tallyLoads([report.loadId]));
+    report.tally = report.unchangedDone > 0 ? { ...tally, DONE: (tally.DONE ?? 0) + report.unchangedDone } : tally;
+  }
+}
+
 /** A file run's counts for its load_run row: the staging counts and the end tally as status_<STATUS>. */
 function runCounts(reports: FileReport[]): (runId: number) => RunCounts {
   return (runId) => {
@@ -53,33 +81,20 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   const reports: FileReport[] = [];
   let processCounts: ProcessCounts | null = null;
   let aborted: string | null = null;
-  let stoppedByMaxErrors = false;
   let stageMs = 0;
   let processMs = 0;
 
   try {
     const stageStarted = performance.now();
+    let staging: StagingEnd;
     try {
-      for (const [i, file] of files.entries()) {
-        if (tooManyRejected()) {
-          // the files after the one that went past --max-errors are not staged (nor processed)
-          for (const rest of files.slice(i)) rest.close();
-          stoppedByMaxErrors = true;
-          break;
-        }
-        const staged = await stageListedFile(run, file);
-        reports.push(staged.report);
-        if (staged.interrupted) {
-          aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
-          break;
-        }
-      }
+      staging = await stageFiles(run, files, reports, tooManyRejected);
     } finally {
       processing.stagingFinished();
       stageMs = performance.now() - stageStarted;
     }
-
-    if (tooManyRejected()) stoppedByMaxErrors = true;
+    if (staging === 'interrupted') aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
+    const stoppedByMaxErrors = staging === 'max-errors' || tooManyRejected();
     const lastRun = run.journal.lastRunId;
     if (command === 'load' && aborted === null && !stoppedByMaxErrors && lastRun !== undefined && !processing.overlap) {
       if (options.onProcessStart !== undefined) options.onProcessStart(await run.db('counting claimable rows', () => engine.claimableCount()));
@@ -99,10 +114,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     throw error;
   }
 
-  for (const report of reports) {
-    const tally = await run.db('counting the rows of the load', () => engine.tallyLoads([report.loadId]));
-    report.tally = report.unchangedDone > 0 ? { ...tally, DONE: (tally.DONE ?? 0) + report.unchangedDone } : tally;
-  }
+  await tallyFiles(run, reports);
   const unreadFile = reports.find((r) => r.stoppedAt !== null);
   if (aborted === null && unreadFile?.stoppedAt) aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
   await run.journal.finish(aborted === null ? 'COMPLETED' : 'FAILED', aborted, runCounts(reports));
