@@ -1,5 +1,6 @@
-import type { Engine, ErrorPhase, ErrorRowReport, FileLayout, OrderValues, ProcessStatus, RejectedLine } from '../engine/types.js';
+import type { ErrorPhase, ErrorRowReport, FileLayout, OrderValues, ProcessStatus, RejectedLine } from '../engine/types.js';
 import { splitRawLine } from '../input/raw-line.js';
+import type { ErrorExportPort } from './ports.js';
 
 /**
  * One line of the `errors` export: an ERROR stage row with its latest error, or a line rejected
@@ -39,7 +40,7 @@ const orNull = (v: string): string | null => (v === '' ? null : v);
 /** The file layouts of some loads, read once per load (a load without one maps to null). */
 class LayoutCache {
   private readonly layouts = new Map<number, FileLayout | null>();
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: ErrorExportPort) {}
 
   async prefetch(loadIds: Array<number | null>): Promise<void> {
     const missing = [...new Set(loadIds.filter((id): id is number => id !== null && !this.layouts.has(id)))];
@@ -95,7 +96,7 @@ function fromRejectedLine(r: RejectedLine, layouts: LayoutCache): ErrorExportRow
  * lines rejected before they had a stage row (error-log order). Read page by page, each page
  * starting after the last key of the one before (never OFFSET): memory holds one page.
  */
-export async function* exportErrorRows(engine: Engine, filter: ErrorExportFilter = {}, pageSize = DEFAULT_ERROR_PAGE_SIZE): AsyncGenerator<ErrorExportRow> {
+export async function* exportErrorRows(engine: ErrorExportPort, filter: ErrorExportFilter = {}, pageSize = DEFAULT_ERROR_PAGE_SIZE): AsyncGenerator<ErrorExportRow> {
   const size = Math.max(1, Math.floor(pageSize));
   let remaining = filter.limit ?? Number.POSITIVE_INFINITY;
   const layouts = new LayoutCache(engine);

@@ -1,7 +1,8 @@
 import { hostname, userInfo } from 'node:os';
-import type { Engine, EngineTx, ManualChange, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
+import type { ManualChange, OperatorTx, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
 import { RunAbortedError, UserError } from '../errors.js';
 import { describeDbError } from './db-error.js';
+import type { AbandonedRunsPort, OperatorPort } from './ports.js';
 import { orderRecordSchema, validateOrder } from '../input/order-record.js';
 import { splitRawLine } from '../input/raw-line.js';
 
@@ -135,7 +136,7 @@ function plannedChange(
  * the same command run again picks up the rest. A dry run reads the same batches without locking
  * anything and reports the same plan.
  */
-export async function retryRows(engine: Engine, request: RetryRequest, options: RetryBatchOptions = {}): Promise<ManualChangeReport> {
+export async function retryRows(engine: OperatorPort, request: RetryRequest, options: RetryBatchOptions = {}): Promise<ManualChangeReport> {
   checkRetryRequest(request);
   const selector = request.all ? {} : request.selector;
   const limit = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_RETRY_BATCH));
@@ -185,7 +186,7 @@ export async function retryRows(engine: Engine, request: RetryRequest, options: 
  * them. A value of the line that still cannot be read, and that no correction replaces, refuses
  * the retry (nothing is changed): the row would only fail again as "missing".
  */
-async function lineValuesOf(tx: EngineTx, rows: StageRowSnapshot[], corrections: Partial<OrderValues>): Promise<Map<number, OrderValues>> {
+async function lineValuesOf(tx: OperatorTx, rows: StageRowSnapshot[], corrections: Partial<OrderValues>): Promise<Map<number, OrderValues>> {
   const values = new Map<number, OrderValues>();
   const rejected = rows.filter((r) => r.errorCode !== null && r.errorCode.startsWith('PARSE'));
   if (rejected.length === 0) return values;
@@ -216,7 +217,7 @@ async function lineValuesOf(tx: EngineTx, rows: StageRowSnapshot[], corrections:
 }
 
 /** `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY, audited. */
-export async function recoverRows(engine: Engine, request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
+export async function recoverRows(engine: OperatorPort, request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
   const changes = await engine.transaction(async (tx) => {
     const planned = (await tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs))).map((row) => plannedChange(row, 'RECOVER', request, {}));
     if (!request.dryRun) await tx.applyManualChanges(planned);
@@ -238,7 +239,7 @@ function processIsGone(pid: number): boolean {
  * A RUNNING run whose process is gone (this host only: another host's processes cannot be
  * seen from here) is marked FAILED as abandoned. Runs at the start of every command.
  */
-export async function markAbandonedRuns(engine: Engine, isGone: (pid: number) => boolean = processIsGone): Promise<number[]> {
+export async function markAbandonedRuns(engine: AbandonedRunsPort, isGone: (pid: number) => boolean = processIsGone): Promise<number[]> {
   const host = hostname();
   const abandoned: number[] = [];
   for (const run of await engine.runningRuns()) {

@@ -5,6 +5,15 @@ export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_ROWS_REJECTED = 2;
 
+/**
+ * The one choice of an exit code: a run that failed or stopped early gives 1 whatever its rows
+ * did; otherwise 2 when a row was rejected or did not end as the command promises, else 0.
+ */
+export function exitCodeFor(outcome: { failed: boolean; rowsRejected: boolean }): number {
+  if (outcome.failed) return EXIT_FAILED;
+  return outcome.rowsRejected ? EXIT_ROWS_REJECTED : EXIT_OK;
+}
+
 /** Rows of a tally that did not end DONE. */
 export function notDone(tally: StatusTally): number {
   return (tally.ERROR ?? 0) + (tally.RETRY_WAIT ?? 0) + (tally.READY ?? 0) + (tally.PROCESSING ?? 0);
@@ -15,6 +24,8 @@ export function notDone(tally: StatusTally): number {
  * the database itself would refuse aside (`stage` does not validate: a rule broken is found later).
  */
 export function dryRunExitCode(results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number } }>, command: 'load' | 'stage' = 'load'): number {
-  if (results.some((r) => r.stoppedAt !== null)) return EXIT_FAILED;
-  return results.some((r) => r.counts.rejected + (command === 'load' ? r.counts.invalid : 0) > 0) ? EXIT_ROWS_REJECTED : EXIT_OK;
+  return exitCodeFor({
+    failed: results.some((r) => r.stoppedAt !== null),
+    rowsRejected: results.some((r) => r.counts.rejected + (command === 'load' ? r.counts.invalid : 0) > 0),
+  });
 }

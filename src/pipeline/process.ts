@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import type { ClaimedRow, Engine, EngineTx, RowOutcome, StatusTally } from '../engine/types.js';
+import type { ChunkTx, ClaimedRow, RowOutcome, StatusTally } from '../engine/types.js';
 import { validateOrder } from '../input/order-record.js';
 import { RunAbortedError } from '../errors.js';
+import type { ProcessingPort } from './ports.js';
 import { backoffDelay, withChunkRetry, type RetryPolicy } from './retry.js';
 import { sleep } from '../sleep.js';
 
@@ -83,7 +84,7 @@ export function isolationBlockFor(chunkSize: number, failureRate: number): numbe
 }
 
 async function processChunk(
-  tx: EngineTx,
+  tx: ChunkTx,
   afterStageId: number,
   batchId: string,
   options: ProcessOptions,
@@ -162,7 +163,7 @@ function chunkResultFromTally(tally: StatusTally, lastStageId: number): ChunkRes
  * pick up rows that were skipped and then released (a rolled-back chunk); a pass from the
  * beginning that claims nothing ends the worker.
  */
-export async function processBacklog(engine: Engine, options: ProcessOptions): Promise<ProcessResult> {
+export async function processBacklog(engine: ProcessingPort, options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
   const counts: ProcessCounts = { chunks: 0, claimed: 0, done: 0, error: 0, retryWait: 0, validateErrors: 0, mergeErrors: 0 };
   const chunkMillis: number[] = [];

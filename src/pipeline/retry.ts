@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Engine } from '../engine/types.js';
 import { RunAbortedError } from '../errors.js';
 import { describeDbError, isOutOfSpace } from './db-error.js';
+import type { ErrorClassifier } from './ports.js';
 
 export interface RetryPolicy {
   /** Attempts in all (the first one included) for a chunk or batch that fails as a whole. */
@@ -27,7 +27,7 @@ import { sleep } from '../sleep.js';
  * else, or an exhausted budget, stops the run with a one-line reason.
  */
 export async function withChunkRetry<T>(
-  engine: Engine,
+  engine: ErrorClassifier,
   what: string,
   work: () => Promise<T>,
   options: { policy: RetryPolicy; logger: Logger; signal?: AbortSignal | undefined },

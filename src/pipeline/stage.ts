@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import type { Engine, ErrorLogInput, StageBatchCounts, StageInput } from '../engine/types.js';
+import type { ErrorLogInput, StageBatchCounts, StageInput } from '../engine/types.js';
 import type { FileItem, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder } from '../input/order-record.js';
+import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 
 export interface FileStageCounts {
@@ -99,7 +100,7 @@ function newBatch(): Batch {
  * event (line and byte offset), so that an interrupted load can resume after the last commit.
  * Parsing of the next batch overlaps the database work of the previous one (one batch in flight).
  */
-export async function stageFile(engine: Engine, runId: number, file: OrderFile, options: StageFileOptions): Promise<FileStageResult> {
+export async function stageFile(engine: StagingPort, runId: number, file: OrderFile, options: StageFileOptions): Promise<FileStageResult> {
   const counts = options.initialCounts !== undefined ? { ...options.initialCounts } : emptyStageCounts();
   let batch = newBatch();
   let inFlight: Promise<void> | null = null;

@@ -1,0 +1,97 @@
+/** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
+import { openOrderFile, type OrderFile } from '../input/order-file.js';
+import { sha256File } from '../input/file-digest.js';
+import type { LoadJournal } from './load-journal.js';
+import type { FileReport, LoadOptions } from './load-options.js';
+import type { LoadProcessing } from './load-processing.js';
+import type { LoadPort } from './ports.js';
+import type { retried } from './run-record.js';
+import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
+import { planLoadId, planStaging, resumedAt } from './staging-plan.js';
+
+/** What staging one file needs of the run it is part of. */
+export interface FileStaging {
+  engine: LoadPort;
+  options: LoadOptions;
+  db: ReturnType<typeof retried>;
+  journal: LoadJournal;
+  processing: LoadProcessing;
+  /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
+  rejected: { files: number; current: number };
+}
+
+/**
+ * A staged row moves to this load unless it is identical to a row already DONE (that one is
+ * left untouched, with the load that made it DONE): the file's rows not on its load. Only
+ * unchanged rows that were not ERROR can be such rows: none, no query.
+ */
+async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: number): Promise<number> {
+  const candidates = counts.unchanged - counts.unchangedError;
+  if (candidates <= 0) return 0;
+  const onLoad = Object.values(await run.db('counting the rows of the load', () => run.engine.tallyLoads([loadId]))).reduce((n, c) => n + c, 0);
+  return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
+}
+
+/** One file of a `load`/`stage`: its run, then skip, stop, resume or stage it as its staging plan says. */
+export async function stageListedFile(run: FileStaging, listed: OrderFile): Promise<{ report: FileReport; interrupted: boolean }> {
+  const { engine, options } = run;
+  const logger = options.logger;
+  const sha = await sha256File(listed.path);
+  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(sha)), options);
+  const fileRun = await run.journal.startFile(listed, sha);
+  const runId = fileRun.runId;
+  if (run.processing.overlap) run.processing.start(runId);
+  const loadId = planLoadId(plan, runId);
+  await fileRun.invoked(listed, sha, loadId, options);
+
+  if (plan.action === 'skip' || plan.action === 'stop') {
+    listed.close();
+    const message = plan.action === 'skip'
+      ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
+      : `${listed.path}: load ${loadId} could not read this file past line ${plan.stoppedAt.line}: not read again (fix the file and load it)`;
+    if (plan.action === 'skip') logger.info({ runId, loadId, file: listed.path }, message);
+    else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);
+    await fileRun.notRead(plan, loadId);
+    const rejected = plan.committed?.rejected ?? 0;
+    const report: FileReport = {
+      file: listed.path, loadId, runId, counts: { ...emptyStageCounts(), rejected }, tally: {},
+      unchangedDone: plan.committed === null ? 0 : await heldElsewhere(run, plan.committed, loadId),
+      stoppedAt: plan.action === 'stop' ? plan.stoppedAt : null, skipped: message, resumedAt: null,
+    };
+    run.rejected.files += rejected;
+    return { report, interrupted: false };
+  }
+
+  let file = listed;
+  if (plan.action === 'resume') {
+    listed.close();
+    file = await openOrderFile(listed.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: plan.from });
+    logger.info({ runId, loadId, file: file.path, line: plan.from.line, byte: plan.from.byte }, `${file.path}: resuming load ${loadId} after line ${plan.from.line}`);
+    await fileRun.resumed(loadId, plan.from);
+  }
+  logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
+  const result = await stageFile(engine, runId, file, {
+    loadId,
+    batchSize: options.batchSize,
+    retry: options.retry,
+    logger,
+    signal: run.processing.signal,
+    initialCounts: plan.action === 'resume' ? (plan.counts ?? undefined) : undefined,
+    // this run is the latest of this file (sha256): its last checkpoint is the history's
+    committedCheckpoint: async () => (await engine.stagingHistory(sha))?.checkpoint ?? null,
+    onBatch: (counts) => {
+      run.rejected.current = counts.rejected;
+      options.onStageProgress?.(file.path, file.bytesRead(), file.size, counts.read);
+    },
+  });
+  run.rejected.files += result.counts.rejected;
+  run.rejected.current = 0;
+  await fileRun.staged(loadId, result);
+  logger.info({ runId, loadId, ...result.counts }, 'staged');
+  // right after staging, before a later file of this run can take rows over
+  const unchangedDone = await heldElsewhere(run, result.counts, loadId);
+  return {
+    report: { file: file.path, loadId, runId, counts: result.counts, tally: {}, unchangedDone, stoppedAt: result.stoppedAt, skipped: null, resumedAt: resumedAt(plan) },
+    interrupted: result.interrupted,
+  };
+}

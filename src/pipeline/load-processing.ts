@@ -1,0 +1,100 @@
+/** The processing side of `load` and `process`: processBacklog's options, why it stopped, and its run beside staging. */
+import type { LoadOptions, ProcessRunOptions } from './load-options.js';
+import type { LoadPort } from './ports.js';
+import { processBacklog, type ProcessResult } from './process.js';
+
+/** processBacklog's options, from the command's. */
+export function processOptions(runId: number, options: ProcessRunOptions) {
+  return {
+    runId,
+    chunkSize: options.chunkSize,
+    workers: options.workers,
+    maxAttempts: options.maxAttempts,
+    maxErrors: options.maxErrors,
+    rowRetryBaseMs: options.rowRetryBaseMs,
+    rowRetryMaxMs: options.rowRetryMaxMs,
+    lockWaitMs: options.lockWaitMs,
+    retry: options.retry,
+    logger: options.logger,
+    signal: options.signal,
+    onChunk: options.onProcessProgress,
+  };
+}
+
+/** The one-line reason processing stopped early (the run then fails, exit 1), or null. */
+export function stoppedMessage(stopped: ProcessResult['stopped'], maxErrors: number | undefined, errored: number, rejected = 0): string | null {
+  if (stopped === 'interrupted') return 'interrupted: the current chunk was finished or rolled back; run the command again to continue';
+  if (stopped === 'max-errors') return maxErrorsMessage(maxErrors ?? 0, rejected, errored);
+  return null;
+}
+
+/**
+ * --max-errors N counts, as SQL*Loader's ERRORS=, every row the run rejected: the lines of its
+ * files rejected while staging (a file skipped or resumed counts those its load rejected
+ * before, so the same file always gives the same answer) and the rows its processing ended
+ * ERROR. N of them are allowed; one more stops the run (exit 1), and what was committed stays.
+ */
+export function maxErrorsMessage(maxErrors: number, rejected: number, errored: number): string {
+  return `stopped: more than --max-errors ${maxErrors} rows rejected (${rejected} line(s) rejected while staging, ${errored} row(s) ended ERROR while processing; committed batches and chunks stay)`;
+}
+
+/**
+ * The processing of a `load`: started after staging, or with the first file's run under
+ * --overlap (server databases), which processes while staging. Staging is bound by this
+ * process's CPU (parsing), processing by the database, so together they take about the longer
+ * of the two instead of their sum (bench/RESULTS.md: 0.46 → 0.54 of the ceiling). Not the
+ * default: a key repeated within one file can then be merged with its earlier line before the
+ * later line is staged, and if the later line is rejected, orders keeps the earlier line's values
+ * (the staging rule, "the last occurrence wins", holds for the stage, not for orders:
+ * docs/ARCHITECTURE.md, section 2). For files known to have unique keys it is safe. PGlite has
+ * one connection: its phases always run in sequence.
+ */
+export class LoadProcessing {
+  readonly overlap: boolean;
+  /** Stops staging too: the caller's signal, or a processing failure. */
+  readonly signal: AbortSignal;
+  private readonly internal = new AbortController();
+  private stagingDone = false;
+  private running: Promise<ProcessResult> | null = null;
+  private startedAt = 0;
+
+  constructor(
+    private readonly engine: LoadPort,
+    command: 'load' | 'stage',
+    private readonly options: LoadOptions,
+    private readonly rejectedWhileStaging: () => number,
+  ) {
+    this.overlap = command === 'load' && options.overlap === true && engine.capabilities.concurrentConnections;
+    this.signal = options.signal === undefined ? this.internal.signal : AbortSignal.any([options.signal, this.internal.signal]);
+  }
+
+  start(runId: number): void {
+    if (this.running !== null) return;
+    this.startedAt = performance.now();
+    this.running = processBacklog(this.engine, {
+      ...processOptions(runId, this.options),
+      signal: this.signal,
+      stagingDone: this.overlap ? () => this.stagingDone : undefined,
+      rejectedWhileStaging: this.rejectedWhileStaging,
+    });
+    // awaited by result(); a failure also stops the staging loop
+    this.running.catch(() => this.internal.abort());
+  }
+
+  stagingFinished(): void {
+    this.stagingDone = true;
+  }
+
+  /** The processing's result and how long it took, or null when it never started. */
+  async result(): Promise<{ result: ProcessResult; ms: number } | null> {
+    if (this.running === null) return null;
+    const result = await this.running;
+    return { result, ms: performance.now() - this.startedAt };
+  }
+
+  /** After a failure: stop processing and wait until its current chunks are committed or rolled back. */
+  async stop(): Promise<void> {
+    this.internal.abort();
+    if (this.running !== null) await Promise.allSettled([this.running]);
+  }
+}
