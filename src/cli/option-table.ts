@@ -34,9 +34,9 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> extends Usage {
 /** An option taking one value (the schema says the default, or .optional()). */
 const value = <S extends z.ZodType>(schema: S, usage: Usage = {}): OptionSpec<S> => ({ type: 'string', schema, ...usage });
 /** An option taking a value each time it is given. */
-const repeatable = <S extends z.ZodType>(item: S, usage: Usage = {}) => ({ type: 'string' as const, multiple: true as const, schema: z.array(item).default([]), ...usage });
+const repeatable = <S extends z.ZodType>(item: S, usage: Usage = {}): OptionSpec<z.ZodDefault<z.ZodArray<S>>> => ({ type: 'string', multiple: true, schema: z.array(item).default([]), ...usage });
 /** An option without a value: false unless given. */
-const flag = (usage: Usage & { short?: string } = {}) => ({ type: 'boolean' as const, schema: z.boolean().default(false), ...usage });
+const flag = (usage: Usage & { short?: string } = {}): OptionSpec<z.ZodDefault<z.ZodBoolean>> => ({ type: 'boolean', schema: z.boolean().default(false), ...usage });
 
 export const OPTIONS = {
   db: value(z.string().min(1).optional(), {

@@ -18,7 +18,7 @@ export type CliOptions = z.infer<typeof cliOptionsSchema>;
 
 const parseArgsOptions: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
   // parseArgs checks `multiple` and `short` whenever the key is present: only set ones are given
-  entries.map(([name, o]) => [name, { type: o.type, ...('multiple' in o ? { multiple: true } : {}), ...('short' in o && o.short !== undefined ? { short: o.short } : {}) }]),
+  entries.map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}), ...(o.short === undefined ? {} : { short: o.short }) }]),
 );
 
 /**

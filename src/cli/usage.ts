@@ -19,8 +19,7 @@ function row(label: string, text: string): string {
 
 function optionRow(line: OptionLine): string {
   if (typeof line === 'string') {
-    const o: { detail?: string; help?: string } = OPTIONS[line];
-    return row(optionLabel(line), o.detail ?? o.help ?? '');
+    return row(optionLabel(line), OPTIONS[line].detail ?? OPTIONS[line].help ?? '');
   }
   const names: readonly OptionName[] = typeof line.option === 'string' ? [line.option] : line.option;
   // options that share a line are named without their placeholders
@@ -36,10 +35,7 @@ Commands (order-loader help <command>, or <command> --help, shows a command's op
 ${Object.values(COMMAND_TABLE).map((c) => row(c.usage.label, c.usage.summary)).join('\n')}
 
 Options:
-${names.flatMap((n) => {
-  const help: string | undefined = OPTIONS[n].help;
-  return help === undefined ? [] : [row(optionLabel(n), help)];
-}).join('\n')}
+${names.flatMap((n) => (OPTIONS[n].help === undefined ? [] : [row(optionLabel(n), OPTIONS[n].help)])).join('\n')}
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
 

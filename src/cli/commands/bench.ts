@@ -7,21 +7,24 @@ import { escapeControl } from '../escape.js';
 import { checkChartPath } from '../output-files.js';
 import { renderBench } from '../render.js';
 
+/** The worker counts measured unless --workers says others. */
+const WORKERS = [1, 2, 4];
+
 export const bench: CommandSpec = {
   usage: {
     label: 'bench',
     summary: `synthetic orders staged and processed per --chunk-sizes × --workers, in a workspace
 of its own (dropped afterwards); a table, --json, and an SVG chart (--chart path)
---rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (default 1,2,4)`,
+--rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (default ${WORKERS.join(',')})`,
     synopsis: 'bench [--rows <n>] [--chunk-sizes <list>] [--workers <list>] [--chart <path>] [--json]',
     about: 'Synthetic orders staged and processed per chunk size × workers, each in a schema of its own (dropped).',
-    options: ['rows', 'chunk-sizes', { option: 'workers', arg: '<list>', text: 'default 1,2,4' }, 'chart'],
+    options: ['rows', 'chunk-sizes', { option: 'workers', arg: '<list>', text: `default ${WORKERS.join(',')}` }, 'chart'],
     exitCodes: 'Exit codes: 0 done; 1 interrupted or could not run.',
   },
   async run(ctx) {
     const { options, logger, signal } = ctx;
     checkChartPath(options.chart);
-    const workers = options.workers ?? [1, 2, 4];
+    const workers = options.workers ?? WORKERS;
     return withLoader(ctx, { workers: Math.max(...workers) }, async (loader) => {
       const report = await runBench(loader.engine, {
         rows: options.rows, chunkSizes: options['chunk-sizes'], workers, batchSize: options['batch-size'], logger, signal,
