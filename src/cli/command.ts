@@ -1,0 +1,136 @@
+/**
+ * What a command module is given and gives back: its usage (src/cli/usage.ts prints it) and a
+ * run that returns the exit code. Also what the commands share: stdout (one document), opening
+ * the database with the CLI's hooks, and the options of a processing run.
+ */
+import type { Logger } from 'pino';
+import { OrderLoader } from '../loader.js';
+import { DEFAULT_LOAD_OPTIONS } from '../pipeline/load.js';
+import { escapeControl } from './escape.js';
+import { defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
+import type { OptionName } from './option-table.js';
+import { createProgress, type Progress } from './progress.js';
+
+/**
+ * One line of a command's usage: an option of the table with its `detail` (else `help`) line,
+ * or with this command's own words (and placeholder); several options can share a line.
+ */
+export type OptionLine = OptionName | { option: OptionName | readonly OptionName[]; arg?: string; text: string };
+
+export interface CommandUsage {
+  /** `order-loader help`: the command with its arguments, and what it does (continued on further lines). */
+  label: string;
+  summary: string;
+  /** The command's own usage: what follows `Usage: order-loader `, what it does, its option lines, its exit codes. */
+  synopsis: string;
+  about: string;
+  options?: readonly OptionLine[];
+  exitCodes?: string;
+}
+
+/** What the end-of-run log line tells besides the exit code: run ids and counts, when the command has them. */
+export type RunSummary = Record<string, unknown>;
+
+/** What main() and its signal handlers share with the running command. */
+export interface Session {
+  /** Set once stdout got its document: a failure after it (closing the database) must not add a second. */
+  printed: boolean;
+  /** Set once the database is open: what a second signal cancels before exiting. */
+  cancelRunning: (() => Promise<void>) | undefined;
+  /** Set once the database is open, for commands that process: how long a blocked chunk may hold up the first signal. */
+  blockedChunkNote: string;
+}
+
+export interface CommandContext {
+  command: Command;
+  files: string[];
+  options: CliOptions;
+  logger: Logger;
+  signal: AbortSignal;
+  session: Session;
+  summary: RunSummary;
+}
+
+export interface CommandSpec {
+  usage: CommandUsage;
+  run(ctx: CommandContext): Promise<number>;
+}
+
+/** The command's document on stdout. */
+export function print(session: Session, text: string): void {
+  session.printed = true;
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** A report on stdout: as JSON with --json, else as `render` puts it. */
+export function printReport<T>(ctx: CommandContext, report: T, render: (report: T) => string): void {
+  print(ctx.session, ctx.options.json ? JSON.stringify(report) : render(report));
+}
+
+/** The reason a run stopped early, on stderr (the report on stdout tells it too). */
+export function sayAborted(aborted: string | null | undefined): void {
+  if (aborted) process.stderr.write(`order-loader: ${escapeControl(aborted)}\n`);
+}
+
+function lockWaitNote(engine: string, lockWaitMs: number): string {
+  const waiting = '; a chunk waiting for a row another session holds';
+  if (engine === 'oracle') return `${waiting} waits until it is released (Oracle has no lock timeout)`;
+  if (lockWaitMs === 0) return `${waiting} waits until it is released (--row-lock-wait 0)`;
+  const limit = lockWaitMs % 1000 === 0 ? `${lockWaitMs / 1000} s` : `${lockWaitMs} ms`;
+  return `${waiting} gives up on it after at most ${limit} (--row-lock-wait)`;
+}
+
+/** 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md). */
+export function workersOf(options: CliOptions): number {
+  return Math.max(...(options.workers ?? [DEFAULT_LOAD_OPTIONS.workers]));
+}
+
+/**
+ * Open the database for the command, run `use` with it, close it. `processes`: the command
+ * processes chunks, so the first signal says how long a blocked chunk may hold it up.
+ */
+export async function withLoader(ctx: CommandContext, how: { workers?: number; processes?: boolean }, use: (loader: OrderLoader) => Promise<number>): Promise<number> {
+  const { command, options, logger } = ctx;
+  const loader = await OrderLoader.open({
+    db: options.db, logger, workers: how.workers ?? workersOf(options), signal: ctx.signal, command,
+    // init applies the migrations itself, so that it can say which it applied
+    migrate: command !== 'init',
+    lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
+    // a person at a terminal (logs at warn) is told why nothing happens yet
+    onLockWait: process.stderr.isTTY === true && !logger.isLevelEnabled('info') ? (message) => process.stderr.write(`order-loader: ${escapeControl(message)}\n`) : undefined,
+  });
+  // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
+  if (loader.engine.kind === 'postgres') ctx.session.cancelRunning = () => loader.cancelRunning();
+  if (how.processes === true) ctx.session.blockedChunkNote = lockWaitNote(loader.engine.kind, options['row-lock-wait']);
+  try {
+    return await use(loader);
+  } finally {
+    await loader.close();
+  }
+}
+
+/** The progress line on a terminal (none with --json). */
+export function progressOf(ctx: CommandContext): Progress {
+  return ctx.options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
+}
+
+/** The options of a staging and processing run, from the command line. */
+export function runOptions(ctx: CommandContext, progress: Progress) {
+  const { options } = ctx;
+  return {
+    chunkSize: options['chunk-size'],
+    batchSize: options['batch-size'],
+    workers: workersOf(options),
+    maxErrors: options['max-errors'],
+    maxAttempts: options['max-attempts'],
+    lockWaitMs: options['row-lock-wait'],
+    encoding: options.encoding,
+    delimiter: options.delimiter,
+    overlap: options.overlap,
+    restage: options.restage,
+    signal: ctx.signal,
+    onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),
+    onProcessStart: (total: number) => progress.processingStart(total),
+    onProcessProgress: (counts: { claimed: number }) => progress.processing(counts.claimed),
+  };
+}

@@ -1,0 +1,41 @@
+import { writeFileSync } from 'node:fs';
+import { renderChart } from '../../bench/chart.js';
+import { runBench } from '../../bench/run-bench.js';
+import { EXIT_FAILED, EXIT_OK } from '../../pipeline/outcome.js';
+import { print, withLoader, type CommandSpec } from '../command.js';
+import { escapeControl } from '../escape.js';
+import { checkChartPath } from '../output-files.js';
+import { renderBench } from '../render.js';
+
+/** The worker counts measured unless --workers says others. */
+const WORKERS = [1, 2, 4];
+
+export const bench: CommandSpec = {
+  usage: {
+    label: 'bench',
+    summary: `synthetic orders staged and processed per --chunk-sizes × --workers, in a workspace
+of its own (dropped afterwards); a table, --json, and an SVG chart (--chart path)
+--rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (default ${WORKERS.join(',')})`,
+    synopsis: 'bench [--rows <n>] [--chunk-sizes <list>] [--workers <list>] [--chart <path>] [--json]',
+    about: 'Synthetic orders staged and processed per chunk size × workers, each in a schema of its own (dropped).',
+    options: ['rows', 'chunk-sizes', { option: 'workers', arg: '<list>', text: `default ${WORKERS.join(',')}` }, 'chart'],
+    exitCodes: 'Exit codes: 0 done; 1 interrupted or could not run.',
+  },
+  async run(ctx) {
+    const { options, logger, signal } = ctx;
+    checkChartPath(options.chart);
+    const workers = options.workers ?? WORKERS;
+    return withLoader(ctx, { workers: Math.max(...workers) }, async (loader) => {
+      const report = await runBench(loader.engine, {
+        rows: options.rows, chunkSizes: options['chunk-sizes'], workers, batchSize: options['batch-size'], logger, signal,
+        onCase: options.json ? undefined : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
+      });
+      const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
+      // only complete cases are charted (a cut-short case is no measurement)
+      writeFileSync(options.chart, renderChart(points, `order-loader bench: ${report.rows} rows on ${report.engine}${report.interrupted ? ' (interrupted: complete cases only)' : ''}`));
+      print(ctx.session, options.json ? JSON.stringify({ ...report, chart: options.chart }) : `${renderBench(report)}\nchart: ${escapeControl(options.chart)}`);
+      if (report.interrupted) process.stderr.write('order-loader: bench interrupted: the workspace was dropped\n');
+      return report.interrupted ? EXIT_FAILED : EXIT_OK;
+    });
+  },
+};

@@ -1,0 +1,31 @@
+import { EXIT_OK } from '../../pipeline/outcome.js';
+import { withLoader, type CommandSpec } from '../command.js';
+import { writeErrorsCsv, writeErrorsJson } from '../errors-csv.js';
+
+export const errors: CommandSpec = {
+  usage: {
+    label: 'errors',
+    summary: `ERROR rows with their latest error: --format csv (re-loadable once fixed) | json;
+--load-id, --error-code, --limit`,
+    synopsis: 'errors [--format csv|json] [--load-id <n>] [--error-code <code>] [--limit <n>]',
+    about: 'ERROR rows with their latest error. CSV (default) can be loaded again once fixed. Exit 0.',
+    options: [
+      { option: ['load-id', 'error-code'], text: 'repeatable filters' },
+      { option: 'limit', text: 'at most n rows (default: all, streamed)' },
+    ],
+  },
+  run: (ctx) =>
+    withLoader(ctx, {}, async (loader) => {
+      const { options } = ctx;
+      const rows = loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
+      // stdout is the export from here on: a later failure must not append a second document
+      ctx.session.printed = true;
+      try {
+        await (options.format === 'json' || options.json ? writeErrorsJson(rows, process.stdout) : writeErrorsCsv(rows, process.stdout));
+      } catch (error) {
+        // the reader went away (`errors | head -1`): nothing more is wanted, not a failure
+        if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+      }
+      return EXIT_OK;
+    }),
+};

@@ -1,0 +1,15 @@
+/** Every command's module, in the order `order-loader help` lists them. */
+import type { CommandSpec } from '../command.js';
+import type { Command } from '../options.js';
+import { bench } from './bench.js';
+import { errors } from './errors.js';
+import { init } from './init.js';
+import { load } from './load.js';
+import { processCommand } from './process.js';
+import { recover } from './recover.js';
+import { retry } from './retry.js';
+import { runs } from './runs.js';
+import { stage } from './stage.js';
+import { status } from './status.js';
+
+export const COMMAND_TABLE: Record<Command, CommandSpec> = { init, load, stage, process: processCommand, status, retry, recover, errors, runs, bench };

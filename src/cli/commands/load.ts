@@ -1,0 +1,20 @@
+import type { CommandSpec } from '../command.js';
+import { DRY_RUN_FILES, FILE_OPTIONS, PROCESSING_OPTIONS } from './option-groups.js';
+import { stageFiles } from './stage-files.js';
+
+export const load: CommandSpec = {
+  usage: {
+    label: 'load <file…>',
+    summary: 'stage each file, then process until nothing is claimable',
+    synopsis: 'load <file…> [options]',
+    about: 'Stage each file, then process until nothing is claimable.',
+    options: [
+      ...FILE_OPTIONS,
+      ...PROCESSING_OPTIONS,
+      { option: 'overlap', text: 'server databases: process while staging (for files whose keys are unique)' },
+      DRY_RUN_FILES,
+    ],
+    exitCodes: 'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry; 1 could not finish.',
+  },
+  run: (ctx) => stageFiles(ctx, 'load'),
+};

@@ -1,0 +1,24 @@
+import { printReport, progressOf, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
+import { renderProcessReport } from '../render.js';
+import { PROCESSING_OPTIONS } from './option-groups.js';
+
+export const processCommand: CommandSpec = {
+  usage: {
+    label: 'process',
+    summary: 'process claimable rows of any load (run several at once on a server database)',
+    synopsis: 'process [options]',
+    about: 'Process claimable rows of any load until nothing is claimable now (run several at once to scale out).',
+    options: PROCESSING_OPTIONS,
+    exitCodes: 'Exit codes: 0 every claimed row DONE; 2 some ended ERROR or wait in RETRY_WAIT; 1 could not finish.',
+  },
+  run: (ctx) =>
+    withLoader(ctx, { processes: true }, async (loader) => {
+      const progress = progressOf(ctx);
+      const report = await loader.process(runOptions(ctx, progress));
+      progress.clear();
+      Object.assign(ctx.summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
+      printReport(ctx, report, renderProcessReport);
+      sayAborted(report.aborted);
+      return report.exitCode;
+    }),
+};

@@ -1,0 +1,15 @@
+import type { CommandSpec } from '../command.js';
+import { DRY_RUN_FILES, FILE_OPTIONS } from './option-groups.js';
+import { stageFiles } from './stage-files.js';
+
+export const stage: CommandSpec = {
+  usage: {
+    label: 'stage <file…>',
+    summary: 'stage only',
+    synopsis: 'stage <file…> [options]',
+    about: 'Stage only (order-loader process merges the rows later).',
+    options: [...FILE_OPTIONS, DRY_RUN_FILES],
+    exitCodes: 'Exit codes: 0 nothing rejected; 2 some lines rejected or rows ERROR; 1 could not finish.',
+  },
+  run: (ctx) => stageFiles(ctx, 'stage'),
+};

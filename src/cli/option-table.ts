@@ -1,0 +1,156 @@
+/**
+ * Every command-line option, declared once: its parseArgs type, its zod validation (with its
+ * default), and its usage lines. src/cli/options.ts derives the parseArgs configuration and the
+ * validation schema from this table; src/cli/usage.ts the usage texts. Which options a command's
+ * usage lists, and in what order, is said by that command (src/cli/commands/).
+ *
+ * Options are not refused by command: an option a command does not use is accepted and ignored.
+ * The table's order is the order of the Options section of `order-loader help` (then the options
+ * only their commands tell), and the order in which invalid values are checked (the first is said).
+ */
+import { z } from 'zod';
+import { delimiter, duration, encoding, numberList, positiveInt, safeWholeNumber } from './option-values.js';
+
+interface Usage {
+  /** The value's placeholder in usage lines (`<n>`); none for a flag. */
+  arg?: string;
+  /** Its line(s) under Options in `order-loader help`; without it, only the commands that take it tell it. */
+  help?: string;
+  /** Its line(s) in a command's usage, where they say more than `help` (its range, say). */
+  detail?: string;
+  /** Named on the "Common options" line of every command's usage. */
+  common?: true;
+}
+
+export interface OptionSpec<S extends z.ZodType = z.ZodType> extends Usage {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** Repeatable: every value is kept, in order. */
+  multiple?: true;
+  /** What a given value must be, what it becomes, and the value when not given. */
+  schema: S;
+}
+
+/** An option taking one value (the schema says the default, or .optional()). */
+const value = <S extends z.ZodType>(schema: S, usage: Usage = {}): OptionSpec<S> => ({ type: 'string', schema, ...usage });
+/** An option taking a value each time it is given. */
+const repeatable = <S extends z.ZodType>(item: S, usage: Usage = {}): OptionSpec<z.ZodDefault<z.ZodArray<S>>> => ({ type: 'string', multiple: true, schema: z.array(item).default([]), ...usage });
+/** An option without a value: false unless given. */
+const flag = (usage: Usage & { short?: string } = {}): OptionSpec<z.ZodDefault<z.ZodBoolean>> => ({ type: 'boolean', schema: z.boolean().default(false), ...usage });
+
+export const OPTIONS = {
+  db: value(z.string().min(1).optional(), {
+    arg: '<url>', common: true,
+    help: `pglite:<dir> | pglite:memory | postgres://user@host:5432/db | oracle://user@host:1521/service
+(default: $ORDER_LOADER_DB, then pglite:./.order-loader/db; password: $ORDER_LOADER_DB_PASSWORD)`,
+  }),
+  'chunk-size': value(positiveInt('--chunk-size', 65_535).default(2000), {
+    arg: '<n>',
+    help: 'rows per processing transaction (default 2000)',
+    detail: 'rows per processing transaction, 1–65535 (default 2000; larger values are refused)',
+  }),
+  'batch-size': value(positiveInt('--batch-size', 100_000).default(5000), {
+    arg: '<n>',
+    help: 'lines per staging transaction (default 5000)',
+    detail: 'lines per staging transaction, 1–100000 (default 5000)',
+  }),
+  // a list only for bench (src/cli/options.ts refuses a list elsewhere); the default is the command's
+  workers: value(numberList('--workers', 64, 'a whole number (bench: a list such as 1,2,4)').optional(), {
+    arg: '<n>',
+    help: 'concurrent processing workers (default 2; server databases only, PGlite has 1)',
+    detail: 'concurrent processing workers, 1–64 (default 2; server databases only, PGlite has 1)',
+  }),
+  'max-errors': value(safeWholeNumber('--max-errors').optional(), {
+    arg: '<n>',
+    help: `stop once more than n rows were rejected: lines rejected while staging plus
+rows ended ERROR while processing (exit 1; what was committed stays)`,
+  }),
+  'max-attempts': value(positiveInt('--max-attempts', 100).default(5), {
+    arg: '<n>',
+    help: `attempts at a row's current values before transient failures end it ERROR
+(default 5; a changed row and an operator's retry start again at 0)`,
+    detail: `attempts at a row's current values before transient failures end it ERROR,
+1–100 (default 5; a changed row and an operator's retry start again at 0)`,
+  }),
+  'row-lock-wait': value(
+    duration('--row-lock-wait', 's', 'a duration such as 10s, 500ms or 2m (0: wait for ever)')
+      .refine((ms) => ms <= 24 * 3_600_000, '--row-lock-wait must be at most 24h')
+      .default(10_000),
+    {
+      arg: '<t>',
+      help: `longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
+0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits`,
+    },
+  ),
+  encoding: value(encoding.default('utf-8'), {
+    arg: '<name>',
+    help: `utf-8 (default, BOM stripped) | shift_jis | cp932 | windows-31j (the last three: one
+encoding, Microsoft's Shift_JIS)`,
+    detail: 'utf-8 (default) | shift_jis | cp932 | windows-31j',
+  }),
+  delimiter: value(delimiter.default(','), { arg: '<c>', help: 'field delimiter (default ","; "tab" for tab)' }),
+  json: flag({ common: true, help: 'one JSON document on stdout' }),
+  'log-level': value(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(), {
+    arg: '<level>', common: true,
+    help: `fatal|error|warn|info|debug|trace|silent; logs are JSON lines (default info,
+or warn on a terminal without --log-file, written there as readable lines)`,
+  }),
+  'log-file': value(z.string().min(1).optional(), { arg: '<path>', common: true, help: 'write logs there instead of stderr' }),
+  'dry-run': flag({ help: 'load/stage: parse and validate only, write nothing; retry/recover: show, change nothing' }),
+  overlap: flag({
+    help: `load on a server database: process while staging (faster; for files whose keys are
+unique: a key repeated in the file may reach orders with an earlier line's values)`,
+  }),
+  restage: flag({
+    help: `load/stage: stage each file again as a new load, even when the same file (same bytes,
+encoding and delimiter) was staged completely before`,
+    detail: `stage each file again as a new load, even when the same file (same bytes,
+encoding and delimiter) was staged completely before`,
+  }),
+  limit: value(positiveInt('--limit', 10_000_000).optional(), { arg: '<n>', help: 'runs: how many (default 20); errors: at most n rows' }),
+  'lock-timeout': value(duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(), {
+    arg: '<t>', common: true,
+    help: `pglite:<dir> is one process's at a time: how long to wait while another command
+holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
+  }),
+
+  // retry and recover
+  'stage-id': repeatable(safeWholeNumber('--stage-id'), { arg: '<n>' }),
+  'source-key': repeatable(z.string().min(1), { arg: '<key>' }),
+  'error-code': repeatable(z.string().min(1), { arg: '<code>' }),
+  'load-id': repeatable(safeWholeNumber('--load-id'), { arg: '<n>' }),
+  'all-errors': flag(),
+  set: repeatable(z.string(), { arg: 'field=value', detail: "correct customer_id, order_date, amount or currency (checked like a file's values)" }),
+  // the audit column holds 1000 characters: refused here, before anything is done
+  reason: value(z.string().max(1000, '--reason takes at most 1000 characters').optional(), { arg: '<text>' }),
+  operator: value(z.string().min(1).max(128).optional(), { arg: '<name>', detail: 'recorded in order_stage_audit (default: the OS user@host)' }),
+  'older-than': value(
+    duration('--older-than', 'm', 'a duration such as 15m, 900s or 1h')
+      .refine((ms) => ms <= 100 * 365 * 24 * 3_600_000, '--older-than takes at most 100 years')
+      .default(15 * 60_000),
+    { arg: '<d>', detail: 'a number with ms, s, m or h (a bare number is minutes); default 15m' },
+  ),
+  'no-process': flag({ detail: 'only mark the rows READY' }),
+
+  // errors
+  format: value(z.enum(['csv', 'json']).default('csv'), { arg: 'csv|json' }),
+
+  // bench
+  rows: value(positiveInt('--rows', 100_000_000).default(100_000), { arg: '<n>', detail: 'default 100000' }),
+  'chunk-sizes': value(numberList('--chunk-sizes', 65_535, 'a list such as 500,2000,10000').default([500, 2000, 10000]), {
+    arg: '<list>', detail: 'default 500,2000,10000',
+  }),
+  chart: value(z.string().min(1).default('order-loader-bench.svg'), {
+    arg: '<path>', detail: 'the SVG chart, default ./order-loader-bench.svg (relative to the current directory)',
+  }),
+
+  help: flag({ short: 'h' }),
+  version: flag(),
+};
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** How an option is named in usage texts: `--chunk-size <n>`. */
+export function optionLabel(name: OptionName, arg: string | undefined = OPTIONS[name].arg): string {
+  return arg === undefined ? `--${name}` : `--${name} ${arg}`;
+}
