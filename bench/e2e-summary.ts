@@ -13,30 +13,44 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
   const cpu = (m: LoadMeasurement) => (m.nodeCpuS === null ? '?' : `${m.nodeCpuS.toFixed(1)} s`);
   const load = median(r.load, (m) => m.wallMs);
   const ceiling = r.ceiling.length > 0 ? median(r.ceiling, (m) => m.wallMs) : null;
-  out.push(`Summary (${options.rows} rows; ${r.files.withOverflow.missing} missing amounts, ${r.files.withOverflow.overflow} overflow amounts)`);
+  out.push(
+    `Summary (${options.rows} rows; ${r.files.withOverflow.missing} missing amounts, ${r.files.withOverflow.overflow} overflow amounts)`,
+  );
   out.push(`| measurement | wall | rows/s | peak RSS | Node CPU |`);
   out.push(`|---|---|---|---|---|`);
-  out.push(`| load (workers ${load.workers}, chunk ${load.chunkSize}) | ${fmtMs(load.wallMs)} | ${fmtRate(load.rowsPerSec)} | ${load.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(load)} |`);
+  out.push(
+    `| load (workers ${load.workers}, chunk ${load.chunkSize}) | ${fmtMs(load.wallMs)} | ${fmtRate(load.rowsPerSec)} | ${load.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(load)} |`,
+  );
   if (ceiling !== null) {
-    out.push(`| set-based ceiling (COPY + 1 MERGE + 1 UPDATE; overflow rows excluded by a precomputed WHERE) | ${fmtMs(ceiling.wallMs)} | ${fmtRate(ceiling.rowsPerSec)} | – | – |`);
+    out.push(
+      `| set-based ceiling (COPY + 1 MERGE + 1 UPDATE; overflow rows excluded by a precomputed WHERE) | ${fmtMs(ceiling.wallMs)} | ${fmtRate(ceiling.rowsPerSec)} | – | – |`,
+    );
   }
   if (r.rowwise !== null) {
-    out.push(`| row-at-a-time (measured on ${r.rowwise.rows} rows, extrapolated) | ${fmtMs(r.rowwise.extrapolatedMs)} (est.) | ${fmtRate(r.rowwise.rowsPerSec)} | – | – |`);
+    out.push(
+      `| row-at-a-time (measured on ${r.rowwise.rows} rows, extrapolated) | ${fmtMs(r.rowwise.extrapolatedMs)} (est.) | ${fmtRate(r.rowwise.rowsPerSec)} | – | – |`,
+    );
   }
   if (r.isolationLoad !== null) {
-    out.push(`| load, same file without overflow rows | ${fmtMs(r.isolationLoad.wallMs)} | ${fmtRate(r.isolationLoad.rowsPerSec)} | ${r.isolationLoad.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(r.isolationLoad)} |`);
+    out.push(
+      `| load, same file without overflow rows | ${fmtMs(r.isolationLoad.wallMs)} | ${fmtRate(r.isolationLoad.rowsPerSec)} | ${r.isolationLoad.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(r.isolationLoad)} |`,
+    );
   }
   for (const m of r.matrix) {
-    out.push(`| load workers ${m.workers}, chunk ${m.chunkSize} | ${fmtMs(m.wallMs)} | ${fmtRate(m.rowsPerSec)} | ${m.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(m)} |`);
+    out.push(
+      `| load workers ${m.workers}, chunk ${m.chunkSize} | ${fmtMs(m.wallMs)} | ${fmtRate(m.rowsPerSec)} | ${m.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(m)} |`,
+    );
   }
   out.push('');
   const check = (ok: boolean) => (ok ? 'ok' : 'MISSED');
   if (ceiling !== null) {
     // with --repeat, ratios of the alternating (ceiling, load) pairs, and their median
-    const pairs = r.load.map((l, i) => {
-      const c = r.ceiling[i];
-      return c === undefined ? null : l.rowsPerSec / c.rowsPerSec;
-    }).filter((x): x is number => x !== null);
+    const pairs = r.load
+      .map((l, i) => {
+        const c = r.ceiling[i];
+        return c === undefined ? null : l.rowsPerSec / c.rowsPerSec;
+      })
+      .filter((x): x is number => x !== null);
     const ratio = pairs.length > 1 ? median(pairs, (x) => x) : load.rowsPerSec / ceiling.rowsPerSec;
     if (pairs.length > 1) out.push(`load / ceiling per pair: ${pairs.map((x) => x.toFixed(2)).join(', ')}`);
     out.push(`load / ceiling        = ${ratio.toFixed(2)}  (floor ≥ 0.40: ${check(ratio >= 0.4)}; target ≥ 0.60: ${check(ratio >= 0.6)})`);
@@ -49,7 +63,11 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
     const ratio = load.rowsPerSec / r.isolationLoad.rowsPerSec;
     out.push(`with 0.1% overflow / without = ${ratio.toFixed(2)}  (target ≥ 0.80: ${check(ratio >= 0.8)})`);
   }
-  if (load.peakRssMb !== null) out.push(`peak RSS of load      = ${load.peakRssMb.toFixed(0)} MB  (target ≤ 256: ${check(load.peakRssMb <= 256)})`);
-  if (r.load.length > 1) out.push(`(load and ceiling rows: the faster of ${r.load.length} alternating runs for 2, else the median; load / ceiling: median of the pair ratios)`);
+  if (load.peakRssMb !== null)
+    out.push(`peak RSS of load      = ${load.peakRssMb.toFixed(0)} MB  (target ≤ 256: ${check(load.peakRssMb <= 256)})`);
+  if (r.load.length > 1)
+    out.push(
+      `(load and ceiling rows: the faster of ${r.load.length} alternating runs for 2, else the median; load / ceiling: median of the pair ratios)`,
+    );
   return out.join('\n');
 }

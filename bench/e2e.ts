@@ -53,7 +53,9 @@ async function dataFile(options: E2eOptions, overflowRate: number): Promise<Gene
   const path = join(options.dataDir, `orders-${options.rows}-seed${options.seed}-overflow${overflowRate}.csv`);
   const t0 = performance.now();
   const result = await generateOrderFile(path, { rows: options.rows, seed: options.seed, overflowRate });
-  options.log(`  generated ${path}: ${result.rows} rows, ${result.missing} missing amounts, ${result.overflow} overflow amounts (${fmtMs(performance.now() - t0)})`);
+  options.log(
+    `  generated ${path}: ${result.rows} rows, ${result.missing} missing amounts, ${result.overflow} overflow amounts (${fmtMs(performance.now() - t0)})`,
+  );
   return { ...result, path };
 }
 
@@ -71,17 +73,33 @@ export async function runE2e(options: E2eOptions): Promise<E2eResult> {
     load.push(await measureLoad(options, `load${i}`, withOverflow.path, rows, options.workers, options.chunkSize));
   }
   const rowwise = options.skipRowwise ? null : await measureRowwise(options, withOverflow.path, Math.min(options.rowSubset, rows), rows);
-  const isolationLoad = withoutOverflow === undefined ? null
-    : await measureLoad(options, 'no_overflow', withoutOverflow.path, rows, options.workers, options.chunkSize);
+  const isolationLoad =
+    withoutOverflow === undefined
+      ? null
+      : await measureLoad(options, 'no_overflow', withoutOverflow.path, rows, options.workers, options.chunkSize);
   const matrix: LoadMeasurement[] = [];
   for (const m of options.matrix) {
     const overlap = m.overlap === true;
-    matrix.push(await measureLoad(options, `w${m.workers}_c${m.chunkSize}${overlap ? '_overlap' : ''}`, withOverflow.path, rows, m.workers, m.chunkSize, overlap ? ['--overlap'] : []));
+    matrix.push(
+      await measureLoad(
+        options,
+        `w${m.workers}_c${m.chunkSize}${overlap ? '_overlap' : ''}`,
+        withOverflow.path,
+        rows,
+        m.workers,
+        m.chunkSize,
+        overlap ? ['--overlap'] : [],
+      ),
+    );
   }
 
   const result: E2eResult = {
     files: withoutOverflow === undefined ? { withOverflow } : { withOverflow, withoutOverflow },
-    ceiling, load, rowwise, isolationLoad, matrix,
+    ceiling,
+    load,
+    rowwise,
+    isolationLoad,
+    matrix,
   };
   log('');
   log(summary(result, options));

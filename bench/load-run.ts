@@ -52,8 +52,20 @@ export async function measureLoad(
 ): Promise<LoadMeasurement> {
   return withBenchDatabase(options, label, async (url) => {
     const args = [
-      ...options.nodeFlags, CLI, 'load', file, '--db', url, '--chunk-size', String(chunkSize),
-      '--workers', String(workers), '--log-level', 'warn', '--json', ...extraArgs,
+      ...options.nodeFlags,
+      CLI,
+      'load',
+      file,
+      '--db',
+      url,
+      '--chunk-size',
+      String(chunkSize),
+      '--workers',
+      String(workers),
+      '--log-level',
+      'warn',
+      '--json',
+      ...extraArgs,
     ];
     const r = await runMeasured(process.execPath, args);
     let report: CliLoadReport;
@@ -64,12 +76,23 @@ export async function measureLoad(
     }
     const tally = report.files[0]?.tally ?? {};
     const m: LoadMeasurement = {
-      label, workers, chunkSize, file, rows, wallMs: r.wallMs, stageMs: report.stageMs, processMs: report.processMs,
-      peakRssMb: r.peakRssKb === null ? null : r.peakRssKb / 1024, rowsPerSec: rows / (r.wallMs / 1000),
-      exitCode: r.code, done: tally.DONE ?? 0, error: tally.ERROR ?? 0,
+      label,
+      workers,
+      chunkSize,
+      file,
+      rows,
+      wallMs: r.wallMs,
+      stageMs: report.stageMs,
+      processMs: report.processMs,
+      peakRssMb: r.peakRssKb === null ? null : r.peakRssKb / 1024,
+      rowsPerSec: rows / (r.wallMs / 1000),
+      exitCode: r.code,
+      done: tally.DONE ?? 0,
+      error: tally.ERROR ?? 0,
       nodeCpuS: r.userS === null ? null : r.userS + (r.sysS ?? 0),
     };
-    if (m.done + m.error !== rows) throw new Error(`load ${label}: ${m.done} DONE + ${m.error} ERROR ≠ ${rows} rows: ${JSON.stringify(tally)}`);
+    if (m.done + m.error !== rows)
+      throw new Error(`load ${label}: ${m.done} DONE + ${m.error} ERROR ≠ ${rows} rows: ${JSON.stringify(tally)}`);
     options.log(
       `  load ${label.padEnd(16)} w=${workers} chunk=${String(chunkSize).padEnd(6)} ${fmtMs(m.wallMs)} ` +
         `(stage ${fmtMs(m.stageMs ?? 0)}, process ${fmtMs(m.processMs ?? 0)})  ${fmtRate(m.rowsPerSec)}  ` +

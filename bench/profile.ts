@@ -72,18 +72,26 @@ const loader = OrderLoader.fromEngine(engine, createLogger('warn'));
 const t0 = performance.now();
 const memTimer = setInterval(() => {
   const m = process.memoryUsage();
-  console.log(`t=${((performance.now() - t0) / 1000).toFixed(0)}s rss ${(m.rss / 2 ** 20).toFixed(0)} MB heapUsed ${(m.heapUsed / 2 ** 20).toFixed(0)} MB external ${(m.external / 2 ** 20).toFixed(0)} MB`);
+  console.log(
+    `t=${((performance.now() - t0) / 1000).toFixed(0)}s rss ${(m.rss / 2 ** 20).toFixed(0)} MB heapUsed ${(m.heapUsed / 2 ** 20).toFixed(0)} MB external ${(m.external / 2 ** 20).toFixed(0)} MB`,
+  );
 }, 5000);
 const report = await (values['stage-only'] ? loader.stage.bind(loader) : loader.load.bind(loader))([values.file], {
-  chunkSize: Number(values['chunk-size']), batchSize: Number(values['batch-size']), workers,
+  chunkSize: Number(values['chunk-size']),
+  batchSize: Number(values['batch-size']),
+  workers,
 });
 const wall = performance.now() - t0;
 clearInterval(memTimer);
 await loader.close();
-console.log(`wall ${(wall / 1000).toFixed(2)} s  stage ${(report.stageMs / 1000).toFixed(2)} s  process ${(report.processMs / 1000).toFixed(2)} s  exit ${report.exitCode}`);
+console.log(
+  `wall ${(wall / 1000).toFixed(2)} s  stage ${(report.stageMs / 1000).toFixed(2)} s  process ${(report.processMs / 1000).toFixed(2)} s  exit ${report.exitCode}`,
+);
 console.log(JSON.stringify(report.files[0]?.tally), JSON.stringify(report.process));
 for (const [key, t] of [...totals.entries()].sort((a, b) => b[1].ms - a[1].ms)) {
-  console.log(`${key.padEnd(36)} ${String(t.calls).padStart(6)} calls  ${(t.ms / 1000).toFixed(2).padStart(8)} s  ${(t.ms / t.calls).toFixed(2).padStart(8)} ms/call`);
+  console.log(
+    `${key.padEnd(36)} ${String(t.calls).padStart(6)} calls  ${(t.ms / 1000).toFixed(2).padStart(8)} s  ${(t.ms / t.calls).toFixed(2).padStart(8)} ms/call`,
+  );
 }
 if (!values.keep) await dropDatabase(adminUrl, name);
 else console.log(`kept database ${name}`);

@@ -35,7 +35,11 @@ export async function measureCeiling(
     try {
       const t0 = performance.now();
       const copy = await runMeasured('psql', [
-        url, '-v', 'ON_ERROR_STOP=1', '-q', '-c',
+        url,
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-q',
+        '-c',
         `\\copy order_stage (source_key, customer_id, order_date, amount, currency) FROM '${file.replace(/'/g, "''")}' WITH (FORMAT csv, HEADER true)`,
       ]);
       if (copy.code !== 0) throw new Error(`psql \\copy failed: ${copy.stderr}`);
@@ -67,10 +71,18 @@ export async function measureCeiling(
                updated_at     = now()`);
       await client.query('COMMIT');
       const t3 = performance.now();
-      const excluded = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM order_stage WHERE amount >= ${ORDERS_AMOUNT_LIMIT}`);
+      const excluded = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM order_stage WHERE amount >= ${ORDERS_AMOUNT_LIMIT}`,
+      );
       const m: CeilingMeasurement = {
-        rows, copyMs: t1 - t0, mergeMs: t2 - t1, updateMs: t3 - t2, wallMs: t3 - t0, rowsPerSec: rows / ((t3 - t0) / 1000),
-        excludedOverflow: excluded.rows[0]?.n ?? 0, merged: merge.rowCount ?? 0,
+        rows,
+        copyMs: t1 - t0,
+        mergeMs: t2 - t1,
+        updateMs: t3 - t2,
+        wallMs: t3 - t0,
+        rowsPerSec: rows / ((t3 - t0) / 1000),
+        excludedOverflow: excluded.rows[0]?.n ?? 0,
+        merged: merge.rowCount ?? 0,
       };
       options.log(
         `  ceiling ${label.padEnd(13)} ${fmtMs(m.wallMs)} (COPY ${fmtMs(m.copyMs)} = ${fmtRate(rows / (m.copyMs / 1000))}, ` +

@@ -31,7 +31,11 @@ function logsToTerminal(options: CliOptions): boolean {
 
 function cliLogger(options: CliOptions): Logger {
   const logFile = options['log-file'];
-  return createCommandLogger({ level: options['log-level'], logFile, logDestination: logFile === undefined ? undefined : openLogFile(logFile) });
+  return createCommandLogger({
+    level: options['log-level'],
+    logFile,
+    logDestination: logFile === undefined ? undefined : openLogFile(logFile),
+  });
 }
 
 /** --json among the arguments as given (before a `--`): also when they cannot be parsed. */
@@ -54,7 +58,8 @@ async function main(): Promise<void> {
   stopOnSignals(session, controller, (message) => {
     process.stderr.write(`order-loader: ${message}\n`);
     // --json promises one document on stdout, also when a second signal ends the command
-    if (wantsJson(argv) && !session.printed) print(session, JSON.stringify({ error: { kind: 'interrupted', message }, exitCode: EXIT_FAILED }));
+    if (wantsJson(argv) && !session.printed)
+      print(session, JSON.stringify({ error: { kind: 'interrupted', message }, exitCode: EXIT_FAILED }));
   });
   // A reader that went away (`order-loader errors | head -1`) is not an error: without a
   // listener the EPIPE of a later write would end the process with a stack trace.
@@ -90,7 +95,8 @@ async function main(): Promise<void> {
       process.stderr.write(`order-loader: ${escapeControl(message)}\n`);
     } else {
       // a bug, not a user error: the stack only on request, so an operator still sees one line
-      const detail = error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
+      const detail =
+        error instanceof Error ? (process.env.ORDER_LOADER_DEBUG ? (error.stack ?? error.message) : error.message) : String(error);
       process.stderr.write(`order-loader: unexpected error: ${escapeControl(redactSecrets(detail))}\n`);
     }
     // --json promises one JSON document on stdout, also when the command fails
@@ -100,13 +106,19 @@ async function main(): Promise<void> {
     // The error that ends the command goes to the log too, so that a --log-file (or a cron
     // job's captured JSON) holds it; on a terminal the line above already says it.
     if (logger !== undefined && cmd !== undefined && !logsToTerminal(cmd.options)) {
-      logger.error({ command: cmd.command, error: message, ...(user ? {} : { stack: error instanceof Error ? error.stack : undefined }) }, `${cmd.command ?? 'order-loader'} failed: ${message}`);
+      logger.error(
+        { command: cmd.command, error: message, ...(user ? {} : { stack: error instanceof Error ? error.stack : undefined }) },
+        `${cmd.command ?? 'order-loader'} failed: ${message}`,
+      );
     }
     summary.error = message;
     code = EXIT_FAILED;
   }
   // How the run ended, at info: the last line of every run's log.
-  logger?.info({ command: cmd?.command, exitCode: code, durationMs: Math.round(performance.now() - started), ...summary }, `${cmd?.command ?? 'order-loader'} ended with exit code ${code}`);
+  logger?.info(
+    { command: cmd?.command, exitCode: code, durationMs: Math.round(performance.now() - started), ...summary },
+    `${cmd?.command ?? 'order-loader'} ended with exit code ${code}`,
+  );
   process.exitCode = code;
 }
 

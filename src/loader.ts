@@ -4,13 +4,28 @@ import { openEngine } from './engine/open.js';
 import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
 import { openOrderFile } from './input/order-file.js';
-import { checkRetryRequest, markAbandonedRuns, recoverRows, retryRows, type ManualChangeReport, type RetryRequest } from './pipeline/operations.js';
+import {
+  checkRetryRequest,
+  markAbandonedRuns,
+  recoverRows,
+  retryRows,
+  type ManualChangeReport,
+  type RetryRequest,
+} from './pipeline/operations.js';
 import { startRecordedRun } from './pipeline/run-record.js';
 import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
-import { DEFAULT_LOAD_OPTIONS, runLoad, runProcess, type LoadOptions, type LoadReport, type ProcessReport, type ProcessRunOptions } from './pipeline/load.js';
+import {
+  DEFAULT_LOAD_OPTIONS,
+  runLoad,
+  runProcess,
+  type LoadOptions,
+  type LoadReport,
+  type ProcessReport,
+  type ProcessRunOptions,
+} from './pipeline/load.js';
 
 export interface OpenLoaderOptions {
   /** Database: pglite:<dir>, pglite:memory, postgres://…, oracle://… (default: ORDER_LOADER_DB, then pglite:./.order-loader/db). */
@@ -66,7 +81,9 @@ export class OrderLoader {
       const connect = target === null || target.kind === 'pglite' ? null : describeConnectError(error, target.place);
       if (connect !== null) throw new RunAbortedError(`cannot open database ${this.dbLabel}: ${connect}`, 'unreachable', { cause: error });
       const space = isOutOfSpace(error) ? ' (the database is out of space: free some, then run the command again)' : '';
-      throw new RunAbortedError(`cannot prepare the schema on ${this.dbLabel}: ${describeDbError(error)}${space}`, 'unreachable', { cause: error });
+      throw new RunAbortedError(`cannot prepare the schema on ${this.dbLabel}: ${describeDbError(error)}${space}`, 'unreachable', {
+        cause: error,
+      });
     }
   }
 
@@ -165,7 +182,10 @@ export class OrderLoader {
     const results = [];
     for (const file of opened) {
       if (file.header.extraColumns.length > 0) {
-        o.logger?.warn({ file: file.path, columns: file.header.extraColumns }, `${file.path}: ignoring extra column(s) ${file.header.extraColumns.join(', ')}`);
+        o.logger?.warn(
+          { file: file.path, columns: file.header.extraColumns },
+          `${file.path}: ignoring extra column(s) ${file.header.extraColumns.join(', ')}`,
+        );
       }
     }
     for (const file of opened) results.push({ file: file.path, ...(await dryRunFile(file)) });
@@ -173,14 +193,22 @@ export class OrderLoader {
   }
 
   /** ERROR → READY for the chosen rows (with corrections), audited; then, unless dryRun or process false, process. */
-  async retry(request: RetryRequest, options: Partial<ProcessRunOptions> & { process?: boolean } = {}): Promise<{ retry: ManualChangeReport; process: ProcessReport | null }> {
+  async retry(
+    request: RetryRequest,
+    options: Partial<ProcessRunOptions> & { process?: boolean } = {},
+  ): Promise<{ retry: ManualChangeReport; process: ProcessReport | null }> {
     // a dry run changes nothing: no run record
-    if (request.dryRun) return { retry: await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal }), process: null };
+    if (request.dryRun)
+      return { retry: await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal }), process: null };
     checkRetryRequest(request);
     const o = this.loadOptions(options);
     // the processing that follows is part of this `retry` run (its events, its end)
     const run = await startRecordedRun(this.engine, 'retry', o, {
-      operator: request.operator, reason: request.reason, all: request.all, corrected: Object.keys(request.corrections), process: options.process !== false,
+      operator: request.operator,
+      reason: request.reason,
+      all: request.all,
+      corrected: Object.keys(request.corrections),
+      process: options.process !== false,
     });
     let handedOver = false;
     try {
@@ -202,9 +230,16 @@ export class OrderLoader {
 
   async recover(request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
     if (request.dryRun) return recoverRows(this.engine, request);
-    const run = await startRecordedRun(this.engine, 'recover', { logger: this.logger }, {
-      olderThanMs: request.olderThanMs, operator: request.operator, reason: request.reason,
-    });
+    const run = await startRecordedRun(
+      this.engine,
+      'recover',
+      { logger: this.logger },
+      {
+        olderThanMs: request.olderThanMs,
+        operator: request.operator,
+        reason: request.reason,
+      },
+    );
     try {
       const report = await recoverRows(this.engine, request);
       await run.event('recovered', { rows: report.changes.length });

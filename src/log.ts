@@ -8,8 +8,20 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
  * We never log bind values or connection settings on purpose; this is the second line.
  */
 export const REDACT_PATHS = [
-  'password', '*.password', 'db.password', 'connectString', '*.connectString', 'connectionString',
-  '*.connectionString', 'url', '*.url', 'env.ORDER_LOADER_DB_PASSWORD', 'params', '*.params', 'binds', '*.binds',
+  'password',
+  '*.password',
+  'db.password',
+  'connectString',
+  '*.connectString',
+  'connectionString',
+  '*.connectionString',
+  'url',
+  '*.url',
+  'env.ORDER_LOADER_DB_PASSWORD',
+  'params',
+  '*.params',
+  'binds',
+  '*.binds',
 ];
 
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
@@ -97,7 +109,8 @@ export function createCommandLogger(options: {
   const stderr = options.stderr ?? process.stderr;
   const terminal = options.logFile === undefined && stderr.isTTY === true;
   const level = options.level ?? (terminal ? 'warn' : 'info');
-  if (options.logFile !== undefined) return createLogger(level, options.logDestination ?? pino.destination({ dest: options.logFile, sync: true, mkdir: true }));
+  if (options.logFile !== undefined)
+    return createLogger(level, options.logDestination ?? pino.destination({ dest: options.logFile, sync: true, mkdir: true }));
   if (terminal) return createLogger(level, readableLogStream(stderr));
   return createLogger(level, stderr === process.stderr ? undefined : stderr);
 }

@@ -43,8 +43,11 @@ export function renderChart(points: ChartPoint[], title: string): string {
   workerCounts.forEach((w, i) => {
     const color = COLORS[i % COLORS.length] ?? 'black';
     const line = points.filter((p) => p.workers === w).sort((a, b) => a.chunkSize - b.chunkSize);
-    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${line.map((p) => `${x(p.chunkSize).toFixed(1)},${y(p.rowsPerSec).toFixed(1)}`).join(' ')}"/>`);
-    for (const p of line) parts.push(`<circle cx="${x(p.chunkSize).toFixed(1)}" cy="${y(p.rowsPerSec).toFixed(1)}" r="3.5" fill="${color}"/>`);
+    parts.push(
+      `<polyline fill="none" stroke="${color}" stroke-width="2" points="${line.map((p) => `${x(p.chunkSize).toFixed(1)},${y(p.rowsPerSec).toFixed(1)}`).join(' ')}"/>`,
+    );
+    for (const p of line)
+      parts.push(`<circle cx="${x(p.chunkSize).toFixed(1)}" cy="${y(p.rowsPerSec).toFixed(1)}" r="3.5" fill="${color}"/>`);
     parts.push(`<text x="${width - m.right + 12}" y="${m.top + 20 * i + 10}" fill="${color}">${w} worker${w === 1 ? '' : 's'}</text>`);
   });
   parts.push('</svg>');

@@ -70,9 +70,17 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
   let interruptedCase: { chunkSize: number; workers: number } | null = null;
   // The bench's own run is recorded in the loader's run history, outside every workspace (the
   // runs of its cases live and go with their workspace).
-  const run = await startRecordedRun(engine, 'bench', { logger: options.logger }, {
-    rows: options.rows, chunkSizes: options.chunkSizes, workers: options.workers, batchSize: options.batchSize,
-  });
+  const run = await startRecordedRun(
+    engine,
+    'bench',
+    { logger: options.logger },
+    {
+      rows: options.rows,
+      chunkSizes: options.chunkSizes,
+      workers: options.workers,
+      batchSize: options.batchSize,
+    },
+  );
   try {
     await generateOrderFile(file, { rows: options.rows, seed: 7 });
     for (const chunkSize of options.chunkSizes) {
@@ -91,13 +99,23 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
         try {
           const started = performance.now();
           const staged = await runLoad(engine, 'stage', [file], {
-            ...DEFAULT_LOAD_OPTIONS, batchSize: options.batchSize, logger: options.logger, signal: options.signal,
+            ...DEFAULT_LOAD_OPTIONS,
+            batchSize: options.batchSize,
+            logger: options.logger,
+            signal: options.signal,
           });
           const stageMs = performance.now() - started;
           const processStarted = performance.now();
           const processed = await processBacklog(engine, {
-            runId: staged.files[0]?.runId ?? 0, chunkSize, workers, maxAttempts: 5, rowRetryBaseMs: 30_000, rowRetryMaxMs: 1_800_000,
-            retry: DEFAULT_LOAD_OPTIONS.retry, logger: options.logger, signal: options.signal,
+            runId: staged.files[0]?.runId ?? 0,
+            chunkSize,
+            workers,
+            maxAttempts: 5,
+            rowRetryBaseMs: 30_000,
+            rowRetryMaxMs: 1_800_000,
+            retry: DEFAULT_LOAD_OPTIONS.retry,
+            logger: options.logger,
+            signal: options.signal,
           });
           const processMs = performance.now() - processStarted;
           // A case cut short measured part of the work against part of the time: it is no result.
@@ -106,14 +124,17 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
             interruptedCase = { chunkSize, workers };
           } else {
             result = {
-              chunkSize, workers, rows: options.rows,
+              chunkSize,
+              workers,
+              rows: options.rows,
               stageRowsPerSec: perSec(options.rows, stageMs),
               processRowsPerSec: perSec(processed.counts.claimed, processMs),
               endToEndRowsPerSec: perSec(options.rows, stageMs + processMs),
               commitP50Ms: Math.round(percentile(processed.chunkMillis, 50) * 10) / 10,
               commitP95Ms: Math.round(percentile(processed.chunkMillis, 95) * 10) / 10,
               peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
-              done: processed.counts.done, error: processed.counts.error,
+              done: processed.counts.done,
+              error: processed.counts.error,
             };
           }
         } finally {

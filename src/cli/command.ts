@@ -89,15 +89,26 @@ export function workersOf(options: CliOptions): number {
  * Open the database for the command, run `use` with it, close it. `processes`: the command
  * processes chunks, so the first signal says how long a blocked chunk may hold it up.
  */
-export async function withLoader(ctx: CommandContext, how: { workers?: number; processes?: boolean }, use: (loader: OrderLoader) => Promise<number>): Promise<number> {
+export async function withLoader(
+  ctx: CommandContext,
+  how: { workers?: number; processes?: boolean },
+  use: (loader: OrderLoader) => Promise<number>,
+): Promise<number> {
   const { command, options, logger } = ctx;
   const loader = await OrderLoader.open({
-    db: options.db, logger, workers: how.workers ?? workersOf(options), signal: ctx.signal, command,
+    db: options.db,
+    logger,
+    workers: how.workers ?? workersOf(options),
+    signal: ctx.signal,
+    command,
     // init applies the migrations itself, so that it can say which it applied
     migrate: command !== 'init',
     lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
     // a person at a terminal (logs at warn) is told why nothing happens yet
-    onLockWait: process.stderr.isTTY === true && !logger.isLevelEnabled('info') ? (message) => process.stderr.write(`order-loader: ${escapeControl(message)}\n`) : undefined,
+    onLockWait:
+      process.stderr.isTTY === true && !logger.isLevelEnabled('info')
+        ? (message) => process.stderr.write(`order-loader: ${escapeControl(message)}\n`)
+        : undefined,
   });
   // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
   if (loader.engine.kind === 'postgres') ctx.session.cancelRunning = () => loader.cancelRunning();

@@ -13,13 +13,22 @@ export { neutraliseFormula } from '../input/formula-guard.js';
  * together mark the file as our export when it is loaded back (src/input/formula-guard.ts).
  */
 export const ERROR_EXPORT_COLUMNS = [
-  'source_key', 'customer_id', 'order_date', 'amount', 'currency', 'error_code', 'error_message', 'line_no', 'load_id', 'raw_record',
+  'source_key',
+  'customer_id',
+  'order_date',
+  'amount',
+  'currency',
+  'error_code',
+  'error_message',
+  'line_no',
+  'load_id',
+  'raw_record',
 ] as const;
 
 /** One export row as CSV cells; a cell a spreadsheet would run as a formula gets the formula guard. */
 function cells(r: ErrorExportRow): string[] {
-  return [r.sourceKey, r.customerId, r.orderDate, r.amount, r.currency, r.errorCode, r.errorMessage, r.lineNo, r.loadId, r.rawRecord].map((v) =>
-    v === null ? '' : neutraliseFormula(String(v)),
+  return [r.sourceKey, r.customerId, r.orderDate, r.amount, r.currency, r.errorCode, r.errorMessage, r.lineNo, r.loadId, r.rawRecord].map(
+    (v) => (v === null ? '' : neutraliseFormula(String(v))),
   );
 }
 

@@ -34,13 +34,23 @@ export interface OptionSpec<S extends z.ZodType = z.ZodType> extends Usage {
 /** An option taking one value (the schema says the default, or .optional()). */
 const value = <S extends z.ZodType>(schema: S, usage: Usage = {}): OptionSpec<S> => ({ type: 'string', schema, ...usage });
 /** An option taking a value each time it is given. */
-const repeatable = <S extends z.ZodType>(item: S, usage: Usage = {}): OptionSpec<z.ZodDefault<z.ZodArray<S>>> => ({ type: 'string', multiple: true, schema: z.array(item).default([]), ...usage });
+const repeatable = <S extends z.ZodType>(item: S, usage: Usage = {}): OptionSpec<z.ZodDefault<z.ZodArray<S>>> => ({
+  type: 'string',
+  multiple: true,
+  schema: z.array(item).default([]),
+  ...usage,
+});
 /** An option without a value: false unless given. */
-const flag = (usage: Usage & { short?: string } = {}): OptionSpec<z.ZodDefault<z.ZodBoolean>> => ({ type: 'boolean', schema: z.boolean().default(false), ...usage });
+const flag = (usage: Usage & { short?: string } = {}): OptionSpec<z.ZodDefault<z.ZodBoolean>> => ({
+  type: 'boolean',
+  schema: z.boolean().default(false),
+  ...usage,
+});
 
 export const OPTIONS = {
   db: value(z.string().min(1).optional(), {
-    arg: '<url>', common: true,
+    arg: '<url>',
+    common: true,
     help: `pglite:<dir> | pglite:memory | postgres://user@host:5432/db | oracle://user@host:1521/service
 (default: $ORDER_LOADER_DB, then pglite:./.order-loader/db; password: $ORDER_LOADER_DB_PASSWORD)`,
   }),
@@ -91,7 +101,8 @@ encoding, Microsoft's Shift_JIS)`,
   delimiter: value(delimiter.default(','), { arg: '<c>', help: 'field delimiter (default ","; "tab" for tab)' }),
   json: flag({ common: true, help: 'one JSON document on stdout' }),
   'log-level': value(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(), {
-    arg: '<level>', common: true,
+    arg: '<level>',
+    common: true,
     help: `fatal|error|warn|info|debug|trace|silent; logs are JSON lines (default info,
 or warn on a terminal without --log-file, written there as readable lines)`,
   }),
@@ -109,7 +120,8 @@ encoding and delimiter) was staged completely before`,
   }),
   limit: value(positiveInt('--limit', 10_000_000).optional(), { arg: '<n>', help: 'runs: how many (default 20); errors: at most n rows' }),
   'lock-timeout': value(duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(), {
-    arg: '<t>', common: true,
+    arg: '<t>',
+    common: true,
     help: `pglite:<dir> is one process's at a time: how long to wait while another command
 holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
   }),
@@ -120,10 +132,16 @@ holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
   'error-code': repeatable(z.string().min(1), { arg: '<code>' }),
   'load-id': repeatable(safeWholeNumber('--load-id'), { arg: '<n>' }),
   'all-errors': flag(),
-  set: repeatable(z.string(), { arg: 'field=value', detail: "correct customer_id, order_date, amount or currency (checked like a file's values)" }),
+  set: repeatable(z.string(), {
+    arg: 'field=value',
+    detail: "correct customer_id, order_date, amount or currency (checked like a file's values)",
+  }),
   // the audit column holds 1000 characters: refused here, before anything is done
   reason: value(z.string().max(1000, '--reason takes at most 1000 characters').optional(), { arg: '<text>' }),
-  operator: value(z.string().min(1).max(128).optional(), { arg: '<name>', detail: 'recorded in order_stage_audit (default: the OS user@host)' }),
+  operator: value(z.string().min(1).max(128).optional(), {
+    arg: '<name>',
+    detail: 'recorded in order_stage_audit (default: the OS user@host)',
+  }),
   'older-than': value(
     duration('--older-than', 'm', 'a duration such as 15m, 900s or 1h')
       .refine((ms) => ms <= 100 * 365 * 24 * 3_600_000, '--older-than takes at most 100 years')
@@ -138,10 +156,12 @@ holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
   // bench
   rows: value(positiveInt('--rows', 100_000_000).default(100_000), { arg: '<n>', detail: 'default 100000' }),
   'chunk-sizes': value(numberList('--chunk-sizes', 65_535, 'a list such as 500,2000,10000').default([500, 2000, 10000]), {
-    arg: '<list>', detail: 'default 500,2000,10000',
+    arg: '<list>',
+    detail: 'default 500,2000,10000',
   }),
   chart: value(z.string().min(1).default('order-loader-bench.svg'), {
-    arg: '<path>', detail: 'the SVG chart, default ./order-loader-bench.svg (relative to the current directory)',
+    arg: '<path>',
+    detail: 'the SVG chart, default ./order-loader-bench.svg (relative to the current directory)',
   }),
 
   help: flag({ short: 'h' }),

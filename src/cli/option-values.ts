@@ -46,7 +46,11 @@ export const ENCODING_NAMES = ['utf-8', 'shift_jis', 'cp932', 'windows-31j'] as 
 export const encoding = z
   .string()
   .transform((v) => v.toLowerCase().replace(/_/g, '-'))
-  .pipe(z.enum(['utf-8', 'utf8', 'shift-jis', 'sjis', 'cp932', 'windows-31j'], { error: `--encoding must be one of ${ENCODING_NAMES.join(', ')}` }))
+  .pipe(
+    z.enum(['utf-8', 'utf8', 'shift-jis', 'sjis', 'cp932', 'windows-31j'], {
+      error: `--encoding must be one of ${ENCODING_NAMES.join(', ')}`,
+    }),
+  )
   .transform((v) => (v === 'utf-8' || v === 'utf8' ? ('utf-8' as const) : ('shift_jis' as const)));
 
 export const delimiter = z

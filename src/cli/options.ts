@@ -18,7 +18,10 @@ export type CliOptions = z.infer<typeof cliOptionsSchema>;
 
 const parseArgsOptions: NonNullable<ParseArgsConfig['options']> = Object.fromEntries(
   // parseArgs checks `multiple` and `short` whenever the key is present: only set ones are given
-  entries.map(([name, o]) => [name, { type: o.type, ...(o.multiple ? { multiple: true } : {}), ...(o.short === undefined ? {} : { short: o.short }) }]),
+  entries.map(([name, o]) => [
+    name,
+    { type: o.type, ...(o.multiple ? { multiple: true } : {}), ...(o.short === undefined ? {} : { short: o.short }) },
+  ]),
 );
 
 /**
@@ -52,7 +55,8 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
     throw new UserError(`${typeof name === 'string' ? `--${name}: ` : ''}${issue?.message ?? 'invalid option'}`);
   }
   const [commandName, ...files] = parsed.positionals;
-  if (commandName === undefined) return { command: null, files: [], options: result.data, help: result.data.help ? { command: null } : undefined };
+  if (commandName === undefined)
+    return { command: null, files: [], options: result.data, help: result.data.help ? { command: null } : undefined };
   const known = (name: string): Command => {
     if (!(COMMANDS as readonly string[]).includes(name)) {
       throw new UserError(`unknown command "${name}" (commands: ${COMMANDS.join(', ')}; see order-loader help)`);
@@ -67,7 +71,9 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   // asking for help is never an error, whatever else the command line lacks
   if (result.data.help) return { command, files, options: result.data, help: { command } };
   if ((command === 'load' || command === 'stage') && files.length === 0) throw new UserError(`${command}: name at least one file`);
-  if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1) throw new UserError('--workers takes one number (a list is for bench)');
-  if (command !== 'load' && command !== 'stage' && files.length > 0) throw new UserError(`${command} takes no file arguments (got ${files[0]})`);
+  if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1)
+    throw new UserError('--workers takes one number (a list is for bench)');
+  if (command !== 'load' && command !== 'stage' && files.length > 0)
+    throw new UserError(`${command} takes no file arguments (got ${files[0]})`);
   return { command, files, options: result.data };
 }

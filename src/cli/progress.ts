@@ -72,7 +72,9 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       const rate = stagingRate.sample(lines, bytesRead);
       const fraction = size > 0 ? Math.min(1, bytesRead / size) : 0;
       const eta = rate !== null && rate.bytesPerSec > 0 ? (size - bytesRead) / rate.bytesPerSec : Number.NaN;
-      draw(`staging ${file}: ${mb(bytesRead)} / ${mb(size)} (${Math.round(fraction * 100)}%), ${rate === null ? '-' : Math.round(rate.perSec)} rows/s, ETA ${duration(eta)}`);
+      draw(
+        `staging ${file}: ${mb(bytesRead)} / ${mb(size)} (${Math.round(fraction * 100)}%), ${rate === null ? '-' : Math.round(rate.perSec)} rows/s, ETA ${duration(eta)}`,
+      );
     },
     processingStart(n) {
       total = n;

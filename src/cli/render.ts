@@ -12,7 +12,12 @@ function table(input: Array<Array<string | number>>): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, String(cell).length)));
   return rows
-    .map((row) => row.map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd())
+    .map((row) =>
+      row
+        .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 
@@ -21,19 +26,32 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export function renderLoadReport(report: LoadReport): string {
   const lines: string[] = [];
-  const rows: Array<Array<string | number>> = [['file', 'load', 'read', 'staged', 'unchanged', 'duplicates', 'rejected', 'DONE', 'ERROR', 'waiting']];
+  const rows: Array<Array<string | number>> = [
+    ['file', 'load', 'read', 'staged', 'unchanged', 'duplicates', 'rejected', 'DONE', 'ERROR', 'waiting'],
+  ];
   let read = 0;
   for (const f of report.files) {
     read += f.counts.read;
     rows.push([
-      f.file, f.loadId, f.counts.read, f.counts.inserted + f.counts.updated, f.counts.unchanged, f.counts.duplicates, f.counts.rejected,
-      f.tally.DONE ?? 0, f.tally.ERROR ?? 0, (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0),
+      f.file,
+      f.loadId,
+      f.counts.read,
+      f.counts.inserted + f.counts.updated,
+      f.counts.unchanged,
+      f.counts.duplicates,
+      f.counts.rejected,
+      f.tally.DONE ?? 0,
+      f.tally.ERROR ?? 0,
+      (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0),
     ]);
   }
   lines.push(table(rows));
   for (const f of report.files) {
     if (f.skipped !== null) lines.push(e(f.skipped));
-    if (f.resumedAt !== null) lines.push(`${e(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`);
+    if (f.resumedAt !== null)
+      lines.push(
+        `${e(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`,
+      );
   }
   if (report.process !== null) {
     const p = report.process;
@@ -42,13 +60,23 @@ export function renderLoadReport(report: LoadReport): string {
     );
   }
   if (report.retryWait !== null && report.retryWait.count > 0) {
-    lines.push(`${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`);
+    lines.push(
+      `${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`,
+    );
   }
   // each rate over its own phase: lines read per second of staging, rows processed per second of processing
-  const processed = report.process === null ? '' : `, process ${seconds(report.processMs)} (${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s)`;
-  lines.push(`elapsed ${seconds(report.elapsedMs)}: stage ${seconds(report.stageMs)} (${read} lines read, ${rate(read, report.stageMs)} lines/s)${processed}`);
+  const processed =
+    report.process === null
+      ? ''
+      : `, process ${seconds(report.processMs)} (${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s)`;
+  lines.push(
+    `elapsed ${seconds(report.elapsedMs)}: stage ${seconds(report.stageMs)} (${read} lines read, ${rate(read, report.stageMs)} lines/s)${processed}`,
+  );
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
-  else if (report.exitCode === 2) lines.push('some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)');
+  else if (report.exitCode === 2)
+    lines.push(
+      'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',
+    );
   return lines.join('\n');
 }
 
@@ -59,28 +87,48 @@ export function renderProcessReport(report: ProcessReport): string {
     `elapsed ${seconds(report.elapsedMs)}, ${rate(p.claimed, report.elapsedMs)} rows/s`,
   ];
   if (report.retryWait.count > 0) {
-    lines.push(`${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`);
+    lines.push(
+      `${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`,
+    );
   }
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
   return lines.join('\n');
 }
 
 export function renderBench(report: BenchReport): string {
-  const rows: Array<Array<string | number>> = [['chunk', 'workers', 'stage rows/s', 'process rows/s', 'end-to-end rows/s', 'commit p50 ms', 'commit p95 ms', 'peak RSS MB']];
+  const rows: Array<Array<string | number>> = [
+    ['chunk', 'workers', 'stage rows/s', 'process rows/s', 'end-to-end rows/s', 'commit p50 ms', 'commit p95 ms', 'peak RSS MB'],
+  ];
   for (const c of report.cases) {
-    rows.push([c.chunkSize, c.workers, c.stageRowsPerSec, c.processRowsPerSec, c.endToEndRowsPerSec, c.commitP50Ms, c.commitP95Ms, c.peakRssMb]);
+    rows.push([
+      c.chunkSize,
+      c.workers,
+      c.stageRowsPerSec,
+      c.processRowsPerSec,
+      c.endToEndRowsPerSec,
+      c.commitP50Ms,
+      c.commitP95Ms,
+      c.peakRssMb,
+    ]);
   }
-  const lines = [`bench: ${report.rows} synthetic rows on ${report.engine} (1% missing amounts, 0.1% database-level overflows)`, table(rows)];
+  const lines = [
+    `bench: ${report.rows} synthetic rows on ${report.engine} (1% missing amounts, 0.1% database-level overflows)`,
+    table(rows),
+  ];
   for (const s of report.skipped) lines.push(`skipped: ${e(s)}`);
   if (report.interrupted) {
     const cut = report.interruptedCase;
-    lines.push(`INTERRUPTED: ${cut === null ? 'between cases' : `chunk ${cut.chunkSize}, ${cut.workers} worker(s) was cut short and is not shown`}; the table and the chart hold only the ${report.cases.length} complete case(s)`);
+    lines.push(
+      `INTERRUPTED: ${cut === null ? 'between cases' : `chunk ${cut.chunkSize}, ${cut.workers} worker(s) was cut short and is not shown`}; the table and the chart hold only the ${report.cases.length} complete case(s)`,
+    );
   }
   return lines.join('\n');
 }
 
 export function renderDryRun(results: Array<DryRunResult & { file: string }>): string {
-  const rows: Array<Array<string | number>> = [['file (dry run: nothing written)', 'read', 'would stage', 'duplicates', 'rejected', 'ERROR', 'to MERGE']];
+  const rows: Array<Array<string | number>> = [
+    ['file (dry run: nothing written)', 'read', 'would stage', 'duplicates', 'rejected', 'ERROR', 'to MERGE'],
+  ];
   for (const r of results) {
     const c = r.counts;
     rows.push([r.file, c.read, c.inserted, c.duplicates, c.rejected, c.stagedAsError + c.invalid, c.toMerge]);
@@ -90,21 +138,28 @@ export function renderDryRun(results: Array<DryRunResult & { file: string }>): s
     const c = r.counts;
     if (r.extraColumns.length > 0) lines.push(`${e(r.file)}: ignoring extra column(s) ${r.extraColumns.map(e).join(', ')}`);
     if (c.stagedAsError + c.invalid > 0) {
-      lines.push(`${e(r.file)}: ${c.stagedAsError + c.invalid} rows would end ERROR: ${c.invalid} by validation, ${c.stagedAsError} staged as ERROR from a rejected line with a usable source_key`);
+      lines.push(
+        `${e(r.file)}: ${c.stagedAsError + c.invalid} rows would end ERROR: ${c.invalid} by validation, ${c.stagedAsError} staged as ERROR from a rejected line with a usable source_key`,
+      );
     }
     // a message naming several problems starts with the first one's code already
-    for (const s of r.samples) lines.push(`${e(r.file)}: line ${s.lineNo}: ${s.message.startsWith(`${s.code}: `) ? '' : `${e(s.code)}: `}${e(s.message)}`);
+    for (const s of r.samples)
+      lines.push(`${e(r.file)}: line ${s.lineNo}: ${s.message.startsWith(`${s.code}: `) ? '' : `${e(s.code)}: `}${e(s.message)}`);
     if (r.samples.length >= 20) lines.push(`${e(r.file)}: … only the first ${r.samples.length} lines with a problem are shown`);
-    if (r.stoppedAt !== null) lines.push(`${e(r.file)}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${e(r.stoppedAt.message)}`);
+    if (r.stoppedAt !== null)
+      lines.push(`${e(r.file)}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${e(r.stoppedAt.message)}`);
   }
-  lines.push('not known without the database: keys it already holds (a load counts them updated or unchanged), and rows it refuses in the MERGE (e.g. an amount too large for orders.amount)');
+  lines.push(
+    'not known without the database: keys it already holds (a load counts them updated or unchanged), and rows it refuses in the MERGE (e.g. an amount too large for orders.amount)',
+  );
   return lines.join('\n');
 }
 
 export function renderManualChanges(command: string, report: ManualChangeReport): string {
   const verb = report.dryRun ? 'would change' : 'changed';
   const lines = [`${command}: ${verb} ${report.count} row${report.count === 1 ? '' : 's'}`];
-  for (const c of report.changes.slice(0, 50)) lines.push(`  stage_id ${c.stageId} ${e(c.sourceKey)}: ${e(c.oldValues)} → ${e(c.newValues)}`);
+  for (const c of report.changes.slice(0, 50))
+    lines.push(`  stage_id ${c.stageId} ${e(c.sourceKey)}: ${e(c.oldValues)} → ${e(c.newValues)}`);
   if (report.count > 50) lines.push(`  … ${report.count - 50} more`);
   return lines.join('\n');
 }
@@ -125,12 +180,15 @@ export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): str
   rows.push(['total', ...statuses.map((s) => total[s] ?? 0)]);
   const lines = [table(rows)];
   if (report.oldestReady !== null) {
-    lines.push(`oldest READY: stage_id ${report.oldestReady.stageId} (${e(report.oldestReady.sourceKey)}), staged ${report.oldestReady.stagedAt.toISOString()}`);
+    lines.push(
+      `oldest READY: stage_id ${report.oldestReady.stageId} (${e(report.oldestReady.sourceKey)}), staged ${report.oldestReady.stagedAt.toISOString()}`,
+    );
   }
   if (report.retryWait.count > 0) {
     lines.push(`RETRY_WAIT: ${report.retryWait.count} rows, next due ${report.retryWait.nextDueAt?.toISOString() ?? '-'}`);
   }
-  if (report.runs !== undefined && report.runs.length > 0) lines.push('', 'recent runs:', renderRuns(report.runs.map((r) => ({ ...r, events: [] }))));
+  if (report.runs !== undefined && report.runs.length > 0)
+    lines.push('', 'recent runs:', renderRuns(report.runs.map((r) => ({ ...r, events: [] }))));
   return lines.join('\n');
 }
 
@@ -147,7 +205,15 @@ function renderEvent(event: RunEventRecord): string {
 export function renderRuns(runs: Array<RunRecord & { events: RunEventRecord[] }>): string {
   const rows: Array<Array<string | number>> = [['run', 'command', 'status', 'started', 'finished', 'file', 'message']];
   for (const r of runs) {
-    rows.push([r.runId, r.command, r.status, r.startedAt.toISOString(), r.finishedAt?.toISOString() ?? '-', r.fileName ?? '-', r.message ?? '']);
+    rows.push([
+      r.runId,
+      r.command,
+      r.status,
+      r.startedAt.toISOString(),
+      r.finishedAt?.toISOString() ?? '-',
+      r.fileName ?? '-',
+      r.message ?? '',
+    ]);
   }
   const [header = '', ...runLines] = table(rows).split('\n');
   const lines = [header];

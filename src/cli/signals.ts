@@ -23,7 +23,9 @@ export function stopOnSignals(session: Session, controller: AbortController, exi
       void Promise.race([cancelled, new Promise((resolve) => setTimeout(resolve, 3000))]).finally(() => process.exit(EXIT_FAILED));
       return;
     }
-    process.stderr.write(`order-loader: ${name}: finishing the current chunk, then stopping${session.blockedChunkNote} (send again to exit at once)\n`);
+    process.stderr.write(
+      `order-loader: ${name}: finishing the current chunk, then stopping${session.blockedChunkNote} (send again to exit at once)\n`,
+    );
     controller.abort();
   };
   process.on('SIGINT', () => onSignal('SIGINT'));

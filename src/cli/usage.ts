@@ -32,19 +32,26 @@ const names = Object.keys(OPTIONS) as OptionName[];
 export const USAGE = `Usage: order-loader <command> [options]
 
 Commands (order-loader help <command>, or <command> --help, shows a command's options):
-${Object.values(COMMAND_TABLE).map((c) => row(c.usage.label, c.usage.summary)).join('\n')}
+${Object.values(COMMAND_TABLE)
+  .map((c) => row(c.usage.label, c.usage.summary))
+  .join('\n')}
 
 Options:
 ${names.flatMap((n) => (OPTIONS[n].help === undefined ? [] : [row(optionLabel(n), OPTIONS[n].help)])).join('\n')}
 
 Exit codes: 0 every row DONE; 2 finished, some rows ERROR or rejected; 1 could not finish.`;
 
-const COMMON_OPTIONS = `Common options: ${names.filter((n) => OPTIONS[n].common === true).map((n) => optionLabel(n)).join(', ')} (order-loader help tells more).`;
+const COMMON_OPTIONS = `Common options: ${names
+  .filter((n) => OPTIONS[n].common === true)
+  .map((n) => optionLabel(n))
+  .join(', ')} (order-loader help tells more).`;
 
 /** Each command's own usage: what it does, its options, its exit codes. */
 function commandUsage(command: Command): string {
   const { synopsis, about, options = [], exitCodes } = COMMAND_TABLE[command].usage;
-  return [`Usage: order-loader ${synopsis}`, '', about, ...options.map(optionRow), ...(exitCodes === undefined ? [] : [exitCodes])].join('\n');
+  return [`Usage: order-loader ${synopsis}`, '', about, ...options.map(optionRow), ...(exitCodes === undefined ? [] : [exitCodes])].join(
+    '\n',
+  );
 }
 
 /** The usage of one command, or of all (null). */

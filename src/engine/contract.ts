@@ -157,9 +157,19 @@ export interface Reports {
   /** What a chunk committed, by its batch_id (after a lost COMMIT reply): counts by status and its last stage_id. */
   tallyBatch(batchId: string): Promise<{ tally: StatusTally; lastStageId: number | null }>;
   /** ERROR rows with their latest error, in stage_id order; with afterStageId, only rows past it (one page of a keyset walk). */
-  listErrorRows(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterStageId?: number | undefined }): Promise<ErrorRowReport[]>;
+  listErrorRows(filter: {
+    loadIds?: number[] | undefined;
+    errorCodes?: string[] | undefined;
+    limit: number;
+    afterStageId?: number | undefined;
+  }): Promise<ErrorRowReport[]>;
   /** Lines rejected without a stage row, in error_id order; with afterErrorId, only rows past it. */
-  listRejectedLines(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number; afterErrorId?: number | undefined }): Promise<RejectedLine[]>;
+  listRejectedLines(filter: {
+    loadIds?: number[] | undefined;
+    errorCodes?: string[] | undefined;
+    limit: number;
+    afterErrorId?: number | undefined;
+  }): Promise<RejectedLine[]>;
   /** Rows claimable now (READY, or RETRY_WAIT that is due): the total shown by progress. */
   claimableCount(): Promise<number>;
 }

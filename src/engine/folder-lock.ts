@@ -101,12 +101,18 @@ export async function acquireFolderLock(dir: string, options: FolderLockOptions)
       const holder = seen.kind === 'holder' ? seen.holder : null;
       const waited = Date.now() - started;
       if (waited >= options.timeoutMs) {
-        throw new DatabaseBusyError(`${busyMessage(dir, path, seen)}; ${options.timeoutMs === 0 ? 'not waiting (--lock-timeout 5m waits)' : `gave up after waiting ${formatMs(options.timeoutMs)} (--lock-timeout)`}`, holder);
+        throw new DatabaseBusyError(
+          `${busyMessage(dir, path, seen)}; ${options.timeoutMs === 0 ? 'not waiting (--lock-timeout 5m waits)' : `gave up after waiting ${formatMs(options.timeoutMs)} (--lock-timeout)`}`,
+          holder,
+        );
       }
       const key = seen.kind === 'holder' ? seen.holder.token : seen.token;
       if (key !== lastAnnounced) {
         lastAnnounced = key;
-        options.onWait?.(`${busyMessage(dir, path, seen)}; waiting up to ${formatMs(Math.ceil((options.timeoutMs - waited) / 1000) * 1000)} for it`, holder);
+        options.onWait?.(
+          `${busyMessage(dir, path, seen)}; waiting up to ${formatMs(Math.ceil((options.timeoutMs - waited) / 1000) * 1000)} for it`,
+          holder,
+        );
       }
       await sleep(Math.min(pollMs, Math.max(1, options.timeoutMs - waited)), options.signal);
     }
@@ -117,7 +123,8 @@ export async function acquireFolderLock(dir: string, options: FolderLockOptions)
 function busyMessage(dir: string, path: string, seen: Seen): string {
   if (seen.kind !== 'holder') return `database folder ${dir} is locked by ${path}, which names no holder`;
   const h = seen.holder;
-  const remote = h.host !== hostname() ? ` (another host: whether it still runs cannot be seen from here; if it does not, delete ${path})` : '';
+  const remote =
+    h.host !== hostname() ? ` (another host: whether it still runs cannot be seen from here; if it does not, delete ${path})` : '';
   return `database folder ${dir} is in use by "${h.command}" (pid ${h.pid} on host ${h.host}, since ${h.since})${remote}`;
 }
 
@@ -178,7 +185,9 @@ function readLock(path: string): Seen {
     throw error;
   }
   const holder = parseHolder(text);
-  return holder !== null ? { kind: 'holder', holder } : { kind: 'unreadable', token: `unreadable-${ino}-${Math.trunc(mtimeMs)}`, ageMs: Date.now() - mtimeMs };
+  return holder !== null
+    ? { kind: 'holder', holder }
+    : { kind: 'unreadable', token: `unreadable-${ino}-${Math.trunc(mtimeMs)}`, ageMs: Date.now() - mtimeMs };
 }
 
 function tokenOf(seen: Seen): string | null {
@@ -190,8 +199,13 @@ function parseHolder(text: string): LockHolder | null {
     const v = JSON.parse(text) as Partial<LockHolder>;
     if (typeof v.pid !== 'number' || typeof v.host !== 'string' || typeof v.token !== 'string' || typeof v.since !== 'string') return null;
     return {
-      pid: v.pid, host: v.host, command: typeof v.command === 'string' ? v.command : '?', since: v.since, token: v.token,
-      startTicks: typeof v.startTicks === 'string' ? v.startTicks : null, bootId: typeof v.bootId === 'string' ? v.bootId : null,
+      pid: v.pid,
+      host: v.host,
+      command: typeof v.command === 'string' ? v.command : '?',
+      since: v.since,
+      token: v.token,
+      startTicks: typeof v.startTicks === 'string' ? v.startTicks : null,
+      bootId: typeof v.bootId === 'string' ? v.bootId : null,
     };
   } catch {
     return null;
@@ -293,7 +307,6 @@ function unlinkQuietly(path: string): void {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
 }
-
 
 export function formatMs(ms: number): string {
   if (ms % 3_600_000 === 0 && ms > 0) return `${ms / 3_600_000}h`;

@@ -12,7 +12,12 @@ export function parseJsonObject(text: string | null): Record<string, unknown> | 
  * the 'invoked' event's detail (else the run id), the last 'staged_checkpoint' detail as the
  * checkpoint {line, byte, counts, stoppedAt}.
  */
-export function stagingHistoryFromEvents(runId: number, invokedDetail: string | null, staged: boolean, checkpointDetail: string | null): StagingHistory {
+export function stagingHistoryFromEvents(
+  runId: number,
+  invokedDetail: string | null,
+  staged: boolean,
+  checkpointDetail: string | null,
+): StagingHistory {
   const invoked = parseJsonObject(invokedDetail);
   const checkpoint = parseJsonObject(checkpointDetail);
   const stopped = checkpoint?.stoppedAt;
@@ -29,7 +34,12 @@ export function stagingHistoryFromEvents(runId: number, invokedDetail: string | 
     },
     checkpoint:
       checkpoint !== null && typeof checkpoint.line === 'number'
-        ? { line: checkpoint.line, byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null, counts: checkpoint.counts ?? null, stoppedAt }
+        ? {
+            line: checkpoint.line,
+            byte: typeof checkpoint.byte === 'number' ? checkpoint.byte : null,
+            counts: checkpoint.counts ?? null,
+            stoppedAt,
+          }
         : null,
   };
 }
@@ -39,6 +49,7 @@ export function fileLayoutFromInvoked(detailText: string | null): FileLayout | n
   const detail = parseJsonObject(detailText);
   const header = detail?.header;
   const delimiter = detail?.delimiter;
-  if (!Array.isArray(header) || !header.every((h) => typeof h === 'string') || typeof delimiter !== 'string' || delimiter === '') return null;
+  if (!Array.isArray(header) || !header.every((h) => typeof h === 'string') || typeof delimiter !== 'string' || delimiter === '')
+    return null;
   return { header: header as string[], delimiter };
 }

@@ -68,7 +68,10 @@ const RAW_LIMIT = 4000;
 
 function cleanRaw(raw: string): string {
   // A NUL cannot be stored in a database text value: shown as U+2400 (SYMBOL FOR NULL).
-  const trimmed = raw.replace(/^\r/, '').replace(/[\r\n]+$/, '').replaceAll('\u0000', '\u2400');
+  const trimmed = raw
+    .replace(/^\r/, '')
+    .replace(/[\r\n]+$/, '')
+    .replaceAll('\u0000', '\u2400');
   return trimmed.length > RAW_LIMIT ? `${trimmed.slice(0, RAW_LIMIT)}…` : trimmed;
 }
 
@@ -100,7 +103,10 @@ interface RecordReader {
  * parse error can never discard records parsed before it (a destroyed stream drops its buffer).
  */
 function openRecordReader(path: string, options: OrderFileOptions): RecordReader {
-  const source = createReadStream(path, { highWaterMark: 256 * 1024, ...(options.resumeAt !== undefined ? { start: options.resumeAt.byte } : {}) });
+  const source = createReadStream(path, {
+    highWaterMark: 256 * 1024,
+    ...(options.resumeAt !== undefined ? { start: options.resumeAt.byte } : {}),
+  });
   const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const decoder = options.encoding === 'utf-8' ? null : new TextDecoder(options.encoding);
   let queue: ParsedRecord[] = [];
@@ -302,28 +308,45 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       const rawText = cleanRaw(raw);
       if (record.length !== header.columnCount) {
         yield {
-          kind: 'reject', lineNo, raw: rawText, code: 'PARSE_FIELD_COUNT',
+          kind: 'reject',
+          lineNo,
+          raw: rawText,
+          code: 'PARSE_FIELD_COUNT',
           message: `expected ${header.columnCount} fields as in the header, found ${record.length}`,
-          endByte, endLine, stopsFile: false,
+          endByte,
+          endLine,
+          stopsFile: false,
         };
         continue;
       }
       // Our own export carries the rejected line's raw text (with its U+FFFD) in a column that
       // is not loaded: only the order columns it holds must be valid text.
-      const undecodable = errorExport ? [...positions.values()].some((i) => record[i]?.includes('\uFFFD') === true) : rawText.includes('\uFFFD');
+      const undecodable = errorExport
+        ? [...positions.values()].some((i) => record[i]?.includes('\uFFFD') === true)
+        : rawText.includes('\uFFFD');
       if (encodingName === 'utf-8' && undecodable) {
         yield {
-          kind: 'reject', lineNo, raw: rawText, code: 'PARSE_ENCODING',
+          kind: 'reject',
+          lineNo,
+          raw: rawText,
+          code: 'PARSE_ENCODING',
           message: 'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',
-          endByte, endLine, stopsFile: false,
+          endByte,
+          endLine,
+          stopsFile: false,
         };
         continue;
       }
       if (raw.includes('\u0000')) {
         yield {
-          kind: 'reject', lineNo, raw: rawText, code: 'PARSE_NUL_BYTE',
+          kind: 'reject',
+          lineNo,
+          raw: rawText,
+          code: 'PARSE_NUL_BYTE',
           message: 'the line contains a NUL byte (0x00), which no database text value can hold',
-          endByte, endLine, stopsFile: false,
+          endByte,
+          endLine,
+          stopsFile: false,
         };
         continue;
       }
@@ -377,7 +400,14 @@ async function skipLine(path: string, from: number): Promise<{ raw: string; next
         }
         if (byte === 0x0a) {
           if (keptBytes < RAW_LIMIT * 4) kept.push(Buffer.from(buffer.subarray(start, i)));
-          return { raw: Buffer.concat(kept).subarray(0, RAW_LIMIT * 4).toString('utf8'), nextByte: position + i + 1, lines: blankLines + 1, blankLines };
+          return {
+            raw: Buffer.concat(kept)
+              .subarray(0, RAW_LIMIT * 4)
+              .toString('utf8'),
+            nextByte: position + i + 1,
+            lines: blankLines + 1,
+            blankLines,
+          };
         }
       }
       if (inLine && keptBytes < RAW_LIMIT * 4) {
@@ -386,7 +416,14 @@ async function skipLine(path: string, from: number): Promise<{ raw: string; next
       }
       position += bytesRead;
     }
-    return { raw: Buffer.concat(kept).subarray(0, RAW_LIMIT * 4).toString('utf8'), nextByte: position, lines: blankLines + 1, blankLines };
+    return {
+      raw: Buffer.concat(kept)
+        .subarray(0, RAW_LIMIT * 4)
+        .toString('utf8'),
+      nextByte: position,
+      lines: blankLines + 1,
+      blankLines,
+    };
   } finally {
     await handle.close();
   }

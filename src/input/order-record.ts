@@ -79,7 +79,8 @@ export function parseAmount(v: string): { value: string } | { error: string } {
   const integer = (m[2] ?? '0').replace(/^0+(?=\d)/, '');
   const fraction = (m[3] ?? '').replace(/0+$/, '');
   if (fraction.length > 2) return { error: `amount has more than 2 decimals: ${quoteValue(v)}` };
-  if (integer.length > STAGE_AMOUNT_INTEGER_DIGITS) return { error: `amount is too large (more than ${STAGE_AMOUNT_INTEGER_DIGITS} digits before the point): ${quoteValue(v)}` };
+  if (integer.length > STAGE_AMOUNT_INTEGER_DIGITS)
+    return { error: `amount is too large (more than ${STAGE_AMOUNT_INTEGER_DIGITS} digits before the point): ${quoteValue(v)}` };
   const isZero = /^0*$/.test(integer) && fraction === '';
   return { value: `${isZero ? '' : sign}${integer}${fraction === '' ? '' : `.${fraction}`}` };
 }
@@ -115,19 +116,22 @@ export interface ParseIssue {
 export type ParseOutcome =
   | { ok: true; order: ParsedOrder }
   | {
-    ok: false;
-    sourceKey: string | null;
-    issues: ParseIssue[];
-    /** error_code and error_message of the line: every problem, the parse ones first (see describeProblems). */
-    error: ValidationFailure;
-  };
+      ok: false;
+      sourceKey: string | null;
+      issues: ParseIssue[];
+      /** error_code and error_message of the line: every problem, the parse ones first (see describeProblems). */
+      error: ValidationFailure;
+    };
 
 /** Parse one record (fields by column name; a missing optional column is an empty value). */
 export function parseOrderRecord(fields: Record<OrderColumn, string>): ParseOutcome {
   const result = orderRecordSchema.safeParse(fields);
   if (result.success) {
     const d = result.data;
-    return { ok: true, order: { sourceKey: d.source_key, customerId: d.customer_id, orderDate: d.order_date, amount: d.amount, currency: d.currency } };
+    return {
+      ok: true,
+      order: { sourceKey: d.source_key, customerId: d.customer_id, orderDate: d.order_date, amount: d.amount, currency: d.currency },
+    };
   }
   const issues = result.error.issues.map((issue) => {
     const column = issue.path[0];
@@ -152,7 +156,12 @@ export function parseOrderRecord(fields: Record<OrderColumn, string>): ParseOutc
     ...issues.map((i) => ({ code: i.column === null ? 'PARSE' : `PARSE_${i.column.toUpperCase()}`, message: i.message })),
     ...orderProblems(values).filter((p) => !failed.has(p.column)),
   ];
-  return { ok: false, sourceKey: key.success ? key.data : null, issues, error: describeProblems(problems) ?? { code: 'PARSE', message: 'the record cannot be read' } };
+  return {
+    ok: false,
+    sourceKey: key.success ? key.data : null,
+    issues,
+    error: describeProblems(problems) ?? { code: 'PARSE', message: 'the record cannot be read' },
+  };
 }
 
 /** Error code of a PARSE failure: PARSE_<COLUMN> of the first failing column. */

@@ -6,7 +6,11 @@
 export function describeDbError(error: unknown): string {
   if (!(error instanceof Error)) return 'unknown error';
   const code = (error as { code?: unknown }).code;
-  const message = error.message.split('\n')[0]?.replace(/"[^"]*"/g, '"…"').replace(/'[^']*'/g, "'…'") ?? '';
+  const message =
+    error.message
+      .split('\n')[0]
+      ?.replace(/"[^"]*"/g, '"…"')
+      .replace(/'[^']*'/g, "'…'") ?? '';
   return typeof code === 'string' && code !== '' && !message.includes(code) ? `${code} ${message}` : message;
 }
 
@@ -71,8 +75,10 @@ export function describeConnectError(error: unknown, place: Place): string | nul
   if (/client password must be a string|password must be a string/i.test(message)) {
     return `${where} asks a password of ${role} and none was given: set ORDER_LOADER_DB_PASSWORD`;
   }
-  if (has('ORA-01017')) return `user ${place.user} was refused by ${where} (ORA-01017: wrong password, or no such user): check ORDER_LOADER_DB_PASSWORD`;
-  if (has('ORA-12514') || has('NJS-518')) return `service ${place.database} is not known to the listener at ${where} (${has('NJS-518') ? 'NJS-518' : 'ORA-12514'})`;
+  if (has('ORA-01017'))
+    return `user ${place.user} was refused by ${where} (ORA-01017: wrong password, or no such user): check ORDER_LOADER_DB_PASSWORD`;
+  if (has('ORA-12514') || has('NJS-518'))
+    return `service ${place.database} is not known to the listener at ${where} (${has('NJS-518') ? 'NJS-518' : 'ORA-12514'})`;
   for (const [code, meaning] of Object.entries(CONNECT_CODES)) {
     if (has(code)) return `cannot connect to ${where} (${code}: ${meaning})`;
   }

@@ -57,7 +57,13 @@ class LayoutCache {
 function lineValues(raw: string | null, layout: FileLayout | null): (OrderValues & { sourceKey: string | null }) | null {
   if (raw === null || raw === '' || layout === null) return null;
   const v = splitRawLine(raw, layout);
-  return { sourceKey: orNull(v.source_key), customerId: orNull(v.customer_id), orderDate: orNull(v.order_date), amount: orNull(v.amount), currency: orNull(v.currency) };
+  return {
+    sourceKey: orNull(v.source_key),
+    customerId: orNull(v.customer_id),
+    orderDate: orNull(v.order_date),
+    amount: orNull(v.amount),
+    currency: orNull(v.currency),
+  };
 }
 
 function fromStageRow(r: ErrorRowReport, layouts: LayoutCache): ErrorExportRow {
@@ -96,7 +102,11 @@ function fromRejectedLine(r: RejectedLine, layouts: LayoutCache): ErrorExportRow
  * lines rejected before they had a stage row (error-log order). Read page by page, each page
  * starting after the last key of the one before (never OFFSET): memory holds one page.
  */
-export async function* exportErrorRows(engine: ErrorExportPort, filter: ErrorExportFilter = {}, pageSize = DEFAULT_ERROR_PAGE_SIZE): AsyncGenerator<ErrorExportRow> {
+export async function* exportErrorRows(
+  engine: ErrorExportPort,
+  filter: ErrorExportFilter = {},
+  pageSize = DEFAULT_ERROR_PAGE_SIZE,
+): AsyncGenerator<ErrorExportRow> {
   const size = Math.max(1, Math.floor(pageSize));
   let remaining = filter.limit ?? Number.POSITIVE_INFINITY;
   const layouts = new LayoutCache(engine);

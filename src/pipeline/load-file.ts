@@ -28,7 +28,10 @@ export interface FileStaging {
 async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: number): Promise<number> {
   const candidates = counts.unchanged - counts.unchangedError;
   if (candidates <= 0) return 0;
-  const onLoad = Object.values(await run.db('counting the rows of the load', () => run.engine.tallyLoads([loadId]))).reduce((n, c) => n + c, 0);
+  const onLoad = Object.values(await run.db('counting the rows of the load', () => run.engine.tallyLoads([loadId]))).reduce(
+    (n, c) => n + c,
+    0,
+  );
   return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
 }
 
@@ -46,17 +49,24 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
 
   if (plan.action === 'skip' || plan.action === 'stop') {
     listed.close();
-    const message = plan.action === 'skip'
-      ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
-      : `${listed.path}: load ${loadId} could not read this file past line ${plan.stoppedAt.line}: not read again (fix the file and load it)`;
+    const message =
+      plan.action === 'skip'
+        ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
+        : `${listed.path}: load ${loadId} could not read this file past line ${plan.stoppedAt.line}: not read again (fix the file and load it)`;
     if (plan.action === 'skip') logger.info({ runId, loadId, file: listed.path }, message);
     else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);
     await fileRun.notRead(plan, loadId);
     const rejected = plan.committed?.rejected ?? 0;
     const report: FileReport = {
-      file: listed.path, loadId, runId, counts: { ...emptyStageCounts(), rejected }, tally: {},
+      file: listed.path,
+      loadId,
+      runId,
+      counts: { ...emptyStageCounts(), rejected },
+      tally: {},
       unchangedDone: plan.committed === null ? 0 : await heldElsewhere(run, plan.committed, loadId),
-      stoppedAt: plan.action === 'stop' ? plan.stoppedAt : null, skipped: message, resumedAt: null,
+      stoppedAt: plan.action === 'stop' ? plan.stoppedAt : null,
+      skipped: message,
+      resumedAt: null,
     };
     run.rejected.files += rejected;
     return { report, interrupted: false };
@@ -66,7 +76,10 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   if (plan.action === 'resume') {
     listed.close();
     file = await openOrderFile(listed.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: plan.from });
-    logger.info({ runId, loadId, file: file.path, line: plan.from.line, byte: plan.from.byte }, `${file.path}: resuming load ${loadId} after line ${plan.from.line}`);
+    logger.info(
+      { runId, loadId, file: file.path, line: plan.from.line, byte: plan.from.byte },
+      `${file.path}: resuming load ${loadId} after line ${plan.from.line}`,
+    );
     await fileRun.resumed(loadId, plan.from);
   }
   logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
@@ -91,7 +104,17 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   // right after staging, before a later file of this run can take rows over
   const unchangedDone = await heldElsewhere(run, result.counts, loadId);
   return {
-    report: { file: file.path, loadId, runId, counts: result.counts, tally: {}, unchangedDone, stoppedAt: result.stoppedAt, skipped: null, resumedAt: resumedAt(plan) },
+    report: {
+      file: file.path,
+      loadId,
+      runId,
+      counts: result.counts,
+      tally: {},
+      unchangedDone,
+      stoppedAt: result.stoppedAt,
+      skipped: null,
+      resumedAt: resumedAt(plan),
+    },
     interrupted: result.interrupted,
   };
 }

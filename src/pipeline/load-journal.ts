@@ -16,10 +16,21 @@ export class FileRun {
   }
 
   /** What was asked: the file, the load its rows go to, how it is read (a rerun's staging plan reads this back). */
-  invoked(file: OrderFile, sha256: string, loadId: number, readAs: { encoding: string; delimiter: string; restage?: boolean | undefined }): Promise<void> {
+  invoked(
+    file: OrderFile,
+    sha256: string,
+    loadId: number,
+    readAs: { encoding: string; delimiter: string; restage?: boolean | undefined },
+  ): Promise<void> {
     return this.record.event('invoked', {
-      file: file.path, size: file.size, sha256, loadId, header: file.header.names,
-      encoding: readAs.encoding, delimiter: readAs.delimiter, restage: readAs.restage === true ? true : undefined,
+      file: file.path,
+      size: file.size,
+      sha256,
+      loadId,
+      header: file.header.names,
+      encoding: readAs.encoding,
+      delimiter: readAs.delimiter,
+      restage: readAs.restage === true ? true : undefined,
     });
   }
 
@@ -36,7 +47,12 @@ export class FileRun {
   /** 'staged' only when the whole file is in (a rerun then skips it); otherwise 'staging_stopped' (a rerun resumes or stops). */
   staged(loadId: number, result: FileStageResult): Promise<void> {
     const complete = !result.interrupted && result.stoppedAt === null;
-    return this.record.event(complete ? 'staged' : 'staging_stopped', { loadId, ...result.counts, stoppedAt: result.stoppedAt, interrupted: result.interrupted });
+    return this.record.event(complete ? 'staged' : 'staging_stopped', {
+      loadId,
+      ...result.counts,
+      stoppedAt: result.stoppedAt,
+      interrupted: result.interrupted,
+    });
   }
 }
 

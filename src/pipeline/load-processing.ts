@@ -22,7 +22,12 @@ export function processOptions(runId: number, options: ProcessRunOptions) {
 }
 
 /** The one-line reason processing stopped early (the run then fails, exit 1), or null. */
-export function stoppedMessage(stopped: ProcessResult['stopped'], maxErrors: number | undefined, errored: number, rejected = 0): string | null {
+export function stoppedMessage(
+  stopped: ProcessResult['stopped'],
+  maxErrors: number | undefined,
+  errored: number,
+  rejected = 0,
+): string | null {
   if (stopped === 'interrupted') return 'interrupted: the current chunk was finished or rolled back; run the command again to continue';
   if (stopped === 'max-errors') return maxErrorsMessage(maxErrors ?? 0, rejected, errored);
   return null;

@@ -10,7 +10,15 @@ import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
 
-export { DEFAULT_LOAD_OPTIONS, type FileReport, type LoadOptions, type LoadReport, type ProcessReport, type ProcessRunOptions, type StageOptions } from './load-options.js';
+export {
+  DEFAULT_LOAD_OPTIONS,
+  type FileReport,
+  type LoadOptions,
+  type LoadReport,
+  type ProcessReport,
+  type ProcessRunOptions,
+  type StageOptions,
+} from './load-options.js';
 
 /** Open every file and check its header before anything is written. */
 async function openFiles(paths: string[], options: LoadOptions): Promise<OrderFile[]> {
@@ -23,7 +31,10 @@ async function openFiles(paths: string[], options: LoadOptions): Promise<OrderFi
   }
   for (const f of files) {
     if (f.header.extraColumns.length > 0) {
-      options.logger.warn({ file: f.path, columns: f.header.extraColumns }, `${f.path}: ignoring extra column(s) ${f.header.extraColumns.join(', ')}`);
+      options.logger.warn(
+        { file: f.path, columns: f.header.extraColumns },
+        `${f.path}: ignoring extra column(s) ${f.header.extraColumns.join(', ')}`,
+      );
     }
   }
   return files;
@@ -36,7 +47,12 @@ type StagingEnd = 'interrupted' | 'max-errors' | null;
  * Stage the files in order. Stops after a file interrupted, or before the file after the one
  * that went past --max-errors (the files not staged are not processed either).
  */
-async function stageFiles(run: FileStaging, files: OrderFile[], reports: FileReport[], tooManyRejected: () => boolean): Promise<StagingEnd> {
+async function stageFiles(
+  run: FileStaging,
+  files: OrderFile[],
+  reports: FileReport[],
+  tooManyRejected: () => boolean,
+): Promise<StagingEnd> {
   for (const [i, file] of files.entries()) {
     if (tooManyRejected()) {
       for (const rest of files.slice(i)) rest.close();
@@ -77,7 +93,14 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   const rejectedWhileStaging = () => rejected.files + rejected.current;
   const tooManyRejected = () => options.maxErrors !== undefined && rejectedWhileStaging() > options.maxErrors;
   const processing = new LoadProcessing(engine, command, options, rejectedWhileStaging);
-  const run: FileStaging = { engine, options, db: retried(engine, options), journal: new LoadJournal(engine, command, options), processing, rejected };
+  const run: FileStaging = {
+    engine,
+    options,
+    db: retried(engine, options),
+    journal: new LoadJournal(engine, command, options),
+    processing,
+    rejected,
+  };
   const reports: FileReport[] = [];
   let processCounts: ProcessCounts | null = null;
   let aborted: string | null = null;
@@ -97,7 +120,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stoppedByMaxErrors = staging === 'max-errors' || tooManyRejected();
     const lastRun = run.journal.lastRunId;
     if (command === 'load' && aborted === null && !stoppedByMaxErrors && lastRun !== undefined && !processing.overlap) {
-      if (options.onProcessStart !== undefined) options.onProcessStart(await run.db('counting claimable rows', () => engine.claimableCount()));
+      if (options.onProcessStart !== undefined)
+        options.onProcessStart(await run.db('counting claimable rows', () => engine.claimableCount()));
       processing.start(lastRun);
     }
     const processed = await processing.result();
@@ -107,7 +131,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       aborted ??= stoppedMessage(processed.result.stopped, options.maxErrors, processCounts.error, rejectedWhileStaging());
       await run.journal.processed(processCounts);
     }
-    if (aborted === null && stoppedByMaxErrors) aborted = maxErrorsMessage(options.maxErrors ?? 0, rejectedWhileStaging(), processCounts?.error ?? 0);
+    if (aborted === null && stoppedByMaxErrors)
+      aborted = maxErrorsMessage(options.maxErrors ?? 0, rejectedWhileStaging(), processCounts?.error ?? 0);
   } catch (error) {
     await processing.stop();
     await run.journal.fail(errorMessage(error), runCounts(reports));
@@ -116,11 +141,15 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
 
   await tallyFiles(run, reports);
   const unreadFile = reports.find((r) => r.stoppedAt !== null);
-  if (aborted === null && unreadFile?.stoppedAt) aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
+  if (aborted === null && unreadFile?.stoppedAt)
+    aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
   await run.journal.finish(aborted === null ? 'COMPLETED' : 'FAILED', aborted, runCounts(reports));
 
   // processing took claimable rows of any load: what waits now may be another load's too
-  const waiting = processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0) ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary()) : null;
+  const waiting =
+    processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
+      ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
+      : null;
   return {
     command,
     files: reports,
@@ -143,7 +172,11 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
  * `retry`'s run, started by the caller) the processing is part of that run: its events go
  * there and it ends that run, with `run.counts` added to its counts.
  */
-export async function runProcess(engine: ProcessRunPort, options: ProcessRunOptions, run?: { runId: number; counts?: RunCounts }): Promise<ProcessReport> {
+export async function runProcess(
+  engine: ProcessRunPort,
+  options: ProcessRunOptions,
+  run?: { runId: number; counts?: RunCounts },
+): Promise<ProcessReport> {
   const started = performance.now();
   const db = retried(engine, options);
   const record = run === undefined ? await startRun(engine, 'process', {}, options) : recordedRun(engine, run.runId, options);

@@ -120,8 +120,15 @@ function plannedChange(
 ): ManualChange {
   const values = { ...(startValues ?? valuesOf(row)), ...corrections };
   return {
-    stageId: row.stageId, sourceKey: row.sourceKey, action, oldStatus: row.status, newStatus: 'READY',
-    values, ...diff(row, values, 'READY'), operator: request.operator, reason: request.reason,
+    stageId: row.stageId,
+    sourceKey: row.sourceKey,
+    action,
+    oldStatus: row.status,
+    newStatus: 'READY',
+    values,
+    ...diff(row, values, 'READY'),
+    operator: request.operator,
+    reason: request.reason,
   };
 }
 
@@ -144,7 +151,10 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
   let after = 0;
   for (;;) {
     if (options.signal?.aborted === true) {
-      throw new RunAbortedError(`retry interrupted: ${report.count} row(s) ${request.dryRun ? 'planned' : 'changed, committed and audited'}; run the same command again for the rest`, 'interrupted');
+      throw new RunAbortedError(
+        `retry interrupted: ${report.count} row(s) ${request.dryRun ? 'planned' : 'changed, committed and audited'}; run the same command again for the rest`,
+        'interrupted',
+      );
     }
     const window = { afterStageId: after, limit };
     let planned: ManualChange[];
@@ -160,7 +170,10 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
       if (report.count === 0) throw error;
       // a mistake in the request stays a user error; it says what the earlier batches did
       if (error instanceof UserError) {
-        throw new UserError(`${error.message}; ${report.count} row(s) of earlier batches were ${request.dryRun ? 'planned' : 'changed, committed and audited'}`, { cause: error });
+        throw new UserError(
+          `${error.message}; ${report.count} row(s) of earlier batches were ${request.dryRun ? 'planned' : 'changed, committed and audited'}`,
+          { cause: error },
+        );
       }
       throw new RunAbortedError(
         `retry stopped after ${report.count} row(s) ${request.dryRun ? 'planned' : 'changed, committed and audited'}: ${describeDbError(error)}; run the same command again for the rest`,
@@ -186,7 +199,11 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
  * them. A value of the line that still cannot be read, and that no correction replaces, refuses
  * the retry (nothing is changed): the row would only fail again as "missing".
  */
-async function lineValuesOf(tx: OperatorTx, rows: StageRowSnapshot[], corrections: Partial<OrderValues>): Promise<Map<number, OrderValues>> {
+async function lineValuesOf(
+  tx: OperatorTx,
+  rows: StageRowSnapshot[],
+  corrections: Partial<OrderValues>,
+): Promise<Map<number, OrderValues>> {
   const values = new Map<number, OrderValues>();
   const rejected = rows.filter((r) => r.errorCode !== null && r.errorCode.startsWith('PARSE'));
   if (rejected.length === 0) return values;
@@ -211,15 +228,22 @@ async function lineValuesOf(tx: OperatorTx, rows: StageRowSnapshot[], correction
   }
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).join('; ') + (problems.length > 5 ? `; and ${problems.length - 5} more` : '');
-    throw new UserError(`retry: a row's line still has a value that cannot be read; correct it with --set or leave the row out (its batch was not changed): ${shown}`);
+    throw new UserError(
+      `retry: a row's line still has a value that cannot be read; correct it with --set or leave the row out (its batch was not changed): ${shown}`,
+    );
   }
   return values;
 }
 
 /** `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY, audited. */
-export async function recoverRows(engine: OperatorPort, request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
+export async function recoverRows(
+  engine: OperatorPort,
+  request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean },
+): Promise<ManualChangeReport> {
   const changes = await engine.transaction(async (tx) => {
-    const planned = (await tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs))).map((row) => plannedChange(row, 'RECOVER', request, {}));
+    const planned = (await tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs))).map((row) =>
+      plannedChange(row, 'RECOVER', request, {}),
+    );
     if (!request.dryRun) await tx.applyManualChanges(planned);
     return planned;
   });

@@ -23,7 +23,10 @@ export function notDone(tally: StatusTally): number {
  * The exit code of `load --dry-run` / `stage --dry-run`: the one that command would give, rows
  * the database itself would refuse aside (`stage` does not validate: a rule broken is found later).
  */
-export function dryRunExitCode(results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number } }>, command: 'load' | 'stage' = 'load'): number {
+export function dryRunExitCode(
+  results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number } }>,
+  command: 'load' | 'stage' = 'load',
+): number {
   return exitCodeFor({
     failed: results.some((r) => r.stoppedAt !== null),
     rowsRejected: results.some((r) => r.counts.rejected + (command === 'load' ? r.counts.invalid : 0) > 0),

@@ -101,8 +101,13 @@ async function processChunk(
     if (problem === null) valid.push(row);
     else {
       failed.push({
-        stageId: row.stageId, sourceKey: row.sourceKey, status: 'ERROR', attemptNo: row.attemptCount + 1,
-        loadId: row.loadId, lineNo: row.lineNo, error: { phase: 'VALIDATE', code: problem.code, message: problem.message },
+        stageId: row.stageId,
+        sourceKey: row.sourceKey,
+        status: 'ERROR',
+        attemptNo: row.attemptCount + 1,
+        loadId: row.loadId,
+        lineNo: row.lineNo,
+        error: { phase: 'VALIDATE', code: problem.code, message: problem.message },
       });
     }
   }
@@ -122,10 +127,15 @@ async function processChunk(
       const wait = f.kind === 'transient' && attemptNo < options.maxAttempts;
       if (wait) retryWait++;
       failed.push({
-        stageId: row.stageId, sourceKey: row.sourceKey, status: wait ? 'RETRY_WAIT' : 'ERROR', attemptNo,
-        loadId: row.loadId, lineNo: row.lineNo,
+        stageId: row.stageId,
+        sourceKey: row.sourceKey,
+        status: wait ? 'RETRY_WAIT' : 'ERROR',
+        attemptNo,
+        loadId: row.loadId,
+        lineNo: row.lineNo,
         error: {
-          phase: 'MERGE', code: f.code,
+          phase: 'MERGE',
+          code: f.code,
           message: f.kind === 'transient' && !wait ? `${f.message} (transient; gave up after ${attemptNo} attempts)` : f.message,
         },
         nextAttemptAt: wait ? new Date(now + backoffDelay(attemptNo, options.rowRetryBaseMs, options.rowRetryMaxMs)) : undefined,
@@ -206,7 +216,9 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
             const committed = await engine.tallyBatch(batchId);
             if (committed.lastStageId !== null) return chunkResultFromTally(committed.tally, committed.lastStageId);
           }
-          return engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate), { lockWaitMs: options.lockWaitMs });
+          return engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate), {
+            lockWaitMs: options.lockWaitMs,
+          });
         },
         { policy: options.retry, logger: options.logger, signal: options.signal },
       );
@@ -243,7 +255,9 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failure !== undefined) {
     const reason: unknown = failure.reason;
-    throw reason instanceof RunAbortedError ? reason : new RunAbortedError(`processing failed: ${String(reason)}`, 'fatal', { cause: reason });
+    throw reason instanceof RunAbortedError
+      ? reason
+      : new RunAbortedError(`processing failed: ${String(reason)}`, 'fatal', { cause: reason });
   }
   return { counts, elapsedMs: performance.now() - started, stopped, chunkMillis };
 }

@@ -44,7 +44,9 @@ export async function withChunkRetry<T>(
       if (attempt >= options.policy.attempts || options.signal?.aborted === true) {
         throw new RunAbortedError(
           `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; ${
-            isOutOfSpace(error) ? 'the database is out of space: free some or extend it, then run the command again' : 'run the command again once the database is back'
+            isOutOfSpace(error)
+              ? 'the database is out of space: free some or extend it, then run the command again'
+              : 'run the command again once the database is back'
           })`,
           'fatal',
           { cause: error },

@@ -43,7 +43,12 @@ export interface RunSubject {
  * restart landing on one of them (e.g. the "processed" event after the last chunk) failed the
  * whole run, exit 1, as an "unexpected error" (test/survival/restart.test.ts).
  */
-export async function startRun(engine: RunRecordPort, command: string, subject: RunSubject, options: RunRecordOptions): Promise<RecordedRun> {
+export async function startRun(
+  engine: RunRecordPort,
+  command: string,
+  subject: RunSubject,
+  options: RunRecordOptions,
+): Promise<RecordedRun> {
   const runId = await retried(engine, options)('recording the run', () =>
     engine.startRun({
       command,
@@ -87,7 +92,12 @@ export function recordedRun(engine: RunRecordPort, runId: number, options: RunRe
 }
 
 /** A run of a command that is not a load (init, recover, retry, bench), with its 'invoked' event. */
-export async function startRecordedRun(engine: RunRecordPort, command: string, options: RunRecordOptions, invoked?: Record<string, unknown>): Promise<RecordedRun> {
+export async function startRecordedRun(
+  engine: RunRecordPort,
+  command: string,
+  options: RunRecordOptions,
+  invoked?: Record<string, unknown>,
+): Promise<RecordedRun> {
   const run = await startRun(engine, command, {}, options);
   await run.event('invoked', invoked);
   return run;

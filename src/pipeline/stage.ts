@@ -131,7 +131,10 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
           await tx.logErrors(b.errors);
           const next = addBatch(counts, b, staged);
           // the checkpoint commits with the batch: a resumed load starts right after it
-          await tx.addRunEvent(runId, { event: 'staged_checkpoint', detail: { loadId, line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt } });
+          await tx.addRunEvent(runId, {
+            event: 'staged_checkpoint',
+            detail: { loadId, line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
+          });
           return next;
         });
       },
@@ -164,8 +167,16 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     if (item.kind === 'reject') {
       batch.rejected++;
       batch.errors.push({
-        stageId: null, sourceKey: null, loadId, lineNo: item.lineNo, batchId: null, attemptNo: null,
-        phase: 'PARSE', code: item.code, message: item.message, rawRecord: item.raw,
+        stageId: null,
+        sourceKey: null,
+        loadId,
+        lineNo: item.lineNo,
+        batchId: null,
+        attemptNo: null,
+        phase: 'PARSE',
+        code: item.code,
+        message: item.message,
+        rawRecord: item.raw,
       });
       return;
     }
@@ -177,13 +188,26 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
       batch.rejected++;
       const { code, message } = parsed.error;
       batch.errors.push({
-        stageId: null, sourceKey: parsed.sourceKey, loadId, lineNo: item.lineNo, batchId: null, attemptNo: null,
-        phase: 'PARSE', code, message, rawRecord: item.raw,
+        stageId: null,
+        sourceKey: parsed.sourceKey,
+        loadId,
+        lineNo: item.lineNo,
+        batchId: null,
+        attemptNo: null,
+        phase: 'PARSE',
+        code,
+        message,
+        rawRecord: item.raw,
       });
       if (parsed.sourceKey === null) return;
       row = {
-        sourceKey: parsed.sourceKey, customerId: null, orderDate: null, amount: null, currency: null,
-        lineNo: item.lineNo, parseError: { code, message },
+        sourceKey: parsed.sourceKey,
+        customerId: null,
+        orderDate: null,
+        amount: null,
+        currency: null,
+        lineNo: item.lineNo,
+        parseError: { code, message },
       };
     }
     // Last occurrence wins within the file; within a batch the map keeps only the last.

@@ -27,13 +27,31 @@ of its own (dropped afterwards); a table, --json, and an SVG chart (--chart path
     const workers = options.workers ?? WORKERS;
     return withLoader(ctx, { workers: Math.max(...workers) }, async (loader) => {
       const report = await runBench(loader.engine, {
-        rows: options.rows, chunkSizes: options['chunk-sizes'], workers, batchSize: options['batch-size'], logger, signal,
-        onCase: options.json ? undefined : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
+        rows: options.rows,
+        chunkSizes: options['chunk-sizes'],
+        workers,
+        batchSize: options['batch-size'],
+        logger,
+        signal,
+        onCase: options.json
+          ? undefined
+          : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
       });
       const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
       // only complete cases are charted (a cut-short case is no measurement)
-      writeFileSync(options.chart, renderChart(points, `order-loader bench: ${report.rows} rows on ${report.engine}${report.interrupted ? ' (interrupted: complete cases only)' : ''}`));
-      print(ctx.session, options.json ? JSON.stringify({ ...report, chart: options.chart }) : `${renderBench(report)}\nchart: ${escapeControl(options.chart)}`);
+      writeFileSync(
+        options.chart,
+        renderChart(
+          points,
+          `order-loader bench: ${report.rows} rows on ${report.engine}${report.interrupted ? ' (interrupted: complete cases only)' : ''}`,
+        ),
+      );
+      print(
+        ctx.session,
+        options.json
+          ? JSON.stringify({ ...report, chart: options.chart })
+          : `${renderBench(report)}\nchart: ${escapeControl(options.chart)}`,
+      );
       if (report.interrupted) process.stderr.write('order-loader: bench interrupted: the workspace was dropped\n');
       return report.interrupted ? EXIT_FAILED : EXIT_OK;
     });

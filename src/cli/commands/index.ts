@@ -12,4 +12,15 @@ import { runs } from './runs.js';
 import { stage } from './stage.js';
 import { status } from './status.js';
 
-export const COMMAND_TABLE: Record<Command, CommandSpec> = { init, load, stage, process: processCommand, status, retry, recover, errors, runs, bench };
+export const COMMAND_TABLE: Record<Command, CommandSpec> = {
+  init,
+  load,
+  stage,
+  process: processCommand,
+  status,
+  retry,
+  recover,
+  errors,
+  runs,
+  bench,
+};

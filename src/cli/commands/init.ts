@@ -12,7 +12,10 @@ export const init: CommandSpec = {
   run: (ctx) =>
     withLoader(ctx, {}, async (loader) => {
       const applied = await loader.init();
-      print(ctx.session, ctx.options.json ? JSON.stringify({ applied }) : applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+      print(
+        ctx.session,
+        ctx.options.json ? JSON.stringify({ applied }) : applied.length > 0 ? `applied: ${applied.join(', ')}` : 'schema is up to date',
+      );
       return EXIT_OK;
     }),
 };

@@ -7,5 +7,8 @@ export const PROCESSING_OPTIONS: readonly OptionLine[] = ['chunk-size', 'workers
 /** The options of reading a file (load, stage). */
 export const FILE_OPTIONS: readonly OptionLine[] = ['batch-size', 'encoding', 'delimiter', 'restage'];
 
-export const DRY_RUN_FILES: OptionLine = { option: 'dry-run', text: 'parse and validate with the rules of a real load, write nothing, open no database' };
+export const DRY_RUN_FILES: OptionLine = {
+  option: 'dry-run',
+  text: 'parse and validate with the rules of a real load, write nothing, open no database',
+};
 export const DRY_RUN_CHANGES: OptionLine = { option: 'dry-run', text: 'show what would change, change nothing' };

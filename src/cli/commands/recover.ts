@@ -10,7 +10,12 @@ export const recover: CommandSpec = {
     summary: 'PROCESSING rows no live transaction holds, older than --older-than (15m) → READY, audited',
     synopsis: 'recover [--older-than <duration>] [--reason <text>] [--operator <name>] [--dry-run]',
     about: 'PROCESSING rows that no live transaction holds and older than --older-than → READY, audited.',
-    options: ['older-than', { option: 'reason', text: 'recorded in order_stage_audit (default: says what recover did)' }, 'operator', DRY_RUN_CHANGES],
+    options: [
+      'older-than',
+      { option: 'reason', text: 'recorded in order_stage_audit (default: says what recover did)' },
+      'operator',
+      DRY_RUN_CHANGES,
+    ],
     exitCodes: 'Exit codes: 0 done (also when no row needed it); 1 could not.',
   },
   run: (ctx) =>
@@ -19,7 +24,8 @@ export const recover: CommandSpec = {
       const report = await loader.recover({
         olderThanMs: options['older-than'],
         operator: options.operator ?? defaultOperator(),
-        reason: options.reason ?? `recover: PROCESSING rows older than ${Math.round(options['older-than'] / 1000)} s that no transaction holds`,
+        reason:
+          options.reason ?? `recover: PROCESSING rows older than ${Math.round(options['older-than'] / 1000)} s that no transaction holds`,
         dryRun: options['dry-run'],
       });
       Object.assign(ctx.summary, { changed: report.changes.length, dryRun: report.dryRun });

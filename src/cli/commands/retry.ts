@@ -15,15 +15,30 @@ export const retry: CommandSpec = {
                           --reason <text> [--set field=value …] [--operator <name>] [--dry-run] [--no-process]`,
     about: `ERROR → READY for the chosen rows, audited, then process them. A selector given several times matches any of
 its values; different selectors must all match.`,
-    options: ['set', { option: 'reason', text: 'required; recorded in order_stage_audit' }, 'operator', DRY_RUN_CHANGES, 'no-process', ...PROCESSING_OPTIONS],
+    options: [
+      'set',
+      { option: 'reason', text: 'required; recorded in order_stage_audit' },
+      'operator',
+      DRY_RUN_CHANGES,
+      'no-process',
+      ...PROCESSING_OPTIONS,
+    ],
     exitCodes: 'Exit codes: 0 changed (and, when processed, every row DONE); 2 processed, some rows ERROR or waiting; 1 could not.',
   },
   async run(ctx) {
     const { options } = ctx;
     const request = {
-      selector: { stageIds: options['stage-id'], sourceKeys: options['source-key'], errorCodes: options['error-code'], loadIds: options['load-id'] },
-      all: options['all-errors'], corrections: parseCorrections(options.set), reason: options.reason ?? '',
-      operator: options.operator ?? defaultOperator(), dryRun: options['dry-run'],
+      selector: {
+        stageIds: options['stage-id'],
+        sourceKeys: options['source-key'],
+        errorCodes: options['error-code'],
+        loadIds: options['load-id'],
+      },
+      all: options['all-errors'],
+      corrections: parseCorrections(options.set),
+      reason: options.reason ?? '',
+      operator: options.operator ?? defaultOperator(),
+      dryRun: options['dry-run'],
     };
     // a retry request's mistakes (no --reason, no selector, a bad --set) are said before the database is opened
     checkRetryRequest(request);
@@ -31,8 +46,18 @@ its values; different selectors must all match.`,
       const progress = progressOf(ctx);
       const { retry, process: processed } = await loader.retry(request, { ...runOptions(ctx, progress), process: !options['no-process'] });
       progress.clear();
-      Object.assign(ctx.summary, { changed: retry.count, dryRun: retry.dryRun, runIds: processed === null ? [] : [processed.runId], process: processed?.process ?? null });
-      print(ctx.session, options.json ? JSON.stringify({ retry, process: processed }) : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`));
+      Object.assign(ctx.summary, {
+        changed: retry.count,
+        dryRun: retry.dryRun,
+        runIds: processed === null ? [] : [processed.runId],
+        process: processed?.process ?? null,
+      });
+      print(
+        ctx.session,
+        options.json
+          ? JSON.stringify({ retry, process: processed })
+          : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`),
+      );
       sayAborted(processed?.aborted);
       return processed === null ? EXIT_OK : processed.exitCode;
     });

@@ -15,7 +15,12 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   }
   if (options['dry-run']) {
     // --dry-run writes nothing and needs no database
-    const results = await OrderLoader.dryRunFiles(files, { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger: ctx.logger });
+    const results = await OrderLoader.dryRunFiles(files, {
+      encoding: options.encoding,
+      delimiter: options.delimiter,
+      batchSize: options['batch-size'],
+      logger: ctx.logger,
+    });
     print(ctx.session, options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
     return dryRunExitCode(results, command);
   }

@@ -39,7 +39,12 @@ export function isRowLevelSqlstate(sqlstate: string): boolean {
 
 /** Node socket errors and node-postgres's own connection messages carry no SQLSTATE. */
 const FATAL_NODE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH']);
-const FATAL_MESSAGES = [/connection terminated/i, /connection ended/i, /client has encountered a connection error/i, /timeout exceeded when trying to connect/i];
+const FATAL_MESSAGES = [
+  /connection terminated/i,
+  /connection ended/i,
+  /client has encountered a connection error/i,
+  /timeout exceeded when trying to connect/i,
+];
 
 export function sqlstateOf(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error) {

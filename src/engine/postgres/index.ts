@@ -21,7 +21,12 @@ export function createPostgresEngine(connector: PgConnector): Engine {
   const migrate = () => runMigrations(migrationHooks(driver));
   return assembleEngine({
     driver,
-    transactionSlices: ({ session }) => ({ ...stagingSlice(session), ...chunkSlice(session), ...operatorSlice(session), ...journalSlice(session) }),
+    transactionSlices: ({ session }) => ({
+      ...stagingSlice(session),
+      ...chunkSlice(session),
+      ...operatorSlice(session),
+      ...journalSlice(session),
+    }),
     journal: runJournal(withSession),
     reports: reports(withSession),
     workspaces: workspaces(withSession, connector, migrate),

@@ -19,7 +19,14 @@ export function runJournal(withSession: WithSession): RunJournal {
   return {
     startRun: (run: RunStart) =>
       withSession(async (s) => {
-        const { rows } = await s.query<{ run_id: number }>(sqlQuery('run_start'), [run.command, run.fileName, run.fileSize, run.fileSha256, run.host, run.pid]);
+        const { rows } = await s.query<{ run_id: number }>(sqlQuery('run_start'), [
+          run.command,
+          run.fileName,
+          run.fileSize,
+          run.fileSha256,
+          run.host,
+          run.pid,
+        ]);
         const row = rows[0];
         if (row === undefined) throw new Error('load_run insert returned no id');
         return row.run_id;
@@ -31,11 +38,15 @@ export function runJournal(withSession: WithSession): RunJournal {
 
     stagingHistory: (sha256: string): Promise<StagingHistory | null> =>
       withSession(async (s) => {
-        const { rows } = await s.query<{ run_id: number; invoked: string | null; staged: boolean; checkpoint: string | null }>(sqlQuery('staging_history'), [sha256]);
+        const { rows } = await s.query<{ run_id: number; invoked: string | null; staged: boolean; checkpoint: string | null }>(
+          sqlQuery('staging_history'),
+          [sha256],
+        );
         const r = rows[0];
         return r === undefined ? null : stagingHistoryFromEvents(r.run_id, r.invoked, r.staged, r.checkpoint);
       }),
 
-    runningRuns: (): Promise<RunRecord[]> => withSession(async (s) => (await s.query<RunRow>(sqlQuery('runs_running'))).rows.map(toRunRecord)),
+    runningRuns: (): Promise<RunRecord[]> =>
+      withSession(async (s) => (await s.query<RunRow>(sqlQuery('runs_running'))).rows.map(toRunRecord)),
   };
 }

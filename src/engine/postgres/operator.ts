@@ -7,12 +7,20 @@ import type { PgSession } from './session.js';
 /** An operator's changes (retry, recover) on one connection. */
 export function operatorSlice(session: PgSession): OperatorTx {
   /** lock_error_rows and find_error_rows take the selector and the keyset window alike. */
-  async function errorRows(query: 'lock_error_rows' | 'find_error_rows', selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+  async function errorRows(
+    query: 'lock_error_rows' | 'find_error_rows',
+    selector: RowSelector,
+    window: KeysetWindow,
+  ): Promise<StageRowSnapshot[]> {
     const limit = Math.floor(window.limit);
     if (!(limit > 0)) return [];
     const { rows } = await session.query<SnapshotRow>(sqlQuery(query), [
-      listOrNull(selector.stageIds), listOrNull(selector.sourceKeys), listOrNull(selector.errorCodes), listOrNull(selector.loadIds),
-      window.afterStageId, limit,
+      listOrNull(selector.stageIds),
+      listOrNull(selector.sourceKeys),
+      listOrNull(selector.errorCodes),
+      listOrNull(selector.loadIds),
+      window.afterStageId,
+      limit,
     ]);
     return rows.map(toSnapshot);
   }
@@ -30,16 +38,28 @@ export function operatorSlice(session: PgSession): OperatorTx {
       if (changes.length === 0) return;
       const c = changes;
       await session.query(sqlQuery('apply_manual_changes'), [
-        c.map((x) => x.stageId), c.map((x) => x.action), c.map((x) => x.oldStatus), c.map((x) => x.newStatus),
-        c.map((x) => x.sourceKey), c.map((x) => x.values.customerId), c.map((x) => x.values.orderDate),
-        c.map((x) => x.values.amount), c.map((x) => x.values.currency), c.map((x) => x.oldValues),
-        c.map((x) => x.newValues), c.map((x) => x.operator), c.map((x) => x.reason),
+        c.map((x) => x.stageId),
+        c.map((x) => x.action),
+        c.map((x) => x.oldStatus),
+        c.map((x) => x.newStatus),
+        c.map((x) => x.sourceKey),
+        c.map((x) => x.values.customerId),
+        c.map((x) => x.values.orderDate),
+        c.map((x) => x.values.amount),
+        c.map((x) => x.values.currency),
+        c.map((x) => x.oldValues),
+        c.map((x) => x.newValues),
+        c.map((x) => x.operator),
+        c.map((x) => x.reason),
       ]);
     },
 
     async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
       if (stageIds.length === 0) return [];
-      const { rows } = await session.query<{ stage_id: number; load_id: number | null; raw_record: string | null }>(sqlQuery('latest_raw_records'), [stageIds]);
+      const { rows } = await session.query<{ stage_id: number; load_id: number | null; raw_record: string | null }>(
+        sqlQuery('latest_raw_records'),
+        [stageIds],
+      );
       return rows.map((r) => ({ stageId: r.stage_id, loadId: r.load_id, rawRecord: r.raw_record }));
     },
 

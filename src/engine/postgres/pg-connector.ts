@@ -36,11 +36,13 @@ function ClosingClient(config: pg.ClientConfig): pg.Client {
       });
       return undefined;
     }
-    return new Promise<void>((resolve, reject) => connect((error) => {
-      done(error);
-      if (error !== undefined && error !== null) reject(error);
-      else resolve();
-    }));
+    return new Promise<void>((resolve, reject) =>
+      connect((error) => {
+        done(error);
+        if (error !== undefined && error !== null) reject(error);
+        else resolve();
+      }),
+    );
   };
   return client;
 }

@@ -1,6 +1,15 @@
 import type { Reports } from '../contract.js';
 import { parseJsonObject } from '../run-events.js';
-import type { ErrorPhase, ErrorRowReport, ProcessStatus, RejectedLine, RunEventRecord, RunRecord, StatusReport, StatusTally } from '../types.js';
+import type {
+  ErrorPhase,
+  ErrorRowReport,
+  ProcessStatus,
+  RejectedLine,
+  RunEventRecord,
+  RunRecord,
+  StatusReport,
+  StatusTally,
+} from '../types.js';
 import type { WithSession } from './driver.js';
 import { listOrNull, sqlQuery, toRunRecord, toSnapshot, toTally, type RunRow, type SnapshotRow } from './rows.js';
 import type { PgSession } from './session.js';
@@ -18,7 +27,10 @@ export function reports(withSession: WithSession): Reports {
 
     listRunEvents: (runIds: number[]): Promise<RunEventRecord[]> =>
       withSession(async (s) => {
-        const { rows } = await s.query<{ run_id: number; seq: number; event: string; detail: string | null; at: Date }>(sqlQuery('run_events_list'), [runIds]);
+        const { rows } = await s.query<{ run_id: number; seq: number; event: string; detail: string | null; at: Date }>(
+          sqlQuery('run_events_list'),
+          [runIds],
+        );
         return rows.map((r) => ({ runId: r.run_id, seq: r.seq, event: r.event, detail: parseJsonObject(r.detail), at: r.at }));
       }),
 
@@ -39,32 +51,54 @@ export function reports(withSession: WithSession): Reports {
 
     async tallyLoads(loadIds: number[]): Promise<StatusTally> {
       if (loadIds.length === 0) return {};
-      return withSession(async (s) => toTally((await s.query<{ process_status: ProcessStatus; n: number }>(sqlQuery('tally_loads'), [loadIds])).rows));
+      return withSession(async (s) =>
+        toTally((await s.query<{ process_status: ProcessStatus; n: number }>(sqlQuery('tally_loads'), [loadIds])).rows),
+      );
     },
 
     tallyBatch: (batchId: string) =>
       withSession(async (s) => {
-        const { rows } = await s.query<{ process_status: ProcessStatus; n: number; last_stage_id: number }>(sqlQuery('tally_batch'), [batchId]);
+        const { rows } = await s.query<{ process_status: ProcessStatus; n: number; last_stage_id: number }>(sqlQuery('tally_batch'), [
+          batchId,
+        ]);
         return { tally: toTally(rows), lastStageId: rows.length === 0 ? null : Math.max(...rows.map((r) => r.last_stage_id)) };
       }),
 
     listErrorRows: (filter): Promise<ErrorRowReport[]> =>
       withSession(async (s) => {
-        const { rows } = await s.query<SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null; error_load_id: number | null }>(
-          sqlQuery('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterStageId ?? 0],
-        );
-        return rows.map((r) => ({ ...toSnapshot(r), phase: r.phase, rawRecord: r.raw_record, loggedAt: r.logged_at, errorLoadId: r.error_load_id }));
+        const { rows } = await s.query<
+          SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null; error_load_id: number | null }
+        >(sqlQuery('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterStageId ?? 0]);
+        return rows.map((r) => ({
+          ...toSnapshot(r),
+          phase: r.phase,
+          rawRecord: r.raw_record,
+          loggedAt: r.logged_at,
+          errorLoadId: r.error_load_id,
+        }));
       }),
 
     listRejectedLines: (filter): Promise<RejectedLine[]> =>
       withSession(async (s) => {
         const { rows } = await s.query<{
-          error_id: number; load_id: number | null; line_no: number | null; phase: ErrorPhase; error_code: string;
-          error_message: string; raw_record: string | null; logged_at: Date;
+          error_id: number;
+          load_id: number | null;
+          line_no: number | null;
+          phase: ErrorPhase;
+          error_code: string;
+          error_message: string;
+          raw_record: string | null;
+          logged_at: Date;
         }>(sqlQuery('rejected_lines'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterErrorId ?? 0]);
         return rows.map((r) => ({
-          errorId: r.error_id, loadId: r.load_id, lineNo: r.line_no, phase: r.phase, errorCode: r.error_code,
-          errorMessage: r.error_message, rawRecord: r.raw_record, loggedAt: r.logged_at,
+          errorId: r.error_id,
+          loadId: r.load_id,
+          lineNo: r.line_no,
+          phase: r.phase,
+          errorCode: r.error_code,
+          errorMessage: r.error_message,
+          rawRecord: r.raw_record,
+          loggedAt: r.logged_at,
         }));
       }),
 

@@ -33,23 +33,52 @@ export interface SnapshotRow {
 
 export function toSnapshot(r: SnapshotRow): StageRowSnapshot {
   return {
-    stageId: r.stage_id, sourceKey: r.source_key, customerId: r.customer_id, orderDate: r.order_date,
-    amount: r.amount, currency: r.currency, status: r.process_status, attemptCount: r.attempt_count,
-    loadId: r.load_id, lineNo: r.line_no, errorCode: r.error_code, errorMessage: r.error_message, updatedAt: r.updated_at,
+    stageId: r.stage_id,
+    sourceKey: r.source_key,
+    customerId: r.customer_id,
+    orderDate: r.order_date,
+    amount: r.amount,
+    currency: r.currency,
+    status: r.process_status,
+    attemptCount: r.attempt_count,
+    loadId: r.load_id,
+    lineNo: r.line_no,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    updatedAt: r.updated_at,
   };
 }
 
 /** A load_run row (counts is JSON text). */
 export interface RunRow {
-  run_id: number; command: string; file_name: string | null; file_size: number | null; file_sha256: string | null;
-  host: string; pid: number; status: RunStatus; started_at: Date; finished_at: Date | null; counts: string | null; message: string | null;
+  run_id: number;
+  command: string;
+  file_name: string | null;
+  file_size: number | null;
+  file_sha256: string | null;
+  host: string;
+  pid: number;
+  status: RunStatus;
+  started_at: Date;
+  finished_at: Date | null;
+  counts: string | null;
+  message: string | null;
 }
 
 export function toRunRecord(r: RunRow): RunRecord {
   return {
-    runId: r.run_id, command: r.command, fileName: r.file_name, fileSize: r.file_size, fileSha256: r.file_sha256,
-    host: r.host, pid: r.pid, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
-    counts: parseJsonObject(r.counts) as RunCounts | null, message: r.message,
+    runId: r.run_id,
+    command: r.command,
+    fileName: r.file_name,
+    fileSize: r.file_size,
+    fileSha256: r.file_sha256,
+    host: r.host,
+    pid: r.pid,
+    status: r.status,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    counts: parseJsonObject(r.counts) as RunCounts | null,
+    message: r.message,
   };
 }
 
