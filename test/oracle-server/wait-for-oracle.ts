@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return redactSecrets(text.split('\n')[0] ?? text);
+  return redactSecrets((text.split('\n')[0] ?? text).replace(/\s*\(CONNECTION_ID=[^)]*\)/, ''));
 }
 
 /** One attempt: connect as the test user, SELECT 1 FROM dual, close. */
