@@ -95,8 +95,8 @@ describe('Oracle connection forms', () => {
       place: { host: 'loader_test', port: 0, database: 'loader_test' },
     });
     expect(target({ host: 'loader_test', service: '' }, { TNS_ADMIN: tnsAdmin }).attributes).toEqual({ connectString: 'loader_test', configDir: tnsAdmin });
-    // Easy Connect with TNS_ADMIN set: the folder is passed on too (sqlnet.ora settings)
-    expect(target({}, { TNS_ADMIN: tnsAdmin }).attributes).toEqual({ connectString: 'db.example.com:1521/FREEPDB1', configDir: tnsAdmin });
+    // Easy Connect with TNS_ADMIN set: nothing to look up
+    expect(target({}, { TNS_ADMIN: tnsAdmin }).attributes).toEqual({ connectString: 'db.example.com:1521/FREEPDB1' });
   });
 
   it('a host without a service and no tnsnames.ora folder is refused as before; a folder without tnsnames.ora too', () => {

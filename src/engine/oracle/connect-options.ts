@@ -87,6 +87,7 @@ export function oracleConnectTarget(
     throw new UserError(`--db ${label}: a wallet password does not go in the URL: set ORDER_LOADER_DB_WALLET_PASSWORD`);
   }
   const wallet = walletAttributes(env, label, registerSecret);
+  // the folder to look a TNS alias up in: asked for in the URL, or the usual TNS_ADMIN
   const configDir = nonEmpty(query.get('config_dir')) ?? nonEmpty(env.TNS_ADMIN);
 
   if (parts.host !== '' && parts.service === '' && parts.port === undefined && configDir !== undefined) {
@@ -121,7 +122,7 @@ export function oracleConnectTarget(
   if (walletInUrl !== null) checkWalletFolder(walletInUrl, 'wallet_location', label);
   const connectString = `${protocol === 'tcps' ? 'tcps://' : ''}${host}:${port}/${parts.service}${passOn.length === 0 ? '' : `?${passOn.join('&')}`}`;
   return {
-    attributes: { connectString, ...(configDir === undefined ? {} : { configDir }), ...wallet },
+    attributes: { connectString, ...wallet },
     place: { host: parts.host, port, database: parts.service },
   };
 }
