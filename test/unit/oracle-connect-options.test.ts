@@ -41,21 +41,18 @@ function refusal(fn: () => unknown): string {
 
 describe('Oracle connection forms', () => {
   it('Easy Connect: host:port/service, port 1521 by default, an IPv6 host in brackets', () => {
-    expect(target({})).toEqual({
-      attributes: { connectString: 'db.example.com:1521/FREEPDB1' },
-      place: { host: 'db.example.com', port: 1521, database: 'FREEPDB1' },
-    });
-    expect(target({ port: 1522, service: 'orcl.example.com' }).attributes.connectString).toBe('db.example.com:1522/orcl.example.com');
-    expect(target({ host: '::1' }).attributes.connectString).toBe('[::1]:1521/FREEPDB1');
+    expect(target({})).toEqual({ connectString: 'db.example.com:1521/FREEPDB1', place: { host: 'db.example.com', port: 1521, database: 'FREEPDB1' } });
+    expect(target({})).not.toHaveProperty('driverOptions');
+    expect(target({ port: 1522, service: 'orcl.example.com' }).connectString).toBe('db.example.com:1522/orcl.example.com');
+    expect(target({ host: '::1' }).connectString).toBe('[::1]:1521/FREEPDB1');
   });
 
   it('Easy Connect Plus over TLS: tcps://, and the connection parameters passed on as written', () => {
     const dn = 'CN=adb.example.com, O=Example Corporation, C=US';
     const query = new URLSearchParams({ protocol: 'tcps', wallet_location: wallet, ssl_server_cert_dn: dn, retry_count: '3', call_timeout: '30s' }).toString();
     const t = target({ port: 2484, service: 'abc_high.adb.example.com', query });
-    expect(t.attributes).toEqual({
-      connectString: `tcps://db.example.com:2484/abc_high.adb.example.com?wallet_location="${wallet}"&ssl_server_cert_dn="${dn}"&retry_count=3`,
-    });
+    expect(t.connectString).toBe(`tcps://db.example.com:2484/abc_high.adb.example.com?wallet_location="${wallet}"&ssl_server_cert_dn="${dn}"&retry_count=3`);
+    expect(t.driverOptions).toBeUndefined();
     expect(t.place).toEqual({ host: 'db.example.com', port: 2484, database: 'abc_high.adb.example.com' });
   });
 
@@ -72,11 +69,9 @@ describe('Oracle connection forms', () => {
   it('wallet location and passphrase from the environment: handed to the driver, the passphrase registered as a secret', () => {
     secrets.length = 0;
     const env = { ORDER_LOADER_DB_WALLET_LOCATION: wallet, ORDER_LOADER_DB_WALLET_PASSWORD: 'pem-Passphrase-42' };
-    expect(target({ port: 2484, query: 'protocol=tcps' }, env).attributes).toEqual({
-      connectString: 'tcps://db.example.com:2484/FREEPDB1',
-      walletLocation: wallet,
-      walletPassword: 'pem-Passphrase-42',
-    });
+    const t = target({ port: 2484, query: 'protocol=tcps' }, env);
+    expect(t.connectString).toBe('tcps://db.example.com:2484/FREEPDB1');
+    expect(t.driverOptions).toEqual({ walletLocation: wallet, walletPassword: 'pem-Passphrase-42' });
     expect(secrets).toEqual(['pem-Passphrase-42']);
   });
 
@@ -91,12 +86,14 @@ describe('Oracle connection forms', () => {
 
   it('a TNS alias: looked up in config_dir, or in TNS_ADMIN', () => {
     expect(target({ host: 'loader_test', service: '', query: `config_dir=${encodeURIComponent(tnsAdmin)}` })).toEqual({
-      attributes: { connectString: 'loader_test', configDir: tnsAdmin },
+      connectString: 'loader_test',
+      driverOptions: { configDir: tnsAdmin },
       place: { host: 'loader_test', port: 0, database: 'loader_test' },
     });
-    expect(target({ host: 'loader_test', service: '' }, { TNS_ADMIN: tnsAdmin }).attributes).toEqual({ connectString: 'loader_test', configDir: tnsAdmin });
+    const viaTnsAdmin = target({ host: 'loader_test', service: '' }, { TNS_ADMIN: tnsAdmin });
+    expect([viaTnsAdmin.connectString, viaTnsAdmin.driverOptions]).toEqual(['loader_test', { configDir: tnsAdmin }]);
     // Easy Connect with TNS_ADMIN set: nothing to look up
-    expect(target({}, { TNS_ADMIN: tnsAdmin }).attributes).toEqual({ connectString: 'db.example.com:1521/FREEPDB1' });
+    expect(target({}, { TNS_ADMIN: tnsAdmin })).not.toHaveProperty('driverOptions');
   });
 
   it('a host without a service and no tnsnames.ora folder is refused as before; a folder without tnsnames.ora too', () => {
@@ -126,9 +123,9 @@ describe('node-oracledb accepts the connect strings', () => {
   it('Easy Connect Plus over TLS, and a TNS alias in configDir', async () => {
     const dn = encodeURIComponent('CN=db.example.com, O=Example Corporation, C=US');
     const tls = target({ host: '127.0.0.1', port: 1, query: `protocol=tcps&wallet_location=${encodeURIComponent(wallet)}&ssl_server_cert_dn=${dn}&ssl_server_dn_match=on&retry_count=0` });
-    expect(await connectError({ ...tls.attributes })).toMatch(/NJS-503|ECONNREFUSED/);
+    expect(await connectError({ connectString: tls.connectString, ...tls.driverOptions })).toMatch(/NJS-503|ECONNREFUSED/);
     const alias = target({ host: 'loader_test', service: '', query: `config_dir=${encodeURIComponent(tnsAdmin)}` });
-    expect(await connectError({ ...alias.attributes })).toMatch(/NJS-503|ECONNREFUSED/);
+    expect(await connectError({ connectString: alias.connectString, ...alias.driverOptions })).toMatch(/NJS-503|ECONNREFUSED/);
     // the control: an alias that tnsnames.ora does not hold fails otherwise
     expect(await connectError({ connectString: 'no_such_alias', configDir: tnsAdmin })).toMatch(/NJS-517/);
   }, 30_000);

@@ -23,9 +23,8 @@ import { UserError } from '../../errors.js';
  * message or log line can show it.
  */
 
-/** node-oracledb connection attributes (createPool / getConnection) beyond user and password. */
-export interface OracleConnectAttributes {
-  connectString: string;
+/** node-oracledb connection attributes (createPool / getConnection) beyond the connect string, user and password. */
+export interface OracleDriverOptions {
   /** The folder with tnsnames.ora (a TNS alias). */
   configDir?: string;
   /** The folder with ewallet.pem. */
@@ -45,7 +44,9 @@ export interface OracleUrlParts {
 }
 
 export interface OracleConnectTarget {
-  attributes: OracleConnectAttributes;
+  connectString: string;
+  /** Absent when there is nothing beyond the connect string (plain Easy Connect). */
+  driverOptions?: OracleDriverOptions;
   /** Where, for messages: host, port (0 for an alias) and service (the alias for an alias). */
   place: { host: string; port: number; database: string };
 }
@@ -73,7 +74,7 @@ const NEEDS_SERVICE =
   'an Oracle URL needs a host and a service (oracle://user@host:1521/FREEPDB1), or a TNS alias with the folder of its tnsnames.ora (oracle://user@alias?config_dir=/path, or TNS_ADMIN set)';
 
 /**
- * The connection attributes for an oracle:// URL (see above). `label` names the URL in
+ * The connect string and driver options for an oracle:// URL (see above). `label` names the URL in
  * messages (no password in it); `registerSecret` receives the wallet passphrase.
  */
 export function oracleConnectTarget(
@@ -95,10 +96,7 @@ export function oracleConnectTarget(
     if (!existsSync(join(configDir, 'tnsnames.ora'))) {
       throw new UserError(`--db ${label}: no tnsnames.ora in ${configDir} (the folder of ${query.has('config_dir') ? 'config_dir' : 'TNS_ADMIN'}) to look up the alias ${parts.host} in`);
     }
-    return {
-      attributes: { connectString: parts.host, configDir, ...wallet },
-      place: { host: parts.host, port: 0, database: parts.host },
-    };
+    return { connectString: parts.host, driverOptions: { configDir, ...wallet }, place: { host: parts.host, port: 0, database: parts.host } };
   }
   if (parts.host === '' || parts.service === '') throw new UserError(`--db ${label}: ${NEEDS_SERVICE}`);
 
@@ -122,7 +120,8 @@ export function oracleConnectTarget(
   if (walletInUrl !== null) checkWalletFolder(walletInUrl, 'wallet_location', label);
   const connectString = `${protocol === 'tcps' ? 'tcps://' : ''}${host}:${port}/${parts.service}${passOn.length === 0 ? '' : `?${passOn.join('&')}`}`;
   return {
-    attributes: { connectString, ...wallet },
+    connectString,
+    ...(Object.keys(wallet).length === 0 ? {} : { driverOptions: wallet }),
     place: { host: parts.host, port, database: parts.service },
   };
 }
@@ -131,7 +130,7 @@ function walletAttributes(
   env: NodeJS.ProcessEnv,
   label: string,
   registerSecret: (secret: string) => void,
-): Pick<OracleConnectAttributes, 'walletLocation' | 'walletPassword'> {
+): Pick<OracleDriverOptions, 'walletLocation' | 'walletPassword'> {
   const walletLocation = nonEmpty(env.ORDER_LOADER_DB_WALLET_LOCATION);
   const walletPassword = nonEmpty(env.ORDER_LOADER_DB_WALLET_PASSWORD);
   if (walletPassword !== undefined) registerSecret(walletPassword);
