@@ -18,10 +18,10 @@ function firstLine(error: unknown): string {
 }
 
 /** One attempt: connect as the test user, SELECT 1 FROM dual, close. */
-async function tryOnce(user: string, password: string, connectString: string): Promise<void> {
+async function tryOnce(user: string, password: string, connectString: string, driverOptions: object | undefined): Promise<void> {
   const oracledb = await loadOracledb();
   const pool = await oracledb.createPool({
-    user, password, connectString, poolMin: 0, poolMax: 1, poolIncrement: 1, poolTimeout: 10, queueTimeout: 20_000, stmtCacheSize: 0,
+    ...driverOptions, user, password, connectString, poolMin: 0, poolMax: 1, poolIncrement: 1, poolTimeout: 10, queueTimeout: 20_000, stmtCacheSize: 0,
   });
   try {
     const connection = await pool.getConnection();
@@ -51,7 +51,9 @@ export default async function waitForOracle(): Promise<void> {
   let last = '';
   for (let attempt = 1; ; attempt++) {
     try {
-      await tryOnce(target.user, target.password ?? '', target.connectString);
+      // driverOptions (a wallet, a tnsnames.ora folder): read where parseDbUrl provides them
+      const { driverOptions } = target as { driverOptions?: object };
+      await tryOnce(target.user, target.password ?? '', target.connectString, driverOptions);
       console.info(`order-loader: Oracle accepts ${where} (after ${Math.round((Date.now() - started) / 1000)} s, attempt ${attempt})`);
       return;
     } catch (error) {
