@@ -1,0 +1,40 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+import { COMPOSE_ORACLE } from './compose-target.js';
+
+/**
+ * The tests against a real Oracle server: the integration suite's Oracle target (test/integration,
+ * on when ORDER_LOADER_TEST_ORACLE is set) and the Oracle survival subset (survival.test.ts).
+ *
+ *   npm run test:oracle                                          (--mode server)
+ *     ORDER_LOADER_TEST_ORACLE defaults to compose.yaml's database; waits until it accepts
+ *     the test user (wait-for-oracle.ts), then runs the tests.
+ *   npx vitest run --config test/oracle-server/vitest.config.ts (no mode)
+ *     only what the environment names: without ORDER_LOADER_TEST_ORACLE every test is skipped.
+ *
+ * Only tests named "… oracle …" run (the integration suites are named "… on <target>"): the
+ * PGlite and PostgreSQL runs of the same files belong to `npm test`. One file at a time: the
+ * Oracle target is one schema, dropped and re-created by each test.
+ */
+export default defineConfig(({ mode }) => {
+  if (mode === 'server') {
+    // set here, in the main process: the global setup reads them, and the test workers inherit them
+    if ((process.env.ORDER_LOADER_TEST_ORACLE ?? '') === '') {
+      process.env.ORDER_LOADER_TEST_ORACLE = COMPOSE_ORACLE.url;
+      process.env.ORDER_LOADER_TEST_ORACLE_PASSWORD ??= COMPOSE_ORACLE.password;
+    }
+  }
+  return {
+    root: fileURLToPath(new URL('../..', import.meta.url)),
+    test: {
+      include: ['test/integration/**/*.test.ts', 'test/oracle-server/**/*.test.ts'],
+      testNamePattern: /\boracle\b/,
+      globalSetup: ['test/oracle-server/wait-for-oracle.ts'],
+      env: { ORDER_LOADER_TEST_ORACLE_SUITE: '1' },
+      fileParallelism: false,
+      pool: 'forks',
+      testTimeout: 300_000,
+      hookTimeout: 300_000,
+    },
+  };
+});
