@@ -92,6 +92,49 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
     expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
   });
 
+  it('a fatal code anywhere in a batch error (ORA-00604 before ORA-01653) fails the chunk: rollback, no commit', async () => {
+    const pool = new RecordingPool({
+      executeMany: () => ({
+        batchErrors: [
+          batchError(1, 'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS'),
+        ],
+      }),
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const error = await engine
+      .transaction(async (tx) => {
+        await tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 });
+        await tx.finalizeChunk({ batchId: 'b', done: [1], failed: [] });
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OracleChunkError);
+    expect((error as OracleChunkError).code).toBe('ORA-01653');
+    expect(engine.classifyError(error)).toBe('fatal');
+    expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+    expect(pool.calls.some((c) => c.kind === 'rollback')).toBe(true);
+  });
+
+  it.each([
+    ['NJS-098 (placeholders)', () => driverError('NJS-098', '2 bind placeholders were used in the SQL statement but 1 bind values were provided')],
+    ['NJS-005 (invalid parameter)', () => driverError('NJS-005', 'invalid value for parameter 2')],
+    ['NJS-037 (never raised by executeMany)', () => driverError('NJS-037', 'invalid data type at array index 1 for bind ":stage_id"')],
+    ['a TypeError', () => new TypeError("Cannot read properties of undefined (reading 'map')")],
+  ])('a whole-call %s is not about a row: the chunk fails, nothing is bisected or committed', async (_name, make) => {
+    const pool = new RecordingPool({
+      executeMany: (sql) => {
+        if (sql === oracleQuery('merge_orders')) throw make();
+        return {};
+      },
+    });
+    const engine = createOracleEngineWithPool(pool, constants);
+    const rows = [claimed(1), claimed(2), claimed(3), claimed(4)];
+    const error = await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: 4 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(engine.classifyError(error)).toBe('rejected');
+    expect(mergeCalls(pool)).toHaveLength(1);
+    expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+  });
+
   it('isolates a whole-call NJS-058 by the row it names and re-runs the others', async () => {
     // The recording connection throws NJS-058 "... in row n" like lib/transformer.js; here
     // the script makes the first call throw it for row 2, as a real over-long value would.

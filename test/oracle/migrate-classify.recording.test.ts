@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyOracleCode, classifyOracleError, oracleCodeFromMessage } from '../../src/engine/oracle/classify.js';
+import { classifyBatchError, classifyOracleCode, classifyOracleError, oracleCodeFromMessage } from '../../src/engine/oracle/classify.js';
 import { createOracleEngineWithPool } from '../../src/engine/oracle/index.js';
 import { splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
@@ -123,6 +123,24 @@ describe('Oracle error classification', () => {
   it.each(table)('%s is %s', (code, kind) => {
     expect(classifyOracleCode(code)).toBe(kind);
     expect(classifyOracleError(driverError(code, 'text'))).toBe(kind);
+  });
+
+  it.each([
+    '01536', '01950', '01628', '01629', '01630', '01631', '01632', '01650', '01651', '01652', '01653', '01654', '01655', '01656',
+    '01658', '01659', '01680', '01681', '01683', '01684', '01685', '01688', '01691', '01692', '01693', '01694', '03233', '03235',
+    '03238', '30036', '60001', '60004', '60007', '60018',
+  ])('out of space or quota ORA-%s is fatal (the chunk rolls back), thrown or as a batch error', (digits) => {
+    expect(classifyOracleCode(`ORA-${digits}`)).toBe('fatal');
+    expect(classifyOracleError(driverError(`ORA-${digits}`, 'text'))).toBe('fatal');
+    expect(classifyBatchError(`ORA-${digits}: text`)).toBe('fatal');
+  });
+
+  it('one rule for batch errors and thrown errors: a fatal code anywhere in the stack is fatal', () => {
+    const stack = 'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS';
+    expect(classifyBatchError(stack)).toBe('fatal');
+    expect(classifyOracleError(new Error(stack))).toBe('fatal');
+    expect(classifyBatchError('ORA-00060: deadlock detected\nORA-06512: at line 1')).toBe('transient');
+    expect(classifyBatchError('ORA-00604: error occurred at recursive SQL level 1\nORA-01438: value larger')).toBe('rejected');
   });
 
   it('finds a lost-connection ORA code wrapped inside an NJS-500 message', () => {
