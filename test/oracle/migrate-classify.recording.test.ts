@@ -1,34 +1,34 @@
 /**
- * Oracle migrate() against a RECORDING pool, the error classification table, and static checks
+ * Oracle migrate() against a RECORDING database, the error classification table, and static checks
  * of sql/oracle/. Nothing here runs against an Oracle Database.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyBatchError, classifyOracleCode, classifyOracleError, oracleCodeFromMessage } from '../../src/engine/oracle/classify.js';
-import { createOracleEngineWithPool } from '../../src/engine/oracle/index.js';
+import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
-import { batchError, constants, driverError, placeholders, RecordingPool } from './recording-connection.js';
+import { batchError, constants, driverError, placeholders, RecordingDatabase } from './recording-connection.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-describe('Oracle migrate (recording pool)', () => {
+describe('Oracle migrate (recording db)', () => {
   const statementCount = listMigrations('oracle').reduce((n, m) => n + splitStatements(m.sql).length, 0);
 
   it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, records, commits', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [] }) });
+    const engine = createOracleEngineWith(db, constants);
     const applied = await engine.migrate();
     expect(applied).toEqual(['001_schema']);
-    const trace = pool.trace();
+    const trace = db.trace();
     expect(trace.slice(0, 3)).toEqual([
       '1:execute:CREATE TABLE order_loader_migration',
       '1:execute:CREATE TABLE order_loader_migration_lock',
       '1:execute:LOCK TABLE order_loader_migration_lock',
     ]);
     expect(trace[3]).toBe('2:execute:SELECT version FROM');
-    const ddl = pool.calls.filter((c) => c.kind === 'execute' && c.conn === 2).slice(1, -1);
+    const ddl = db.calls.filter((c) => c.kind === 'execute' && c.conn === 2).slice(1, -1);
     expect(ddl).toHaveLength(statementCount);
     for (const call of ddl) {
       if (call.kind !== 'execute') continue;
@@ -36,32 +36,30 @@ describe('Oracle migrate (recording pool)', () => {
       expect(call.sql).not.toMatch(/;\s*$/);
       expect(call.sql).not.toMatch(/IF NOT EXISTS/i);
     }
-    expect(trace.slice(-6)).toEqual([
+    expect(trace.slice(-4)).toEqual([
       '2:execute:INSERT INTO order_loader_migration',
       '2:commit',
       '2:rollback',
-      '2:close',
       '1:rollback', // releases the table lock
-      '1:close',
     ]);
   });
 
   it('is a no-op when every migration is recorded', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) => {
         if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
         if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
         return {};
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.migrate()).toEqual([]);
-    expect(pool.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('CREATE INDEX'))).toBe(false);
+    expect(db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('CREATE INDEX'))).toBe(false);
   });
 
   it('re-runs a half-applied migration, tolerating "already exists" for the statements already done', async () => {
     let created = 0;
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) => {
         if (sql.startsWith('CREATE ') && !sql.includes('order_loader_migration')) {
           created++;
@@ -70,22 +68,22 @@ describe('Oracle migrate (recording pool)', () => {
         return { rows: [] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.migrate()).toEqual(['001_schema']);
     expect(created).toBe(statementCount);
   });
 
   it('stops on any other DDL error, records nothing, and still releases the lock', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) => {
         if (sql.startsWith('CREATE TABLE orders')) throw driverError('ORA-01031', 'insufficient privileges');
         return { rows: [] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     await expect(engine.migrate()).rejects.toThrow('ORA-01031');
-    expect(pool.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'))).toBe(false);
-    expect(pool.trace().slice(-2)).toEqual(['1:rollback', '1:close']);
+    expect(db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'))).toBe(false);
+    expect(db.trace().slice(-2)).toEqual(['2:rollback', '1:rollback']);
   });
 });
 

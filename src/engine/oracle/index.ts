@@ -8,7 +8,8 @@ import { oracleDriver } from './driver.js';
 import { oracleJournalTx, oracleRunJournal } from './journal.js';
 import { oracleMigrationHooks } from './migrations.js';
 import { oracleOperatorTx } from './operator.js';
-import { loadOracledb, type OraConstants, type OraPool } from './oracledb-types.js';
+import type { OracleUrlOptions } from '../db-url.js';
+import { loadOracledb, type OraConnectionAttributes, type OraConnector, type OraConstants } from './oracledb-types.js';
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
@@ -26,12 +27,30 @@ export interface OracleEngineOptions {
   user: string;
   password: string | undefined;
   connectString: string;
+  /** Connections the caller uses at once: that many are kept open between uses. */
   poolMax: number;
+  /** The URL's Oracle parameters (src/engine/db-url.ts); defaults below. */
+  oracle?: OracleUrlOptions | undefined;
 }
 
-/** The engine over any pool-like object (tests inject a recording pool). */
-export function createOracleEngineWithPool(pool: OraPool, constants: OraConstants): Engine {
-  const driver = oracleDriver(pool);
+/** A round trip may take 30 minutes: longer than the MERGE of the largest chunk, or a wait for
+ * another session's chunk (lockErrorRows), is expected to take. */
+export const DEFAULT_CALL_TIMEOUT_SECONDS = 1_800;
+/** TCP keepalive after 2 idle minutes. */
+export const DEFAULT_EXPIRE_TIME_MINUTES = 2;
+
+/** The engine's connection settings, the URL's parameters over the defaults. */
+export interface OracleEngineSettings {
+  readonly callTimeoutMs: number;
+  readonly maxIdle: number;
+}
+
+/** The engine over any connector (tests inject a recording one). */
+export function createOracleEngineWith(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>): Engine {
+  const driver = oracleDriver(connector, {
+    callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
+    maxIdle: settings?.maxIdle ?? 3,
+  });
   const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants) };
   return assembleEngine({
     driver,
@@ -49,25 +68,25 @@ export function createOracleEngineWithPool(pool: OraPool, constants: OraConstant
 }
 
 /**
- * Open the Oracle engine: node-oracledb thin mode (initOracleClient is never called), one
- * pool of at most `poolMax` connections (at least 2: migrate() holds its lock on a second
- * connection). No connection is made until the first use.
+ * Open the Oracle engine: node-oracledb thin mode (initOracleClient is never called), standalone
+ * connections opened on first use and kept by the driver (driver.ts says why not a pool), at
+ * most `poolMax` of them idle (at least 2: migrate() holds its lock on a second connection).
  */
 export async function createOracleEngine(options: OracleEngineOptions): Promise<Engine> {
   if (options.password === undefined || options.password === '') {
     throw new UserError('oracle: no password given: set ORDER_LOADER_DB_PASSWORD (or oracle://user:password@host/service)');
   }
   const oracledb = await loadOracledb();
-  const pool = await oracledb.createPool({
+  const expireTime = options.oracle?.expireTimeMinutes ?? DEFAULT_EXPIRE_TIME_MINUTES;
+  const attributes: OraConnectionAttributes = {
     user: options.user,
     password: options.password,
     connectString: options.connectString,
-    poolMin: 0,
-    poolMax: Math.max(2, Math.floor(options.poolMax)),
-    poolIncrement: 1,
-    poolTimeout: 60,
-    queueTimeout: 60_000,
     stmtCacheSize: 40,
+    ...(expireTime > 0 ? { expireTime } : {}),
+  };
+  return createOracleEngineWith({ getConnection: () => oracledb.getConnection(attributes) }, oracledb, {
+    callTimeoutMs: (options.oracle?.callTimeoutSeconds ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
+    maxIdle: Math.max(2, Math.floor(options.poolMax)),
   });
-  return createOracleEngineWithPool(pool, oracledb);
 }
