@@ -11,7 +11,8 @@ import { parseDbUrl } from '../../src/engine/db-url.js';
 import { createOracleEngine, DEFAULT_CALL_TIMEOUT_SECONDS, DEFAULT_EXPIRE_TIME_MINUTES } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ClaimedRow } from '../../src/engine/types.js';
-import { driverError, RecordingDatabase, type RecordingConnection } from './recording-connection.js';
+import { driverError, RecordingDatabase, type RecordingConnection, type Script } from './recording-connection.js';
+import { UserError } from '../../src/errors.js';
 
 const fake = vi.hoisted(() => ({
   db: undefined as unknown as { getConnection(): Promise<unknown>; createPool(): unknown },
@@ -43,6 +44,15 @@ function claimed(stageId: number): ClaimedRow {
   return { stageId, sourceKey: `K${stageId}`, customerId: '1', orderDate: '2024-04-01', amount: '1.00', currency: 'JPY', attemptCount: 0, loadId: 1, lineNo: 2 };
 }
 
+/** A script whose database is AL32UTF8 (the check createOracleEngine makes), over `script`. */
+function utf8(script: Script = {}, charset = 'AL32UTF8'): Script {
+  return {
+    ...script,
+    execute: (sql, binds, options, conn) =>
+      sql === oracleQuery('database_charset') ? { rows: [{ VALUE: charset }] } : (script.execute?.(sql, binds, options, conn) ?? { rows: [] }),
+  };
+}
+
 const options = { user: 'loader', password: 'pw-secret', connectString: 'db:1521/FREEPDB1', poolMax: 3 };
 
 describe('Oracle connections (recording database, thin-mode semantics)', () => {
@@ -67,26 +77,28 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('a connection that saw a fatal error is really closed, and the retry runs on a new session', async () => {
     let merges = 0;
-    db = new RecordingDatabase({
-      executeMany: (sql) => {
-        if (sql === oracleQuery('merge_orders') && ++merges === 1) throw driverError('NJS-123', 'call timeout of 1800000 ms exceeded');
-        return { batchErrors: [] };
-      },
-    });
+    db = new RecordingDatabase(
+      utf8({
+        executeMany: (sql) => {
+          if (sql === oracleQuery('merge_orders') && ++merges === 1) throw driverError('NJS-123', 'call timeout of 1800000 ms exceeded');
+          return { batchErrors: [] };
+        },
+      }),
+    );
     fake.db = db as unknown as typeof fake.db;
     const engine = await createOracleEngine(options);
     const failed = await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 })).catch((e: unknown) => e);
     expect(engine.classifyError(failed)).toBe('fatal');
-    expect(db.trace()).toEqual(['1:executeMany:MERGE INTO orders', '1:rollback', '1:close']);
+    expect(db.trace()).toEqual(['1:execute:SELECT value FROM', '1:commit', '1:executeMany:MERGE INTO orders', '1:rollback', '1:close']);
     expect(db.ended).toEqual(new Set([1]));
     await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
-    expect(db.trace().slice(3)).toEqual(['2:executeMany:MERGE INTO orders', '2:commit']);
+    expect(db.trace().slice(5)).toEqual(['2:executeMany:MERGE INTO orders', '2:commit']);
     expect(fake.poolAttributes).toEqual([]);
     await engine.close();
   });
 
   it('a healthy connection is kept for the next use; one whose socket died while idle is replaced', async () => {
-    db = new RecordingDatabase();
+    db = new RecordingDatabase(utf8());
     fake.db = db as unknown as typeof fake.db;
     const engine = await createOracleEngine(options);
     await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
@@ -101,7 +113,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
   });
 
   it('sets callTimeout on every connection and expireTime (TCP keepalive) on connect; both from the URL', async () => {
-    db = new RecordingDatabase();
+    db = new RecordingDatabase(utf8());
     fake.db = db as unknown as typeof fake.db;
     const defaults = await createOracleEngine(options);
     await defaults.transaction(async () => undefined);
@@ -116,6 +128,48 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
     await tuned.transaction(async () => undefined);
     expect(fake.connectAttributes.at(-1)).not.toHaveProperty('expireTime');
     expect((fake.connections.at(-1) as RecordingConnection).callTimeout).toBe(90_000);
+  });
+
+  it('refuses a database whose character set is not AL32UTF8, in one line, and closes its connection', async () => {
+    db = new RecordingDatabase(utf8({}, 'WE8MSWIN1252'));
+    fake.db = db as unknown as typeof fake.db;
+    const error = await createOracleEngine(options).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UserError);
+    const message = (error as Error).message;
+    expect(message).not.toContain('\n');
+    expect(message).toContain('WE8MSWIN1252');
+    expect(message).toContain("'?'");
+    expect(message).toContain('two distinct source keys can collapse into one');
+    expect(message).toContain('?charset_check=off');
+    expect(db.trace()).toEqual(['1:execute:SELECT value FROM', '1:rollback', '1:close']);
+    expect(db.ended).toEqual(new Set([1]));
+  });
+
+  it('checks the character set once, on the first connection, which is then kept; charset_check=off skips it', async () => {
+    db = new RecordingDatabase(utf8());
+    fake.db = db as unknown as typeof fake.db;
+    const engine = await createOracleEngine(options);
+    await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
+    await engine.transaction((tx) => tx.mergeOrders([claimed(2)], { isolationBlock: 1 }));
+    expect(db.trace().filter((t) => t.includes('SELECT value FROM'))).toHaveLength(1);
+    expect(db.sessions()).toBe(1);
+
+    const ascii = new RecordingDatabase(utf8({}, 'US7ASCII'));
+    fake.db = ascii as unknown as typeof fake.db;
+    const unchecked = await createOracleEngine({ ...options, oracle: { charsetCheck: false } });
+    await unchecked.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
+    expect(ascii.trace()).toEqual(['1:executeMany:MERGE INTO orders', '1:commit']);
+  });
+
+  it('a database whose dictionary view cannot be read is refused with the way out', async () => {
+    db = new RecordingDatabase({
+      execute: (sql) => {
+        if (sql === oracleQuery('database_charset')) throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
+        return { rows: [] };
+      },
+    });
+    fake.db = db as unknown as typeof fake.db;
+    await expect(createOracleEngine(options)).rejects.toThrow(/cannot read NLS_CHARACTERSET .*ORA-00942.*charset_check=off/);
   });
 
   it('Oracle URL parameters: unknown names and bad values are refused in one line', () => {

@@ -3,7 +3,8 @@ import type { FailureKind } from '../types.js';
 /**
  * Oracle errors by consequence (docs/ARCHITECTURE.md, section 6 "Failure classes").
  *  - fatal for the chunk: the connection, the instance or its space is gone; the chunk rolls
- *    back and is retried with backoff. A connection that raised one is dropped from the pool.
+ *    back and is retried with backoff. A connection that raised one is closed and replaced
+ *    (driver.ts).
  *  - transient for a row: may succeed if tried again later (RETRY_WAIT).
  *  - rejected: the row's data is refused (constraint, overflow, invalid value): ERROR.
  *
@@ -120,7 +121,7 @@ export const FATAL_CODES: ReadonlySet<string> = new Set([
   'NJS-530', // host addresses unresolvable
   'NJS-102', // unexpected end of data (protocol out of step)
   'NJS-103', // unexpected message type (protocol out of step)
-  'NJS-123', // call timeout exceeded
+  'NJS-123', // call timeout exceeded (callTimeout; the chunk is retried on a new connection)
   'NJS-141', // more than 65535 batch errors: the response was not read to its end
   'DPI-1080', // connection was closed by ORA-%d (thick mode wording, kept for completeness)
   'DPI-1010', // not connected

@@ -4,7 +4,8 @@ import type { Engine } from '../contract.js';
 import { runMigrations } from '../migrations.js';
 import { Binds } from './binds.js';
 import { oracleChunkTx } from './chunk.js';
-import { oracleDriver } from './driver.js';
+import { checkDatabaseCharset } from './charset.js';
+import { onOracleConnection, oracleDriver } from './driver.js';
 import { oracleJournalTx, oracleRunJournal } from './journal.js';
 import { oracleMigrationHooks } from './migrations.js';
 import { oracleOperatorTx } from './operator.js';
@@ -45,14 +46,40 @@ export interface OracleEngineSettings {
   readonly maxIdle: number;
 }
 
-/** The engine over any connector (tests inject a recording one). */
+/** The engine over any connector (tests inject a recording one); no check of the database. */
 export function createOracleEngineWith(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>): Engine {
+  return assemble(connector, constants, settings).engine;
+}
+
+/**
+ * The engine over a connector, opened: unless `charsetCheck` is false, one connection is made
+ * now and the database character set checked on it (charset.ts); that connection is kept for
+ * the first use. On a refusal every connection is closed.
+ */
+export async function openOracleEngine(
+  connector: OraConnector,
+  constants: OraConstants,
+  settings?: Partial<OracleEngineSettings> & { charsetCheck?: boolean | undefined },
+): Promise<Engine> {
+  const { engine, driver, kit } = assemble(connector, constants, settings);
+  if (settings?.charsetCheck !== false) {
+    try {
+      await onOracleConnection(driver, (connection) => checkDatabaseCharset(connection, kit));
+    } catch (error) {
+      await engine.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return engine;
+}
+
+function assemble(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>) {
   const driver = oracleDriver(connector, {
     callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
     maxIdle: settings?.maxIdle ?? 3,
   });
   const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants) };
-  return assembleEngine({
+  const engine = assembleEngine({
     driver,
     transactionSlices: (connection) => ({
       ...oracleStagingTx(connection, kit),
@@ -65,12 +92,14 @@ export function createOracleEngineWith(connector: OraConnector, constants: OraCo
     workspaces: oracleWorkspaces,
     migrate: () => runMigrations(oracleMigrationHooks(driver, constants)),
   });
+  return { engine, driver, kit };
 }
 
 /**
  * Open the Oracle engine: node-oracledb thin mode (initOracleClient is never called), standalone
- * connections opened on first use and kept by the driver (driver.ts says why not a pool), at
- * most `poolMax` of them idle (at least 2: migrate() holds its lock on a second connection).
+ * connections kept by the driver (driver.ts says why not a pool), at most `poolMax` of them idle
+ * (at least 2: migrate() holds its lock on a second connection). The first connection is made
+ * now, to check the database character set (openOracleEngine).
  */
 export async function createOracleEngine(options: OracleEngineOptions): Promise<Engine> {
   if (options.password === undefined || options.password === '') {
@@ -85,8 +114,9 @@ export async function createOracleEngine(options: OracleEngineOptions): Promise<
     stmtCacheSize: 40,
     ...(expireTime > 0 ? { expireTime } : {}),
   };
-  return createOracleEngineWith({ getConnection: () => oracledb.getConnection(attributes) }, oracledb, {
+  return openOracleEngine({ getConnection: () => oracledb.getConnection(attributes) }, oracledb, {
     callTimeoutMs: (options.oracle?.callTimeoutSeconds ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
     maxIdle: Math.max(2, Math.floor(options.poolMax)),
+    charsetCheck: options.oracle?.charsetCheck,
   });
 }
