@@ -39,6 +39,9 @@ import type {
   OraExecuteResult,
   OraPool,
 } from '../../src/engine/oracle/oracledb-types.js';
+import { objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
+import { readSql, listMigrations } from '../../src/sql-files.js';
+import { splitStatements } from '../../src/engine/oracle/sql-text.js';
 
 export const constants = oracledb as unknown as OraConstants;
 const DB = oracledb as unknown as { DB_TYPE_NUMBER: unknown; DB_TYPE_VARCHAR: unknown; DB_TYPE_CLOB: unknown };
@@ -295,4 +298,17 @@ export class RecordingPool implements OraPool {
   async close(): Promise<void> {
     this.closed = true;
   }
+}
+
+/** Every object the bookkeeping tables and the migrations create: a dictionary where all is well. */
+export function everyObject(): SchemaObject[] {
+  const bootstrap = splitStatements(readSql('oracle', 'queries/migration_bootstrap.sql'));
+  const migrations = listMigrations('oracle').flatMap((m) => splitStatements(m.sql));
+  return [...bootstrap, ...migrations].flatMap(objectsCreatedBy);
+}
+
+/** The rows of queries/schema_objects.sql for the table bound, from a list of objects. */
+export function catalogRows(objects: readonly SchemaObject[], binds: OraBinds): Record<string, unknown>[] {
+  const table = (binds.table_name as { val: unknown }).val;
+  return objects.filter((o) => o.table === table).map((o) => ({ KIND: o.kind, NAME: o.name }));
 }

@@ -8,7 +8,7 @@ import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { OrderLoader } from '../../src/loader.js';
 import { memoryLogger } from '../support/memory-logger.js';
-import { constants, driverError, RecordingDatabase, type Call } from './recording-connection.js';
+import { catalogRows, constants, driverError, everyObject, RecordingDatabase, type Call } from './recording-connection.js';
 
 type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 
@@ -19,6 +19,7 @@ function scriptedPool(locked: Record<string, unknown>[] = []) {
     execute: (sql, binds) => {
       if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
       if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+      if (sql === oracleQuery('schema_objects')) return { rows: catalogRows(everyObject(), binds) };
       if (sql === oracleQuery('run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
       if (sql === oracleQuery('lock_stale_processing')) return { rows: locked };
       // retry walks its batches by stage_id (find, then lock the range): only rows past the cursor
@@ -49,7 +50,7 @@ const errorRow = {
   ATTEMPT_COUNT: '1', LOAD_ID: '3', LINE_NO: '8', ERROR_CODE: 'MISSING_AMOUNT', ERROR_MESSAGE: 'amount is missing', UPDATED_AT: '2024-05-01T10:00:00.000Z',
 };
 
-describe('Oracle engine (recording db): a run for init, recover and retry', () => {
+describe('Oracle engine (recording database): a run for init, recover and retry', () => {
   it('init: migrate, then an init run with the applied list', async () => {
     const db = scriptedPool();
     const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);

@@ -30,6 +30,8 @@ export const MAX_BYTES = {
   status: 80, // VARCHAR2(20 CHAR)
   event: 160, // VARCHAR2(40 CHAR)
   timestampText: 32,
+  /** A dictionary name: 128 characters (12.2+). */
+  identifier: 512,
   /** order_stage_audit.operator, VARCHAR2(128 CHAR). */
   operator: 512,
   /** Longest VARCHAR2 bind in SQL; longer text goes to CLOB columns as a CLOB bind. */

@@ -90,7 +90,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     journal: oracleRunJournal(driver, kit),
     reports: oracleReports(driver, kit),
     workspaces: oracleWorkspaces,
-    migrate: () => runMigrations(oracleMigrationHooks(driver, constants)),
+    migrate: () => runMigrations(oracleMigrationHooks(driver, kit, constants)),
   });
   return { engine, driver, kit };
 }
