@@ -369,6 +369,37 @@ describe('Oracle engine (recording connection): one chunk', () => {
     ]);
   });
 
+  it.each([1, 2, 3, 50])('the claim of %i rows fetches (and so, under SKIP LOCKED, locks) no more than that many rows', async (limit) => {
+    const available = Array.from({ length: 120 }, (_, i) => ({
+      STAGE_ID: String(i + 1), SOURCE_KEY: `K${i + 1}`, CUSTOMER_ID: '1', ORDER_DATE: '2024-04-01', AMOUNT: '1.00', CURRENCY: 'JPY', ATTEMPT_COUNT: '0', LOAD_ID: '1', LINE_NO: '2',
+    }));
+    const db = new RecordingDatabase({ resultSetRows: () => available });
+    const engine = createOracleEngineWith(db, constants);
+    const rows = await engine.transaction((tx) => tx.claimChunk({ afterStageId: 0, limit }));
+    expect(rows).toHaveLength(limit);
+    const claim = db.calls.find((c) => c.kind === 'execute');
+    if (claim?.kind !== 'execute') throw new Error('expected the claim');
+    expect(claim.fetched).toBe(limit);
+  });
+
+  it('the recording fetches as thin mode does: prefetchRows with the execute, then what getRows(n) lacks', async () => {
+    const db = new RecordingDatabase({ resultSetRows: () => [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] });
+    const connection = await db.getConnection();
+    const defaults = await connection.execute('SELECT 1 FROM dual', {}, { autoCommit: false, resultSet: true });
+    const call = db.calls.at(-1);
+    if (call?.kind !== 'execute') throw new Error('expected execute');
+    expect(call.fetched).toBe(2); // prefetchRows defaults to 2 (lib/settings.js)
+    expect(await defaults.resultSet!.getRows(5)).toEqual([1, 2, 3, 4, 5]);
+    expect(call.fetched).toBe(5);
+    const big = await connection.execute('SELECT 1 FROM dual', {}, { autoCommit: false, resultSet: true, prefetchRows: 8 });
+    const bigCall = db.calls.at(-1);
+    expect(await big.resultSet!.getRows(3)).toEqual([1, 2, 3]);
+    expect(bigCall?.kind === 'execute' && bigCall.fetched).toBe(8); // more than asked for: locked too
+    const plain = await new RecordingDatabase({ execute: () => ({ rows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }) }).getConnection();
+    expect((await plain.execute('SELECT 1 FROM dual', {}, { autoCommit: false, maxRows: 4 })).rows).toEqual([1, 2, 3, 4]);
+    expect((await plain.execute('SELECT 1 FROM dual', {}, { autoCommit: false })).rows).toHaveLength(10); // every row: never for a lock
+  });
+
   it('claim without a load filter binds NULL; an empty load list claims nothing and sends nothing', async () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);
@@ -492,19 +523,22 @@ describe('Oracle engine (recording connection): stageBatch', () => {
 });
 
 describe('Oracle engine (recording connection): error log, runs, reports', () => {
-  it('logErrors binds raw_record as VARCHAR2 up to 4000 bytes, as CLOB beyond, and cuts messages to 1000', async () => {
+  it('logErrors binds raw_record as VARCHAR2 up to 4000 bytes, as CLOB beyond (only those rows), and cuts messages to 1000', async () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);
     const base = { stageId: null, sourceKey: 'K', loadId: 3, lineNo: 9, batchId: null, attemptNo: null, phase: 'PARSE' as const, code: 'PARSE_COLUMNS', message: 'm'.repeat(2000) };
     await engine.transaction(async (tx) => {
       await tx.logErrors([{ ...base, rawRecord: 'a,b,c' }]);
-      await tx.logErrors([{ ...base, rawRecord: 'x'.repeat(5000) }, { ...base, rawRecord: null }]);
+      await tx.logErrors([{ ...base, rawRecord: 'x'.repeat(5000) }, { ...base, rawRecord: null }, { ...base, rawRecord: 'd,e' }]);
     });
-    const [small, large] = db.executeManyCalls();
+    const [small, large, rest] = db.executeManyCalls();
     expect(small!.sql).toBe(oracleQuery('log_errors'));
     expect(small!.options.bindDefs.raw_record).toEqual({ type: VARCHAR, maxSize: 4000 });
     expect(String(small!.binds[0]!.error_message)).toHaveLength(1000);
     expect(large!.options.bindDefs.raw_record).toEqual({ type: CLOB });
+    expect(large!.binds.map((b) => b.raw_record)).toEqual(['x'.repeat(5000)]);
+    expect(rest!.options.bindDefs.raw_record).toEqual({ type: VARCHAR, maxSize: 4000 });
+    expect(rest!.binds.map((b) => b.raw_record)).toEqual([null, 'd,e']);
     expect(db.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
   });
 

@@ -292,6 +292,14 @@ describe('sql/oracle files (static checks)', () => {
     expect(text).toMatch(/^SELECT \/\*\+ INDEX_ASC\(order_stage ix_order_stage_claimable\) \*\//);
   });
 
+  it('no query names anything `latest` (a word some SQL grammars reserve)', () => {
+    const dir = join(root, 'sql', 'oracle', 'queries');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
+      const code = readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => !/^\s*--/.test(l)).join('\n');
+      expect(code, file).not.toMatch(/\blatest\b/i);
+    }
+  });
+
   it('placeholders of merge_orders.sql are only :stage_id', () => {
     const text = readFileSync(join(root, 'sql/oracle/queries/merge_orders.sql'), 'utf8');
     expect([...placeholders(text.replace(/^\s*--.*$/gm, ''))]).toEqual(['stage_id']);

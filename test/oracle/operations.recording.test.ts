@@ -443,15 +443,19 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     expect(new Set(db.calls.map((c) => c.conn))).toEqual(new Set([1]));
   });
 
-  it('JSON over 4000 bytes is bound as a CLOB for the whole call', async () => {
+  it('only the audit rows with JSON over 4000 bytes are bound as CLOB (a temporary LOB each); the others as VARCHAR2, in row order', async () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);
     const big = JSON.stringify({ note: 'あ'.repeat(1400) }); // > 4000 UTF-8 bytes
-    await engine.transaction((tx) => tx.applyManualChanges([change(1), change(2, { newValues: big })]));
-    const [, audit] = db.executeManyCalls();
-    expect(audit!.options.bindDefs.old_values).toEqual({ type: VARCHAR, maxSize: 4000 });
-    expect(audit!.options.bindDefs.new_values).toEqual({ type: CLOB });
-    expect(audit!.binds[1]!.new_values).toBe(big);
+    await engine.transaction((tx) => tx.applyManualChanges([change(1), change(2, { newValues: big }), change(3), change(4)]));
+    const [update, ...audits] = db.executeManyCalls();
+    expect(update!.binds.map((b) => b.stage_id)).toEqual([1, 2, 3, 4]);
+    expect(audits.map((a) => [a.binds.map((b) => b.stage_id), a.options.bindDefs.old_values, a.options.bindDefs.new_values])).toEqual([
+      [[1], { type: VARCHAR, maxSize: 4000 }, { type: VARCHAR, maxSize: 4000 }],
+      [[2], { type: VARCHAR, maxSize: 4000 }, { type: CLOB }],
+      [[3, 4], { type: VARCHAR, maxSize: 4000 }, { type: VARCHAR, maxSize: 4000 }],
+    ]);
+    expect(audits[1]!.binds[0]!.new_values).toBe(big);
   });
 
   it("an empty operator or reason (Oracle stores '' as NULL in NOT NULL columns) gets a marker", async () => {
