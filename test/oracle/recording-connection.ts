@@ -1,7 +1,7 @@
 /**
  * A RECORDING database for the Oracle engine's unit tests. It is not Oracle and runs no SQL: it
  * records every call (SQL text, binds, options) and answers with what the test scripts. Where
- * node-oracledb 6.10 thin mode checks something on the client before sending (read in
+ * node-oracledb 26.0 thin mode checks something on the client before sending (read in
  * node_modules/oracledb/lib/connection.js, lib/transformer.js, lib/thin/*), it checks the same
  * thing and throws an error shaped like the driver's:
  *   - executeMany with an empty array                       -> NJS-005

@@ -17,7 +17,7 @@ import { oracleStagingTx } from './staging.js';
 import { oracleWorkspaces } from './workspaces.js';
 
 /**
- * The Oracle engine (node-oracledb 6, thin mode): same behaviour as the PostgreSQL engine,
+ * The Oracle engine (node-oracledb 26, thin mode): same behaviour as the PostgreSQL engine,
  * behind the same contract; the SQL is in sql/oracle/queries/.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The small part of node-oracledb (6.x, thin mode) that the Oracle engine uses, as types of
+ * The small part of node-oracledb (26.0, thin mode) that the Oracle engine uses, as types of
  * our own. The engine is written against these interfaces so that tests can inject a
  * recording pool/connection; only `loadOracledb()` touches the real package.
  */
@@ -130,7 +130,7 @@ export interface OraModule extends OraConstants {
 }
 
 /**
- * Load node-oracledb. Thin mode is the default of node-oracledb 6 as long as
+ * Load node-oracledb. Thin mode is the default of node-oracledb (6 and later) as long as
  * initOracleClient() is never called, and this code never calls it: no Instant Client.
  * The package ships no TypeScript types; the specifier is held in a variable so that the
  * compiler does not look for them, and the module is checked for what we use.
