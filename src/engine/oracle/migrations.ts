@@ -67,11 +67,13 @@ async function runDdl(connection: OraConnection, kit: OracleKit, statement: stri
   } catch (error) {
     const code = primaryOracleCode(error);
     if (!tolerated.has(code)) throw error;
+    // a statement this check does not read (ALTER TABLE ... MODIFY: ORA-01442) names no object
+    // and is accepted as applied
     const objects = objectsCreatedBy(statement);
     const missing = await missingObjects(connection, kit, objects);
     if (missing.length > 0) {
       throw new Error(
-        `migrate: ${code} ("already exists") creating ${describeObject(objects[0] as SchemaObject)}, but ${listObjects(missing)} is not in the schema: the name belongs to another object; rename or drop that object, then run migrate again`,
+        `migrate: ${code} (already exists) creating ${describeObject(objects[0] as SchemaObject)}, but ${listObjects(missing)} is not in the schema: the name belongs to another object; rename or drop that object, then run migrate again`,
         { cause: error },
       );
     }
