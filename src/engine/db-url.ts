@@ -14,7 +14,32 @@ export type DbTarget =
   | { kind: 'pglite'; dataDir: string | null }
   /** `url` never holds a password: it travels separately, in `password`. */
   | { kind: 'postgres'; url: string; password: string | undefined; place: ServerPlace }
-  | { kind: 'oracle'; user: string; password: string | undefined; connectString: string; place: ServerPlace };
+  | {
+      kind: 'oracle';
+      user: string;
+      password: string | undefined;
+      connectString: string;
+      place: ServerPlace;
+      /** Set only when the URL carries Oracle parameters (see {@link parseOracleParameters}). */
+      oracle?: OracleUrlOptions | undefined;
+    };
+
+/**
+ * Parameters of an oracle:// URL (`?name=value&...`); each unset one takes the engine's default.
+ *   call_timeout=<seconds>   the longest one round trip to the database may take before the
+ *                            driver breaks it (NJS-123; the chunk rolls back, the connection is
+ *                            replaced and the chunk retried). Default 1800; 0 = no limit.
+ *   expire_time=<minutes>    TCP keepalive idle time: a dead database host or a dropped network
+ *                            path is noticed instead of waiting forever (thin mode enables
+ *                            keepalive only with it). Default 2; 0 = keepalive off.
+ *   charset_check=off        skip the refusal of a database whose NLS_CHARACTERSET is not
+ *                            AL32UTF8 (only for files known to be plain ASCII). Default on.
+ */
+export interface OracleUrlOptions {
+  callTimeoutSeconds?: number;
+  expireTimeMinutes?: number;
+  charsetCheck?: boolean;
+}
 
 export const DEFAULT_DB = 'pglite:./.order-loader/db';
 
@@ -50,12 +75,14 @@ export function parseDbUrl(value: string, env: NodeJS.ProcessEnv = process.env):
     }
     const host = url.host.includes(':') ? `[${url.host}]` : url.host;
     const port = url.port ?? 1521;
+    const oracle = parseOracleParameters(url.query, url.label);
     return {
       kind: 'oracle',
       user: url.user,
       password,
       connectString: `${host}:${port}/${url.database}`,
       place: { host: url.host, port, database: url.database, user: url.user },
+      ...(oracle === undefined ? {} : { oracle }),
     };
   }
   throw new UserError(`--db ${url.scheme}://…: unsupported database "${url.scheme}" (expected pglite, postgres or oracle)`);
@@ -87,6 +114,35 @@ export function postgresConnectionString(url: string, password: string | undefin
   if (m === null) return url;
   const user = (m[2] ?? '@').slice(0, -1);
   return `${m[1]}${user}:${encodeURIComponent(password)}@${url.slice(m[0].length)}`;
+}
+
+/** The URL's own parts, not Oracle parameters (read by splitServerUrl). */
+const URL_PARTS = new Set(['user', 'password', 'host', 'port']);
+
+/** The Oracle parameters of a URL's query; undefined when it has none. Unknown names are refused. */
+function parseOracleParameters(query: URLSearchParams, label: string): OracleUrlOptions | undefined {
+  const options: OracleUrlOptions = {};
+  let any = false;
+  const whole = (name: string, value: string, max: number): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0 || n > max) {
+      throw new UserError(`--db ${label}: ${name} must be a whole number from 0 to ${max}`);
+    }
+    return n;
+  };
+  for (const [name, value] of query) {
+    if (URL_PARTS.has(name)) continue;
+    any = true;
+    if (name === 'call_timeout') options.callTimeoutSeconds = whole(name, value, 86_400);
+    else if (name === 'expire_time') options.expireTimeMinutes = whole(name, value, 1_440);
+    else if (name === 'charset_check') {
+      if (value !== 'on' && value !== 'off') throw new UserError(`--db ${label}: charset_check must be on or off`);
+      options.charsetCheck = value === 'on';
+    } else {
+      throw new UserError(`--db ${label}: unknown Oracle URL parameter "${name}" (known: call_timeout, expire_time, charset_check)`);
+    }
+  }
+  return any ? options : undefined;
 }
 
 // --- secrets in messages --------------------------------------------------------------------
@@ -130,6 +186,8 @@ interface ServerUrl {
   host: string;
   port: number | undefined;
   database: string;
+  /** The query parameters, the password taken out. */
+  query: URLSearchParams;
   /** The URL without its password (node-postgres reads its query options from it). */
   withoutPassword: string;
   /** The URL to print: password replaced by ***. */
@@ -194,6 +252,7 @@ function splitServerUrl(value: string): ServerUrl {
     host: query.get('host') ?? host,
     port: query.get('port') !== null && Number.isSafeInteger(Number(query.get('port'))) ? Number(query.get('port')) : port,
     database,
+    query,
     withoutPassword: `${scheme}://${userPart}${hostPart}${tail}`,
     label: `${scheme}://${shownUser}${hostPart}${tail}`,
   };

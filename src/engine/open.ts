@@ -30,6 +30,7 @@ export async function openEngine(target: DbTarget, options: OpenOptions): Promis
         password: target.password,
         connectString: target.connectString,
         poolMax: options.connections + 1,
+        oracle: target.oracle,
       });
     }
   }

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import oracledb from 'oracledb';
-import { createOracleEngineWithPool, OracleChunkError, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
+import { createOracleEngineWith, OracleChunkError, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ClaimedRow, StageInput } from '../../src/engine/types.js';
-import { batchError, constants, driverError, RecordingPool } from './recording-connection.js';
+import { batchError, constants, driverError, RecordingDatabase } from './recording-connection.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
 const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
@@ -30,18 +30,18 @@ function claimed(stageId: number, extra: Partial<ClaimedRow> = {}): ClaimedRow {
   };
 }
 
-function mergeCalls(pool: RecordingPool) {
-  return pool.executeManyCalls().filter((c) => c.sql === oracleQuery('merge_orders'));
+function mergeCalls(db: RecordingDatabase) {
+  return db.executeManyCalls().filter((c) => c.sql === oracleQuery('merge_orders'));
 }
 
 describe('Oracle engine (recording connection): mergeOrders', () => {
   it('sends one executeMany of the MERGE with batchErrors, autoCommit false and explicit bindDefs', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const rows = [claimed(10), claimed(11), claimed(12)];
     const failures = await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: 3 }));
     expect(failures).toEqual([]);
-    const calls = mergeCalls(pool);
+    const calls = mergeCalls(db);
     expect(calls).toHaveLength(1);
     const call = calls[0]!;
     expect(call.sql).toMatch(/^MERGE INTO orders o/);
@@ -52,7 +52,7 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
   });
 
   it('maps batchErrors[].offset to the stage row and parses the ORA code from the message (no errorNum)', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       executeMany: (sql) =>
         sql === oracleQuery('merge_orders')
           ? {
@@ -63,40 +63,85 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
             }
           : {},
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const rows = [claimed(20), claimed(21), claimed(22), claimed(23)];
     const failures = await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: 4 }));
     expect(failures).toEqual([
       { stageId: 21, code: 'ORA-01438', message: 'ORA-01438: value larger than specified precision allowed for this column', kind: 'rejected' },
       expect.objectContaining({ stageId: 23, code: 'ORA-00001', kind: 'transient' }),
     ]);
-    expect(mergeCalls(pool)).toHaveLength(1);
+    expect(mergeCalls(db)).toHaveLength(1);
   });
 
   it('reads a bare error number as ORA-nnnnn (a thin batch error whose message was not sent)', async () => {
-    const pool = new RecordingPool({ executeMany: () => ({ batchErrors: [batchError(0, '1400')] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ executeMany: () => ({ batchErrors: [batchError(0, '1400')] }) });
+    const engine = createOracleEngineWith(db, constants);
     const failures = await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
     expect(failures).toEqual([expect.objectContaining({ stageId: 1, code: 'ORA-01400', kind: 'rejected' })]);
   });
 
-  it('a batch error with a fatal code (out of space) fails the chunk: rollback, connection dropped', async () => {
-    const pool = new RecordingPool({ executeMany: () => ({ batchErrors: [batchError(0, 'ORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS')] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+  it('a batch error with a fatal code (out of space) fails the chunk: rollback, connection closed, the next use gets a new one', async () => {
+    const db = new RecordingDatabase({ executeMany: () => ({ batchErrors: [batchError(0, 'ORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS')] }) });
+    const engine = createOracleEngineWith(db, constants);
     const run = engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 }));
     await expect(run).rejects.toBeInstanceOf(OracleChunkError);
     const error = await run.catch((e: unknown) => e);
     expect(engine.classifyError(error)).toBe('fatal');
-    expect(pool.trace().slice(-2)).toEqual(['1:rollback', '1:close']);
-    expect(pool.calls.at(-1)).toEqual({ kind: 'close', conn: 1, drop: true });
-    expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+    expect(db.trace().slice(-2)).toEqual(['1:rollback', '1:close']);
+    expect(db.ended).toEqual(new Set([1]));
+    expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
+    await engine.transaction((tx) => tx.mergeOrders([claimed(3)], { isolationBlock: 1 })).catch(() => undefined);
+    expect(mergeCalls(db).at(-1)!.conn).toBe(2);
+  });
+
+  it('a fatal code anywhere in a batch error (ORA-00604 before ORA-01653) fails the chunk: rollback, no commit', async () => {
+    const db = new RecordingDatabase({
+      executeMany: () => ({
+        batchErrors: [
+          batchError(1, 'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS'),
+        ],
+      }),
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const error = await engine
+      .transaction(async (tx) => {
+        await tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 });
+        await tx.finalizeChunk({ batchId: 'b', done: [1], failed: [] });
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OracleChunkError);
+    expect((error as OracleChunkError).code).toBe('ORA-01653');
+    expect(engine.classifyError(error)).toBe('fatal');
+    expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
+    expect(db.calls.some((c) => c.kind === 'rollback')).toBe(true);
+  });
+
+  it.each([
+    ['NJS-098 (placeholders)', () => driverError('NJS-098', '2 bind placeholders were used in the SQL statement but 1 bind values were provided')],
+    ['NJS-005 (invalid parameter)', () => driverError('NJS-005', 'invalid value for parameter 2')],
+    ['NJS-037 (never raised by executeMany)', () => driverError('NJS-037', 'invalid data type at array index 1 for bind ":stage_id"')],
+    ['a TypeError', () => new TypeError("Cannot read properties of undefined (reading 'map')")],
+  ])('a whole-call %s is not about a row: the chunk fails, nothing is bisected or committed', async (_name, make) => {
+    const db = new RecordingDatabase({
+      executeMany: (sql) => {
+        if (sql === oracleQuery('merge_orders')) throw make();
+        return {};
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const rows = [claimed(1), claimed(2), claimed(3), claimed(4)];
+    const error = await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: 4 })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(engine.classifyError(error)).toBe('rejected');
+    expect(mergeCalls(db)).toHaveLength(1);
+    expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
   });
 
   it('isolates a whole-call NJS-058 by the row it names and re-runs the others', async () => {
     // The recording connection throws NJS-058 "... in row n" like lib/transformer.js; here
     // the script makes the first call throw it for row 2, as a real over-long value would.
     let call = 0;
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       executeMany: (sql) => {
         if (sql !== oracleQuery('merge_orders')) return {};
         call++;
@@ -104,30 +149,30 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
         return { batchErrors: [] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const rows = [claimed(30), claimed(31), claimed(32), claimed(33)];
     const failures = await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: 4 }));
     expect(failures).toEqual([expect.objectContaining({ stageId: 32, code: 'NJS-058', kind: 'rejected' })]);
-    const calls = mergeCalls(pool);
+    const calls = mergeCalls(db);
     expect(calls).toHaveLength(2);
     expect(calls[1]!.binds).toEqual([{ stage_id: 30 }, { stage_id: 31 }, { stage_id: 33 }]);
-    expect(pool.calls.filter((c) => c.kind === 'commit')).toHaveLength(1);
+    expect(db.calls.filter((c) => c.kind === 'commit')).toHaveLength(1);
   });
 
   it('isolates a whole-call error without a row index (NJS-011) by halves, down to the bad row', async () => {
     const bad = 105;
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       executeMany: (sql, binds) => {
         if (sql !== oracleQuery('merge_orders')) return {};
         if (binds.some((b) => b.stage_id === bad)) throw driverError('NJS-011', 'encountered bind value and type mismatch');
         return { batchErrors: [] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const rows = Array.from({ length: 8 }, (_, i) => claimed(100 + i));
     const failures = await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: 8 }));
     expect(failures).toEqual([expect.objectContaining({ stageId: bad, code: 'NJS-011', kind: 'rejected' })]);
-    const calls = mergeCalls(pool);
+    const calls = mergeCalls(db);
     // 8 -> [100..103] ok, [104..107] fails -> [104,105] fails, [106,107] ok -> [104] ok, [105] fails
     expect(calls.map((c) => c.binds.map((b) => b.stage_id))).toEqual([
       [100, 101, 102, 103, 104, 105, 106, 107],
@@ -145,7 +190,7 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
 
   it('maps offsets within the isolated block, not the original chunk', async () => {
     let call = 0;
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       executeMany: (sql, binds) => {
         if (sql !== oracleQuery('merge_orders')) return {};
         call++;
@@ -155,7 +200,7 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
         return { batchErrors: [batchError(1, 'ORA-01438: value larger than specified precision allowed for this column')] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const failures = await engine.transaction((tx) => tx.mergeOrders([claimed(40), claimed(41), claimed(42)], { isolationBlock: 3 }));
     expect(failures.map((f) => [f.stageId, f.code])).toEqual([
       [40, 'NJS-058'],
@@ -164,69 +209,71 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
   });
 
   it('a connection-level whole-call error propagates (fatal), with no isolation attempts', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       executeMany: (sql) => {
         if (sql === oracleQuery('merge_orders')) throw driverError('NJS-500', 'connection to Oracle Database was closed or broken\nORA-03113: end-of-file on communication channel');
         return {};
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const run = engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2), claimed(3)], { isolationBlock: 3 }));
     const error = await run.catch((e: unknown) => e);
     expect(engine.classifyError(error)).toBe('fatal');
-    expect(mergeCalls(pool)).toHaveLength(1);
-    expect(pool.calls.at(-1)).toEqual({ kind: 'close', conn: 1, drop: true });
+    expect(mergeCalls(db)).toHaveLength(1);
+    expect(db.calls.at(-1)).toEqual({ kind: 'close', conn: 1 });
+    expect(db.ended).toEqual(new Set([1]));
   });
 
   it('a whole-call ORA error is about the statement, not a row: the chunk fails, no row is blamed', async () => {
     // With batchErrors, row errors come back in batchErrors; a thrown ORA error (missing table,
     // privilege, unusable index, ...) would otherwise be bisected and mark every row ERROR.
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       executeMany: (sql) => {
         if (sql === oracleQuery('merge_orders')) throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
         return {};
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const error = await engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2), claimed(3)], { isolationBlock: 3 })).catch((e: unknown) => e);
     expect((error as { code?: string }).code).toBe('ORA-00942');
     expect(engine.classifyError(error)).toBe('rejected');
-    expect(mergeCalls(pool)).toHaveLength(1);
-    expect(pool.trace().slice(-2)).toEqual(['1:rollback', '1:close']);
-    expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+    expect(mergeCalls(db)).toHaveLength(1);
+    expect(db.trace().at(-1)).toEqual('1:rollback');
+    expect(db.ended.size).toBe(0); // not a broken connection: kept
+    expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
   });
 
   it('a transient whole-call ORA error (deadlock) fails the chunk as transient, to be retried whole', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       executeMany: (sql) => {
         if (sql === oracleQuery('merge_orders')) throw Object.assign(driverError('ORA-00060', 'deadlock detected while waiting for resource'), { errorNum: 60 });
         return {};
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const error = await engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 })).catch((e: unknown) => e);
     expect(engine.classifyError(error)).toBe('transient');
-    expect(mergeCalls(pool)).toHaveLength(1);
+    expect(mergeCalls(db)).toHaveLength(1);
   });
 
   it('never calls executeMany with an empty array', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction(async (tx) => {
       expect(await tx.mergeOrders([], { isolationBlock: 1 })).toEqual([]);
       await tx.finalizeChunk({ batchId: 'b', done: [], failed: [] });
       await tx.logErrors([]);
     });
-    expect(pool.executeManyCalls()).toEqual([]);
+    expect(db.executeManyCalls()).toEqual([]);
   });
 
   it('caps one executeMany at 65535 rows (NJS-141)', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     expect(engine.capabilities).toEqual({ concurrentConnections: true, maxChunkSize: ORACLE_MAX_CHUNK });
     const rows = Array.from({ length: ORACLE_MAX_CHUNK + 2 }, (_, i) => claimed(i + 1));
     await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: rows.length }));
-    expect(mergeCalls(pool).map((c) => c.binds.length)).toEqual([ORACLE_MAX_CHUNK, 2]);
+    expect(mergeCalls(db).map((c) => c.binds.length)).toEqual([ORACLE_MAX_CHUNK, 2]);
   });
 });
 
@@ -237,12 +284,12 @@ describe('Oracle engine (recording connection): one chunk', () => {
       { STAGE_ID: '6', SOURCE_KEY: 'K6', CUSTOMER_ID: '43', ORDER_DATE: '2024-04-02', AMOUNT: '99999999999.00', CURRENCY: 'USD', ATTEMPT_COUNT: '1', LOAD_ID: null, LINE_NO: null },
       { STAGE_ID: '7', SOURCE_KEY: 'K7', CUSTOMER_ID: '44', ORDER_DATE: '2024-04-03', AMOUNT: '1.50', CURRENCY: 'EUR', ATTEMPT_COUNT: '0', LOAD_ID: '7', LINE_NO: '4' },
     ];
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       resultSetRows: () => rows,
       executeMany: (sql) =>
         sql === oracleQuery('merge_orders') ? { batchErrors: [batchError(1, 'ORA-01438: value larger than specified precision allowed for this column')] } : {},
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const next = new Date('2024-05-01T10:00:00.123Z');
 
     await engine.transaction(async (tx) => {
@@ -281,7 +328,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
       });
     });
 
-    expect(pool.trace()).toEqual([
+    expect(db.trace()).toEqual([
       '1:execute:SELECT /*+ INDEX_ASC(order_stage',
       '1:getRows',
       '1:closeResultSet',
@@ -290,21 +337,20 @@ describe('Oracle engine (recording connection): one chunk', () => {
       '1:executeMany:UPDATE order_stage SET',
       '1:executeMany:INSERT INTO order_bulk_error',
       '1:commit',
-      '1:close',
     ]);
-    expect(pool.calls.at(-1)).toEqual({ kind: 'close', conn: 1, drop: false });
+    expect(db.ended.size).toBe(0);
 
     // the claim: SKIP LOCKED cursor, exactly N rows fetched from a result set, then closed
-    const claim = pool.calls[0]!;
+    const claim = db.calls[0]!;
     if (claim.kind !== 'execute') throw new Error('expected execute');
     expect(claim.sql).toBe(oracleQuery('claim'));
     expect(claim.sql).toMatch(/FOR UPDATE SKIP LOCKED$/);
     expect(claim.sql).not.toMatch(/FETCH\s+FIRST|ROWNUM/i);
     expect(claim.binds).toEqual({ after_stage_id: { val: 4, type: NUMBER }, load_ids: { val: ',7,8,', type: VARCHAR, maxSize: 4000 } });
     expect(claim.options).toMatchObject({ autoCommit: false, resultSet: true, fetchArraySize: 3, prefetchRows: 3 });
-    expect(pool.calls[1]).toEqual({ kind: 'getRows', conn: 1, numRows: 3 });
+    expect(db.calls[1]).toEqual({ kind: 'getRows', conn: 1, numRows: 3 });
 
-    const [, done, failed, log] = pool.executeManyCalls();
+    const [, done, failed, log] = db.executeManyCalls();
     expect(done!.sql).toBe(oracleQuery('finalize_done'));
     expect(done!.binds).toEqual([
       { stage_id: 5, batch_id: 'batch-1' },
@@ -323,39 +369,75 @@ describe('Oracle engine (recording connection): one chunk', () => {
     ]);
   });
 
+  it.each([1, 2, 3, 50])('the claim of %i rows fetches (and so, under SKIP LOCKED, locks) no more than that many rows', async (limit) => {
+    const available = Array.from({ length: 120 }, (_, i) => ({
+      STAGE_ID: String(i + 1), SOURCE_KEY: `K${i + 1}`, CUSTOMER_ID: '1', ORDER_DATE: '2024-04-01', AMOUNT: '1.00', CURRENCY: 'JPY', ATTEMPT_COUNT: '0', LOAD_ID: '1', LINE_NO: '2',
+    }));
+    const db = new RecordingDatabase({ resultSetRows: () => available });
+    const engine = createOracleEngineWith(db, constants);
+    const rows = await engine.transaction((tx) => tx.claimChunk({ afterStageId: 0, limit }));
+    expect(rows).toHaveLength(limit);
+    const claim = db.calls.find((c) => c.kind === 'execute');
+    if (claim?.kind !== 'execute') throw new Error('expected the claim');
+    expect(claim.fetched).toBe(limit);
+  });
+
+  it('the recording fetches as thin mode does: prefetchRows with the execute, then what getRows(n) lacks', async () => {
+    const db = new RecordingDatabase({ resultSetRows: () => [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] });
+    const connection = await db.getConnection();
+    const defaults = await connection.execute('SELECT 1 FROM dual', {}, { autoCommit: false, resultSet: true });
+    const call = db.calls.at(-1);
+    if (call?.kind !== 'execute') throw new Error('expected execute');
+    expect(call.fetched).toBe(2); // prefetchRows defaults to 2 (lib/settings.js)
+    expect(await defaults.resultSet!.getRows(5)).toEqual([1, 2, 3, 4, 5]);
+    expect(call.fetched).toBe(5);
+    const big = await connection.execute('SELECT 1 FROM dual', {}, { autoCommit: false, resultSet: true, prefetchRows: 8 });
+    const bigCall = db.calls.at(-1);
+    expect(await big.resultSet!.getRows(3)).toEqual([1, 2, 3]);
+    expect(bigCall?.kind === 'execute' && bigCall.fetched).toBe(8); // more than asked for: locked too
+    const plain = await new RecordingDatabase({ execute: () => ({ rows: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] }) }).getConnection();
+    expect((await plain.execute('SELECT 1 FROM dual', {}, { autoCommit: false, maxRows: 4 })).rows).toEqual([1, 2, 3, 4]);
+    expect((await plain.execute('SELECT 1 FROM dual', {}, { autoCommit: false })).rows).toHaveLength(10); // every row: never for a lock
+  });
+
   it('claim without a load filter binds NULL; an empty load list claims nothing and sends nothing', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction(async (tx) => {
       expect(await tx.claimChunk({ afterStageId: 0, limit: 100 })).toEqual([]);
       expect(await tx.claimChunk({ afterStageId: 0, limit: 100, loadIds: [] })).toEqual([]);
     });
-    const claims = pool.calls.filter((c) => c.kind === 'execute');
+    const claims = db.calls.filter((c) => c.kind === 'execute');
     expect(claims).toHaveLength(1);
     expect(claims[0]!.kind === 'execute' && claims[0]!.binds.load_ids).toEqual({ val: null, type: VARCHAR, maxSize: 4000 });
   });
 
-  it('rolls back and returns the connection to the pool on a non-fatal error', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+  it('rolls back and keeps the connection for the next use on a non-fatal error', async () => {
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await expect(
       engine.transaction(async () => {
         throw new Error('validation blew up');
       }),
     ).rejects.toThrow('validation blew up');
-    expect(pool.trace()).toEqual(['1:rollback', '1:close']);
-    expect(pool.calls.at(-1)).toEqual({ kind: 'close', conn: 1, drop: false });
+    expect(db.trace()).toEqual(['1:rollback']);
+    expect(db.ended.size).toBe(0);
+    await engine.transaction(async (tx) => tx.claimChunk({ afterStageId: 0, limit: 1 }));
+    expect(db.trace().slice(1)).toEqual(['1:execute:SELECT /*+ INDEX_ASC(order_stage', '1:getRows', '1:closeResultSet', '1:commit']);
+    await engine.close();
+    expect(db.trace().at(-1)).toBe('1:close');
   });
 
   it('drops the connection when the rollback itself fails', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       rollback: () => {
         throw driverError('NJS-003', 'invalid or closed connection');
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     await expect(engine.transaction(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(pool.calls.at(-1)).toEqual({ kind: 'close', conn: 1, drop: true });
+    expect(db.calls.at(-1)).toEqual({ kind: 'close', conn: 1 });
+    expect(db.ended).toEqual(new Set([1]));
   });
 });
 
@@ -371,13 +453,13 @@ describe('Oracle engine (recording connection): stageBatch', () => {
   });
 
   it('clears the batch table, array-binds the batch, counts, then MERGEs, in that order', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) =>
         sql === oracleQuery('stage_batch_counts')
           ? { rows: [{ INSERTED: '1', UPDATED: '1', UNCHANGED: '1', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '1' }] }
           : { rowsAffected: 0 },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const counts = await engine.transaction((tx) =>
       tx.stageBatch(7, [
         input(),
@@ -386,15 +468,14 @@ describe('Oracle engine (recording connection): stageBatch', () => {
       ]),
     );
     expect(counts).toEqual({ inserted: 1, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 1 });
-    expect(pool.trace()).toEqual([
+    expect(db.trace()).toEqual([
       '1:execute:DELETE FROM order_stage_batch',
       '1:executeMany:INSERT INTO order_stage_batch',
       '1:execute:SELECT COUNT(CASE WHEN',
       '1:execute:MERGE INTO order_stage',
       '1:commit',
-      '1:close',
     ]);
-    const insert = pool.executeManyCalls()[0]!;
+    const insert = db.executeManyCalls()[0]!;
     expect(insert.options).toEqual({
       autoCommit: false,
       bindDefs: {
@@ -413,15 +494,15 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     // values are converted in SQL with explicit formats, never by session NLS settings
     expect(insert.sql).toContain("TO_DATE(:order_date, 'YYYY-MM-DD')");
     expect(insert.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
-    const merge = pool.calls.find((c) => c.kind === 'execute' && c.sql === oracleQuery('stage_batch_merge'));
+    const merge = db.calls.find((c) => c.kind === 'execute' && c.sql === oracleQuery('stage_batch_merge'));
     expect(merge?.kind === 'execute' && merge.binds).toEqual({ load_id: { val: 7, type: NUMBER } });
     // a row whose values change starts its attempt count again (as order_loader_stage_batch, migration 005)
     expect(oracleQuery('stage_batch_merge')).toContain('s.attempt_count   = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.attempt_count END');
   });
 
   it('a source_key over 100 characters fails the batch before anything is sent, naming the line, not the value', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const key = '長'.repeat(101);
     const error: unknown = await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: key, lineNo: 12 })])).then(
       () => null,
@@ -430,41 +511,44 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     if (!(error instanceof Error)) throw new Error('expected the batch to fail');
     expect(error.message).toContain('line 12');
     expect(error.message).not.toContain(key);
-    expect(pool.trace()).toEqual(['1:rollback', '1:close']);
+    expect(db.trace()).toEqual(['1:rollback']);
   });
 
   it('100 four-byte characters fit the 400-byte maxSize', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [{ INSERTED: '1', UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [{ INSERTED: '1', UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }) });
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: '𠮷'.repeat(100) })]));
-    expect(pool.executeManyCalls()).toHaveLength(1);
+    expect(db.executeManyCalls()).toHaveLength(1);
   });
 });
 
 describe('Oracle engine (recording connection): error log, runs, reports', () => {
-  it('logErrors binds raw_record as VARCHAR2 up to 4000 bytes, as CLOB beyond, and cuts messages to 1000', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+  it('logErrors binds raw_record as VARCHAR2 up to 4000 bytes, as CLOB beyond (only those rows), and cuts messages to 1000', async () => {
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const base = { stageId: null, sourceKey: 'K', loadId: 3, lineNo: 9, batchId: null, attemptNo: null, phase: 'PARSE' as const, code: 'PARSE_COLUMNS', message: 'm'.repeat(2000) };
     await engine.transaction(async (tx) => {
       await tx.logErrors([{ ...base, rawRecord: 'a,b,c' }]);
-      await tx.logErrors([{ ...base, rawRecord: 'x'.repeat(5000) }, { ...base, rawRecord: null }]);
+      await tx.logErrors([{ ...base, rawRecord: 'x'.repeat(5000) }, { ...base, rawRecord: null }, { ...base, rawRecord: 'd,e' }]);
     });
-    const [small, large] = pool.executeManyCalls();
+    const [small, large, rest] = db.executeManyCalls();
     expect(small!.sql).toBe(oracleQuery('log_errors'));
     expect(small!.options.bindDefs.raw_record).toEqual({ type: VARCHAR, maxSize: 4000 });
     expect(String(small!.binds[0]!.error_message)).toHaveLength(1000);
     expect(large!.options.bindDefs.raw_record).toEqual({ type: CLOB });
-    expect(pool.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
+    expect(large!.binds.map((b) => b.raw_record)).toEqual(['x'.repeat(5000)]);
+    expect(rest!.options.bindDefs.raw_record).toEqual({ type: VARCHAR, maxSize: 4000 });
+    expect(rest!.binds.map((b) => b.raw_record)).toEqual([null, 'd,e']);
+    expect(db.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
   });
 
   it('logErrors looks the stage row up by the full source_key only, never by a cut one', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const base = { stageId: null, loadId: 3, lineNo: 9, batchId: null, attemptNo: null, phase: 'PARSE' as const, code: 'PARSE_AMOUNT', message: 'm', rawRecord: 'r' };
     const long = 'K'.repeat(150);
     await engine.transaction((tx) => tx.logErrors([{ ...base, sourceKey: 'K-1' }, { ...base, sourceKey: long }, { ...base, sourceKey: null }]));
-    const [call] = pool.executeManyCalls();
+    const [call] = db.executeManyCalls();
     expect(call!.sql).toContain('WHERE s.source_key = :lookup_key');
     expect(call!.binds.map((b) => [b.source_key, b.lookup_key])).toEqual([
       ['K-1', 'K-1'],
@@ -475,16 +559,16 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   });
 
   it('addRunEvent is one array-bound INSERT with the detail as JSON text', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.addRunEvent(12, { event: 'staged', detail: { line: 1000, byte: 52000 } }));
-    const [call] = pool.executeManyCalls();
+    const [call] = db.executeManyCalls();
     expect(call!.binds).toEqual([{ run_id: 12, event: 'staged', detail: '{"line":1000,"byte":52000}' }]);
     expect(call!.options).toEqual({ autoCommit: false, bindDefs: { run_id: { type: NUMBER }, event: { type: VARCHAR, maxSize: 160 }, detail: { type: VARCHAR, maxSize: 4000 } } });
   });
 
   it('startRun reads the RETURNING out bind and commits; listRuns maps UTC text and JSON', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) => {
         if (sql === oracleQuery('run_start')) return { outBinds: { run_id: [41] }, rowsAffected: 1 };
         if (sql === oracleQuery('runs_list')) {
@@ -500,12 +584,12 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
         return {};
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const runId = await engine.startRun({ command: 'load', fileName: 'a.csv', fileSize: 120, fileSha256: 'f'.repeat(64), host: 'h', pid: 99 });
     expect(runId).toBe(41);
-    const start = pool.calls[0]!;
+    const start = db.calls[0]!;
     expect(start.kind === 'execute' && start.binds.run_id).toEqual({ dir: (oracledb as unknown as { BIND_OUT: number }).BIND_OUT, type: NUMBER });
-    expect(pool.trace().slice(0, 3)).toEqual(['1:execute:INSERT INTO load_run', '1:commit', '1:close']);
+    expect(db.trace().slice(0, 2)).toEqual(['1:execute:INSERT INTO load_run', '1:commit']);
     const runs = await engine.listRuns(5);
     expect(runs).toEqual([
       {
@@ -516,10 +600,10 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   });
 
   it('finishRun cuts the message to 4000 bytes without splitting a character', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await engine.finishRun(3, 'FAILED', { done: 1 }, 'あ'.repeat(2000));
-    const call = pool.calls[0]!;
+    const call = db.calls[0]!;
     if (call.kind !== 'execute') throw new Error('expected execute');
     const message = (call.binds.message as { val: string }).val;
     expect(Buffer.byteLength(message)).toBeLessThanOrEqual(4000);
@@ -527,11 +611,11 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   });
 
   it('tallyLoads binds 20 id slots per statement and sums the slices', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [{ PROCESS_STATUS: 'DONE', N: '2' }, { PROCESS_STATUS: 'ERROR', N: '1' }] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [{ PROCESS_STATUS: 'DONE', N: '2' }, { PROCESS_STATUS: 'ERROR', N: '1' }] }) });
+    const engine = createOracleEngineWith(db, constants);
     const tally = await engine.tallyLoads(Array.from({ length: 25 }, (_, i) => i + 1));
     expect(tally).toEqual({ DONE: 4, ERROR: 2 });
-    const executes = pool.calls.filter((c) => c.kind === 'execute');
+    const executes = db.calls.filter((c) => c.kind === 'execute');
     expect(executes).toHaveLength(2);
     const second = executes[1]!;
     expect(second.kind === 'execute' && second.binds.id5).toEqual({ val: 25, type: NUMBER });
@@ -540,14 +624,14 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   });
 
   it('statusReport reads counts, the oldest READY row and the retry-wait summary', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) => {
         if (sql === oracleQuery('status_counts')) return { rows: [{ LOAD_ID: null, PROCESS_STATUS: 'READY', N: '3' }, { LOAD_ID: '2', PROCESS_STATUS: 'DONE', N: '10' }] };
         if (sql === oracleQuery('status_oldest_ready')) return { rows: [{ STAGE_ID: '8', SOURCE_KEY: 'K8', STAGED_AT: '2024-05-01T00:00:00.000Z' }] };
         return { rows: [{ N: '0', NEXT_DUE_AT: null }] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.statusReport()).toEqual({
       counts: [
         { loadId: null, status: 'READY', count: 3 },
@@ -559,10 +643,10 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   });
 
   it('queries fetch NUMBER and CLOB columns as strings (fetchTypeHandler)', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [] }) });
+    const engine = createOracleEngineWith(db, constants);
     await engine.listRunEvents([1]);
-    const call = pool.calls[0]!;
+    const call = db.calls[0]!;
     if (call.kind !== 'execute') throw new Error('expected execute');
     const handler = call.options.fetchTypeHandler!;
     expect(handler({ name: 'N', dbType: NUMBER })).toEqual({ type: VARCHAR });

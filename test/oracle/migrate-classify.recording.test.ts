@@ -1,34 +1,44 @@
 /**
- * Oracle migrate() against a RECORDING pool, the error classification table, and static checks
+ * Oracle migrate() against a RECORDING database, the error classification table, and static checks
  * of sql/oracle/. Nothing here runs against an Oracle Database.
  */
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { classifyOracleCode, classifyOracleError, oracleCodeFromMessage } from '../../src/engine/oracle/classify.js';
-import { createOracleEngineWithPool } from '../../src/engine/oracle/index.js';
-import { splitStatements } from '../../src/engine/oracle/sql-text.js';
+import { classifyBatchError, classifyOracleCode, classifyOracleError, oracleCodeFromMessage } from '../../src/engine/oracle/classify.js';
+import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
+import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
-import { batchError, constants, driverError, placeholders, RecordingPool } from './recording-connection.js';
+import { batchError, catalogRows, constants, driverError, everyObject, placeholders, RecordingDatabase } from './recording-connection.js';
+import { objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
+import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
-describe('Oracle migrate (recording pool)', () => {
+describe('Oracle migrate (recording database)', () => {
   const statementCount = listMigrations('oracle').reduce((n, m) => n + splitStatements(m.sql).length, 0);
+  const tables = new Set(listMigrations('oracle').flatMap((m) => splitStatements(m.sql)).flatMap(objectsCreatedBy).map((o) => o.table));
+  const all = everyObject();
+  /** A database whose dictionary holds `objects` (default: everything, as after a good run). */
+  const dictionary = (objects: readonly SchemaObject[] = all) => (sql: string, binds: OraBinds) =>
+    sql === oracleQuery('schema_objects') ? { rows: catalogRows(objects, binds) } : undefined;
+  const without = (table: string, name?: string) => all.filter((o) => !(o.table === table && (name === undefined || o.name === name)));
+  const recorded = (db: RecordingDatabase) => db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'));
 
-  it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, records, commits', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+  it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, checks, records, commits', async () => {
+    const db = new RecordingDatabase({ execute: (sql, binds) => dictionary()(sql, binds) ?? { rows: [] } });
+    const engine = createOracleEngineWith(db, constants);
     const applied = await engine.migrate();
     expect(applied).toEqual(['001_schema']);
-    const trace = pool.trace();
+    const trace = db.trace();
     expect(trace.slice(0, 3)).toEqual([
       '1:execute:CREATE TABLE order_loader_migration',
       '1:execute:CREATE TABLE order_loader_migration_lock',
       '1:execute:LOCK TABLE order_loader_migration_lock',
     ]);
     expect(trace[3]).toBe('2:execute:SELECT version FROM');
-    const ddl = pool.calls.filter((c) => c.kind === 'execute' && c.conn === 2).slice(1, -1);
+    const work = db.calls.filter((c) => c.kind === 'execute' && c.conn === 2).slice(1, -1);
+    const ddl = work.slice(0, statementCount);
     expect(ddl).toHaveLength(statementCount);
     for (const call of ddl) {
       if (call.kind !== 'execute') continue;
@@ -36,56 +46,118 @@ describe('Oracle migrate (recording pool)', () => {
       expect(call.sql).not.toMatch(/;\s*$/);
       expect(call.sql).not.toMatch(/IF NOT EXISTS/i);
     }
-    expect(trace.slice(-6)).toEqual([
+    // then one dictionary lookup per table the migration creates, before the record
+    const checks = work.slice(statementCount);
+    expect(checks.map((c) => c.kind === 'execute' && c.sql)).toEqual([...tables].map(() => oracleQuery('schema_objects')));
+    expect(checks.map((c) => c.kind === 'execute' && (c.binds.table_name as { val: unknown }).val)).toEqual([...tables]);
+    expect(trace.slice(-4)).toEqual([
       '2:execute:INSERT INTO order_loader_migration',
       '2:commit',
       '2:rollback',
-      '2:close',
       '1:rollback', // releases the table lock
-      '1:close',
     ]);
   });
 
   it('is a no-op when every migration is recorded', async () => {
-    const pool = new RecordingPool({
-      execute: (sql) => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
         if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
         if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
-        return {};
+        return dictionary()(sql, binds) ?? {};
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.migrate()).toEqual([]);
-    expect(pool.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('CREATE INDEX'))).toBe(false);
+    expect(db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('CREATE INDEX'))).toBe(false);
   });
 
   it('re-runs a half-applied migration, tolerating "already exists" for the statements already done', async () => {
     let created = 0;
-    const pool = new RecordingPool({
-      execute: (sql) => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
         if (sql.startsWith('CREATE ') && !sql.includes('order_loader_migration')) {
           created++;
           if (created <= 3) throw driverError('ORA-00955', 'name is already used by an existing object');
         }
-        return { rows: [] };
+        return dictionary()(sql, binds) ?? { rows: [] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.migrate()).toEqual(['001_schema']);
     expect(created).toBe(statementCount);
   });
 
+  it('"already exists" is refused when the object is not ours: another table owns pk_orders, so orders was never created', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE TABLE orders')) throw driverError('ORA-02264', 'name already used by an existing constraint');
+        return dictionary(without('ORDERS'))(sql, binds) ?? { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    await expect(engine.migrate()).rejects.toThrow(
+      /ORA-02264 .*creating table ORDERS, but table ORDERS, column ORDERS\.ORDER_ID, column ORDERS\.SOURCE_KEY and \d+ more is not in the schema/,
+    );
+    expect(recorded(db)).toBe(false);
+  });
+
+  it('"already exists" for an index whose name is taken on another table fails, naming the index', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE INDEX ix_order_stage_load')) throw driverError('ORA-00955', 'name is already used by an existing object');
+        return dictionary(without('ORDER_STAGE', 'IX_ORDER_STAGE_LOAD'))(sql, binds) ?? { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    await expect(engine.migrate()).rejects.toThrow(/index IX_ORDER_STAGE_LOAD on ORDER_STAGE is not in the schema/);
+    expect(recorded(db)).toBe(false);
+  });
+
+  it('a bookkeeping table name taken by another object (ORA-00955, no such table) fails before anything is applied', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE TABLE order_loader_migration (')) throw driverError('ORA-00955', 'name is already used by an existing object');
+        return dictionary(without('ORDER_LOADER_MIGRATION'))(sql, binds) ?? { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    await expect(engine.migrate()).rejects.toThrow(/table ORDER_LOADER_MIGRATION, .* is not in the schema/);
+    expect(db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('CREATE TABLE order_stage'))).toBe(false);
+  });
+
+  it('after its statements, a migration whose objects are not all there is not recorded; the object is named', async () => {
+    const db = new RecordingDatabase({ execute: (sql, binds) => dictionary(without('ORDERS', 'CURRENCY'))(sql, binds) ?? { rows: [] } });
+    const engine = createOracleEngineWith(db, constants);
+    await expect(engine.migrate()).rejects.toThrow('migrate: 001_schema ran, but column ORDERS.CURRENCY is not in the schema; the migration is not recorded');
+    expect(recorded(db)).toBe(false);
+  });
+
+  it('reads what a statement creates: tables, columns, named constraints, indexes, ALTER TABLE ADD', () => {
+    const orders = all.filter((o) => o.table === 'ORDERS').map((o) => `${o.kind} ${o.name}`);
+    expect(orders).toEqual([
+      'TABLE ORDERS', 'COLUMN ORDER_ID', 'COLUMN SOURCE_KEY', 'COLUMN CUSTOMER_ID', 'COLUMN ORDER_DATE', 'COLUMN AMOUNT', 'COLUMN CURRENCY',
+      'COLUMN CREATED_AT', 'COLUMN UPDATED_AT', 'CONSTRAINT PK_ORDERS', 'CONSTRAINT UQ_ORDERS_SOURCE',
+    ]);
+    expect(objectsCreatedBy('CREATE UNIQUE INDEX ix_a ON t_b (c)')).toEqual([{ kind: 'INDEX', table: 'T_B', name: 'IX_A' }]);
+    expect(objectsCreatedBy("ALTER TABLE orders ADD (note VARCHAR2(10 CHAR), CONSTRAINT ck_note CHECK (note <> 'x,y'))")).toEqual([
+      { kind: 'COLUMN', table: 'ORDERS', name: 'NOTE' },
+      { kind: 'CONSTRAINT', table: 'ORDERS', name: 'CK_NOTE' },
+    ]);
+    expect(objectsCreatedBy('ALTER TABLE orders ADD note2 NUMBER')).toEqual([{ kind: 'COLUMN', table: 'ORDERS', name: 'NOTE2' }]);
+    expect(all.some((o) => o.kind === 'TABLE' && o.name === 'ORDER_STAGE_BATCH')).toBe(true);
+  });
+
   it('stops on any other DDL error, records nothing, and still releases the lock', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) => {
         if (sql.startsWith('CREATE TABLE orders')) throw driverError('ORA-01031', 'insufficient privileges');
         return { rows: [] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     await expect(engine.migrate()).rejects.toThrow('ORA-01031');
-    expect(pool.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'))).toBe(false);
-    expect(pool.trace().slice(-2)).toEqual(['1:rollback', '1:close']);
+    expect(recorded(db)).toBe(false);
+    expect(db.trace().slice(-2)).toEqual(['2:rollback', '1:rollback']);
   });
 });
 
@@ -123,6 +195,24 @@ describe('Oracle error classification', () => {
   it.each(table)('%s is %s', (code, kind) => {
     expect(classifyOracleCode(code)).toBe(kind);
     expect(classifyOracleError(driverError(code, 'text'))).toBe(kind);
+  });
+
+  it.each([
+    '01536', '01950', '01628', '01629', '01630', '01631', '01632', '01650', '01651', '01652', '01653', '01654', '01655', '01656',
+    '01658', '01659', '01680', '01681', '01683', '01684', '01685', '01688', '01691', '01692', '01693', '01694', '03233', '03235',
+    '03238', '30036', '60001', '60004', '60007', '60018',
+  ])('out of space or quota ORA-%s is fatal (the chunk rolls back), thrown or as a batch error', (digits) => {
+    expect(classifyOracleCode(`ORA-${digits}`)).toBe('fatal');
+    expect(classifyOracleError(driverError(`ORA-${digits}`, 'text'))).toBe('fatal');
+    expect(classifyBatchError(`ORA-${digits}: text`)).toBe('fatal');
+  });
+
+  it('one rule for batch errors and thrown errors: a fatal code anywhere in the stack is fatal', () => {
+    const stack = 'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS';
+    expect(classifyBatchError(stack)).toBe('fatal');
+    expect(classifyOracleError(new Error(stack))).toBe('fatal');
+    expect(classifyBatchError('ORA-00060: deadlock detected\nORA-06512: at line 1')).toBe('transient');
+    expect(classifyBatchError('ORA-00604: error occurred at recursive SQL level 1\nORA-01438: value larger')).toBe('rejected');
   });
 
   it('finds a lost-connection ORA code wrapped inside an NJS-500 message', () => {
@@ -200,6 +290,14 @@ describe('sql/oracle files (static checks)', () => {
   it('the claim pins the ordered range scan of the claim index (no sort of every claimable row)', () => {
     const text = splitStatements(readFileSync(join(root, 'sql/oracle/queries/claim.sql'), 'utf8'))[0]!;
     expect(text).toMatch(/^SELECT \/\*\+ INDEX_ASC\(order_stage ix_order_stage_claimable\) \*\//);
+  });
+
+  it('no query names anything `latest` (a word some SQL grammars reserve)', () => {
+    const dir = join(root, 'sql', 'oracle', 'queries');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
+      const code = readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => !/^\s*--/.test(l)).join('\n');
+      expect(code, file).not.toMatch(/\blatest\b/i);
+    }
   });
 
   it('placeholders of merge_orders.sql are only :stage_id', () => {

@@ -7,11 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import oracledb from 'oracledb';
-import { createOracleEngineWithPool, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
+import { createOracleEngineWith, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ManualChange } from '../../src/engine/types.js';
 import { retryRows } from '../../src/pipeline/operations.js';
-import { constants, RecordingPool, type Call } from './recording-connection.js';
+import { constants, RecordingDatabase, type Call } from './recording-connection.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
 const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
@@ -19,8 +19,8 @@ const CLOB = (oracledb as unknown as { DB_TYPE_CLOB: unknown }).DB_TYPE_CLOB;
 
 type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 
-function executes(pool: RecordingPool, name?: string): ExecuteCall[] {
-  return pool.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && (name === undefined || c.sql === oracleQuery(name)));
+function executes(db: RecordingDatabase, name?: string): ExecuteCall[] {
+  return db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && (name === undefined || c.sql === oracleQuery(name)));
 }
 
 /** The binds of a slot list as the engine should send them. */
@@ -128,18 +128,18 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
   const findWindow = (after: number, limit: number) => ({ after_stage_id: { val: after, type: NUMBER }, row_limit: { val: limit, type: NUMBER } });
 
   it('lock: the batch is found without a lock (FETCH FIRST), then the stage_id range it spans is locked FOR UPDATE; no commit inside', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) => ({ rows: sql === oracleQuery('find_error_rows') ? [stageRow(5), stageRow(9)] : [stageRow(5), stageRow(9, { LOAD_ID: null, LINE_NO: null, CUSTOMER_ID: null })] }),
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const locked = await engine.transaction(async (tx) => {
       const rows = await tx.lockErrorRows({}, window);
-      expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+      expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
       return rows;
     });
     expect(locked).toEqual([snapshot(5), { ...snapshot(9), loadId: null, lineNo: null, customerId: null }]);
-    expect(pool.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:execute:SELECT stage_id, source_key,', '1:commit', '1:close']);
-    const [find, lock] = executes(pool);
+    expect(db.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:execute:SELECT stage_id, source_key,', '1:commit']);
+    const [find, lock] = executes(db);
     const none = { ...slots('stage_id', null), ...slots('source_key', null, 400), ...slots('error_code', null, 120), ...slots('load_id', null) };
     expect(find!.sql).toBe(oracleQuery('find_error_rows'));
     expect(find!.binds).toEqual({ ...none, ...findWindow(4, 2) });
@@ -156,11 +156,11 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
   });
 
   it('find: one query with FETCH FIRST and no FOR UPDATE; nothing is locked', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(7)] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(7)] }) });
+    const engine = createOracleEngineWith(db, constants);
     const rows = await engine.transaction((tx) => tx.findErrorRows({ loadIds: [7] }, { afterStageId: 0, limit: 500 }));
     expect(rows).toEqual([snapshot(7)]);
-    const [call, ...rest] = executes(pool);
+    const [call, ...rest] = executes(db);
     expect(rest).toEqual([]);
     expect(call!.sql).toBe(oracleQuery('find_error_rows'));
     expect(call!.sql).not.toMatch(/FOR UPDATE/i);
@@ -169,18 +169,18 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
   });
 
   it('lock: nothing found after the cursor, nothing locked', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.transaction((tx) => tx.lockErrorRows({ errorCodes: ['ORA-01438'] }, window))).toEqual([]);
-    expect(executes(pool).map((c) => c.sql)).toEqual([oracleQuery('find_error_rows')]);
+    expect(executes(db).map((c) => c.sql)).toEqual([oracleQuery('find_error_rows')]);
   });
 
   it('binds every selector value into slots (never into the SQL text), combined with AND', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(3)] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(3)] }) });
+    const engine = createOracleEngineWith(db, constants);
     const key = "O'Reilly,注文-1";
     await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [3, 1, 3], sourceKeys: [key], errorCodes: ['ORA-01438', 'VALIDATE_DATE'], loadIds: [7] }, { afterStageId: 0, limit: 10 }));
-    const calls = executes(pool);
+    const calls = executes(db);
     expect(calls.map((c) => c.sql)).toEqual([oracleQuery('find_error_rows'), oracleQuery('lock_error_rows')]);
     const selected = {
       ...slots('stage_id', [3, 1]), // de-duplicated
@@ -198,17 +198,17 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
 
   it('a list longer than 20 runs in slices in the same transaction; the batch is the first rows of their union in stage_id order', async () => {
     const stageIds = Array.from({ length: 45 }, (_, i) => 100 - i); // 100..56
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (_sql, binds) => {
         // answer each slice with the row of its first stage id slot
         const first = (binds.stage_id1 as { val: number }).val;
         return { rows: [stageRow(first)] };
       },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const locked = await engine.transaction((tx) => tx.lockErrorRows({ stageIds, sourceKeys: ['K100', 'K80', 'K60'] }, { afterStageId: 0, limit: 2 }));
-    const finds = executes(pool, 'find_error_rows');
-    const locks = executes(pool, 'lock_error_rows');
+    const finds = executes(db, 'find_error_rows');
+    const locks = executes(db, 'lock_error_rows');
     expect(finds).toHaveLength(3);
     expect(locks).toHaveLength(3);
     expect(finds.map((c) => Object.keys(c.binds).filter((k) => /^stage_id\d+$/.test(k) && (c.binds[k] as { val: unknown }).val !== null).length)).toEqual([20, 20, 5]);
@@ -225,43 +225,43 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     for (const c of locks) expect(c.binds).toMatchObject(range(0, 80));
     // (the recording answers each lock slice with its first row regardless of the range)
     expect(locked.map((r) => r.stageId)).toEqual([60, 80, 100]);
-    expect(pool.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
-    expect(pool.trace().at(-2)).toBe('1:commit');
+    expect(db.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
+    expect(db.trace().at(-1)).toBe('1:commit');
   });
 
   it('two long lists: one execution per combination of slices', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(1)] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(1)] }) });
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) =>
       tx.lockErrorRows({ stageIds: Array.from({ length: 21 }, (_, i) => i + 1), loadIds: Array.from({ length: 41 }, (_, i) => i + 1) }, window),
     );
-    expect(executes(pool, 'find_error_rows')).toHaveLength(2 * 3);
-    expect(executes(pool, 'lock_error_rows')).toHaveLength(2 * 3);
+    expect(executes(db, 'find_error_rows')).toHaveLength(2 * 3);
+    expect(executes(db, 'lock_error_rows')).toHaveLength(2 * 3);
   });
 
   it('a given list whose values cannot match any row (longer than the column) matches nothing and sends nothing', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const rows = await engine.transaction((tx) => tx.lockErrorRows({ sourceKeys: ['x'.repeat(101)] }, window));
     expect(rows).toEqual([]);
     expect(await engine.transaction((tx) => tx.findErrorRows({ sourceKeys: ['x'.repeat(101)] }, window))).toEqual([]);
-    expect(pool.trace()).toEqual(['1:commit', '1:close', '2:commit', '2:close']);
+    expect(db.trace()).toEqual(['1:commit', '1:commit']);
   });
 
   it('an empty list is "not given" (matches every ERROR row), like the PostgreSQL engine', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [], sourceKeys: [] }, window));
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.binds.by_stage_id).toEqual({ val: 0, type: NUMBER });
     expect(call!.binds.by_source_key).toEqual({ val: 0, type: NUMBER });
   });
 
   it('a non-integer id fails before anything is sent', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await expect(engine.transaction((tx) => tx.lockErrorRows({ stageIds: [1.5] }, window))).rejects.toThrow(/not an integer/);
-    expect(pool.trace()).toEqual(['1:rollback', '1:close']);
+    expect(db.trace()).toEqual(['1:rollback']);
   });
 });
 
@@ -269,7 +269,7 @@ describe('Oracle engine (recording connection): retry in batches', () => {
   const request = (dryRun: boolean) => ({ selector: { loadIds: [7] }, all: false, corrections: {}, reason: 'r', operator: 'ops@example', dryRun });
   /** A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit. */
   function stage(n: number) {
-    return new RecordingPool({
+    return new RecordingDatabase({
       execute: (sql, binds) => {
         const after = (binds.after_stage_id as { val: number }).val;
         const upTo = sql === oracleQuery('lock_error_rows') ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
@@ -281,50 +281,56 @@ describe('Oracle engine (recording connection): retry in batches', () => {
   }
 
   it('a dry run sends no FOR UPDATE and writes nothing, and plans every batch', async () => {
-    const pool = stage(5);
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = stage(5);
+    const engine = createOracleEngineWith(db, constants);
     const report = await retryRows(engine, request(true), { batchSize: 2 });
     expect(report).toMatchObject({ dryRun: true, count: 5 });
     expect(report.changes.map((c) => c.stageId)).toEqual([1, 2, 3, 4, 5]);
-    const sent = pool.calls.filter((c): c is Extract<Call, { sql: string }> => 'sql' in c);
+    const sent = db.calls.filter((c): c is Extract<Call, { sql: string }> => 'sql' in c);
     expect(sent.length).toBeGreaterThan(0);
     for (const c of sent) expect(c.sql).not.toMatch(/FOR\s+UPDATE/i);
-    expect(pool.executeManyCalls()).toEqual([]);
+    expect(db.executeManyCalls()).toEqual([]);
   });
 
-  it('a retry commits each batch with its changes and audit rows, on a connection of its own', async () => {
-    const pool = stage(5);
-    const engine = createOracleEngineWithPool(pool, constants);
+  it('a retry commits each batch with its changes and audit rows, in a transaction of its own', async () => {
+    const db = stage(5);
+    const engine = createOracleEngineWith(db, constants);
     const report = await retryRows(engine, request(false), { batchSize: 2 });
     expect(report).toMatchObject({ dryRun: false, count: 5 });
-    const writes = pool.executeManyCalls().map((c) => [c.conn, c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.map((b) => b.stage_id)]);
+    const writes = db.executeManyCalls().map((c) => [c.conn, c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.map((b) => b.stage_id)]);
     expect(writes).toEqual([
       [1, 'update', [1, 2]], [1, 'audit', [1, 2]],
-      [2, 'update', [3, 4]], [2, 'audit', [3, 4]],
-      [3, 'update', [5]], [3, 'audit', [5]],
+      [1, 'update', [3, 4]], [1, 'audit', [3, 4]],
+      [1, 'update', [5]], [1, 'audit', [5]],
     ]);
-    expect(executes(pool, 'lock_error_rows').map((c) => [c.binds.after_stage_id, c.binds.up_to_stage_id])).toEqual([
+    expect(executes(db, 'lock_error_rows').map((c) => [c.binds.after_stage_id, c.binds.up_to_stage_id])).toEqual([
       [{ val: 0, type: NUMBER }, { val: 2, type: NUMBER }],
       [{ val: 2, type: NUMBER }, { val: 4, type: NUMBER }],
       [{ val: 4, type: NUMBER }, { val: 5, type: NUMBER }],
     ]);
-    // each batch commits on its own; the last connection only finds that nothing is left
-    expect(pool.trace().filter((t) => t.endsWith(':commit'))).toEqual(['1:commit', '2:commit', '3:commit', '4:commit']);
+    // each batch commits on its own; the last transaction only finds that nothing is left (the
+    // connection is kept between them)
+    expect(db.trace().filter((t) => t.endsWith(':commit') || t.includes(':executeMany:'))).toEqual([
+      '1:executeMany:UPDATE order_stage SET', '1:executeMany:INSERT INTO order_stage_audit', '1:commit',
+      '1:executeMany:UPDATE order_stage SET', '1:executeMany:INSERT INTO order_stage_audit', '1:commit',
+      '1:executeMany:UPDATE order_stage SET', '1:executeMany:INSERT INTO order_stage_audit', '1:commit',
+      '1:commit',
+    ]);
   });
 });
 
 describe('Oracle engine (recording connection): lockStaleProcessing', () => {
   it('one execute of the SKIP LOCKED cursor, the cut-off bound as UTC text, every row fetched, no commit inside', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(11, { PROCESS_STATUS: 'PROCESSING', ERROR_CODE: null, ERROR_MESSAGE: null })] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(11, { PROCESS_STATUS: 'PROCESSING', ERROR_CODE: null, ERROR_MESSAGE: null })] }) });
+    const engine = createOracleEngineWith(db, constants);
     const olderThan = new Date('2024-05-01T09:30:00.5Z');
     const rows = await engine.transaction(async (tx) => {
       const locked = await tx.lockStaleProcessing(olderThan);
-      expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+      expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
       return locked;
     });
     expect(rows).toEqual([{ ...snapshot(11), status: 'PROCESSING', errorCode: null, errorMessage: null }]);
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.sql).toBe(oracleQuery('lock_stale_processing'));
     expect(call!.sql).toMatch(/FOR UPDATE SKIP LOCKED$/);
     expect(call!.sql).not.toMatch(/ROWNUM|FETCH\s+FIRST/i);
@@ -332,15 +338,15 @@ describe('Oracle engine (recording connection): lockStaleProcessing', () => {
     expect(call!.binds).toEqual({ older_than: { val: '2024-05-01T09:30:00.500', type: VARCHAR, maxSize: 32 } });
     expect(call!.options).not.toHaveProperty('resultSet');
     expect(call!.options).not.toHaveProperty('maxRows');
-    expect(pool.calls.some((c) => c.kind === 'getRows')).toBe(false);
-    expect(pool.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:commit', '1:close']);
+    expect(db.calls.some((c) => c.kind === 'getRows')).toBe(false);
+    expect(db.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:commit']);
   });
 });
 
 describe('Oracle engine (recording connection): applyManualChanges', () => {
   it('two executeMany calls (UPDATE, then the audit INSERT) with explicit bindDefs and no commit inside', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const changes = [
       change(5),
       change(9, {
@@ -355,15 +361,14 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     ];
     await engine.transaction(async (tx) => {
       await tx.applyManualChanges(changes);
-      expect(pool.calls.some((c) => c.kind === 'commit')).toBe(false);
+      expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
     });
-    expect(pool.trace()).toEqual([
+    expect(db.trace()).toEqual([
       '1:executeMany:UPDATE order_stage SET',
       '1:executeMany:INSERT INTO order_stage_audit',
       '1:commit',
-      '1:close',
     ]);
-    const [update, audit] = pool.executeManyCalls();
+    const [update, audit] = db.executeManyCalls();
 
     expect(update!.sql).toBe(oracleQuery('apply_manual_changes'));
     expect(update!.sql).toMatch(/error_code\s+= NULL/);
@@ -422,45 +427,48 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
   });
 
   it('a retry in one transaction: lock, then both writes, then a single commit', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [stageRow(5)] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(5)] }) });
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction(async (tx) => {
       const rows = await tx.lockErrorRows({ stageIds: [5] }, { afterStageId: 0, limit: 10 });
       await tx.applyManualChanges(rows.map((r) => change(r.stageId)));
     });
-    expect(pool.trace()).toEqual([
+    expect(db.trace()).toEqual([
       '1:execute:SELECT stage_id, source_key,',
       '1:execute:SELECT stage_id, source_key,',
       '1:executeMany:UPDATE order_stage SET',
       '1:executeMany:INSERT INTO order_stage_audit',
       '1:commit',
-      '1:close',
     ]);
-    expect(new Set(pool.calls.map((c) => c.conn))).toEqual(new Set([1]));
+    expect(new Set(db.calls.map((c) => c.conn))).toEqual(new Set([1]));
   });
 
-  it('JSON over 4000 bytes is bound as a CLOB for the whole call', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+  it('only the audit rows with JSON over 4000 bytes are bound as CLOB (a temporary LOB each); the others as VARCHAR2, in row order', async () => {
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const big = JSON.stringify({ note: 'あ'.repeat(1400) }); // > 4000 UTF-8 bytes
-    await engine.transaction((tx) => tx.applyManualChanges([change(1), change(2, { newValues: big })]));
-    const [, audit] = pool.executeManyCalls();
-    expect(audit!.options.bindDefs.old_values).toEqual({ type: VARCHAR, maxSize: 4000 });
-    expect(audit!.options.bindDefs.new_values).toEqual({ type: CLOB });
-    expect(audit!.binds[1]!.new_values).toBe(big);
+    await engine.transaction((tx) => tx.applyManualChanges([change(1), change(2, { newValues: big }), change(3), change(4)]));
+    const [update, ...audits] = db.executeManyCalls();
+    expect(update!.binds.map((b) => b.stage_id)).toEqual([1, 2, 3, 4]);
+    expect(audits.map((a) => [a.binds.map((b) => b.stage_id), a.options.bindDefs.old_values, a.options.bindDefs.new_values])).toEqual([
+      [[1], { type: VARCHAR, maxSize: 4000 }, { type: VARCHAR, maxSize: 4000 }],
+      [[2], { type: VARCHAR, maxSize: 4000 }, { type: CLOB }],
+      [[3, 4], { type: VARCHAR, maxSize: 4000 }, { type: VARCHAR, maxSize: 4000 }],
+    ]);
+    expect(audits[1]!.binds[0]!.new_values).toBe(big);
   });
 
   it("an empty operator or reason (Oracle stores '' as NULL in NOT NULL columns) gets a marker", async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.applyManualChanges([change(1, { operator: '', reason: '' })]));
-    const [, audit] = pool.executeManyCalls();
+    const [, audit] = db.executeManyCalls();
     expect(audit!.binds[0]).toMatchObject({ operator: '(unknown)', reason: '(none)' });
   });
 
   it('an over-long value fails before anything is sent, naming the stage row, not the value', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const amount = '9'.repeat(70);
     const error = await engine
       .transaction((tx) => tx.applyManualChanges([change(1), change(2, { values: { customerId: '1', orderDate: '2024-01-01', amount, currency: 'JPY' } })]))
@@ -470,41 +478,41 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
       );
     expect(error.message).toContain('stage row 2');
     expect(error.message).not.toContain(amount);
-    expect(pool.trace()).toEqual(['1:rollback', '1:close']);
+    expect(db.trace()).toEqual(['1:rollback']);
   });
 
   it('a reason over 1000 characters fails (the column is VARCHAR2(1000 CHAR)); nothing is sent', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await expect(engine.transaction((tx) => tx.applyManualChanges([change(1, { reason: 'r'.repeat(1001) })]))).rejects.toThrow(/reason/);
-    expect(pool.executeManyCalls()).toEqual([]);
+    expect(db.executeManyCalls()).toEqual([]);
   });
 
   it('no changes: nothing is sent (executeMany never gets an empty array)', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.applyManualChanges([]));
-    expect(pool.trace()).toEqual(['1:commit', '1:close']);
+    expect(db.trace()).toEqual(['1:commit']);
   });
 
   it('caps each executeMany at 65535 rows: UPDATE and audit INSERT per slice', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     const changes = Array.from({ length: ORACLE_MAX_CHUNK + 2 }, (_, i) => change(i + 1));
     await engine.transaction((tx) => tx.applyManualChanges(changes));
-    expect(pool.executeManyCalls().map((c) => [c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.length])).toEqual([
+    expect(db.executeManyCalls().map((c) => [c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.length])).toEqual([
       ['update', ORACLE_MAX_CHUNK],
       ['audit', ORACLE_MAX_CHUNK],
       ['update', 2],
       ['audit', 2],
     ]);
-    expect(pool.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
+    expect(db.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
   });
 });
 
 describe('Oracle engine (recording connection): listErrorRows', () => {
   it('latest error per row by ROW_NUMBER, limit by FETCH FIRST in a query that locks nothing; values mapped', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: () => ({
         rows: [
           { ...stageRow(5), PHASE: 'MERGE', RAW_RECORD: null, LOGGED_AT: '2024-05-01T10:00:01.000Z', ERROR_LOAD_ID: '7' },
@@ -513,7 +521,7 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
         ],
       }),
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const rows = await engine.listErrorRows({ loadIds: [7], errorCodes: ['ORA-01438', 'PARSE_QUOTE'], limit: 100, afterStageId: 4 });
     expect(rows).toEqual([
       { ...snapshot(5), phase: 'MERGE', rawRecord: null, loggedAt: new Date('2024-05-01T10:00:01.000Z'), errorLoadId: 7 },
@@ -523,7 +531,7 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
       },
       { ...snapshot(8), phase: null, rawRecord: null, loggedAt: null, errorLoadId: null },
     ]);
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.sql).toBe(oracleQuery('error_rows'));
     expect(call!.sql).toContain('ROW_NUMBER() OVER (PARTITION BY b.stage_id ORDER BY b.error_id DESC)');
     expect(call!.sql).toContain('FETCH FIRST :row_limit ROWS ONLY');
@@ -538,27 +546,27 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
     expect(call!.sql).toContain('s.stage_id > :after_stage_id');
     expect(call!.sql).not.toMatch(/\bOFFSET\b/i);
     expect(call!.options.fetchTypeHandler!({ name: 'RAW_RECORD', dbType: CLOB })).toEqual({ type: VARCHAR });
-    expect(pool.trace()).toEqual(['1:execute:WITH picked AS', '1:commit', '1:close']);
+    expect(db.trace()).toEqual(['1:execute:WITH picked AS', '1:commit']);
   });
 
   it('no filter: both lists "not given"; a limit of 0 sends nothing', async () => {
-    const pool = new RecordingPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.listErrorRows({ limit: 0 })).toEqual([]);
-    expect(pool.calls).toEqual([]);
+    expect(db.calls).toEqual([]);
     await engine.listErrorRows({ limit: 3.7 });
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.binds).toEqual({ ...slots('load_id', null), ...slots('error_code', null, 120), after_stage_id: { val: 0, type: NUMBER }, row_limit: { val: 3, type: NUMBER } });
   });
 
   it('slices of a long list: each execution limited, the first `limit` rows of the union kept in stage_id order', async () => {
     let n = 0;
     const answers = [[stageRow(10), stageRow(30)], [stageRow(20), stageRow(40)]];
-    const pool = new RecordingPool({ execute: () => ({ rows: (answers[n++] ?? []).map((r) => ({ ...r, PHASE: null, RAW_RECORD: null, LOGGED_AT: null })) }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: (answers[n++] ?? []).map((r) => ({ ...r, PHASE: null, RAW_RECORD: null, LOGGED_AT: null })) }) });
+    const engine = createOracleEngineWith(db, constants);
     const rows = await engine.listErrorRows({ loadIds: Array.from({ length: 25 }, (_, i) => i + 1), limit: 3 });
     expect(rows.map((r) => r.stageId)).toEqual([10, 20, 30]);
-    const calls = executes(pool, 'error_rows');
+    const calls = executes(db, 'error_rows');
     expect(calls).toHaveLength(2);
     expect(calls.map((c) => c.binds.row_limit)).toEqual([
       { val: 3, type: NUMBER },
@@ -571,7 +579,7 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
 
 describe('Oracle engine (recording connection): listRejectedLines, latestRawRecords, fileLayouts', () => {
   it('listRejectedLines: stage_id NULL rows past :after_error_id, FETCH FIRST, lists as slots; values mapped', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: () => ({
         rows: [
           { ERROR_ID: '12', LOAD_ID: '7', LINE_NO: '4', PHASE: 'PARSE', ERROR_CODE: 'PARSE_FIELD_COUNT', ERROR_MESSAGE: 'expected 5 fields', RAW_RECORD: 'a,b', LOGGED_AT: '2024-05-01T09:00:00.000Z' },
@@ -579,13 +587,13 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
         ],
       }),
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const rows = await engine.listRejectedLines({ loadIds: [7], errorCodes: ['PARSE_FIELD_COUNT'], limit: 50, afterErrorId: 10 });
     expect(rows).toEqual([
       { errorId: 11, loadId: null, lineNo: null, phase: 'PARSE', errorCode: 'CSV_QUOTE_NOT_CLOSED', errorMessage: 'm', rawRecord: null, loggedAt: new Date('2024-05-01T09:00:01.000Z') },
       { errorId: 12, loadId: 7, lineNo: 4, phase: 'PARSE', errorCode: 'PARSE_FIELD_COUNT', errorMessage: 'expected 5 fields', rawRecord: 'a,b', loggedAt: new Date('2024-05-01T09:00:00.000Z') },
     ]);
-    const [call] = executes(pool, 'rejected_lines');
+    const [call] = executes(db, 'rejected_lines');
     expect(call!.sql).toContain('b.stage_id IS NULL');
     expect(call!.sql).toContain('b.error_id > :after_error_id');
     expect(call!.sql).toContain('FETCH FIRST :row_limit ROWS ONLY');
@@ -597,17 +605,17 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
       row_limit: { val: 50, type: NUMBER },
     });
     expect(await engine.listRejectedLines({ limit: 0 })).toEqual([]);
-    expect(executes(pool)).toHaveLength(1);
+    expect(executes(db)).toHaveLength(1);
   });
 
   it('latestRawRecords and fileLayouts run in the caller\'s transaction, 20 ids per execution', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: (sql) =>
         sql === oracleQuery('file_layouts')
           ? { rows: [{ RUN_ID: '7', DETAIL: '{"file":"a.csv","loadId":7,"header":["source_key","amount"],"delimiter":";"}' }, { RUN_ID: '8', DETAIL: '{"loadId":8}' }] }
           : { rows: [{ STAGE_ID: '3', LOAD_ID: '7', RAW_RECORD: 'K;1e5' }] },
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const ids = Array.from({ length: 21 }, (_, i) => i + 1);
     const [raws, layouts] = await engine.transaction(async (tx) => [await tx.latestRawRecords(ids), await tx.fileLayouts([7, 8])] as const);
     expect(raws).toEqual([
@@ -616,26 +624,26 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
     ]);
     // a load staged before layouts were recorded has none
     expect([...layouts]).toEqual([[7, { header: ['source_key', 'amount'], delimiter: ';' }]]);
-    const rawCalls = executes(pool, 'latest_raw_records');
+    const rawCalls = executes(db, 'latest_raw_records');
     expect(rawCalls).toHaveLength(2);
     expect(rawCalls[1]!.binds.id1).toEqual({ val: 21, type: NUMBER });
     expect(rawCalls[1]!.binds.id2).toEqual({ val: null, type: NUMBER });
-    expect(executes(pool, 'file_layouts')[0]!.binds.id2).toEqual({ val: 8, type: NUMBER });
-    expect(pool.trace().filter((t) => t.endsWith('commit'))).toEqual(['1:commit']);
+    expect(executes(db, 'file_layouts')[0]!.binds.id2).toEqual({ val: 8, type: NUMBER });
+    expect(db.trace().filter((t) => t.endsWith('commit'))).toEqual(['1:commit']);
   });
 });
 
 describe('Oracle engine (recording connection): stagingHistory, runningRuns, claimableCount', () => {
   it('stagingHistory: loadId from the invoked event, checkpoint from the last staged_checkpoint', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: () => ({
         rows: [{ RUN_ID: '12', INVOKED: '{"loadId":9,"args":["load"]}', STAGED: '0', CHECKPOINT: '{"line":5000,"byte":262144,"counts":{"inserted":4999}}' }],
       }),
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     const sha = 'a'.repeat(64);
     expect(await engine.stagingHistory(sha)).toEqual({ loadId: 9, staged: false, checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 }, stoppedAt: null }, readAs: { encoding: 'utf-8', delimiter: ',' } });
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.sql).toBe(oracleQuery('staging_history'));
     expect(call!.sql).toContain("e.event = 'invoked'");
     expect(call!.sql).toContain("e.event = 'staged_checkpoint'");
@@ -645,8 +653,8 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
 
   it('stagingHistory: run_id when the invoked event has no loadId; staged; no checkpoint; no run', async () => {
     let answer: Record<string, unknown>[] = [{ RUN_ID: '12', INVOKED: null, STAGED: '1', CHECKPOINT: null }];
-    const pool = new RecordingPool({ execute: () => ({ rows: answer }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: answer }) });
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 12, staged: true, checkpoint: null, readAs: { encoding: 'utf-8', delimiter: ',' } });
     answer = [{ RUN_ID: '13', INVOKED: '{"loadId":"13"}', STAGED: '0', CHECKPOINT: '{"line":10}' }];
     expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 13, staged: false, checkpoint: { line: 10, byte: null, counts: null, stoppedAt: null }, readAs: { encoding: 'utf-8', delimiter: ',' } });
@@ -658,7 +666,7 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
   });
 
   it('runningRuns reads RUNNING runs with UTC text and JSON counts', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: () => ({
         rows: [
           {
@@ -668,36 +676,36 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
         ],
       }),
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.runningRuns()).toEqual([
       {
         runId: 3, command: 'process', fileName: null, fileSize: null, fileSha256: null, host: 'h1', pid: 4242, status: 'RUNNING',
         startedAt: new Date('2024-05-01T08:00:00.000Z'), finishedAt: null, counts: null, message: null,
       },
     ]);
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.sql).toBe(oracleQuery('runs_running'));
     expect(call!.sql).toContain("WHERE status = 'RUNNING'");
     expect(call!.binds).toEqual({});
   });
 
   it('tallyBatch counts a chunk by its batch_id (bound, never spelled into the SQL)', async () => {
-    const pool = new RecordingPool({
+    const db = new RecordingDatabase({
       execute: () => ({ rows: [{ PROCESS_STATUS: 'DONE', N: '9', LAST_STAGE_ID: '120' }, { PROCESS_STATUS: 'ERROR', N: '1', LAST_STAGE_ID: '118' }] }),
     });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.tallyBatch('7-3')).toEqual({ tally: { DONE: 9, ERROR: 1 }, lastStageId: 120 });
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.sql).toBe(oracleQuery('tally_batch'));
     expect(call!.sql).toContain('WHERE batch_id = :batch_id');
     expect(call!.binds).toEqual({ batch_id: { val: '7-3', type: constants.DB_TYPE_VARCHAR, maxSize: 64 } });
   });
 
   it('claimableCount counts READY and due RETRY_WAIT rows through the claim index expression', async () => {
-    const pool = new RecordingPool({ execute: () => ({ rows: [{ N: '17' }] }) });
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = new RecordingDatabase({ execute: () => ({ rows: [{ N: '17' }] }) });
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.claimableCount()).toBe(17);
-    const [call] = executes(pool);
+    const [call] = executes(db);
     expect(call!.sql).toBe(oracleQuery('claimable_count'));
     expect(call!.sql).toContain("CASE WHEN process_status IN ('READY', 'RETRY_WAIT') THEN stage_id END IS NOT NULL");
     expect(call!.sql).toContain("(process_status = 'READY' OR next_attempt_at <= SYSTIMESTAMP)");

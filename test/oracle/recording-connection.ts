@@ -1,16 +1,30 @@
 /**
- * A RECORDING pool/connection for the Oracle engine's unit tests. It is not Oracle and runs
- * no SQL: it records every call (SQL text, binds, options) and answers with what the test
- * scripts. Where node-oracledb 6.10 thin mode checks something on the client before sending
- * (read in node_modules/oracledb/lib/connection.js, lib/transformer.js, lib/thin/*), it checks
- * the same thing and throws an error shaped like the driver's:
+ * A RECORDING database for the Oracle engine's unit tests. It is not Oracle and runs no SQL: it
+ * records every call (SQL text, binds, options) and answers with what the test scripts. Where
+ * node-oracledb 26.0 thin mode checks something on the client before sending (read in
+ * node_modules/oracledb/lib/connection.js, lib/transformer.js, lib/thin/*), it checks the same
+ * thing and throws an error shaped like the driver's:
  *   - executeMany with an empty array                       -> NJS-005
  *   - executeMany of a query / of PL/SQL with batchErrors   -> NJS-157 / NJS-095
  *   - named binds that do not match the SQL's placeholders  -> NJS-098
  *   - a string longer (UTF-8 bytes) than bindDefs.maxSize  -> NJS-058 "... in row n"
  *   - a value whose JS type does not match bindDefs.type    -> NJS-011
+ *   - any call on a closed connection                       -> NJS-003
  * Batch errors are returned as thin mode builds them: an Error with `offset` and `message`
  * and no `errorNum` (lib/thin/protocol/messages/base.js).
+ *
+ * Connections as thin mode has them:
+ *   - RecordingDatabase.getConnection() is oracledb.getConnection(): a new standalone session
+ *     each time; its close() ends it (lib/thin/connection.js close: LogOff, then disconnect).
+ *   - RecordingPool (RecordingDatabase.createPool()) is a thin pool: close() takes no option,
+ *     `{ drop: true }` is ignored (lib/thin/connection.js close() has no parameter, it calls
+ *     pool.release(this)), and the free list is LIFO (lib/thin/pool.js: release() pushes,
+ *     acquire() pops): the next getConnection() hands back the session released last.
+ * Rows fetched from the server are counted as thin mode fetches them (lib/thin/resultSet.js,
+ * lib/thin/protocol/messages/execute.js, lib/resultset.js): an execute with a result set
+ * fetches `prefetchRows` (default 2) rows with the execute, and getRows(n) fetches the n minus
+ * the rows still buffered; an execute without a result set fetches every row, or `maxRows`.
+ * Under FOR UPDATE SKIP LOCKED the rows fetched are the rows locked.
  */
 import oracledb from 'oracledb';
 import type {
@@ -25,6 +39,9 @@ import type {
   OraExecuteResult,
   OraPool,
 } from '../../src/engine/oracle/oracledb-types.js';
+import { objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
+import { readSql, listMigrations } from '../../src/sql-files.js';
+import { splitStatements } from '../../src/engine/oracle/sql-text.js';
 
 export const constants = oracledb as unknown as OraConstants;
 const DB = oracledb as unknown as { DB_TYPE_NUMBER: unknown; DB_TYPE_VARCHAR: unknown; DB_TYPE_CLOB: unknown };
@@ -81,13 +98,13 @@ function checkBindNames(sql: string, names: string[]): void {
 }
 
 export type Call =
-  | { kind: 'execute'; conn: number; sql: string; binds: OraBinds; options: OraExecuteOptions }
+  | { kind: 'execute'; conn: number; sql: string; binds: OraBinds; options: OraExecuteOptions; fetched: number }
   | { kind: 'executeMany'; conn: number; sql: string; binds: OraBinds[]; options: OraExecuteManyOptions }
   | { kind: 'getRows'; conn: number; numRows: number }
   | { kind: 'closeResultSet'; conn: number }
   | { kind: 'commit'; conn: number }
   | { kind: 'rollback'; conn: number }
-  | { kind: 'close'; conn: number; drop: boolean };
+  | { kind: 'close'; conn: number };
 
 export interface Script {
   /** Answer an execute(); default: no rows. */
@@ -100,27 +117,52 @@ export interface Script {
   rollback?(conn: number): void;
 }
 
+/** Thin mode's default (lib/settings.js). */
+const DEFAULT_PREFETCH_ROWS = 2;
+
 export class RecordingConnection implements OraConnection {
+  callTimeout = 0;
+  /** Set false by a test: the socket died (isHealthy() reads it). */
+  healthy = true;
+  private closed = false;
+
   constructor(
-    private readonly pool: RecordingPool,
+    private readonly db: RecordingDatabase,
     readonly id: number,
+    private readonly pool?: RecordingPool,
   ) {}
 
+  private open(): void {
+    if (this.closed) throw driverError('NJS-003', 'invalid or closed connection');
+  }
+
+  isHealthy(): boolean {
+    return !this.closed && this.healthy;
+  }
+
   async execute(sql: string, binds: OraBinds, options: OraExecuteOptions): Promise<OraExecuteResult> {
-    this.pool.calls.push({ kind: 'execute', conn: this.id, sql, binds, options });
+    this.open();
+    const call: Extract<Call, { kind: 'execute' }> = { kind: 'execute', conn: this.id, sql, binds, options, fetched: 0 };
+    this.db.calls.push(call);
     checkBindNames(sql, Object.keys(binds));
-    const script = this.pool.script;
+    const script = this.db.script;
     if (options.resultSet === true) {
       const rows = script.resultSetRows?.(sql, binds) ?? [];
-      let position = 0;
-      const calls = this.pool.calls;
+      // the execute round trip fetches prefetchRows rows into the result set's buffer
+      let fetched = Math.min(rows.length, options.prefetchRows ?? DEFAULT_PREFETCH_ROWS);
+      let served = 0;
+      call.fetched = fetched;
+      const calls = this.db.calls;
       const conn = this.id;
       return {
         resultSet: {
           async getRows(numRows: number) {
             calls.push({ kind: 'getRows', conn, numRows });
-            const out = rows.slice(position, position + numRows);
-            position += out.length;
+            const buffered = fetched - served;
+            if (numRows > buffered) fetched = Math.min(rows.length, fetched + (numRows - buffered));
+            call.fetched = fetched;
+            const out = rows.slice(served, Math.min(served + numRows, fetched));
+            served += out.length;
             return out;
           },
           async close() {
@@ -129,11 +171,21 @@ export class RecordingConnection implements OraConnection {
         },
       };
     }
-    return (await script.execute?.(sql, binds, options, this.id)) ?? { rows: [] };
+    const result = (await script.execute?.(sql, binds, options, this.id)) ?? { rows: [] };
+    if (result.rows !== undefined) {
+      // lib/resultset.js _getAllRows: round trips of fetchArraySize rows until a short one, or
+      // until maxRows (0: no limit): every row of the cursor, or the first maxRows
+      const maxRows = options.maxRows ?? 0;
+      const rows = maxRows > 0 ? result.rows.slice(0, maxRows) : result.rows;
+      call.fetched = rows.length;
+      return { ...result, rows };
+    }
+    return result;
   }
 
   async executeMany(sql: string, binds: OraBinds[], options: OraExecuteManyOptions): Promise<OraExecuteManyResult> {
-    this.pool.calls.push({ kind: 'executeMany', conn: this.id, sql, binds, options });
+    this.open();
+    this.db.calls.push({ kind: 'executeMany', conn: this.id, sql, binds, options });
     if (!Array.isArray(binds) || binds.length === 0) throw driverError('NJS-005', 'invalid value for parameter 2');
     const keyword = firstKeyword(sql);
     if (keyword === 'SELECT' || keyword === 'WITH') throw driverError('NJS-157', 'executeMany() cannot be used with SELECT statement or WITH SQL clause');
@@ -159,37 +211,56 @@ export class RecordingConnection implements OraConnection {
         }
       }
     });
-    return (await this.pool.script.executeMany?.(sql, binds, options, this.id)) ?? { rowsAffected: binds.length, ...(options.batchErrors === true ? { batchErrors: [] } : {}) };
+    return (await this.db.script.executeMany?.(sql, binds, options, this.id)) ?? { rowsAffected: binds.length, ...(options.batchErrors === true ? { batchErrors: [] } : {}) };
   }
 
   async commit(): Promise<void> {
-    this.pool.calls.push({ kind: 'commit', conn: this.id });
-    this.pool.script.commit?.(this.id);
+    this.open();
+    this.db.calls.push({ kind: 'commit', conn: this.id });
+    this.db.script.commit?.(this.id);
   }
 
   async rollback(): Promise<void> {
-    this.pool.calls.push({ kind: 'rollback', conn: this.id });
-    this.pool.script.rollback?.(this.id);
+    this.open();
+    this.db.calls.push({ kind: 'rollback', conn: this.id });
+    this.db.script.rollback?.(this.id);
   }
 
-  async close(options?: { drop?: boolean }): Promise<void> {
-    this.pool.calls.push({ kind: 'close', conn: this.id, drop: options?.drop === true });
+  /** Options are accepted and ignored, as thin mode ignores them (see the file comment). */
+  async close(..._ignored: unknown[]): Promise<void> {
+    this.open();
+    this.db.calls.push({ kind: 'close', conn: this.id });
+    this.closed = true;
+    if (this.pool !== undefined) this.pool.release(this.id);
+    else this.db.ended.add(this.id);
   }
 }
 
-export class RecordingPool implements OraPool {
+/** The database as standalone connections see it; also the factory of a pool over it. */
+export class RecordingDatabase {
   readonly calls: Call[] = [];
+  /** Sessions ended (standalone connections closed). */
+  readonly ended = new Set<number>();
   private next = 1;
-  closed = false;
 
   constructor(public script: Script = {}) {}
 
-  async getConnection(): Promise<OraConnection> {
-    return new RecordingConnection(this, this.next++);
+  /** oracledb.getConnection(): a new session. */
+  async getConnection(): Promise<RecordingConnection> {
+    return new RecordingConnection(this, this.newSession());
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
+  newSession(): number {
+    return this.next++;
+  }
+
+  /** Sessions opened so far. */
+  sessions(): number {
+    return this.next - 1;
+  }
+
+  createPool(): RecordingPool {
+    return new RecordingPool(this);
   }
 
   executeManyCalls(): Extract<Call, { kind: 'executeMany' }>[] {
@@ -206,4 +277,38 @@ export class RecordingPool implements OraPool {
       return `${c.conn}:${c.kind}`;
     });
   }
+}
+
+/** A thin-mode pool over the recording database (see the file comment). */
+export class RecordingPool implements OraPool {
+  private readonly free: number[] = [];
+  closed = false;
+
+  constructor(private readonly db: RecordingDatabase) {}
+
+  async getConnection(): Promise<OraConnection> {
+    const session = this.free.pop() ?? this.db.newSession();
+    return new RecordingConnection(this.db, session, this);
+  }
+
+  release(session: number): void {
+    this.free.push(session);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+/** Every object the bookkeeping tables and the migrations create: a dictionary where all is well. */
+export function everyObject(): SchemaObject[] {
+  const bootstrap = splitStatements(readSql('oracle', 'queries/migration_bootstrap.sql'));
+  const migrations = listMigrations('oracle').flatMap((m) => splitStatements(m.sql));
+  return [...bootstrap, ...migrations].flatMap(objectsCreatedBy);
+}
+
+/** The rows of queries/schema_objects.sql for the table bound, from a list of objects. */
+export function catalogRows(objects: readonly SchemaObject[], binds: OraBinds): Record<string, unknown>[] {
+  const table = (binds.table_name as { val: unknown }).val;
+  return objects.filter((o) => o.table === table).map((o) => ({ KIND: o.kind, NAME: o.name }));
 }

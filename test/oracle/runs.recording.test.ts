@@ -1,24 +1,25 @@
 /**
- * The run records of init, recover and retry on the Oracle engine, against a RECORDING pool
+ * The run records of init, recover and retry on the Oracle engine, against a RECORDING database
  * (test/oracle/recording-connection.ts): which statements are sent, with which binds. Nothing
  * here runs on an Oracle Database.
  */
 import { describe, expect, it } from 'vitest';
-import { createOracleEngineWithPool } from '../../src/engine/oracle/index.js';
+import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { OrderLoader } from '../../src/loader.js';
 import { memoryLogger } from '../support/memory-logger.js';
-import { constants, driverError, RecordingPool, type Call } from './recording-connection.js';
+import { catalogRows, constants, driverError, everyObject, RecordingDatabase, type Call } from './recording-connection.js';
 
 type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 
-/** A pool whose migrations are all recorded, whose run ids count up, and whose lock queries return `locked`. */
+/** A database whose migrations are all recorded, whose run ids count up, and whose lock queries return `locked`. */
 function scriptedPool(locked: Record<string, unknown>[] = []) {
   let runId = 40;
-  return new RecordingPool({
+  return new RecordingDatabase({
     execute: (sql, binds) => {
       if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
       if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+      if (sql === oracleQuery('schema_objects')) return { rows: catalogRows(everyObject(), binds) };
       if (sql === oracleQuery('run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
       if (sql === oracleQuery('lock_stale_processing')) return { rows: locked };
       // retry walks its batches by stage_id (find, then lock the range): only rows past the cursor
@@ -32,10 +33,10 @@ function scriptedPool(locked: Record<string, unknown>[] = []) {
   });
 }
 
-function runRecords(pool: RecordingPool) {
-  const starts = pool.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('run_start'));
-  const events = pool.executeManyCalls().filter((c) => c.sql === oracleQuery('run_event')).flatMap((c) => c.binds);
-  const finishes = pool.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('run_finish'));
+function runRecords(db: RecordingDatabase) {
+  const starts = db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('run_start'));
+  const events = db.executeManyCalls().filter((c) => c.sql === oracleQuery('run_event')).flatMap((c) => c.binds);
+  const finishes = db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('run_finish'));
   return {
     commands: starts.map((c) => (c.binds.command as { val: unknown }).val),
     events: events.map((b) => [b.run_id, b.event]),
@@ -49,12 +50,12 @@ const errorRow = {
   ATTEMPT_COUNT: '1', LOAD_ID: '3', LINE_NO: '8', ERROR_CODE: 'MISSING_AMOUNT', ERROR_MESSAGE: 'amount is missing', UPDATED_AT: '2024-05-01T10:00:00.000Z',
 };
 
-describe('Oracle engine (recording pool): a run for init, recover and retry', () => {
+describe('Oracle engine (recording database): a run for init, recover and retry', () => {
   it('init: migrate, then an init run with the applied list', async () => {
-    const pool = scriptedPool();
-    const loader = OrderLoader.fromEngine(createOracleEngineWithPool(pool, constants), memoryLogger().logger);
+    const db = scriptedPool();
+    const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);
     expect(await loader.init()).toEqual([]);
-    const r = runRecords(pool);
+    const r = runRecords(db);
     expect(r.commands).toEqual(['init']);
     expect(r.events).toEqual([[41, 'invoked'], [41, 'migrated'], [41, 'completed']]);
     expect(r.details[1]).toEqual({ applied: [] });
@@ -62,10 +63,10 @@ describe('Oracle engine (recording pool): a run for init, recover and retry', ()
   });
 
   it('recover: a recover run with the count of rows recovered', async () => {
-    const pool = scriptedPool();
-    const loader = OrderLoader.fromEngine(createOracleEngineWithPool(pool, constants), memoryLogger().logger);
+    const db = scriptedPool();
+    const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);
     await loader.recover({ olderThanMs: 60_000, operator: 'ops', reason: 'stuck', dryRun: false });
-    const r = runRecords(pool);
+    const r = runRecords(db);
     expect(r.commands).toEqual(['recover']);
     expect(r.events).toEqual([[41, 'invoked'], [41, 'recovered'], [41, 'completed']]);
     expect(r.details[0]).toEqual({ olderThanMs: 60_000, operator: 'ops', reason: 'stuck' });
@@ -73,12 +74,12 @@ describe('Oracle engine (recording pool): a run for init, recover and retry', ()
   });
 
   it('retry --no-process: a retry run; with processing: the processing in the same run, then the rows waiting', async () => {
-    const pool = scriptedPool([errorRow]);
-    const loader = OrderLoader.fromEngine(createOracleEngineWithPool(pool, constants), memoryLogger().logger);
+    const db = scriptedPool([errorRow]);
+    const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);
     const request = { selector: { stageIds: [7] }, all: false, corrections: { amount: '10' }, reason: 'fixed', operator: 'ops', dryRun: false };
     await loader.retry(request, { process: false });
     const withProcess = await loader.retry(request);
-    const r = runRecords(pool);
+    const r = runRecords(db);
     expect(r.commands).toEqual(['retry', 'retry']);
     expect(r.events).toEqual([
       [41, 'invoked'], [41, 'retried'], [41, 'completed'],
@@ -90,16 +91,16 @@ describe('Oracle engine (recording pool): a run for init, recover and retry', ()
   });
 
   it('retry --dry-run records nothing', async () => {
-    const pool = scriptedPool([errorRow]);
-    const loader = OrderLoader.fromEngine(createOracleEngineWithPool(pool, constants), memoryLogger().logger);
+    const db = scriptedPool([errorRow]);
+    const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);
     await loader.retry({ selector: { stageIds: [7] }, all: false, corrections: {}, reason: 'look', operator: 'ops', dryRun: true });
-    expect(runRecords(pool).commands).toEqual([]);
+    expect(runRecords(db).commands).toEqual([]);
   });
 
   it('retryWaitSummary: one query, count and the first due time as UTC text', async () => {
-    const pool = scriptedPool();
-    const engine = createOracleEngineWithPool(pool, constants);
+    const db = scriptedPool();
+    const engine = createOracleEngineWith(db, constants);
     expect(await engine.retryWaitSummary()).toEqual({ count: 2, nextDueAt: new Date('2026-01-01T01:00:00.000Z') });
-    expect(pool.calls.filter((c) => c.kind === 'execute').map((c) => c.kind === 'execute' && c.sql)).toEqual([oracleQuery('status_retry_wait')]);
+    expect(db.calls.filter((c) => c.kind === 'execute').map((c) => c.kind === 'execute' && c.sql)).toEqual([oracleQuery('status_retry_wait')]);
   });
 });

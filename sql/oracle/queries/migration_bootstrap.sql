@@ -1,5 +1,6 @@
 -- Created by migrate() before anything else, each on its own; ORA-00955 (name already used)
--- means another process or an earlier run created it, and is ignored.
+-- means another process or an earlier run created it, and is accepted when that table, with
+-- its columns, is there (src/engine/oracle/schema-check.ts).
 -- Blocks separated by a line holding only "/", as in migrations/.
 CREATE TABLE order_loader_migration (
   version    NUMBER(10)          NOT NULL,

@@ -30,6 +30,8 @@ export const MAX_BYTES = {
   status: 80, // VARCHAR2(20 CHAR)
   event: 160, // VARCHAR2(40 CHAR)
   timestampText: 32,
+  /** A dictionary name: 128 characters (12.2+). */
+  identifier: 512,
   /** order_stage_audit.operator, VARCHAR2(128 CHAR). */
   operator: 512,
   /** Longest VARCHAR2 bind in SQL; longer text goes to CLOB columns as a CLOB bind. */
@@ -54,6 +56,28 @@ export const LIMITS = {
 /** Bind slots :id1..:id20 (and :<name>1..:<name>20) of the queries that take a list. */
 export const ID_SLOTS = 20;
 
+function fitsVarchar(value: string | null): boolean {
+  return value === null || byteLength(value) <= MAX_BYTES.varchar;
+}
+
+/**
+ * The rows of one executeMany split into consecutive runs whose long-text columns take the
+ * same bind type (Binds.longText): one call per run, so that only rows with a value over 4000
+ * bytes are bound as CLOB. The rows keep their order (identity columns number them in it).
+ */
+export function textRuns<R>(rows: readonly R[], texts: (row: R) => readonly (string | null)[]): R[][] {
+  const runs: R[][] = [];
+  let key: string | undefined;
+  for (const row of rows) {
+    const rowKey = texts(row).map((v) => (fitsVarchar(v) ? 'v' : 'c')).join('');
+    const last = runs.at(-1);
+    if (last !== undefined && rowKey === key) last.push(row);
+    else runs.push([row]);
+    key = rowKey;
+  }
+  return runs;
+}
+
 export function slices<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
@@ -74,10 +98,14 @@ export class Binds {
     return { type: this.c.DB_TYPE_VARCHAR, maxSize };
   }
 
-  /** VARCHAR2 bind when every value fits 4000 bytes (the common case), else a CLOB bind. */
+  /**
+   * VARCHAR2 bind when every value fits 4000 bytes (the common case), else a CLOB bind. A CLOB
+   * bind costs a temporary LOB per value (two round trips each: create, write;
+   * lib/thin/connection.js), so calls over many rows bind CLOB only for the rows that need it
+   * (see {@link textRuns}). 4000, not 32767: MAX_STRING_SIZE=EXTENDED is not detected.
+   */
   longText(values: readonly (string | null)[]): OraBindDef {
-    const fits = values.every((v) => v === null || byteLength(v) <= MAX_BYTES.varchar);
-    return fits ? this.varchar(MAX_BYTES.varchar) : { type: this.c.DB_TYPE_CLOB };
+    return values.every(fitsVarchar) ? this.varchar(MAX_BYTES.varchar) : { type: this.c.DB_TYPE_CLOB };
   }
 
   num(val: number | null): BindValue<number | null> {

@@ -3,15 +3,18 @@ import type { FailureKind } from '../types.js';
 /**
  * Oracle errors by consequence (docs/ARCHITECTURE.md, section 6 "Failure classes").
  *  - fatal for the chunk: the connection, the instance or its space is gone; the chunk rolls
- *    back and is retried with backoff. A connection that raised one is dropped from the pool.
+ *    back and is retried with backoff. A connection that raised one is closed and replaced
+ *    (driver.ts).
  *  - transient for a row: may succeed if tried again later (RETRY_WAIT).
  *  - rejected: the row's data is refused (constraint, overflow, invalid value): ERROR.
  *
- * Codes are read, never the message text: thin mode gives batch errors no `errorNum`, so the
- * code is parsed from the message ("ORA-01438: value larger than ..."). node-oracledb wraps
- * the ORA codes of a lost session as NJS-500 (lib/errors.js adjustErrorXref: ORA-03113,
- * ORA-03114, ORA-03135, ORA-00028, ORA-01012, ... and DPI-1080), keeping the ORA line in the
- * message, so every code found in the error is considered.
+ * Codes are read, never the message text (Oracle rewords messages between releases): thin
+ * mode gives batch errors no `errorNum`, so the codes are parsed from the message
+ * ("ORA-01438: value larger than ..."). One rule for a batch error and a thrown error alike
+ * ({@link classifyOracleCodes}): a message is a stack of codes (node-oracledb wraps the ORA
+ * code of a lost session as NJS-500 with the ORA line kept, lib/errors.js adjustErrorXref;
+ * recursive SQL puts ORA-00604 before the real cause, "ORA-00604 ... ORA-01653"), so a fatal
+ * code anywhere in it makes the error fatal.
  */
 
 /** Row-level transient codes. ORA-00001 counts here because it comes from the MERGE into
@@ -54,14 +57,46 @@ export const FATAL_CODES: ReadonlySet<string> = new Set([
   'ORA-00018', // maximum number of sessions exceeded
   'ORA-00020', // maximum number of processes exceeded
   'ORA-00257', // archiver error
-  // out of space
+  // out of space or quota: no row is at fault, the chunk rolls back and is retried (the
+  // whole family, matched by number: 23ai reworded several of these messages)
   'ORA-01536', // space quota exceeded for tablespace
+  'ORA-01950', // no privileges on tablespace (no quota)
+  'ORA-01628', // max # extents reached for rollback segment
+  'ORA-01629', // max # extents reached saving undo for tablespace
+  'ORA-01630', // max # extents reached in temp segment
+  'ORA-01631', // max # extents reached in table
+  'ORA-01632', // max # extents reached in index
+  'ORA-01650', // unable to extend rollback segment
+  'ORA-01651', // unable to extend save undo segment
   'ORA-01652', // unable to extend temp segment
   'ORA-01653', // unable to extend table
   'ORA-01654', // unable to extend index
+  'ORA-01655', // unable to extend cluster
+  'ORA-01656', // max # extents reached in cluster
+  'ORA-01658', // unable to create INITIAL extent for segment in tablespace
+  'ORA-01659', // unable to allocate MINEXTENTS in tablespace
+  'ORA-01680', // unable to extend LOB segment
+  'ORA-01681', // max # extents reached in LOB segment
+  'ORA-01683', // unable to extend index partition
+  'ORA-01684', // max # extents reached in table partition
+  'ORA-01685', // max # extents reached in index partition
   'ORA-01688', // unable to extend table partition
   'ORA-01691', // unable to extend lob segment
+  'ORA-01692', // unable to extend lob segment partition
+  'ORA-01693', // max # extents reached in lob segment
+  'ORA-01694', // max # extents reached in lob segment partition
+  'ORA-03233', // unable to extend table subpartition
+  'ORA-03235', // max # extents reached in table subpartition
+  'ORA-03238', // unable to extend LOB subpartition
   'ORA-30036', // unable to extend segment in undo tablespace
+  'ORA-60001', // adding blocks to a segment would exceed its MAXSIZE (60001-60007, 60018)
+  'ORA-60002',
+  'ORA-60003',
+  'ORA-60004',
+  'ORA-60005',
+  'ORA-60006',
+  'ORA-60007',
+  'ORA-60018',
   'ORA-01555', // snapshot too old (retry the chunk)
   'ORA-01013', // user requested cancel of current operation
   // node-oracledb: connection lost / not connected / pool gone (lib/errors.js)
@@ -86,7 +121,7 @@ export const FATAL_CODES: ReadonlySet<string> = new Set([
   'NJS-530', // host addresses unresolvable
   'NJS-102', // unexpected end of data (protocol out of step)
   'NJS-103', // unexpected message type (protocol out of step)
-  'NJS-123', // call timeout exceeded
+  'NJS-123', // call timeout exceeded (callTimeout; the chunk is retried on a new connection)
   'NJS-141', // more than 65535 batch errors: the response was not read to its end
   'DPI-1080', // connection was closed by ORA-%d (thick mode wording, kept for completeness)
   'DPI-1010', // not connected
@@ -111,16 +146,20 @@ export function codesInText(text: string): string[] {
 }
 
 /**
- * The code of a batch-error entry or error message: the first ORA-/NJS-/DPI- code in it.
- * Thin mode first creates each batch error as `new Error(<number>)` and then sets the
- * server's message; if a message were missing, the bare number is read as ORA-<number>.
+ * The codes of a batch-error entry's message, in order. Thin mode first creates each batch
+ * error as `new Error(<number>)` and then sets the server's message; if a message were
+ * missing, the bare number is read as ORA-<number>.
  */
-export function oracleCodeFromMessage(message: string): string {
-  const first = codesInText(message)[0];
-  if (first !== undefined) return first;
+export function oracleCodesFromMessage(message: string): string[] {
+  const codes = codesInText(message);
+  if (codes.length > 0) return codes;
   const bare = /^\s*(\d{1,5})\s*$/.exec(message);
-  if (bare?.[1] !== undefined) return normalise('ORA', bare[1]);
-  return 'ORA-UNKNOWN';
+  return [bare?.[1] !== undefined ? normalise('ORA', bare[1]) : 'ORA-UNKNOWN'];
+}
+
+/** The code to record for a batch-error entry: the first one of its message. */
+export function oracleCodeFromMessage(message: string): string {
+  return oracleCodesFromMessage(message)[0] ?? 'ORA-UNKNOWN';
 }
 
 /** The codes carried by a thrown error: `code`, `errorNum`, then those in its message. */
@@ -148,18 +187,28 @@ export function primaryOracleCode(error: unknown): string {
   return codes[0] ?? 'UNKNOWN';
 }
 
-/** Classify one code, as found in a batch error of the MERGE into orders. */
-export function classifyOracleCode(code: string): FailureKind {
-  if (FATAL_CODES.has(code) || FATAL_NODE_CODES.has(code)) return 'fatal';
-  if (TRANSIENT_CODES.has(code)) return 'transient';
-  return 'rejected';
-}
-
-/** Classify a thrown error: fatal if any code it carries is fatal, else by its first code. */
-export function classifyOracleError(error: unknown): FailureKind {
-  const codes = oracleCodesOf(error);
-  if (codes.some((c) => classifyOracleCode(c) === 'fatal')) return 'fatal';
+/**
+ * The one rule, for the codes of a batch error's message and of a thrown error alike: fatal
+ * if any code is fatal, transient if the first code is, else rejected.
+ */
+export function classifyOracleCodes(codes: readonly string[]): FailureKind {
+  if (codes.some((c) => FATAL_CODES.has(c) || FATAL_NODE_CODES.has(c))) return 'fatal';
   const first = codes[0];
   if (first !== undefined && TRANSIENT_CODES.has(first)) return 'transient';
   return 'rejected';
+}
+
+/** Classify one code. */
+export function classifyOracleCode(code: string): FailureKind {
+  return classifyOracleCodes([code]);
+}
+
+/** Classify a batch-error entry of an executeMany by its message. */
+export function classifyBatchError(message: string): FailureKind {
+  return classifyOracleCodes(oracleCodesFromMessage(message));
+}
+
+/** Classify a thrown error. */
+export function classifyOracleError(error: unknown): FailureKind {
+  return classifyOracleCodes(oracleCodesOf(error));
 }

@@ -2,32 +2,77 @@ import type { Driver } from '../contract.js';
 import { inTransaction } from '../transaction.js';
 import { ORACLE_MAX_CHUNK } from './binds.js';
 import { classifyOracleError } from './classify.js';
-import type { OraConnection, OraPool } from './oracledb-types.js';
+import type { OraConnection, OraConnector } from './oracledb-types.js';
+
+/** How the driver treats its connections. */
+export interface OracleConnectionPolicy {
+  /** Set on every new connection as `callTimeout` (ms); 0 leaves the driver's default (none). */
+  readonly callTimeoutMs: number;
+  /** Healthy connections kept open between uses; more are closed when released. */
+  readonly maxIdle: number;
+}
 
 /**
- * The Oracle driver over a pool (node-oracledb's, or a recording one in tests). Every
- * statement runs with autoCommit: false; Oracle starts a transaction with the first statement,
- * so `begin` has nothing to do and a transaction commits once, at its end.
+ * The Oracle driver over standalone connections (oracledb.getConnection, or a recording
+ * connector in tests), kept by the driver itself rather than by a node-oracledb pool. Why not a
+ * pool: in thin mode a pooled connection cannot be dropped by its user (close({ drop: true }) is
+ * ignored, and the pool's free list is LIFO, so the next acquire gets the same session back),
+ * yet a connection that saw a fatal error (a call timeout, a killed session) must never run the
+ * retry. Here a released connection goes onto an idle stack (the worker that releases it gets it
+ * back at once), and a broken one is closed: for a standalone connection close() logs off and
+ * closes the socket, and the next acquire opens a new connection in its place.
+ *
+ * Every statement runs with autoCommit: false; Oracle starts a transaction with the first
+ * statement, so `begin` has nothing to do and a transaction commits once, at its end.
  */
-export function oracleDriver(pool: OraPool): Driver<OraConnection> {
+export function oracleDriver(connector: OraConnector, policy: OracleConnectionPolicy): Driver<OraConnection> {
+  const idle: OraConnection[] = [];
+  let closing = false;
+
+  async function connect(): Promise<OraConnection> {
+    const connection = await connector.getConnection();
+    if (policy.callTimeoutMs > 0) connection.callTimeout = policy.callTimeoutMs;
+    return connection;
+  }
+
+  async function discard(connection: OraConnection): Promise<void> {
+    await connection.close().catch(() => undefined);
+  }
+
   return {
     kind: 'oracle',
     capabilities: { concurrentConnections: true, maxChunkSize: ORACLE_MAX_CHUNK },
-    acquire: () => pool.getConnection(),
+    async acquire() {
+      if (closing) throw new Error('Oracle engine: the engine is closed');
+      for (let connection = idle.pop(); connection !== undefined; connection = idle.pop()) {
+        // a socket that died while idle (isHealthy() false) is replaced before anyone uses it
+        if (connection.isHealthy?.() !== false) return connection;
+        await discard(connection);
+      }
+      return connect();
+    },
     begin: async () => undefined,
     commit: (connection) => connection.commit(),
     rollback: (connection) => connection.rollback(),
-    release: (connection, broken) => (broken === undefined ? connection.close() : connection.close({ drop: true })),
+    async release(connection, broken) {
+      // a broken connection's close() may fail on its dead socket: it is gone either way
+      if (broken !== undefined) return discard(connection);
+      if (closing || idle.length >= policy.maxIdle) return connection.close();
+      idle.push(connection);
+    },
     classifyError: (error) => classifyOracleError(error),
-    // drainTime 10 s: in-flight transactions may finish; then connections are closed.
-    close: () => pool.close(10),
+    // Idle connections are closed now; those checked out are closed when they are released.
+    async close() {
+      closing = true;
+      await Promise.all(idle.splice(0).map(discard));
+    },
   };
 }
 
 /**
  * Work on one connection outside the pipeline's transactions (the run journal, the reports).
  * It is a transaction all the same: its first statement opened one, so it ends with COMMIT
- * (ROLLBACK on throw) before the connection goes back to the pool.
+ * (ROLLBACK on throw) before the connection is released.
  */
 export function onOracleConnection<T>(driver: Driver<OraConnection>, fn: (connection: OraConnection) => Promise<T>): Promise<T> {
   return inTransaction(driver, fn);

@@ -4,18 +4,20 @@ import type { Engine } from '../contract.js';
 import { runMigrations } from '../migrations.js';
 import { Binds } from './binds.js';
 import { oracleChunkTx } from './chunk.js';
-import { oracleDriver } from './driver.js';
+import { checkDatabaseCharset } from './charset.js';
+import { onOracleConnection, oracleDriver } from './driver.js';
 import { oracleJournalTx, oracleRunJournal } from './journal.js';
 import { oracleMigrationHooks } from './migrations.js';
 import { oracleOperatorTx } from './operator.js';
-import { loadOracledb, type OraConstants, type OraPool } from './oracledb-types.js';
+import type { OracleUrlOptions } from '../db-url.js';
+import { loadOracledb, type OraConnectionAttributes, type OraConnector, type OraConstants } from './oracledb-types.js';
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
 import { oracleWorkspaces } from './workspaces.js';
 
 /**
- * The Oracle engine (node-oracledb 6, thin mode): same behaviour as the PostgreSQL engine,
+ * The Oracle engine (node-oracledb 26, thin mode): same behaviour as the PostgreSQL engine,
  * behind the same contract; the SQL is in sql/oracle/queries/.
  */
 
@@ -26,14 +28,58 @@ export interface OracleEngineOptions {
   user: string;
   password: string | undefined;
   connectString: string;
+  /** Connections the caller uses at once: that many are kept open between uses. */
   poolMax: number;
+  /** The URL's Oracle parameters (src/engine/db-url.ts); defaults below. */
+  oracle?: OracleUrlOptions | undefined;
 }
 
-/** The engine over any pool-like object (tests inject a recording pool). */
-export function createOracleEngineWithPool(pool: OraPool, constants: OraConstants): Engine {
-  const driver = oracleDriver(pool);
+/** A round trip may take 30 minutes: longer than the MERGE of the largest chunk, or a wait for
+ * another session's chunk (lockErrorRows), is expected to take. */
+export const DEFAULT_CALL_TIMEOUT_SECONDS = 1_800;
+/** TCP keepalive after 2 idle minutes. */
+export const DEFAULT_EXPIRE_TIME_MINUTES = 2;
+
+/** The engine's connection settings, the URL's parameters over the defaults. */
+export interface OracleEngineSettings {
+  readonly callTimeoutMs: number;
+  readonly maxIdle: number;
+}
+
+/** The engine over any connector (tests inject a recording one); no check of the database. */
+export function createOracleEngineWith(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>): Engine {
+  return assemble(connector, constants, settings).engine;
+}
+
+/**
+ * The engine over a connector, opened: unless `charsetCheck` is false, one connection is made
+ * now and the database character set checked on it (charset.ts); that connection is kept for
+ * the first use. On a refusal every connection is closed.
+ */
+export async function openOracleEngine(
+  connector: OraConnector,
+  constants: OraConstants,
+  settings?: Partial<OracleEngineSettings> & { charsetCheck?: boolean | undefined },
+): Promise<Engine> {
+  const { engine, driver, kit } = assemble(connector, constants, settings);
+  if (settings?.charsetCheck !== false) {
+    try {
+      await onOracleConnection(driver, (connection) => checkDatabaseCharset(connection, kit));
+    } catch (error) {
+      await engine.close().catch(() => undefined);
+      throw error;
+    }
+  }
+  return engine;
+}
+
+function assemble(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>) {
+  const driver = oracleDriver(connector, {
+    callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
+    maxIdle: settings?.maxIdle ?? 3,
+  });
   const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants) };
-  return assembleEngine({
+  const engine = assembleEngine({
     driver,
     transactionSlices: (connection) => ({
       ...oracleStagingTx(connection, kit),
@@ -44,30 +90,33 @@ export function createOracleEngineWithPool(pool: OraPool, constants: OraConstant
     journal: oracleRunJournal(driver, kit),
     reports: oracleReports(driver, kit),
     workspaces: oracleWorkspaces,
-    migrate: () => runMigrations(oracleMigrationHooks(driver, constants)),
+    migrate: () => runMigrations(oracleMigrationHooks(driver, kit, constants)),
   });
+  return { engine, driver, kit };
 }
 
 /**
- * Open the Oracle engine: node-oracledb thin mode (initOracleClient is never called), one
- * pool of at most `poolMax` connections (at least 2: migrate() holds its lock on a second
- * connection). No connection is made until the first use.
+ * Open the Oracle engine: node-oracledb thin mode (initOracleClient is never called), standalone
+ * connections kept by the driver (driver.ts says why not a pool), at most `poolMax` of them idle
+ * (at least 2: migrate() holds its lock on a second connection). The first connection is made
+ * now, to check the database character set (openOracleEngine).
  */
 export async function createOracleEngine(options: OracleEngineOptions): Promise<Engine> {
   if (options.password === undefined || options.password === '') {
     throw new UserError('oracle: no password given: set ORDER_LOADER_DB_PASSWORD (or oracle://user:password@host/service)');
   }
   const oracledb = await loadOracledb();
-  const pool = await oracledb.createPool({
+  const expireTime = options.oracle?.expireTimeMinutes ?? DEFAULT_EXPIRE_TIME_MINUTES;
+  const attributes: OraConnectionAttributes = {
     user: options.user,
     password: options.password,
     connectString: options.connectString,
-    poolMin: 0,
-    poolMax: Math.max(2, Math.floor(options.poolMax)),
-    poolIncrement: 1,
-    poolTimeout: 60,
-    queueTimeout: 60_000,
     stmtCacheSize: 40,
+    ...(expireTime > 0 ? { expireTime } : {}),
+  };
+  return openOracleEngine({ getConnection: () => oracledb.getConnection(attributes) }, oracledb, {
+    callTimeoutMs: (options.oracle?.callTimeoutSeconds ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
+    maxIdle: Math.max(2, Math.floor(options.poolMax)),
+    charsetCheck: options.oracle?.charsetCheck,
   });
-  return createOracleEngineWithPool(pool, oracledb);
 }

@@ -4,6 +4,8 @@ import { inTransaction } from '../transaction.js';
 import { readSql } from '../../sql-files.js';
 import { primaryOracleCode } from './classify.js';
 import type { OraConnection, OraConstants } from './oracledb-types.js';
+import type { OracleKit } from './rows.js';
+import { describeObject, missingObjects, objectsCreatedBy, type SchemaObject } from './schema-check.js';
 import { oracleQuery, splitStatements } from './sql-text.js';
 
 /**
@@ -25,12 +27,16 @@ import { oracleQuery, splitStatements } from './sql-text.js';
  *    on its own by the working connection; the migration is recorded in
  *    order_loader_migration (and committed) after its last statement.
  * 3. A migration that was interrupted part-way (its DDL done, its row not recorded) is run
- *    again from its first statement. The errors that only mean "this statement was already
- *    applied" are then ignored: see ALREADY_APPLIED. We chose that over recording progress per
- *    statement because it keeps the migration files plain DDL that a DBA can read and run, and
- *    because every statement we write is a create/add whose "already there" error is
- *    unambiguous. The price: if an object of the same name but a different shape already
- *    exists (made by hand), it is accepted as is.
+ *    again from its first statement. An error that says "already exists" (ALREADY_APPLIED) is
+ *    then accepted only if what the statement creates is there and ours: the table with its
+ *    columns and named constraints, the index on its table (schema-check.ts). A name taken by
+ *    another object (a constraint pk_orders of another table makes CREATE TABLE orders fail
+ *    with ORA-02264, and no orders table exists) fails migrate, naming the object. We chose
+ *    that over recording progress per statement because it keeps the migration files plain DDL
+ *    that a DBA can read and run.
+ * 4. Before a migration is recorded, every table, column, index and named constraint its
+ *    statements create is looked up in the dictionary; anything missing fails migrate, naming
+ *    it, and the migration stays unrecorded.
  */
 
 /** Errors that mean "already applied" for CREATE / ALTER TABLE ... ADD statements. */
@@ -49,11 +55,28 @@ const BOOTSTRAP_TOLERATED: ReadonlySet<string> = new Set(['ORA-00955']);
 
 const NO_BINDS = {};
 
-async function runDdl(connection: OraConnection, statement: string, tolerated: ReadonlySet<string> | ReadonlyMap<string, string>): Promise<void> {
+/** At most three objects named, then how many more. */
+function listObjects(objects: readonly SchemaObject[]): string {
+  const named = objects.slice(0, 3).map(describeObject).join(', ');
+  return objects.length > 3 ? `${named} and ${objects.length - 3} more` : named;
+}
+
+async function runDdl(connection: OraConnection, kit: OracleKit, statement: string, tolerated: ReadonlySet<string> | ReadonlyMap<string, string>): Promise<void> {
   try {
     await connection.execute(statement, NO_BINDS, { autoCommit: false });
   } catch (error) {
-    if (!tolerated.has(primaryOracleCode(error))) throw error;
+    const code = primaryOracleCode(error);
+    if (!tolerated.has(code)) throw error;
+    // a statement this check does not read (ALTER TABLE ... MODIFY: ORA-01442) names no object
+    // and is accepted as applied
+    const objects = objectsCreatedBy(statement);
+    const missing = await missingObjects(connection, kit, objects);
+    if (missing.length > 0) {
+      throw new Error(
+        `migrate: ${code} (already exists) creating ${describeObject(objects[0] as SchemaObject)}, but ${listObjects(missing)} is not in the schema: the name belongs to another object; rename or drop that object, then run migrate again`,
+        { cause: error },
+      );
+    }
   }
 }
 
@@ -78,7 +101,7 @@ function endingInRollback(driver: Driver<OraConnection>): Driver<OraConnection> 
   };
 }
 
-export function oracleMigrationHooks(driver: Driver<OraConnection>, c: OraConstants): MigrationHooks<OraConnection> {
+export function oracleMigrationHooks(driver: Driver<OraConnection>, kit: OracleKit, c: OraConstants): MigrationHooks<OraConnection> {
   const session = endingInRollback(driver);
   return {
     sqlFolder: 'oracle',
@@ -86,7 +109,7 @@ export function oracleMigrationHooks(driver: Driver<OraConnection>, c: OraConsta
     serialised: (work) =>
       inTransaction(session, async (lock) => {
         for (const statement of splitStatements(readSql('oracle', 'queries/migration_bootstrap.sql'))) {
-          await runDdl(lock, statement, BOOTSTRAP_TOLERATED);
+          await runDdl(lock, kit, statement, BOOTSTRAP_TOLERATED);
         }
         await lock.execute(oracleQuery('migration_lock'), NO_BINDS, { autoCommit: false });
         return inTransaction(session, work);
@@ -104,9 +127,13 @@ export function oracleMigrationHooks(driver: Driver<OraConnection>, c: OraConsta
 
     statements: (migration) => splitStatements(migration.sql),
 
-    applyStatement: (connection, statement) => runDdl(connection, statement, ALREADY_APPLIED),
+    applyStatement: (connection, statement) => runDdl(connection, kit, statement, ALREADY_APPLIED),
 
     async record(connection, migration) {
+      const missing = await missingObjects(connection, kit, splitStatements(migration.sql).flatMap(objectsCreatedBy));
+      if (missing.length > 0) {
+        throw new Error(`migrate: ${migration.name} ran, but ${listObjects(missing)} is not in the schema; the migration is not recorded`);
+      }
       await connection.execute(oracleQuery('migration_record'), { version: migration.version, name: migration.name }, { autoCommit: false });
       await driver.commit(connection);
     },

@@ -1,7 +1,7 @@
 import type { OperatorTx } from '../contract.js';
 import { fileLayoutFromInvoked } from '../run-events.js';
 import type { FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
-import { checkValueSizes, ID_SLOTS, idList, LIMITS, matchesNothing, MAX_BYTES, ORACLE_MAX_CHUNK, type SlotList, slices, textList } from './binds.js';
+import { checkValueSizes, ID_SLOTS, idList, LIMITS, matchesNothing, MAX_BYTES, ORACLE_MAX_CHUNK, type SlotList, slices, textList, textRuns } from './binds.js';
 import type { OraConnection } from './oracledb-types.js';
 import { byStageId, int, intOrNull, type OracleKit, queryRows, stageSnapshot, text } from './rows.js';
 import { nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
@@ -155,21 +155,22 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
             },
           },
         );
-        const audit = part.map((r) => r.audit);
-        await connection.executeMany(oracleQuery('apply_manual_changes_audit'), audit, {
-          autoCommit: false,
-          bindDefs: {
-            stage_id: binds.number(),
-            source_key: binds.varchar(MAX_BYTES.sourceKey),
-            action: binds.varchar(MAX_BYTES.status),
-            old_status: binds.varchar(MAX_BYTES.status),
-            new_status: binds.varchar(MAX_BYTES.status),
-            old_values: binds.longText(audit.map((a) => a.old_values)),
-            new_values: binds.longText(audit.map((a) => a.new_values)),
-            operator: binds.varchar(MAX_BYTES.operator),
-            reason: binds.varchar(MAX_BYTES.message),
-          },
-        });
+        for (const audit of textRuns(part.map((r) => r.audit), (a) => [a.old_values, a.new_values])) {
+          await connection.executeMany(oracleQuery('apply_manual_changes_audit'), audit, {
+            autoCommit: false,
+            bindDefs: {
+              stage_id: binds.number(),
+              source_key: binds.varchar(MAX_BYTES.sourceKey),
+              action: binds.varchar(MAX_BYTES.status),
+              old_status: binds.varchar(MAX_BYTES.status),
+              new_status: binds.varchar(MAX_BYTES.status),
+              old_values: binds.longText(audit.map((a) => a.old_values)),
+              new_values: binds.longText(audit.map((a) => a.new_values)),
+              operator: binds.varchar(MAX_BYTES.operator),
+              reason: binds.varchar(MAX_BYTES.message),
+            },
+          });
+        }
       }
     },
   };

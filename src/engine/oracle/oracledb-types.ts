@@ -1,5 +1,5 @@
 /**
- * The small part of node-oracledb (6.x, thin mode) that the Oracle engine uses, as types of
+ * The small part of node-oracledb (26.0, thin mode) that the Oracle engine uses, as types of
  * our own. The engine is written against these interfaces so that tests can inject a
  * recording pool/connection; only `loadOracledb()` touches the real package.
  */
@@ -48,6 +48,7 @@ export interface OraExecuteOptions {
   resultSet?: boolean;
   fetchArraySize?: number;
   prefetchRows?: number;
+  maxRows?: number;
 }
 
 export interface OraResultSet {
@@ -67,10 +68,25 @@ export interface OraConnection {
   executeMany(sql: string, binds: OraBinds[], options: OraExecuteManyOptions): Promise<OraExecuteManyResult>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
-  /** Back to the pool; `{ drop: true }` closes it for good (a broken connection). */
-  close(options?: { drop?: boolean }): Promise<void>;
+  /**
+   * A standalone connection: log off and close the socket. A pooled one goes back to its
+   * pool; thin mode takes no option here (`{ drop: true }` is validated by the public layer and
+   * then ignored: lib/thin/connection.js close() has no parameter), so a pooled connection
+   * cannot be dropped by its user.
+   */
+  close(): Promise<void>;
+  /** Milliseconds a round trip may take before the driver breaks it with NJS-123 (0: none). */
+  callTimeout?: number;
+  /** False when the socket is known to be dead (a true answer says nothing about the session). */
+  isHealthy?(): boolean;
 }
 
+/** Where the engine gets its connections: standalone ones (oracledb.getConnection). */
+export interface OraConnector {
+  getConnection(): Promise<OraConnection>;
+}
+
+/** A node-oracledb pool (the integration tests' helpers use one; the engine does not). */
 export interface OraPool {
   getConnection(): Promise<OraConnection>;
   close(drainTime?: number): Promise<void>;
@@ -97,13 +113,24 @@ export interface OraPoolAttributes {
   stmtCacheSize: number;
 }
 
+/** oracledb.getConnection() attributes of a standalone connection. */
+export interface OraConnectionAttributes {
+  user: string;
+  password: string;
+  connectString: string;
+  /** Minutes between TCP keepalive probes; thin mode turns keepalive on only when it is set. */
+  expireTime?: number;
+  stmtCacheSize: number;
+}
+
 export interface OraModule extends OraConstants {
+  getConnection(attributes: OraConnectionAttributes): Promise<OraConnection>;
   createPool(attributes: OraPoolAttributes): Promise<OraPool>;
   readonly thin: boolean;
 }
 
 /**
- * Load node-oracledb. Thin mode is the default of node-oracledb 6 as long as
+ * Load node-oracledb. Thin mode is the default of node-oracledb (6 and later) as long as
  * initOracleClient() is never called, and this code never calls it: no Instant Client.
  * The package ships no TypeScript types; the specifier is held in a variable so that the
  * compiler does not look for them, and the module is checked for what we use.
@@ -113,8 +140,8 @@ export async function loadOracledb(): Promise<OraModule> {
   const imported: unknown = await import(specifier);
   const mod = (imported as { default?: unknown }).default ?? imported;
   const candidate = mod as Partial<OraModule>;
-  if (typeof candidate.createPool !== 'function' || candidate.DB_TYPE_NUMBER === undefined) {
-    throw new Error('order-loader: the installed oracledb package is not usable (createPool missing)');
+  if (typeof candidate.getConnection !== 'function' || typeof candidate.createPool !== 'function' || candidate.DB_TYPE_NUMBER === undefined) {
+    throw new Error('order-loader: the installed oracledb package is not usable (getConnection missing)');
   }
   return mod as OraModule;
 }

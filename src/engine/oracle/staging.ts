@@ -1,6 +1,6 @@
 import type { StagingTx } from '../contract.js';
 import type { ErrorLogInput, StageBatchCounts, StageInput } from '../types.js';
-import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
+import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices, textRuns } from './binds.js';
 import type { OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
@@ -74,7 +74,7 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         error_message: cutChars(nonEmpty(r.message, '(no message)'), LIMITS.message),
         raw_record: r.rawRecord,
       }));
-      for (const part of slices(values, ORACLE_MAX_CHUNK)) {
+      for (const part of slices(values, ORACLE_MAX_CHUNK).flatMap((slice) => textRuns(slice, (v) => [v.raw_record]))) {
         await connection.executeMany(oracleQuery('log_errors'), part, {
           autoCommit: false,
           bindDefs: {
