@@ -1,4 +1,5 @@
 import { UserError } from '../errors.js';
+import { EASY_CONNECT_PARAMETERS, type OracleDriverOptions, oracleConnectTarget } from './oracle/connect-options.js';
 
 /** Where a server database is: named in messages (names are not secrets; passwords are). */
 export interface ServerPlace {
@@ -19,6 +20,8 @@ export type DbTarget =
       user: string;
       password: string | undefined;
       connectString: string;
+      /** A wallet, a tnsnames.ora folder (src/engine/oracle/connect-options.ts); absent for plain Easy Connect. */
+      driverOptions?: OracleDriverOptions;
       place: ServerPlace;
       /** Set only when the URL carries Oracle parameters (see {@link parseOracleParameters}). */
       oracle?: OracleUrlOptions | undefined;
@@ -70,18 +73,15 @@ export function parseDbUrl(value: string, env: NodeJS.ProcessEnv = process.env):
   }
   if (url.scheme === 'oracle') {
     if (url.user === '') throw new UserError(`--db ${url.label}: an Oracle URL needs a user (oracle://user@host:1521/service)`);
-    if (url.host === '' || url.database === '') {
-      throw new UserError(`--db ${url.label}: an Oracle URL needs a host and a service (oracle://user@host:1521/FREEPDB1)`);
-    }
-    const host = url.host.includes(':') ? `[${url.host}]` : url.host;
-    const port = url.port ?? 1521;
+    const parts = { host: url.host, port: url.port, service: url.database, query: url.withoutPassword.split('?')[1] ?? '' };
+    const { place, ...connect } = oracleConnectTarget(parts, env, url.label, registerSecret);
     const oracle = parseOracleParameters(url.query, url.label);
     return {
       kind: 'oracle',
       user: url.user,
       password,
-      connectString: `${host}:${port}/${url.database}`,
-      place: { host: url.host, port, database: url.database, user: url.user },
+      ...connect,
+      place: { ...place, user: url.user },
       ...(oracle === undefined ? {} : { oracle }),
     };
   }
@@ -116,8 +116,8 @@ export function postgresConnectionString(url: string, password: string | undefin
   return `${m[1]}${user}:${encodeURIComponent(password)}@${url.slice(m[0].length)}`;
 }
 
-/** The URL's own parts, not Oracle parameters (read by splitServerUrl). */
-const URL_PARTS = new Set(['user', 'password', 'host', 'port']);
+/** The URL's own parts and the connection form's parameters (connect-options.ts): not engine settings. */
+const URL_PARTS = new Set<string>(['user', 'password', 'host', 'port', 'protocol', 'config_dir', ...EASY_CONNECT_PARAMETERS]);
 
 /** The Oracle parameters of a URL's query; undefined when it has none. Unknown names are refused. */
 function parseOracleParameters(query: URLSearchParams, label: string): OracleUrlOptions | undefined {
@@ -139,7 +139,7 @@ function parseOracleParameters(query: URLSearchParams, label: string): OracleUrl
       if (value !== 'on' && value !== 'off') throw new UserError(`--db ${label}: charset_check must be on or off`);
       options.charsetCheck = value === 'on';
     } else {
-      throw new UserError(`--db ${label}: unknown Oracle URL parameter "${name}" (known: call_timeout, expire_time, charset_check)`);
+      throw new UserError(`--db ${label}: unknown Oracle URL parameter "${name}" (known: call_timeout, expire_time, charset_check, protocol, config_dir, ${EASY_CONNECT_PARAMETERS.join(', ')})`);
     }
   }
   return any ? options : undefined;

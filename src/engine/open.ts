@@ -29,6 +29,7 @@ export async function openEngine(target: DbTarget, options: OpenOptions): Promis
         user: target.user,
         password: target.password,
         connectString: target.connectString,
+        driverOptions: target.driverOptions,
         poolMax: options.connections + 1,
         oracle: target.oracle,
       });

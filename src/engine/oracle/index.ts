@@ -5,6 +5,7 @@ import { runMigrations } from '../migrations.js';
 import { Binds } from './binds.js';
 import { oracleChunkTx } from './chunk.js';
 import { checkDatabaseCharset } from './charset.js';
+import type { OracleDriverOptions } from './connect-options.js';
 import { onOracleConnection, oracleDriver } from './driver.js';
 import { oracleJournalTx, oracleRunJournal } from './journal.js';
 import { oracleMigrationHooks } from './migrations.js';
@@ -28,6 +29,8 @@ export interface OracleEngineOptions {
   user: string;
   password: string | undefined;
   connectString: string;
+  /** A wallet, a tnsnames.ora folder: see connect-options.ts. */
+  driverOptions?: OracleDriverOptions | undefined;
   /** Connections the caller uses at once: that many are kept open between uses. */
   poolMax: number;
   /** The URL's Oracle parameters (src/engine/db-url.ts); defaults below. */
@@ -108,6 +111,7 @@ export async function createOracleEngine(options: OracleEngineOptions): Promise<
   const oracledb = await loadOracledb();
   const expireTime = options.oracle?.expireTimeMinutes ?? DEFAULT_EXPIRE_TIME_MINUTES;
   const attributes: OraConnectionAttributes = {
+    ...options.driverOptions,
     user: options.user,
     password: options.password,
     connectString: options.connectString,

@@ -102,6 +102,9 @@ export interface OraConstants {
 }
 
 export interface OraPoolAttributes {
+  configDir?: string;
+  walletLocation?: string;
+  walletPassword?: string;
   user: string;
   password: string;
   connectString: string;
@@ -115,6 +118,10 @@ export interface OraPoolAttributes {
 
 /** oracledb.getConnection() attributes of a standalone connection. */
 export interface OraConnectionAttributes {
+  /** A tnsnames.ora folder, a PEM wallet and its passphrase (src/engine/oracle/connect-options.ts). */
+  configDir?: string;
+  walletLocation?: string;
+  walletPassword?: string;
   user: string;
   password: string;
   connectString: string;
