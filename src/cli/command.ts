@@ -74,7 +74,7 @@ export function sayAborted(aborted: string | null | undefined): void {
 
 function lockWaitNote(engine: string, lockWaitMs: number): string {
   const waiting = '; a chunk waiting for a row another session holds';
-  if (engine === 'oracle') return `${waiting} waits until it is released (Oracle has no lock timeout)`;
+  if (engine === 'oracle') return `${waiting} waits until it is released or its call times out (the URL's call_timeout, 30 min by default)`;
   if (lockWaitMs === 0) return `${waiting} waits until it is released (--row-lock-wait 0)`;
   const limit = lockWaitMs % 1000 === 0 ? `${lockWaitMs / 1000} s` : `${lockWaitMs} ms`;
   return `${waiting} gives up on it after at most ${limit} (--row-lock-wait)`;

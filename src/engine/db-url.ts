@@ -241,9 +241,20 @@ function splitServerUrl(value: string): ServerUrl {
   }
   const queryUser = query.get('user');
   const queryText = query.toString();
+  // any other …password… parameter (wallet_password, sslpassword) is a secret too: masked in the
+  // label, and its value redacted wherever it would be printed
+  const shownQuery = new URLSearchParams(query);
+  for (const [name, secret] of query) {
+    if (!/password/i.test(name)) continue;
+    if (secret !== '') registerSecret(secret);
+    shownQuery.set(name, '***');
+  }
+  const shownQueryText = shownQuery.toString();
   const userPart = user === '' ? '' : `${encodeURIComponent(user)}@`;
   const hostPart = `${rawHost}${port === undefined ? '' : `:${port}`}`;
-  const tail = `${database === '' ? '' : `/${encodeURIComponent(database)}`}${queryText === '' ? '' : `?${queryText}`}`;
+  const path = database === '' ? '' : `/${encodeURIComponent(database)}`;
+  const tail = `${path}${queryText === '' ? '' : `?${queryText}`}`;
+  const shownTail = `${path}${shownQueryText === '' ? '' : `?${shownQueryText}`}`;
   const shownUser = password === undefined ? userPart : `${encodeURIComponent(user)}:***@`;
   return {
     scheme,
@@ -254,7 +265,7 @@ function splitServerUrl(value: string): ServerUrl {
     database,
     query,
     withoutPassword: `${scheme}://${userPart}${hostPart}${tail}`,
-    label: `${scheme}://${shownUser}${hostPart}${tail}`,
+    label: `${scheme}://${shownUser}${hostPart}${shownTail}`,
   };
 }
 

@@ -23,7 +23,8 @@ interface Place {
 }
 
 const SPACE_SQLSTATES = new Set(['53100']); // disk_full
-const SPACE_ORACLE = /\bORA-0*(1536|1652|1653|1654|1688|1691|30036)\b/;
+// the out-of-space and quota family that src/engine/oracle/classify.ts makes fatal
+const SPACE_ORACLE = /\bORA-0*(1536|1950|162[89]|163[0-2]|165[0-689]|168[0-58]|169[1-4]|323[358]|30036|6000[1-7]|60018)\b/;
 const CONNECT_CODES: Record<string, string> = {
   ECONNREFUSED: 'nothing listens there',
   ENOTFOUND: 'no such host',

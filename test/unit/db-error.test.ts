@@ -33,6 +33,12 @@ describe('out of space', () => {
     expect(isOutOfSpace(oracleError('ORA-01653', 'unable to extend table LOADER.ORDER_STAGE by 128 in tablespace USERS'))).toBe(true);
     expect(isOutOfSpace(Object.assign(new Error('terminating connection'), { code: '57P01' }))).toBe(false);
   });
+  it('knows the whole Oracle out-of-space and quota family the engine treats as fatal', () => {
+    for (const code of ['ORA-01536', 'ORA-01950', 'ORA-01628', 'ORA-01632', 'ORA-01650', 'ORA-01658', 'ORA-01683', 'ORA-01692', 'ORA-03233', 'ORA-30036', 'ORA-60004', 'ORA-60018']) {
+      expect(isOutOfSpace(oracleError(code, 'no room')), code).toBe(true);
+    }
+    for (const code of ['ORA-01657', 'ORA-01438', 'ORA-00001']) expect(isOutOfSpace(oracleError(code, 'other')), code).toBe(false);
+  });
   it('the run stops saying the database is out of space, not "once the database is back"', async () => {
     const engine = { classifyError: () => 'fatal' } as unknown as Engine;
     const full = Object.assign(new Error('could not extend file "base/1/2": No space left on device'), { code: '53100' });

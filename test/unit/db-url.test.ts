@@ -37,6 +37,15 @@ describe('parseDbUrl', () => {
       expect((error as Error).message).not.toContain('hunter2');
     }
   });
+  it('never echoes a …password… query parameter (wallet_password, sslpassword), refused or accepted', () => {
+    const refused = errorOf(() => parseDbUrl('oracle://u@h:1521/S?wallet_password=Wallet5ecret', {}));
+    expect(refused).toBeInstanceOf(UserError);
+    expect((refused as Error).message).toContain('wallet_password=***');
+    expect((refused as Error).message).not.toContain('Wallet5ecret');
+    const refusedAlso = errorOf(() => parseDbUrl('oracle://u@h:1521/S?sslpassword=Ssl5ecret&bogus=1', {}));
+    expect((refusedAlso as Error).message).not.toContain('Ssl5ecret');
+    expect(redactSecrets('connect failed: Ssl5ecret')).not.toContain('Ssl5ecret');
+  });
   it('masks passwords', () => {
     expect(maskDbUrl('postgres://u:hunter2@h:5432/d')).toBe('postgres://u:***@h:5432/d');
     expect(maskDbUrl('oracle://u@h/s')).toBe('oracle://u@h/s');
