@@ -56,7 +56,8 @@ const PASSWORD_HINT = 'or better, leave the password out of the URL and set ORDE
  * stays unambiguous; a malformed URL is refused in one line that never contains the password.
  */
 export function parseDbUrl(value: string, env: NodeJS.ProcessEnv = process.env): DbTarget {
-  const envPassword = env.ORDER_LOADER_DB_PASSWORD !== undefined && env.ORDER_LOADER_DB_PASSWORD !== '' ? env.ORDER_LOADER_DB_PASSWORD : undefined;
+  const envPassword =
+    env.ORDER_LOADER_DB_PASSWORD !== undefined && env.ORDER_LOADER_DB_PASSWORD !== '' ? env.ORDER_LOADER_DB_PASSWORD : undefined;
   if (envPassword !== undefined) registerSecret(envPassword);
   const trimmed = value.trim();
   if (trimmed.startsWith('pglite:')) {
@@ -68,7 +69,12 @@ export function parseDbUrl(value: string, env: NodeJS.ProcessEnv = process.env):
   if (url.password !== undefined) registerSecret(url.password);
   const password = url.password ?? envPassword;
   if (url.scheme === 'postgres' || url.scheme === 'postgresql') {
-    const place = { host: url.host === '' ? 'localhost' : url.host, port: url.port ?? 5432, database: url.database === '' ? url.user : url.database, user: url.user };
+    const place = {
+      host: url.host === '' ? 'localhost' : url.host,
+      port: url.port ?? 5432,
+      database: url.database === '' ? url.user : url.database,
+      user: url.user,
+    };
     return { kind: 'postgres', url: url.withoutPassword, password, place };
   }
   if (url.scheme === 'oracle') {
@@ -139,7 +145,9 @@ function parseOracleParameters(query: URLSearchParams, label: string): OracleUrl
       if (value !== 'on' && value !== 'off') throw new UserError(`--db ${label}: charset_check must be on or off`);
       options.charsetCheck = value === 'on';
     } else {
-      throw new UserError(`--db ${label}: unknown Oracle URL parameter "${name}" (known: call_timeout, expire_time, charset_check, protocol, config_dir, ${EASY_CONNECT_PARAMETERS.join(', ')})`);
+      throw new UserError(
+        `--db ${label}: unknown Oracle URL parameter "${name}" (known: call_timeout, expire_time, charset_check, protocol, config_dir, ${EASY_CONNECT_PARAMETERS.join(', ')})`,
+      );
     }
   }
   return any ? options : undefined;
@@ -197,7 +205,9 @@ interface ServerUrl {
 function splitServerUrl(value: string): ServerUrl {
   const schemeMatch = SCHEME.exec(value);
   if (schemeMatch === null) {
-    throw new UserError('--db: not a database URL (expected pglite:<dir>, postgres://user@host:5432/database or oracle://user@host:1521/service)');
+    throw new UserError(
+      '--db: not a database URL (expected pglite:<dir>, postgres://user@host:5432/database or oracle://user@host:1521/service)',
+    );
   }
   const scheme = (schemeMatch[1] ?? '').toLowerCase();
   const shown = `${scheme}://…`;
@@ -214,10 +224,14 @@ function splitServerUrl(value: string): ServerUrl {
     if (after !== null && USERINFO.test(rest.slice(0, at))) readings.push({ userinfo: rest.slice(0, at), after });
   }
   if (readings.length === 0) {
-    throw new UserError(`--db ${shown}: cannot read this URL (expected ${scheme}://user@host:port/database; special characters in the password percent-encoded, ${PASSWORD_HINT})`);
+    throw new UserError(
+      `--db ${shown}: cannot read this URL (expected ${scheme}://user@host:port/database; special characters in the password percent-encoded, ${PASSWORD_HINT})`,
+    );
   }
   if (readings.length > 1) {
-    throw new UserError(`--db ${shown}: cannot tell where the password ends (an unencoded "@" in it?): percent-encode it (@ is %40), ${PASSWORD_HINT}`);
+    throw new UserError(
+      `--db ${shown}: cannot tell where the password ends (an unencoded "@" in it?): percent-encode it (@ is %40), ${PASSWORD_HINT}`,
+    );
   }
   const { userinfo, after } = readings[0] as { userinfo: string | null; after: RegExpExecArray };
   const info = userinfo === null ? null : USERINFO.exec(userinfo);

@@ -69,7 +69,9 @@ export function textRuns<R>(rows: readonly R[], texts: (row: R) => readonly (str
   const runs: R[][] = [];
   let key: string | undefined;
   for (const row of rows) {
-    const rowKey = texts(row).map((v) => (fitsVarchar(v) ? 'v' : 'c')).join('');
+    const rowKey = texts(row)
+      .map((v) => (fitsVarchar(v) ? 'v' : 'c'))
+      .join('');
     const last = runs.at(-1);
     if (last !== undefined && rowKey === key) last.push(row);
     else runs.push([row]);

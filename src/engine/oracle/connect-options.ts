@@ -92,11 +92,18 @@ export function oracleConnectTarget(
   const configDir = nonEmpty(query.get('config_dir')) ?? nonEmpty(env.TNS_ADMIN);
 
   if (parts.host !== '' && parts.service === '' && parts.port === undefined && configDir !== undefined) {
-    if (!/^[A-Za-z][\w.-]*$/.test(parts.host)) throw new UserError(`--db ${label}: "${parts.host}" is not a TNS alias (letters, digits, _ . -)`);
+    if (!/^[A-Za-z][\w.-]*$/.test(parts.host))
+      throw new UserError(`--db ${label}: "${parts.host}" is not a TNS alias (letters, digits, _ . -)`);
     if (!existsSync(join(configDir, 'tnsnames.ora'))) {
-      throw new UserError(`--db ${label}: no tnsnames.ora in ${configDir} (the folder of ${query.has('config_dir') ? 'config_dir' : 'TNS_ADMIN'}) to look up the alias ${parts.host} in`);
+      throw new UserError(
+        `--db ${label}: no tnsnames.ora in ${configDir} (the folder of ${query.has('config_dir') ? 'config_dir' : 'TNS_ADMIN'}) to look up the alias ${parts.host} in`,
+      );
     }
-    return { connectString: parts.host, driverOptions: { configDir, ...wallet }, place: { host: parts.host, port: 0, database: parts.host } };
+    return {
+      connectString: parts.host,
+      driverOptions: { configDir, ...wallet },
+      place: { host: parts.host, port: 0, database: parts.host },
+    };
   }
   if (parts.host === '' || parts.service === '') throw new UserError(`--db ${label}: ${NEEDS_SERVICE}`);
 
@@ -136,7 +143,9 @@ function walletAttributes(
   if (walletPassword !== undefined) registerSecret(walletPassword);
   if (walletLocation !== undefined) checkWalletFolder(walletLocation, 'ORDER_LOADER_DB_WALLET_LOCATION', label);
   if (walletPassword !== undefined && walletLocation === undefined) {
-    throw new UserError(`--db ${label}: ORDER_LOADER_DB_WALLET_PASSWORD is set but ORDER_LOADER_DB_WALLET_LOCATION is not (the folder with ewallet.pem)`);
+    throw new UserError(
+      `--db ${label}: ORDER_LOADER_DB_WALLET_PASSWORD is set but ORDER_LOADER_DB_WALLET_LOCATION is not (the folder with ewallet.pem)`,
+    );
   }
   return {
     ...(walletLocation === undefined ? {} : { walletLocation }),
@@ -150,7 +159,9 @@ function walletAttributes(
  */
 function checkWalletFolder(folder: string, source: string, label: string): void {
   if (existsSync(join(folder, 'ewallet.pem'))) return;
-  const sso = existsSync(join(folder, 'cwallet.sso')) ? ' (it has cwallet.sso: node-oracledb thin mode reads the PEM wallet, ewallet.pem, of the same download)' : '';
+  const sso = existsSync(join(folder, 'cwallet.sso'))
+    ? ' (it has cwallet.sso: node-oracledb thin mode reads the PEM wallet, ewallet.pem, of the same download)'
+    : '';
   throw new UserError(`--db ${label}: no ewallet.pem in ${folder} (${source})${sso}`);
 }
 

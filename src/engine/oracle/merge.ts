@@ -106,7 +106,10 @@ export async function mergeOrders(connection: OraConnection, binds: Binds, rows:
       const kind = classifyOracleCodes(codes);
       const fatal = codes.find((c) => classifyOracleCode(c) === 'fatal');
       if (kind === 'fatal') {
-        throw new OracleChunkError(fatal ?? codes[0] ?? 'ORA-UNKNOWN', `merge into orders: ${codes.join(' ')} reported for a row; the chunk is rolled back`);
+        throw new OracleChunkError(
+          fatal ?? codes[0] ?? 'ORA-UNKNOWN',
+          `merge into orders: ${codes.join(' ')} reported for a row; the chunk is rolled back`,
+        );
       }
       failures.push(failureOf(row, codes[0] ?? 'ORA-UNKNOWN', kind, batchError.message));
     }

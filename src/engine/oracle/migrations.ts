@@ -61,7 +61,12 @@ function listObjects(objects: readonly SchemaObject[]): string {
   return objects.length > 3 ? `${named} and ${objects.length - 3} more` : named;
 }
 
-async function runDdl(connection: OraConnection, kit: OracleKit, statement: string, tolerated: ReadonlySet<string> | ReadonlyMap<string, string>): Promise<void> {
+async function runDdl(
+  connection: OraConnection,
+  kit: OracleKit,
+  statement: string,
+  tolerated: ReadonlySet<string> | ReadonlyMap<string, string>,
+): Promise<void> {
   try {
     await connection.execute(statement, NO_BINDS, { autoCommit: false });
   } catch (error) {
@@ -116,7 +121,10 @@ export function oracleMigrationHooks(driver: Driver<OraConnection>, kit: OracleK
       }),
 
     async appliedVersions(connection) {
-      const result = await connection.execute(oracleQuery('migration_applied'), NO_BINDS, { autoCommit: false, outFormat: c.OUT_FORMAT_OBJECT });
+      const result = await connection.execute(oracleQuery('migration_applied'), NO_BINDS, {
+        autoCommit: false,
+        outFormat: c.OUT_FORMAT_OBJECT,
+      });
       return new Set(
         (result.rows ?? []).map((row) => {
           const value = Array.isArray(row) ? row[0] : (row as Record<string, unknown>).VERSION;
@@ -134,7 +142,11 @@ export function oracleMigrationHooks(driver: Driver<OraConnection>, kit: OracleK
       if (missing.length > 0) {
         throw new Error(`migrate: ${migration.name} ran, but ${listObjects(missing)} is not in the schema; the migration is not recorded`);
       }
-      await connection.execute(oracleQuery('migration_record'), { version: migration.version, name: migration.name }, { autoCommit: false });
+      await connection.execute(
+        oracleQuery('migration_record'),
+        { version: migration.version, name: migration.name },
+        { autoCommit: false },
+      );
       await driver.commit(connection);
     },
   };

@@ -1,7 +1,19 @@
 import type { OperatorTx } from '../contract.js';
 import { fileLayoutFromInvoked } from '../run-events.js';
 import type { FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
-import { checkValueSizes, ID_SLOTS, idList, LIMITS, matchesNothing, MAX_BYTES, ORACLE_MAX_CHUNK, type SlotList, slices, textList, textRuns } from './binds.js';
+import {
+  checkValueSizes,
+  ID_SLOTS,
+  idList,
+  LIMITS,
+  matchesNothing,
+  MAX_BYTES,
+  ORACLE_MAX_CHUNK,
+  type SlotList,
+  slices,
+  textList,
+  textRuns,
+} from './binds.js';
 import type { OraConnection } from './oracledb-types.js';
 import { byStageId, int, intOrNull, type OracleKit, queryRows, stageSnapshot, text } from './rows.js';
 import { nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
@@ -71,7 +83,9 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
      * when it is fetched, so all the rows returned are locked by this transaction.
      */
     async lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]> {
-      const rows = await queryRows(connection, kit, 'lock_stale_processing', { older_than: binds.str(utcTimestampText(olderThan), MAX_BYTES.timestampText) });
+      const rows = await queryRows(connection, kit, 'lock_stale_processing', {
+        older_than: binds.str(utcTimestampText(olderThan), MAX_BYTES.timestampText),
+      });
       return rows.map(stageSnapshot);
     },
 
@@ -113,8 +127,10 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
         // Oracle stores '' as NULL and both columns are NOT NULL: an empty text gets a marker.
         const operator = nonEmpty(ch.operator, '(unknown)');
         const reason = nonEmpty(ch.reason, '(none)');
-        if (Array.from(operator).length > LIMITS.operator) throw new Error(`manual change: the operator name is longer than ${LIMITS.operator} characters`);
-        if (Array.from(reason).length > LIMITS.reason) throw new Error(`manual change: the reason is longer than ${LIMITS.reason} characters`);
+        if (Array.from(operator).length > LIMITS.operator)
+          throw new Error(`manual change: the operator name is longer than ${LIMITS.operator} characters`);
+        if (Array.from(reason).length > LIMITS.reason)
+          throw new Error(`manual change: the reason is longer than ${LIMITS.reason} characters`);
         return {
           update: {
             stage_id: stageId,
@@ -155,7 +171,10 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
             },
           },
         );
-        for (const audit of textRuns(part.map((r) => r.audit), (a) => [a.old_values, a.new_values])) {
+        for (const audit of textRuns(
+          part.map((r) => r.audit),
+          (a) => [a.old_values, a.new_values],
+        )) {
           await connection.executeMany(oracleQuery('apply_manual_changes_audit'), audit, {
             autoCommit: false,
             bindDefs: {

@@ -147,7 +147,11 @@ export async function loadOracledb(): Promise<OraModule> {
   const imported: unknown = await import(specifier);
   const mod = (imported as { default?: unknown }).default ?? imported;
   const candidate = mod as Partial<OraModule>;
-  if (typeof candidate.getConnection !== 'function' || typeof candidate.createPool !== 'function' || candidate.DB_TYPE_NUMBER === undefined) {
+  if (
+    typeof candidate.getConnection !== 'function' ||
+    typeof candidate.createPool !== 'function' ||
+    candidate.DB_TYPE_NUMBER === undefined
+  ) {
     throw new Error('order-loader: the installed oracledb package is not usable (getConnection missing)');
   }
   return mod as OraModule;

@@ -11,7 +11,11 @@ import { cutChars, parseUtcText } from './sql-text.js';
  * The page of an error listing (ERROR rows, rejected lines): its row limit and its load / error
  * code lists; null when nothing can match (no rows asked for, or an empty list).
  */
-function errorPage(filter: { loadIds?: number[] | undefined; errorCodes?: string[] | undefined; limit: number }): { limit: number; lists: SlotList[] } | null {
+function errorPage(filter: {
+  loadIds?: number[] | undefined;
+  errorCodes?: string[] | undefined;
+  limit: number;
+}): { limit: number; lists: SlotList[] } | null {
   const floored = Math.floor(filter.limit);
   if (!(floored > 0)) return null;
   const lists: SlotList[] = [
@@ -72,7 +76,11 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
           oldestReady:
             oldest === undefined
               ? null
-              : { stageId: int(oldest.STAGE_ID, 'stage_id'), sourceKey: String(oldest.SOURCE_KEY), stagedAt: parseUtcText(oldest.STAGED_AT) ?? new Date(0) },
+              : {
+                  stageId: int(oldest.STAGE_ID, 'stage_id'),
+                  sourceKey: String(oldest.SOURCE_KEY),
+                  stagedAt: parseUtcText(oldest.STAGED_AT) ?? new Date(0),
+                },
           retryWait: retryWait(wait),
         };
       }),
@@ -118,7 +126,11 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
       return read(async (connection) => {
         const out: ErrorRowReport[] = [];
         for (const slots of binds.slotSets(lists)) {
-          const rows = await queryRows(connection, kit, 'error_rows', { ...slots, after_stage_id: binds.num(int(filter.afterStageId ?? 0, 'stage id')), row_limit: binds.num(limit) });
+          const rows = await queryRows(connection, kit, 'error_rows', {
+            ...slots,
+            after_stage_id: binds.num(int(filter.afterStageId ?? 0, 'stage id')),
+            row_limit: binds.num(limit),
+          });
           for (const r of rows) {
             out.push({
               ...stageSnapshot(r),
@@ -141,7 +153,11 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
       return read(async (connection) => {
         const out: RejectedLine[] = [];
         for (const slots of binds.slotSets(lists)) {
-          const rows = await queryRows(connection, kit, 'rejected_lines', { ...slots, after_error_id: binds.num(int(filter.afterErrorId ?? 0, 'error id')), row_limit: binds.num(limit) });
+          const rows = await queryRows(connection, kit, 'rejected_lines', {
+            ...slots,
+            after_error_id: binds.num(int(filter.afterErrorId ?? 0, 'error id')),
+            row_limit: binds.num(limit),
+          });
           for (const r of rows) {
             out.push({
               errorId: int(r.ERROR_ID, 'error_id'),

@@ -73,7 +73,8 @@ function definitions(table: string, list: readonly string[]): SchemaObject[] {
   for (const item of list) {
     const constraint = new RegExp(String.raw`^CONSTRAINT\s+${IDENTIFIER}`, 'i').exec(item);
     if (constraint?.[1] !== undefined) out.push({ kind: 'CONSTRAINT', table, name: dictionaryName(constraint[1]) });
-    else if (/^(PRIMARY|UNIQUE|CHECK|FOREIGN)\b/i.test(item)) continue; // unnamed: nothing to look up
+    else if (/^(PRIMARY|UNIQUE|CHECK|FOREIGN)\b/i.test(item))
+      continue; // unnamed: nothing to look up
     else {
       const column = new RegExp(`^${IDENTIFIER}`).exec(item);
       if (column?.[1] !== undefined) out.push({ kind: 'COLUMN', table, name: dictionaryName(column[1]) });
