@@ -26,6 +26,7 @@ function version(): string {
 
 /** Logs on a terminal are read by a person; anywhere else (a file, a pipe, cron) by tools. */
 function logsToTerminal(options: CliOptions): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, when stderr is not a terminal (its type says boolean)
   return options['log-file'] === undefined && process.stderr.isTTY === true;
 }
 

@@ -106,6 +106,7 @@ export async function withLoader(
     lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
     // a person at a terminal (logs at warn) is told why nothing happens yet
     onLockWait:
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, off a terminal
       process.stderr.isTTY === true && !logger.isLevelEnabled('info')
         ? (message) => process.stderr.write(`order-loader: ${escapeControl(message)}\n`)
         : undefined,
@@ -122,7 +123,7 @@ export async function withLoader(
 
 /** The progress line on a terminal (none with --json). */
 export function progressOf(ctx: CommandContext): Progress {
-  return ctx.options.json ? createProgress({ isTTY: false } as NodeJS.WriteStream) : createProgress();
+  return ctx.options.json ? createProgress({ isTTY: false, write: () => true }) : createProgress();
 }
 
 /** The options of a staging and processing run, from the command line. */

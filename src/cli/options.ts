@@ -74,6 +74,6 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1)
     throw new UserError('--workers takes one number (a list is for bench)');
   if (command !== 'load' && command !== 'stage' && files.length > 0)
-    throw new UserError(`${command} takes no file arguments (got ${files[0]})`);
+    throw new UserError(`${command} takes no file arguments (got ${files[0] ?? ''})`);
   return { command, files, options: result.data };
 }

@@ -48,7 +48,14 @@ function meter() {
   };
 }
 
-export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
+/** Where the progress line goes: a terminal (isTTY true) or nowhere. */
+export interface ProgressStream {
+  isTTY?: boolean | undefined;
+  columns?: number | undefined;
+  write(text: string): boolean;
+}
+
+export function createProgress(stream: ProgressStream = process.stderr): Progress {
   if (stream.isTTY !== true) return noProgress;
   let last = 0;
   let shown = false;

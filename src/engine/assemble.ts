@@ -45,7 +45,10 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
     createWorkspace: (name) => workspaces.createWorkspace(name),
     dropWorkspace: (name) => workspaces.dropWorkspace(name),
   };
-  const cancel = driver.cancelRunning;
-  if (cancel !== undefined) engine.cancelRunning = () => cancel.call(driver);
+  if (driver.cancelRunning !== undefined) {
+    engine.cancelRunning = async () => {
+      await driver.cancelRunning?.();
+    };
+  }
   return engine;
 }

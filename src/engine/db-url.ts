@@ -105,7 +105,7 @@ export function maskDbUrl(value: string): string {
     return splitServerUrl(trimmed).label;
   } catch {
     const scheme = SCHEME.exec(trimmed);
-    return scheme === null ? '…' : `${scheme[1]?.toLowerCase()}://…`;
+    return scheme === null ? '…' : `${(scheme[1] ?? '').toLowerCase()}://…`;
   }
 }
 
@@ -119,7 +119,7 @@ export function postgresConnectionString(url: string, password: string | undefin
   const m = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?/i.exec(url);
   if (m === null) return url;
   const user = (m[2] ?? '@').slice(0, -1);
-  return `${m[1]}${user}:${encodeURIComponent(password)}@${url.slice(m[0].length)}`;
+  return `${m[1] ?? ''}${user}:${encodeURIComponent(password)}@${url.slice(m[0].length)}`;
 }
 
 /** The URL's own parts and the connection form's parameters (connect-options.ts): not engine settings. */

@@ -23,7 +23,7 @@ export function stagingHistoryFromEvents(
   const stopped = checkpoint?.stoppedAt;
   const stoppedAt =
     typeof stopped === 'object' && stopped !== null && typeof (stopped as { line?: unknown }).line === 'number'
-      ? { line: (stopped as { line: number }).line, message: String((stopped as { message?: unknown }).message ?? '') }
+      ? { line: (stopped as { line: number }).line, message: messageText((stopped as { message?: unknown }).message) }
       : null;
   return {
     loadId: typeof invoked?.loadId === 'number' ? invoked.loadId : runId,
@@ -51,5 +51,11 @@ export function fileLayoutFromInvoked(detailText: string | null): FileLayout | n
   const delimiter = detail?.delimiter;
   if (!Array.isArray(header) || !header.every((h) => typeof h === 'string') || typeof delimiter !== 'string' || delimiter === '')
     return null;
-  return { header: header as string[], delimiter };
+  return { header, delimiter };
+}
+
+/** A recorded message as text (written by us as a string; anything else is shown as JSON). */
+function messageText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
 }

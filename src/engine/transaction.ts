@@ -35,7 +35,8 @@ export async function inTransaction<C, T>(driver: Driver<C>, fn: (connection: C)
     try {
       await driver.release(connection, broken);
     } catch (releaseError) {
-      if (!failed) throw releaseError; // never hide the error that got us here
+      // eslint-disable-next-line no-unsafe-finally -- only when nothing else is being thrown: never hide the error that got us here
+      if (!failed) throw releaseError;
     }
   }
 }
@@ -58,6 +59,7 @@ export async function onConnection<C, T>(driver: Driver<C>, fn: (connection: C) 
     try {
       await driver.release(connection, broken);
     } catch (releaseError) {
+      // eslint-disable-next-line no-unsafe-finally -- as above
       if (!failed) throw releaseError;
     }
   }

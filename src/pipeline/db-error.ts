@@ -84,7 +84,7 @@ export function describeConnectError(error: unknown, place: Place): string | nul
     if (has(code)) return `cannot connect to ${where} (${code}: ${meaning})`;
   }
   if (has('NJS-503') || has('NJS-511') || has('NJS-510') || has('NJS-530')) {
-    return `cannot connect to ${where} (${codes.find((c) => /^NJS-5(03|10|11|30)$/.test(c))}: ${describeDbError(error)})`;
+    return `cannot connect to ${where} (${codes.find((c) => /^NJS-5(03|10|11|30)$/.test(c)) ?? 'NJS-503'}: ${describeDbError(error)})`;
   }
   if (/timeout exceeded when trying to connect/i.test(message)) return `cannot connect to ${where} (timed out)`;
   return null;

@@ -104,7 +104,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   const reports: FileReport[] = [];
   let processCounts: ProcessCounts | null = null;
   let aborted: string | null = null;
-  let stageMs = 0;
+  let stageMs: number;
   let processMs = 0;
 
   try {

@@ -19,7 +19,7 @@ export async function checkDatabaseCharset(connection: OraConnection, kit: Oracl
     const codes = oracleCodesOf(error);
     if (!codes.includes('ORA-00942') && !codes.includes('ORA-01031')) throw error;
     throw new UserError(
-      `oracle: cannot read NLS_CHARACTERSET from nls_database_parameters (${codes[0]}): grant SELECT on it, or add ?charset_check=off to the URL if the files are plain ASCII`,
+      `oracle: cannot read NLS_CHARACTERSET from nls_database_parameters (${codes[0] ?? 'no error code'}): grant SELECT on it, or add ?charset_check=off to the URL if the files are plain ASCII`,
       { cause: error },
     );
   }

@@ -51,7 +51,7 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
       }
       return connect();
     },
-    begin: async () => undefined,
+    begin: () => Promise.resolve(),
     commit: (connection) => connection.commit(),
     rollback: (connection) => connection.rollback(),
     async release(connection, broken) {

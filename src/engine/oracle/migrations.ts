@@ -127,7 +127,7 @@ export function oracleMigrationHooks(driver: Driver<OraConnection>, kit: OracleK
       });
       return new Set(
         (result.rows ?? []).map((row) => {
-          const value = Array.isArray(row) ? row[0] : (row as Record<string, unknown>).VERSION;
+          const value: unknown = Array.isArray(row) ? (row as unknown[])[0] : (row as Record<string, unknown>).VERSION;
           return Number(value);
         }),
       );

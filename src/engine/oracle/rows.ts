@@ -38,7 +38,10 @@ export async function queryRows(connection: OraConnection, kit: OracleKit, name:
 
 export function text(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  return String(value);
+  // the fetch type handler (queryOptions) delivers every column as a string, a number or a Date
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || value instanceof Date) return String(value);
+  return JSON.stringify(value);
 }
 
 export function int(value: unknown, what: string): number {

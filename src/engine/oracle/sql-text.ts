@@ -77,7 +77,9 @@ export function utcTimestampText(date: Date): string {
 /** Parse the 'YYYY-MM-DDTHH24:MI:SS.FF3Z' text the queries return. */
 export function parseUtcText(text: unknown): Date | null {
   if (text === null || text === undefined) return null;
-  const date = new Date(String(text));
+  if (text instanceof Date) return text;
+  if (typeof text !== 'string' && typeof text !== 'number') throw new Error('Oracle engine: unexpected timestamp value from the database');
+  const date = new Date(text);
   if (Number.isNaN(date.getTime())) throw new Error('Oracle engine: unexpected timestamp text from the database');
   return date;
 }

@@ -6,9 +6,11 @@ import type { Workspaces } from '../contract.js';
  * not create: `bench` refuses here rather than touch the loader's own tables.
  */
 export const oracleWorkspaces: Workspaces = {
-  async createWorkspace(name: string): Promise<void> {
-    throw new UserError(
-      `bench: cannot isolate a workspace (${name}) on Oracle: it would need a schema of its own, which the loader's user cannot create; bench refuses rather than touch the loader's tables`,
+  createWorkspace(name: string): Promise<void> {
+    return Promise.reject(
+      new UserError(
+        `bench: cannot isolate a workspace (${name}) on Oracle: it would need a schema of its own, which the loader's user cannot create; bench refuses rather than touch the loader's tables`,
+      ),
     );
   },
   async dropWorkspace(): Promise<void> {

@@ -48,7 +48,7 @@ const FATAL_MESSAGES = [
 
 export function sqlstateOf(error: unknown): string | undefined {
   if (typeof error === 'object' && error !== null && 'code' in error) {
-    const code = (error as { code: unknown }).code;
+    const code = error.code;
     if (typeof code === 'string') return code;
   }
   return undefined;

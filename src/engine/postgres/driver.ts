@@ -15,12 +15,18 @@ export function pgDriver(connector: PgConnector): Driver<PgLease> {
     begin: (lease, options) => lease.session.exec(beginStatement(options)),
     commit: (lease) => lease.session.exec('COMMIT'),
     rollback: (lease) => lease.session.exec('ROLLBACK'),
-    release: async (lease, broken) => lease.release(broken),
+    release: (lease, broken) => {
+      lease.release(broken);
+      return Promise.resolve();
+    },
     classifyError: classifyPgError,
     close: () => connector.end(),
   };
-  const cancel = connector.cancelRunning;
-  if (cancel !== undefined) driver.cancelRunning = () => cancel.call(connector);
+  if (connector.cancelRunning !== undefined) {
+    driver.cancelRunning = async () => {
+      await connector.cancelRunning?.();
+    };
+  }
   return driver;
 }
 

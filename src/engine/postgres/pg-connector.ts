@@ -10,6 +10,7 @@ const typeParsers = {
   getTypeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
     if (oid === 20) return (value: string) => Number(value);
     if (oid === 1082) return (value: string) => value;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- any OID the server sends, not only the enum's
     return types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
   },
 };
@@ -24,6 +25,7 @@ function ClosingClient(config: pg.ClientConfig): pg.Client {
   const connect = client.connect.bind(client) as (callback: (error: Error | undefined) => void) => void;
   (client as unknown as { connect: (callback?: (error: Error | undefined) => void) => unknown }).connect = (callback) => {
     const done = (error: Error | undefined) => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- node-postgres passes null, not undefined, on success
       if (error !== undefined && error !== null) {
         const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream;
         stream?.destroy();
@@ -39,6 +41,7 @@ function ClosingClient(config: pg.ClientConfig): pg.Client {
     return new Promise<void>((resolve, reject) =>
       connect((error) => {
         done(error);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- null on success (see above)
         if (error !== undefined && error !== null) reject(error);
         else resolve();
       }),
@@ -56,6 +59,7 @@ export interface PgServerOptions {
 
 class PgClientSession implements PgSession {
   constructor(private readonly client: pg.PoolClient) {}
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- PgSession's signature: the caller names the row type
   async query<R>(text: string, params?: readonly unknown[]) {
     const result = await this.client.query({ text, values: params as unknown[] | undefined, types: typeParsers });
     return { rows: result.rows as R[], affectedRows: result.rowCount ?? 0 };
@@ -158,8 +162,9 @@ export function createPgServerConnector(options: PgServerOptions): PgConnector {
         }),
       );
     },
-    async setSearchPath(schema: string | null) {
+    setSearchPath(schema: string | null) {
       searchPath = schema;
+      return Promise.resolve();
     },
     async end() {
       await pool.end();

@@ -51,6 +51,7 @@ export const PGLITE_PARSERS = { 20: (value: string) => Number(value), 1082: (val
 /** A connector over an open PGlite instance (created with PGLITE_PARSERS); closing it closes the instance. */
 export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
   const session: PgSession = {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- PgSession's signature: the caller names the row type
     async query<R>(text: string, params?: readonly unknown[]) {
       const result = await db.query<R>(text, params as unknown[] | undefined);
       return { rows: result.rows, affectedRows: result.affectedRows ?? 0 };
