@@ -12,7 +12,8 @@ const MAX_BIGINT = 9223372036854775807n;
 
 /** A field's value as we quote it in an error message: trimmed to a readable length. */
 export function quoteValue(value: string): string {
-  const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  const chars = [...value];
+  const shown = chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : value;
   return JSON.stringify(shown);
 }
 
@@ -30,9 +31,20 @@ function fail(ctx: Ctx, message: string): never {
  */
 const text = z.string().transform((v) => v.trim());
 
+/**
+ * Length in characters (Unicode code points), as PostgreSQL's varchar(n) and Oracle's
+ * VARCHAR2(n CHAR) count them: "𠮷" is one character, two UTF-16 units in a JS string.
+ */
+export function charLength(v: string): number {
+  let n = 0;
+  for (const _ of v) n++;
+  return n;
+}
+
 const sourceKey = text.transform((v, ctx) => {
   if (v === '') return fail(ctx, 'source_key is missing');
-  if (v.length > MAX_SOURCE_KEY_LENGTH) return fail(ctx, `source_key is longer than ${MAX_SOURCE_KEY_LENGTH} characters (${v.length})`);
+  const length = charLength(v);
+  if (length > MAX_SOURCE_KEY_LENGTH) return fail(ctx, `source_key is longer than ${MAX_SOURCE_KEY_LENGTH} characters (${length})`);
   return v;
 });
 
@@ -44,13 +56,22 @@ const customerId = text.transform((v, ctx): string | null => {
   return n.toString();
 });
 
+/**
+ * The order dates every engine stores alike. Oracle's calendar is Julian before 1582-10-15
+ * (1582-10-05 … 1582-10-14 do not exist there, and TO_DATE refuses them) while PostgreSQL's is
+ * proleptic Gregorian; from 1900 on they agree. An order date before 1900 is a typing error in
+ * practice, so it is refused when the line is read, on every engine, and a file behaves the same
+ * on Oracle, PostgreSQL and PGlite.
+ */
+export const ORDER_DATE_RANGE = { first: '1900-01-01', last: '9999-12-31' } as const;
+
 export function isValidIsoDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (m === null) return false;
   const year = Number(m[1]);
   const month = Number(m[2]);
   const day = Number(m[3]);
-  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
+  if (year < 1900 || month < 1 || month > 12 || day < 1) return false;
   const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
   return day <= daysInMonth;
 }
@@ -61,6 +82,9 @@ function isLeapYear(year: number): boolean {
 
 const orderDate = text.transform((v, ctx): string | null => {
   if (v === '') return null;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v) && v < ORDER_DATE_RANGE.first) {
+    return fail(ctx, `order_date is before ${ORDER_DATE_RANGE.first} (the dates every engine stores alike): ${quoteValue(v)}`);
+  }
   if (!isValidIsoDate(v)) return fail(ctx, `order_date is not a valid date (YYYY-MM-DD): ${quoteValue(v)}`);
   return v;
 });
@@ -93,7 +117,7 @@ const amount = text.transform((v, ctx): string | null => {
 
 const currency = text.transform((v, ctx): string | null => {
   if (v === '') return null;
-  if (v.length > 3) return fail(ctx, `currency is longer than 3 characters: ${quoteValue(v)}`);
+  if (charLength(v) > 3) return fail(ctx, `currency is longer than 3 characters: ${quoteValue(v)}`);
   return v;
 });
 

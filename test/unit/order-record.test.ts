@@ -29,6 +29,9 @@ describe('parseOrderRecord (PARSE: can the value be staged?)', () => {
     ['amount', '12.345', 'more than 2 decimals'],
     ['amount', '12345678901234567', 'too large'],
     ['currency', 'EURO', 'currency is longer than 3 characters'],
+    ['order_date', '1582-10-10', 'order_date is before 1900-01-01'],
+    ['order_date', '1899-12-31', 'order_date is before 1900-01-01'],
+    ['order_date', '0001-01-01', 'order_date is before 1900-01-01'],
   ])('rejects %s %j, naming the column and the value', (column, value, message) => {
     const r = parseOrderRecord(fields({ [column]: value }));
     expect(r.ok).toBe(false);
@@ -43,6 +46,23 @@ describe('parseOrderRecord (PARSE: can the value be staged?)', () => {
     expect(parseOrderRecord(fields({ source_key: '' }))).toMatchObject({ ok: false, sourceKey: null });
     expect(parseOrderRecord(fields({ source_key: 'x'.repeat(101) }))).toMatchObject({ ok: false, sourceKey: null });
     expect(parseOrderRecord(fields({ source_key: 'x'.repeat(100) })).ok).toBe(true);
+  });
+
+  it('counts lengths in characters, as the databases do, not in UTF-16 units', () => {
+    // "𠮷" is one character and two UTF-16 units: 100 of them fit varchar(100) / VARCHAR2(100 CHAR)
+    expect(parseOrderRecord(fields({ source_key: '𠮷'.repeat(100) })).ok).toBe(true);
+    const tooLong = parseOrderRecord(fields({ source_key: '𠮷'.repeat(101) }));
+    expect(tooLong).toMatchObject({ ok: false, sourceKey: null });
+    if (!tooLong.ok) expect(tooLong.issues[0]?.message).toContain('(101)');
+    expect(parseOrderRecord(fields({ currency: '𠮷𠮷𠮷' })).ok).toBe(true);
+  });
+
+  it('takes the same order dates on every engine: 1900-01-01 and later, refused before at parse time and in validation', () => {
+    expect(parseOrderRecord(fields({ order_date: '1900-01-01' })).ok).toBe(true);
+    expect(parseOrderRecord(fields({ order_date: '9999-12-31' })).ok).toBe(true);
+    const gap = parseOrderRecord(fields({ order_date: '1582-10-10' }));
+    expect(gap).toMatchObject({ ok: false, sourceKey: 'K-1', error: { code: 'PARSE_ORDER_DATE' } });
+    expect(isValidIsoDate('1582-10-10')).toBe(false);
   });
 
   it('accepts 2 decimals, trailing zeros and -0', () => {
