@@ -11,7 +11,18 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: ['test/survival/**'] },
+        test: {
+          name: 'fast',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/survival/**'],
+          // vitest's default on 2 cores is one worker, and the CLI tests spend most of their time
+          // waiting on a child process: 3 workers keep both cores busy.
+          maxWorkers: 3,
+          // Files share their worker's modules: the migrated in-memory PGlite template
+          // (test/support/databases.ts) is built once per worker, not once per file (about 4 s
+          // of CPU each). No test of this project mocks a module or changes process state.
+          isolate: false,
+        },
       },
       {
         extends: true,

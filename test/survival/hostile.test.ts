@@ -6,10 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { testTargets, type TestDatabase } from '../support/databases.js';
 import { checkInvariants, unaccountedLines } from '../support/invariants.js';
 import { writeLargeHostileFiles, type LargeHostileFiles } from '../fixtures/hostile/large.js';
@@ -93,7 +92,7 @@ describe.each(testTargets())('survival: hostile files on $kind', (target) => {
   let db: TestDatabase;
   let large: LargeHostileFiles;
   beforeAll(async () => {
-    large = await writeLargeHostileFiles(mkdtempSync(join(tmpdir(), 'order-loader-hostile-')), 1);
+    large = await writeLargeHostileFiles(mkdtempSync(join(inject('testTempRoot'), 'hostile-')), 1);
   }, 60_000);
   beforeEach(async () => {
     db = await target.create();
@@ -171,7 +170,7 @@ describe('survival: hostile files through the CLI (memory bound)', () => {
   it(`reads a file of ${FULL ? 10 : 3} lines of 10 MB each with a 64 MB heap; every other line loads`, async () => {
     assertBuilt();
     const hugeLines = FULL ? 10 : 3;
-    const files = await writeLargeHostileFiles(mkdtempSync(join(tmpdir(), 'order-loader-hostile-')), hugeLines);
+    const files = await writeLargeHostileFiles(mkdtempSync(join(inject('testTempRoot'), 'hostile-')), hugeLines);
     const result = await runCli(['load', files.manyHugeLines, '--db', 'pglite:memory', '--json', '--log-level', 'warn'], {
       nodeArgs: ['--max-old-space-size=64', '--require', MAX_RSS],
     });
