@@ -5,8 +5,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // A CLI test runs up to a dozen child processes, and the first database of a worker builds
+    // the PGlite template: on a busy machine, beside two other workers, that took up to 94 s.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     projects: [
       {

@@ -18,7 +18,7 @@ import { memoryLogger } from './memory-logger.js';
 import { startMigratedPglite } from './pglite-template.js';
 
 export default async function setup(project: TestProject): Promise<() => void> {
-  const tempRoot = mkdtempSync(join(tmpdir(), 'order-loader-test-'));
+  const tempRoot = mkdtempSync(join(tmpdir(), 'order-loader-test-run-'));
   project.provide('testTempRoot', tempRoot);
   const stopPglite = startMigratedPglite(tempRoot);
   const teardown = () => {
