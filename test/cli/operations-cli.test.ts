@@ -55,7 +55,7 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
     expect(status.counts.reduce((n, c) => n + (c.status === 'DONE' ? c.count : 0), 0)).toBe(4);
     expect(status.runs.length).toBeGreaterThan(0);
     expect(run(['recover', '--db', db]).stdout).toContain('recover: changed 0 rows');
-  });
+  }, 240_000); // thirteen commands, each a child process
 
   it('load --dry-run writes nothing, not even the schema', () => {
     const dir = tempDir();

@@ -17,18 +17,18 @@ import { PG_TEMPLATE_DB } from './databases.js';
 import { memoryLogger } from './memory-logger.js';
 import { startMigratedPglite } from './pglite-template.js';
 
-export default async function setup(project: TestProject): Promise<() => void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const tempRoot = mkdtempSync(join(tmpdir(), 'order-loader-test-run-'));
   project.provide('testTempRoot', tempRoot);
   const stopPglite = startMigratedPglite(tempRoot);
-  const teardown = () => {
-    stopPglite();
+  const teardown = async () => {
+    await stopPglite();
     rmSync(tempRoot, { recursive: true, force: true });
   };
   try {
     await makePgTemplate();
   } catch (error) {
-    teardown();
+    await teardown();
     throw error;
   }
   return teardown;

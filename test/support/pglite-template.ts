@@ -16,10 +16,10 @@ export function pgliteTemplatePaths(root: string): { template: string; failure: 
 
 /**
  * Start making it: `status` on a new folder migrates it as any command's first open does, and
- * records no run. Returns a stop function for the teardown.
+ * records no run. Returns the teardown's stop (it waits for the child to end).
  */
-export function startMigratedPglite(root: string): () => void {
-  if (!existsSync(CLI)) return () => undefined; // not built: the CLI tests skip themselves
+export function startMigratedPglite(root: string): () => Promise<void> {
+  if (!existsSync(CLI)) return async () => undefined; // not built: the CLI tests skip themselves
   const { template, failure, building } = pgliteTemplatePaths(root);
   const child = spawn(process.execPath, [CLI, 'status', '--db', `pglite:${building}`, '--log-level', 'warn'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
@@ -27,11 +27,19 @@ export function startMigratedPglite(root: string): () => void {
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.on('exit', (code, signal) => {
-    if (code === 0) renameSync(building, template);
-    else writeFileSync(failure, `status on a new PGlite folder: exit ${code ?? signal}\n${stderr}`);
+  let stopped = false;
+  const exited = new Promise<void>((resolve) => {
+    child.on('exit', (code, signal) => {
+      if (!stopped) {
+        if (code === 0) renameSync(building, template);
+        else writeFileSync(failure, `status on a new PGlite folder: exit ${code ?? signal}\n${stderr}`);
+      }
+      resolve();
+    });
   });
-  return () => {
+  return async () => {
+    stopped = true;
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Several commands started at once on one embedded database folder (PGlite only by nature:
  * a server database takes any number of processes). They must take turns: afterwards every row
- * of every file is in `orders` exactly once and every run is recorded.
+ * of every file is in `orders` exactly once and every run is recorded. A concurrency and signal
+ * scenario (four processes racing for a new folder; a load stopped by SIGTERM): project survival.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
