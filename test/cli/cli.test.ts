@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir, writeTestFile } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -22,8 +23,8 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
     expect(statSync(cli).mode & 0o111).not.toBe(0);
   });
 
-  it('loads the sample: exit 2, a summary, JSON logs on stderr; status --json tells the same', () => {
-    const db = `pglite:${tempDir()}/db`;
+  it('loads the sample: exit 2, a summary, JSON logs on stderr; status --json tells the same', async () => {
+    const { url: db } = await migratedPgliteDb();
     const load = run(['load', 'fixtures/orders-sample.csv', '--db', db]);
     expect(load.code).toBe(2);
     expect(load.stdout).toMatch(/fixtures\/orders-sample\.csv\s+\d+\s+4\s+4\s+0\s+0\s+0\s+2\s+2\s+0/);

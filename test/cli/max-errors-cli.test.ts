@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HEADER, tempDir } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -14,21 +15,21 @@ function run(args: string[]) {
 }
 
 describe.skipIf(!existsSync(cli))('--max-errors and retry batches (built CLI, embedded PGlite)', () => {
-  it('7 lines rejected while parsing with --max-errors 2: exit 1; with --max-errors 7: exit 2', () => {
+  it('7 lines rejected while parsing with --max-errors 2: exit 1; with --max-errors 7: exit 2', async () => {
     const dir = tempDir();
     const file = `${dir}/bad.csv`;
     const rejected = Array.from({ length: 7 }, (_, i) => `P-${i},not-a-number,2026-01-01,1,JPY`);
     writeFileSync(file, `${HEADER}\n${rejected.join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
-    const stopped = run(['load', file, '--db', `pglite:${dir}/db1`, '--max-errors', '2']);
+    const stopped = run(['load', file, '--db', (await migratedPgliteDb()).url, '--max-errors', '2']);
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging');
-    const allowed = run(['load', file, '--db', `pglite:${dir}/db2`, '--max-errors', '7']);
+    const allowed = run(['load', file, '--db', (await migratedPgliteDb()).url, '--max-errors', '7']);
     expect(allowed.code).toBe(2);
   });
 
-  it('retry --all-errors in batches of --chunk-size changes every row; the summary counts them all', () => {
+  it('retry --all-errors in batches of --chunk-size changes every row; the summary counts them all', async () => {
     const dir = tempDir();
-    const db = `pglite:${dir}/db`;
+    const { url: db } = await migratedPgliteDb();
     const file = `${dir}/orders.csv`;
     writeFileSync(file, `${HEADER}\n${Array.from({ length: 5 }, (_, i) => `E-${i},1,2026-01-01,,JPY`).join('\n')}\n`);
     expect(run(['load', file, '--db', db]).code).toBe(2);

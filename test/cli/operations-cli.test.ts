@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -15,9 +16,9 @@ function run(args: string[]) {
 }
 
 describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlite)', () => {
-  it('errors → fix → load, retry with --set and --reason, status and runs', () => {
+  it('errors → fix → load, retry with --set and --reason, status and runs', async () => {
     const dir = tempDir();
-    const db = `pglite:${dir}/db`;
+    const { url: db } = await migratedPgliteDb();
     expect(run(['load', 'fixtures/orders-sample.csv', '--db', db]).code).toBe(2);
 
     const exported = run(['errors', '--db', db]);
@@ -54,7 +55,7 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
     expect(status.counts.reduce((n, c) => n + (c.status === 'DONE' ? c.count : 0), 0)).toBe(4);
     expect(status.runs.length).toBeGreaterThan(0);
     expect(run(['recover', '--db', db]).stdout).toContain('recover: changed 0 rows');
-  });
+  }, 240_000); // thirteen commands, each a child process
 
   it('load --dry-run writes nothing, not even the schema', () => {
     const dir = tempDir();
@@ -119,9 +120,9 @@ describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench 
 });
 
 describe.skipIf(!existsSync(cli))('errors (built CLI, embedded PGlite): every rejected line, streamed, a closed pipe', () => {
-  it('lists lines rejected without a stage row under their load; `errors | head -1` ends quietly with exit 0', () => {
+  it('lists lines rejected without a stage row under their load; `errors | head -1` ends quietly with exit 0', async () => {
     const dir = tempDir();
-    const db = `pglite:${dir}/db`;
+    const { url: db } = await migratedPgliteDb();
     // enough rows that the output outgrows a pipe's buffer: head closes it while we still write
     const lines = ['source_key,customer_id,order_date,amount,currency', ',7,2026-01-05,1,JPY', 'K-FC,7,2026-01-05,100'];
     for (let i = 0; i < 1500; i++) lines.push(`E-${i},1,2026-01-01,-${i + 1},JPY`);

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
 import { humanLines } from '../support/cli-output.js';
 import { listMigrations } from '../../src/sql-files.js';
+import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 
 /** Every PostgreSQL migration, in the order a fresh database applies them. */
 const ALL_MIGRATIONS = listMigrations('postgres').map((m) => m.name);
@@ -35,23 +36,11 @@ const targets: Array<{ kind: string; create(): Promise<CliDb> }> = [
 ];
 if (pgUrl !== undefined && pgUrl !== '') {
   let n = 0;
-  const admin = async <T>(work: (c: pg.Client) => Promise<T>) => {
-    const client = new pg.Client({ connectionString: pgUrl });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
   targets.push({
     kind: 'postgres',
     async create() {
       const name = `order_loader_cli_${process.pid}_${Date.now().toString(36)}_${++n}`;
-      await admin((c) => c.query(`CREATE DATABASE ${name}`));
-      const url = new URL(pgUrl);
-      url.pathname = `/${name}`;
-      return { url: url.toString(), dispose: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined) };
+      return { url: await createDatabase(pgUrl, name), dispose: () => dropDatabase(pgUrl, name) };
     },
   });
 }

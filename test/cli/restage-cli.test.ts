@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { HEADER, tempDir, writeTestFile } from '../support/files.js';
+import { HEADER, writeTestFile } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -16,8 +17,8 @@ function load(args: string[]) {
 }
 
 describe.skipIf(!existsSync(cli))('load --encoding after a mistake, and --restage (built CLI, PGlite)', () => {
-  it('stages the file read right, skips it when read the same way, stages it again with --restage', () => {
-    const db = `pglite:${tempDir()}/db`;
+  it('stages the file read right, skips it when read the same way, stages it again with --restage', async () => {
+    const { url: db } = await migratedPgliteDb();
     const file = writeTestFile(Buffer.concat([Buffer.from(`${HEADER}\r\n`), Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, 0x88, 0xeb]), Buffer.from(',1,2026-01-01,1,JPY\r\n')]));
     expect(load([file, '--db', db])).toMatchObject({ code: 2, report: { files: [{ counts: { read: 1, rejected: 1 } }] } });
     const right = load([file, '--db', db, '--encoding', 'shift_jis']);

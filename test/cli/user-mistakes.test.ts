@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { humanLines } from '../support/cli-output.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -60,9 +61,9 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
     expectRefused(['bench', '--rows', '10', '--chart', chart], `--chart ${chart}: cannot write there (ENOENT: no such folder)`);
   });
 
-  it('a log file that fails in the middle (a full device) does not fail the command: said once, the load goes on', () => {
-    const dbDir = join(tempDir(), 'db');
-    const result = run(['load', orderFile([['LF-1', '1', '2026-01-01', '1', 'EUR']]), '--db', `pglite:${dbDir}`, '--log-file', '/dev/full', '--log-level', 'info']);
+  it('a log file that fails in the middle (a full device) does not fail the command: said once, the load goes on', async () => {
+    const { url: db } = await migratedPgliteDb();
+    const result = run(['load', orderFile([['LF-1', '1', '2026-01-01', '1', 'EUR']]), '--db', db, '--log-file', '/dev/full', '--log-level', 'info']);
     expect(humanLines(result.stderr)).toEqual(['order-loader: cannot write to --log-file /dev/full (ENOSPC: no space left on the device): logging stops, the command goes on']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('1 DONE');

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseCorrections, type RetryRequest } from '../../src/pipeline/operations.js';
-import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
+import { serverPgTarget, type TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { faultyEngine } from '../support/fault-engine.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 import { failingKeys } from '../support/transient-failures.js';
@@ -18,19 +19,12 @@ const retryAll = (over: Partial<RetryRequest> = {}): RetryRequest => ({
   selector: {}, all: true, corrections: parseCorrections(['amount=5']), reason: 'amounts resent', operator, dryRun: false, ...over,
 });
 
-describe.each(testTargets())('--max-errors, attempt counts and retry batches on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target) => {
 
-  const status = (key: string) =>
+  const status = (db: TestDatabase, key: string) =>
     db.sql<{ process_status: string; attempt_count: number }>('SELECT process_status, attempt_count FROM order_stage WHERE source_key = $1', [key]);
 
-  it('--max-errors counts lines rejected while parsing: 7 of them with --max-errors 2 stop the run (exit 1) before processing', async () => {
+  targetTest('--max-errors counts lines rejected while parsing: 7 of them with --max-errors 2 stop the run (exit 1) before processing', async ({ db }) => {
     const { loader } = await db.open();
     const bad = writeTestFile(`${HEADER}\n${rejectedLines(7, 'P').join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
     const later = orderFile([['L-1', '1', '2026-01-01', '1', 'JPY']]);
@@ -48,7 +42,7 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(again.exitCode).toBe(1);
   });
 
-  it('--max-errors with --overlap (processing alongside staging on a server database) counts the rejected lines too', async () => {
+  targetTest('--max-errors with --overlap (processing alongside staging on a server database) counts the rejected lines too', async ({ db }) => {
     const { loader } = await db.open();
     const good = Array.from({ length: 6 }, (_, i) => `G-${i},1,2026-01-01,1,JPY`);
     const file = writeTestFile(`${HEADER}\n${[...good, ...rejectedLines(7, 'P')].join('\n')}\n`);
@@ -57,7 +51,7 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(report.aborted).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging');
   });
 
-  it('--max-errors N allows exactly N rejected rows', async () => {
+  targetTest('--max-errors N allows exactly N rejected rows', async ({ db }) => {
     const { loader } = await db.open();
     const file = writeTestFile(`${HEADER}\n${rejectedLines(2, 'P').join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
     const report = await loader.load([file], { maxErrors: 2 });
@@ -66,7 +60,7 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(report.process).toMatchObject({ done: 1, error: 0 });
   });
 
-  it('--max-errors adds the rows processing ends ERROR to the lines rejected while staging', async () => {
+  targetTest('--max-errors adds the rows processing ends ERROR to the lines rejected while staging', async ({ db }) => {
     const { loader } = await db.open();
     // two rejected lines are allowed by --max-errors 2; the first chunk's validation error is one too many
     const rows = ['V-1,1,2026-01-01,,JPY', 'V-2,1,2026-01-01,1,JPY', 'V-3,1,2026-01-01,1,JPY', 'V-4,1,2026-01-01,1,JPY'];
@@ -79,20 +73,20 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'READY'")).toEqual([{ n: 2 }]);
   });
 
-  it.skipIf(target.kind === 'oracle')('an amended row gets --max-attempts attempts at its new values: its earlier processings do not count', async () => {
+  targetTest.skipIf(target.kind === 'oracle')('an amended row gets --max-attempts attempts at its new values: its earlier processings do not count', async ({ db }) => {
     const keys = await failingKeys(db);
     const { loader } = await db.open();
     // processed four times: the first load and three amendments
     for (const amount of ['1', '2', '3', '4']) {
       expect((await loader.load([orderFile([['A-1', '1', '2026-01-01', amount, 'JPY']])])).exitCode).toBe(0);
     }
-    expect(await status('A-1')).toEqual([{ process_status: 'DONE', attempt_count: 1 }]);
+    expect(await status(db, 'A-1')).toEqual([{ process_status: 'DONE', attempt_count: 1 }]);
     await keys.fail('A-1');
     const slow = { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 };
     const amended = await loader.load([orderFile([['A-1', '1', '2026-01-01', '5', 'JPY']])], slow);
     // the first transient failure of the new values: waits with backoff (it went to ERROR)
     expect(amended.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
-    expect(await status('A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1 }]);
+    expect(await status(db, 'A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1 }]);
     await db.sql("UPDATE order_stage SET next_attempt_at = now() - interval '1 second' WHERE process_status = 'RETRY_WAIT'");
     expect((await loader.process(slow)).process).toMatchObject({ claimed: 1, retryWait: 0, error: 1 });
     expect(await db.sql("SELECT process_status, attempt_count, error_message FROM order_stage WHERE source_key = 'A-1'")).toEqual([
@@ -102,13 +96,13 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'A-1'")).toEqual([{ amount: '4.00' }]);
   });
 
-  it.skipIf(target.kind === 'oracle')("an operator's retry of a row that gave up starts a fresh count, with backoff", async () => {
+  targetTest.skipIf(target.kind === 'oracle')("an operator's retry of a row that gave up starts a fresh count, with backoff", async ({ db }) => {
     const keys = await failingKeys(db);
     await keys.fail('T-9', '40001');
     const { loader } = await db.open();
     const report = await loader.load([orderFile([['T-9', '1', '2026-01-01', '1', 'JPY']])], { maxAttempts: 2, rowRetryBaseMs: 1, rowRetryMaxMs: 1 });
     expect(report.exitCode).toBe(2);
-    expect(await status('T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 2 }]);
+    expect(await status(db, 'T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 2 }]);
 
     const { retry, process } = await loader.retry(
       { selector: { sourceKeys: ['T-9'] }, all: false, corrections: {}, reason: 'lock storm over', operator, dryRun: false },
@@ -125,7 +119,7 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(await db.sql('SELECT action, old_status, new_status FROM order_stage_audit')).toEqual([{ action: 'RETRY', old_status: 'ERROR', new_status: 'READY' }]);
   });
 
-  it('retry changes more rows than one batch holds, one audit row each; its dry run plans the same', async () => {
+  targetTest('retry changes more rows than one batch holds, one audit row each; its dry run plans the same', async ({ db }) => {
     const { loader } = await db.open();
     const rows = missingAmounts(7, 'B');
     await loader.load([orderFile(rows)]);
@@ -143,7 +137,7 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     );
   });
 
-  it('a retry that fails part-way leaves each committed batch complete and audited; the same command does the rest', async () => {
+  targetTest('a retry that fails part-way leaves each committed batch complete and audited; the same command does the rest', async ({ db }) => {
     const { loader: setup } = await db.open();
     const rows = missingAmounts(7, 'C');
     await setup.load([orderFile(rows)]);
@@ -164,7 +158,7 @@ describe.each(testTargets())('--max-errors, attempt counts and retry batches on 
     expect(await db.sql('SELECT count(DISTINCT stage_id) AS rows, count(*) AS n FROM order_stage_audit')).toEqual([{ rows: 7, n: 7 }]);
   });
 
-  it('the report of a large retry counts every row and lists the first 1000', async () => {
+  targetTest('the report of a large retry counts every row and lists the first 1000', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([orderFile(missingAmounts(1003, 'M'))]);
     const { retry } = await loader.retry(retryAll({ dryRun: true }), { chunkSize: 400 });

@@ -1,23 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { UserError } from '../../src/errors.js';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import type { TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
-describe.each(testTargets())('bad input on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('bad input on $kind', (target) => {
 
-  const errorLog = () =>
+  const errorLog = (db: TestDatabase) =>
     db.sql<{ line_no: number; phase: string; error_code: string; error_message: string; source_key: string | null; raw_record: string | null; stage_id: number | null }>(
       'SELECT line_no, phase, error_code, error_message, source_key, raw_record, stage_id FROM order_bulk_error ORDER BY line_no',
     );
 
-  it('accounts for every data line: staged, or in the error log with its line number and raw text', async () => {
+  targetTest('accounts for every data line: staged, or in the error log with its line number and raw text', async ({ db }) => {
     const { loader } = await db.open();
     const file = writeTestFile(
       [
@@ -37,7 +31,7 @@ describe.each(testTargets())('bad input on $kind', (target) => {
     expect(report.exitCode).toBe(2);
     const counts = report.files[0]!.counts;
     expect(counts).toMatchObject({ read: 9, rejected: 6, inserted: 7 });
-    expect(await errorLog()).toEqual([
+    expect(await errorLog(db)).toEqual([
       expect.objectContaining({ line_no: 3, phase: 'PARSE', error_code: 'PARSE_CUSTOMER_ID', source_key: 'BAD-CUST', raw_record: 'BAD-CUST,abc,2026-01-01,10,JPY', stage_id: expect.any(Number) }),
       expect.objectContaining({ line_no: 4, phase: 'PARSE', error_code: 'PARSE_ORDER_DATE', source_key: 'BAD-DATE' }),
       expect.objectContaining({ line_no: 5, phase: 'PARSE', error_code: 'PARSE_AMOUNT', source_key: 'BAD-AMT' }),
@@ -46,7 +40,7 @@ describe.each(testTargets())('bad input on $kind', (target) => {
       expect.objectContaining({ line_no: 8, phase: 'PARSE', error_code: 'PARSE_FIELD_COUNT', raw_record: 'FIELDS,6,2026-01-01,10' }),
       expect.objectContaining({ line_no: 10, phase: 'VALIDATE', error_code: 'INVALID_AMOUNT', source_key: 'NEG' }),
     ]);
-    const log = await errorLog();
+    const log = await errorLog(db);
     expect(log[0]?.error_message).toBe('customer_id is not an integer: "abc"');
     expect(await db.sql("SELECT source_key, process_status FROM order_stage WHERE process_status <> 'DONE' ORDER BY source_key")).toEqual([
       { source_key: 'BAD-AMT', process_status: 'ERROR' },
@@ -62,24 +56,24 @@ describe.each(testTargets())('bad input on $kind', (target) => {
     expect(await db.sql("SELECT process_status FROM order_stage WHERE source_key = 'BAD-CUST'")).toEqual([{ process_status: 'DONE' }]);
   });
 
-  it('stages what precedes an unterminated quote, logs the broken record, and exits 1', async () => {
+  targetTest('stages what precedes an unterminated quote, logs the broken record, and exits 1', async ({ db }) => {
     const { loader } = await db.open();
     const file = writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\n"B,2,2026-01-01,2,JPY\nC,3,2026-01-01,3,JPY\n`);
     const report = await loader.load([file]);
     expect(report.exitCode).toBe(1);
     expect(report.aborted).toContain('line 3');
     expect(report.aborted).toContain('unterminated quote');
-    expect(await errorLog()).toEqual([expect.objectContaining({ line_no: 3, phase: 'PARSE', error_code: 'CSV_QUOTE_NOT_CLOSED' })]);
+    expect(await errorLog(db)).toEqual([expect.objectContaining({ line_no: 3, phase: 'PARSE', error_code: 'CSV_QUOTE_NOT_CLOSED' })]);
     expect(await db.sql('SELECT source_key, process_status FROM order_stage')).toEqual([{ source_key: 'A', process_status: 'DONE' }]);
     // the same file again: the same stop, said again, nothing read or logged twice
     const again = await loader.load([file]);
     expect(again.exitCode).toBe(1);
     expect(again.aborted).toContain('line 3');
     expect(again.files[0]?.skipped).toContain('could not read this file past line 3');
-    expect(await errorLog()).toHaveLength(1);
+    expect(await errorLog(db)).toHaveLength(1);
   });
 
-  it('refuses a file with a missing column, an empty file and a missing file before writing anything', async () => {
+  targetTest('refuses a file with a missing column, an empty file and a missing file before writing anything', async ({ db }) => {
     const { loader } = await db.open();
     for (const path of [writeTestFile('source_key,customer_id,order_date,currency\nA,1,2026-01-01,JPY\n'), writeTestFile(''), '/nonexistent.csv']) {
       await expect(loader.load([path])).rejects.toBeInstanceOf(UserError);
@@ -88,20 +82,20 @@ describe.each(testTargets())('bad input on $kind', (target) => {
     expect(await db.sql('SELECT count(*) AS n FROM order_stage')).toEqual([{ n: 0 }]);
   });
 
-  it('a header-only file loads nothing and exits 0', async () => {
+  targetTest('a header-only file loads nothing and exits 0', async ({ db }) => {
     const { loader } = await db.open();
     const report = await loader.load([writeTestFile(`${HEADER}\n`)]);
     expect(report.exitCode).toBe(0);
     expect(report.files[0]?.counts.read).toBe(0);
   });
 
-  it('warns about extra columns through the log', async () => {
+  targetTest('warns about extra columns through the log', async ({ db }) => {
     const { loader, logs } = await db.open();
     await loader.load([writeTestFile(`${HEADER},comment\nA,1,2026-01-01,1,JPY,hi\n`)]);
     expect(logs.records.find((r) => r.level === 40 && r.msg.includes('ignoring extra column'))).toMatchObject({ columns: ['comment'] });
   });
 
-  it('loads a Shift_JIS file with Japanese keys intact', async () => {
+  targetTest('loads a Shift_JIS file with Japanese keys intact', async ({ db }) => {
     const { loader } = await db.open();
     const sjisKey = Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, 0x88, 0xeb]); // 注文-壱
     const file = writeTestFile(Buffer.concat([Buffer.from(`${HEADER}\r\n`), sjisKey, Buffer.from(',1,2026-01-01,1,JPY\r\n')]));

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { OrderLoader } from '../../src/loader.js';
 import { dryRunExitCode } from '../../src/pipeline/outcome.js';
@@ -31,16 +31,10 @@ const corpus: Array<[string, string]> = [
   ['an extra column', file(['X1,1,2026-01-01,1,JPY,note', 'X2,1,2026-01-01,-1,JPY,note'], `${HEADER},remark`)],
 ];
 
-describe.each(testTargets())('load --dry-run on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('load --dry-run on $kind', (target) => {
 
-  it.each(corpus)('counts %s as a real load does', async (_name, path) => {
+  // three loads of a file; the first test of a run also builds the PGlite template
+  targetTest.for(corpus)('counts %s as a real load does', { timeout: 180_000 }, async ([_name, path], { db }) => {
     const { loader, logs } = await db.open();
     const [dry] = await OrderLoader.dryRunFiles([path], { batchSize: 3, logger: logs.logger });
     if (dry === undefined) throw new Error('no dry-run result');
@@ -89,9 +83,9 @@ describe.each(testTargets())('load --dry-run on $kind', (target) => {
     );
     const named = (dry.samples as Array<{ lineNo: number; code: string; message: string }>).map((s) => ({ line_no: s.lineNo, error_code: s.code, error_message: s.message }));
     expect(named).toEqual(logged);
-  }, 180_000); // three loads of a file; the first test of a run also builds the PGlite template
+  });
 
-  it('says what it cannot know: a row the database refuses in the MERGE counts as "to MERGE"', async () => {
+  targetTest('says what it cannot know: a row the database refuses in the MERGE counts as "to MERGE"', async ({ db }) => {
     const { loader } = await db.open();
     const [dry] = await loader.dryRun([fixture('orders-sample.csv')]);
     const real = await loader.load([fixture('orders-sample.csv')]);

@@ -1,10 +1,10 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { errorsToCsv } from '../../src/cli/errors-csv.js';
 import type { Engine } from '../../src/engine/types.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 
 const operator = 'test-operator';
@@ -41,16 +41,9 @@ function readCsv(csv: string): Exported[] {
   return parse(csv, { columns: true }) as Exported[];
 }
 
-describe.each(testTargets())('errors export on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('errors export on $kind', (target) => {
 
-  it('lists every rejected line of a load; export → fix the one wrong cell → load back → DONE, for every kind of rejection', async () => {
+  targetTest('lists every rejected line of a load; export → fix the one wrong cell → load back → DONE, for every kind of rejection', async ({ db }) => {
     const { loader } = await db.open();
     const first = await loader.load([fileOf(['OK-1,1,2026-01-05,10,JPY', ...CASES.map((c) => c.line)])]);
     expect(first.exitCode).toBe(2);
@@ -95,14 +88,14 @@ describe.each(testTargets())('errors export on $kind', (target) => {
     expect(await loader.errors({ loadIds: [back.files[0]!.loadId] })).toEqual([]);
   }, 240_000);
 
-  it('CSV export of a line rejected while parsing holds its own values, not blanks', async () => {
+  targetTest('CSV export of a line rejected while parsing holds its own values, not blanks', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([fileOf(['P-EXP,7,2026-01-05,1e5,JPY'])]);
     const lines = errorsToCsv(await loader.errors()).trim().split('\n');
     expect(lines[1]).toMatch(/^P-EXP,7,2026-01-05,1e5,JPY,PARSE_AMOUNT,/);
   });
 
-  it('a file delimited by ";" with its columns in another order: a rejected line is split by its own header', async () => {
+  targetTest('a file delimited by ";" with its columns in another order: a rejected line is split by its own header', async ({ db }) => {
     const { loader } = await db.open();
     const file = writeTestFile('currency;amount;source_key;order_date;customer_id\nJPY;1e5;P-SEMI;2026-01-05;7\nJPY;5;;2026-01-05;7\n');
     await loader.load([file], { delimiter: ';' });
@@ -113,7 +106,7 @@ describe.each(testTargets())('errors export on $kind', (target) => {
     ]);
   });
 
-  it('retry --set on a line rejected while parsing starts from the line\'s values; a value that still cannot be read refuses', async () => {
+  targetTest('retry --set on a line rejected while parsing starts from the line\'s values; a value that still cannot be read refuses', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([fileOf(['P-EXP,7,2026-01-05,1e5,JPY', 'P-TWO,abc,2026-01-05,1e5,JPY'])]);
     const { retry, process } = await loader.retry({
@@ -130,7 +123,7 @@ describe.each(testTargets())('errors export on $kind', (target) => {
     expect(await db.sql("SELECT customer_id, amount::text AS amount FROM orders WHERE source_key = 'P-TWO'")).toEqual([{ customer_id: 8, amount: '100000.00' }]);
   });
 
-  it('keys that differ only by a leading apostrophe stay distinct in a file that is not our export', async () => {
+  targetTest('keys that differ only by a leading apostrophe stay distinct in a file that is not our export', async ({ db }) => {
     const { loader } = await db.open();
     const report = await loader.load([orderFile([
       ["'-1", '1', '2026-01-01', '1', 'JPY'],
@@ -147,7 +140,7 @@ describe.each(testTargets())('errors export on $kind', (target) => {
     ]);
   });
 
-  it('asks the database page by page (keyset), never for all the rows at once', async () => {
+  targetTest('asks the database page by page (keyset), never for all the rows at once', async ({ db }) => {
     const asked: Array<{ what: string; limit: number; after: number }> = [];
     const { loader } = await db.openWith((engine) =>
       new Proxy(engine, {

@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RunAbortedError } from '../../src/errors.js';
-import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
+import { serverPgTarget } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { connectionLost, faultyEngine, lostCommitReplies } from '../support/fault-engine.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 
@@ -12,16 +13,9 @@ function rows(n: number, badEvery = 0): Array<[string, string, string, string, s
   ]);
 }
 
-describe.each(testTargets())('chunk transactions on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('chunk transactions on $kind', (target) => {
 
-  it('a chunk that fails mid-way (after its MERGE, before its statuses) leaves no partial state', async () => {
+  targetTest('a chunk that fails mid-way (after its MERGE, before its statuses) leaves no partial state', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(30, 10))]);
     // every finalizeChunk fails: the MERGE ran, but the chunk must roll back as a whole
@@ -36,7 +30,7 @@ describe.each(testTargets())('chunk transactions on $kind', (target) => {
     expect(await db.sql('SELECT count(*) AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
   });
 
-  it('a chunk that loses its connection is rolled back, retried with backoff, and finishes once', async () => {
+  targetTest('a chunk that loses its connection is rolled back, retried with backoff, and finishes once', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(30, 10))]);
     const failed = new Set<number>();
@@ -61,7 +55,7 @@ describe.each(testTargets())('chunk transactions on $kind', (target) => {
     expect(retries[0]).toMatchObject({ level: 40, kind: 'fatal' });
   });
 
-  it('a staging batch whose COMMIT reply is lost is not staged twice on retry', async () => {
+  targetTest('a staging batch whose COMMIT reply is lost is not staged twice on retry', async ({ db }) => {
     let lost = 0;
     const { loader, logs } = await db.openWith((engine) =>
       lostCommitReplies(engine, (_n, steps) => steps.has('stageBatch') && lost++ === 0), // the first batch
@@ -74,7 +68,7 @@ describe.each(testTargets())('chunk transactions on $kind', (target) => {
     expect(logs.records.some((r) => r.msg.includes('not staged again'))).toBe(true);
   });
 
-  it('a chunk whose COMMIT reply is lost is counted once, not lost from the counts', async () => {
+  targetTest('a chunk whose COMMIT reply is lost is counted once, not lost from the counts', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(30, 10))]);
     let lost = 0;
@@ -85,7 +79,7 @@ describe.each(testTargets())('chunk transactions on $kind', (target) => {
     expect(await db.sql('SELECT max(attempt_count) AS a FROM order_stage')).toEqual([{ a: 1 }]);
   });
 
-  it('stops with a clear reason when the database stays away past the retry budget; the next run finishes', async () => {
+  targetTest('stops with a clear reason when the database stays away past the retry budget; the next run finishes', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(20))]);
     const { loader } = await db.openWith((engine) => faultyEngine(engine, (step) => (step === 'claimChunk' ? connectionLost() : undefined)));

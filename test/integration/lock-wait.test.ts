@@ -8,6 +8,7 @@
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { orderFile } from '../support/files.js';
 
 type Row = [string, string, string, string, string];
@@ -22,10 +23,8 @@ interface StageRow {
 
 const pgTargets = testTargets().filter((t) => t.kind !== 'oracle'); // the stand-in is a PL/pgSQL trigger
 
-describe.each(pgTargets)('a row that times out on a lock, on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
+forEachTarget('a row that times out on a lock, on $kind', (target) => {
+  targetTest.beforeEach(async ({ db }) => {
     // Records the lock_timeout in force when each row reaches orders and when each stage row gets
     // its final status, and raises lock_not_available for one key while `lock_held` says so.
     await db.sql(`CREATE TABLE lock_held (source_key text PRIMARY KEY)`);
@@ -47,13 +46,10 @@ describe.each(pgTargets)('a row that times out on a lock, on $kind', (target) =>
     await db.sql(`CREATE TRIGGER test_finalize_seen BEFORE UPDATE OF process_status ON order_stage FOR EACH ROW
       WHEN (NEW.process_status IN ('DONE', 'RETRY_WAIT')) EXECUTE FUNCTION test_finalize_seen()`);
   });
-  afterEach(async () => {
-    await db.dispose();
-  });
 
-  const stageRows = () => db.sql<StageRow>('SELECT source_key, process_status, error_code FROM order_stage ORDER BY source_key');
+  const stageRows = (db: TestDatabase) => db.sql<StageRow>('SELECT source_key, process_status, error_code FROM order_stage ORDER BY source_key');
 
-  it('with the default chunk size, that row waits in RETRY_WAIT and every other row of the chunk is DONE', async () => {
+  targetTest('with the default chunk size, that row waits in RETRY_WAIT and every other row of the chunk is DONE', async ({ db }) => {
     await db.sql("INSERT INTO lock_held VALUES ('LK-017')");
     const { loader } = await db.open();
     const report = await loader.load([orderFile(rows(40, '1000'))], { lockWaitMs: 1500 });
@@ -61,7 +57,7 @@ describe.each(pgTargets)('a row that times out on a lock, on $kind', (target) =>
     expect(report.aborted).toBeNull();
     expect(report.exitCode).toBe(2); // not every row DONE yet
     expect(report.process).toMatchObject({ chunks: 1, done: 39, retryWait: 1, error: 0 });
-    const stage = await stageRows();
+    const stage = await stageRows(db);
     expect(stage.filter((r) => r.process_status !== 'DONE')).toEqual([{ source_key: 'LK-017', process_status: 'RETRY_WAIT', error_code: '55P03' }]);
     expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 39 }]);
     expect(await db.sql("SELECT phase, error_code, attempt_no FROM order_bulk_error WHERE source_key = 'LK-017'")).toEqual([
@@ -79,20 +75,20 @@ describe.each(pgTargets)('a row that times out on a lock, on $kind', (target) =>
     await db.sql("UPDATE order_stage SET next_attempt_at = now() WHERE process_status = 'RETRY_WAIT'");
     const later = await loader.process();
     expect(later.exitCode).toBe(0);
-    expect((await stageRows()).every((r) => r.process_status === 'DONE')).toBe(true);
+    expect((await stageRows(db)).every((r) => r.process_status === 'DONE')).toBe(true);
     expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 40 }]);
   });
 
-  it('lockWaitMs 0 means no limit (lock_timeout 0); by default a chunk waits at most 10 s', async () => {
+  targetTest('lockWaitMs 0 means no limit (lock_timeout 0); by default a chunk waits at most 10 s', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([orderFile(rows(3, '1000'))], { lockWaitMs: 0 });
     expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '0' }]);
     await db.sql('DELETE FROM lock_seen');
     await loader.load([orderFile(rows(3, '2000'))]);
     expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '10s' }]);
-    expect((await stageRows()).map((r) => r.process_status)).toEqual(['DONE', 'DONE', 'DONE']);
+    expect((await stageRows(db)).map((r) => r.process_status)).toEqual(['DONE', 'DONE', 'DONE']);
   });
-});
+}, pgTargets);
 
 const server = serverPgTarget();
 

@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { errorsToCsv } from '../../src/cli/errors-csv.js';
 import { UserError } from '../../src/errors.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
-import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
+import { serverPgTarget, type TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 import { failingKeys } from '../support/transient-failures.js';
 
@@ -17,16 +18,9 @@ async function injectTransientFailures(db: TestDatabase, sourceKey: string): Pro
   await (await failingKeys(db)).fail(sourceKey);
 }
 
-describe.each(testTargets())('operations on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('operations on $kind', (target) => {
 
-  it('retry with a correction: ERROR → READY → DONE, one audit row with old and new values', async () => {
+  targetTest('retry with a correction: ERROR → READY → DONE, one audit row with old and new values', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([fixture('orders-sample.csv')]);
     const dry = await loader.retry({ selector: { sourceKeys: ['SRC-102'] }, all: false, corrections: parseCorrections(['amount=3500']), reason: 'supplier resent', operator, dryRun: true });
@@ -52,7 +46,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(await db.sql("SELECT phase FROM order_bulk_error WHERE source_key = 'SRC-102'")).toEqual([{ phase: 'VALIDATE' }]);
   });
 
-  it('retry refuses what it cannot do', async () => {
+  targetTest('retry refuses what it cannot do', async ({ db }) => {
     const { loader } = await db.open();
     await expect(loader.retry({ selector: {}, all: false, corrections: {}, reason: 'x', operator, dryRun: false })).rejects.toThrow(/choose rows/);
     await expect(loader.retry({ selector: { stageIds: [1] }, all: false, corrections: {}, reason: ' ', operator, dryRun: false })).rejects.toThrow(/--reason is required/);
@@ -62,7 +56,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(() => parseCorrections(['currency=usd'])).toThrow(/upper-case/);
   });
 
-  it('export → fix → reload: every row ends DONE', async () => {
+  targetTest('export → fix → reload: every row ends DONE', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([fixture('orders-sample.csv')]);
     const csv = errorsToCsv(await loader.errors());
@@ -77,7 +71,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(await loader.errors()).toEqual([]);
   });
 
-  it('neutralises formulas in the CSV export and reads them back as the original values', async () => {
+  targetTest('neutralises formulas in the CSV export and reads them back as the original values', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([orderFile([['=cmd|calc', '1', '2026-01-01', '-5', 'JPY']])]);
     const csv = errorsToCsv(await loader.errors());
@@ -87,7 +81,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(await db.sql('SELECT source_key FROM orders')).toEqual([{ source_key: '=cmd|calc' }]);
   });
 
-  it('--max-errors stops processing past the threshold; committed chunks stay', async () => {
+  targetTest('--max-errors stops processing past the threshold; committed chunks stay', async ({ db }) => {
     const { loader } = await db.open();
     const rows = Array.from({ length: 40 }, (_, i) => [`E-${String(i).padStart(2, '0')}`, '1', '2026-01-01', i % 2 === 0 ? '' : '1', 'JPY'] as [string, string, string, string, string]);
     // one worker for exact counts: with several, each finishes its chunk in flight before stopping
@@ -102,7 +96,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     ]);
   });
 
-  it('--dry-run parses and validates, and writes nothing', async () => {
+  targetTest('--dry-run parses and validates, and writes nothing', async ({ db }) => {
     const { loader } = await db.open();
     const file = writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\nB,x,2026-01-01,1,JPY\nA,1,2026-01-01,2,JPY\n`);
     const [result] = await loader.dryRun([file]);
@@ -114,7 +108,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     }
   });
 
-  it('resumes a staging interrupted mid-file after its last checkpoint, without re-reading the committed part', async () => {
+  targetTest('resumes a staging interrupted mid-file after its last checkpoint, without re-reading the committed part', async ({ db }) => {
     const rows = Array.from({ length: 25 }, (_, i) => [`R-${String(i).padStart(2, '0')}`, '1', '2026-01-01', '1', 'JPY'] as [string, string, string, string, string]);
     const file = orderFile(rows);
     const { loader } = await db.open();
@@ -139,7 +133,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect((await loader.load([file])).files[0]?.skipped).toContain('already staged');
   });
 
-  it('an interrupted Shift_JIS staging (no byte offsets) is staged again as a new load: no false duplicates', async () => {
+  targetTest('an interrupted Shift_JIS staging (no byte offsets) is staged again as a new load: no false duplicates', async ({ db }) => {
     const body = Array.from({ length: 25 }, (_, i) => `S-${String(i).padStart(2, '0')},1,2026-01-01,1,JPY`).join('\r\n');
     const file = writeTestFile(Buffer.from(`${HEADER}\r\n${body}\r\n`, 'latin1'));
     const { loader } = await db.open();
@@ -153,7 +147,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(second.files[0]?.counts).toMatchObject({ read: 25, inserted: 15, unchanged: 10, duplicates: 0 });
   });
 
-  it('marks a RUNNING run whose process is gone FAILED (abandoned) at the next start', async () => {
+  targetTest('marks a RUNNING run whose process is gone FAILED (abandoned) at the next start', async ({ db }) => {
     await db.sql(`INSERT INTO load_run (command, host, pid) VALUES ('load', $1, 2147483646)`, [hostname()]);
     const { loader } = await db.open();
     void loader;
@@ -163,7 +157,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(await db.sql('SELECT status, message FROM load_run')).toEqual([{ status: 'FAILED', message: `abandoned: process 2147483646 on ${hostname()} is gone` }]);
   });
 
-  it.skipIf(target.kind === 'oracle')('a transient row failure goes through RETRY_WAIT to DONE, and to ERROR after the maximum', async () => {
+  targetTest.skipIf(target.kind === 'oracle')('a transient row failure goes through RETRY_WAIT to DONE, and to ERROR after the maximum', async ({ db }) => {
     await injectTransientFailures(db, 'T-1');
     const { loader } = await db.open();
     const slow = { rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 };
@@ -207,7 +201,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     ]);
   });
 
-  it('a file skipped as already staged still exits 2 when staging had rejected some of its lines', async () => {
+  targetTest('a file skipped as already staged still exits 2 when staging had rejected some of its lines', async ({ db }) => {
     const { loader } = await db.open();
     const file = writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\nB,1,2026-01-01\n`);
     expect((await loader.load([file])).exitCode).toBe(2);
@@ -217,7 +211,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(again.exitCode).toBe(2);
   });
 
-  it.skipIf(target.kind === 'oracle')('an error that is not a row\'s fault (privilege) fails the chunk instead of marking rows ERROR', async () => {
+  targetTest.skipIf(target.kind === 'oracle')('an error that is not a row\'s fault (privilege) fails the chunk instead of marking rows ERROR', async ({ db }) => {
     await injectTransientFailures(db, 'none');
     await db.sql("INSERT INTO test_fail_keys VALUES ('Q-2', '42501')");
     const { loader } = await db.open();
@@ -228,7 +222,7 @@ describe.each(testTargets())('operations on $kind', (target) => {
     expect(await db.sql("SELECT count(*) AS n FROM order_bulk_error WHERE error_code = '42501'")).toEqual([{ n: 0 }]);
   });
 
-  it('recover: PROCESSING rows left by a dead process go back to READY, audited', async () => {
+  targetTest('recover: PROCESSING rows left by a dead process go back to READY, audited', async ({ db }) => {
     const { loader } = await db.open();
     await loader.stage([orderFile([['P-1', '1', '2026-01-01', '1', 'JPY'], ['P-2', '1', '2026-01-01', '1', 'JPY']])]);
     await db.sql("UPDATE order_stage SET process_status = 'PROCESSING', updated_at = now() - interval '1 hour' WHERE source_key = 'P-1'");

@@ -5,25 +5,18 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { runBench } from '../../src/bench/run-bench.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { orderFile, tempDir } from '../support/files.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const operator = 'test-operator';
 
-describe.each(testTargets())('outputs that tell the truth on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('outputs that tell the truth on $kind', (target) => {
 
-  it("a reloaded file's summary counts its rows by their status now, also the ones left untouched", async () => {
+  targetTest("a reloaded file's summary counts its rows by their status now, also the ones left untouched", async ({ db }) => {
     const { loader } = await db.open();
     const sample = await loader.load([fixture('orders-sample.csv')]);
     expect(sample.files[0]).toMatchObject({ tally: { DONE: 2, ERROR: 2 }, unchangedDone: 0 });
@@ -49,7 +42,7 @@ describe.each(testTargets())('outputs that tell the truth on $kind', (target) =>
     expect(runs[0]?.counts).toMatchObject({ status_DONE: 4, unchanged: 4 });
   });
 
-  it('process says how many rows wait in RETRY_WAIT and until when, when nothing is claimable now', async () => {
+  targetTest('process says how many rows wait in RETRY_WAIT and until when, when nothing is claimable now', async ({ db }) => {
     const { loader } = await db.open();
     await loader.stage([orderFile([['W-1', '1', '2026-01-01', '10', 'JPY'], ['W-2', '1', '2026-01-01', '20', 'JPY'], ['R-1', '1', '2026-01-01', '30', 'JPY']])]);
     await db.sql("UPDATE order_stage SET process_status = 'RETRY_WAIT', attempt_count = 1, next_attempt_at = now() + interval '1 hour' WHERE source_key IN ('W-1', 'W-2')");
@@ -64,7 +57,7 @@ describe.each(testTargets())('outputs that tell the truth on $kind', (target) =>
     expect(idle).toMatchObject({ process: { claimed: 0 }, retryWait: { count: 2 } });
   });
 
-  it('init, recover, retry (with and without processing) each leave a run of their own name with its events', async () => {
+  targetTest('init, recover, retry (with and without processing) each leave a run of their own name with its events', async ({ db }) => {
     const { loader } = await db.open();
     expect(await loader.init()).toEqual([]);
     await loader.load([fixture('orders-sample.csv')]);
@@ -92,7 +85,7 @@ describe.each(testTargets())('outputs that tell the truth on $kind', (target) =>
     expect(processed.process?.runId).toBe(retryProcess?.runId);
   });
 
-  it('a retry whose processing fails ends its own run FAILED with the reason', async () => {
+  targetTest('a retry whose processing fails ends its own run FAILED with the reason', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([fixture('orders-sample.csv')]);
     // interrupted once its processing starts: the rows were retried, their processing stops
@@ -107,7 +100,7 @@ describe.each(testTargets())('outputs that tell the truth on $kind', (target) =>
     expect(run?.events.map((e) => e.event)).toEqual(['invoked', 'retried', 'processed', 'failed']);
   });
 
-  it.skipIf(target.kind === 'oracle')('bench leaves a bench run with one event per complete case, in the loader\'s history', async () => {
+  targetTest.skipIf(target.kind === 'oracle')('bench leaves a bench run with one event per complete case, in the loader\'s history', async ({ db }) => {
     const { loader, logs } = await db.open();
     const report = await runBench(loader.engine, { rows: 300, chunkSizes: [100, 200], workers: [1], batchSize: 100, logger: logs.logger });
     expect(report.cases).toHaveLength(2);

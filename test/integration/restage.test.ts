@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import { expect } from 'vitest';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
 /** Two orders whose keys are Shift_JIS (注文-壱, 注文-弐): not valid UTF-8. */
@@ -12,16 +12,9 @@ function shiftJisFile(): string {
   ]), 'sjis.csv');
 }
 
-describe.each(testTargets())('staging a file again on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('staging a file again on $kind', (target) => {
 
-  it('the encoding and the delimiter belong to the identity of a staged file; --restage stages it again', async () => {
+  targetTest('the encoding and the delimiter belong to the identity of a staged file; --restage stages it again', async ({ db }) => {
     const { loader } = await db.open();
     const file = shiftJisFile();
     // read as UTF-8 (the default), every line is rejected: the mistake to recover from
@@ -57,7 +50,7 @@ describe.each(testTargets())('staging a file again on $kind', (target) => {
     expect(before).toHaveLength(2);
   });
 
-  it('records how a run read the file; the same reading again is skipped', async () => {
+  targetTest('records how a run read the file; the same reading again is skipped', async ({ db }) => {
     const { loader } = await db.open();
     const file = writeTestFile(`${HEADER.replaceAll(',', ';')}\nD-1;1;2026-01-01;5;EUR\n`);
     // with ',' the header has one unknown column: the file is refused before anything is staged

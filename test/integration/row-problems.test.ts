@@ -1,17 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import { expect } from 'vitest';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
-describe.each(testTargets())('a row with several problems on $kind', (target) => {
-  let db: TestDatabase;
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
+forEachTarget('a row with several problems on $kind', (target) => {
 
-  it('keeps one filterable error_code (the first problem) and names every problem in error_message', async () => {
+  targetTest('keeps one filterable error_code (the first problem) and names every problem in error_message', async ({ db }) => {
     const { loader } = await db.open();
     const path = writeTestFile(`${HEADER}\nP1,5,2026-01-01,-1,jpy\nP2,x,2026-01-01,,JPY\nP3,5,2026-01-01,1,JPY\n`);
     const report = await loader.load([path]);

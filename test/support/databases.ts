@@ -7,6 +7,7 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 import { createHash } from 'node:crypto';
 import { listMigrations } from '../../src/sql-files.js';
 import { OrderLoader } from '../../src/loader.js';
@@ -102,16 +103,7 @@ function pgTarget(adminUrl: string): TestTarget {
     kind: 'postgres',
     async create() {
       const name = `order_loader_t_${process.pid}_${Date.now().toString(36)}_${++dbCounter}`;
-      const admin = new pg.Client({ connectionString: adminUrl });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${PG_TEMPLATE_DB}`);
-      } finally {
-        await admin.end();
-      }
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
-      const dbUrl = url.toString();
+      const dbUrl = await createDatabase(adminUrl, name, { template: PG_TEMPLATE_DB });
       const direct = new pg.Pool({ connectionString: dbUrl, max: 2 });
       direct.on('error', () => {});
       const loaders: OrderLoader[] = [];
@@ -135,13 +127,7 @@ function pgTarget(adminUrl: string): TestTarget {
         async dispose() {
           for (const l of loaders) await l.close().catch(() => undefined);
           await direct.end();
-          const admin2 = new pg.Client({ connectionString: adminUrl });
-          await admin2.connect();
-          try {
-            await admin2.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-          } finally {
-            await admin2.end();
-          }
+          await dropDatabase(adminUrl, name);
         },
       };
     },

@@ -1,8 +1,16 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 
-const dir = mkdtempSync(join(tmpdir(), 'order-loader-test-'));
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's temporary folder, made by test/support/global-setup.ts and removed after the run. */
+    testTempRoot: string;
+  }
+}
+
+/** This test file's folder in the run's temporary folder. */
+const dir = mkdtempSync(join(inject('testTempRoot'), 'files-'));
 let n = 0;
 
 /** Write a test file and return its path. */

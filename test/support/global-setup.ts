@@ -1,32 +1,60 @@
 /**
- * vitest global setup: with ORDER_LOADER_TEST_PG set, make sure the migrated template database
- * exists (created once per schema version, under an advisory lock so that concurrent test runs
- * do not race); each test then gets its own database created from it (CREATE DATABASE … TEMPLATE).
+ * vitest global setup:
+ *  - one temporary folder for the whole run (test files, PGlite folders), removed at the end
+ *    whatever the tests did; tests reach it with inject('testTempRoot') (see files.ts);
+ *  - the migrated PGlite folder the CLI tests copy, started in the background (pglite-template.ts);
+ *  - with ORDER_LOADER_TEST_PG set, the migrated template database (created once per schema
+ *    version, under an advisory lock so that concurrent test runs do not race); each test then
+ *    gets its own database created from it (CREATE DATABASE … TEMPLATE).
  */
-import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { createDatabase, dropDatabase, withAdmin } from '../../bench/pg-admin.js';
 import { OrderLoader } from '../../src/loader.js';
 import { PG_TEMPLATE_DB } from './databases.js';
 import { memoryLogger } from './memory-logger.js';
+import { startMigratedPglite } from './pglite-template.js';
 
-export default async function setup(): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const tempRoot = mkdtempSync(join(tmpdir(), 'order-loader-test-run-'));
+  project.provide('testTempRoot', tempRoot);
+  const stopPglite = startMigratedPglite(tempRoot);
+  const teardown = async () => {
+    await stopPglite();
+    rmSync(tempRoot, { recursive: true, force: true });
+  };
+  try {
+    await makePgTemplate();
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
+}
+
+async function makePgTemplate(): Promise<void> {
   const adminUrl = process.env.ORDER_LOADER_TEST_PG;
   if (adminUrl === undefined || adminUrl === '') return;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
+  await withAdmin(adminUrl, async (admin) => {
     await admin.query("SELECT pg_advisory_lock(hashtext('order-loader-test-template'))");
-    const { rows } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [PG_TEMPLATE_DB]);
-    if (rows.length === 0) {
-      await admin.query(`CREATE DATABASE ${PG_TEMPLATE_DB}_new`);
-      const url = new URL(adminUrl);
-      url.pathname = `/${PG_TEMPLATE_DB}_new`;
-      const loader = await OrderLoader.open({ db: url.toString(), logger: memoryLogger().logger, env: {} });
-      await loader.close();
-      // renamed only once complete: a half-migrated template is never used
-      await admin.query(`ALTER DATABASE ${PG_TEMPLATE_DB}_new RENAME TO ${PG_TEMPLATE_DB}`);
+    try {
+      const { rows } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [PG_TEMPLATE_DB]);
+      if (rows.length > 0) return;
+      // built under another name and renamed only once complete: a half-migrated template is never used
+      const building = `${PG_TEMPLATE_DB}_new`;
+      const url = await createDatabase(adminUrl, building, { replace: true });
+      try {
+        const loader = await OrderLoader.open({ db: url, logger: memoryLogger().logger, env: {} });
+        await loader.close();
+      } catch (error) {
+        await dropDatabase(adminUrl, building).catch(() => undefined);
+        throw error;
+      }
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${PG_TEMPLATE_DB}`);
+    } finally {
+      await admin.query("SELECT pg_advisory_unlock(hashtext('order-loader-test-template'))").catch(() => undefined);
     }
-  } finally {
-    await admin.query("SELECT pg_advisory_unlock(hashtext('order-loader-test-template'))").catch(() => undefined);
-    await admin.end();
-  }
+  });
 }

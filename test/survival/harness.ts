@@ -11,10 +11,11 @@
 import { mulberry32 } from '../../src/bench/synthetic-orders.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { inject } from 'vitest';
+import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 
 export const FULL = process.env.ORDER_LOADER_SURVIVAL_FULL === '1' || process.env.ORDER_LOADER_SURVIVAL_FULL === 'true';
 export const SIZES = FULL
@@ -30,7 +31,8 @@ export function assertBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .); npm test does that`);
 }
 
-const workDir = mkdtempSync(join(tmpdir(), 'order-loader-survival-'));
+/** In the run's temporary folder (test/support/global-setup.ts), removed after the run. */
+const workDir = mkdtempSync(join(inject('testTempRoot'), 'survival-'));
 let fileSeq = 0;
 export function survivalPath(name: string): string {
   return join(workDir, `${++fileSeq}-${name}`);
@@ -217,31 +219,17 @@ let serverDbSeq = 0;
 export async function freshServerDb(): Promise<ServerDb> {
   if (PG_ADMIN_URL === null) throw new Error(PG_SKIP_REASON);
   const name = `order_loader_survival_${process.pid}_${Date.now().toString(36)}_${++serverDbSeq}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const pool = directPool(url.toString());
+  const url = await createDatabase(PG_ADMIN_URL, name);
+  const pool = directPool(url);
   return {
-    url: url.toString(),
+    url,
     name,
     async sql<R>(text: string, params?: unknown[]) {
       return (await pool.query({ text, values: params })).rows as R[];
     },
     async dispose() {
       await pool.end().catch(() => undefined);
-      const admin2 = new pg.Client({ connectionString: PG_ADMIN_URL ?? '' });
-      await admin2.connect();
-      try {
-        await admin2.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await admin2.end();
-      }
+      if (PG_ADMIN_URL !== null) await dropDatabase(PG_ADMIN_URL, name);
     },
   };
 }

@@ -6,11 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { TestDatabase } from '../support/databases.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
 import { checkInvariants, unaccountedLines } from '../support/invariants.js';
 import { writeLargeHostileFiles, type LargeHostileFiles } from '../fixtures/hostile/large.js';
 import { FULL, assertBuilt, humanLines, runCli } from './harness.js';
@@ -89,20 +89,13 @@ function lineStart(path: string, lineNo: number, encoding: 'utf-8' | 'shift_jis'
   return text.replace(/\u0000/g, '\u2400').split(/\r?\n/)[0]?.slice(0, 30) ?? '';
 }
 
-describe.each(testTargets())('survival: hostile files on $kind', (target) => {
-  let db: TestDatabase;
+forEachTarget('survival: hostile files on $kind', () => {
   let large: LargeHostileFiles;
   beforeAll(async () => {
-    large = await writeLargeHostileFiles(mkdtempSync(join(tmpdir(), 'order-loader-hostile-')), 1);
+    large = await writeLargeHostileFiles(mkdtempSync(join(inject('testTempRoot'), 'hostile-')), 1);
   }, 60_000);
-  beforeEach(async () => {
-    db = await target.create();
-  });
-  afterEach(async () => {
-    await db.dispose();
-  });
 
-  async function check(c: Case, path: string) {
+  async function check(db: TestDatabase, c: Case, path: string) {
     const { loader } = await db.open();
     const report = await loader.load([path], { encoding: c.encoding ?? 'utf-8' });
     expect(report.aborted).toBeNull();
@@ -149,17 +142,17 @@ describe.each(testTargets())('survival: hostile files on $kind', (target) => {
   }
 
   for (const c of SMALL_CASES) {
-    it(`${c.file}${c.encoding !== undefined ? ` read as ${c.encoding}` : ''}: one clear outcome per line, nothing lost`, async () => {
-      await check(c, hostile(c.file));
+    targetTest(`${c.file}${c.encoding !== undefined ? ` read as ${c.encoding}` : ''}: one clear outcome per line, nothing lost`, async ({ db }) => {
+      await check(db, c, hostile(c.file));
     });
   }
   for (const c of LARGE_CASES) {
-    it(`${c.file} (generated): one clear outcome per line, nothing lost`, async () => {
-      await check({ ...c, file: c.file }, large[c.file]);
+    targetTest(`${c.file} (generated): one clear outcome per line, nothing lost`, async ({ db }) => {
+      await check(db, { ...c, file: c.file }, large[c.file]);
     });
   }
 
-  it('a file holding only a BOM: one clear line, exit 1, nothing written', async () => {
+  targetTest('a file holding only a BOM: one clear line, exit 1, nothing written', async ({ db }) => {
     const { loader } = await db.open();
     await expect(loader.load([hostile('bom-only.csv')])).rejects.toThrow(/has no header line/);
     expect(await db.sql('SELECT 1 FROM order_stage')).toEqual([]);
@@ -171,7 +164,7 @@ describe('survival: hostile files through the CLI (memory bound)', () => {
   it(`reads a file of ${FULL ? 10 : 3} lines of 10 MB each with a 64 MB heap; every other line loads`, async () => {
     assertBuilt();
     const hugeLines = FULL ? 10 : 3;
-    const files = await writeLargeHostileFiles(mkdtempSync(join(tmpdir(), 'order-loader-hostile-')), hugeLines);
+    const files = await writeLargeHostileFiles(mkdtempSync(join(inject('testTempRoot'), 'hostile-')), hugeLines);
     const result = await runCli(['load', files.manyHugeLines, '--db', 'pglite:memory', '--json', '--log-level', 'warn'], {
       nodeArgs: ['--max-old-space-size=64', '--require', MAX_RSS],
     });

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { createDatabase } from '../../bench/pg-admin.js';
 import type { Sql } from '../support/invariants.js';
 
 const execFileP = promisify(execFile);
@@ -148,13 +149,7 @@ export class PrivatePostgres {
 
   /** A new database on the instance and a `sql` for assertions (one connection per query: the server may restart under it). */
   async createDatabase(name: string): Promise<{ url: string; sql: Sql }> {
-    const admin = new pg.Client({ connectionString: this.clientUrl('postgres') });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE DATABASE ${name}`);
-    } finally {
-      await admin.end();
-    }
+    await createDatabase(this.clientUrl('postgres'), name);
     const url = this.url(name);
     const sql: Sql = async <R>(text: string, params?: unknown[]) => {
       const client = new pg.Client({ connectionString: this.clientUrl(name) });

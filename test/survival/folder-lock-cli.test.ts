@@ -1,7 +1,8 @@
 /**
  * Several commands started at once on one embedded database folder (PGlite only by nature:
  * a server database takes any number of processes). They must take turns: afterwards every row
- * of every file is in `orders` exactly once and every run is recorded.
+ * of every file is in `orders` exactly once and every run is recorded. A concurrency and signal
+ * scenario (four processes racing for a new folder; a load stopped by SIGTERM): project survival.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADER, tempDir, writeTestFile } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -112,9 +114,7 @@ describe.skipIf(!existsSync(cli))('one embedded database folder, several command
   }, 300_000);
 
   it('a load stopped by two SIGTERMs (the second exits at once) leaves no lock behind; the next command opens the folder', async () => {
-    const base = tempDir();
-    dirs.push(base);
-    const dataDir = join(base, 'db');
+    const { dataDir } = await migratedPgliteDb();
     const file = writeTestFile(orderRows('SIG', 20_000), 'sig.csv');
     let signalled = false;
     const load = await start(['load', file, '--db', `pglite:${dataDir}`, '--batch-size', '500', '--log-level', 'info'], (text, child) => {

@@ -1,0 +1,34 @@
+/**
+ * One test per database target: `forEachTarget` repeats a block of tests for every target of this
+ * environment (see testTargets), and `targetTest` gives each test a fresh database (`db`), made
+ * on first use and disposed when the test ends, passed or failed.
+ *
+ *   forEachTarget('load on $kind', () => {
+ *     targetTest('…', async ({ db, target }) => { … });
+ *   });
+ */
+import { describe, test } from 'vitest';
+import { testTargets, type TestTarget } from './databases.js';
+
+const noTarget: TestTarget = {
+  kind: 'none',
+  create() {
+    return Promise.reject(new Error('targetTest runs inside forEachTarget, which says the target'));
+  },
+};
+
+export const targetTest = test
+  .extend('target', noTarget)
+  .extend('db', async ({ target }, { onCleanup }) => {
+    const db = await target.create();
+    onCleanup(() => db.dispose());
+    return db;
+  });
+
+/** `body` once per target, in a describe block titled `title` ($kind: the target's kind). */
+export function forEachTarget(title: string, body: (target: TestTarget) => void, targets: TestTarget[] = testTargets()): void {
+  describe.each(targets)(title, (target) => {
+    targetTest.override('target', target);
+    body(target);
+  });
+}
