@@ -16,7 +16,7 @@ export default defineConfig({
         test: {
           name: 'fast',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/survival/**'],
+          exclude: ['test/survival/**', 'test/oracle-server/**'],
           // vitest's default on 2 cores is one worker, and the CLI tests spend most of their time
           // waiting on a child process: 3 workers keep both cores busy.
           maxWorkers: 3,

@@ -180,6 +180,7 @@ async function oracleQuery<R>(db: string, env: Record<string, string>, text: str
   if (target.kind !== 'oracle') throw new Error('not an Oracle URL');
   const oracledb = await loadOracledb();
   const pool = await oracledb.createPool({
+    ...target.driverOptions, // a wallet, a tnsnames.ora folder
     user: target.user, password: target.password ?? '', connectString: target.connectString,
     poolMin: 0, poolMax: 1, poolIncrement: 1, poolTimeout: 10, queueTimeout: 60_000, stmtCacheSize: 0,
   });

@@ -49,6 +49,7 @@ export async function oracleTestTarget(): Promise<OracleTestTarget | null> {
     async reset() {
       const oracledb = await loadOracledb();
       const pool = await oracledb.createPool({
+        ...target.driverOptions, // a wallet, a tnsnames.ora folder
         user,
         password: effectivePassword,
         connectString,
