@@ -72,16 +72,8 @@ export function claimedRow(r: Row): ClaimedRow {
 /** A stage row as lock_error_rows.sql / lock_stale_processing.sql / error_rows.sql return it. */
 export function stageSnapshot(r: Row): StageRowSnapshot {
   return {
-    stageId: int(r.STAGE_ID, 'stage_id'),
-    sourceKey: String(r.SOURCE_KEY),
-    customerId: text(r.CUSTOMER_ID),
-    orderDate: text(r.ORDER_DATE),
-    amount: text(r.AMOUNT),
-    currency: text(r.CURRENCY),
+    ...claimedRow(r),
     status: String(r.PROCESS_STATUS) as ProcessStatus,
-    attemptCount: int(r.ATTEMPT_COUNT, 'attempt_count'),
-    loadId: intOrNull(r.LOAD_ID, 'load_id'),
-    lineNo: intOrNull(r.LINE_NO, 'line_no'),
     errorCode: text(r.ERROR_CODE),
     errorMessage: text(r.ERROR_MESSAGE),
     updatedAt: parseUtcText(r.UPDATED_AT) ?? new Date(0),

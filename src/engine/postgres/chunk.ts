@@ -1,27 +1,15 @@
 import type { ChunkTx } from '../contract.js';
 import type { ChunkFinalization, ClaimQuery, ClaimedRow, MergeOptions, RowFailure } from '../types.js';
 import { classifySqlstate, ROW_LEVEL_SQLSTATES } from './classify.js';
-import { sqlQuery, type SnapshotRow } from './rows.js';
+import { type ClaimRow, sqlQuery, toClaimed } from './rows.js';
 import type { PgSession } from './session.js';
-
-type ClaimRow = Omit<SnapshotRow, 'process_status' | 'error_code' | 'error_message' | 'updated_at'>;
 
 /** One chunk on one connection: claim, merge, finalize (the functions of sql/postgres/migrations/002-004). */
 export function chunkSlice(session: PgSession): ChunkTx {
   return {
     async claimChunk(query: ClaimQuery): Promise<ClaimedRow[]> {
       const { rows } = await session.query<ClaimRow>(sqlQuery('claim'), [query.afterStageId, query.limit, query.loadIds ?? null]);
-      return rows.map((r) => ({
-        stageId: r.stage_id,
-        sourceKey: r.source_key,
-        customerId: r.customer_id,
-        orderDate: r.order_date,
-        amount: r.amount,
-        currency: r.currency,
-        attemptCount: r.attempt_count,
-        loadId: r.load_id,
-        lineNo: r.line_no,
-      }));
+      return rows.map(toClaimed);
     },
 
     async mergeOrders(rows: ClaimedRow[], options: MergeOptions): Promise<RowFailure[]> {

@@ -4,7 +4,7 @@
  */
 import { readSql } from '../../sql-files.js';
 import { parseJsonObject } from '../run-events.js';
-import type { ProcessStatus, RunCounts, RunRecord, RunStatus, StageRowSnapshot, StatusTally } from '../types.js';
+import type { ClaimedRow, ProcessStatus, RunCounts, RunRecord, RunStatus, StageRowSnapshot, StatusTally } from '../types.js';
 
 /** The text of sql/postgres/queries/<name>.sql (read once). */
 export const sqlQuery = (name: string): string => readSql('postgres', `queries/${name}.sql`);
@@ -31,7 +31,10 @@ export interface SnapshotRow {
   updated_at: Date;
 }
 
-export function toSnapshot(r: SnapshotRow): StageRowSnapshot {
+/** The columns claim.sql returns: a stage row without its status and error. */
+export type ClaimRow = Omit<SnapshotRow, 'process_status' | 'error_code' | 'error_message' | 'updated_at'>;
+
+export function toClaimed(r: ClaimRow): ClaimedRow {
   return {
     stageId: r.stage_id,
     sourceKey: r.source_key,
@@ -39,10 +42,16 @@ export function toSnapshot(r: SnapshotRow): StageRowSnapshot {
     orderDate: r.order_date,
     amount: r.amount,
     currency: r.currency,
-    status: r.process_status,
     attemptCount: r.attempt_count,
     loadId: r.load_id,
     lineNo: r.line_no,
+  };
+}
+
+export function toSnapshot(r: SnapshotRow): StageRowSnapshot {
+  return {
+    ...toClaimed(r),
+    status: r.process_status,
     errorCode: r.error_code,
     errorMessage: r.error_message,
     updatedAt: r.updated_at,
