@@ -41,7 +41,17 @@ vi.mock('oracledb', async (importOriginal) => {
 });
 
 function claimed(stageId: number): ClaimedRow {
-  return { stageId, sourceKey: `K${stageId}`, customerId: '1', orderDate: '2024-04-01', amount: '1.00', currency: 'JPY', attemptCount: 0, loadId: 1, lineNo: 2 };
+  return {
+    stageId,
+    sourceKey: `K${stageId}`,
+    customerId: '1',
+    orderDate: '2024-04-01',
+    amount: '1.00',
+    currency: 'JPY',
+    attemptCount: 0,
+    loadId: 1,
+    lineNo: 2,
+  };
 }
 
 /** A script whose database is AL32UTF8 (the check createOracleEngine makes), over `script`. */
@@ -49,7 +59,9 @@ function utf8(script: Script = {}, charset = 'AL32UTF8'): Script {
   return {
     ...script,
     execute: (sql, binds, options, conn) =>
-      sql === oracleQuery('database_charset') ? { rows: [{ VALUE: charset }] } : (script.execute?.(sql, binds, options, conn) ?? { rows: [] }),
+      sql === oracleQuery('database_charset')
+        ? { rows: [{ VALUE: charset }] }
+        : (script.execute?.(sql, binds, options, conn) ?? { rows: [] }),
   };
 }
 
@@ -117,7 +129,11 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
     fake.db = db as unknown as typeof fake.db;
     const defaults = await createOracleEngine(options);
     await defaults.transaction(async () => undefined);
-    expect(fake.connectAttributes.at(-1)).toMatchObject({ user: 'loader', connectString: 'db:1521/FREEPDB1', expireTime: DEFAULT_EXPIRE_TIME_MINUTES });
+    expect(fake.connectAttributes.at(-1)).toMatchObject({
+      user: 'loader',
+      connectString: 'db:1521/FREEPDB1',
+      expireTime: DEFAULT_EXPIRE_TIME_MINUTES,
+    });
     expect((fake.connections.at(-1) as RecordingConnection).callTimeout).toBe(DEFAULT_CALL_TIMEOUT_SECONDS * 1000);
     expect(DEFAULT_CALL_TIMEOUT_SECONDS).toBeGreaterThanOrEqual(600);
 
@@ -165,7 +181,8 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
   it('a database whose dictionary view cannot be read is refused with the way out', async () => {
     db = new RecordingDatabase({
       execute: (sql) => {
-        if (sql === oracleQuery('database_charset')) throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
+        if (sql === oracleQuery('database_charset'))
+          throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
         return { rows: [] };
       },
     });

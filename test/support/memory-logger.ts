@@ -29,7 +29,11 @@ export function memoryLogger(level: 'debug' | 'info' | 'warn' = 'debug'): Memory
   return {
     logger,
     get records() {
-      return lines.join('').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as LogRecord);
+      return lines
+        .join('')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as LogRecord);
     },
     text: () => lines.join(''),
   };

@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
 export function pgliteTemplatePaths(root: string): { template: string; failure: string; building: string } {
-  return { template: join(root, 'pglite-migrated'), failure: join(root, 'pglite-migrated.failed'), building: join(root, 'pglite-migrated.building') };
+  return {
+    template: join(root, 'pglite-migrated'),
+    failure: join(root, 'pglite-migrated.failed'),
+    building: join(root, 'pglite-migrated.building'),
+  };
 }
 
 /**

@@ -69,7 +69,11 @@ const live = new Set<PrivatePostgres>();
 let exitHook = false;
 
 export class PrivatePostgres {
-  private constructor(readonly dir: string, readonly port: number, private readonly password: string | null = null) {}
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+    private readonly password: string | null = null,
+  ) {}
   private get data() {
     return join(this.dir, 'data');
   }
@@ -112,7 +116,9 @@ export class PrivatePostgres {
 
   /** The URL with the password in it, for the test's own connections (never a child's argv). */
   private clientUrl(database: string): string {
-    return this.password === null ? this.url(database) : `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;
+    return this.password === null
+      ? this.url(database)
+      : `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;
   }
 
   async start(): Promise<void> {
@@ -121,7 +127,20 @@ export class PrivatePostgres {
 
   /** `pg_ctl restart -m fast`: every connection is terminated, the server shuts down cleanly and starts again. */
   async restart(): Promise<void> {
-    await pgBin('pg_ctl', ['-D', this.data, '-l', join(this.dir, 'server.log'), '-m', 'fast', '-w', '-t', '30', '-o', this.options, 'restart']);
+    await pgBin('pg_ctl', [
+      '-D',
+      this.data,
+      '-l',
+      join(this.dir, 'server.log'),
+      '-m',
+      'fast',
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      this.options,
+      'restart',
+    ]);
   }
 
   async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
