@@ -39,6 +39,7 @@ describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)(
       server = await PrivatePostgres.create({ password: PASSWORD });
     });
     afterAll(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
       await server?.destroy();
     });
     const database = async () => (await server.createDatabase(`pw_${++n}`)).url.replace(/^postgres:\/\/postgres@/, '');

@@ -4,7 +4,7 @@ import type { TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
-forEachTarget('bad input on $kind', (target) => {
+forEachTarget('bad input on $kind', () => {
   const errorLog = (db: TestDatabase) =>
     db.sql<{
       line_no: number;
@@ -43,7 +43,7 @@ forEachTarget('bad input on $kind', (target) => {
         error_code: 'PARSE_CUSTOMER_ID',
         source_key: 'BAD-CUST',
         raw_record: 'BAD-CUST,abc,2026-01-01,10,JPY',
-        stage_id: expect.any(Number),
+        stage_id: expect.any(Number) as unknown,
       }),
       expect.objectContaining({ line_no: 4, phase: 'PARSE', error_code: 'PARSE_ORDER_DATE', source_key: 'BAD-DATE' }),
       expect.objectContaining({ line_no: 5, phase: 'PARSE', error_code: 'PARSE_AMOUNT', source_key: 'BAD-AMT' }),

@@ -44,10 +44,10 @@ function fileOf(lines: Array<Buffer | string>): string {
 type Exported = Record<string, string>;
 
 function readCsv(csv: string): Exported[] {
-  return parse(csv, { columns: true }) as Exported[];
+  return parse<Exported>(csv, { columns: true });
 }
 
-forEachTarget('errors export on $kind', (target) => {
+forEachTarget('errors export on $kind', () => {
   targetTest(
     'lists every rejected line of a load; export → fix the one wrong cell → load back → DONE, for every kind of rejection',
     async ({ db }) => {

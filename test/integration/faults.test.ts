@@ -17,7 +17,7 @@ function rows(n: number, badEvery = 0): Array<[string, string, string, string, s
   ]);
 }
 
-forEachTarget('chunk transactions on $kind', (target) => {
+forEachTarget('chunk transactions on $kind', () => {
   targetTest('a chunk that fails mid-way (after its MERGE, before its statuses) leaves no partial state', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(30, 10))]);
@@ -129,7 +129,7 @@ describe.skipIf(server === null)('load --overlap on server PostgreSQL', () => {
     const db = await server!.create();
     try {
       const { loader } = await db.open({ workers: 2 });
-      const lines = [`${HEADER}`, 'DUP,1,2026-01-01,100,JPY'];
+      const lines = [HEADER, 'DUP,1,2026-01-01,100,JPY'];
       for (let i = 0; i < 3000; i++) lines.push(`K-${i},1,2026-01-01,1,JPY`);
       lines.push('DUP,1,2026-01-01,,JPY');
       const report = await loader.load([writeTestFile(`${lines.join('\n')}\n`)], { batchSize: 300, chunkSize: 100 });

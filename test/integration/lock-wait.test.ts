@@ -25,7 +25,7 @@ const pgTargets = testTargets().filter((t) => t.kind !== 'oracle'); // the stand
 
 forEachTarget(
   'a row that times out on a lock, on $kind',
-  (target) => {
+  () => {
     targetTest.beforeEach(async ({ db }) => {
       // Records the lock_timeout in force when each row reaches orders and when each stage row gets
       // its final status, and raises lock_not_available for one key while `lock_held` says so.

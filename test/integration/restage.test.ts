@@ -17,7 +17,7 @@ function shiftJisFile(): string {
   );
 }
 
-forEachTarget('staging a file again on $kind', (target) => {
+forEachTarget('staging a file again on $kind', () => {
   targetTest('the encoding and the delimiter belong to the identity of a staged file; --restage stages it again', async ({ db }) => {
     const { loader } = await db.open();
     const file = shiftJisFile();

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
-forEachTarget('a row with several problems on $kind', (target) => {
+forEachTarget('a row with several problems on $kind', () => {
   targetTest('keeps one filterable error_code (the first problem) and names every problem in error_message', async ({ db }) => {
     const { loader } = await db.open();
     const path = writeTestFile(`${HEADER}\nP1,5,2026-01-01,-1,jpy\nP2,x,2026-01-01,,JPY\nP3,5,2026-01-01,1,JPY\n`);

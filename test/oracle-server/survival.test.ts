@@ -55,9 +55,9 @@ async function waitForRowLocksReleased(db: TestDatabase, timeoutMs = 60_000): Pr
     const [all] = await db.sql<{ n: number }>('SELECT count(*) AS n FROM order_stage');
     // the assertion session's own locks end with its connection (rolled back on close)
     const free = await db.sql<{ stage_id: number }>('SELECT stage_id FROM order_stage FOR UPDATE SKIP LOCKED');
-    if (free.length === Number(all?.n ?? 0)) return;
+    if (free.length === (all?.n ?? 0)) return;
     if (Date.now() > deadline)
-      throw new Error(`${Number(all?.n ?? 0) - free.length} order_stage rows still locked ${timeoutMs / 1000} s after the kill`);
+      throw new Error(`${(all?.n ?? 0) - free.length} order_stage rows still locked ${timeoutMs / 1000} s after the kill`);
     await sleep(250);
   }
 }
@@ -66,7 +66,7 @@ async function ordersOnce(db: TestDatabase): Promise<{ orders: number; keys: num
   const [row] = await db.sql<{ n_orders: number; n_keys: number }>(
     'SELECT count(*) AS n_orders, count(DISTINCT source_key) AS n_keys FROM orders',
   );
-  return { orders: Number(row?.n_orders ?? -1), keys: Number(row?.n_keys ?? -2) };
+  return { orders: row?.n_orders ?? -1, keys: row?.n_keys ?? -2 };
 }
 
 describe.skipIf(oracle === undefined || !underOracleConfig)('survival on oracle (a real server: npm run test:oracle)', () => {

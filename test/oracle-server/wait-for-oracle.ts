@@ -53,13 +53,13 @@ export default async function waitForOracle(): Promise<void> {
     return;
   }
   const target = parseDbUrl(db, { ORDER_LOADER_DB_PASSWORD: process.env.ORDER_LOADER_TEST_ORACLE_PASSWORD ?? '' });
-  if (target.kind !== 'oracle') throw new Error(`ORDER_LOADER_TEST_ORACLE must be an oracle:// URL (got ${db.split(':')[0]}:…)`);
+  if (target.kind !== 'oracle') throw new Error(`ORDER_LOADER_TEST_ORACLE must be an oracle:// URL (got ${db.split(':')[0] ?? ''}:…)`);
   const waitSeconds = Number(process.env.ORDER_LOADER_TEST_ORACLE_WAIT ?? 300);
   const limit = Number.isFinite(waitSeconds) && waitSeconds > 0 ? waitSeconds * 1000 : 300_000;
   const where = `${target.user}@${target.connectString}`;
   const started = Date.now();
   let delay = 1000;
-  let last = '';
+  let last: string;
   for (let attempt = 1; ; attempt++) {
     try {
       // driverOptions (a wallet, a tnsnames.ora folder): read where parseDbUrl provides them

@@ -22,7 +22,7 @@ const fake = vi.hoisted(() => ({
 }));
 
 vi.mock('oracledb', async (importOriginal) => {
-  const real = (await importOriginal()) as { default?: Record<string, unknown> } & Record<string, unknown>;
+  const real = await importOriginal<{ default?: Record<string, unknown> } & Record<string, unknown>>();
   const base = real.default ?? real;
   const mocked = {
     ...base,
@@ -78,12 +78,12 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
   it('the model: a thin pool ignores close({ drop: true }) and hands the same session back (LIFO)', async () => {
     db = new RecordingDatabase();
     const pool = db.createPool();
-    const first = (await pool.getConnection()) as RecordingConnection;
-    const second = (await pool.getConnection()) as RecordingConnection;
+    const first = await pool.getConnection();
+    const second = await pool.getConnection();
     await first.close();
     await second.close({ drop: true });
-    expect(((await pool.getConnection()) as RecordingConnection).id).toBe(second.id);
-    expect(((await pool.getConnection()) as RecordingConnection).id).toBe(first.id);
+    expect((await pool.getConnection()).id).toBe(second.id);
+    expect((await pool.getConnection()).id).toBe(first.id);
     expect(db.ended.size).toBe(0);
   });
 
@@ -97,7 +97,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
         },
       }),
     );
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const engine = await createOracleEngine(options);
     const failed = await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 })).catch((e: unknown) => e);
     expect(engine.classifyError(failed)).toBe('fatal');
@@ -111,7 +111,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('a healthy connection is kept for the next use; one whose socket died while idle is replaced', async () => {
     db = new RecordingDatabase(utf8());
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const engine = await createOracleEngine(options);
     await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
     await engine.transaction((tx) => tx.mergeOrders([claimed(2)], { isolationBlock: 1 }));
@@ -126,7 +126,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('sets callTimeout on every connection and expireTime (TCP keepalive) on connect; both from the URL', async () => {
     db = new RecordingDatabase(utf8());
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const defaults = await createOracleEngine(options);
     await defaults.transaction(async () => undefined);
     expect(fake.connectAttributes.at(-1)).toMatchObject({
@@ -148,7 +148,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('refuses a database whose character set is not AL32UTF8, in one line, and closes its connection', async () => {
     db = new RecordingDatabase(utf8({}, 'WE8MSWIN1252'));
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const error = await createOracleEngine(options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UserError);
     const message = (error as Error).message;
@@ -164,7 +164,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('checks the character set once, on the first connection, which is then kept; charset_check=off skips it', async () => {
     db = new RecordingDatabase(utf8());
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const engine = await createOracleEngine(options);
     await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
     await engine.transaction((tx) => tx.mergeOrders([claimed(2)], { isolationBlock: 1 }));
@@ -172,7 +172,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
     expect(db.sessions()).toBe(1);
 
     const ascii = new RecordingDatabase(utf8({}, 'US7ASCII'));
-    fake.db = ascii as unknown as typeof fake.db;
+    fake.db = ascii;
     const unchecked = await createOracleEngine({ ...options, oracle: { charsetCheck: false } });
     await unchecked.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
     expect(ascii.trace()).toEqual(['1:executeMany:MERGE INTO orders', '1:commit']);
@@ -186,7 +186,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
         return { rows: [] };
       },
     });
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     await expect(createOracleEngine(options)).rejects.toThrow(/cannot read NLS_CHARACTERSET .*ORA-00942.*charset_check=off/);
   });
 

@@ -520,7 +520,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
     });
     const claims = db.calls.filter((c) => c.kind === 'execute');
     expect(claims).toHaveLength(1);
-    expect(claims[0]!.kind === 'execute' && claims[0]!.binds.load_ids).toEqual({ val: null, type: VARCHAR, maxSize: 4000 });
+    expect(claims[0]!.binds.load_ids).toEqual({ val: null, type: VARCHAR, maxSize: 4000 });
   });
 
   it('rolls back and keeps the connection for the next use on a non-fatal error', async () => {
@@ -825,8 +825,8 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
     const executes = db.calls.filter((c) => c.kind === 'execute');
     expect(executes).toHaveLength(2);
     const second = executes[1]!;
-    expect(second.kind === 'execute' && second.binds.id5).toEqual({ val: 25, type: NUMBER });
-    expect(second.kind === 'execute' && second.binds.id6).toEqual({ val: null, type: NUMBER });
+    expect(second.binds.id5).toEqual({ val: 25, type: NUMBER });
+    expect(second.binds.id6).toEqual({ val: null, type: NUMBER });
     expect(await engine.tallyLoads([])).toEqual({});
   });
 

@@ -54,7 +54,7 @@ export function driverError(code: string, text: string): Error & { code: string 
 
 /** A batch error entry as thin mode makes it: offset + message, no errorNum, no code. */
 export function batchError(offset: number, message: string): OraBatchError {
-  return Object.assign(new Error(message), { offset }) as unknown as OraBatchError;
+  return Object.assign(new Error(message), { offset });
 }
 
 /** Named placeholders of a SQL text, skipping string literals, quoted identifiers, comments. */
@@ -205,7 +205,7 @@ export class RecordingConnection implements OraConnection {
     const defs = options.bindDefs;
     checkBindNames(sql, Object.keys(defs));
     binds.forEach((row, index) => {
-      for (const [name, def] of Object.entries(defs) as [string, OraBindDef][]) {
+      for (const [name, def] of Object.entries<OraBindDef>(defs)) {
         const value = row[name];
         if (value === null || value === undefined) continue;
         if (typeof value === 'string') {
@@ -302,7 +302,7 @@ export class RecordingPool implements OraPool {
 
   constructor(private readonly db: RecordingDatabase) {}
 
-  async getConnection(): Promise<OraConnection> {
+  async getConnection(): Promise<RecordingConnection> {
     const session = this.free.pop() ?? this.db.newSession();
     return new RecordingConnection(this.db, session, this);
   }

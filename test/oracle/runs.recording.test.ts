@@ -44,7 +44,7 @@ function runRecords(db: RecordingDatabase) {
   return {
     commands: starts.map((c) => (c.binds.command as { val: unknown }).val),
     events: events.map((b) => [b.run_id, b.event]),
-    details: events.map((b) => (b.detail === null || b.detail === undefined ? null : (JSON.parse(String(b.detail)) as unknown))),
+    details: events.map((b) => (b.detail === null || b.detail === undefined ? null : (JSON.parse(b.detail as string) as unknown))),
     finishes: finishes.map((c) => [
       (c.binds.run_id as { val: unknown }).val,
       (c.binds.status as { val: unknown }).val,
@@ -140,8 +140,6 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     const db = scriptedPool();
     const engine = createOracleEngineWith(db, constants);
     expect(await engine.retryWaitSummary()).toEqual({ count: 2, nextDueAt: new Date('2026-01-01T01:00:00.000Z') });
-    expect(db.calls.filter((c) => c.kind === 'execute').map((c) => c.kind === 'execute' && c.sql)).toEqual([
-      oracleQuery('status_retry_wait'),
-    ]);
+    expect(db.calls.filter((c) => c.kind === 'execute').map((c) => c.sql)).toEqual([oracleQuery('status_retry_wait')]);
   });
 });

@@ -25,7 +25,7 @@ export function memoryLogger(level: 'debug' | 'info' | 'warn' = 'debug'): Memory
       callback();
     },
   });
-  const logger = createLogger(level, sink as unknown as Parameters<typeof createLogger>[1]);
+  const logger = createLogger(level, sink);
   return {
     logger,
     get records() {

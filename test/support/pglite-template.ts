@@ -36,7 +36,7 @@ export function startMigratedPglite(root: string): () => Promise<void> {
     child.on('exit', (code, signal) => {
       if (!stopped) {
         if (code === 0) renameSync(building, template);
-        else writeFileSync(failure, `status on a new PGlite folder: exit ${code ?? signal}\n${stderr}`);
+        else writeFileSync(failure, `status on a new PGlite folder: exit ${String(code ?? signal)}\n${stderr}`);
       }
       resolve();
     });

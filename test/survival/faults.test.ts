@@ -169,7 +169,7 @@ if (PG_ADMIN_URL === null) {
       const original = pg.Client.prototype.query;
       const recorder = function (this: pg.Client, ...args: unknown[]) {
         const first = args[0];
-        texts.push(typeof first === 'string' ? first : String((first as { text?: unknown } | null)?.text ?? ''));
+        texts.push(typeof first === 'string' ? first : ((first as { text?: string } | null)?.text ?? ''));
         return (original as (...a: unknown[]) => unknown).apply(this, args);
       };
       pg.Client.prototype.query = recorder as typeof original;

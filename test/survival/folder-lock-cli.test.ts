@@ -104,7 +104,7 @@ describe.skipIf(!existsSync(cli))('one embedded database folder, several command
     expect(waits.length).toBeGreaterThan(0);
     expect(JSON.parse(waits[0] ?? '{}')).toMatchObject({
       level: 30,
-      holder: { command: expect.stringMatching(/^(load|process|status)$/) },
+      holder: { command: expect.stringMatching(/^(load|process|status)$/) as unknown },
     });
 
     expect(readdirSync(dataDir).filter((name) => name.startsWith('order-loader.lock'))).toEqual([]);

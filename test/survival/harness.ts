@@ -115,9 +115,8 @@ export interface CliRun {
 
 /** Environment for a child: nothing from the developer's ORDER_LOADER_* settings leaks in. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('ORDER_LOADER_') || k === 'PGPASSWORD') delete env[k];
-  return { ...env, ...extra };
+  const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('ORDER_LOADER_') && k !== 'PGPASSWORD');
+  return { ...Object.fromEntries(inherited), ...extra };
 }
 
 /** Start `node dist/src/cli.js <args>`; capture stdout/stderr. */
@@ -131,8 +130,8 @@ export function startCli(args: string[], options: { env?: Record<string, string>
   let stderr = '';
   let pending = '';
   const watchers: Array<{ pattern: RegExp; resolve: (hit: boolean) => void }> = [];
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
     pending += d;
     const lines = pending.split('\n');
@@ -234,7 +233,7 @@ export async function freshServerDb(): Promise<ServerDb> {
     },
     async dispose() {
       await pool.end().catch(() => undefined);
-      if (PG_ADMIN_URL !== null) await dropDatabase(PG_ADMIN_URL, name);
+      await dropDatabase(PG_ADMIN_URL, name);
     },
   };
 }

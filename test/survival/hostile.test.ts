@@ -158,7 +158,7 @@ forEachTarget('survival: hostile files on $kind', () => {
     }>('SELECT line_no, phase, error_code, raw_record, source_key FROM order_bulk_error WHERE load_id = $1 ORDER BY error_id', [loadId]);
     for (const [lineText, expected] of Object.entries(c.lines)) {
       const line = Number(lineText);
-      const staged = stage.find((s) => Number(s.line_no) === line);
+      const staged = stage.find((s) => s.line_no === line);
       const parseErrors = errors.filter((e) => Number(e.line_no) === line && e.phase === 'PARSE');
       const [kind, code] = expected.split(/:(.*)/s) as [string, string | undefined];
       const where = `${c.file} line ${line} (${expected})`;

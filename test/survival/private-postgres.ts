@@ -48,8 +48,10 @@ async function pgBin(name: string, args: string[], timeoutMs = 60_000): Promise<
     return stdout + stderr;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    const said = `${e.stderr ?? ''}`.trim().split('\n').slice(-2).join(' ');
-    throw new Error(`${name} failed: ${said !== '' ? said : e.message}\n(${name} ${args.join(' ')})\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+    const said = (e.stderr ?? '').trim().split('\n').slice(-2).join(' ');
+    throw new Error(`${name} failed: ${said !== '' ? said : e.message}\n(${name} ${args.join(' ')})\n${e.stdout ?? ''}${e.stderr ?? ''}`, {
+      cause: error,
+    });
   }
 }
 

@@ -174,7 +174,7 @@ describe('survival: the database restarted or down during a load (private Postgr
       // 2. while processing: a few chunks committed, then the server goes away under the loader
       let committed = 0;
       while (committed < 3 && (await run.waitFor(/"msg":"chunk committed"/))) committed++;
-      expect(committed, `the load reached processing: ${run.child.exitCode}`).toBe(3);
+      expect(committed, `the load reached processing: ${String(run.child.exitCode)}`).toBe(3);
       const t0 = performance.now();
       await server.restart();
       restarts.push(performance.now() - t0);
