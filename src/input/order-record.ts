@@ -12,6 +12,7 @@ const MAX_BIGINT = 9223372036854775807n;
 
 /** A field's value as we quote it in an error message: trimmed to a readable length. */
 export function quoteValue(value: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points on purpose: lengths are counted in characters, not UTF-16 units
   const chars = [...value];
   const shown = chars.length > 40 ? `${chars.slice(0, 40).join('')}…` : value;
   return JSON.stringify(shown);

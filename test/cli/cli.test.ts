@@ -29,13 +29,19 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
     expect(load.code).toBe(2);
     expect(load.stdout).toMatch(/fixtures\/orders-sample\.csv\s+\d+\s+4\s+4\s+0\s+0\s+0\s+2\s+2\s+0/);
     expect(load.stdout).toContain('2 DONE, 2 ERROR (1 by validation, 1 by the database)');
-    const logs = load.stderr.trim().split('\n').map((l) => JSON.parse(l) as { msg: string; level: number });
+    const logs = load.stderr
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string; level: number });
     expect(logs.map((l) => l.msg)).toEqual(expect.arrayContaining(['staging', 'staged']));
 
     const status = run(['status', '--json', '--db', db, '--log-level', 'silent']);
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout) as { counts: Array<{ status: string; count: number }> };
-    expect(report.counts.map((c) => [c.status, c.count]).sort()).toEqual([['DONE', 2], ['ERROR', 2]]);
+    expect(report.counts.map((c) => [c.status, c.count]).sort()).toEqual([
+      ['DONE', 2],
+      ['ERROR', 2],
+    ]);
 
     const corrected = run(['load', 'fixtures/orders-corrected.csv', '--db', db, '--json', '--log-level', 'warn']);
     expect(corrected.code).toBe(0);
@@ -58,7 +64,12 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
     const result = run(args);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(message);
-    expect(result.stderr.trim().split('\n').filter((l) => l.startsWith('order-loader:'))).toHaveLength(1);
+    expect(
+      result.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('order-loader:')),
+    ).toHaveLength(1);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.stderr + result.stdout).not.toContain('hunter2');
   });
@@ -66,7 +77,9 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
   it('says so in one line when the database is unreachable, without the password', () => {
     const result = run(['status', '--db', 'postgres://loader@127.0.0.1:1/nowhere'], { ORDER_LOADER_DB_PASSWORD: 'pw-Zq81-secret' });
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^order-loader: cannot (open database|prepare the schema on) postgres:\/\/loader@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/m);
+    expect(result.stderr).toMatch(
+      /^order-loader: cannot (open database|prepare the schema on) postgres:\/\/loader@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/m,
+    );
     expect(result.stderr + result.stdout).not.toContain('pw-Zq81-secret');
   });
 

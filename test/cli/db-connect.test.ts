@@ -30,60 +30,74 @@ function run(args: string[], env: Record<string, string> = {}) {
 /** Special characters of every kind a URL gives a meaning to. */
 const PASSWORD = 'S3cr@t/pa?ss#wo:rd%41';
 
-describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)('a PostgreSQL server that requires a password (scram-sha-256)', () => {
-  let server: PrivatePostgres;
-  let n = 0;
-  beforeAll(async () => {
-    server = await PrivatePostgres.create({ password: PASSWORD });
-  });
-  afterAll(async () => {
-    await server?.destroy();
-  });
-  const database = async () => (await server.createDatabase(`pw_${++n}`)).url.replace(/^postgres:\/\/postgres@/, '');
+describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)(
+  'a PostgreSQL server that requires a password (scram-sha-256)',
+  () => {
+    let server: PrivatePostgres;
+    let n = 0;
+    beforeAll(async () => {
+      server = await PrivatePostgres.create({ password: PASSWORD });
+    });
+    afterAll(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
+      await server?.destroy();
+    });
+    const database = async () => (await server.createDatabase(`pw_${++n}`)).url.replace(/^postgres:\/\/postgres@/, '');
 
-  function expectNoSecret(...texts: string[]) {
-    for (const text of texts) {
-      expect(text).not.toContain(PASSWORD);
-      expect(text).not.toContain(encodeURIComponent(PASSWORD));
-      expect(text).not.toContain('S3cr@t');
+    function expectNoSecret(...texts: string[]) {
+      for (const text of texts) {
+        expect(text).not.toContain(PASSWORD);
+        expect(text).not.toContain(encodeURIComponent(PASSWORD));
+        expect(text).not.toContain('S3cr@t');
+      }
     }
-  }
 
-  it('ORDER_LOADER_DB_PASSWORD works with a postgres:// URL; nothing prints it', async () => {
-    const db = `postgres://postgres@${await database()}`;
-    const logFile = join(tempDir(), 'load.log');
-    const load = run(['load', orderFile([['PW-1', '1', '2026-01-01', '10', 'EUR']]), '--db', db, '--log-file', logFile, '--log-level', 'debug'], { ORDER_LOADER_DB_PASSWORD: PASSWORD });
-    expect(load.stderr).toBe('');
-    expect(load.code).toBe(0);
-    expect(load.stdout).toContain('1 DONE');
-    expectNoSecret(load.stdout, readFileSync(logFile, 'utf8'));
-  });
+    it('ORDER_LOADER_DB_PASSWORD works with a postgres:// URL; nothing prints it', async () => {
+      const db = `postgres://postgres@${await database()}`;
+      const logFile = join(tempDir(), 'load.log');
+      const load = run(
+        ['load', orderFile([['PW-1', '1', '2026-01-01', '10', 'EUR']]), '--db', db, '--log-file', logFile, '--log-level', 'debug'],
+        { ORDER_LOADER_DB_PASSWORD: PASSWORD },
+      );
+      expect(load.stderr).toBe('');
+      expect(load.code).toBe(0);
+      expect(load.stdout).toContain('1 DONE');
+      expectNoSecret(load.stdout, readFileSync(logFile, 'utf8'));
+    });
 
-  it.each([
-    ['unencoded special characters in the URL', (hostDb: string) => `postgres://postgres:${PASSWORD.replace('%', '%25')}@${hostDb}`],
-    ['the URL percent-encoded, after a space and a tab', (hostDb: string) => ` \tpostgres://postgres:${encodeURIComponent(PASSWORD)}@${hostDb}`],
-    ['?password= in the query', (hostDb: string) => `postgres://postgres@${hostDb}?password=${encodeURIComponent(PASSWORD)}`],
-  ])('a password in the URL works (%s) and is never printed', async (_shape, url) => {
-    const db = url(await database());
-    const status = run(['status', '--db', db, '--log-level', 'info']);
-    expect(status.code).toBe(0);
-    expectNoSecret(status.stdout, status.stderr);
-  });
+    it.each([
+      ['unencoded special characters in the URL', (hostDb: string) => `postgres://postgres:${PASSWORD.replace('%', '%25')}@${hostDb}`],
+      [
+        'the URL percent-encoded, after a space and a tab',
+        (hostDb: string) => ` \tpostgres://postgres:${encodeURIComponent(PASSWORD)}@${hostDb}`,
+      ],
+      ['?password= in the query', (hostDb: string) => `postgres://postgres@${hostDb}?password=${encodeURIComponent(PASSWORD)}`],
+    ])('a password in the URL works (%s) and is never printed', async (_shape, url) => {
+      const db = url(await database());
+      const status = run(['status', '--db', db, '--log-level', 'info']);
+      expect(status.code).toBe(0);
+      expectNoSecret(status.stdout, status.stderr);
+    });
 
-  it('no password, or a wrong one: one line naming the role, and the process ends at once', async () => {
-    const db = `postgres://postgres@${await database()}`;
-    const missing = run(['status', '--db', db]);
-    expect(missing.signal).toBeNull(); // not killed by the timeout
-    expect(missing.code).toBe(1);
-    expect(humanLines(missing.stderr).join('\n')).toMatch(/^order-loader: cannot open database postgres:\/\/postgres@127\.0\.0\.1:\d+\/pw_\d+: 127\.0\.0\.1:\d+ asks a password of role postgres and none was given: set ORDER_LOADER_DB_PASSWORD$/);
+    it('no password, or a wrong one: one line naming the role, and the process ends at once', async () => {
+      const db = `postgres://postgres@${await database()}`;
+      const missing = run(['status', '--db', db]);
+      expect(missing.signal).toBeNull(); // not killed by the timeout
+      expect(missing.code).toBe(1);
+      expect(humanLines(missing.stderr).join('\n')).toMatch(
+        /^order-loader: cannot open database postgres:\/\/postgres@127\.0\.0\.1:\d+\/pw_\d+: 127\.0\.0\.1:\d+ asks a password of role postgres and none was given: set ORDER_LOADER_DB_PASSWORD$/,
+      );
 
-    const wrong = run(['status', '--db', db], { ORDER_LOADER_DB_PASSWORD: `${PASSWORD}x` });
-    expect(wrong.signal).toBeNull();
-    expect(wrong.code).toBe(1);
-    expect(humanLines(wrong.stderr).join('\n')).toMatch(/^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check ORDER_LOADER_DB_PASSWORD$/);
-    expectNoSecret(wrong.stderr);
-  });
-});
+      const wrong = run(['status', '--db', db], { ORDER_LOADER_DB_PASSWORD: `${PASSWORD}x` });
+      expect(wrong.signal).toBeNull();
+      expect(wrong.code).toBe(1);
+      expect(humanLines(wrong.stderr).join('\n')).toMatch(
+        /^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check ORDER_LOADER_DB_PASSWORD$/,
+      );
+      expectNoSecret(wrong.stderr);
+    });
+  },
+);
 
 describe.skipIf(!existsSync(cli))('URLs that cannot be read: one line, never the password', () => {
   it.each([
@@ -104,7 +118,9 @@ describe.skipIf(!existsSync(cli))('a server that cannot be reached', () => {
   it('a port where nothing listens: "cannot connect to host:port", not a schema problem', () => {
     const result = run(['status', '--db', 'postgres://loader@127.0.0.1:1/orders']);
     expect(result.code).toBe(1);
-    expect(humanLines(result.stderr).join('\n')).toBe('order-loader: cannot open database postgres://loader@127.0.0.1:1/orders: cannot connect to 127.0.0.1:1 (ECONNREFUSED: nothing listens there)');
+    expect(humanLines(result.stderr).join('\n')).toBe(
+      'order-loader: cannot open database postgres://loader@127.0.0.1:1/orders: cannot connect to 127.0.0.1:1 (ECONNREFUSED: nothing listens there)',
+    );
   });
 });
 
@@ -117,7 +133,9 @@ describe.skipIf(!existsSync(cli) || serverUrl === undefined)('the local PostgreS
     url.pathname = '/order_loader_no_such_db';
     const result = run(['init', '--db', url.toString()]);
     expect(result.code).toBe(1);
-    expect(humanLines(result.stderr).join('\n')).toBe(`order-loader: cannot open database ${url.toString()}: database order_loader_no_such_db does not exist on ${hostPort} (3D000)`);
+    expect(humanLines(result.stderr).join('\n')).toBe(
+      `order-loader: cannot open database ${url.toString()}: database order_loader_no_such_db does not exist on ${hostPort} (3D000)`,
+    );
   });
   it('a role that does not exist is named', () => {
     const url = new URL(place);
@@ -125,6 +143,8 @@ describe.skipIf(!existsSync(cli) || serverUrl === undefined)('the local PostgreS
     url.password = '';
     const result = run(['status', '--db', url.toString()]);
     expect(result.code).toBe(1);
-    expect(humanLines(result.stderr).join('\n')).toBe(`order-loader: cannot open database ${url.toString()}: role order_loader_no_such_role does not exist on ${hostPort} (28000)`);
+    expect(humanLines(result.stderr).join('\n')).toBe(
+      `order-loader: cannot open database ${url.toString()}: role order_loader_no_such_role does not exist on ${hostPort} (28000)`,
+    );
   });
 });

@@ -18,7 +18,10 @@ function run(args: string[], env: Record<string, string> = {}) {
 }
 
 const logRecords = (path: string) =>
-  readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; [k: string]: unknown });
+  readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { level: number; msg: string; [k: string]: unknown });
 
 describe.skipIf(!existsSync(cli))('what a person meets in the first hour (built CLI)', () => {
   it.each([
@@ -76,7 +79,11 @@ describe.skipIf(!existsSync(cli))('what a person meets in the first hour (built 
     const result = run(['load', 'fixtures/orders-sample.csv', '--db', `pglite:${dir}/db`, '--log-file', log]);
     expect(result.code).toBe(2);
     expect(logRecords(log).at(-1)).toMatchObject({
-      level: 30, command: 'load', exitCode: 2, runIds: [1], msg: 'load ended with exit code 2',
+      level: 30,
+      command: 'load',
+      exitCode: 2,
+      runIds: [1],
+      msg: 'load ended with exit code 2',
       files: [{ file: 'fixtures/orders-sample.csv', loadId: 1, read: 4, inserted: 4, rejected: 0, tally: { DONE: 2, ERROR: 2 } }],
       process: { done: 2, error: 2 },
     });

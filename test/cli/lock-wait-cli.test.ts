@@ -57,11 +57,17 @@ describe.skipIf(!existsSync(cli) || server === null)('a load blocked on a held r
     );
   const statuses = async () =>
     Object.fromEntries(
-      (await db.sql<{ process_status: string; n: number }>('SELECT process_status, count(*)::int AS n FROM order_stage GROUP BY 1')).map((r) => [r.process_status, r.n]),
+      (await db.sql<{ process_status: string; n: number }>('SELECT process_status, count(*)::int AS n FROM order_stage GROUP BY 1')).map(
+        (r) => [r.process_status, r.n],
+      ),
     );
 
   function startLoad(lockWait: string): { exit: Promise<number | null>; stderr: () => string } {
-    const c = spawn(process.execPath, [cli, 'load', orderFile(rows(30, '2000')), '--db', db.url!, '--row-lock-wait', lockWait, '--log-level', 'warn'], { cwd: root, env });
+    const c = spawn(
+      process.execPath,
+      [cli, 'load', orderFile(rows(30, '2000')), '--db', db.url!, '--row-lock-wait', lockWait, '--log-level', 'warn'],
+      { cwd: root, env },
+    );
     child = c;
     let stderr = '';
     c.stderr.on('data', (d: Buffer) => {
@@ -71,13 +77,22 @@ describe.skipIf(!existsSync(cli) || server === null)('a load blocked on a held r
     return { exit: new Promise((resolve) => c.on('exit', (code) => resolve(code))), stderr: () => stderr };
   }
 
-  const blockedOnLock = () => until('the load to wait on the held row', async () => ((await ourBackends()).some((b) => b.wait_event_type === 'Lock') ? true : undefined), 60_000);
+  const blockedOnLock = () =>
+    until(
+      'the load to wait on the held row',
+      async () => ((await ourBackends()).some((b) => b.wait_event_type === 'Lock') ? true : undefined),
+      60_000,
+    );
 
   it('--row-lock-wait 0 waits for ever; the first SIGINT says so, the second cancels the blocked chunk and exits 1, leaving no backend', async () => {
     const load = startLoad('0');
     await blockedOnLock();
     child!.kill('SIGINT');
-    await until('the first signal to be acknowledged', async () => (load.stderr().includes('SIGINT: finishing the current chunk') ? true : undefined), 10_000);
+    await until(
+      'the first signal to be acknowledged',
+      async () => (load.stderr().includes('SIGINT: finishing the current chunk') ? true : undefined),
+      10_000,
+    );
     expect(load.stderr()).toContain('waits until it is released (--row-lock-wait 0)');
     expect(child!.exitCode).toBeNull(); // still waiting for the row, as it said
 

@@ -26,7 +26,9 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
     const lines = exported.stdout.trim().split('\n');
     expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id,raw_record');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['SRC-102', 'SRC-103']);
-    expect(JSON.parse(run(['errors', '--db', db, '--format', 'json', '--error-code', 'INVALID_AMOUNT']).stdout)).toMatchObject([{ sourceKey: 'SRC-102', phase: 'VALIDATE' }]);
+    expect(JSON.parse(run(['errors', '--db', db, '--format', 'json', '--error-code', 'INVALID_AMOUNT']).stdout)).toMatchObject([
+      { sourceKey: 'SRC-102', phase: 'VALIDATE' },
+    ]);
 
     // retry needs a reason, and validates corrections like a file's values
     const noReason = run(['retry', '--db', db, '--source-key', 'SRC-102']);
@@ -38,7 +40,19 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
 
     const dry = run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=3500', '--reason', 'fixed', '--dry-run']);
     expect(dry.stdout).toContain('retry: would change 1 row');
-    const retry = run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=3500', '--reason', 'supplier resent', '--operator', 'ops-anna']);
+    const retry = run([
+      'retry',
+      '--db',
+      db,
+      '--source-key',
+      'SRC-102',
+      '--set',
+      'amount=3500',
+      '--reason',
+      'supplier resent',
+      '--operator',
+      'ops-anna',
+    ]);
     expect(retry.code).toBe(0);
     expect(retry.stdout).toContain('retry: changed 1 row');
     expect(retry.stdout).toContain('{"process_status":"ERROR","amount":null} → {"process_status":"READY","amount":"3500"}');
@@ -51,7 +65,10 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
     expect(reload.code).toBe(0);
     expect(reload.stderr).toContain('ignoring extra column(s) error_code, error_message, line_no, load_id');
 
-    const status = JSON.parse(run(['status', '--db', db, '--json']).stdout) as { counts: Array<{ status: string; count: number }>; runs: unknown[] };
+    const status = JSON.parse(run(['status', '--db', db, '--json']).stdout) as {
+      counts: Array<{ status: string; count: number }>;
+      runs: unknown[];
+    };
     expect(status.counts.reduce((n, c) => n + (c.status === 'DONE' ? c.count : 0), 0)).toBe(4);
     expect(status.runs.length).toBeGreaterThan(0);
     expect(run(['recover', '--db', db]).stdout).toContain('recover: changed 0 rows');
@@ -75,7 +92,8 @@ describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench 
     const client = new pg.Client({ connectionString: pgUrl });
     await client.connect();
     try {
-      return (await client.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'order\\_loader\\_bench\\_%'")).rows.length;
+      return (await client.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'order\\_loader\\_bench\\_%'"))
+        .rows.length;
     } finally {
       await client.end();
     }
@@ -84,10 +102,30 @@ describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench 
   it('measures each combination in a workspace of its own and drops it; writes the chart', async () => {
     const dir = tempDir();
     const before = await schemas();
-    const r = run(['bench', '--db', pgUrl!, '--rows', '3000', '--chunk-sizes', '500,2000', '--workers', '1,2', '--chart', `${dir}/chart.svg`, '--json']);
+    const r = run([
+      'bench',
+      '--db',
+      pgUrl!,
+      '--rows',
+      '3000',
+      '--chunk-sizes',
+      '500,2000',
+      '--workers',
+      '1,2',
+      '--chart',
+      `${dir}/chart.svg`,
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { cases: Array<{ chunkSize: number; workers: number; done: number; error: number; endToEndRowsPerSec: number }> };
-    expect(report.cases.map((c) => [c.chunkSize, c.workers])).toEqual([[500, 1], [500, 2], [2000, 1], [2000, 2]]);
+    const report = JSON.parse(r.stdout) as {
+      cases: Array<{ chunkSize: number; workers: number; done: number; error: number; endToEndRowsPerSec: number }>;
+    };
+    expect(report.cases.map((c) => [c.chunkSize, c.workers])).toEqual([
+      [500, 1],
+      [500, 2],
+      [2000, 1],
+      [2000, 2],
+    ]);
     for (const c of report.cases) {
       expect(c.done + c.error).toBe(3000);
       expect(c.endToEndRowsPerSec).toBeGreaterThan(0);
@@ -98,7 +136,11 @@ describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench 
 
   it('cleans up its workspace when interrupted', async () => {
     const before = await schemas();
-    const child = spawn(process.execPath, [cli, 'bench', '--db', pgUrl!, '--rows', '200000', '--chunk-sizes', '500', '--log-level', 'info'], { cwd: root, env });
+    const child = spawn(
+      process.execPath,
+      [cli, 'bench', '--db', pgUrl!, '--rows', '200000', '--chunk-sizes', '500', '--log-level', 'info'],
+      { cwd: root, env },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
@@ -135,14 +177,26 @@ describe.skipIf(!existsSync(cli))('errors (built CLI, embedded PGlite): every re
       ',7,2026-01-05,1,JPY,PARSE_SOURCE_KEY,source_key is missing,2,1,",7,2026-01-05,1,JPY"',
       'K-FC,7,2026-01-05,100,,PARSE_FIELD_COUNT,"expected 5 fields as in the header, found 4",3,1,"K-FC,7,2026-01-05,100"',
     ]);
-    const json = JSON.parse(run(['errors', '--db', db, '--format', 'json', '--limit', '1501']).stdout) as Array<{ sourceKey: string | null }>;
+    const json = JSON.parse(run(['errors', '--db', db, '--format', 'json', '--limit', '1501']).stdout) as Array<{
+      sourceKey: string | null;
+    }>;
     expect(json).toHaveLength(1501);
     expect(json[1500]).toMatchObject({ sourceKey: null, stageId: null, lineNo: 2, rawRecord: ',7,2026-01-05,1,JPY' });
 
     for (const format of ['csv', 'json']) {
-      const piped = spawnSync('bash', ['-c', `"${process.execPath}" "${cli}" errors --format ${format} --db "${db}" --log-level warn | head -c 100 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`], {
-        cwd: root, encoding: 'utf8', env, timeout: 120_000,
-      });
+      const piped = spawnSync(
+        'bash',
+        [
+          '-c',
+          `"${process.execPath}" "${cli}" errors --format ${format} --db "${db}" --log-level warn | head -c 100 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`,
+        ],
+        {
+          cwd: root,
+          encoding: 'utf8',
+          env,
+          timeout: 120_000,
+        },
+      );
       expect(piped.stderr, format).toBe('');
       expect(piped.stdout.trim(), format).toBe('exit=0');
     }

@@ -112,32 +112,45 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
     db = await target.create();
     const r = run(['load', writeTestFile('source_key,amount\nA,1\n'), '--db', db.url, '--json', '--log-level', 'warn']);
     expect(r.code).toBe(1);
-    expect(jsonDocument(r.stdout)).toEqual({ error: { kind: 'user', message: expect.stringContaining('missing required columns customer_id, order_date, currency') as unknown }, exitCode: 1 });
+    expect(jsonDocument(r.stdout)).toEqual({
+      error: { kind: 'user', message: expect.stringContaining('missing required columns customer_id, order_date, currency') as unknown },
+      exitCode: 1,
+    });
   }, 240_000);
 
-  it.skipIf(target.kind !== 'postgres')('a chunk the database refuses as a whole (not a row) with --json: the run gives up, one JSON document, exit 1', async () => {
-    db = await target.create();
-    expect(run(['init', '--db', db.url, '--log-level', 'warn']).code).toBe(0);
-    // a privilege error is about the statement, not a row: the MERGE re-raises it and the chunk fails whole
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      await client.query(`CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+  it.skipIf(target.kind !== 'postgres')(
+    'a chunk the database refuses as a whole (not a row) with --json: the run gives up, one JSON document, exit 1',
+    async () => {
+      db = await target.create();
+      expect(run(['init', '--db', db.url, '--log-level', 'warn']).code).toBe(0);
+      // a privilege error is about the statement, not a row: the MERGE re-raises it and the chunk fails whole
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        await client.query(`CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN RAISE EXCEPTION 'injected: permission denied for table orders' USING ERRCODE = '42501'; END $$`);
-      await client.query('CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_refuse()');
-    } finally {
-      await client.end();
-    }
-    const r = run(['load', 'fixtures/orders-corrected.csv', '--db', db.url, '--json', '--log-level', 'warn']);
-    expect(r.code).toBe(1);
-    const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string }; exitCode: number };
-    expect(doc).toMatchObject({ error: { kind: 'database' }, exitCode: 1 });
-    expect(doc.error.message).toMatch(/^chunk \S+ failed: .*permission denied/);
-  }, 240_000);
+        await client.query('CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_refuse()');
+      } finally {
+        await client.end();
+      }
+      const r = run(['load', 'fixtures/orders-corrected.csv', '--db', db.url, '--json', '--log-level', 'warn']);
+      expect(r.code).toBe(1);
+      const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string }; exitCode: number };
+      expect(doc).toMatchObject({ error: { kind: 'database' }, exitCode: 1 });
+      expect(doc.error.message).toMatch(/^chunk \S+ failed: .*permission denied/);
+    },
+    240_000,
+  );
 
   it('a skipped file: the process rate is rows processed over processing time, not lines read', async () => {
     db = await target.create();
-    const rows = Array.from({ length: 2000 }, (_, i): [string, string, string, string, string] => [`K-${i}`, '1', '2026-01-01', '10', 'JPY']);
+    const rows = Array.from({ length: 2000 }, (_, i): [string, string, string, string, string] => [
+      `K-${i}`,
+      '1',
+      '2026-01-01',
+      '10',
+      'JPY',
+    ]);
     const file = orderFile(rows);
     expect(run(['stage', file, '--db', db.url, '--log-level', 'warn']).code).toBe(0);
     const r = run(['load', file, '--db', db.url, '--log-level', 'warn']);
@@ -149,7 +162,27 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
   it('bench interrupted: says so, reports and charts only complete cases, records a FAILED bench run', async () => {
     db = await target.create();
     const dir = tempDir();
-    const child = spawn(process.execPath, [cli, 'bench', '--db', db.url, '--rows', '200000', '--chunk-sizes', '500', '--workers', '1', '--chart', `${dir}/chart.svg`, '--json', '--log-level', 'info'], { cwd: root, env });
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'bench',
+        '--db',
+        db.url,
+        '--rows',
+        '200000',
+        '--chunk-sizes',
+        '500',
+        '--workers',
+        '1',
+        '--chart',
+        `${dir}/chart.svg`,
+        '--json',
+        '--log-level',
+        'info',
+      ],
+      { cwd: root, env },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -167,12 +200,19 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
       }, 50);
     });
     child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', resolve)));
+    const code = await new Promise<number | null>((resolve) =>
+      child.exitCode !== null ? resolve(child.exitCode) : child.on('exit', resolve),
+    );
     expect(code, stderr).toBe(1);
     const report = jsonDocument(stdout) as { interrupted: boolean; interruptedCase: unknown; cases: unknown[] };
     expect(report).toMatchObject({ interrupted: true, interruptedCase: { chunkSize: 500, workers: 1 }, cases: [] });
     expect(readFileSync(`${dir}/chart.svg`, 'utf8')).not.toContain('<circle');
-    const runs = JSON.parse(run(['runs', '--db', db.url, '--json', '--log-level', 'silent']).stdout) as Array<{ command: string; status: string; message: string; events: Array<{ event: string }> }>;
+    const runs = JSON.parse(run(['runs', '--db', db.url, '--json', '--log-level', 'silent']).stdout) as Array<{
+      command: string;
+      status: string;
+      message: string;
+      events: Array<{ event: string }>;
+    }>;
     expect(runs[0]).toMatchObject({ command: 'bench', status: 'FAILED' });
     expect(runs[0]?.message).toContain('interrupted during chunk size 500, 1 worker(s)');
     expect(runs[0]?.events.map((e) => e.event)).toEqual(['invoked', 'failed']);

@@ -10,16 +10,34 @@ const cli = `${root}dist/src/cli.js`;
 
 function load(args: string[]) {
   const result = spawnSync(process.execPath, [cli, 'load', ...args, '--json', '--log-level', 'silent'], {
-    cwd: root, encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, timeout: 120_000,
+    cwd: root,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    timeout: 120_000,
   });
   expect(result.stderr).toBe('');
-  return { code: result.status, report: JSON.parse(result.stdout) as { files: Array<{ loadId: number; skipped: string | null; counts: { read: number; rejected: number; inserted: number; unchanged: number } }> } };
+  return {
+    code: result.status,
+    report: JSON.parse(result.stdout) as {
+      files: Array<{
+        loadId: number;
+        skipped: string | null;
+        counts: { read: number; rejected: number; inserted: number; unchanged: number };
+      }>;
+    },
+  };
 }
 
 describe.skipIf(!existsSync(cli))('load --encoding after a mistake, and --restage (built CLI, PGlite)', () => {
   it('stages the file read right, skips it when read the same way, stages it again with --restage', async () => {
     const { url: db } = await migratedPgliteDb();
-    const file = writeTestFile(Buffer.concat([Buffer.from(`${HEADER}\r\n`), Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, 0x88, 0xeb]), Buffer.from(',1,2026-01-01,1,JPY\r\n')]));
+    const file = writeTestFile(
+      Buffer.concat([
+        Buffer.from(`${HEADER}\r\n`),
+        Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, 0x88, 0xeb]),
+        Buffer.from(',1,2026-01-01,1,JPY\r\n'),
+      ]),
+    );
     expect(load([file, '--db', db])).toMatchObject({ code: 2, report: { files: [{ counts: { read: 1, rejected: 1 } }] } });
     const right = load([file, '--db', db, '--encoding', 'shift_jis']);
     expect(right).toMatchObject({ code: 0, report: { files: [{ skipped: null, counts: { read: 1, inserted: 1 } }] } });

@@ -30,7 +30,9 @@ function expectRefused(args: string[], message: string | RegExp) {
   expect(result.code).toBe(1);
   const lines = humanLines(result.stderr);
   expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(typeof message === 'string' ? new RegExp(`^order-loader: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) : message);
+  expect(lines[0]).toMatch(
+    typeof message === 'string' ? new RegExp(`^order-loader: .*${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) : message,
+  );
   expect(result.stderr).not.toContain('unexpected error');
   expect(result.stderr).not.toMatch(/\n\s+at /);
   expect(existsSync(dbDir)).toBe(false);
@@ -42,7 +44,10 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
   });
 
   it.each([
-    [['retry', '--stage-id', '99999999999999999999', '--reason', 'r'], '--stage-id: --stage-id must be a whole number up to 9007199254740991'],
+    [
+      ['retry', '--stage-id', '99999999999999999999', '--reason', 'r'],
+      '--stage-id: --stage-id must be a whole number up to 9007199254740991',
+    ],
     [['retry', '--stage-id', '9007199254740993', '--reason', 'r'], '--stage-id: --stage-id must be a whole number up to 9007199254740991'],
     [['errors', '--load-id', '18446744073709551616'], '--load-id: --load-id must be a whole number up to 9007199254740991'],
     [['process', '--max-errors', '99999999999999999999'], '--max-errors: --max-errors must be a whole number up to 9007199254740991'],
@@ -53,7 +58,10 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
 
   it('--log-file in a folder that cannot be made', () => {
     const notAFolder = writeTestFile('x');
-    expectRefused(['status', '--log-file', join(notAFolder, 'x.log')], `--log-file ${join(notAFolder, 'x.log')}: cannot write there (EEXIST: a file stands where the folder should be)`);
+    expectRefused(
+      ['status', '--log-file', join(notAFolder, 'x.log')],
+      `--log-file ${join(notAFolder, 'x.log')}: cannot write there (EEXIST: a file stands where the folder should be)`,
+    );
   });
 
   it('bench --chart in a folder that does not exist: refused before the benchmark runs', () => {
@@ -63,8 +71,19 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
 
   it('a log file that fails in the middle (a full device) does not fail the command: said once, the load goes on', async () => {
     const { url: db } = await migratedPgliteDb();
-    const result = run(['load', orderFile([['LF-1', '1', '2026-01-01', '1', 'EUR']]), '--db', db, '--log-file', '/dev/full', '--log-level', 'info']);
-    expect(humanLines(result.stderr)).toEqual(['order-loader: cannot write to --log-file /dev/full (ENOSPC: no space left on the device): logging stops, the command goes on']);
+    const result = run([
+      'load',
+      orderFile([['LF-1', '1', '2026-01-01', '1', 'EUR']]),
+      '--db',
+      db,
+      '--log-file',
+      '/dev/full',
+      '--log-level',
+      'info',
+    ]);
+    expect(humanLines(result.stderr)).toEqual([
+      'order-loader: cannot write to --log-file /dev/full (ENOSPC: no space left on the device): logging stops, the command goes on',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('1 DONE');
   });

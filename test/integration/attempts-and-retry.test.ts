@@ -13,43 +13,64 @@ const rejectedLines = (n: number, prefix: string) => Array.from({ length: n }, (
 
 /** Rows that end ERROR in validation (no amount). */
 const missingAmounts = (n: number, prefix: string) =>
-  Array.from({ length: n }, (_, i) => [`${prefix}-${String(i).padStart(4, '0')}`, '1', '2026-01-01', '', 'JPY'] as [string, string, string, string, string]);
+  Array.from(
+    { length: n },
+    (_, i) => [`${prefix}-${String(i).padStart(4, '0')}`, '1', '2026-01-01', '', 'JPY'] as [string, string, string, string, string],
+  );
 
 const retryAll = (over: Partial<RetryRequest> = {}): RetryRequest => ({
-  selector: {}, all: true, corrections: parseCorrections(['amount=5']), reason: 'amounts resent', operator, dryRun: false, ...over,
+  selector: {},
+  all: true,
+  corrections: parseCorrections(['amount=5']),
+  reason: 'amounts resent',
+  operator,
+  dryRun: false,
+  ...over,
 });
 
 forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target) => {
-
   const status = (db: TestDatabase, key: string) =>
-    db.sql<{ process_status: string; attempt_count: number }>('SELECT process_status, attempt_count FROM order_stage WHERE source_key = $1', [key]);
+    db.sql<{ process_status: string; attempt_count: number }>(
+      'SELECT process_status, attempt_count FROM order_stage WHERE source_key = $1',
+      [key],
+    );
 
-  targetTest('--max-errors counts lines rejected while parsing: 7 of them with --max-errors 2 stop the run (exit 1) before processing', async ({ db }) => {
-    const { loader } = await db.open();
-    const bad = writeTestFile(`${HEADER}\n${rejectedLines(7, 'P').join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
-    const later = orderFile([['L-1', '1', '2026-01-01', '1', 'JPY']]);
-    const report = await loader.load([bad, later], { maxErrors: 2 });
-    expect(report.exitCode).toBe(1);
-    expect(report.aborted).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging, 0 row(s) ended ERROR while processing');
-    expect(report.files.map((f) => [f.file, f.counts.rejected])).toEqual([[bad, 7]]);
-    expect(report.process).toBeNull();
-    // the committed staging stays; nothing was processed; the file after it was not staged
-    expect(await db.sql("SELECT source_key, process_status FROM order_stage WHERE process_status <> 'ERROR'")).toEqual([{ source_key: 'G-1', process_status: 'READY' }]);
-    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 0 }]);
-    // the same file again gives the same answer: the lines its load rejected still count
-    const again = await loader.load([bad], { maxErrors: 2 });
-    expect(again.files[0]?.skipped).toContain('already staged');
-    expect(again.exitCode).toBe(1);
-  });
+  targetTest(
+    '--max-errors counts lines rejected while parsing: 7 of them with --max-errors 2 stop the run (exit 1) before processing',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const bad = writeTestFile(`${HEADER}\n${rejectedLines(7, 'P').join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
+      const later = orderFile([['L-1', '1', '2026-01-01', '1', 'JPY']]);
+      const report = await loader.load([bad, later], { maxErrors: 2 });
+      expect(report.exitCode).toBe(1);
+      expect(report.aborted).toContain(
+        'more than --max-errors 2 rows rejected (7 line(s) rejected while staging, 0 row(s) ended ERROR while processing',
+      );
+      expect(report.files.map((f) => [f.file, f.counts.rejected])).toEqual([[bad, 7]]);
+      expect(report.process).toBeNull();
+      // the committed staging stays; nothing was processed; the file after it was not staged
+      expect(await db.sql("SELECT source_key, process_status FROM order_stage WHERE process_status <> 'ERROR'")).toEqual([
+        { source_key: 'G-1', process_status: 'READY' },
+      ]);
+      expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 0 }]);
+      // the same file again gives the same answer: the lines its load rejected still count
+      const again = await loader.load([bad], { maxErrors: 2 });
+      expect(again.files[0]?.skipped).toContain('already staged');
+      expect(again.exitCode).toBe(1);
+    },
+  );
 
-  targetTest('--max-errors with --overlap (processing alongside staging on a server database) counts the rejected lines too', async ({ db }) => {
-    const { loader } = await db.open();
-    const good = Array.from({ length: 6 }, (_, i) => `G-${i},1,2026-01-01,1,JPY`);
-    const file = writeTestFile(`${HEADER}\n${[...good, ...rejectedLines(7, 'P')].join('\n')}\n`);
-    const report = await loader.load([file], { maxErrors: 2, overlap: true, batchSize: 3, chunkSize: 2 });
-    expect(report.exitCode).toBe(1);
-    expect(report.aborted).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging');
-  });
+  targetTest(
+    '--max-errors with --overlap (processing alongside staging on a server database) counts the rejected lines too',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const good = Array.from({ length: 6 }, (_, i) => `G-${i},1,2026-01-01,1,JPY`);
+      const file = writeTestFile(`${HEADER}\n${[...good, ...rejectedLines(7, 'P')].join('\n')}\n`);
+      const report = await loader.load([file], { maxErrors: 2, overlap: true, batchSize: 3, chunkSize: 2 });
+      expect(report.exitCode).toBe(1);
+      expect(report.aborted).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging');
+    },
+  );
 
   targetTest('--max-errors N allows exactly N rejected rows', async ({ db }) => {
     const { loader } = await db.open();
@@ -73,51 +94,72 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
     expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'READY'")).toEqual([{ n: 2 }]);
   });
 
-  targetTest.skipIf(target.kind === 'oracle')('an amended row gets --max-attempts attempts at its new values: its earlier processings do not count', async ({ db }) => {
-    const keys = await failingKeys(db);
-    const { loader } = await db.open();
-    // processed four times: the first load and three amendments
-    for (const amount of ['1', '2', '3', '4']) {
-      expect((await loader.load([orderFile([['A-1', '1', '2026-01-01', amount, 'JPY']])])).exitCode).toBe(0);
-    }
-    expect(await status(db, 'A-1')).toEqual([{ process_status: 'DONE', attempt_count: 1 }]);
-    await keys.fail('A-1');
-    const slow = { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 };
-    const amended = await loader.load([orderFile([['A-1', '1', '2026-01-01', '5', 'JPY']])], slow);
-    // the first transient failure of the new values: waits with backoff (it went to ERROR)
-    expect(amended.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
-    expect(await status(db, 'A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1 }]);
-    await db.sql("UPDATE order_stage SET next_attempt_at = now() - interval '1 second' WHERE process_status = 'RETRY_WAIT'");
-    expect((await loader.process(slow)).process).toMatchObject({ claimed: 1, retryWait: 0, error: 1 });
-    expect(await db.sql("SELECT process_status, attempt_count, error_message FROM order_stage WHERE source_key = 'A-1'")).toEqual([
-      { process_status: 'ERROR', attempt_count: 2, error_message: expect.stringContaining('gave up after 2 attempts') as unknown },
-    ]);
-    expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'A-1' ORDER BY error_id")).toEqual([{ attempt_no: 1 }, { attempt_no: 2 }]);
-    expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'A-1'")).toEqual([{ amount: '4.00' }]);
-  });
+  targetTest.skipIf(target.kind === 'oracle')(
+    'an amended row gets --max-attempts attempts at its new values: its earlier processings do not count',
+    async ({ db }) => {
+      const keys = await failingKeys(db);
+      const { loader } = await db.open();
+      // processed four times: the first load and three amendments
+      for (const amount of ['1', '2', '3', '4']) {
+        expect((await loader.load([orderFile([['A-1', '1', '2026-01-01', amount, 'JPY']])])).exitCode).toBe(0);
+      }
+      expect(await status(db, 'A-1')).toEqual([{ process_status: 'DONE', attempt_count: 1 }]);
+      await keys.fail('A-1');
+      const slow = { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 };
+      const amended = await loader.load([orderFile([['A-1', '1', '2026-01-01', '5', 'JPY']])], slow);
+      // the first transient failure of the new values: waits with backoff (it went to ERROR)
+      expect(amended.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
+      expect(await status(db, 'A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1 }]);
+      await db.sql("UPDATE order_stage SET next_attempt_at = now() - interval '1 second' WHERE process_status = 'RETRY_WAIT'");
+      expect((await loader.process(slow)).process).toMatchObject({ claimed: 1, retryWait: 0, error: 1 });
+      expect(await db.sql("SELECT process_status, attempt_count, error_message FROM order_stage WHERE source_key = 'A-1'")).toEqual([
+        { process_status: 'ERROR', attempt_count: 2, error_message: expect.stringContaining('gave up after 2 attempts') as unknown },
+      ]);
+      expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'A-1' ORDER BY error_id")).toEqual([
+        { attempt_no: 1 },
+        { attempt_no: 2 },
+      ]);
+      expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'A-1'")).toEqual([{ amount: '4.00' }]);
+    },
+  );
 
-  targetTest.skipIf(target.kind === 'oracle')("an operator's retry of a row that gave up starts a fresh count, with backoff", async ({ db }) => {
-    const keys = await failingKeys(db);
-    await keys.fail('T-9', '40001');
-    const { loader } = await db.open();
-    const report = await loader.load([orderFile([['T-9', '1', '2026-01-01', '1', 'JPY']])], { maxAttempts: 2, rowRetryBaseMs: 1, rowRetryMaxMs: 1 });
-    expect(report.exitCode).toBe(2);
-    expect(await status(db, 'T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 2 }]);
+  targetTest.skipIf(target.kind === 'oracle')(
+    "an operator's retry of a row that gave up starts a fresh count, with backoff",
+    async ({ db }) => {
+      const keys = await failingKeys(db);
+      await keys.fail('T-9', '40001');
+      const { loader } = await db.open();
+      const report = await loader.load([orderFile([['T-9', '1', '2026-01-01', '1', 'JPY']])], {
+        maxAttempts: 2,
+        rowRetryBaseMs: 1,
+        rowRetryMaxMs: 1,
+      });
+      expect(report.exitCode).toBe(2);
+      expect(await status(db, 'T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 2 }]);
 
-    const { retry, process } = await loader.retry(
-      { selector: { sourceKeys: ['T-9'] }, all: false, corrections: {}, reason: 'lock storm over', operator, dryRun: false },
-      { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 },
-    );
-    expect(retry.count).toBe(1);
-    // the first failure after the retry waits with backoff instead of ending ERROR at once
-    expect(process?.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
-    expect(await db.sql("SELECT process_status, attempt_count, next_attempt_at > now() + interval '20 seconds' AS later FROM order_stage WHERE source_key = 'T-9'")).toEqual([
-      { process_status: 'RETRY_WAIT', attempt_count: 1, later: true },
-    ]);
-    // the history stays: every attempt in the error log, the retry in the audit
-    expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'T-9' ORDER BY error_id")).toEqual([{ attempt_no: 1 }, { attempt_no: 2 }, { attempt_no: 1 }]);
-    expect(await db.sql('SELECT action, old_status, new_status FROM order_stage_audit')).toEqual([{ action: 'RETRY', old_status: 'ERROR', new_status: 'READY' }]);
-  });
+      const { retry, process } = await loader.retry(
+        { selector: { sourceKeys: ['T-9'] }, all: false, corrections: {}, reason: 'lock storm over', operator, dryRun: false },
+        { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 },
+      );
+      expect(retry.count).toBe(1);
+      // the first failure after the retry waits with backoff instead of ending ERROR at once
+      expect(process?.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
+      expect(
+        await db.sql(
+          "SELECT process_status, attempt_count, next_attempt_at > now() + interval '20 seconds' AS later FROM order_stage WHERE source_key = 'T-9'",
+        ),
+      ).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1, later: true }]);
+      // the history stays: every attempt in the error log, the retry in the audit
+      expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'T-9' ORDER BY error_id")).toEqual([
+        { attempt_no: 1 },
+        { attempt_no: 2 },
+        { attempt_no: 1 },
+      ]);
+      expect(await db.sql('SELECT action, old_status, new_status FROM order_stage_audit')).toEqual([
+        { action: 'RETRY', old_status: 'ERROR', new_status: 'READY' },
+      ]);
+    },
+  );
 
   targetTest('retry changes more rows than one batch holds, one audit row each; its dry run plans the same', async ({ db }) => {
     const { loader } = await db.open();
@@ -132,31 +174,44 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
     expect(retry.changes.map((c) => c.sourceKey)).toEqual(rows.map((r) => r[0]));
     expect(dry.retry).toEqual({ ...retry, dryRun: true });
     expect(process).toMatchObject({ exitCode: 0, process: { done: 7 } });
-    expect(await db.sql('SELECT s.source_key, count(*) AS n FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id GROUP BY s.source_key ORDER BY s.source_key')).toEqual(
-      rows.map((r) => ({ source_key: r[0], n: 1 })),
-    );
+    expect(
+      await db.sql(
+        'SELECT s.source_key, count(*) AS n FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id GROUP BY s.source_key ORDER BY s.source_key',
+      ),
+    ).toEqual(rows.map((r) => ({ source_key: r[0], n: 1 })));
   });
 
-  targetTest('a retry that fails part-way leaves each committed batch complete and audited; the same command does the rest', async ({ db }) => {
-    const { loader: setup } = await db.open();
-    const rows = missingAmounts(7, 'C');
-    await setup.load([orderFile(rows)]);
-    // the second batch's transaction fails after its writes: it rolls back, the first stays
-    // (counted by calls, not by transaction number: the retry's run record has transactions too)
-    let batches = 0;
-    const { loader } = await db.openWith((engine) =>
-      faultyEngine(engine, (step) => (step === 'applyManualChanges' && ++batches === 2 ? new Error('injected: the second batch fails') : undefined)),
-    );
-    await expect(loader.retry(retryAll(), { chunkSize: 3, process: false })).rejects.toThrow(/retry stopped after 3 row\(s\) changed, committed and audited: injected/);
-    const ready = rows.slice(0, 3).map((r) => r[0]);
-    expect(await db.sql("SELECT source_key FROM order_stage WHERE process_status = 'READY' ORDER BY source_key")).toEqual(ready.map((k) => ({ source_key: k })));
-    expect(await db.sql('SELECT s.source_key FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id ORDER BY s.source_key')).toEqual(ready.map((k) => ({ source_key: k })));
+  targetTest(
+    'a retry that fails part-way leaves each committed batch complete and audited; the same command does the rest',
+    async ({ db }) => {
+      const { loader: setup } = await db.open();
+      const rows = missingAmounts(7, 'C');
+      await setup.load([orderFile(rows)]);
+      // the second batch's transaction fails after its writes: it rolls back, the first stays
+      // (counted by calls, not by transaction number: the retry's run record has transactions too)
+      let batches = 0;
+      const { loader } = await db.openWith((engine) =>
+        faultyEngine(engine, (step) =>
+          step === 'applyManualChanges' && ++batches === 2 ? new Error('injected: the second batch fails') : undefined,
+        ),
+      );
+      await expect(loader.retry(retryAll(), { chunkSize: 3, process: false })).rejects.toThrow(
+        /retry stopped after 3 row\(s\) changed, committed and audited: injected/,
+      );
+      const ready = rows.slice(0, 3).map((r) => r[0]);
+      expect(await db.sql("SELECT source_key FROM order_stage WHERE process_status = 'READY' ORDER BY source_key")).toEqual(
+        ready.map((k) => ({ source_key: k })),
+      );
+      expect(
+        await db.sql('SELECT s.source_key FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id ORDER BY s.source_key'),
+      ).toEqual(ready.map((k) => ({ source_key: k })));
 
-    const again = await setup.retry(retryAll(), { chunkSize: 3, process: false });
-    expect(again.retry.count).toBe(4);
-    expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'READY'")).toEqual([{ n: 7 }]);
-    expect(await db.sql('SELECT count(DISTINCT stage_id) AS rows, count(*) AS n FROM order_stage_audit')).toEqual([{ rows: 7, n: 7 }]);
-  });
+      const again = await setup.retry(retryAll(), { chunkSize: 3, process: false });
+      expect(again.retry.count).toBe(4);
+      expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'READY'")).toEqual([{ n: 7 }]);
+      expect(await db.sql('SELECT count(DISTINCT stage_id) AS rows, count(*) AS n FROM order_stage_audit')).toEqual([{ rows: 7, n: 7 }]);
+    },
+  );
 
   targetTest('the report of a large retry counts every row and lists the first 1000', async ({ db }) => {
     const { loader } = await db.open();

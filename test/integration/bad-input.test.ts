@@ -4,12 +4,17 @@ import type { TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
-forEachTarget('bad input on $kind', (target) => {
-
+forEachTarget('bad input on $kind', () => {
   const errorLog = (db: TestDatabase) =>
-    db.sql<{ line_no: number; phase: string; error_code: string; error_message: string; source_key: string | null; raw_record: string | null; stage_id: number | null }>(
-      'SELECT line_no, phase, error_code, error_message, source_key, raw_record, stage_id FROM order_bulk_error ORDER BY line_no',
-    );
+    db.sql<{
+      line_no: number;
+      phase: string;
+      error_code: string;
+      error_message: string;
+      source_key: string | null;
+      raw_record: string | null;
+      stage_id: number | null;
+    }>('SELECT line_no, phase, error_code, error_message, source_key, raw_record, stage_id FROM order_bulk_error ORDER BY line_no');
 
   targetTest('accounts for every data line: staged, or in the error log with its line number and raw text', async ({ db }) => {
     const { loader } = await db.open();
@@ -32,7 +37,14 @@ forEachTarget('bad input on $kind', (target) => {
     const counts = report.files[0]!.counts;
     expect(counts).toMatchObject({ read: 9, rejected: 6, inserted: 7 });
     expect(await errorLog(db)).toEqual([
-      expect.objectContaining({ line_no: 3, phase: 'PARSE', error_code: 'PARSE_CUSTOMER_ID', source_key: 'BAD-CUST', raw_record: 'BAD-CUST,abc,2026-01-01,10,JPY', stage_id: expect.any(Number) }),
+      expect.objectContaining({
+        line_no: 3,
+        phase: 'PARSE',
+        error_code: 'PARSE_CUSTOMER_ID',
+        source_key: 'BAD-CUST',
+        raw_record: 'BAD-CUST,abc,2026-01-01,10,JPY',
+        stage_id: expect.any(Number) as unknown,
+      }),
       expect.objectContaining({ line_no: 4, phase: 'PARSE', error_code: 'PARSE_ORDER_DATE', source_key: 'BAD-DATE' }),
       expect.objectContaining({ line_no: 5, phase: 'PARSE', error_code: 'PARSE_AMOUNT', source_key: 'BAD-AMT' }),
       expect.objectContaining({ line_no: 6, phase: 'PARSE', error_code: 'PARSE_CURRENCY', source_key: 'BAD-CUR' }),
@@ -75,7 +87,11 @@ forEachTarget('bad input on $kind', (target) => {
 
   targetTest('refuses a file with a missing column, an empty file and a missing file before writing anything', async ({ db }) => {
     const { loader } = await db.open();
-    for (const path of [writeTestFile('source_key,customer_id,order_date,currency\nA,1,2026-01-01,JPY\n'), writeTestFile(''), '/nonexistent.csv']) {
+    for (const path of [
+      writeTestFile('source_key,customer_id,order_date,currency\nA,1,2026-01-01,JPY\n'),
+      writeTestFile(''),
+      '/nonexistent.csv',
+    ]) {
       await expect(loader.load([path])).rejects.toBeInstanceOf(UserError);
     }
     expect(await db.sql('SELECT count(*) AS n FROM load_run')).toEqual([{ n: 0 }]);

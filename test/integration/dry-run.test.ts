@@ -26,13 +26,18 @@ const corpus: Array<[string, string]> = [
   ['an empty source_key', file([ok('K1'), ',1,2026-01-01,1,JPY'])],
   ['several problems in one row', file(['M1,x,2026-01-01,-1,jpy', 'M2,0,,,'])],
   ['duplicates within a batch', file([ok('W1', '1'), ok('W1', '2'), ok('W2')])],
-  ['duplicates more than one batch apart', file([ok('B1', '1'), ok('B2'), ok('B3'), ok('B4'), ok('B5'), ok('B1', '2'), ok('B6'), ok('B7'), 'B2,1,2026-01-01,,JPY'])],
-  ['a rejected line replaced by a later valid one, and the reverse', file(['R1,x,2026-01-01,1,JPY', ok('R2'), ok('R3'), ok('R4'), ok('R1'), 'R2,1,2026-01-01,1e5,JPY'])],
+  [
+    'duplicates more than one batch apart',
+    file([ok('B1', '1'), ok('B2'), ok('B3'), ok('B4'), ok('B5'), ok('B1', '2'), ok('B6'), ok('B7'), 'B2,1,2026-01-01,,JPY']),
+  ],
+  [
+    'a rejected line replaced by a later valid one, and the reverse',
+    file(['R1,x,2026-01-01,1,JPY', ok('R2'), ok('R3'), ok('R4'), ok('R1'), 'R2,1,2026-01-01,1e5,JPY']),
+  ],
   ['an extra column', file(['X1,1,2026-01-01,1,JPY,note', 'X2,1,2026-01-01,-1,JPY,note'], `${HEADER},remark`)],
 ];
 
 forEachTarget('load --dry-run on $kind', (target) => {
-
   // three loads of a file; the first test of a run also builds the PGlite template
   targetTest.for(corpus)('counts %s as a real load does', { timeout: 180_000 }, async ([_name, path], { db }) => {
     const { loader, logs } = await db.open();
@@ -43,7 +48,10 @@ forEachTarget('load --dry-run on $kind', (target) => {
     const real = await loader.load([path], { batchSize: 3, chunkSize: 2 });
     const [file] = real.files;
     if (file === undefined || real.process === null) throw new Error('no load report');
-    const realWarnings = logs.records.filter((r) => r.level === 40).map((r) => r.msg).slice(dryWarnings.length);
+    const realWarnings = logs.records
+      .filter((r) => r.level === 40)
+      .map((r) => r.msg)
+      .slice(dryWarnings.length);
 
     // `stage --dry-run` exits as a stage does (rejected lines count, broken rules are found later)
     const other = await target.create();
@@ -81,7 +89,11 @@ forEachTarget('load --dry-run on $kind', (target) => {
     const logged = await db.sql<{ line_no: number; error_code: string; error_message: string }>(
       'SELECT line_no, error_code, error_message FROM order_bulk_error ORDER BY line_no, error_id',
     );
-    const named = (dry.samples as Array<{ lineNo: number; code: string; message: string }>).map((s) => ({ line_no: s.lineNo, error_code: s.code, error_message: s.message }));
+    const named = (dry.samples as Array<{ lineNo: number; code: string; message: string }>).map((s) => ({
+      line_no: s.lineNo,
+      error_code: s.code,
+      error_message: s.message,
+    }));
     expect(named).toEqual(logged);
   });
 

@@ -9,22 +9,27 @@ const fastRetry = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
 
 function rows(n: number, badEvery = 0): Array<[string, string, string, string, string]> {
   return Array.from({ length: n }, (_, i) => [
-    `F-${String(i).padStart(5, '0')}`, String(i + 1), '2026-05-01', badEvery > 0 && i % badEvery === 3 ? '99999999999.99' : `${i}.25`, 'EUR',
+    `F-${String(i).padStart(5, '0')}`,
+    String(i + 1),
+    '2026-05-01',
+    badEvery > 0 && i % badEvery === 3 ? '99999999999.99' : `${i}.25`,
+    'EUR',
   ]);
 }
 
-forEachTarget('chunk transactions on $kind', (target) => {
-
+forEachTarget('chunk transactions on $kind', () => {
   targetTest('a chunk that fails mid-way (after its MERGE, before its statuses) leaves no partial state', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(30, 10))]);
     // every finalizeChunk fails: the MERGE ran, but the chunk must roll back as a whole
-    const { loader } = await db.openWith((engine) => faultyEngine(engine, (step) => (step === 'finalizeChunk' ? new Error('injected bug') : undefined)));
+    const { loader } = await db.openWith((engine) =>
+      faultyEngine(engine, (step) => (step === 'finalizeChunk' ? new Error('injected bug') : undefined)),
+    );
     const error = await loader.process({ chunkSize: 10, retry: fastRetry }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
     expect((error as Error).message).toContain('injected bug');
     expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 0 }]);
-    expect(await db.sql("SELECT process_status, count(*) AS n, max(attempt_count) AS a FROM order_stage GROUP BY process_status")).toEqual([
+    expect(await db.sql('SELECT process_status, count(*) AS n, max(attempt_count) AS a FROM order_stage GROUP BY process_status')).toEqual([
       { process_status: 'READY', n: 30, a: 0 },
     ]);
     expect(await db.sql('SELECT count(*) AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
@@ -57,10 +62,12 @@ forEachTarget('chunk transactions on $kind', (target) => {
 
   targetTest('a staging batch whose COMMIT reply is lost is not staged twice on retry', async ({ db }) => {
     let lost = 0;
-    const { loader, logs } = await db.openWith((engine) =>
-      lostCommitReplies(engine, (_n, steps) => steps.has('stageBatch') && lost++ === 0), // the first batch
+    const { loader, logs } = await db.openWith(
+      (engine) => lostCommitReplies(engine, (_n, steps) => steps.has('stageBatch') && lost++ === 0), // the first batch
     );
-    const file = writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\nB,x,2026-01-01,1,JPY\nC,3,2026-01-01,1,JPY\nD,4,2026-01-01,1,JPY\nE,5,2026-01-01,1,JPY\n`);
+    const file = writeTestFile(
+      `${HEADER}\nA,1,2026-01-01,1,JPY\nB,x,2026-01-01,1,JPY\nC,3,2026-01-01,1,JPY\nD,4,2026-01-01,1,JPY\nE,5,2026-01-01,1,JPY\n`,
+    );
     const report = await loader.stage([file], { batchSize: 3, retry: fastRetry });
     expect(report.files[0]?.counts).toMatchObject({ read: 5, inserted: 5, rejected: 1, updated: 0, duplicates: 0 });
     expect(await db.sql("SELECT count(*) AS n FROM order_bulk_error WHERE phase = 'PARSE'")).toEqual([{ n: 1 }]);
@@ -82,7 +89,9 @@ forEachTarget('chunk transactions on $kind', (target) => {
   targetTest('stops with a clear reason when the database stays away past the retry budget; the next run finishes', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(20))]);
-    const { loader } = await db.openWith((engine) => faultyEngine(engine, (step) => (step === 'claimChunk' ? connectionLost() : undefined)));
+    const { loader } = await db.openWith((engine) =>
+      faultyEngine(engine, (step) => (step === 'claimChunk' ? connectionLost() : undefined)),
+    );
     const error = await loader.process({ chunkSize: 10, retry: fastRetry }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
     expect((error as Error).message).toMatch(/failed 3 times, giving up: 08006 injected: connection lost/);
@@ -103,10 +112,12 @@ describe.skipIf(server === null)('load --overlap on server PostgreSQL', () => {
       const bad = all.filter(([, , , amount]) => amount.startsWith('99999')).length;
       expect(report.exitCode).toBe(2);
       expect(report.process).toMatchObject({ done: 3000 - bad, error: bad });
-      expect(await db.sql("SELECT process_status, count(*) AS n FROM order_stage GROUP BY process_status ORDER BY process_status")).toEqual([
-        { process_status: 'DONE', n: 3000 - bad },
-        { process_status: 'ERROR', n: bad },
-      ]);
+      expect(await db.sql('SELECT process_status, count(*) AS n FROM order_stage GROUP BY process_status ORDER BY process_status')).toEqual(
+        [
+          { process_status: 'DONE', n: 3000 - bad },
+          { process_status: 'ERROR', n: bad },
+        ],
+      );
       expect(await db.sql('SELECT min(attempt_count) AS lo, max(attempt_count) AS hi FROM order_stage')).toEqual([{ lo: 1, hi: 1 }]);
       expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 3000 - bad }]);
     } finally {
@@ -118,12 +129,14 @@ describe.skipIf(server === null)('load --overlap on server PostgreSQL', () => {
     const db = await server!.create();
     try {
       const { loader } = await db.open({ workers: 2 });
-      const lines = [`${HEADER}`, 'DUP,1,2026-01-01,100,JPY'];
+      const lines = [HEADER, 'DUP,1,2026-01-01,100,JPY'];
       for (let i = 0; i < 3000; i++) lines.push(`K-${i},1,2026-01-01,1,JPY`);
       lines.push('DUP,1,2026-01-01,,JPY');
       const report = await loader.load([writeTestFile(`${lines.join('\n')}\n`)], { batchSize: 300, chunkSize: 100 });
       expect(report.exitCode).toBe(2);
-      expect(await db.sql("SELECT process_status, line_no FROM order_stage WHERE source_key = 'DUP'")).toEqual([{ process_status: 'ERROR', line_no: 3003 }]);
+      expect(await db.sql("SELECT process_status, line_no FROM order_stage WHERE source_key = 'DUP'")).toEqual([
+        { process_status: 'ERROR', line_no: 3003 },
+      ]);
       expect(await db.sql("SELECT count(*) AS n FROM orders WHERE source_key = 'DUP'")).toEqual([{ n: 0 }]);
     } finally {
       await db.dispose();

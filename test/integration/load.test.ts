@@ -13,18 +13,24 @@ interface StageRow {
   error_code: string | null;
 }
 
-forEachTarget('load on $kind', (target) => {
-
+forEachTarget('load on $kind', () => {
   const stageRows = (db: TestDatabase) =>
     db.sql<StageRow>('SELECT source_key, process_status, attempt_count, error_code FROM order_stage ORDER BY source_key');
   const orders = async (db: TestDatabase) =>
-    (await db.sql<{ source_key: string; amount: string; updated_at: Date; order_id: number }>(
-      'SELECT source_key, amount, updated_at, order_id FROM orders ORDER BY source_key',
-    )).map((o) => ({ ...o, amount: Number(o.amount) }));
+    (
+      await db.sql<{ source_key: string; amount: string; updated_at: Date; order_id: number }>(
+        'SELECT source_key, amount, updated_at, order_id FROM orders ORDER BY source_key',
+      )
+    ).map((o) => ({ ...o, amount: Number(o.amount) }));
   const errorLog = (db: TestDatabase) =>
-    db.sql<{ source_key: string | null; phase: string; error_code: string; attempt_no: number | null; line_no: number | null; raw_record: string | null }>(
-      'SELECT source_key, phase, error_code, attempt_no, line_no, raw_record FROM order_bulk_error ORDER BY error_id',
-    );
+    db.sql<{
+      source_key: string | null;
+      phase: string;
+      error_code: string;
+      attempt_no: number | null;
+      line_no: number | null;
+      raw_record: string | null;
+    }>('SELECT source_key, phase, error_code, attempt_no, line_no, raw_record FROM order_bulk_error ORDER BY error_id');
 
   targetTest('runs the seed-004 scenario: sample, then corrected, then reloads that change nothing', async ({ db }) => {
     const { loader } = await db.open();
@@ -33,7 +39,12 @@ forEachTarget('load on $kind', (target) => {
     expect(await stageRows(db)).toEqual([
       { source_key: 'SRC-101', process_status: 'DONE', attempt_count: 1, error_code: null },
       { source_key: 'SRC-102', process_status: 'ERROR', attempt_count: 1, error_code: 'INVALID_AMOUNT' },
-      { source_key: 'SRC-103', process_status: 'ERROR', attempt_count: 1, error_code: expect.stringMatching(/^(22003|ORA-01438)$/) },
+      {
+        source_key: 'SRC-103',
+        process_status: 'ERROR',
+        attempt_count: 1,
+        error_code: expect.stringMatching(/^(22003|ORA-01438)$/) as unknown,
+      },
       { source_key: 'SRC-104', process_status: 'DONE', attempt_count: 1, error_code: null },
     ]);
     const firstErrors = await errorLog(db);
@@ -115,13 +126,21 @@ forEachTarget('load on $kind', (target) => {
 
   targetTest('applies an amendment of a DONE row to the order; attempts count from the amendment', async ({ db }) => {
     const { loader } = await db.open();
-    await loader.load([orderFile([['K-1', '1', '2026-01-01', '10', 'EUR'], ['K-2', '2', '2026-01-01', '20', 'EUR']])]);
+    await loader.load([
+      orderFile([
+        ['K-1', '1', '2026-01-01', '10', 'EUR'],
+        ['K-2', '2', '2026-01-01', '20', 'EUR'],
+      ]),
+    ]);
     const [k1Before] = await orders(db);
     const report = await loader.load([orderFile([['K-1', '1', '2026-01-01', '11.25', 'USD']])]);
     expect(report.exitCode).toBe(0);
     expect(report.files[0]?.counts).toMatchObject({ updated: 1 });
     const after = await orders(db);
-    expect(after.map((o) => [o.source_key, o.amount])).toEqual([['K-1', 11.25], ['K-2', 20]]);
+    expect(after.map((o) => [o.source_key, o.amount])).toEqual([
+      ['K-1', 11.25],
+      ['K-2', 20],
+    ]);
     expect(after[0]?.order_id).toBe(k1Before?.order_id);
     expect((await stageRows(db)).map((r) => [r.source_key, r.process_status, r.attempt_count])).toEqual([
       ['K-1', 'DONE', 1],
@@ -166,7 +185,9 @@ forEachTarget('load on $kind', (target) => {
       if (bad.has(i)) expect(row.error_code).toMatch(/^(22003|ORA-01438)$/);
     }
     expect((await orders(db)).map((o) => o.source_key)).toEqual(stage.filter((_, i) => !bad.has(i)).map((r) => r.source_key));
-    expect((await errorLog(db)).map((e) => [e.source_key, e.phase])).toEqual([...bad].map((i) => [`M-${String(i).padStart(2, '0')}`, 'MERGE']));
+    expect((await errorLog(db)).map((e) => [e.source_key, e.phase])).toEqual(
+      [...bad].map((i) => [`M-${String(i).padStart(2, '0')}`, 'MERGE']),
+    );
 
     // a second chunk after failures uses small isolation blocks: same outcome
     const more = rows.map(([k, c, d, a, cur]) => [`N${k}`, c, d, a, cur] as [string, string, string, string, string]);

@@ -23,13 +23,15 @@ interface StageRow {
 
 const pgTargets = testTargets().filter((t) => t.kind !== 'oracle'); // the stand-in is a PL/pgSQL trigger
 
-forEachTarget('a row that times out on a lock, on $kind', (target) => {
-  targetTest.beforeEach(async ({ db }) => {
-    // Records the lock_timeout in force when each row reaches orders and when each stage row gets
-    // its final status, and raises lock_not_available for one key while `lock_held` says so.
-    await db.sql(`CREATE TABLE lock_held (source_key text PRIMARY KEY)`);
-    await db.sql(`CREATE TABLE lock_seen (phase text, source_key text, lock_timeout text)`);
-    await db.sql(`CREATE FUNCTION test_lock_stand_in() RETURNS trigger LANGUAGE plpgsql AS $$
+forEachTarget(
+  'a row that times out on a lock, on $kind',
+  () => {
+    targetTest.beforeEach(async ({ db }) => {
+      // Records the lock_timeout in force when each row reaches orders and when each stage row gets
+      // its final status, and raises lock_not_available for one key while `lock_held` says so.
+      await db.sql(`CREATE TABLE lock_held (source_key text PRIMARY KEY)`);
+      await db.sql(`CREATE TABLE lock_seen (phase text, source_key text, lock_timeout text)`);
+      await db.sql(`CREATE FUNCTION test_lock_stand_in() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO lock_seen VALUES ('merge', NEW.source_key, current_setting('lock_timeout'));
         IF EXISTS (SELECT 1 FROM lock_held h WHERE h.source_key = NEW.source_key) THEN
@@ -37,58 +39,70 @@ forEachTarget('a row that times out on a lock, on $kind', (target) => {
         END IF;
         RETURN NEW;
       END $$`);
-    await db.sql(`CREATE TRIGGER test_lock_stand_in BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_lock_stand_in()`);
-    await db.sql(`CREATE FUNCTION test_finalize_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+      await db.sql(
+        `CREATE TRIGGER test_lock_stand_in BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_lock_stand_in()`,
+      );
+      await db.sql(`CREATE FUNCTION test_finalize_seen() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO lock_seen VALUES ('finalize', NEW.source_key, current_setting('lock_timeout'));
         RETURN NEW;
       END $$`);
-    await db.sql(`CREATE TRIGGER test_finalize_seen BEFORE UPDATE OF process_status ON order_stage FOR EACH ROW
+      await db.sql(`CREATE TRIGGER test_finalize_seen BEFORE UPDATE OF process_status ON order_stage FOR EACH ROW
       WHEN (NEW.process_status IN ('DONE', 'RETRY_WAIT')) EXECUTE FUNCTION test_finalize_seen()`);
-  });
+    });
 
-  const stageRows = (db: TestDatabase) => db.sql<StageRow>('SELECT source_key, process_status, error_code FROM order_stage ORDER BY source_key');
+    const stageRows = (db: TestDatabase) =>
+      db.sql<StageRow>('SELECT source_key, process_status, error_code FROM order_stage ORDER BY source_key');
 
-  targetTest('with the default chunk size, that row waits in RETRY_WAIT and every other row of the chunk is DONE', async ({ db }) => {
-    await db.sql("INSERT INTO lock_held VALUES ('LK-017')");
-    const { loader } = await db.open();
-    const report = await loader.load([orderFile(rows(40, '1000'))], { lockWaitMs: 1500 });
+    targetTest('with the default chunk size, that row waits in RETRY_WAIT and every other row of the chunk is DONE', async ({ db }) => {
+      await db.sql("INSERT INTO lock_held VALUES ('LK-017')");
+      const { loader } = await db.open();
+      const report = await loader.load([orderFile(rows(40, '1000'))], { lockWaitMs: 1500 });
 
-    expect(report.aborted).toBeNull();
-    expect(report.exitCode).toBe(2); // not every row DONE yet
-    expect(report.process).toMatchObject({ chunks: 1, done: 39, retryWait: 1, error: 0 });
-    const stage = await stageRows(db);
-    expect(stage.filter((r) => r.process_status !== 'DONE')).toEqual([{ source_key: 'LK-017', process_status: 'RETRY_WAIT', error_code: '55P03' }]);
-    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 39 }]);
-    expect(await db.sql("SELECT phase, error_code, attempt_no FROM order_bulk_error WHERE source_key = 'LK-017'")).toEqual([
-      { phase: 'MERGE', error_code: '55P03', attempt_no: 1 },
-    ]);
+      expect(report.aborted).toBeNull();
+      expect(report.exitCode).toBe(2); // not every row DONE yet
+      expect(report.process).toMatchObject({ chunks: 1, done: 39, retryWait: 1, error: 0 });
+      const stage = await stageRows(db);
+      expect(stage.filter((r) => r.process_status !== 'DONE')).toEqual([
+        { source_key: 'LK-017', process_status: 'RETRY_WAIT', error_code: '55P03' },
+      ]);
+      expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 39 }]);
+      expect(await db.sql("SELECT phase, error_code, attempt_no FROM order_bulk_error WHERE source_key = 'LK-017'")).toEqual([
+        { phase: 'MERGE', error_code: '55P03', attempt_no: 1 },
+      ]);
 
-    // After the first lock timeout the split that finds the held row waits at most 100 ms per
-    // lock (what the rolled-back first attempt saw is gone with it); the rest of the transaction
-    // (the final statuses) has the chunk's lock wait back.
-    const seen = await db.sql<{ phase: string; lock_timeout: string }>('SELECT DISTINCT phase, lock_timeout FROM lock_seen ORDER BY 1, 2');
-    expect(seen).toEqual([{ phase: 'finalize', lock_timeout: '1500ms' }, { phase: 'merge', lock_timeout: '100ms' }]);
+      // After the first lock timeout the split that finds the held row waits at most 100 ms per
+      // lock (what the rolled-back first attempt saw is gone with it); the rest of the transaction
+      // (the final statuses) has the chunk's lock wait back.
+      const seen = await db.sql<{ phase: string; lock_timeout: string }>(
+        'SELECT DISTINCT phase, lock_timeout FROM lock_seen ORDER BY 1, 2',
+      );
+      expect(seen).toEqual([
+        { phase: 'finalize', lock_timeout: '1500ms' },
+        { phase: 'merge', lock_timeout: '100ms' },
+      ]);
 
-    // Released: once due, the next `process` merges it.
-    await db.sql('DELETE FROM lock_held');
-    await db.sql("UPDATE order_stage SET next_attempt_at = now() WHERE process_status = 'RETRY_WAIT'");
-    const later = await loader.process();
-    expect(later.exitCode).toBe(0);
-    expect((await stageRows(db)).every((r) => r.process_status === 'DONE')).toBe(true);
-    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 40 }]);
-  });
+      // Released: once due, the next `process` merges it.
+      await db.sql('DELETE FROM lock_held');
+      await db.sql("UPDATE order_stage SET next_attempt_at = now() WHERE process_status = 'RETRY_WAIT'");
+      const later = await loader.process();
+      expect(later.exitCode).toBe(0);
+      expect((await stageRows(db)).every((r) => r.process_status === 'DONE')).toBe(true);
+      expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 40 }]);
+    });
 
-  targetTest('lockWaitMs 0 means no limit (lock_timeout 0); by default a chunk waits at most 10 s', async ({ db }) => {
-    const { loader } = await db.open();
-    await loader.load([orderFile(rows(3, '1000'))], { lockWaitMs: 0 });
-    expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '0' }]);
-    await db.sql('DELETE FROM lock_seen');
-    await loader.load([orderFile(rows(3, '2000'))]);
-    expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '10s' }]);
-    expect((await stageRows(db)).map((r) => r.process_status)).toEqual(['DONE', 'DONE', 'DONE']);
-  });
-}, pgTargets);
+    targetTest('lockWaitMs 0 means no limit (lock_timeout 0); by default a chunk waits at most 10 s', async ({ db }) => {
+      const { loader } = await db.open();
+      await loader.load([orderFile(rows(3, '1000'))], { lockWaitMs: 0 });
+      expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '0' }]);
+      await db.sql('DELETE FROM lock_seen');
+      await loader.load([orderFile(rows(3, '2000'))]);
+      expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '10s' }]);
+      expect((await stageRows(db)).map((r) => r.process_status)).toEqual(['DONE', 'DONE', 'DONE']);
+    });
+  },
+  pgTargets,
+);
 
 const server = serverPgTarget();
 
@@ -122,7 +136,7 @@ describe.skipIf(server === null)('a row held by another session, on server Postg
     expect((await stageRows()).filter((r) => r.process_status !== 'DONE')).toEqual([
       { source_key: 'LK-033', process_status: 'RETRY_WAIT', error_code: '55P03' },
     ]);
-    expect(await db.sql("SELECT amount::text AS amount, count(*)::int AS n FROM orders GROUP BY amount ORDER BY amount")).toEqual([
+    expect(await db.sql('SELECT amount::text AS amount, count(*)::int AS n FROM orders GROUP BY amount ORDER BY amount')).toEqual([
       { amount: '1000.00', n: 1 },
       { amount: '2000.00', n: 59 },
     ]);
@@ -138,10 +152,12 @@ describe.skipIf(server === null)('a row held by another session, on server Postg
     const { loader } = await db.open();
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE orders IN SHARE MODE');
-    await expect(loader.load([orderFile(rows(20, '1000'))], {
-      lockWaitMs: 300,
-      retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
-    })).rejects.toThrow(/failed 2 times, giving up: 55P03 .*lock timeout/);
+    await expect(
+      loader.load([orderFile(rows(20, '1000'))], {
+        lockWaitMs: 300,
+        retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 },
+      }),
+    ).rejects.toThrow(/failed 2 times, giving up: 55P03 .*lock timeout/);
     expect((await stageRows()).every((r) => r.process_status === 'READY')).toBe(true);
     expect(await db.sql('SELECT count(*)::int AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
     await holder.query('ROLLBACK');

@@ -15,7 +15,6 @@ const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`
 const operator = 'test-operator';
 
 forEachTarget('outputs that tell the truth on $kind', (target) => {
-
   targetTest("a reloaded file's summary counts its rows by their status now, also the ones left untouched", async ({ db }) => {
     const { loader } = await db.open();
     const sample = await loader.load([fixture('orders-sample.csv')]);
@@ -44,8 +43,16 @@ forEachTarget('outputs that tell the truth on $kind', (target) => {
 
   targetTest('process says how many rows wait in RETRY_WAIT and until when, when nothing is claimable now', async ({ db }) => {
     const { loader } = await db.open();
-    await loader.stage([orderFile([['W-1', '1', '2026-01-01', '10', 'JPY'], ['W-2', '1', '2026-01-01', '20', 'JPY'], ['R-1', '1', '2026-01-01', '30', 'JPY']])]);
-    await db.sql("UPDATE order_stage SET process_status = 'RETRY_WAIT', attempt_count = 1, next_attempt_at = now() + interval '1 hour' WHERE source_key IN ('W-1', 'W-2')");
+    await loader.stage([
+      orderFile([
+        ['W-1', '1', '2026-01-01', '10', 'JPY'],
+        ['W-2', '1', '2026-01-01', '20', 'JPY'],
+        ['R-1', '1', '2026-01-01', '30', 'JPY'],
+      ]),
+    ]);
+    await db.sql(
+      "UPDATE order_stage SET process_status = 'RETRY_WAIT', attempt_count = 1, next_attempt_at = now() + interval '1 hour' WHERE source_key IN ('W-1', 'W-2')",
+    );
     const report = await loader.process();
     expect(report.process.claimed).toBe(1);
     expect(report.retryWait.count).toBe(2);
@@ -62,15 +69,36 @@ forEachTarget('outputs that tell the truth on $kind', (target) => {
     expect(await loader.init()).toEqual([]);
     await loader.load([fixture('orders-sample.csv')]);
     await loader.recover({ olderThanMs: 60_000, operator, reason: 'nothing stuck', dryRun: false });
-    await loader.retry({ selector: { sourceKeys: ['SRC-102'] }, all: false, corrections: parseCorrections(['amount=3500']), reason: 'resent', operator, dryRun: false }, { process: false });
-    const processed = await loader.retry({ selector: { sourceKeys: ['SRC-103'] }, all: false, corrections: parseCorrections(['amount=5000']), reason: 'resent', operator, dryRun: false });
+    await loader.retry(
+      {
+        selector: { sourceKeys: ['SRC-102'] },
+        all: false,
+        corrections: parseCorrections(['amount=3500']),
+        reason: 'resent',
+        operator,
+        dryRun: false,
+      },
+      { process: false },
+    );
+    const processed = await loader.retry({
+      selector: { sourceKeys: ['SRC-103'] },
+      all: false,
+      corrections: parseCorrections(['amount=5000']),
+      reason: 'resent',
+      operator,
+      dryRun: false,
+    });
     // dry runs change nothing and record nothing
     await loader.recover({ olderThanMs: 60_000, operator, reason: 'look', dryRun: true });
     await loader.retry({ selector: { sourceKeys: ['SRC-101'] }, all: false, corrections: {}, reason: 'look', operator, dryRun: true });
 
     const runs = (await loader.runs(10)).reverse();
     expect(runs.map((r) => [r.command, r.status])).toEqual([
-      ['init', 'COMPLETED'], ['load', 'COMPLETED'], ['recover', 'COMPLETED'], ['retry', 'COMPLETED'], ['retry', 'COMPLETED'],
+      ['init', 'COMPLETED'],
+      ['load', 'COMPLETED'],
+      ['recover', 'COMPLETED'],
+      ['retry', 'COMPLETED'],
+      ['retry', 'COMPLETED'],
     ]);
     const [init, , recover, retryOnly, retryProcess] = runs;
     expect(init?.events.map((e) => e.event)).toEqual(['invoked', 'migrated', 'completed']);
@@ -91,7 +119,14 @@ forEachTarget('outputs that tell the truth on $kind', (target) => {
     // interrupted once its processing starts: the rows were retried, their processing stops
     const controller = new AbortController();
     const result = await loader.retry(
-      { selector: { sourceKeys: ['SRC-102'] }, all: false, corrections: parseCorrections(['amount=3500']), reason: 'resent', operator, dryRun: false },
+      {
+        selector: { sourceKeys: ['SRC-102'] },
+        all: false,
+        corrections: parseCorrections(['amount=3500']),
+        reason: 'resent',
+        operator,
+        dryRun: false,
+      },
       { signal: controller.signal, onProcessStart: () => controller.abort() },
     );
     expect(result.process?.aborted).toContain('interrupted');
@@ -100,14 +135,23 @@ forEachTarget('outputs that tell the truth on $kind', (target) => {
     expect(run?.events.map((e) => e.event)).toEqual(['invoked', 'retried', 'processed', 'failed']);
   });
 
-  targetTest.skipIf(target.kind === 'oracle')('bench leaves a bench run with one event per complete case, in the loader\'s history', async ({ db }) => {
-    const { loader, logs } = await db.open();
-    const report = await runBench(loader.engine, { rows: 300, chunkSizes: [100, 200], workers: [1], batchSize: 100, logger: logs.logger });
-    expect(report.cases).toHaveLength(2);
-    const runs = await loader.runs(5);
-    expect(runs.map((r) => r.command)).toEqual(['bench']);
-    expect(runs[0]?.status).toBe('COMPLETED');
-    expect(runs[0]?.events.map((e) => e.event)).toEqual(['invoked', 'case', 'case', 'completed']);
-    expect(runs[0]?.events[1]?.detail).toMatchObject({ chunkSize: 100, workers: 1, rows: 300 });
-  });
+  targetTest.skipIf(target.kind === 'oracle')(
+    "bench leaves a bench run with one event per complete case, in the loader's history",
+    async ({ db }) => {
+      const { loader, logs } = await db.open();
+      const report = await runBench(loader.engine, {
+        rows: 300,
+        chunkSizes: [100, 200],
+        workers: [1],
+        batchSize: 100,
+        logger: logs.logger,
+      });
+      expect(report.cases).toHaveLength(2);
+      const runs = await loader.runs(5);
+      expect(runs.map((r) => r.command)).toEqual(['bench']);
+      expect(runs[0]?.status).toBe('COMPLETED');
+      expect(runs[0]?.events.map((e) => e.event)).toEqual(['invoked', 'case', 'case', 'completed']);
+      expect(runs[0]?.events[1]?.detail).toMatchObject({ chunkSize: 100, workers: 1, rows: 300 });
+    },
+  );
 });

@@ -5,15 +5,19 @@ import { HEADER, writeTestFile } from '../support/files.js';
 /** Two orders whose keys are Shift_JIS (注文-壱, 注文-弐): not valid UTF-8. */
 function shiftJisFile(): string {
   const key = (last: number[]) => Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, ...last]);
-  return writeTestFile(Buffer.concat([
-    Buffer.from(`${HEADER}\r\n`),
-    key([0x88, 0xeb]), Buffer.from(',1,2026-01-01,1,JPY\r\n'),
-    key([0x93, 0xf3]), Buffer.from(',2,2026-01-02,2,JPY\r\n'),
-  ]), 'sjis.csv');
+  return writeTestFile(
+    Buffer.concat([
+      Buffer.from(`${HEADER}\r\n`),
+      key([0x88, 0xeb]),
+      Buffer.from(',1,2026-01-01,1,JPY\r\n'),
+      key([0x93, 0xf3]),
+      Buffer.from(',2,2026-01-02,2,JPY\r\n'),
+    ]),
+    'sjis.csv',
+  );
 }
 
-forEachTarget('staging a file again on $kind', (target) => {
-
+forEachTarget('staging a file again on $kind', () => {
   targetTest('the encoding and the delimiter belong to the identity of a staged file; --restage stages it again', async ({ db }) => {
     const { loader } = await db.open();
     const file = shiftJisFile();

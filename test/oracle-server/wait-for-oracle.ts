@@ -21,7 +21,16 @@ function firstLine(error: unknown): string {
 async function tryOnce(user: string, password: string, connectString: string, driverOptions: object | undefined): Promise<void> {
   const oracledb = await loadOracledb();
   const pool = await oracledb.createPool({
-    ...driverOptions, user, password, connectString, poolMin: 0, poolMax: 1, poolIncrement: 1, poolTimeout: 10, queueTimeout: 20_000, stmtCacheSize: 0,
+    ...driverOptions,
+    user,
+    password,
+    connectString,
+    poolMin: 0,
+    poolMax: 1,
+    poolIncrement: 1,
+    poolTimeout: 10,
+    queueTimeout: 20_000,
+    stmtCacheSize: 0,
   });
   try {
     const connection = await pool.getConnection();
@@ -38,17 +47,19 @@ async function tryOnce(user: string, password: string, connectString: string, dr
 export default async function waitForOracle(): Promise<void> {
   const db = process.env.ORDER_LOADER_TEST_ORACLE;
   if (db === undefined || db === '') {
-    console.info('order-loader: ORDER_LOADER_TEST_ORACLE is not set: the Oracle tests are skipped (npm run test:oracle runs them against compose.yaml\'s database)');
+    console.info(
+      "order-loader: ORDER_LOADER_TEST_ORACLE is not set: the Oracle tests are skipped (npm run test:oracle runs them against compose.yaml's database)",
+    );
     return;
   }
   const target = parseDbUrl(db, { ORDER_LOADER_DB_PASSWORD: process.env.ORDER_LOADER_TEST_ORACLE_PASSWORD ?? '' });
-  if (target.kind !== 'oracle') throw new Error(`ORDER_LOADER_TEST_ORACLE must be an oracle:// URL (got ${db.split(':')[0]}:…)`);
+  if (target.kind !== 'oracle') throw new Error(`ORDER_LOADER_TEST_ORACLE must be an oracle:// URL (got ${db.split(':')[0] ?? ''}:…)`);
   const waitSeconds = Number(process.env.ORDER_LOADER_TEST_ORACLE_WAIT ?? 300);
   const limit = Number.isFinite(waitSeconds) && waitSeconds > 0 ? waitSeconds * 1000 : 300_000;
   const where = `${target.user}@${target.connectString}`;
   const started = Date.now();
   let delay = 1000;
-  let last = '';
+  let last: string;
   for (let attempt = 1; ; attempt++) {
     try {
       // driverOptions (a wallet, a tnsnames.ora folder): read where parseDbUrl provides them
@@ -61,7 +72,9 @@ export default async function waitForOracle(): Promise<void> {
     }
     const elapsed = Date.now() - started;
     if (elapsed + delay > limit) break;
-    console.info(`order-loader: waiting for Oracle at ${where}: ${last} (attempt ${attempt}, ${Math.round(elapsed / 1000)} s; retry in ${delay / 1000} s)`);
+    console.info(
+      `order-loader: waiting for Oracle at ${where}: ${last} (attempt ${attempt}, ${Math.round(elapsed / 1000)} s; retry in ${delay / 1000} s)`,
+    );
     await sleep(delay);
     delay = Math.min(delay * 2, 10_000);
   }

@@ -22,7 +22,7 @@ const fake = vi.hoisted(() => ({
 }));
 
 vi.mock('oracledb', async (importOriginal) => {
-  const real = (await importOriginal()) as { default?: Record<string, unknown> } & Record<string, unknown>;
+  const real = await importOriginal<{ default?: Record<string, unknown> } & Record<string, unknown>>();
   const base = real.default ?? real;
   const mocked = {
     ...base,
@@ -41,7 +41,17 @@ vi.mock('oracledb', async (importOriginal) => {
 });
 
 function claimed(stageId: number): ClaimedRow {
-  return { stageId, sourceKey: `K${stageId}`, customerId: '1', orderDate: '2024-04-01', amount: '1.00', currency: 'JPY', attemptCount: 0, loadId: 1, lineNo: 2 };
+  return {
+    stageId,
+    sourceKey: `K${stageId}`,
+    customerId: '1',
+    orderDate: '2024-04-01',
+    amount: '1.00',
+    currency: 'JPY',
+    attemptCount: 0,
+    loadId: 1,
+    lineNo: 2,
+  };
 }
 
 /** A script whose database is AL32UTF8 (the check createOracleEngine makes), over `script`. */
@@ -49,7 +59,9 @@ function utf8(script: Script = {}, charset = 'AL32UTF8'): Script {
   return {
     ...script,
     execute: (sql, binds, options, conn) =>
-      sql === oracleQuery('database_charset') ? { rows: [{ VALUE: charset }] } : (script.execute?.(sql, binds, options, conn) ?? { rows: [] }),
+      sql === oracleQuery('database_charset')
+        ? { rows: [{ VALUE: charset }] }
+        : (script.execute?.(sql, binds, options, conn) ?? { rows: [] }),
   };
 }
 
@@ -66,12 +78,12 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
   it('the model: a thin pool ignores close({ drop: true }) and hands the same session back (LIFO)', async () => {
     db = new RecordingDatabase();
     const pool = db.createPool();
-    const first = (await pool.getConnection()) as RecordingConnection;
-    const second = (await pool.getConnection()) as RecordingConnection;
+    const first = await pool.getConnection();
+    const second = await pool.getConnection();
     await first.close();
     await second.close({ drop: true });
-    expect(((await pool.getConnection()) as RecordingConnection).id).toBe(second.id);
-    expect(((await pool.getConnection()) as RecordingConnection).id).toBe(first.id);
+    expect((await pool.getConnection()).id).toBe(second.id);
+    expect((await pool.getConnection()).id).toBe(first.id);
     expect(db.ended.size).toBe(0);
   });
 
@@ -85,7 +97,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
         },
       }),
     );
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const engine = await createOracleEngine(options);
     const failed = await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 })).catch((e: unknown) => e);
     expect(engine.classifyError(failed)).toBe('fatal');
@@ -99,7 +111,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('a healthy connection is kept for the next use; one whose socket died while idle is replaced', async () => {
     db = new RecordingDatabase(utf8());
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const engine = await createOracleEngine(options);
     await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
     await engine.transaction((tx) => tx.mergeOrders([claimed(2)], { isolationBlock: 1 }));
@@ -114,10 +126,14 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('sets callTimeout on every connection and expireTime (TCP keepalive) on connect; both from the URL', async () => {
     db = new RecordingDatabase(utf8());
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const defaults = await createOracleEngine(options);
     await defaults.transaction(async () => undefined);
-    expect(fake.connectAttributes.at(-1)).toMatchObject({ user: 'loader', connectString: 'db:1521/FREEPDB1', expireTime: DEFAULT_EXPIRE_TIME_MINUTES });
+    expect(fake.connectAttributes.at(-1)).toMatchObject({
+      user: 'loader',
+      connectString: 'db:1521/FREEPDB1',
+      expireTime: DEFAULT_EXPIRE_TIME_MINUTES,
+    });
     expect((fake.connections.at(-1) as RecordingConnection).callTimeout).toBe(DEFAULT_CALL_TIMEOUT_SECONDS * 1000);
     expect(DEFAULT_CALL_TIMEOUT_SECONDS).toBeGreaterThanOrEqual(600);
 
@@ -132,7 +148,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('refuses a database whose character set is not AL32UTF8, in one line, and closes its connection', async () => {
     db = new RecordingDatabase(utf8({}, 'WE8MSWIN1252'));
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const error = await createOracleEngine(options).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UserError);
     const message = (error as Error).message;
@@ -148,7 +164,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
 
   it('checks the character set once, on the first connection, which is then kept; charset_check=off skips it', async () => {
     db = new RecordingDatabase(utf8());
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     const engine = await createOracleEngine(options);
     await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
     await engine.transaction((tx) => tx.mergeOrders([claimed(2)], { isolationBlock: 1 }));
@@ -156,7 +172,7 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
     expect(db.sessions()).toBe(1);
 
     const ascii = new RecordingDatabase(utf8({}, 'US7ASCII'));
-    fake.db = ascii as unknown as typeof fake.db;
+    fake.db = ascii;
     const unchecked = await createOracleEngine({ ...options, oracle: { charsetCheck: false } });
     await unchecked.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
     expect(ascii.trace()).toEqual(['1:executeMany:MERGE INTO orders', '1:commit']);
@@ -165,11 +181,12 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
   it('a database whose dictionary view cannot be read is refused with the way out', async () => {
     db = new RecordingDatabase({
       execute: (sql) => {
-        if (sql === oracleQuery('database_charset')) throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
+        if (sql === oracleQuery('database_charset'))
+          throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
         return { rows: [] };
       },
     });
-    fake.db = db as unknown as typeof fake.db;
+    fake.db = db;
     await expect(createOracleEngine(options)).rejects.toThrow(/cannot read NLS_CHARACTERSET .*ORA-00942.*charset_check=off/);
   });
 

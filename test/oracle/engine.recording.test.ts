@@ -58,7 +58,10 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
           ? {
               batchErrors: [
                 batchError(1, 'ORA-01438: value larger than specified precision allowed for this column'),
-                batchError(3, 'ORA-00001: unique constraint (LOADER.UQ_ORDERS_SOURCE) violated on table LOADER.ORDERS columns (SOURCE_KEY)'),
+                batchError(
+                  3,
+                  'ORA-00001: unique constraint (LOADER.UQ_ORDERS_SOURCE) violated on table LOADER.ORDERS columns (SOURCE_KEY)',
+                ),
               ],
             }
           : {},
@@ -67,7 +70,12 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
     const rows = [claimed(20), claimed(21), claimed(22), claimed(23)];
     const failures = await engine.transaction((tx) => tx.mergeOrders(rows, { isolationBlock: 4 }));
     expect(failures).toEqual([
-      { stageId: 21, code: 'ORA-01438', message: 'ORA-01438: value larger than specified precision allowed for this column', kind: 'rejected' },
+      {
+        stageId: 21,
+        code: 'ORA-01438',
+        message: 'ORA-01438: value larger than specified precision allowed for this column',
+        kind: 'rejected',
+      },
       expect.objectContaining({ stageId: 23, code: 'ORA-00001', kind: 'transient' }),
     ]);
     expect(mergeCalls(db)).toHaveLength(1);
@@ -81,7 +89,9 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
   });
 
   it('a batch error with a fatal code (out of space) fails the chunk: rollback, connection closed, the next use gets a new one', async () => {
-    const db = new RecordingDatabase({ executeMany: () => ({ batchErrors: [batchError(0, 'ORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS')] }) });
+    const db = new RecordingDatabase({
+      executeMany: () => ({ batchErrors: [batchError(0, 'ORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS')] }),
+    });
     const engine = createOracleEngineWith(db, constants);
     const run = engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 }));
     await expect(run).rejects.toBeInstanceOf(OracleChunkError);
@@ -98,7 +108,10 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
     const db = new RecordingDatabase({
       executeMany: () => ({
         batchErrors: [
-          batchError(1, 'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS'),
+          batchError(
+            1,
+            'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS',
+          ),
         ],
       }),
     });
@@ -117,7 +130,10 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
   });
 
   it.each([
-    ['NJS-098 (placeholders)', () => driverError('NJS-098', '2 bind placeholders were used in the SQL statement but 1 bind values were provided')],
+    [
+      'NJS-098 (placeholders)',
+      () => driverError('NJS-098', '2 bind placeholders were used in the SQL statement but 1 bind values were provided'),
+    ],
     ['NJS-005 (invalid parameter)', () => driverError('NJS-005', 'invalid value for parameter 2')],
     ['NJS-037 (never raised by executeMany)', () => driverError('NJS-037', 'invalid data type at array index 1 for bind ":stage_id"')],
     ['a TypeError', () => new TypeError("Cannot read properties of undefined (reading 'map')")],
@@ -211,7 +227,11 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
   it('a connection-level whole-call error propagates (fatal), with no isolation attempts', async () => {
     const db = new RecordingDatabase({
       executeMany: (sql) => {
-        if (sql === oracleQuery('merge_orders')) throw driverError('NJS-500', 'connection to Oracle Database was closed or broken\nORA-03113: end-of-file on communication channel');
+        if (sql === oracleQuery('merge_orders'))
+          throw driverError(
+            'NJS-500',
+            'connection to Oracle Database was closed or broken\nORA-03113: end-of-file on communication channel',
+          );
         return {};
       },
     });
@@ -229,12 +249,15 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
     // privilege, unusable index, ...) would otherwise be bisected and mark every row ERROR.
     const db = new RecordingDatabase({
       executeMany: (sql) => {
-        if (sql === oracleQuery('merge_orders')) throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
+        if (sql === oracleQuery('merge_orders'))
+          throw Object.assign(driverError('ORA-00942', 'table or view does not exist'), { errorNum: 942 });
         return {};
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    const error = await engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2), claimed(3)], { isolationBlock: 3 })).catch((e: unknown) => e);
+    const error = await engine
+      .transaction((tx) => tx.mergeOrders([claimed(1), claimed(2), claimed(3)], { isolationBlock: 3 }))
+      .catch((e: unknown) => e);
     expect((error as { code?: string }).code).toBe('ORA-00942');
     expect(engine.classifyError(error)).toBe('rejected');
     expect(mergeCalls(db)).toHaveLength(1);
@@ -246,12 +269,15 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
   it('a transient whole-call ORA error (deadlock) fails the chunk as transient, to be retried whole', async () => {
     const db = new RecordingDatabase({
       executeMany: (sql) => {
-        if (sql === oracleQuery('merge_orders')) throw Object.assign(driverError('ORA-00060', 'deadlock detected while waiting for resource'), { errorNum: 60 });
+        if (sql === oracleQuery('merge_orders'))
+          throw Object.assign(driverError('ORA-00060', 'deadlock detected while waiting for resource'), { errorNum: 60 });
         return {};
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    const error = await engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 })).catch((e: unknown) => e);
+    const error = await engine
+      .transaction((tx) => tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 }))
+      .catch((e: unknown) => e);
     expect(engine.classifyError(error)).toBe('transient');
     expect(mergeCalls(db)).toHaveLength(1);
   });
@@ -280,14 +306,46 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
 describe('Oracle engine (recording connection): one chunk', () => {
   it('claim, merge, finalize in one transaction on one connection, committed once', async () => {
     const rows = [
-      { STAGE_ID: '5', SOURCE_KEY: '注文-0005', CUSTOMER_ID: '42', ORDER_DATE: '2024-04-01', AMOUNT: '1200.00', CURRENCY: 'JPY', ATTEMPT_COUNT: '0', LOAD_ID: '7', LINE_NO: '2' },
-      { STAGE_ID: '6', SOURCE_KEY: 'K6', CUSTOMER_ID: '43', ORDER_DATE: '2024-04-02', AMOUNT: '99999999999.00', CURRENCY: 'USD', ATTEMPT_COUNT: '1', LOAD_ID: null, LINE_NO: null },
-      { STAGE_ID: '7', SOURCE_KEY: 'K7', CUSTOMER_ID: '44', ORDER_DATE: '2024-04-03', AMOUNT: '1.50', CURRENCY: 'EUR', ATTEMPT_COUNT: '0', LOAD_ID: '7', LINE_NO: '4' },
+      {
+        STAGE_ID: '5',
+        SOURCE_KEY: '注文-0005',
+        CUSTOMER_ID: '42',
+        ORDER_DATE: '2024-04-01',
+        AMOUNT: '1200.00',
+        CURRENCY: 'JPY',
+        ATTEMPT_COUNT: '0',
+        LOAD_ID: '7',
+        LINE_NO: '2',
+      },
+      {
+        STAGE_ID: '6',
+        SOURCE_KEY: 'K6',
+        CUSTOMER_ID: '43',
+        ORDER_DATE: '2024-04-02',
+        AMOUNT: '99999999999.00',
+        CURRENCY: 'USD',
+        ATTEMPT_COUNT: '1',
+        LOAD_ID: null,
+        LINE_NO: null,
+      },
+      {
+        STAGE_ID: '7',
+        SOURCE_KEY: 'K7',
+        CUSTOMER_ID: '44',
+        ORDER_DATE: '2024-04-03',
+        AMOUNT: '1.50',
+        CURRENCY: 'EUR',
+        ATTEMPT_COUNT: '0',
+        LOAD_ID: '7',
+        LINE_NO: '4',
+      },
     ];
     const db = new RecordingDatabase({
       resultSetRows: () => rows,
       executeMany: (sql) =>
-        sql === oracleQuery('merge_orders') ? { batchErrors: [batchError(1, 'ORA-01438: value larger than specified precision allowed for this column')] } : {},
+        sql === oracleQuery('merge_orders')
+          ? { batchErrors: [batchError(1, 'ORA-01438: value larger than specified precision allowed for this column')] }
+          : {},
     });
     const engine = createOracleEngineWith(db, constants);
     const next = new Date('2024-05-01T10:00:00.123Z');
@@ -295,9 +353,39 @@ describe('Oracle engine (recording connection): one chunk', () => {
     await engine.transaction(async (tx) => {
       const chunk = await tx.claimChunk({ afterStageId: 4, limit: 3, loadIds: [7, 8] });
       expect(chunk).toEqual([
-        { stageId: 5, sourceKey: '注文-0005', customerId: '42', orderDate: '2024-04-01', amount: '1200.00', currency: 'JPY', attemptCount: 0, loadId: 7, lineNo: 2 },
-        { stageId: 6, sourceKey: 'K6', customerId: '43', orderDate: '2024-04-02', amount: '99999999999.00', currency: 'USD', attemptCount: 1, loadId: null, lineNo: null },
-        { stageId: 7, sourceKey: 'K7', customerId: '44', orderDate: '2024-04-03', amount: '1.50', currency: 'EUR', attemptCount: 0, loadId: 7, lineNo: 4 },
+        {
+          stageId: 5,
+          sourceKey: '注文-0005',
+          customerId: '42',
+          orderDate: '2024-04-01',
+          amount: '1200.00',
+          currency: 'JPY',
+          attemptCount: 0,
+          loadId: 7,
+          lineNo: 2,
+        },
+        {
+          stageId: 6,
+          sourceKey: 'K6',
+          customerId: '43',
+          orderDate: '2024-04-02',
+          amount: '99999999999.00',
+          currency: 'USD',
+          attemptCount: 1,
+          loadId: null,
+          lineNo: null,
+        },
+        {
+          stageId: 7,
+          sourceKey: 'K7',
+          customerId: '44',
+          orderDate: '2024-04-03',
+          amount: '1.50',
+          currency: 'EUR',
+          attemptCount: 0,
+          loadId: 7,
+          lineNo: 4,
+        },
       ]);
       const failures = await tx.mergeOrders(chunk, { isolationBlock: 3 });
       expect(failures).toEqual([expect.objectContaining({ stageId: 6, code: 'ORA-01438', kind: 'rejected' })]);
@@ -356,11 +444,26 @@ describe('Oracle engine (recording connection): one chunk', () => {
       { stage_id: 5, batch_id: 'batch-1' },
       { stage_id: 7, batch_id: 'batch-1' },
     ]);
-    expect(done!.options).toEqual({ autoCommit: false, bindDefs: { stage_id: { type: NUMBER }, batch_id: { type: VARCHAR, maxSize: 256 } } });
+    expect(done!.options).toEqual({
+      autoCommit: false,
+      bindDefs: { stage_id: { type: NUMBER }, batch_id: { type: VARCHAR, maxSize: 256 } },
+    });
     expect(failed!.sql).toBe(oracleQuery('finalize_failed'));
-    expect(failed!.binds[0]).toMatchObject({ stage_id: 6, status: 'ERROR', attempt_no: 2, batch_id: 'batch-1', error_code: 'ORA-01438', next_attempt_at: null });
+    expect(failed!.binds[0]).toMatchObject({
+      stage_id: 6,
+      status: 'ERROR',
+      attempt_no: 2,
+      batch_id: 'batch-1',
+      error_code: 'ORA-01438',
+      next_attempt_at: null,
+    });
     expect(String(failed!.binds[0]!.error_message)).toHaveLength(1000);
-    expect(failed!.binds[1]).toMatchObject({ stage_id: 8, status: 'RETRY_WAIT', attempt_no: 1, next_attempt_at: '2024-05-01T10:00:00.123' });
+    expect(failed!.binds[1]).toMatchObject({
+      stage_id: 8,
+      status: 'RETRY_WAIT',
+      attempt_no: 1,
+      next_attempt_at: '2024-05-01T10:00:00.123',
+    });
     expect(failed!.options.bindDefs).toMatchObject({ error_message: { type: VARCHAR, maxSize: 4000 }, next_attempt_at: { type: VARCHAR } });
     expect(log!.sql).toBe(oracleQuery('finalize_failed_log'));
     expect(log!.binds.map((b) => [b.stage_id, b.source_key, b.phase, b.attempt_no])).toEqual([
@@ -371,7 +474,15 @@ describe('Oracle engine (recording connection): one chunk', () => {
 
   it.each([1, 2, 3, 50])('the claim of %i rows fetches (and so, under SKIP LOCKED, locks) no more than that many rows', async (limit) => {
     const available = Array.from({ length: 120 }, (_, i) => ({
-      STAGE_ID: String(i + 1), SOURCE_KEY: `K${i + 1}`, CUSTOMER_ID: '1', ORDER_DATE: '2024-04-01', AMOUNT: '1.00', CURRENCY: 'JPY', ATTEMPT_COUNT: '0', LOAD_ID: '1', LINE_NO: '2',
+      STAGE_ID: String(i + 1),
+      SOURCE_KEY: `K${i + 1}`,
+      CUSTOMER_ID: '1',
+      ORDER_DATE: '2024-04-01',
+      AMOUNT: '1.00',
+      CURRENCY: 'JPY',
+      ATTEMPT_COUNT: '0',
+      LOAD_ID: '1',
+      LINE_NO: '2',
     }));
     const db = new RecordingDatabase({ resultSetRows: () => available });
     const engine = createOracleEngineWith(db, constants);
@@ -409,7 +520,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
     });
     const claims = db.calls.filter((c) => c.kind === 'execute');
     expect(claims).toHaveLength(1);
-    expect(claims[0]!.kind === 'execute' && claims[0]!.binds.load_ids).toEqual({ val: null, type: VARCHAR, maxSize: 4000 });
+    expect(claims[0]!.binds.load_ids).toEqual({ val: null, type: VARCHAR, maxSize: 4000 });
   });
 
   it('rolls back and keeps the connection for the next use on a non-fatal error', async () => {
@@ -464,7 +575,15 @@ describe('Oracle engine (recording connection): stageBatch', () => {
       tx.stageBatch(7, [
         input(),
         input({ sourceKey: '注文-２', lineNo: 3 }),
-        input({ sourceKey: 'bad', customerId: null, orderDate: null, amount: null, currency: null, lineNo: 4, parseError: { code: 'PARSE_QUOTE', message: 'unclosed quote' } }),
+        input({
+          sourceKey: 'bad',
+          customerId: null,
+          orderDate: null,
+          amount: null,
+          currency: null,
+          lineNo: 4,
+          parseError: { code: 'PARSE_QUOTE', message: 'unclosed quote' },
+        }),
       ]),
     );
     expect(counts).toEqual({ inserted: 1, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 1 });
@@ -489,8 +608,22 @@ describe('Oracle engine (recording connection): stageBatch', () => {
         parse_message: { type: VARCHAR, maxSize: 4000 },
       },
     });
-    expect(insert.binds[0]).toEqual({ source_key: 'A-1', customer_id: '42', order_date: '2024-04-01', amount: '1200.5', currency: 'JPY', line_no: 2, parse_code: null, parse_message: null });
-    expect(insert.binds[2]).toMatchObject({ source_key: 'bad', customer_id: null, parse_code: 'PARSE_QUOTE', parse_message: 'unclosed quote' });
+    expect(insert.binds[0]).toEqual({
+      source_key: 'A-1',
+      customer_id: '42',
+      order_date: '2024-04-01',
+      amount: '1200.5',
+      currency: 'JPY',
+      line_no: 2,
+      parse_code: null,
+      parse_message: null,
+    });
+    expect(insert.binds[2]).toMatchObject({
+      source_key: 'bad',
+      customer_id: null,
+      parse_code: 'PARSE_QUOTE',
+      parse_message: 'unclosed quote',
+    });
     // values are converted in SQL with explicit formats, never by session NLS settings
     expect(insert.sql).toContain("TO_DATE(:order_date, 'YYYY-MM-DD')");
     expect(insert.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
@@ -504,10 +637,12 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);
     const key = '長'.repeat(101);
-    const error: unknown = await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: key, lineNo: 12 })])).then(
-      () => null,
-      (e: unknown) => e,
-    );
+    const error: unknown = await engine
+      .transaction((tx) => tx.stageBatch(1, [input({ sourceKey: key, lineNo: 12 })]))
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     if (!(error instanceof Error)) throw new Error('expected the batch to fail');
     expect(error.message).toContain('line 12');
     expect(error.message).not.toContain(key);
@@ -515,7 +650,9 @@ describe('Oracle engine (recording connection): stageBatch', () => {
   });
 
   it('100 four-byte characters fit the 400-byte maxSize', async () => {
-    const db = new RecordingDatabase({ execute: () => ({ rows: [{ INSERTED: '1', UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }) });
+    const db = new RecordingDatabase({
+      execute: () => ({ rows: [{ INSERTED: '1', UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }),
+    });
     const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: '𠮷'.repeat(100) })]));
     expect(db.executeManyCalls()).toHaveLength(1);
@@ -526,10 +663,24 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   it('logErrors binds raw_record as VARCHAR2 up to 4000 bytes, as CLOB beyond (only those rows), and cuts messages to 1000', async () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);
-    const base = { stageId: null, sourceKey: 'K', loadId: 3, lineNo: 9, batchId: null, attemptNo: null, phase: 'PARSE' as const, code: 'PARSE_COLUMNS', message: 'm'.repeat(2000) };
+    const base = {
+      stageId: null,
+      sourceKey: 'K',
+      loadId: 3,
+      lineNo: 9,
+      batchId: null,
+      attemptNo: null,
+      phase: 'PARSE' as const,
+      code: 'PARSE_COLUMNS',
+      message: 'm'.repeat(2000),
+    };
     await engine.transaction(async (tx) => {
       await tx.logErrors([{ ...base, rawRecord: 'a,b,c' }]);
-      await tx.logErrors([{ ...base, rawRecord: 'x'.repeat(5000) }, { ...base, rawRecord: null }, { ...base, rawRecord: 'd,e' }]);
+      await tx.logErrors([
+        { ...base, rawRecord: 'x'.repeat(5000) },
+        { ...base, rawRecord: null },
+        { ...base, rawRecord: 'd,e' },
+      ]);
     });
     const [small, large, rest] = db.executeManyCalls();
     expect(small!.sql).toBe(oracleQuery('log_errors'));
@@ -545,9 +696,25 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   it('logErrors looks the stage row up by the full source_key only, never by a cut one', async () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);
-    const base = { stageId: null, loadId: 3, lineNo: 9, batchId: null, attemptNo: null, phase: 'PARSE' as const, code: 'PARSE_AMOUNT', message: 'm', rawRecord: 'r' };
+    const base = {
+      stageId: null,
+      loadId: 3,
+      lineNo: 9,
+      batchId: null,
+      attemptNo: null,
+      phase: 'PARSE' as const,
+      code: 'PARSE_AMOUNT',
+      message: 'm',
+      rawRecord: 'r',
+    };
     const long = 'K'.repeat(150);
-    await engine.transaction((tx) => tx.logErrors([{ ...base, sourceKey: 'K-1' }, { ...base, sourceKey: long }, { ...base, sourceKey: null }]));
+    await engine.transaction((tx) =>
+      tx.logErrors([
+        { ...base, sourceKey: 'K-1' },
+        { ...base, sourceKey: long },
+        { ...base, sourceKey: null },
+      ]),
+    );
     const [call] = db.executeManyCalls();
     expect(call!.sql).toContain('WHERE s.source_key = :lookup_key');
     expect(call!.binds.map((b) => [b.source_key, b.lookup_key])).toEqual([
@@ -564,7 +731,10 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
     await engine.transaction((tx) => tx.addRunEvent(12, { event: 'staged', detail: { line: 1000, byte: 52000 } }));
     const [call] = db.executeManyCalls();
     expect(call!.binds).toEqual([{ run_id: 12, event: 'staged', detail: '{"line":1000,"byte":52000}' }]);
-    expect(call!.options).toEqual({ autoCommit: false, bindDefs: { run_id: { type: NUMBER }, event: { type: VARCHAR, maxSize: 160 }, detail: { type: VARCHAR, maxSize: 4000 } } });
+    expect(call!.options).toEqual({
+      autoCommit: false,
+      bindDefs: { run_id: { type: NUMBER }, event: { type: VARCHAR, maxSize: 160 }, detail: { type: VARCHAR, maxSize: 4000 } },
+    });
   });
 
   it('startRun reads the RETURNING out bind and commits; listRuns maps UTC text and JSON', async () => {
@@ -575,8 +745,18 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
           return {
             rows: [
               {
-                RUN_ID: '41', COMMAND: 'load', FILE_NAME: 'a.csv', FILE_SIZE: '120', FILE_SHA256: 'f'.repeat(64), HOST: 'h', PID: '99', STATUS: 'COMPLETED',
-                STARTED_AT: '2024-05-01T10:00:00.000Z', FINISHED_AT: null, COUNTS: '{"done":3}', MESSAGE: null,
+                RUN_ID: '41',
+                COMMAND: 'load',
+                FILE_NAME: 'a.csv',
+                FILE_SIZE: '120',
+                FILE_SHA256: 'f'.repeat(64),
+                HOST: 'h',
+                PID: '99',
+                STATUS: 'COMPLETED',
+                STARTED_AT: '2024-05-01T10:00:00.000Z',
+                FINISHED_AT: null,
+                COUNTS: '{"done":3}',
+                MESSAGE: null,
               },
             ],
           };
@@ -585,16 +765,36 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    const runId = await engine.startRun({ command: 'load', fileName: 'a.csv', fileSize: 120, fileSha256: 'f'.repeat(64), host: 'h', pid: 99 });
+    const runId = await engine.startRun({
+      command: 'load',
+      fileName: 'a.csv',
+      fileSize: 120,
+      fileSha256: 'f'.repeat(64),
+      host: 'h',
+      pid: 99,
+    });
     expect(runId).toBe(41);
     const start = db.calls[0]!;
-    expect(start.kind === 'execute' && start.binds.run_id).toEqual({ dir: (oracledb as unknown as { BIND_OUT: number }).BIND_OUT, type: NUMBER });
+    expect(start.kind === 'execute' && start.binds.run_id).toEqual({
+      dir: (oracledb as unknown as { BIND_OUT: number }).BIND_OUT,
+      type: NUMBER,
+    });
     expect(db.trace().slice(0, 2)).toEqual(['1:execute:INSERT INTO load_run', '1:commit']);
     const runs = await engine.listRuns(5);
     expect(runs).toEqual([
       {
-        runId: 41, command: 'load', fileName: 'a.csv', fileSize: 120, fileSha256: 'f'.repeat(64), host: 'h', pid: 99, status: 'COMPLETED',
-        startedAt: new Date('2024-05-01T10:00:00.000Z'), finishedAt: null, counts: { done: 3 }, message: null,
+        runId: 41,
+        command: 'load',
+        fileName: 'a.csv',
+        fileSize: 120,
+        fileSha256: 'f'.repeat(64),
+        host: 'h',
+        pid: 99,
+        status: 'COMPLETED',
+        startedAt: new Date('2024-05-01T10:00:00.000Z'),
+        finishedAt: null,
+        counts: { done: 3 },
+        message: null,
       },
     ]);
   });
@@ -611,23 +811,37 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
   });
 
   it('tallyLoads binds 20 id slots per statement and sums the slices', async () => {
-    const db = new RecordingDatabase({ execute: () => ({ rows: [{ PROCESS_STATUS: 'DONE', N: '2' }, { PROCESS_STATUS: 'ERROR', N: '1' }] }) });
+    const db = new RecordingDatabase({
+      execute: () => ({
+        rows: [
+          { PROCESS_STATUS: 'DONE', N: '2' },
+          { PROCESS_STATUS: 'ERROR', N: '1' },
+        ],
+      }),
+    });
     const engine = createOracleEngineWith(db, constants);
     const tally = await engine.tallyLoads(Array.from({ length: 25 }, (_, i) => i + 1));
     expect(tally).toEqual({ DONE: 4, ERROR: 2 });
     const executes = db.calls.filter((c) => c.kind === 'execute');
     expect(executes).toHaveLength(2);
     const second = executes[1]!;
-    expect(second.kind === 'execute' && second.binds.id5).toEqual({ val: 25, type: NUMBER });
-    expect(second.kind === 'execute' && second.binds.id6).toEqual({ val: null, type: NUMBER });
+    expect(second.binds.id5).toEqual({ val: 25, type: NUMBER });
+    expect(second.binds.id6).toEqual({ val: null, type: NUMBER });
     expect(await engine.tallyLoads([])).toEqual({});
   });
 
   it('statusReport reads counts, the oldest READY row and the retry-wait summary', async () => {
     const db = new RecordingDatabase({
       execute: (sql) => {
-        if (sql === oracleQuery('status_counts')) return { rows: [{ LOAD_ID: null, PROCESS_STATUS: 'READY', N: '3' }, { LOAD_ID: '2', PROCESS_STATUS: 'DONE', N: '10' }] };
-        if (sql === oracleQuery('status_oldest_ready')) return { rows: [{ STAGE_ID: '8', SOURCE_KEY: 'K8', STAGED_AT: '2024-05-01T00:00:00.000Z' }] };
+        if (sql === oracleQuery('status_counts'))
+          return {
+            rows: [
+              { LOAD_ID: null, PROCESS_STATUS: 'READY', N: '3' },
+              { LOAD_ID: '2', PROCESS_STATUS: 'DONE', N: '10' },
+            ],
+          };
+        if (sql === oracleQuery('status_oldest_ready'))
+          return { rows: [{ STAGE_ID: '8', SOURCE_KEY: 'K8', STAGED_AT: '2024-05-01T00:00:00.000Z' }] };
         return { rows: [{ N: '0', NEXT_DUE_AT: null }] };
       },
     });

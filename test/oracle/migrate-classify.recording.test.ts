@@ -17,13 +17,21 @@ const root = join(import.meta.dirname, '..', '..');
 
 describe('Oracle migrate (recording database)', () => {
   const statementCount = listMigrations('oracle').reduce((n, m) => n + splitStatements(m.sql).length, 0);
-  const tables = new Set(listMigrations('oracle').flatMap((m) => splitStatements(m.sql)).flatMap(objectsCreatedBy).map((o) => o.table));
+  const tables = new Set(
+    listMigrations('oracle')
+      .flatMap((m) => splitStatements(m.sql))
+      .flatMap(objectsCreatedBy)
+      .map((o) => o.table),
+  );
   const all = everyObject();
   /** A database whose dictionary holds `objects` (default: everything, as after a good run). */
-  const dictionary = (objects: readonly SchemaObject[] = all) => (sql: string, binds: OraBinds) =>
-    sql === oracleQuery('schema_objects') ? { rows: catalogRows(objects, binds) } : undefined;
+  const dictionary =
+    (objects: readonly SchemaObject[] = all) =>
+    (sql: string, binds: OraBinds) =>
+      sql === oracleQuery('schema_objects') ? { rows: catalogRows(objects, binds) } : undefined;
   const without = (table: string, name?: string) => all.filter((o) => !(o.table === table && (name === undefined || o.name === name)));
-  const recorded = (db: RecordingDatabase) => db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'));
+  const recorded = (db: RecordingDatabase) =>
+    db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'));
 
   it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, checks, records, commits', async () => {
     const db = new RecordingDatabase({ execute: (sql, binds) => dictionary()(sql, binds) ?? { rows: [] } });
@@ -61,7 +69,8 @@ describe('Oracle migrate (recording database)', () => {
   it('is a no-op when every migration is recorded', async () => {
     const db = new RecordingDatabase({
       execute: (sql, binds) => {
-        if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
+        if (sql.startsWith('CREATE TABLE order_loader_migration'))
+          throw driverError('ORA-00955', 'name is already used by an existing object');
         if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
         return dictionary()(sql, binds) ?? {};
       },
@@ -104,7 +113,8 @@ describe('Oracle migrate (recording database)', () => {
   it('"already exists" for an index whose name is taken on another table fails, naming the index', async () => {
     const db = new RecordingDatabase({
       execute: (sql, binds) => {
-        if (sql.startsWith('CREATE INDEX ix_order_stage_load')) throw driverError('ORA-00955', 'name is already used by an existing object');
+        if (sql.startsWith('CREATE INDEX ix_order_stage_load'))
+          throw driverError('ORA-00955', 'name is already used by an existing object');
         return dictionary(without('ORDER_STAGE', 'IX_ORDER_STAGE_LOAD'))(sql, binds) ?? { rows: [] };
       },
     });
@@ -116,7 +126,8 @@ describe('Oracle migrate (recording database)', () => {
   it('a bookkeeping table name taken by another object (ORA-00955, no such table) fails before anything is applied', async () => {
     const db = new RecordingDatabase({
       execute: (sql, binds) => {
-        if (sql.startsWith('CREATE TABLE order_loader_migration (')) throw driverError('ORA-00955', 'name is already used by an existing object');
+        if (sql.startsWith('CREATE TABLE order_loader_migration ('))
+          throw driverError('ORA-00955', 'name is already used by an existing object');
         return dictionary(without('ORDER_LOADER_MIGRATION'))(sql, binds) ?? { rows: [] };
       },
     });
@@ -128,15 +139,26 @@ describe('Oracle migrate (recording database)', () => {
   it('after its statements, a migration whose objects are not all there is not recorded; the object is named', async () => {
     const db = new RecordingDatabase({ execute: (sql, binds) => dictionary(without('ORDERS', 'CURRENCY'))(sql, binds) ?? { rows: [] } });
     const engine = createOracleEngineWith(db, constants);
-    await expect(engine.migrate()).rejects.toThrow('migrate: 001_schema ran, but column ORDERS.CURRENCY is not in the schema; the migration is not recorded');
+    await expect(engine.migrate()).rejects.toThrow(
+      'migrate: 001_schema ran, but column ORDERS.CURRENCY is not in the schema; the migration is not recorded',
+    );
     expect(recorded(db)).toBe(false);
   });
 
   it('reads what a statement creates: tables, columns, named constraints, indexes, ALTER TABLE ADD', () => {
     const orders = all.filter((o) => o.table === 'ORDERS').map((o) => `${o.kind} ${o.name}`);
     expect(orders).toEqual([
-      'TABLE ORDERS', 'COLUMN ORDER_ID', 'COLUMN SOURCE_KEY', 'COLUMN CUSTOMER_ID', 'COLUMN ORDER_DATE', 'COLUMN AMOUNT', 'COLUMN CURRENCY',
-      'COLUMN CREATED_AT', 'COLUMN UPDATED_AT', 'CONSTRAINT PK_ORDERS', 'CONSTRAINT UQ_ORDERS_SOURCE',
+      'TABLE ORDERS',
+      'COLUMN ORDER_ID',
+      'COLUMN SOURCE_KEY',
+      'COLUMN CUSTOMER_ID',
+      'COLUMN ORDER_DATE',
+      'COLUMN AMOUNT',
+      'COLUMN CURRENCY',
+      'COLUMN CREATED_AT',
+      'COLUMN UPDATED_AT',
+      'CONSTRAINT PK_ORDERS',
+      'CONSTRAINT UQ_ORDERS_SOURCE',
     ]);
     expect(objectsCreatedBy('CREATE UNIQUE INDEX ix_a ON t_b (c)')).toEqual([{ kind: 'INDEX', table: 'T_B', name: 'IX_A' }]);
     expect(objectsCreatedBy("ALTER TABLE orders ADD (note VARCHAR2(10 CHAR), CONSTRAINT ck_note CHECK (note <> 'x,y'))")).toEqual([
@@ -198,9 +220,40 @@ describe('Oracle error classification', () => {
   });
 
   it.each([
-    '01536', '01950', '01628', '01629', '01630', '01631', '01632', '01650', '01651', '01652', '01653', '01654', '01655', '01656',
-    '01658', '01659', '01680', '01681', '01683', '01684', '01685', '01688', '01691', '01692', '01693', '01694', '03233', '03235',
-    '03238', '30036', '60001', '60004', '60007', '60018',
+    '01536',
+    '01950',
+    '01628',
+    '01629',
+    '01630',
+    '01631',
+    '01632',
+    '01650',
+    '01651',
+    '01652',
+    '01653',
+    '01654',
+    '01655',
+    '01656',
+    '01658',
+    '01659',
+    '01680',
+    '01681',
+    '01683',
+    '01684',
+    '01685',
+    '01688',
+    '01691',
+    '01692',
+    '01693',
+    '01694',
+    '03233',
+    '03235',
+    '03238',
+    '30036',
+    '60001',
+    '60004',
+    '60007',
+    '60018',
   ])('out of space or quota ORA-%s is fatal (the chunk rolls back), thrown or as a batch error', (digits) => {
     expect(classifyOracleCode(`ORA-${digits}`)).toBe('fatal');
     expect(classifyOracleError(driverError(`ORA-${digits}`, 'text'))).toBe('fatal');
@@ -208,7 +261,8 @@ describe('Oracle error classification', () => {
   });
 
   it('one rule for batch errors and thrown errors: a fatal code anywhere in the stack is fatal', () => {
-    const stack = 'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS';
+    const stack =
+      'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDERS by 128 in tablespace USERS';
     expect(classifyBatchError(stack)).toBe('fatal');
     expect(classifyOracleError(new Error(stack))).toBe('fatal');
     expect(classifyBatchError('ORA-00060: deadlock detected\nORA-06512: at line 1')).toBe('transient');
@@ -216,7 +270,10 @@ describe('Oracle error classification', () => {
   });
 
   it('finds a lost-connection ORA code wrapped inside an NJS-500 message', () => {
-    const wrapped = Object.assign(new Error('NJS-500: connection to Oracle Database was closed or broken\nORA-03113: end-of-file on communication channel'), { code: 'NJS-500' });
+    const wrapped = Object.assign(
+      new Error('NJS-500: connection to Oracle Database was closed or broken\nORA-03113: end-of-file on communication channel'),
+      { code: 'NJS-500' },
+    );
     expect(classifyOracleError(wrapped)).toBe('fatal');
   });
 
@@ -295,7 +352,10 @@ describe('sql/oracle files (static checks)', () => {
   it('no query names anything `latest` (a word some SQL grammars reserve)', () => {
     const dir = join(root, 'sql', 'oracle', 'queries');
     for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql'))) {
-      const code = readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => !/^\s*--/.test(l)).join('\n');
+      const code = readFileSync(join(dir, file), 'utf8')
+        .split('\n')
+        .filter((l) => !/^\s*--/.test(l))
+        .join('\n');
       expect(code, file).not.toMatch(/\blatest\b/i);
     }
   });

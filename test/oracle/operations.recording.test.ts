@@ -124,12 +124,23 @@ describe('Oracle operations SQL text (static checks, not an Oracle parse)', () =
 
 describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (one retry batch)', () => {
   const window = { afterStageId: 4, limit: 2 };
-  const range = (after: number, upTo: number) => ({ after_stage_id: { val: after, type: NUMBER }, up_to_stage_id: { val: upTo, type: NUMBER } });
-  const findWindow = (after: number, limit: number) => ({ after_stage_id: { val: after, type: NUMBER }, row_limit: { val: limit, type: NUMBER } });
+  const range = (after: number, upTo: number) => ({
+    after_stage_id: { val: after, type: NUMBER },
+    up_to_stage_id: { val: upTo, type: NUMBER },
+  });
+  const findWindow = (after: number, limit: number) => ({
+    after_stage_id: { val: after, type: NUMBER },
+    row_limit: { val: limit, type: NUMBER },
+  });
 
   it('lock: the batch is found without a lock (FETCH FIRST), then the stage_id range it spans is locked FOR UPDATE; no commit inside', async () => {
     const db = new RecordingDatabase({
-      execute: (sql) => ({ rows: sql === oracleQuery('find_error_rows') ? [stageRow(5), stageRow(9)] : [stageRow(5), stageRow(9, { LOAD_ID: null, LINE_NO: null, CUSTOMER_ID: null })] }),
+      execute: (sql) => ({
+        rows:
+          sql === oracleQuery('find_error_rows')
+            ? [stageRow(5), stageRow(9)]
+            : [stageRow(5), stageRow(9, { LOAD_ID: null, LINE_NO: null, CUSTOMER_ID: null })],
+      }),
     });
     const engine = createOracleEngineWith(db, constants);
     const locked = await engine.transaction(async (tx) => {
@@ -140,7 +151,12 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     expect(locked).toEqual([snapshot(5), { ...snapshot(9), loadId: null, lineNo: null, customerId: null }]);
     expect(db.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:execute:SELECT stage_id, source_key,', '1:commit']);
     const [find, lock] = executes(db);
-    const none = { ...slots('stage_id', null), ...slots('source_key', null, 400), ...slots('error_code', null, 120), ...slots('load_id', null) };
+    const none = {
+      ...slots('stage_id', null),
+      ...slots('source_key', null, 400),
+      ...slots('error_code', null, 120),
+      ...slots('load_id', null),
+    };
     expect(find!.sql).toBe(oracleQuery('find_error_rows'));
     expect(find!.binds).toEqual({ ...none, ...findWindow(4, 2) });
     expect(lock!.sql).toBe(oracleQuery('lock_error_rows'));
@@ -149,7 +165,10 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     // the lock covers exactly the range of the batch found: after 4, up to the last row found (9)
     expect(lock!.binds).toEqual({ ...none, ...range(4, 9) });
     // a plain execute fetches every row of the FOR UPDATE cursor: no result set, no maxRows
-    expect(lock!.options).toMatchObject({ autoCommit: false, outFormat: (oracledb as unknown as { OUT_FORMAT_OBJECT: number }).OUT_FORMAT_OBJECT });
+    expect(lock!.options).toMatchObject({
+      autoCommit: false,
+      outFormat: (oracledb as unknown as { OUT_FORMAT_OBJECT: number }).OUT_FORMAT_OBJECT,
+    });
     expect(lock!.options).not.toHaveProperty('resultSet');
     expect(lock!.options).not.toHaveProperty('maxRows');
     expect(lock!.options.fetchTypeHandler).toBeTypeOf('function');
@@ -179,7 +198,12 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(3)] }) });
     const engine = createOracleEngineWith(db, constants);
     const key = "O'Reilly,注文-1";
-    await engine.transaction((tx) => tx.lockErrorRows({ stageIds: [3, 1, 3], sourceKeys: [key], errorCodes: ['ORA-01438', 'VALIDATE_DATE'], loadIds: [7] }, { afterStageId: 0, limit: 10 }));
+    await engine.transaction((tx) =>
+      tx.lockErrorRows(
+        { stageIds: [3, 1, 3], sourceKeys: [key], errorCodes: ['ORA-01438', 'VALIDATE_DATE'], loadIds: [7] },
+        { afterStageId: 0, limit: 10 },
+      ),
+    );
     const calls = executes(db);
     expect(calls.map((c) => c.sql)).toEqual([oracleQuery('find_error_rows'), oracleQuery('lock_error_rows')]);
     const selected = {
@@ -206,12 +230,16 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    const locked = await engine.transaction((tx) => tx.lockErrorRows({ stageIds, sourceKeys: ['K100', 'K80', 'K60'] }, { afterStageId: 0, limit: 2 }));
+    const locked = await engine.transaction((tx) =>
+      tx.lockErrorRows({ stageIds, sourceKeys: ['K100', 'K80', 'K60'] }, { afterStageId: 0, limit: 2 }),
+    );
     const finds = executes(db, 'find_error_rows');
     const locks = executes(db, 'lock_error_rows');
     expect(finds).toHaveLength(3);
     expect(locks).toHaveLength(3);
-    expect(finds.map((c) => Object.keys(c.binds).filter((k) => /^stage_id\d+$/.test(k) && (c.binds[k] as { val: unknown }).val !== null).length)).toEqual([20, 20, 5]);
+    expect(
+      finds.map((c) => Object.keys(c.binds).filter((k) => /^stage_id\d+$/.test(k) && (c.binds[k] as { val: unknown }).val !== null).length),
+    ).toEqual([20, 20, 5]);
     expect(locks.map((c) => c.binds.stage_id1)).toEqual([
       { val: 100, type: NUMBER },
       { val: 80, type: NUMBER },
@@ -233,7 +261,10 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(1)] }) });
     const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) =>
-      tx.lockErrorRows({ stageIds: Array.from({ length: 21 }, (_, i) => i + 1), loadIds: Array.from({ length: 41 }, (_, i) => i + 1) }, window),
+      tx.lockErrorRows(
+        { stageIds: Array.from({ length: 21 }, (_, i) => i + 1), loadIds: Array.from({ length: 41 }, (_, i) => i + 1) },
+        window,
+      ),
     );
     expect(executes(db, 'find_error_rows')).toHaveLength(2 * 3);
     expect(executes(db, 'lock_error_rows')).toHaveLength(2 * 3);
@@ -266,7 +297,14 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
 });
 
 describe('Oracle engine (recording connection): retry in batches', () => {
-  const request = (dryRun: boolean) => ({ selector: { loadIds: [7] }, all: false, corrections: {}, reason: 'r', operator: 'ops@example', dryRun });
+  const request = (dryRun: boolean) => ({
+    selector: { loadIds: [7] },
+    all: false,
+    corrections: {},
+    reason: 'r',
+    operator: 'ops@example',
+    dryRun,
+  });
   /** A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit. */
   function stage(n: number) {
     return new RecordingDatabase({
@@ -274,7 +312,9 @@ describe('Oracle engine (recording connection): retry in batches', () => {
         const after = (binds.after_stage_id as { val: number }).val;
         const upTo = sql === oracleQuery('lock_error_rows') ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
         const limit = sql === oracleQuery('find_error_rows') ? (binds.row_limit as { val: number }).val : Number.POSITIVE_INFINITY;
-        const ids = Array.from({ length: n }, (_, i) => i + 1).filter((id) => id > after && id <= upTo).slice(0, limit);
+        const ids = Array.from({ length: n }, (_, i) => i + 1)
+          .filter((id) => id > after && id <= upTo)
+          .slice(0, limit);
         return { rows: ids.map((id) => stageRow(id)) };
       },
     });
@@ -297,23 +337,43 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     const engine = createOracleEngineWith(db, constants);
     const report = await retryRows(engine, request(false), { batchSize: 2 });
     expect(report).toMatchObject({ dryRun: false, count: 5 });
-    const writes = db.executeManyCalls().map((c) => [c.conn, c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.map((b) => b.stage_id)]);
+    const writes = db
+      .executeManyCalls()
+      .map((c) => [c.conn, c.sql === oracleQuery('apply_manual_changes') ? 'update' : 'audit', c.binds.map((b) => b.stage_id)]);
     expect(writes).toEqual([
-      [1, 'update', [1, 2]], [1, 'audit', [1, 2]],
-      [1, 'update', [3, 4]], [1, 'audit', [3, 4]],
-      [1, 'update', [5]], [1, 'audit', [5]],
+      [1, 'update', [1, 2]],
+      [1, 'audit', [1, 2]],
+      [1, 'update', [3, 4]],
+      [1, 'audit', [3, 4]],
+      [1, 'update', [5]],
+      [1, 'audit', [5]],
     ]);
     expect(executes(db, 'lock_error_rows').map((c) => [c.binds.after_stage_id, c.binds.up_to_stage_id])).toEqual([
-      [{ val: 0, type: NUMBER }, { val: 2, type: NUMBER }],
-      [{ val: 2, type: NUMBER }, { val: 4, type: NUMBER }],
-      [{ val: 4, type: NUMBER }, { val: 5, type: NUMBER }],
+      [
+        { val: 0, type: NUMBER },
+        { val: 2, type: NUMBER },
+      ],
+      [
+        { val: 2, type: NUMBER },
+        { val: 4, type: NUMBER },
+      ],
+      [
+        { val: 4, type: NUMBER },
+        { val: 5, type: NUMBER },
+      ],
     ]);
     // each batch commits on its own; the last transaction only finds that nothing is left (the
     // connection is kept between them)
     expect(db.trace().filter((t) => t.endsWith(':commit') || t.includes(':executeMany:'))).toEqual([
-      '1:executeMany:UPDATE order_stage SET', '1:executeMany:INSERT INTO order_stage_audit', '1:commit',
-      '1:executeMany:UPDATE order_stage SET', '1:executeMany:INSERT INTO order_stage_audit', '1:commit',
-      '1:executeMany:UPDATE order_stage SET', '1:executeMany:INSERT INTO order_stage_audit', '1:commit',
+      '1:executeMany:UPDATE order_stage SET',
+      '1:executeMany:INSERT INTO order_stage_audit',
+      '1:commit',
+      '1:executeMany:UPDATE order_stage SET',
+      '1:executeMany:INSERT INTO order_stage_audit',
+      '1:commit',
+      '1:executeMany:UPDATE order_stage SET',
+      '1:executeMany:INSERT INTO order_stage_audit',
+      '1:commit',
       '1:commit',
     ]);
   });
@@ -321,7 +381,9 @@ describe('Oracle engine (recording connection): retry in batches', () => {
 
 describe('Oracle engine (recording connection): lockStaleProcessing', () => {
   it('one execute of the SKIP LOCKED cursor, the cut-off bound as UTC text, every row fetched, no commit inside', async () => {
-    const db = new RecordingDatabase({ execute: () => ({ rows: [stageRow(11, { PROCESS_STATUS: 'PROCESSING', ERROR_CODE: null, ERROR_MESSAGE: null })] }) });
+    const db = new RecordingDatabase({
+      execute: () => ({ rows: [stageRow(11, { PROCESS_STATUS: 'PROCESSING', ERROR_CODE: null, ERROR_MESSAGE: null })] }),
+    });
     const engine = createOracleEngineWith(db, constants);
     const olderThan = new Date('2024-05-01T09:30:00.5Z');
     const rows = await engine.transaction(async (tx) => {
@@ -363,11 +425,7 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
       await tx.applyManualChanges(changes);
       expect(db.calls.some((c) => c.kind === 'commit')).toBe(false);
     });
-    expect(db.trace()).toEqual([
-      '1:executeMany:UPDATE order_stage SET',
-      '1:executeMany:INSERT INTO order_stage_audit',
-      '1:commit',
-    ]);
+    expect(db.trace()).toEqual(['1:executeMany:UPDATE order_stage SET', '1:executeMany:INSERT INTO order_stage_audit', '1:commit']);
     const [update, audit] = db.executeManyCalls();
 
     expect(update!.sql).toBe(oracleQuery('apply_manual_changes'));
@@ -381,7 +439,15 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     // a RETRY starts the attempt count again, a RECOVER keeps it
     expect(update!.sql).toContain("attempt_count   = CASE WHEN :action = 'RETRY' THEN 0 ELSE attempt_count END");
     expect(update!.binds).toEqual([
-      { stage_id: 5, action: 'RETRY', new_status: 'READY', customer_id: '42', order_date: '2024-04-01', amount: '1200.50', currency: 'JPY' },
+      {
+        stage_id: 5,
+        action: 'RETRY',
+        new_status: 'READY',
+        customer_id: '42',
+        order_date: '2024-04-01',
+        amount: '1200.50',
+        currency: 'JPY',
+      },
       { stage_id: 9, action: 'RECOVER', new_status: 'READY', customer_id: null, order_date: null, amount: null, currency: null },
     ]);
     expect(update!.options).toEqual({
@@ -398,16 +464,31 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     });
 
     expect(audit!.sql).toBe(oracleQuery('apply_manual_changes_audit'));
-    expect(audit!.sql).toMatch(/^INSERT INTO order_stage_audit\s+\(stage_id, source_key, action, old_status, new_status, old_values, new_values,\s+operator, reason\)/);
+    expect(audit!.sql).toMatch(
+      /^INSERT INTO order_stage_audit\s+\(stage_id, source_key, action, old_status, new_status, old_values, new_values,\s+operator, reason\)/,
+    );
     expect(audit!.binds).toEqual([
       {
-        stage_id: 5, source_key: 'K5', action: 'RETRY', old_status: 'ERROR', new_status: 'READY',
-        old_values: '{"amount":"99999999999.00","status":"ERROR"}', new_values: '{"amount":"1200.50","status":"READY"}',
-        operator: 'ops@example', reason: 'amount corrected by the sender',
+        stage_id: 5,
+        source_key: 'K5',
+        action: 'RETRY',
+        old_status: 'ERROR',
+        new_status: 'READY',
+        old_values: '{"amount":"99999999999.00","status":"ERROR"}',
+        new_values: '{"amount":"1200.50","status":"READY"}',
+        operator: 'ops@example',
+        reason: 'amount corrected by the sender',
       },
       {
-        stage_id: 9, source_key: '注文-9', action: 'RECOVER', old_status: 'PROCESSING', new_status: 'READY',
-        old_values: '{"status":"PROCESSING"}', new_values: '{"status":"READY"}', operator: 'ops@example', reason: 'amount corrected by the sender',
+        stage_id: 9,
+        source_key: '注文-9',
+        action: 'RECOVER',
+        old_status: 'PROCESSING',
+        new_status: 'READY',
+        old_values: '{"status":"PROCESSING"}',
+        new_values: '{"status":"READY"}',
+        operator: 'ops@example',
+        reason: 'amount corrected by the sender',
       },
     ]);
     expect(audit!.options).toEqual({
@@ -471,7 +552,9 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     const engine = createOracleEngineWith(db, constants);
     const amount = '9'.repeat(70);
     const error = await engine
-      .transaction((tx) => tx.applyManualChanges([change(1), change(2, { values: { customerId: '1', orderDate: '2024-01-01', amount, currency: 'JPY' } })]))
+      .transaction((tx) =>
+        tx.applyManualChanges([change(1), change(2, { values: { customerId: '1', orderDate: '2024-01-01', amount, currency: 'JPY' } })]),
+      )
       .then(
         () => new Error('expected a failure'),
         (e: unknown) => e as Error,
@@ -516,7 +599,13 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
       execute: () => ({
         rows: [
           { ...stageRow(5), PHASE: 'MERGE', RAW_RECORD: null, LOGGED_AT: '2024-05-01T10:00:01.000Z', ERROR_LOAD_ID: '7' },
-          { ...stageRow(6, { ERROR_CODE: 'PARSE_QUOTE', CUSTOMER_ID: null, ORDER_DATE: null, AMOUNT: null, CURRENCY: null }), PHASE: 'PARSE', RAW_RECORD: 'a,"b', LOGGED_AT: '2024-05-01T09:00:00.000Z', ERROR_LOAD_ID: '6' },
+          {
+            ...stageRow(6, { ERROR_CODE: 'PARSE_QUOTE', CUSTOMER_ID: null, ORDER_DATE: null, AMOUNT: null, CURRENCY: null }),
+            PHASE: 'PARSE',
+            RAW_RECORD: 'a,"b',
+            LOGGED_AT: '2024-05-01T09:00:00.000Z',
+            ERROR_LOAD_ID: '6',
+          },
           { ...stageRow(8), PHASE: null, RAW_RECORD: null, LOGGED_AT: null, ERROR_LOAD_ID: null },
         ],
       }),
@@ -526,8 +615,16 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
     expect(rows).toEqual([
       { ...snapshot(5), phase: 'MERGE', rawRecord: null, loggedAt: new Date('2024-05-01T10:00:01.000Z'), errorLoadId: 7 },
       {
-        ...snapshot(6), errorCode: 'PARSE_QUOTE', customerId: null, orderDate: null, amount: null, currency: null,
-        phase: 'PARSE', rawRecord: 'a,"b', loggedAt: new Date('2024-05-01T09:00:00.000Z'), errorLoadId: 6,
+        ...snapshot(6),
+        errorCode: 'PARSE_QUOTE',
+        customerId: null,
+        orderDate: null,
+        amount: null,
+        currency: null,
+        phase: 'PARSE',
+        rawRecord: 'a,"b',
+        loggedAt: new Date('2024-05-01T09:00:00.000Z'),
+        errorLoadId: 6,
       },
       { ...snapshot(8), phase: null, rawRecord: null, loggedAt: null, errorLoadId: null },
     ]);
@@ -556,13 +653,23 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
     expect(db.calls).toEqual([]);
     await engine.listErrorRows({ limit: 3.7 });
     const [call] = executes(db);
-    expect(call!.binds).toEqual({ ...slots('load_id', null), ...slots('error_code', null, 120), after_stage_id: { val: 0, type: NUMBER }, row_limit: { val: 3, type: NUMBER } });
+    expect(call!.binds).toEqual({
+      ...slots('load_id', null),
+      ...slots('error_code', null, 120),
+      after_stage_id: { val: 0, type: NUMBER },
+      row_limit: { val: 3, type: NUMBER },
+    });
   });
 
   it('slices of a long list: each execution limited, the first `limit` rows of the union kept in stage_id order', async () => {
     let n = 0;
-    const answers = [[stageRow(10), stageRow(30)], [stageRow(20), stageRow(40)]];
-    const db = new RecordingDatabase({ execute: () => ({ rows: (answers[n++] ?? []).map((r) => ({ ...r, PHASE: null, RAW_RECORD: null, LOGGED_AT: null })) }) });
+    const answers = [
+      [stageRow(10), stageRow(30)],
+      [stageRow(20), stageRow(40)],
+    ];
+    const db = new RecordingDatabase({
+      execute: () => ({ rows: (answers[n++] ?? []).map((r) => ({ ...r, PHASE: null, RAW_RECORD: null, LOGGED_AT: null })) }),
+    });
     const engine = createOracleEngineWith(db, constants);
     const rows = await engine.listErrorRows({ loadIds: Array.from({ length: 25 }, (_, i) => i + 1), limit: 3 });
     expect(rows.map((r) => r.stageId)).toEqual([10, 20, 30]);
@@ -582,16 +689,52 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
     const db = new RecordingDatabase({
       execute: () => ({
         rows: [
-          { ERROR_ID: '12', LOAD_ID: '7', LINE_NO: '4', PHASE: 'PARSE', ERROR_CODE: 'PARSE_FIELD_COUNT', ERROR_MESSAGE: 'expected 5 fields', RAW_RECORD: 'a,b', LOGGED_AT: '2024-05-01T09:00:00.000Z' },
-          { ERROR_ID: '11', LOAD_ID: null, LINE_NO: null, PHASE: 'PARSE', ERROR_CODE: 'CSV_QUOTE_NOT_CLOSED', ERROR_MESSAGE: 'm', RAW_RECORD: null, LOGGED_AT: '2024-05-01T09:00:01.000Z' },
+          {
+            ERROR_ID: '12',
+            LOAD_ID: '7',
+            LINE_NO: '4',
+            PHASE: 'PARSE',
+            ERROR_CODE: 'PARSE_FIELD_COUNT',
+            ERROR_MESSAGE: 'expected 5 fields',
+            RAW_RECORD: 'a,b',
+            LOGGED_AT: '2024-05-01T09:00:00.000Z',
+          },
+          {
+            ERROR_ID: '11',
+            LOAD_ID: null,
+            LINE_NO: null,
+            PHASE: 'PARSE',
+            ERROR_CODE: 'CSV_QUOTE_NOT_CLOSED',
+            ERROR_MESSAGE: 'm',
+            RAW_RECORD: null,
+            LOGGED_AT: '2024-05-01T09:00:01.000Z',
+          },
         ],
       }),
     });
     const engine = createOracleEngineWith(db, constants);
     const rows = await engine.listRejectedLines({ loadIds: [7], errorCodes: ['PARSE_FIELD_COUNT'], limit: 50, afterErrorId: 10 });
     expect(rows).toEqual([
-      { errorId: 11, loadId: null, lineNo: null, phase: 'PARSE', errorCode: 'CSV_QUOTE_NOT_CLOSED', errorMessage: 'm', rawRecord: null, loggedAt: new Date('2024-05-01T09:00:01.000Z') },
-      { errorId: 12, loadId: 7, lineNo: 4, phase: 'PARSE', errorCode: 'PARSE_FIELD_COUNT', errorMessage: 'expected 5 fields', rawRecord: 'a,b', loggedAt: new Date('2024-05-01T09:00:00.000Z') },
+      {
+        errorId: 11,
+        loadId: null,
+        lineNo: null,
+        phase: 'PARSE',
+        errorCode: 'CSV_QUOTE_NOT_CLOSED',
+        errorMessage: 'm',
+        rawRecord: null,
+        loggedAt: new Date('2024-05-01T09:00:01.000Z'),
+      },
+      {
+        errorId: 12,
+        loadId: 7,
+        lineNo: 4,
+        phase: 'PARSE',
+        errorCode: 'PARSE_FIELD_COUNT',
+        errorMessage: 'expected 5 fields',
+        rawRecord: 'a,b',
+        loggedAt: new Date('2024-05-01T09:00:00.000Z'),
+      },
     ]);
     const [call] = executes(db, 'rejected_lines');
     expect(call!.sql).toContain('b.stage_id IS NULL');
@@ -608,11 +751,16 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
     expect(executes(db)).toHaveLength(1);
   });
 
-  it('latestRawRecords and fileLayouts run in the caller\'s transaction, 20 ids per execution', async () => {
+  it("latestRawRecords and fileLayouts run in the caller's transaction, 20 ids per execution", async () => {
     const db = new RecordingDatabase({
       execute: (sql) =>
         sql === oracleQuery('file_layouts')
-          ? { rows: [{ RUN_ID: '7', DETAIL: '{"file":"a.csv","loadId":7,"header":["source_key","amount"],"delimiter":";"}' }, { RUN_ID: '8', DETAIL: '{"loadId":8}' }] }
+          ? {
+              rows: [
+                { RUN_ID: '7', DETAIL: '{"file":"a.csv","loadId":7,"header":["source_key","amount"],"delimiter":";"}' },
+                { RUN_ID: '8', DETAIL: '{"loadId":8}' },
+              ],
+            }
           : { rows: [{ STAGE_ID: '3', LOAD_ID: '7', RAW_RECORD: 'K;1e5' }] },
     });
     const engine = createOracleEngineWith(db, constants);
@@ -637,12 +785,24 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
   it('stagingHistory: loadId from the invoked event, checkpoint from the last staged_checkpoint', async () => {
     const db = new RecordingDatabase({
       execute: () => ({
-        rows: [{ RUN_ID: '12', INVOKED: '{"loadId":9,"args":["load"]}', STAGED: '0', CHECKPOINT: '{"line":5000,"byte":262144,"counts":{"inserted":4999}}' }],
+        rows: [
+          {
+            RUN_ID: '12',
+            INVOKED: '{"loadId":9,"args":["load"]}',
+            STAGED: '0',
+            CHECKPOINT: '{"line":5000,"byte":262144,"counts":{"inserted":4999}}',
+          },
+        ],
       }),
     });
     const engine = createOracleEngineWith(db, constants);
     const sha = 'a'.repeat(64);
-    expect(await engine.stagingHistory(sha)).toEqual({ loadId: 9, staged: false, checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 }, stoppedAt: null }, readAs: { encoding: 'utf-8', delimiter: ',' } });
+    expect(await engine.stagingHistory(sha)).toEqual({
+      loadId: 9,
+      staged: false,
+      checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 }, stoppedAt: null },
+      readAs: { encoding: 'utf-8', delimiter: ',' },
+    });
     const [call] = executes(db);
     expect(call!.sql).toBe(oracleQuery('staging_history'));
     expect(call!.sql).toContain("e.event = 'invoked'");
@@ -655,12 +815,26 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     let answer: Record<string, unknown>[] = [{ RUN_ID: '12', INVOKED: null, STAGED: '1', CHECKPOINT: null }];
     const db = new RecordingDatabase({ execute: () => ({ rows: answer }) });
     const engine = createOracleEngineWith(db, constants);
-    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 12, staged: true, checkpoint: null, readAs: { encoding: 'utf-8', delimiter: ',' } });
+    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({
+      loadId: 12,
+      staged: true,
+      checkpoint: null,
+      readAs: { encoding: 'utf-8', delimiter: ',' },
+    });
     answer = [{ RUN_ID: '13', INVOKED: '{"loadId":"13"}', STAGED: '0', CHECKPOINT: '{"line":10}' }];
-    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({ loadId: 13, staged: false, checkpoint: { line: 10, byte: null, counts: null, stoppedAt: null }, readAs: { encoding: 'utf-8', delimiter: ',' } });
+    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({
+      loadId: 13,
+      staged: false,
+      checkpoint: { line: 10, byte: null, counts: null, stoppedAt: null },
+      readAs: { encoding: 'utf-8', delimiter: ',' },
+    });
     // how the run read the file is part of its identity: encoding and delimiter from the invoked event
     answer = [{ RUN_ID: '14', INVOKED: '{"loadId":14,"encoding":"shift_jis","delimiter":"\\t"}', STAGED: '1', CHECKPOINT: null }];
-    expect(await engine.stagingHistory('b'.repeat(64))).toMatchObject({ loadId: 14, staged: true, readAs: { encoding: 'shift_jis', delimiter: '\t' } });
+    expect(await engine.stagingHistory('b'.repeat(64))).toMatchObject({
+      loadId: 14,
+      staged: true,
+      readAs: { encoding: 'shift_jis', delimiter: '\t' },
+    });
     answer = [];
     expect(await engine.stagingHistory('c'.repeat(64))).toBeNull();
   });
@@ -670,8 +844,18 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
       execute: () => ({
         rows: [
           {
-            RUN_ID: '3', COMMAND: 'process', FILE_NAME: null, FILE_SIZE: null, FILE_SHA256: null, HOST: 'h1', PID: '4242', STATUS: 'RUNNING',
-            STARTED_AT: '2024-05-01T08:00:00.000Z', FINISHED_AT: null, COUNTS: null, MESSAGE: null,
+            RUN_ID: '3',
+            COMMAND: 'process',
+            FILE_NAME: null,
+            FILE_SIZE: null,
+            FILE_SHA256: null,
+            HOST: 'h1',
+            PID: '4242',
+            STATUS: 'RUNNING',
+            STARTED_AT: '2024-05-01T08:00:00.000Z',
+            FINISHED_AT: null,
+            COUNTS: null,
+            MESSAGE: null,
           },
         ],
       }),
@@ -679,8 +863,18 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     const engine = createOracleEngineWith(db, constants);
     expect(await engine.runningRuns()).toEqual([
       {
-        runId: 3, command: 'process', fileName: null, fileSize: null, fileSha256: null, host: 'h1', pid: 4242, status: 'RUNNING',
-        startedAt: new Date('2024-05-01T08:00:00.000Z'), finishedAt: null, counts: null, message: null,
+        runId: 3,
+        command: 'process',
+        fileName: null,
+        fileSize: null,
+        fileSha256: null,
+        host: 'h1',
+        pid: 4242,
+        status: 'RUNNING',
+        startedAt: new Date('2024-05-01T08:00:00.000Z'),
+        finishedAt: null,
+        counts: null,
+        message: null,
       },
     ]);
     const [call] = executes(db);
@@ -691,7 +885,12 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
 
   it('tallyBatch counts a chunk by its batch_id (bound, never spelled into the SQL)', async () => {
     const db = new RecordingDatabase({
-      execute: () => ({ rows: [{ PROCESS_STATUS: 'DONE', N: '9', LAST_STAGE_ID: '120' }, { PROCESS_STATUS: 'ERROR', N: '1', LAST_STAGE_ID: '118' }] }),
+      execute: () => ({
+        rows: [
+          { PROCESS_STATUS: 'DONE', N: '9', LAST_STAGE_ID: '120' },
+          { PROCESS_STATUS: 'ERROR', N: '1', LAST_STAGE_ID: '118' },
+        ],
+      }),
     });
     const engine = createOracleEngineWith(db, constants);
     expect(await engine.tallyBatch('7-3')).toEqual({ tally: { DONE: 9, ERROR: 1 }, lastStageId: 120 });

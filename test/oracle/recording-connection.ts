@@ -54,7 +54,7 @@ export function driverError(code: string, text: string): Error & { code: string 
 
 /** A batch error entry as thin mode makes it: offset + message, no errorNum, no code. */
 export function batchError(offset: number, message: string): OraBatchError {
-  return Object.assign(new Error(message), { offset }) as unknown as OraBatchError;
+  return Object.assign(new Error(message), { offset });
 }
 
 /** Named placeholders of a SQL text, skipping string literals, quoted identifiers, comments. */
@@ -94,7 +94,11 @@ function checkBindNames(sql: string, names: string[]): void {
   const expected = placeholders(sql);
   const given = new Set(names.map((n) => n.toLowerCase()));
   const same = expected.size === given.size && [...expected].every((n) => given.has(n));
-  if (!same) throw driverError('NJS-098', `${expected.size} bind placeholders were used in the SQL statement but ${given.size} bind values were provided`);
+  if (!same)
+    throw driverError(
+      'NJS-098',
+      `${expected.size} bind placeholders were used in the SQL statement but ${given.size} bind values were provided`,
+    );
 }
 
 export type Call =
@@ -110,7 +114,12 @@ export interface Script {
   /** Answer an execute(); default: no rows. */
   execute?(sql: string, binds: OraBinds, options: OraExecuteOptions, conn: number): OraExecuteResult | Promise<OraExecuteResult>;
   /** Answer an executeMany() that passed the client-side checks; default: no batch errors. */
-  executeMany?(sql: string, binds: OraBinds[], options: OraExecuteManyOptions, conn: number): OraExecuteManyResult | Promise<OraExecuteManyResult>;
+  executeMany?(
+    sql: string,
+    binds: OraBinds[],
+    options: OraExecuteManyOptions,
+    conn: number,
+  ): OraExecuteManyResult | Promise<OraExecuteManyResult>;
   /** Rows served by a result set (claim). */
   resultSetRows?(sql: string, binds: OraBinds): unknown[];
   commit?(conn: number): void;
@@ -188,18 +197,20 @@ export class RecordingConnection implements OraConnection {
     this.db.calls.push({ kind: 'executeMany', conn: this.id, sql, binds, options });
     if (!Array.isArray(binds) || binds.length === 0) throw driverError('NJS-005', 'invalid value for parameter 2');
     const keyword = firstKeyword(sql);
-    if (keyword === 'SELECT' || keyword === 'WITH') throw driverError('NJS-157', 'executeMany() cannot be used with SELECT statement or WITH SQL clause');
+    if (keyword === 'SELECT' || keyword === 'WITH')
+      throw driverError('NJS-157', 'executeMany() cannot be used with SELECT statement or WITH SQL clause');
     if ((keyword === 'BEGIN' || keyword === 'DECLARE') && options.batchErrors === true) {
       throw driverError('NJS-095', 'arrayDMLRowCounts and batchErrors options are only applicable to DML statements');
     }
     const defs = options.bindDefs;
     checkBindNames(sql, Object.keys(defs));
     binds.forEach((row, index) => {
-      for (const [name, def] of Object.entries(defs) as [string, OraBindDef][]) {
+      for (const [name, def] of Object.entries<OraBindDef>(defs)) {
         const value = row[name];
         if (value === null || value === undefined) continue;
         if (typeof value === 'string') {
-          if (def.type !== DB.DB_TYPE_VARCHAR && def.type !== DB.DB_TYPE_CLOB) throw driverError('NJS-011', 'encountered bind value and type mismatch');
+          if (def.type !== DB.DB_TYPE_VARCHAR && def.type !== DB.DB_TYPE_CLOB)
+            throw driverError('NJS-011', 'encountered bind value and type mismatch');
           const length = Buffer.byteLength(value);
           if (def.type === DB.DB_TYPE_VARCHAR && (def.maxSize === undefined || length > def.maxSize)) {
             throw driverError('NJS-058', `maxSize of ${def.maxSize ?? 0} is too small for value of length ${length} in row ${index}`);
@@ -211,7 +222,12 @@ export class RecordingConnection implements OraConnection {
         }
       }
     });
-    return (await this.db.script.executeMany?.(sql, binds, options, this.id)) ?? { rowsAffected: binds.length, ...(options.batchErrors === true ? { batchErrors: [] } : {}) };
+    return (
+      (await this.db.script.executeMany?.(sql, binds, options, this.id)) ?? {
+        rowsAffected: binds.length,
+        ...(options.batchErrors === true ? { batchErrors: [] } : {}),
+      }
+    );
   }
 
   async commit(): Promise<void> {
@@ -286,7 +302,7 @@ export class RecordingPool implements OraPool {
 
   constructor(private readonly db: RecordingDatabase) {}
 
-  async getConnection(): Promise<OraConnection> {
+  async getConnection(): Promise<RecordingConnection> {
     const session = this.free.pop() ?? this.db.newSession();
     return new RecordingConnection(this.db, session, this);
   }

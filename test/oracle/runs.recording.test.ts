@@ -17,7 +17,8 @@ function scriptedPool(locked: Record<string, unknown>[] = []) {
   let runId = 40;
   return new RecordingDatabase({
     execute: (sql, binds) => {
-      if (sql.startsWith('CREATE TABLE order_loader_migration')) throw driverError('ORA-00955', 'name is already used by an existing object');
+      if (sql.startsWith('CREATE TABLE order_loader_migration'))
+        throw driverError('ORA-00955', 'name is already used by an existing object');
       if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
       if (sql === oracleQuery('schema_objects')) return { rows: catalogRows(everyObject(), binds) };
       if (sql === oracleQuery('run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
@@ -35,19 +36,37 @@ function scriptedPool(locked: Record<string, unknown>[] = []) {
 
 function runRecords(db: RecordingDatabase) {
   const starts = db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('run_start'));
-  const events = db.executeManyCalls().filter((c) => c.sql === oracleQuery('run_event')).flatMap((c) => c.binds);
+  const events = db
+    .executeManyCalls()
+    .filter((c) => c.sql === oracleQuery('run_event'))
+    .flatMap((c) => c.binds);
   const finishes = db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('run_finish'));
   return {
     commands: starts.map((c) => (c.binds.command as { val: unknown }).val),
     events: events.map((b) => [b.run_id, b.event]),
-    details: events.map((b) => (b.detail === null || b.detail === undefined ? null : JSON.parse(String(b.detail)) as unknown)),
-    finishes: finishes.map((c) => [(c.binds.run_id as { val: unknown }).val, (c.binds.status as { val: unknown }).val, JSON.parse(String((c.binds.counts as { val: unknown }).val)) as unknown]),
+    details: events.map((b) => (b.detail === null || b.detail === undefined ? null : (JSON.parse(b.detail as string) as unknown))),
+    finishes: finishes.map((c) => [
+      (c.binds.run_id as { val: unknown }).val,
+      (c.binds.status as { val: unknown }).val,
+      JSON.parse(String((c.binds.counts as { val: unknown }).val)) as unknown,
+    ]),
   };
 }
 
 const errorRow = {
-  STAGE_ID: '7', SOURCE_KEY: 'K7', CUSTOMER_ID: '42', ORDER_DATE: '2024-04-01', AMOUNT: null, CURRENCY: 'JPY', PROCESS_STATUS: 'ERROR',
-  ATTEMPT_COUNT: '1', LOAD_ID: '3', LINE_NO: '8', ERROR_CODE: 'MISSING_AMOUNT', ERROR_MESSAGE: 'amount is missing', UPDATED_AT: '2024-05-01T10:00:00.000Z',
+  STAGE_ID: '7',
+  SOURCE_KEY: 'K7',
+  CUSTOMER_ID: '42',
+  ORDER_DATE: '2024-04-01',
+  AMOUNT: null,
+  CURRENCY: 'JPY',
+  PROCESS_STATUS: 'ERROR',
+  ATTEMPT_COUNT: '1',
+  LOAD_ID: '3',
+  LINE_NO: '8',
+  ERROR_CODE: 'MISSING_AMOUNT',
+  ERROR_MESSAGE: 'amount is missing',
+  UPDATED_AT: '2024-05-01T10:00:00.000Z',
 };
 
 describe('Oracle engine (recording database): a run for init, recover and retry', () => {
@@ -57,7 +76,11 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     expect(await loader.init()).toEqual([]);
     const r = runRecords(db);
     expect(r.commands).toEqual(['init']);
-    expect(r.events).toEqual([[41, 'invoked'], [41, 'migrated'], [41, 'completed']]);
+    expect(r.events).toEqual([
+      [41, 'invoked'],
+      [41, 'migrated'],
+      [41, 'completed'],
+    ]);
     expect(r.details[1]).toEqual({ applied: [] });
     expect(r.finishes).toEqual([[41, 'COMPLETED', { migrations: 0 }]]);
   });
@@ -68,7 +91,11 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     await loader.recover({ olderThanMs: 60_000, operator: 'ops', reason: 'stuck', dryRun: false });
     const r = runRecords(db);
     expect(r.commands).toEqual(['recover']);
-    expect(r.events).toEqual([[41, 'invoked'], [41, 'recovered'], [41, 'completed']]);
+    expect(r.events).toEqual([
+      [41, 'invoked'],
+      [41, 'recovered'],
+      [41, 'completed'],
+    ]);
     expect(r.details[0]).toEqual({ olderThanMs: 60_000, operator: 'ops', reason: 'stuck' });
     expect(r.finishes).toEqual([[41, 'COMPLETED', { recovered: 0 }]]);
   });
@@ -76,14 +103,26 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
   it('retry --no-process: a retry run; with processing: the processing in the same run, then the rows waiting', async () => {
     const db = scriptedPool([errorRow]);
     const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);
-    const request = { selector: { stageIds: [7] }, all: false, corrections: { amount: '10' }, reason: 'fixed', operator: 'ops', dryRun: false };
+    const request = {
+      selector: { stageIds: [7] },
+      all: false,
+      corrections: { amount: '10' },
+      reason: 'fixed',
+      operator: 'ops',
+      dryRun: false,
+    };
     await loader.retry(request, { process: false });
     const withProcess = await loader.retry(request);
     const r = runRecords(db);
     expect(r.commands).toEqual(['retry', 'retry']);
     expect(r.events).toEqual([
-      [41, 'invoked'], [41, 'retried'], [41, 'completed'],
-      [42, 'invoked'], [42, 'retried'], [42, 'processed'], [42, 'completed'],
+      [41, 'invoked'],
+      [41, 'retried'],
+      [41, 'completed'],
+      [42, 'invoked'],
+      [42, 'retried'],
+      [42, 'processed'],
+      [42, 'completed'],
     ]);
     expect(r.finishes[0]).toEqual([41, 'COMPLETED', { retried: 1 }]);
     expect(r.finishes[1]).toEqual([42, 'COMPLETED', expect.objectContaining({ retried: 1, claimed: 0 })]);
@@ -101,6 +140,6 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     const db = scriptedPool();
     const engine = createOracleEngineWith(db, constants);
     expect(await engine.retryWaitSummary()).toEqual({ count: 2, nextDueAt: new Date('2026-01-01T01:00:00.000Z') });
-    expect(db.calls.filter((c) => c.kind === 'execute').map((c) => c.kind === 'execute' && c.sql)).toEqual([oracleQuery('status_retry_wait')]);
+    expect(db.calls.filter((c) => c.kind === 'execute').map((c) => c.sql)).toEqual([oracleQuery('status_retry_wait')]);
   });
 });

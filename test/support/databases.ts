@@ -24,7 +24,11 @@ import { loadOracledb } from '../../src/engine/oracle/oracledb-types.js';
  * share it, and a change of the schema makes a new one.
  */
 export const PG_TEMPLATE_DB = `order_loader_tmpl_${createHash('sha1')
-  .update(listMigrations('postgres').map((m) => m.sql).join('\n'))
+  .update(
+    listMigrations('postgres')
+      .map((m) => m.sql)
+      .join('\n'),
+  )
   .digest('hex')
   .slice(0, 12)}`;
 
@@ -137,7 +141,8 @@ function pgTarget(adminUrl: string): TestTarget {
 function numericIds(oid: number): (value: string) => unknown {
   if (oid === 20) return (v: string) => Number(v);
   if (oid === 1082) return (v: string) => v;
-  return pg.types.getTypeParser(oid);
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- any OID the server sends, not only the enum's
+  return pg.types.getTypeParser(oid) as (value: string) => unknown;
 }
 
 const oracleTarget: TestTarget = {
@@ -181,8 +186,15 @@ async function oracleQuery<R>(db: string, env: Record<string, string>, text: str
   const oracledb = await loadOracledb();
   const pool = await oracledb.createPool({
     ...target.driverOptions, // a wallet, a tnsnames.ora folder
-    user: target.user, password: target.password ?? '', connectString: target.connectString,
-    poolMin: 0, poolMax: 1, poolIncrement: 1, poolTimeout: 10, queueTimeout: 60_000, stmtCacheSize: 0,
+    user: target.user,
+    password: target.password ?? '',
+    connectString: target.connectString,
+    poolMin: 0,
+    poolMax: 1,
+    poolIncrement: 1,
+    poolTimeout: 10,
+    queueTimeout: 60_000,
+    stmtCacheSize: 0,
   });
   try {
     const connection = await pool.getConnection();

@@ -44,12 +44,14 @@ export function lostCommitReplies(inner: Engine, lose: (txNo: number, steps: Set
     const n = ++txNo;
     const steps = new Set<string>();
     const result = await inner.transaction((tx) =>
-      fn(new Proxy(tx, {
-        get(target, prop, receiver) {
-          if (typeof prop === 'string') steps.add(prop);
-          return Reflect.get(target, prop, receiver) as unknown;
-        },
-      })),
+      fn(
+        new Proxy(tx, {
+          get(target, prop, receiver) {
+            if (typeof prop === 'string') steps.add(prop);
+            return Reflect.get(target, prop, receiver) as unknown;
+          },
+        }),
+      ),
     );
     if (lose(n, steps)) throw connectionLost();
     return result;

@@ -133,7 +133,9 @@ export async function checkInvariants(sql: Sql, options: InvariantOptions = {}):
       ORDER BY o.order_id LIMIT 50`,
   );
   if (orphanOrders.length > 0) {
-    violations.push(`orders without a DONE stage row: ${sample(orphanOrders.map((r) => `${r.source_key}=${r.process_status ?? 'no stage row'}`))}`);
+    violations.push(
+      `orders without a DONE stage row: ${sample(orphanOrders.map((r) => `${r.source_key}=${r.process_status ?? 'no stage row'}`))}`,
+    );
   }
 
   const counts = await statusCounts(sql);

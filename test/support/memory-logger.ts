@@ -25,11 +25,15 @@ export function memoryLogger(level: 'debug' | 'info' | 'warn' = 'debug'): Memory
       callback();
     },
   });
-  const logger = createLogger(level, sink as unknown as Parameters<typeof createLogger>[1]);
+  const logger = createLogger(level, sink);
   return {
     logger,
     get records() {
-      return lines.join('').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as LogRecord);
+      return lines
+        .join('')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as LogRecord);
     },
     text: () => lines.join(''),
   };

@@ -11,7 +11,11 @@ import { fileURLToPath } from 'node:url';
 const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
 export function pgliteTemplatePaths(root: string): { template: string; failure: string; building: string } {
-  return { template: join(root, 'pglite-migrated'), failure: join(root, 'pglite-migrated.failed'), building: join(root, 'pglite-migrated.building') };
+  return {
+    template: join(root, 'pglite-migrated'),
+    failure: join(root, 'pglite-migrated.failed'),
+    building: join(root, 'pglite-migrated.building'),
+  };
 }
 
 /**
@@ -32,7 +36,7 @@ export function startMigratedPglite(root: string): () => Promise<void> {
     child.on('exit', (code, signal) => {
       if (!stopped) {
         if (code === 0) renameSync(building, template);
-        else writeFileSync(failure, `status on a new PGlite folder: exit ${code ?? signal}\n${stderr}`);
+        else writeFileSync(failure, `status on a new PGlite folder: exit ${String(code ?? signal)}\n${stderr}`);
       }
       resolve();
     });

@@ -17,13 +17,11 @@ const noTarget: TestTarget = {
   },
 };
 
-export const targetTest = test
-  .extend('target', noTarget)
-  .extend('db', async ({ target }, { onCleanup }) => {
-    const db = await target.create();
-    onCleanup(() => db.dispose());
-    return db;
-  });
+export const targetTest = test.extend('target', noTarget).extend('db', async ({ target }, { onCleanup }) => {
+  const db = await target.create();
+  onCleanup(() => db.dispose());
+  return db;
+});
 
 /** `body` once per target, in a describe block titled `title` ($kind: the target's kind). */
 export function forEachTarget(title: string, body: (target: TestTarget) => void, targets: TestTarget[] = testTargets()): void {

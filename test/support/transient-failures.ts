@@ -6,7 +6,9 @@ import type { TestDatabase } from './databases.js';
  * default, a transient failure). PostgreSQL only. Returns functions to make a key fail and to
  * let it succeed again.
  */
-export async function failingKeys(db: TestDatabase): Promise<{ fail(key: string, sqlstate?: string): Promise<void>; heal(key: string): Promise<void> }> {
+export async function failingKeys(
+  db: TestDatabase,
+): Promise<{ fail(key: string, sqlstate?: string): Promise<void>; heal(key: string): Promise<void> }> {
   await db.sql('CREATE TABLE test_fail_keys (source_key text PRIMARY KEY, sqlstate text NOT NULL)');
   await db.sql(`CREATE FUNCTION test_fail() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE state text;

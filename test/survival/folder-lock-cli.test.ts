@@ -16,7 +16,10 @@ import { migratedPgliteDb } from '../support/pglite-folders.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
 
-function start(args: string[], onStderr?: (text: string, child: ChildProcess) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function start(
+  args: string[],
+  onStderr?: (text: string, child: ChildProcess) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: root,
@@ -76,20 +79,33 @@ describe.skipIf(!existsSync(cli))('one embedded database folder, several command
     ]);
 
     expect([loadA.code, loadB.code, processRun.code], `${loadA.stderr}\n${loadB.stderr}\n${processRun.stderr}`).toEqual([0, 0, 0]);
-    for (const load of [loadA, loadB]) expect(JSON.parse(load.stdout)).toMatchObject({ exitCode: 0, files: [{ counts: { read: rows, inserted: rows } }] });
+    for (const load of [loadA, loadB])
+      expect(JSON.parse(load.stdout)).toMatchObject({ exitCode: 0, files: [{ counts: { read: rows, inserted: rows } }] });
     // status reads and does not wait: it either got the folder or says in one line who holds it
     if (status.code !== 0) {
       expect(status.code).toBe(1);
-      const lines = status.stderr.trim().split('\n').filter((l) => l.startsWith('order-loader:'));
+      const lines = status.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('order-loader:'));
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/^order-loader: database folder .*\/db is in use by "(load|process)" \(pid \d+ on host [^,]+, since \d{4}-\d\d-\d\dT[\d:.]+Z\); not waiting/);
+      expect(lines[0]).toMatch(
+        /^order-loader: database folder .*\/db is in use by "(load|process)" \(pid \d+ on host [^,]+, since \d{4}-\d\d-\d\dT[\d:.]+Z\); not waiting/,
+      );
     } else {
       expect(JSON.parse(status.stdout)).toHaveProperty('counts');
     }
     // at least one command found the folder taken and said whom it waits for (logged at info)
-    const waits = [loadA, loadB, processRun].map((r) => r.stderr).join('\n').split('\n').filter((l) => l.includes('waiting up to'));
+    const waits = [loadA, loadB, processRun]
+      .map((r) => r.stderr)
+      .join('\n')
+      .split('\n')
+      .filter((l) => l.includes('waiting up to'));
     expect(waits.length).toBeGreaterThan(0);
-    expect(JSON.parse(waits[0] ?? '{}')).toMatchObject({ level: 30, holder: { command: expect.stringMatching(/^(load|process|status)$/) } });
+    expect(JSON.parse(waits[0] ?? '{}')).toMatchObject({
+      level: 30,
+      holder: { command: expect.stringMatching(/^(load|process|status)$/) as unknown },
+    });
 
     expect(readdirSync(dataDir).filter((name) => name.startsWith('order-loader.lock'))).toEqual([]);
     expect(openToOthers(dataDir)).toEqual([]);
@@ -100,7 +116,9 @@ describe.skipIf(!existsSync(cli))('one embedded database folder, several command
         "SELECT count(*)::int AS n, count(DISTINCT source_key)::int AS keys, count(*) FILTER (WHERE source_key LIKE 'LOCKA-%')::int AS a, count(*) FILTER (WHERE source_key LIKE 'LOCKB-%')::int AS b FROM orders",
       );
       expect(orders.rows[0]).toEqual({ n: 2 * rows, keys: 2 * rows, a: rows, b: rows });
-      const stage = await pglite.query<{ status: string; n: number }>('SELECT process_status AS status, count(*)::int AS n FROM order_stage GROUP BY 1');
+      const stage = await pglite.query<{ status: string; n: number }>(
+        'SELECT process_status AS status, count(*)::int AS n FROM order_stage GROUP BY 1',
+      );
       expect(stage.rows).toEqual([{ status: 'DONE', n: 2 * rows }]);
       const runs = await pglite.query<{ command: string; status: string; file: string | null }>(
         'SELECT command, status, file_name AS file FROM load_run ORDER BY run_id',

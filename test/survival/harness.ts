@@ -22,8 +22,10 @@ export const SIZES = FULL
   ? { rows: 100_000, kills: 20, signalRows: 50_000, concurrentRows: 100_000, faultRows: 100_000, terminations: 10 }
   : { rows: 20_000, kills: 5, signalRows: 10_000, concurrentRows: 20_000, faultRows: 40_000, terminations: 4 };
 
-export const PG_ADMIN_URL = process.env.ORDER_LOADER_TEST_PG !== undefined && process.env.ORDER_LOADER_TEST_PG !== '' ? process.env.ORDER_LOADER_TEST_PG : null;
-export const PG_SKIP_REASON = 'ORDER_LOADER_TEST_PG is not set: the survival tests against server PostgreSQL are skipped (set it to an admin URL, e.g. postgres://postgres@127.0.0.1:5432/test)';
+export const PG_ADMIN_URL =
+  process.env.ORDER_LOADER_TEST_PG !== undefined && process.env.ORDER_LOADER_TEST_PG !== '' ? process.env.ORDER_LOADER_TEST_PG : null;
+export const PG_SKIP_REASON =
+  'ORDER_LOADER_TEST_PG is not set: the survival tests against server PostgreSQL are skipped (set it to an admin URL, e.g. postgres://postgres@127.0.0.1:5432/test)';
 
 /** The built CLI (ORDER_LOADER_SURVIVAL_CLI: another build of it, e.g. to try a patch). */
 export const CLI = process.env.ORDER_LOADER_SURVIVAL_CLI ?? fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
@@ -113,9 +115,8 @@ export interface CliRun {
 
 /** Environment for a child: nothing from the developer's ORDER_LOADER_* settings leaks in. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (k.startsWith('ORDER_LOADER_') || k === 'PGPASSWORD') delete env[k];
-  return { ...env, ...extra };
+  const inherited = Object.entries(process.env).filter(([k]) => !k.startsWith('ORDER_LOADER_') && k !== 'PGPASSWORD');
+  return { ...Object.fromEntries(inherited), ...extra };
 }
 
 /** Start `node dist/src/cli.js <args>`; capture stdout/stderr. */
@@ -129,8 +130,8 @@ export function startCli(args: string[], options: { env?: Record<string, string>
   let stderr = '';
   let pending = '';
   const watchers: Array<{ pattern: RegExp; resolve: (hit: boolean) => void }> = [];
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
     pending += d;
     const lines = pending.split('\n');
@@ -176,7 +177,10 @@ export function directPool(url: string): pg.Pool {
 }
 
 /** The backends of order-loader processes on a database (application_name 'order-loader'). */
-export async function loaderBackends(pool: pg.Pool, database: string): Promise<Array<{ pid: number; state: string | null; query: string }>> {
+export async function loaderBackends(
+  pool: pg.Pool,
+  database: string,
+): Promise<Array<{ pid: number; state: string | null; query: string }>> {
   const { rows } = await pool.query<{ pid: number; state: string | null; query: string }>(
     "SELECT pid, state, query FROM pg_stat_activity WHERE application_name = 'order-loader' AND datname = $1 AND pid <> pg_backend_pid()",
     [database],
@@ -229,7 +233,7 @@ export async function freshServerDb(): Promise<ServerDb> {
     },
     async dispose() {
       await pool.end().catch(() => undefined);
-      if (PG_ADMIN_URL !== null) await dropDatabase(PG_ADMIN_URL, name);
+      await dropDatabase(PG_ADMIN_URL, name);
     },
   };
 }

@@ -38,18 +38,44 @@ interface Case {
 }
 
 const SMALL_CASES: Case[] = [
-  { file: 'invalid-utf8.csv', exitCode: 2, lines: { 2: 'DONE', 3: 'P:PARSE_ENCODING', 4: 'P:PARSE_ENCODING', 5: 'P:PARSE_ENCODING', 6: 'DONE' } },
+  {
+    file: 'invalid-utf8.csv',
+    exitCode: 2,
+    lines: { 2: 'DONE', 3: 'P:PARSE_ENCODING', 4: 'P:PARSE_ENCODING', 5: 'P:PARSE_ENCODING', 6: 'DONE' },
+  },
   { file: 'nul-byte.csv', exitCode: 2, lines: { 2: 'DONE', 3: 'P:PARSE_NUL_BYTE', 4: 'P:PARSE_NUL_BYTE', 5: 'DONE' } },
   { file: 'long-source-key.csv', exitCode: 2, lines: { 2: 'DONE', 3: 'P:PARSE_SOURCE_KEY', 4: 'P:PARSE_SOURCE_KEY', 5: 'DONE' } },
   {
-    file: 'dates.csv', exitCode: 2,
-    lines: { 2: 'PS:PARSE_ORDER_DATE', 3: 'PS:PARSE_ORDER_DATE', 4: 'DONE', 5: 'PS:PARSE_ORDER_DATE', 6: 'PS:PARSE_ORDER_DATE', 7: 'PS:PARSE_ORDER_DATE', 8: 'DONE' },
+    file: 'dates.csv',
+    exitCode: 2,
+    lines: {
+      2: 'PS:PARSE_ORDER_DATE',
+      3: 'PS:PARSE_ORDER_DATE',
+      4: 'DONE',
+      5: 'PS:PARSE_ORDER_DATE',
+      6: 'PS:PARSE_ORDER_DATE',
+      7: 'PS:PARSE_ORDER_DATE',
+      8: 'DONE',
+    },
   },
   {
-    file: 'amounts.csv', exitCode: 2,
+    file: 'amounts.csv',
+    exitCode: 2,
     lines: {
-      2: 'PS:PARSE_AMOUNT', 3: 'DONE', 4: 'PS:PARSE_AMOUNT', 5: 'P:PARSE_FIELD_COUNT', 6: 'DONE', 7: 'PS:PARSE_AMOUNT', 8: 'DONE',
-      9: 'E:INVALID_AMOUNT', 10: 'E:22003', 11: 'DONE', 12: 'PS:PARSE_AMOUNT', 13: 'PS:PARSE_AMOUNT', 14: 'PS:PARSE_AMOUNT', 15: 'DONE',
+      2: 'PS:PARSE_AMOUNT',
+      3: 'DONE',
+      4: 'PS:PARSE_AMOUNT',
+      5: 'P:PARSE_FIELD_COUNT',
+      6: 'DONE',
+      7: 'PS:PARSE_AMOUNT',
+      8: 'DONE',
+      9: 'E:INVALID_AMOUNT',
+      10: 'E:22003',
+      11: 'DONE',
+      12: 'PS:PARSE_AMOUNT',
+      13: 'PS:PARSE_AMOUNT',
+      14: 'PS:PARSE_AMOUNT',
+      15: 'DONE',
     },
     amounts: { 'A-2': '0.00', 'A-5': '12.00', 'A-7': '12.34', 'A-10': '9999999999.99', 'A-14': '12.50' },
   },
@@ -58,9 +84,16 @@ const SMALL_CASES: Case[] = [
   { file: 'no-final-newline.csv', exitCode: 0, lines: { 2: 'DONE', 3: 'DONE' }, keys: ['F-1', 'F-2'] },
   { file: 'mixed-eol.csv', exitCode: 0, lines: { 2: 'DONE', 3: 'DONE', 5: 'DONE', 6: 'DONE' }, keys: ['E-1', 'E-2', 'E-3', 'E-4'] },
   { file: 'shift-jis.csv', exitCode: 2, lines: { 2: 'DONE', 3: 'P:PARSE_ENCODING', 4: 'DONE', 5: 'P:PARSE_ENCODING' } },
-  { file: 'shift-jis.csv', encoding: 'shift_jis', exitCode: 0, lines: { 2: 'DONE', 3: 'DONE', 4: 'DONE', 5: 'DONE' }, keys: ['J-1', '注文-2', 'J-3', 'テスト-4'] },
   {
-    file: 'stray-quote.csv', exitCode: 2,
+    file: 'shift-jis.csv',
+    encoding: 'shift_jis',
+    exitCode: 0,
+    lines: { 2: 'DONE', 3: 'DONE', 4: 'DONE', 5: 'DONE' },
+    keys: ['J-1', '注文-2', 'J-3', 'テスト-4'],
+  },
+  {
+    file: 'stray-quote.csv',
+    exitCode: 2,
     lines: { 2: 'DONE', 3: 'P:CSV_INVALID_OPENING_QUOTE', 4: 'P:CSV_INVALID_OPENING_QUOTE', 5: 'P:CSV_INVALID_CLOSING_QUOTE', 7: 'DONE' },
     keys: ['S-1', 'S-5'],
   },
@@ -86,7 +119,12 @@ function lineStart(path: string, lineNo: number, encoding: 'utf-8' | 'shift_jis'
   }
   const end = Math.min(fd.length, start + 200);
   const text = new TextDecoder(encoding === 'utf-8' ? 'utf-8' : 'shift_jis').decode(fd.subarray(start, end));
-  return text.replace(/\u0000/g, '\u2400').split(/\r?\n/)[0]?.slice(0, 30) ?? '';
+  return (
+    text
+      .replace(/\u0000/g, '\u2400')
+      .split(/\r?\n/)[0]
+      ?.slice(0, 30) ?? ''
+  );
 }
 
 forEachTarget('survival: hostile files on $kind', () => {
@@ -104,17 +142,23 @@ forEachTarget('survival: hostile files on $kind', () => {
     const dataLines = Object.keys(c.lines).map(Number);
     expect(report.files[0]?.counts.read).toBe(dataLines.length);
 
-    const stage = await db.sql<{ line_no: number; source_key: string; process_status: string; error_code: string | null; amount: string | null }>(
-      'SELECT line_no, source_key, process_status, error_code, amount::text AS amount FROM order_stage WHERE load_id = $1',
-      [loadId],
-    );
-    const errors = await db.sql<{ line_no: number | null; phase: string; error_code: string; raw_record: string | null; source_key: string | null }>(
-      'SELECT line_no, phase, error_code, raw_record, source_key FROM order_bulk_error WHERE load_id = $1 ORDER BY error_id',
-      [loadId],
-    );
+    const stage = await db.sql<{
+      line_no: number;
+      source_key: string;
+      process_status: string;
+      error_code: string | null;
+      amount: string | null;
+    }>('SELECT line_no, source_key, process_status, error_code, amount::text AS amount FROM order_stage WHERE load_id = $1', [loadId]);
+    const errors = await db.sql<{
+      line_no: number | null;
+      phase: string;
+      error_code: string;
+      raw_record: string | null;
+      source_key: string | null;
+    }>('SELECT line_no, phase, error_code, raw_record, source_key FROM order_bulk_error WHERE load_id = $1 ORDER BY error_id', [loadId]);
     for (const [lineText, expected] of Object.entries(c.lines)) {
       const line = Number(lineText);
-      const staged = stage.find((s) => Number(s.line_no) === line);
+      const staged = stage.find((s) => s.line_no === line);
       const parseErrors = errors.filter((e) => Number(e.line_no) === line && e.phase === 'PARSE');
       const [kind, code] = expected.split(/:(.*)/s) as [string, string | undefined];
       const where = `${c.file} line ${line} (${expected})`;
@@ -124,7 +168,10 @@ forEachTarget('survival: hostile files on $kind', () => {
       } else if (kind === 'E') {
         expect(staged, where).toMatchObject({ process_status: 'ERROR', error_code: code });
       } else {
-        expect(parseErrors.map((e) => e.error_code), where).toEqual([code]);
+        expect(
+          parseErrors.map((e) => e.error_code),
+          where,
+        ).toEqual([code]);
         const raw = parseErrors[0]?.raw_record ?? '';
         expect(raw.length, where).toBeGreaterThan(0);
         expect(raw.length, where).toBeLessThanOrEqual(4001);
@@ -136,15 +183,21 @@ forEachTarget('survival: hostile files on $kind', () => {
     expect(await unaccountedLines(db.sql, loadId, dataLines)).toEqual([]);
     if (c.keys !== undefined) expect(stage.map((s) => s.source_key).sort()).toEqual([...c.keys].sort());
     for (const [key, amount] of Object.entries(c.amounts ?? {})) {
-      expect((await db.sql<{ amount: string }>('SELECT amount::text AS amount FROM orders WHERE source_key = $1', [key]))[0]?.amount, key).toBe(amount);
+      expect(
+        (await db.sql<{ amount: string }>('SELECT amount::text AS amount FROM orders WHERE source_key = $1', [key]))[0]?.amount,
+        key,
+      ).toBe(amount);
     }
     expect((await checkInvariants(db.sql)).violations).toEqual([]);
   }
 
   for (const c of SMALL_CASES) {
-    targetTest(`${c.file}${c.encoding !== undefined ? ` read as ${c.encoding}` : ''}: one clear outcome per line, nothing lost`, async ({ db }) => {
-      await check(db, c, hostile(c.file));
-    });
+    targetTest(
+      `${c.file}${c.encoding !== undefined ? ` read as ${c.encoding}` : ''}: one clear outcome per line, nothing lost`,
+      async ({ db }) => {
+        await check(db, c, hostile(c.file));
+      },
+    );
   }
   for (const c of LARGE_CASES) {
     targetTest(`${c.file} (generated): one clear outcome per line, nothing lost`, async ({ db }) => {
@@ -180,7 +233,12 @@ describe('survival: hostile files through the CLI (memory bound)', () => {
     expect(rss(result.stderr) - rss(baseline.stderr)).toBeLessThan(96 * 1024 * 1024);
     expect(result.stderr).not.toMatch(/heap out of memory|unexpected error/);
 
-    const bom = await runCli(['load', fileURLToPath(new URL('../fixtures/hostile/bom-only.csv', import.meta.url)), '--db', 'pglite:memory']);
+    const bom = await runCli([
+      'load',
+      fileURLToPath(new URL('../fixtures/hostile/bom-only.csv', import.meta.url)),
+      '--db',
+      'pglite:memory',
+    ]);
     expect(bom.code).toBe(1);
     expect(humanLines(bom.stderr)).toEqual([expect.stringMatching(/^order-loader: .*bom-only\.csv: the file has no header line/)]);
   }, 120_000);

@@ -1,1 +1,3 @@
-process.on("exit", () => { process.stderr.write(`\nmaxRSS=${process.resourceUsage().maxRSS}\n`); });
+process.on('exit', () => {
+  process.stderr.write(`\nmaxRSS=${process.resourceUsage().maxRSS}\n`);
+});

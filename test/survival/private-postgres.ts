@@ -48,8 +48,10 @@ async function pgBin(name: string, args: string[], timeoutMs = 60_000): Promise<
     return stdout + stderr;
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string; message: string };
-    const said = `${e.stderr ?? ''}`.trim().split('\n').slice(-2).join(' ');
-    throw new Error(`${name} failed: ${said !== '' ? said : e.message}\n(${name} ${args.join(' ')})\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+    const said = (e.stderr ?? '').trim().split('\n').slice(-2).join(' ');
+    throw new Error(`${name} failed: ${said !== '' ? said : e.message}\n(${name} ${args.join(' ')})\n${e.stdout ?? ''}${e.stderr ?? ''}`, {
+      cause: error,
+    });
   }
 }
 
@@ -69,7 +71,11 @@ const live = new Set<PrivatePostgres>();
 let exitHook = false;
 
 export class PrivatePostgres {
-  private constructor(readonly dir: string, readonly port: number, private readonly password: string | null = null) {}
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+    private readonly password: string | null = null,
+  ) {}
   private get data() {
     return join(this.dir, 'data');
   }
@@ -112,7 +118,9 @@ export class PrivatePostgres {
 
   /** The URL with the password in it, for the test's own connections (never a child's argv). */
   private clientUrl(database: string): string {
-    return this.password === null ? this.url(database) : `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;
+    return this.password === null
+      ? this.url(database)
+      : `postgres://postgres:${encodeURIComponent(this.password)}@127.0.0.1:${this.port}/${database}`;
   }
 
   async start(): Promise<void> {
@@ -121,7 +129,20 @@ export class PrivatePostgres {
 
   /** `pg_ctl restart -m fast`: every connection is terminated, the server shuts down cleanly and starts again. */
   async restart(): Promise<void> {
-    await pgBin('pg_ctl', ['-D', this.data, '-l', join(this.dir, 'server.log'), '-m', 'fast', '-w', '-t', '30', '-o', this.options, 'restart']);
+    await pgBin('pg_ctl', [
+      '-D',
+      this.data,
+      '-l',
+      join(this.dir, 'server.log'),
+      '-m',
+      'fast',
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      this.options,
+      'restart',
+    ]);
   }
 
   async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {

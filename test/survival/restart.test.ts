@@ -27,7 +27,17 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkInvariants, statusCounts, type Sql } from '../support/invariants.js';
-import { FULL, assertBuilt, generateOrderFile, humanLines, sleep, startCli, type CliResult, type CliRun, type GeneratedFile } from './harness.js';
+import {
+  FULL,
+  assertBuilt,
+  generateOrderFile,
+  humanLines,
+  sleep,
+  startCli,
+  type CliResult,
+  type CliRun,
+  type GeneratedFile,
+} from './harness.js';
 import { DEFAULT_RETRY } from '../../src/pipeline/retry.js';
 import { PrivatePostgres, privatePostgresUnavailable } from './private-postgres.js';
 
@@ -42,7 +52,13 @@ const POLICY = DEFAULT_RETRY;
 // ---------------------------------------------------------------------------------------------
 // What the loader said
 
-interface RetryLine { attempt: number; delayMs: number; kind: string; error: string; msg: string }
+interface RetryLine {
+  attempt: number;
+  delayMs: number;
+  kind: string;
+  error: string;
+  msg: string;
+}
 
 function retryLines(stderr: string): RetryLine[] {
   const out: RetryLine[] = [];
@@ -57,7 +73,9 @@ function retryLines(stderr: string): RetryLine[] {
 function backoffViolations(lines: RetryLine[]): string[] {
   return lines
     .map((l) => ({ l, ceiling: Math.min(POLICY.maxDelayMs, POLICY.baseDelayMs * 2 ** (l.attempt - 1)) }))
-    .filter(({ l, ceiling }) => !(l.attempt >= 1 && l.attempt < POLICY.attempts && l.delayMs >= ceiling / 2 - 1 && l.delayMs <= ceiling + 1))
+    .filter(
+      ({ l, ceiling }) => !(l.attempt >= 1 && l.attempt < POLICY.attempts && l.delayMs >= ceiling / 2 - 1 && l.delayMs <= ceiling + 1),
+    )
     .map(({ l }) => `attempt ${l.attempt}: waited ${l.delayMs} ms`);
 }
 
@@ -81,7 +99,12 @@ async function withDeadline(run: CliRun, ms: number, what: string): Promise<CliR
  * a Lock wait in a statement matching `statement`), then restart the server under it. The
  * restart's fast shutdown ends the waiting statement (and the lock holder); returns its duration.
  */
-async function restartWhileBlocked(server: PrivatePostgres, db: { url: string; sql: Sql }, run: CliRun, statement: RegExp): Promise<number> {
+async function restartWhileBlocked(
+  server: PrivatePostgres,
+  db: { url: string; sql: Sql },
+  run: CliRun,
+  statement: RegExp,
+): Promise<number> {
   const holder = new pg.Client({ connectionString: db.url });
   holder.on('error', () => undefined);
   await holder.connect();
@@ -134,129 +157,163 @@ describe('survival: the database restarted or down during a load (private Postgr
     instance = null;
   }, 60_000);
 
-  it(`restarted (pg_ctl restart -m fast) while staging and again while processing a ${ROWS}-row load: retries with backoff, exit 2, invariants hold, run COMPLETED`, async (ctx) => {
-    if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
-    const server = instance;
-    const db = await server.createDatabase('restart_a');
-    const run = startCli(['load', file.path, '--db', db.url, ...LOAD_ARGS]);
-    const restarts: number[] = [];
+  it(
+    `restarted (pg_ctl restart -m fast) while staging and again while processing a ${ROWS}-row load: retries with backoff, exit 2, invariants hold, run COMPLETED`,
+    async (ctx) => {
+      if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
+      const server = instance;
+      const db = await server.createDatabase('restart_a');
+      const run = startCli(['load', file.path, '--db', db.url, ...LOAD_ARGS]);
+      const restarts: number[] = [];
 
-    // 1. while staging: the restart lands while a staging batch's transaction is open (it waits
-    //    for the test's lock on load_run_event to write its checkpoint event)
-    expect(await run.waitFor(/"msg":"staging"/), 'the load reached staging').toBe(true);
-    restarts.push(await restartWhileBlocked(server, db, run, /load_run_event/));
+      // 1. while staging: the restart lands while a staging batch's transaction is open (it waits
+      //    for the test's lock on load_run_event to write its checkpoint event)
+      expect(await run.waitFor(/"msg":"staging"/), 'the load reached staging').toBe(true);
+      restarts.push(await restartWhileBlocked(server, db, run, /load_run_event/));
 
-    // 2. while processing: a few chunks committed, then the server goes away under the loader
-    let committed = 0;
-    while (committed < 3 && (await run.waitFor(/"msg":"chunk committed"/))) committed++;
-    expect(committed, `the load reached processing: ${run.child.exitCode}`).toBe(3);
-    const t0 = performance.now();
-    await server.restart();
-    restarts.push(performance.now() - t0);
-    const result = await withDeadline(run, 120_000, 'after the restarts');
+      // 2. while processing: a few chunks committed, then the server goes away under the loader
+      let committed = 0;
+      while (committed < 3 && (await run.waitFor(/"msg":"chunk committed"/))) committed++;
+      expect(committed, `the load reached processing: ${String(run.child.exitCode)}`).toBe(3);
+      const t0 = performance.now();
+      await server.restart();
+      restarts.push(performance.now() - t0);
+      const result = await withDeadline(run, 120_000, 'after the restarts');
 
-    expect(result.stderr).not.toMatch(/Unhandled 'error' event|unexpected error|\n\s+at /);
-    expect(result.code, result.stderr.slice(-3000)).toBe(2);
-    const retries = retryLines(result.stderr);
-    expect(retries.filter((r) => r.msg.startsWith('staging lines up to')).length, 'a staging batch was retried').toBeGreaterThan(0);
-    expect(retries.filter((r) => r.msg.startsWith('chunk ')).length, 'a chunk was retried').toBeGreaterThan(0);
-    expect(retries.every((r) => r.kind === 'fatal'), JSON.stringify(retries)).toBe(true);
-    expect(backoffViolations(retries)).toEqual([]);
+      expect(result.stderr).not.toMatch(/Unhandled 'error' event|unexpected error|\n\s+at /);
+      expect(result.code, result.stderr.slice(-3000)).toBe(2);
+      const retries = retryLines(result.stderr);
+      expect(retries.filter((r) => r.msg.startsWith('staging lines up to')).length, 'a staging batch was retried').toBeGreaterThan(0);
+      expect(retries.filter((r) => r.msg.startsWith('chunk ')).length, 'a chunk was retried').toBeGreaterThan(0);
+      expect(
+        retries.every((r) => r.kind === 'fatal'),
+        JSON.stringify(retries),
+      ).toBe(true);
+      expect(backoffViolations(retries)).toEqual([]);
 
-    const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
-    expect(report.violations).toEqual([]);
-    expect({ DONE: report.counts.DONE, ERROR: report.counts.ERROR, orders: report.counts.orders })
-      .toEqual({ DONE: file.rows - badRows(file), ERROR: badRows(file), orders: file.rows - badRows(file) });
-    // every PARSE rejection logged once, though its staging batch ran twice
-    expect(await db.sql("SELECT line_no FROM order_bulk_error WHERE phase = 'PARSE' GROUP BY line_no HAVING count(*) > 1 LIMIT 5")).toEqual([]);
-    const runs = await db.sql<{ status: string; message: string | null }>("SELECT status, message FROM load_run WHERE command = 'load'");
-    expect(runs).toEqual([{ status: 'COMPLETED', message: null }]);
-    console.info(`restart: restarted twice (${restarts.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}); ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'} `
-      + `(${retries.map((r) => `${r.msg.replace(/ rolled back; retrying$/, '')} #${r.attempt} after ${r.delayMs} ms: ${r.error}`).join('; ')}); load ${(result.ms / 1000).toFixed(1)} s`);
-  }, FULL ? 300_000 : 150_000);
+      const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
+      expect(report.violations).toEqual([]);
+      expect({ DONE: report.counts.DONE, ERROR: report.counts.ERROR, orders: report.counts.orders }).toEqual({
+        DONE: file.rows - badRows(file),
+        ERROR: badRows(file),
+        orders: file.rows - badRows(file),
+      });
+      // every PARSE rejection logged once, though its staging batch ran twice
+      expect(
+        await db.sql("SELECT line_no FROM order_bulk_error WHERE phase = 'PARSE' GROUP BY line_no HAVING count(*) > 1 LIMIT 5"),
+      ).toEqual([]);
+      const runs = await db.sql<{ status: string; message: string | null }>("SELECT status, message FROM load_run WHERE command = 'load'");
+      expect(runs).toEqual([{ status: 'COMPLETED', message: null }]);
+      console.info(
+        `restart: restarted twice (${restarts.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}); ${retries.length} retr${retries.length === 1 ? 'y' : 'ies'} ` +
+          `(${retries.map((r) => `${r.msg.replace(/ rolled back; retrying$/, '')} #${r.attempt} after ${r.delayMs} ms: ${r.error}`).join('; ')}); load ${(result.ms / 1000).toFixed(1)} s`,
+      );
+    },
+    FULL ? 300_000 : 150_000,
+  );
 
-  it('restarted while the loader records the end of processing (a run-level statement, between chunks and the summary): retried too, exit 2, run COMPLETED', async (ctx) => {
-    if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
-    const server = instance;
-    const db = await server.createDatabase('restart_c');
-    // `load` processes while it stages (and staging writes checkpoint events), so the
-    // run-level statement after the last chunk is reached through `stage`, then `process`
-    const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
-    expect(staged.code, staged.stderr.slice(-3000)).toBe(2); // the file's unparseable lines
-    const run = startCli(['process', '--db', db.url, ...LOAD_ARGS]);
-    expect(await run.waitFor(/"msg":"chunk committed"/), 'the run reached processing').toBe(true);
-    // chunks never touch load_run_event: the run does every chunk, then waits on the lock
-    // with its "processed" event, and the restart lands there
-    const restartMs = await restartWhileBlocked(server, db, run, /load_run_event/);
-    const result = await withDeadline(run, 120_000, 'after the restart');
+  it(
+    'restarted while the loader records the end of processing (a run-level statement, between chunks and the summary): retried too, exit 2, run COMPLETED',
+    async (ctx) => {
+      if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
+      const server = instance;
+      const db = await server.createDatabase('restart_c');
+      // `load` processes while it stages (and staging writes checkpoint events), so the
+      // run-level statement after the last chunk is reached through `stage`, then `process`
+      const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
+      expect(staged.code, staged.stderr.slice(-3000)).toBe(2); // the file's unparseable lines
+      const run = startCli(['process', '--db', db.url, ...LOAD_ARGS]);
+      expect(await run.waitFor(/"msg":"chunk committed"/), 'the run reached processing').toBe(true);
+      // chunks never touch load_run_event: the run does every chunk, then waits on the lock
+      // with its "processed" event, and the restart lands there
+      const restartMs = await restartWhileBlocked(server, db, run, /load_run_event/);
+      const result = await withDeadline(run, 120_000, 'after the restart');
 
-    expect(result.stderr).not.toMatch(/Unhandled 'error' event|unexpected error|\n\s+at /);
-    expect(result.code, result.stderr.slice(-3000)).toBe(2);
-    const retries = retryLines(result.stderr);
-    expect(retries.map((r) => r.msg)).toContain('recording the run rolled back; retrying');
-    expect(backoffViolations(retries)).toEqual([]);
-    const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
-    expect(report.violations).toEqual([]);
-    expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
-    const runs = await db.sql<{ run_id: number; status: string }>("SELECT run_id, status FROM load_run WHERE command = 'process'");
-    expect(runs.map((r) => r.status)).toEqual(['COMPLETED']);
-    const events = await db.sql<{ event: string }>('SELECT event FROM load_run_event WHERE run_id = $1 ORDER BY seq', [runs[0]?.run_id]);
-    expect(events.map((e) => e.event)).toEqual(['invoked', 'processed', 'completed']);
-    console.info(`restart: restarted at the "processed" event in ${restartMs.toFixed(0)} ms; retries: ${retries.map((r) => `${r.msg.replace(/ rolled back; retrying$/, '')} #${r.attempt}`).join('; ')}; load ${(result.ms / 1000).toFixed(1)} s`);
-  }, FULL ? 300_000 : 150_000);
+      expect(result.stderr).not.toMatch(/Unhandled 'error' event|unexpected error|\n\s+at /);
+      expect(result.code, result.stderr.slice(-3000)).toBe(2);
+      const retries = retryLines(result.stderr);
+      expect(retries.map((r) => r.msg)).toContain('recording the run rolled back; retrying');
+      expect(backoffViolations(retries)).toEqual([]);
+      const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
+      expect(report.violations).toEqual([]);
+      expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
+      const runs = await db.sql<{ run_id: number; status: string }>("SELECT run_id, status FROM load_run WHERE command = 'process'");
+      expect(runs.map((r) => r.status)).toEqual(['COMPLETED']);
+      const events = await db.sql<{ event: string }>('SELECT event FROM load_run_event WHERE run_id = $1 ORDER BY seq', [runs[0]?.run_id]);
+      expect(events.map((e) => e.event)).toEqual(['invoked', 'processed', 'completed']);
+      console.info(
+        `restart: restarted at the "processed" event in ${restartMs.toFixed(0)} ms; retries: ${retries.map((r) => `${r.msg.replace(/ rolled back; retrying$/, '')} #${r.attempt}`).join('; ')}; load ${(result.ms / 1000).toFixed(1)} s`,
+      );
+    },
+    FULL ? 300_000 : 150_000,
+  );
 
-  it(`down longer than the retry budget while processing: one clear "order-loader:" line, exit 1, nothing half-done; once it is back a rerun finishes the job`, async (ctx) => {
-    if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
-    const server = instance;
-    const db = await server.createDatabase('restart_b');
-    // staged first, so that the outage lands on processing alone (`load` overlaps the two)
-    const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
-    expect(staged.code, staged.stderr.slice(-3000)).toBe(2);
-    // one worker: each worker retries on its own, and the retry sequence is asserted below
-    const run = startCli(['process', '--db', db.url, ...LOAD_ARGS, '--workers', '1']);
-    let committed = 0;
-    while (committed < 3 && (await run.waitFor(/"msg":"chunk committed"/))) committed++;
-    expect(committed, 'the run reached processing').toBe(3);
-    let endedAt = 0;
-    void run.done.then(() => (endedAt = performance.now()));
-    const t0 = performance.now();
-    let down = false;
-    let result: CliResult;
-    try {
-      await server.stop('fast');
-      down = true;
-      result = await withDeadline(run, DOWN_LIMIT_MS, 'with the database down');
-    } finally {
-      // back up whatever happened, so that the rerun (or the next test) has a server
-      if (down) await server.start();
-    }
-    const downMs = performance.now() - t0;
-    const gaveUpMs = endedAt - t0;
+  it(
+    `down longer than the retry budget while processing: one clear "order-loader:" line, exit 1, nothing half-done; once it is back a rerun finishes the job`,
+    async (ctx) => {
+      if (skipReason !== null || instance === null) return ctx.skip(skipReason ?? 'no instance');
+      const server = instance;
+      const db = await server.createDatabase('restart_b');
+      // staged first, so that the outage lands on processing alone (`load` overlaps the two)
+      const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
+      expect(staged.code, staged.stderr.slice(-3000)).toBe(2);
+      // one worker: each worker retries on its own, and the retry sequence is asserted below
+      const run = startCli(['process', '--db', db.url, ...LOAD_ARGS, '--workers', '1']);
+      let committed = 0;
+      while (committed < 3 && (await run.waitFor(/"msg":"chunk committed"/))) committed++;
+      expect(committed, 'the run reached processing').toBe(3);
+      let endedAt = 0;
+      void run.done.then(() => (endedAt = performance.now()));
+      const t0 = performance.now();
+      let down = false;
+      let result: CliResult;
+      try {
+        await server.stop('fast');
+        down = true;
+        result = await withDeadline(run, DOWN_LIMIT_MS, 'with the database down');
+      } finally {
+        // back up whatever happened, so that the rerun (or the next test) has a server
+        if (down) await server.start();
+      }
+      const downMs = performance.now() - t0;
+      const gaveUpMs = endedAt - t0;
 
-    expect(result.signal).toBeNull();
-    expect(result.code, result.stderr.slice(-3000)).toBe(1);
-    const lines = humanLines(result.stderr);
-    expect(lines, result.stderr.slice(-3000)).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^order-loader: chunk \\S+ failed ${POLICY.attempts} times, giving up: .*\\(nothing of it was committed; run the command again once the database is back\\)$`));
-    expect(result.stderr).not.toMatch(/Unhandled 'error' event|unexpected error|\n\s+at /);
-    const retries = retryLines(result.stderr);
-    expect(retries.map((r) => r.attempt)).toEqual(Array.from({ length: POLICY.attempts - 1 }, (_, i) => i + 1));
-    expect(backoffViolations(retries)).toEqual([]);
+      expect(result.signal).toBeNull();
+      expect(result.code, result.stderr.slice(-3000)).toBe(1);
+      const lines = humanLines(result.stderr);
+      expect(lines, result.stderr.slice(-3000)).toHaveLength(1);
+      expect(lines[0]).toMatch(
+        new RegExp(
+          `^order-loader: chunk \\S+ failed ${POLICY.attempts} times, giving up: .*\\(nothing of it was committed; run the command again once the database is back\\)$`,
+        ),
+      );
+      expect(result.stderr).not.toMatch(/Unhandled 'error' event|unexpected error|\n\s+at /);
+      const retries = retryLines(result.stderr);
+      expect(retries.map((r) => r.attempt)).toEqual(Array.from({ length: POLICY.attempts - 1 }, (_, i) => i + 1));
+      expect(backoffViolations(retries)).toEqual([]);
 
-    // nothing half-done: every committed chunk is whole, the rest is claimable again
-    const partial = await checkInvariants(db.sql, { allowUnfinished: true });
-    expect(partial.violations).toEqual([]);
-    expect(partial.counts.DONE + partial.counts.ERROR).toBeLessThan(file.rows);
+      // nothing half-done: every committed chunk is whole, the rest is claimable again
+      const partial = await checkInvariants(db.sql, { allowUnfinished: true });
+      expect(partial.violations).toEqual([]);
+      expect(partial.counts.DONE + partial.counts.ERROR).toBeLessThan(file.rows);
 
-    const rerun = await withDeadline(startCli(['load', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'the rerun');
-    expect(rerun.code, rerun.stderr.slice(-3000)).toBe(2);
-    expect(rerun.stderr).toMatch(/staging skipped/); // the file was staged completely before the server went down
-    const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
-    expect(report.violations).toEqual([]);
-    expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
-    const runs = await db.sql<{ command: string; status: string }>('SELECT command, status FROM load_run ORDER BY run_id');
-    expect(runs.map((r) => [r.command, r.status])).toEqual([['stage', 'COMPLETED'], ['process', 'FAILED'], ['load', 'COMPLETED']]);
-    console.info(`restart: down ${(downMs / 1000).toFixed(1)} s; the loader gave up ${(gaveUpMs / 1000).toFixed(1)} s after the stop, after ${retries.length + 1} attempts `
-      + `(waits ${retries.map((r) => r.delayMs).join(', ')} ms; run ${(result.ms / 1000).toFixed(1)} s); rerun ${(rerun.ms / 1000).toFixed(1)} s`);
-  }, FULL ? 300_000 : 150_000);
+      const rerun = await withDeadline(startCli(['load', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'the rerun');
+      expect(rerun.code, rerun.stderr.slice(-3000)).toBe(2);
+      expect(rerun.stderr).toMatch(/staging skipped/); // the file was staged completely before the server went down
+      const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
+      expect(report.violations).toEqual([]);
+      expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
+      const runs = await db.sql<{ command: string; status: string }>('SELECT command, status FROM load_run ORDER BY run_id');
+      expect(runs.map((r) => [r.command, r.status])).toEqual([
+        ['stage', 'COMPLETED'],
+        ['process', 'FAILED'],
+        ['load', 'COMPLETED'],
+      ]);
+      console.info(
+        `restart: down ${(downMs / 1000).toFixed(1)} s; the loader gave up ${(gaveUpMs / 1000).toFixed(1)} s after the stop, after ${retries.length + 1} attempts ` +
+          `(waits ${retries.map((r) => r.delayMs).join(', ')} ms; run ${(result.ms / 1000).toFixed(1)} s); rerun ${(rerun.ms / 1000).toFixed(1)} s`,
+      );
+    },
+    FULL ? 300_000 : 150_000,
+  );
 });

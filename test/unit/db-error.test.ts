@@ -10,17 +10,27 @@ const oracleError = (code: string, message: string) => Object.assign(new Error(`
 
 describe('connection failures, one line naming the place', () => {
   it('Oracle (codes verified by reading node-oracledb, no server here)', () => {
-    expect(describeConnectError(oracleError('ORA-01017', 'invalid credential or not authorized; logon denied'), place))
-      .toBe('user loader was refused by db.example:1521 (ORA-01017: wrong password, or no such user): check ORDER_LOADER_DB_PASSWORD');
-    expect(describeConnectError(oracleError('NJS-518', 'cannot connect to Oracle Database. Service "FREEPDB1" is not registered'), place))
-      .toBe('service FREEPDB1 is not known to the listener at db.example:1521 (NJS-518)');
-    expect(describeConnectError(oracleError('NJS-503', 'connection to host db.example port 1521 could not be established. (CONNECTION_ID=x)\ncause: Error: connect ECONNREFUSED'), place))
-      .toMatch(/^cannot connect to db\.example:1521 \(NJS-503: /);
+    expect(describeConnectError(oracleError('ORA-01017', 'invalid credential or not authorized; logon denied'), place)).toBe(
+      'user loader was refused by db.example:1521 (ORA-01017: wrong password, or no such user): check ORDER_LOADER_DB_PASSWORD',
+    );
+    expect(
+      describeConnectError(oracleError('NJS-518', 'cannot connect to Oracle Database. Service "FREEPDB1" is not registered'), place),
+    ).toBe('service FREEPDB1 is not known to the listener at db.example:1521 (NJS-518)');
+    expect(
+      describeConnectError(
+        oracleError(
+          'NJS-503',
+          'connection to host db.example port 1521 could not be established. (CONNECTION_ID=x)\ncause: Error: connect ECONNREFUSED',
+        ),
+        place,
+      ),
+    ).toMatch(/^cannot connect to db\.example:1521 \(NJS-503: /);
   });
   it('a Node socket error, also wrapped in an AggregateError (localhost tries each address)', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED ::1:1'), { code: 'ECONNREFUSED' });
-    expect(describeConnectError(new AggregateError([refused, refused], ''), { ...place, host: 'localhost', port: 1 }))
-      .toBe('cannot connect to localhost:1 (ECONNREFUSED: nothing listens there)');
+    expect(describeConnectError(new AggregateError([refused, refused], ''), { ...place, host: 'localhost', port: 1 })).toBe(
+      'cannot connect to localhost:1 (ECONNREFUSED: nothing listens there)',
+    );
   });
   it('anything else is not a connection failure', () => {
     expect(describeConnectError(Object.assign(new Error('syntax error'), { code: '42601' }), place)).toBeNull();
@@ -34,7 +44,20 @@ describe('out of space', () => {
     expect(isOutOfSpace(Object.assign(new Error('terminating connection'), { code: '57P01' }))).toBe(false);
   });
   it('knows the whole Oracle out-of-space and quota family the engine treats as fatal', () => {
-    for (const code of ['ORA-01536', 'ORA-01950', 'ORA-01628', 'ORA-01632', 'ORA-01650', 'ORA-01658', 'ORA-01683', 'ORA-01692', 'ORA-03233', 'ORA-30036', 'ORA-60004', 'ORA-60018']) {
+    for (const code of [
+      'ORA-01536',
+      'ORA-01950',
+      'ORA-01628',
+      'ORA-01632',
+      'ORA-01650',
+      'ORA-01658',
+      'ORA-01683',
+      'ORA-01692',
+      'ORA-03233',
+      'ORA-30036',
+      'ORA-60004',
+      'ORA-60018',
+    ]) {
       expect(isOutOfSpace(oracleError(code, 'no room')), code).toBe(true);
     }
     for (const code of ['ORA-01657', 'ORA-01438', 'ORA-00001']) expect(isOutOfSpace(oracleError(code, 'other')), code).toBe(false);
@@ -42,8 +65,13 @@ describe('out of space', () => {
   it('the run stops saying the database is out of space, not "once the database is back"', async () => {
     const engine = { classifyError: () => 'fatal' } as unknown as Engine;
     const full = Object.assign(new Error('could not extend file "base/1/2": No space left on device'), { code: '53100' });
-    const stopped = withChunkRetry(engine, 'chunk 1', () => Promise.reject(full), { policy: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 }, logger: memoryLogger().logger });
+    const stopped = withChunkRetry(engine, 'chunk 1', () => Promise.reject(full), {
+      policy: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+      logger: memoryLogger().logger,
+    });
     await expect(stopped).rejects.toBeInstanceOf(RunAbortedError);
-    await expect(stopped).rejects.toThrow(/^chunk 1 failed 1 time, giving up: 53100 .*the database is out of space: free some or extend it, then run the command again\)$/);
+    await expect(stopped).rejects.toThrow(
+      /^chunk 1 failed 1 time, giving up: 53100 .*the database is out of space: free some or extend it, then run the command again\)$/,
+    );
   });
 });

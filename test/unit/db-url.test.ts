@@ -19,16 +19,25 @@ describe('parseDbUrl', () => {
   });
   it('takes an Oracle password from the environment, and builds an Easy Connect string', () => {
     expect(parseDbUrl('oracle://loader@db.example:1522/FREEPDB1', { ORDER_LOADER_DB_PASSWORD: 's3cret' })).toEqual({
-      kind: 'oracle', user: 'loader', password: 's3cret', connectString: 'db.example:1522/FREEPDB1',
+      kind: 'oracle',
+      user: 'loader',
+      password: 's3cret',
+      connectString: 'db.example:1522/FREEPDB1',
       place: { host: 'db.example', port: 1522, database: 'FREEPDB1', user: 'loader' },
     });
     expect(parseDbUrl('oracle://loader@db/FREEPDB1', {})).toMatchObject({ connectString: 'db:1521/FREEPDB1', password: undefined });
   });
   it('passes a PostgreSQL URL through, with the password from the environment when the URL has none', () => {
     expect(parseDbUrl('postgres://u@h:5432/d', { ORDER_LOADER_DB_PASSWORD: 'pw' })).toEqual({
-      kind: 'postgres', url: 'postgres://u@h:5432/d', password: 'pw', place: { host: 'h', port: 5432, database: 'd', user: 'u' },
+      kind: 'postgres',
+      url: 'postgres://u@h:5432/d',
+      password: 'pw',
+      place: { host: 'h', port: 5432, database: 'd', user: 'u' },
     });
-    expect(parseDbUrl('postgres://u:from-url@h/d', { ORDER_LOADER_DB_PASSWORD: 'pw' })).toMatchObject({ url: 'postgres://u@h/d', password: 'from-url' });
+    expect(parseDbUrl('postgres://u:from-url@h/d', { ORDER_LOADER_DB_PASSWORD: 'pw' })).toMatchObject({
+      url: 'postgres://u@h/d',
+      password: 'from-url',
+    });
   });
   it('refuses what it cannot use, without echoing a password', () => {
     for (const bad of ['mysql://u:hunter2@h/d', 'oracle://:hunter2@h/s', 'nonsense', 'pglite:', 'hunter2']) {

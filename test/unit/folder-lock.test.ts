@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  acquireFolderLock, DatabaseBusyError, LOCK_FILE_NAME, processStartTicks, type FolderLock, type LockHolder,
+  acquireFolderLock,
+  DatabaseBusyError,
+  LOCK_FILE_NAME,
+  processStartTicks,
+  type FolderLock,
+  type LockHolder,
 } from '../../src/engine/folder-lock.js';
 import { OrderLoader } from '../../src/loader.js';
 import { defaultLockTimeoutMs, parseCommandLine } from '../../src/cli/options.js';
@@ -45,8 +50,14 @@ function lockRecord(dir: string, name = LOCK_FILE_NAME): LockHolder {
 
 function writeLock(dir: string, holder: Partial<LockHolder>, name = LOCK_FILE_NAME): LockHolder {
   const record: LockHolder = {
-    pid: deadPid(), host: hostname(), command: 'load', since: '2026-01-01T00:00:00.000Z',
-    token: `stale${Math.random().toString(16).slice(2)}`, startTicks: null, bootId: null, ...holder,
+    pid: deadPid(),
+    host: hostname(),
+    command: 'load',
+    since: '2026-01-01T00:00:00.000Z',
+    token: `stale${Math.random().toString(16).slice(2)}`,
+    startTicks: null,
+    bootId: null,
+    ...holder,
   };
   writeFileSync(join(dir, name), JSON.stringify(record));
   return record;
@@ -127,7 +138,9 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
     }, 400);
     const second = await take(dir, 'process', 30_000, { onWait: (m) => waits.push(m) });
     expect(released).toBe(true);
-    expect(waits).toEqual([`database folder ${dir} is in use by "load" (pid ${process.pid} on host ${hostname()}, since ${first.holder.since}); waiting up to 30s for it`]);
+    expect(waits).toEqual([
+      `database folder ${dir} is in use by "load" (pid ${process.pid} on host ${hostname()}, since ${first.holder.since}); waiting up to 30s for it`,
+    ]);
     expect(lockRecord(dir)).toMatchObject({ command: 'process', token: second.holder.token });
   });
 
@@ -147,19 +160,23 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
     await take(dir, 'load', 0);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const error = await acquireFolderLock(dir, { command: 'process', timeoutMs: 60_000, signal: controller.signal }).catch((e: unknown) => e);
+    const error = await acquireFolderLock(dir, { command: 'process', timeoutMs: 60_000, signal: controller.signal }).catch(
+      (e: unknown) => e,
+    );
     expect((error as Error).message).toContain('interrupted while waiting');
   });
 
-  it.skipIf(!existsSync(builtLock))('several processes finding one stale lock at the same instant: exactly one takes it', async () => {
-    const takers = 6;
-    for (let round = 0; round < 3; round++) {
-      const dir = freshDir();
-      const control = join(freshDir(), 'control');
-      mkdirSync(control);
-      writeLock(dir, {});
-      // each child: say ready, wait for "go", try once (no waiting), report, hold until "done"
-      const script = `
+  it.skipIf(!existsSync(builtLock))(
+    'several processes finding one stale lock at the same instant: exactly one takes it',
+    async () => {
+      const takers = 6;
+      for (let round = 0; round < 3; round++) {
+        const dir = freshDir();
+        const control = join(freshDir(), 'control');
+        mkdirSync(control);
+        writeLock(dir, {});
+        // each child: say ready, wait for "go", try once (no waiting), report, hold until "done"
+        const script = `
         import { acquireFolderLock } from ${JSON.stringify(pathToFileURL(builtLock).href)};
         import { existsSync, writeFileSync } from 'node:fs';
         const wait = (f) => new Promise((r) => { const t = setInterval(() => { if (existsSync(f)) { clearInterval(t); r(); } }, 2); });
@@ -172,27 +189,31 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
           lock.release();
         } catch (e) { process.stdout.write('lost: ' + e.message + '\\n'); }
       `;
-      const children = Array.from({ length: takers }, () => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-        const reported = new Promise<string>((resolve) => {
-          child.stdout.on('data', () => { if (out.includes('\n')) resolve(out.trim()); });
-          child.on('exit', () => resolve(out.trim()));
+        const children = Array.from({ length: takers }, () => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          const reported = new Promise<string>((resolve) => {
+            child.stdout.on('data', () => {
+              if (out.includes('\n')) resolve(out.trim());
+            });
+            child.on('exit', () => resolve(out.trim()));
+          });
+          const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+          return { reported, exited };
         });
-        const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-        return { reported, exited };
-      });
-      while (readdirSync(control).length < takers) await new Promise((r) => setTimeout(r, 10));
-      writeFileSync(join(control, 'go'), '');
-      const outcomes = await Promise.all(children.map((c) => c.reported));
-      writeFileSync(join(control, 'done'), '');
-      await Promise.all(children.map((c) => c.exited));
-      expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);
-      expect(outcomes.filter((o) => o.startsWith('lost: ') && o.includes('is in use by "taker"'))).toHaveLength(takers - 1);
-      expect(readdirSync(dir)).toEqual([]);
-    }
-  }, 60_000);
+        while (readdirSync(control).length < takers) await new Promise((r) => setTimeout(r, 10));
+        writeFileSync(join(control, 'go'), '');
+        const outcomes = await Promise.all(children.map((c) => c.reported));
+        writeFileSync(join(control, 'done'), '');
+        await Promise.all(children.map((c) => c.exited));
+        expect(outcomes.filter((o) => o === 'won')).toHaveLength(1);
+        expect(outcomes.filter((o) => o.startsWith('lost: ') && o.includes('is in use by "taker"'))).toHaveLength(takers - 1);
+        expect(readdirSync(dir)).toEqual([]);
+      }
+    },
+    60_000,
+  );
 
   it('OrderLoader.open on a pglite folder takes the lock too: a second open refuses while the first is open', async () => {
     const dir = join(freshDir(), 'db');
@@ -200,9 +221,13 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
     try {
       expect(lockRecord(dir)).toMatchObject({ pid: process.pid, command: 'first' });
       const logs = memoryLogger();
-      const error = await OrderLoader.open({ db: `pglite:${dir}`, logger: logs.logger, env: {}, lockTimeoutMs: 200 }).catch((e: unknown) => e);
+      const error = await OrderLoader.open({ db: `pglite:${dir}`, logger: logs.logger, env: {}, lockTimeoutMs: 200 }).catch(
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(DatabaseBusyError);
-      expect((error as Error).message).toMatch(/^database folder .* is in use by "first" \(pid \d+ on host .*\); gave up after waiting 200ms/);
+      expect((error as Error).message).toMatch(
+        /^database folder .* is in use by "first" \(pid \d+ on host .*\); gave up after waiting 200ms/,
+      );
       expect(logs.records.filter((r) => r.level === 30 && r.msg.includes('waiting up to'))).toHaveLength(1);
     } finally {
       await first.close();
@@ -225,7 +250,9 @@ describe('--lock-timeout', () => {
     expect(parseCommandLine(['status', '--lock-timeout', '0']).options['lock-timeout']).toBe(0);
     expect(parseCommandLine(['status']).options['lock-timeout']).toBeUndefined();
     expect(() => parseCommandLine(['load', 'x.csv', '--lock-timeout', 'soon'])).toThrow('--lock-timeout takes a duration');
-    expect(['load', 'stage', 'process', 'retry', 'recover', 'init', 'bench'].map((c) => defaultLockTimeoutMs(c as 'load'))).toEqual(Array(7).fill(600_000));
+    expect(['load', 'stage', 'process', 'retry', 'recover', 'init', 'bench'].map((c) => defaultLockTimeoutMs(c as 'load'))).toEqual(
+      Array(7).fill(600_000),
+    );
     expect(['status', 'errors', 'runs'].map((c) => defaultLockTimeoutMs(c as 'status'))).toEqual([0, 0, 0]);
   });
 });

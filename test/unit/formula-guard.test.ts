@@ -13,7 +13,19 @@ describe('formula guard of the errors export', () => {
   });
 
   it('recognises our export by its four added columns, in any case and order', () => {
-    expect(isErrorExportHeader(['source_key', 'customer_id', 'order_date', 'amount', 'currency', 'error_code', 'error_message', 'line_no', 'load_id'])).toBe(true);
+    expect(
+      isErrorExportHeader([
+        'source_key',
+        'customer_id',
+        'order_date',
+        'amount',
+        'currency',
+        'error_code',
+        'error_message',
+        'line_no',
+        'load_id',
+      ]),
+    ).toBe(true);
     expect(isErrorExportHeader(['LOAD_ID', ' Line_No ', 'error_message', 'error_code', 'source_key'])).toBe(true);
     expect(isErrorExportHeader(['source_key', 'customer_id', 'order_date', 'amount', 'currency', 'error_code'])).toBe(false);
   });
@@ -23,7 +35,13 @@ describe('splitRawLine', () => {
   const layout = { header: ['source_key', 'customer_id', 'order_date', 'amount', 'currency'], delimiter: ',' };
 
   it('maps the fields of a rejected line by its file header; missing fields are empty, extra ones dropped', () => {
-    expect(splitRawLine('P-1,7,2026-01-05,1e5,JPY', layout)).toEqual({ source_key: 'P-1', customer_id: '7', order_date: '2026-01-05', amount: '1e5', currency: 'JPY' });
+    expect(splitRawLine('P-1,7,2026-01-05,1e5,JPY', layout)).toEqual({
+      source_key: 'P-1',
+      customer_id: '7',
+      order_date: '2026-01-05',
+      amount: '1e5',
+      currency: 'JPY',
+    });
     expect(splitRawLine('P-1,7', layout)).toEqual({ source_key: 'P-1', customer_id: '7', order_date: '', amount: '', currency: '' });
     expect(splitRawLine('P-1,7,2026-01-05,1,000,JPY', layout).currency).toBe('000');
     expect(splitRawLine('"P,1",7,2026-01-05,"1""0",JPY', layout)).toMatchObject({ source_key: 'P,1', amount: '1"0' });
@@ -35,10 +53,19 @@ describe('splitRawLine', () => {
   });
 
   it('another delimiter and column order; an export of ours has its formula guard removed', () => {
-    expect(splitRawLine('JPY;-5;P-2', { header: ['currency', 'amount', 'source_key', 'order_date', 'customer_id'], delimiter: ';' })).toEqual({
-      source_key: 'P-2', customer_id: '', order_date: '', amount: '-5', currency: 'JPY',
+    expect(
+      splitRawLine('JPY;-5;P-2', { header: ['currency', 'amount', 'source_key', 'order_date', 'customer_id'], delimiter: ';' }),
+    ).toEqual({
+      source_key: 'P-2',
+      customer_id: '',
+      order_date: '',
+      amount: '-5',
+      currency: 'JPY',
     });
-    const ours = { header: ['source_key', 'customer_id', 'order_date', 'amount', 'currency', 'error_code', 'error_message', 'line_no', 'load_id'], delimiter: ',' };
+    const ours = {
+      header: ['source_key', 'customer_id', 'order_date', 'amount', 'currency', 'error_code', 'error_message', 'line_no', 'load_id'],
+      delimiter: ',',
+    };
     expect(splitRawLine("''=k,7,2026-01-05,'-5,JPY,E,m,2,1", ours)).toMatchObject({ source_key: "'=k", amount: '-5' });
   });
 });

@@ -27,8 +27,15 @@ describe('command logger', () => {
     const logger = createCommandLogger({ stderr: stream });
     logger.info({ runId: 1 }, 'staging');
     logger.warn('careful');
-    const records = writes.join('').trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; runId?: number });
-    expect(records).toMatchObject([{ level: 30, msg: 'staging', runId: 1 }, { level: 40, msg: 'careful' }]);
+    const records = writes
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: number; msg: string; runId?: number });
+    expect(records).toMatchObject([
+      { level: 30, msg: 'staging', runId: 1 },
+      { level: 40, msg: 'careful' },
+    ]);
   });
 
   it('honours an explicit level on a terminal', () => {

@@ -25,9 +25,16 @@ const tnsAdmin = folder('tns', {
 });
 const empty = folder('empty', {});
 
-const parts = (p: Partial<OracleUrlParts>): OracleUrlParts => ({ host: 'db.example.com', port: undefined, service: 'FREEPDB1', query: '', ...p });
+const parts = (p: Partial<OracleUrlParts>): OracleUrlParts => ({
+  host: 'db.example.com',
+  port: undefined,
+  service: 'FREEPDB1',
+  query: '',
+  ...p,
+});
 const secrets: string[] = [];
-const target = (p: Partial<OracleUrlParts>, env: NodeJS.ProcessEnv = {}) => oracleConnectTarget(parts(p), env, 'oracle://loader@…', (s) => secrets.push(s));
+const target = (p: Partial<OracleUrlParts>, env: NodeJS.ProcessEnv = {}) =>
+  oracleConnectTarget(parts(p), env, 'oracle://loader@…', (s) => secrets.push(s));
 
 function refusal(fn: () => unknown): string {
   try {
@@ -41,7 +48,10 @@ function refusal(fn: () => unknown): string {
 
 describe('Oracle connection forms', () => {
   it('Easy Connect: host:port/service, port 1521 by default, an IPv6 host in brackets', () => {
-    expect(target({})).toEqual({ connectString: 'db.example.com:1521/FREEPDB1', place: { host: 'db.example.com', port: 1521, database: 'FREEPDB1' } });
+    expect(target({})).toEqual({
+      connectString: 'db.example.com:1521/FREEPDB1',
+      place: { host: 'db.example.com', port: 1521, database: 'FREEPDB1' },
+    });
     expect(target({})).not.toHaveProperty('driverOptions');
     expect(target({ port: 1522, service: 'orcl.example.com' }).connectString).toBe('db.example.com:1522/orcl.example.com');
     expect(target({ host: '::1' }).connectString).toBe('[::1]:1521/FREEPDB1');
@@ -49,21 +59,35 @@ describe('Oracle connection forms', () => {
 
   it('Easy Connect Plus over TLS: tcps://, and the connection parameters passed on as written', () => {
     const dn = 'CN=adb.example.com, O=Example Corporation, C=US';
-    const query = new URLSearchParams({ protocol: 'tcps', wallet_location: wallet, ssl_server_cert_dn: dn, retry_count: '3', call_timeout: '30s' }).toString();
+    const query = new URLSearchParams({
+      protocol: 'tcps',
+      wallet_location: wallet,
+      ssl_server_cert_dn: dn,
+      retry_count: '3',
+      call_timeout: '30s',
+    }).toString();
     const t = target({ port: 2484, service: 'abc_high.adb.example.com', query });
-    expect(t.connectString).toBe(`tcps://db.example.com:2484/abc_high.adb.example.com?wallet_location="${wallet}"&ssl_server_cert_dn="${dn}"&retry_count=3`);
+    expect(t.connectString).toBe(
+      `tcps://db.example.com:2484/abc_high.adb.example.com?wallet_location="${wallet}"&ssl_server_cert_dn="${dn}"&retry_count=3`,
+    );
     expect(t.driverOptions).toBeUndefined();
     expect(t.place).toEqual({ host: 'db.example.com', port: 2484, database: 'abc_high.adb.example.com' });
   });
 
   it('refuses a wallet folder without ewallet.pem, saying why when it holds cwallet.sso only', () => {
-    expect(refusal(() => target({ query: `protocol=tcps&wallet_location=${encodeURIComponent(empty)}` }))).toContain(`no ewallet.pem in ${empty} (wallet_location)`);
-    expect(refusal(() => target({}, { ORDER_LOADER_DB_WALLET_LOCATION: ssoOnly }))).toMatch(/ORDER_LOADER_DB_WALLET_LOCATION\) \(it has cwallet\.sso: .*PEM wallet/);
+    expect(refusal(() => target({ query: `protocol=tcps&wallet_location=${encodeURIComponent(empty)}` }))).toContain(
+      `no ewallet.pem in ${empty} (wallet_location)`,
+    );
+    expect(refusal(() => target({}, { ORDER_LOADER_DB_WALLET_LOCATION: ssoOnly }))).toMatch(
+      /ORDER_LOADER_DB_WALLET_LOCATION\) \(it has cwallet\.sso: .*PEM wallet/,
+    );
   });
 
   it('refuses an unknown protocol and a parameter value holding "&"', () => {
     expect(refusal(() => target({ query: 'protocol=ipc' }))).toContain('protocol=ipc is not one of tcp, tcps');
-    expect(refusal(() => target({ query: 'ssl_server_cert_dn=CN%3Da%26b' }))).toContain(`the value of ssl_server_cert_dn cannot contain '"' or '&'`);
+    expect(refusal(() => target({ query: 'ssl_server_cert_dn=CN%3Da%26b' }))).toContain(
+      `the value of ssl_server_cert_dn cannot contain '"' or '&'`,
+    );
   });
 
   it('wallet location and passphrase from the environment: handed to the driver, the passphrase registered as a secret', () => {
@@ -97,8 +121,12 @@ describe('Oracle connection forms', () => {
   });
 
   it('a host without a service and no tnsnames.ora folder is refused as before; a folder without tnsnames.ora too', () => {
-    expect(refusal(() => target({ host: 'loader_test', service: '' }))).toContain('an Oracle URL needs a host and a service (oracle://user@host:1521/FREEPDB1), or a TNS alias');
-    expect(refusal(() => target({ host: 'loader_test', service: '', query: `config_dir=${encodeURIComponent(empty)}` }))).toContain(`no tnsnames.ora in ${empty} (the folder of config_dir)`);
+    expect(refusal(() => target({ host: 'loader_test', service: '' }))).toContain(
+      'an Oracle URL needs a host and a service (oracle://user@host:1521/FREEPDB1), or a TNS alias',
+    );
+    expect(refusal(() => target({ host: 'loader_test', service: '', query: `config_dir=${encodeURIComponent(empty)}` }))).toContain(
+      `no tnsnames.ora in ${empty} (the folder of config_dir)`,
+    );
     expect(refusal(() => target({ host: '', service: 'FREEPDB1' }))).toContain('needs a host and a service');
   });
 });
@@ -110,7 +138,9 @@ describe('Oracle connection forms', () => {
  */
 describe('node-oracledb accepts the connect strings', () => {
   async function connectError(attributes: Record<string, unknown>): Promise<string> {
-    const oracledb = (await loadOracledb()) as unknown as { getConnection(a: Record<string, unknown>): Promise<{ close(): Promise<void> }> };
+    const oracledb = (await loadOracledb()) as unknown as {
+      getConnection(a: Record<string, unknown>): Promise<{ close(): Promise<void> }>;
+    };
     try {
       const connection = await oracledb.getConnection({ user: 'loader', password: 'x', connectTimeout: 2, retryCount: 0, ...attributes });
       await connection.close();
@@ -122,7 +152,11 @@ describe('node-oracledb accepts the connect strings', () => {
 
   it('Easy Connect Plus over TLS, and a TNS alias in configDir', async () => {
     const dn = encodeURIComponent('CN=db.example.com, O=Example Corporation, C=US');
-    const tls = target({ host: '127.0.0.1', port: 1, query: `protocol=tcps&wallet_location=${encodeURIComponent(wallet)}&ssl_server_cert_dn=${dn}&ssl_server_dn_match=on&retry_count=0` });
+    const tls = target({
+      host: '127.0.0.1',
+      port: 1,
+      query: `protocol=tcps&wallet_location=${encodeURIComponent(wallet)}&ssl_server_cert_dn=${dn}&ssl_server_dn_match=on&retry_count=0`,
+    });
     expect(await connectError({ connectString: tls.connectString, ...tls.driverOptions })).toMatch(/NJS-503|ECONNREFUSED/);
     const alias = target({ host: 'loader_test', service: '', query: `config_dir=${encodeURIComponent(tnsAdmin)}` });
     expect(await connectError({ connectString: alias.connectString, ...alias.driverOptions })).toMatch(/NJS-503|ECONNREFUSED/);

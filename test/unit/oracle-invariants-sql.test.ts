@@ -28,7 +28,9 @@ describe('the invariants in Oracle SQL (test/oracle-server/oracle-sql.ts)', () =
 
   it('LIMIT n becomes FETCH FIRST n ROWS ONLY; a row comparison becomes DECODE per column (NULLs equal)', () => {
     expect(toOracleSql('SELECT a FROM t ORDER BY a LIMIT 50')).toBe('SELECT a FROM t ORDER BY a FETCH FIRST 50 ROWS ONLY');
-    expect(toOracleSql('WHERE (s.a, s.b) IS DISTINCT FROM (o.a, o.b)')).toBe('WHERE (DECODE(s.a, o.a, 0, 1) = 1 OR DECODE(s.b, o.b, 0, 1) = 1)');
+    expect(toOracleSql('WHERE (s.a, s.b) IS DISTINCT FROM (o.a, o.b)')).toBe(
+      'WHERE (DECODE(s.a, o.a, 0, 1) = 1 OR DECODE(s.b, o.b, 0, 1) = 1)',
+    );
     expect(() => toOracleSql('(a, b) IS DISTINCT FROM (c)')).toThrow(/2 and 1 columns/);
   });
 });

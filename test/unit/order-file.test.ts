@@ -21,7 +21,8 @@ describe('openOrderFile', () => {
     for await (const i of file.items) items.push(i);
     expect(items).toEqual([
       expect.objectContaining({
-        kind: 'record', lineNo: 2,
+        kind: 'record',
+        lineNo: 2,
         fields: { currency: 'JPY', amount: '10', source_key: 'K-1', order_date: '2026-01-01', customer_id: '5' },
       }),
     ]);
@@ -55,7 +56,10 @@ describe('openOrderFile', () => {
 
   it('reports an unterminated quote with the line where the broken record starts', async () => {
     const items = await readAll(writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\n"B,2,2026-01-01,2,JPY\nC,3,2026-01-01,3,JPY\n`));
-    expect(items.map((i) => [i.kind, i.lineNo])).toEqual([['record', 2], ['reject', 3]]);
+    expect(items.map((i) => [i.kind, i.lineNo])).toEqual([
+      ['record', 2],
+      ['reject', 3],
+    ]);
     expect(items[1]).toMatchObject({ code: 'CSV_QUOTE_NOT_CLOSED', stopsFile: true });
     expect((items[1] as { message: string }).message).toContain('unterminated quote');
   });

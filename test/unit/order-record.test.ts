@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { isValidIsoDate, parseAmount, parseOrderRecord, validateOrder } from '../../src/input/order-record.js';
 
 const fields = (over: Partial<Record<string, string>> = {}) => ({
-  source_key: 'K-1', customer_id: '10', order_date: '2026-11-01', amount: '1200', currency: 'JPY', ...over,
+  source_key: 'K-1',
+  customer_id: '10',
+  order_date: '2026-11-01',
+  amount: '1200',
+  currency: 'JPY',
+  ...over,
 });
 
 describe('parseOrderRecord (PARSE: can the value be staged?)', () => {
@@ -105,21 +110,25 @@ describe('validateOrder (VALIDATE: business rules before the MERGE)', () => {
   it('reports every problem of a row with its code, error_code being the first', () => {
     expect(validateOrder({ customerId: null, orderDate: null, amount: null, currency: null })).toEqual({
       code: 'INVALID_CUSTOMER_ID',
-      message: 'INVALID_CUSTOMER_ID: customer_id is missing; INVALID_ORDER_DATE: order_date is missing; INVALID_AMOUNT: amount is missing; INVALID_CURRENCY: currency is missing',
+      message:
+        'INVALID_CUSTOMER_ID: customer_id is missing; INVALID_ORDER_DATE: order_date is missing; INVALID_AMOUNT: amount is missing; INVALID_CURRENCY: currency is missing',
     });
   });
-  it('names a line\'s parse problems and the business rules its other fields break, coded by the first', () => {
+  it("names a line's parse problems and the business rules its other fields break, coded by the first", () => {
     const r = parseOrderRecord(fields({ customer_id: 'x', order_date: '2026-13-01', amount: '-1', currency: 'jpy' }));
     expect(r).toMatchObject({
       ok: false,
       sourceKey: 'K-1',
       error: {
         code: 'PARSE_CUSTOMER_ID',
-        message: 'PARSE_CUSTOMER_ID: customer_id is not an integer: "x"; PARSE_ORDER_DATE: order_date is not a valid date (YYYY-MM-DD): "2026-13-01"; '
-          + 'INVALID_AMOUNT: amount must be zero or greater; INVALID_CURRENCY: currency must be three upper-case letters',
+        message:
+          'PARSE_CUSTOMER_ID: customer_id is not an integer: "x"; PARSE_ORDER_DATE: order_date is not a valid date (YYYY-MM-DD): "2026-13-01"; ' +
+          'INVALID_AMOUNT: amount must be zero or greater; INVALID_CURRENCY: currency must be three upper-case letters',
       },
     });
     // one problem: the message alone, as before
-    expect(parseOrderRecord(fields({ amount: '1e5' }))).toMatchObject({ error: { code: 'PARSE_AMOUNT', message: 'amount is not a decimal number (no exponent notation): "1e5"' } });
+    expect(parseOrderRecord(fields({ amount: '1e5' }))).toMatchObject({
+      error: { code: 'PARSE_AMOUNT', message: 'amount is not a decimal number (no exponent notation): "1e5"' },
+    });
   });
 });

@@ -4,11 +4,13 @@ import { parseCommandLine } from '../../src/cli/options.js';
 
 describe('the row-level SQLSTATEs (the one list the MERGE function receives)', () => {
   it('holds the failures of a row: its data, its constraints, a trigger, and its transient conflicts', () => {
-    for (const code of ['22003', '22P02', '23505', '23502', 'P0001', '40001', '40P01', '55P03']) expect(isRowLevelSqlstate(code), code).toBe(true);
+    for (const code of ['22003', '22P02', '23505', '23502', 'P0001', '40001', '40P01', '55P03'])
+      expect(isRowLevelSqlstate(code), code).toBe(true);
   });
 
   it('never holds what is not a row’s fault: those roll the whole chunk back', () => {
-    for (const code of ['42501', '42P01', '53100', '57014', '57P01', '08006', 'XX000', '55000', '55006']) expect(isRowLevelSqlstate(code), code).toBe(false);
+    for (const code of ['42501', '42P01', '53100', '57014', '57P01', '08006', 'XX000', '55000', '55006'])
+      expect(isRowLevelSqlstate(code), code).toBe(false);
   });
 
   it('every code classified transient is row-level, so that it can reach RETRY_WAIT; none is fatal', () => {

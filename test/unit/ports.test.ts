@@ -1,7 +1,14 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Engine } from '../../src/engine/contract.js';
 import type {
-  AbandonedRunsPort, ErrorExportPort, LoadPort, OperatorPort, ProcessingPort, ProcessRunPort, RunRecordPort, StagingPort,
+  AbandonedRunsPort,
+  ErrorExportPort,
+  LoadPort,
+  OperatorPort,
+  ProcessingPort,
+  ProcessRunPort,
+  RunRecordPort,
+  StagingPort,
 } from '../../src/pipeline/ports.js';
 
 // Checked by `tsc -p tsconfig.test.json`: a whole Engine can be handed to every pipeline module.

@@ -14,7 +14,6 @@ describe('progress line', () => {
     p.staging('a.csv', 0, 10 * 1_048_576, 0);
     await new Promise((r) => setTimeout(r, 300));
     p.staging('a.csv', 5 * 1_048_576, 10 * 1_048_576, 50_000);
-    // eslint-disable-next-line no-control-regex -- the terminal's escape sequence is what is tested
     expect(writes.at(-1)).toMatch(/^\r\x1b\[2Kstaging a\.csv: 5\.0 MB \/ 10\.0 MB \(50%\), \d+ rows\/s, ETA \d+:\d\d$/);
     p.processingStart(1000);
     await new Promise((r) => setTimeout(r, 300));

@@ -9,8 +9,16 @@ const stageCounts = { read: 0, inserted: 0, updated: 0, unchanged: 0, unchangedE
 
 function loadReport(over: Partial<LoadReport> = {}): LoadReport {
   return {
-    command: 'load', files: [], process: counts, elapsedMs: 3000, stageMs: 1000, processMs: 2000,
-    aborted: null, retryWait: null, exitCode: 0, ...over,
+    command: 'load',
+    files: [],
+    process: counts,
+    elapsedMs: 3000,
+    stageMs: 1000,
+    processMs: 2000,
+    aborted: null,
+    retryWait: null,
+    exitCode: 0,
+    ...over,
   };
 }
 
@@ -41,11 +49,20 @@ describe('human-readable outputs cannot be forged by a value holding a newline',
     const text = renderManualChanges('retry', {
       dryRun: false,
       count: 1,
-      changes: [{
-        stageId: 7, sourceKey: key, action: 'RETRY', oldStatus: 'ERROR', newStatus: 'READY',
-        values: { customerId: '1', orderDate: '2026-01-01', amount: '1', currency: 'JPY' },
-        oldValues: '{"process_status":"ERROR"}', newValues: '{"process_status":"READY"}', operator: 'o', reason: 'r',
-      }],
+      changes: [
+        {
+          stageId: 7,
+          sourceKey: key,
+          action: 'RETRY',
+          oldStatus: 'ERROR',
+          newStatus: 'READY',
+          values: { customerId: '1', orderDate: '2026-01-01', amount: '1', currency: 'JPY' },
+          oldValues: '{"process_status":"ERROR"}',
+          newValues: '{"process_status":"READY"}',
+          operator: 'o',
+          reason: 'r',
+        },
+      ],
     });
     expect(text.split('\n')).toHaveLength(2);
     expect(text).not.toMatch(/^order-loader:/m);
@@ -53,9 +70,23 @@ describe('human-readable outputs cannot be forged by a value holding a newline',
 
   it('load summary and runs: a file name with a newline stays in its cell', () => {
     const file = 'a\nb.csv';
-    const text = renderLoadReport(loadReport({
-      files: [{ file, loadId: 1, runId: 1, skipped: `${file}: already staged`, resumedAt: null, counts: stageCounts, tally: {}, unchangedDone: 0, stoppedAt: null }],
-    }));
+    const text = renderLoadReport(
+      loadReport({
+        files: [
+          {
+            file,
+            loadId: 1,
+            runId: 1,
+            skipped: `${file}: already staged`,
+            resumedAt: null,
+            counts: stageCounts,
+            tally: {},
+            unchangedDone: 0,
+            stoppedAt: null,
+          },
+        ],
+      }),
+    );
     expect(text).toContain('a\\nb.csv');
     expect(text.split('\n').filter((l) => l.startsWith('b.csv'))).toEqual([]);
     const runs = renderRuns([{ ...run(1), fileName: file, message: 'failed:\nforged', events: [] }]);
@@ -65,8 +96,18 @@ describe('human-readable outputs cannot be forged by a value holding a newline',
 
 function run(runId: number): RunRecord {
   return {
-    runId, command: 'retry', fileName: null, fileSize: null, fileSha256: null, host: 'h', pid: 1, status: 'COMPLETED',
-    startedAt: new Date('2026-01-01T00:00:00Z'), finishedAt: new Date('2026-01-01T00:00:01Z'), counts: null, message: null,
+    runId,
+    command: 'retry',
+    fileName: null,
+    fileSize: null,
+    fileSha256: null,
+    host: 'h',
+    pid: 1,
+    status: 'COMPLETED',
+    startedAt: new Date('2026-01-01T00:00:00Z'),
+    finishedAt: new Date('2026-01-01T00:00:01Z'),
+    counts: null,
+    message: null,
   };
 }
 
@@ -81,13 +122,27 @@ describe('rates in the load summary', () => {
 describe('runs on a terminal', () => {
   it('shows the events under each run, the last few with a count of the others', () => {
     const events: RunEventRecord[] = Array.from({ length: 9 }, (_, i) => ({
-      runId: 4, seq: i + 1, event: i === 8 ? 'completed' : 'staged_checkpoint', detail: i === 8 ? null : { line: i }, at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
+      runId: 4,
+      seq: i + 1,
+      event: i === 8 ? 'completed' : 'staged_checkpoint',
+      detail: i === 8 ? null : { line: i },
+      at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)),
     }));
-    const text = renderRuns([{ ...run(4), command: 'load', events }, { ...run(3), events: [{ runId: 3, seq: 1, event: 'invoked', detail: null, at: new Date('2026-01-01T00:00:00Z') }] }]);
+    const text = renderRuns([
+      { ...run(4), command: 'load', events },
+      { ...run(3), events: [{ runId: 3, seq: 1, event: 'invoked', detail: null, at: new Date('2026-01-01T00:00:00Z') }] },
+    ]);
     const lines = text.split('\n');
     expect(lines[1]).toMatch(/^\s*4\s+load\s+COMPLETED/);
     expect(lines[2]).toBe('      … 3 earlier events (runs --json shows every event)');
-    expect(lines.slice(3, 9).map((l) => l.trim().split(/\s+/)[1])).toEqual(['staged_checkpoint', 'staged_checkpoint', 'staged_checkpoint', 'staged_checkpoint', 'staged_checkpoint', 'completed']);
+    expect(lines.slice(3, 9).map((l) => l.trim().split(/\s+/)[1])).toEqual([
+      'staged_checkpoint',
+      'staged_checkpoint',
+      'staged_checkpoint',
+      'staged_checkpoint',
+      'staged_checkpoint',
+      'completed',
+    ]);
     expect(lines[3]).toContain('{"line":3}');
     expect(lines[9]).toMatch(/^\s*3\s+retry\s+COMPLETED/);
     expect(lines[10]).toBe('      2026-01-01T00:00:00.000Z  invoked');
@@ -97,16 +152,32 @@ describe('runs on a terminal', () => {
 describe('process summary', () => {
   it('says how many rows wait in RETRY_WAIT and until when, when nothing was claimable', () => {
     const report: ProcessReport = {
-      command: 'process', runId: 9, process: { ...counts, chunks: 0, claimed: 0, done: 0 }, elapsedMs: 10, aborted: null, exitCode: 0,
+      command: 'process',
+      runId: 9,
+      process: { ...counts, chunks: 0, claimed: 0, done: 0 },
+      elapsedMs: 10,
+      aborted: null,
+      exitCode: 0,
       retryWait: { count: 3, nextDueAt: new Date('2026-01-01T01:00:00Z') },
     };
-    expect(renderProcessReport(report)).toContain('3 rows wait in RETRY_WAIT after a transient failure; the first is due 2026-01-01T01:00:00.000Z');
+    expect(renderProcessReport(report)).toContain(
+      '3 rows wait in RETRY_WAIT after a transient failure; the first is due 2026-01-01T01:00:00.000Z',
+    );
   });
 });
 
 describe('bench summary', () => {
   it('says it was interrupted and which case was cut short', () => {
-    const text = renderBench({ engine: 'pglite', rows: 10, cases: [], skipped: [], interrupted: true, interruptedCase: { chunkSize: 500, workers: 1 } });
-    expect(text).toContain('INTERRUPTED: chunk 500, 1 worker(s) was cut short and is not shown; the table and the chart hold only the 0 complete case(s)');
+    const text = renderBench({
+      engine: 'pglite',
+      rows: 10,
+      cases: [],
+      skipped: [],
+      interrupted: true,
+      interruptedCase: { chunkSize: 500, workers: 1 },
+    });
+    expect(text).toContain(
+      'INTERRUPTED: chunk 500, 1 worker(s) was cut short and is not shown; the table and the chart hold only the 0 complete case(s)',
+    );
   });
 });

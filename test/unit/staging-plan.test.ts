@@ -11,8 +11,13 @@ const stop = { line: 11, message: 'unterminated quoted field' };
 function history(over: Partial<StagingHistory> & { checkpoint?: StagingHistory['checkpoint'] } = {}): StagingHistory {
   return { loadId: 7, staged: false, checkpoint: null, readAs: { encoding: 'utf-8', delimiter: ',' }, ...over };
 }
-const checkpoint = (over: Partial<NonNullable<StagingHistory['checkpoint']>> = {}): NonNullable<StagingHistory['checkpoint']> =>
-  ({ line: 10, byte: 420, counts, stoppedAt: null, ...over });
+const checkpoint = (over: Partial<NonNullable<StagingHistory['checkpoint']>> = {}): NonNullable<StagingHistory['checkpoint']> => ({
+  line: 10,
+  byte: 420,
+  counts,
+  stoppedAt: null,
+  ...over,
+});
 
 describe('planStaging: a file never staged, or to be staged as another file', () => {
   it('no history: a fresh load, which is this run', () => {
@@ -38,7 +43,10 @@ describe('planStaging: a file never staged, or to be staged as another file', ()
   });
 
   it('the same bytes read with another delimiter are another file', () => {
-    expect(planStaging(history({ staged: true, readAs: { encoding: 'utf-8', delimiter: ';' } }), utf8)).toEqual({ action: 'fresh', reason: 'read-differently' });
+    expect(planStaging(history({ staged: true, readAs: { encoding: 'utf-8', delimiter: ';' } }), utf8)).toEqual({
+      action: 'fresh',
+      reason: 'read-differently',
+    });
   });
 
   it('restage: false is the same as not asking', () => {
@@ -98,7 +106,10 @@ describe('planStaging: resume', () => {
   });
 
   it('byte 0 is an offset to resume at, not a missing one', () => {
-    expect(planStaging(history({ checkpoint: checkpoint({ line: 1, byte: 0 }) }), utf8)).toMatchObject({ action: 'resume', from: { line: 1, byte: 0 } });
+    expect(planStaging(history({ checkpoint: checkpoint({ line: 1, byte: 0 }) }), utf8)).toMatchObject({
+      action: 'resume',
+      from: { line: 1, byte: 0 },
+    });
   });
 
   it('counts that are not counts are not carried over', () => {

