@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `fast` (unit, integration, CLI, Oracle recording tests: `npm test`) and
-// `survival` (kill -9, restarts, hostile files, concurrent workers: `npm run test:survival`).
+// `npm test` runs `fast` and `fast-isolated` (unit, integration, CLI, Oracle recording tests);
+// `npm run test:survival` runs `survival` (kill -9, restarts, hostile files, concurrent processes).
+/** Test files that replace a module with vi.mock: never in a shared module registry. */
+const MOCKING = ['test/oracle/connections.recording.test.ts'];
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
@@ -16,15 +19,20 @@ export default defineConfig({
         test: {
           name: 'fast',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/survival/**', 'test/oracle-server/**'],
+          exclude: ['test/survival/**', 'test/oracle-server/**', ...MOCKING],
           // vitest's default on 2 cores is one worker, and the CLI tests spend most of their time
           // waiting on a child process: 3 workers keep both cores busy.
           maxWorkers: 3,
           // Files share their worker's modules: the migrated in-memory PGlite template
           // (test/support/databases.ts) is built once per worker, not once per file (about 4 s
-          // of CPU each). No test of this project mocks a module or changes process state.
+          // of CPU each). A file that mocks a module runs in `fast-isolated` instead.
           isolate: false,
         },
+      },
+      {
+        extends: true,
+        // the same kind of tests, in a module registry of their own: they replace a module (vi.mock)
+        test: { name: 'fast-isolated', include: MOCKING, isolate: true, maxWorkers: 3 },
       },
       {
         extends: true,

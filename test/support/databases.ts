@@ -3,7 +3,8 @@
  *  - PGlite, always: a clone of a migrated in-memory template, fresh for each test;
  *  - server PostgreSQL when ORDER_LOADER_TEST_PG is set (an admin URL): a database created
  *    for each test from a migrated template (see test/support/global-setup.ts);
- *  - Oracle when ORDER_LOADER_TEST_ORACLE is set: the schema reset before each test.
+ *  - Oracle when ORDER_LOADER_TEST_ORACLE is set, under npm run test:oracle only: the schema
+ *    reset before each test.
  */
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -222,7 +223,9 @@ export function testTargets(): TestTarget[] {
   const targets = [pgliteTarget];
   const pgUrl = process.env.ORDER_LOADER_TEST_PG;
   if (pgUrl !== undefined && pgUrl !== '') targets.push(pgTarget(pgUrl));
-  if (process.env.ORDER_LOADER_TEST_ORACLE) targets.push(oracleTarget);
+  // Oracle only under npm run test:oracle (ORDER_LOADER_TEST_ORACLE_SUITE, set by its config): it
+  // runs one file at a time, as the one Oracle schema needs; npm test runs files in parallel
+  if (process.env.ORDER_LOADER_TEST_ORACLE && process.env.ORDER_LOADER_TEST_ORACLE_SUITE === '1') targets.push(oracleTarget);
   return targets;
 }
 

@@ -25,6 +25,9 @@ export interface OracleConnectionPolicy {
  * Every statement runs with autoCommit: false; Oracle starts a transaction with the first
  * statement, so `begin` has nothing to do and a transaction commits once, at its end.
  */
+/** The longest we wait for the logoff of a connection we are done with. */
+const DISCARD_WAIT_MS = 5_000;
+
 export function oracleDriver(connector: OraConnector, policy: OracleConnectionPolicy): Driver<OraConnection> {
   const idle: OraConnection[] = [];
   let closing = false;
@@ -35,8 +38,19 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
     return connection;
   }
 
+  /**
+   * Close a connection we will not use again, never failing and never waiting long: its
+   * close() (a logoff) may fail on a dead socket, or hang on a half-open one, and neither may
+   * hold up the retry of a chunk or turn committed work into a failure.
+   */
   async function discard(connection: OraConnection): Promise<void> {
-    await connection.close().catch(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const giveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, DISCARD_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([connection.close().catch(() => undefined), giveUp]);
+    clearTimeout(timer);
   }
 
   return {
@@ -57,7 +71,8 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
     async release(connection, broken) {
       // a broken connection's close() may fail on its dead socket: it is gone either way
       if (broken !== undefined) return discard(connection);
-      if (closing || idle.length >= policy.maxIdle) return connection.close();
+      // committed (or rolled back) already: a failing logoff must not make the work look failed
+      if (closing || idle.length >= policy.maxIdle) return discard(connection);
       idle.push(connection);
     },
     classifyError: (error) => classifyOracleError(error),
