@@ -131,8 +131,11 @@ function pgTarget(adminUrl: string): TestTarget {
         openWith: (wrap, options) => openLoader(options, wrap),
         async dispose() {
           for (const l of loaders) await l.close().catch(() => undefined);
-          await direct.end();
-          await dropDatabase(adminUrl, name);
+          try {
+            await direct.end();
+          } finally {
+            await dropDatabase(adminUrl, name); // WITH (FORCE): also when a connection is left
+          }
         },
       };
     },
