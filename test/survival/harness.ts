@@ -1,9 +1,9 @@
 /**
  * Shared machinery of the survival harness (project `survival`): order-file generation with bad rows mixed
- * in, the CLI as a child process (dist/src/cli.js, built by `npm test` before vitest runs), and
+ * in, the CLI as a child process (dist/src/cli.js, built by `npm run test:survival` before vitest runs), and
  * the reduced / full sizes.
  *
- * Reduced sizes run in every `npm test`; ORDER_LOADER_SURVIVAL_FULL=1 runs the full sizes
+ * Reduced sizes run in every `npm run test:survival`; ORDER_LOADER_SURVIVAL_FULL=1 runs the full sizes
  * (≥100,000 rows, ≥20 kills), e.g.
  *   npx tsc -p . && ORDER_LOADER_SURVIVAL_FULL=1 ORDER_LOADER_TEST_PG=postgres://postgres@127.0.0.1:5432/test \
  *     npx vitest run test/survival
@@ -30,7 +30,7 @@ export const PG_SKIP_REASON =
 /** The built CLI (ORDER_LOADER_SURVIVAL_CLI: another build of it, e.g. to try a patch). */
 export const CLI = process.env.ORDER_LOADER_SURVIVAL_CLI ?? fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 export function assertBuilt(): void {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npx tsc -p .); npm test does that`);
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first (npm run build); npm run test:survival does that`);
 }
 
 /** In the run's temporary folder (test/support/global-setup.ts), removed after the run. */
