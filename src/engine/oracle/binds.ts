@@ -110,6 +110,21 @@ export class Binds {
     return values.every(fitsVarchar) ? this.varchar(MAX_BYTES.varchar) : { type: this.c.DB_TYPE_CLOB };
   }
 
+  /** The columns every order_bulk_error insert binds (the chunk's failures, staging's rejects). */
+  errorLogDefs(): Record<string, OraBindDef> {
+    return {
+      stage_id: this.number(),
+      source_key: this.varchar(MAX_BYTES.sourceKey),
+      load_id: this.number(),
+      line_no: this.number(),
+      batch_id: this.varchar(MAX_BYTES.batchId),
+      attempt_no: this.number(),
+      phase: this.varchar(MAX_BYTES.phase),
+      error_code: this.varchar(MAX_BYTES.code),
+      error_message: this.varchar(MAX_BYTES.message),
+    };
+  }
+
   num(val: number | null): BindValue<number | null> {
     return { val, ...this.number() };
   }

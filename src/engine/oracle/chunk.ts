@@ -109,17 +109,7 @@ export function oracleChunkTx(connection: OraConnection, { binds, queryOptions }
           })),
           {
             autoCommit: false,
-            bindDefs: {
-              stage_id: binds.number(),
-              source_key: binds.varchar(MAX_BYTES.sourceKey),
-              load_id: binds.number(),
-              line_no: binds.number(),
-              batch_id: binds.varchar(MAX_BYTES.batchId),
-              attempt_no: binds.number(),
-              phase: binds.varchar(MAX_BYTES.phase),
-              error_code: binds.varchar(MAX_BYTES.code),
-              error_message: binds.varchar(MAX_BYTES.message),
-            },
+            bindDefs: binds.errorLogDefs(),
           },
         );
       }

@@ -101,23 +101,8 @@ export interface OraConstants {
   OUT_FORMAT_OBJECT: number;
 }
 
-export interface OraPoolAttributes {
-  configDir?: string;
-  walletLocation?: string;
-  walletPassword?: string;
-  user: string;
-  password: string;
-  connectString: string;
-  poolMin: number;
-  poolMax: number;
-  poolIncrement: number;
-  poolTimeout: number;
-  queueTimeout: number;
-  stmtCacheSize: number;
-}
-
-/** oracledb.getConnection() attributes of a standalone connection. */
-export interface OraConnectionAttributes {
+/** What oracledb.getConnection() and createPool() both take: who, where, and how to reach it. */
+export interface OraConnectAttributes {
   /** A tnsnames.ora folder, a PEM wallet and its passphrase (src/engine/oracle/connect-options.ts). */
   configDir?: string;
   walletLocation?: string;
@@ -125,9 +110,21 @@ export interface OraConnectionAttributes {
   user: string;
   password: string;
   connectString: string;
+  stmtCacheSize: number;
+}
+
+export interface OraPoolAttributes extends OraConnectAttributes {
+  poolMin: number;
+  poolMax: number;
+  poolIncrement: number;
+  poolTimeout: number;
+  queueTimeout: number;
+}
+
+/** oracledb.getConnection() attributes of a standalone connection. */
+export interface OraConnectionAttributes extends OraConnectAttributes {
   /** Minutes between TCP keepalive probes; thin mode turns keepalive on only when it is set. */
   expireTime?: number;
-  stmtCacheSize: number;
 }
 
 export interface OraModule extends OraConstants {

@@ -78,16 +78,8 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         await connection.executeMany(oracleQuery('log_errors'), part, {
           autoCommit: false,
           bindDefs: {
-            stage_id: binds.number(),
-            source_key: binds.varchar(MAX_BYTES.sourceKey),
+            ...binds.errorLogDefs(),
             lookup_key: binds.varchar(MAX_BYTES.sourceKey),
-            load_id: binds.number(),
-            line_no: binds.number(),
-            batch_id: binds.varchar(MAX_BYTES.batchId),
-            attempt_no: binds.number(),
-            phase: binds.varchar(MAX_BYTES.phase),
-            error_code: binds.varchar(MAX_BYTES.code),
-            error_message: binds.varchar(MAX_BYTES.message),
             raw_record: binds.longText(part.map((b) => b.raw_record)),
           },
         });
