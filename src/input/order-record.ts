@@ -189,12 +189,6 @@ export function parseOrderRecord(fields: Record<OrderColumn, string>): ParseOutc
   };
 }
 
-/** Error code of a PARSE failure: PARSE_<COLUMN> of the first failing column. */
-export function parseErrorCode(issues: ParseIssue[]): string {
-  const column = issues[0]?.column;
-  return column === null || column === undefined ? 'PARSE' : `PARSE_${column.toUpperCase()}`;
-}
-
 export interface ValidationFailure {
   code: string;
   message: string;
