@@ -1,22 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { CLI as cli, runCli } from '../support/cli-run.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/src/cli.js`;
-
-function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [cli, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    timeout: 60_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 60_000 });
 
 describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded PGlite)', () => {
   it('is executable after a build, so that `npx order-loader` runs it (tsc writes it without the x bit)', () => {

@@ -3,29 +3,18 @@
  * private server that requires a password, scram-sha-256), URL shapes that must never print the
  * password, and failures to connect named in one line.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderFile, tempDir } from '../support/files.js';
 import { PrivatePostgres, privatePostgresUnavailable } from '../survival/private-postgres.js';
 import { humanLines } from '../support/cli-output.js';
+import { CLI as cli, runCli } from '../support/cli-run.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/src/cli.js`;
-
-function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [cli, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    // a failed login once left the process waiting for the server's authentication_timeout (60 s)
-    timeout: 30_000,
-    killSignal: 'SIGKILL', // SIGTERM would be handled (finish the chunk, then stop)
-  });
-  return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
-}
+const run = (args: string[], env: Record<string, string> = {}) =>
+  // a failed login once left the process waiting for the server's authentication_timeout (60 s);
+  // SIGTERM would be handled (finish the chunk, then stop)
+  runCli(args, { env, timeoutMs: 30_000, killSignal: 'SIGKILL' });
 
 /** Special characters of every kind a URL gives a meaning to. */
 const PASSWORD = 'S3cr@t/pa?ss#wo:rd%41';

@@ -1,21 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempDir, writeTestFile } from '../support/files.js';
+import { CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/src/cli.js`;
-
-function run(args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [cli, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    timeout: 120_000,
-  });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env });
 
 const logRecords = (path: string) =>
   readFileSync(path, 'utf8')

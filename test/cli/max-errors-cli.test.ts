@@ -1,18 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HEADER, tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { CLI as cli, runCli } from '../support/cli-run.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/src/cli.js`;
-const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-
-function run(args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args, '--log-level', 'warn'], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[]) => runCli([...args, '--log-level', 'warn']);
 
 describe.skipIf(!existsSync(cli))('--max-errors and retry batches (built CLI, embedded PGlite)', () => {
   it('7 lines rejected while parsing with --max-errors 2: exit 1; with --max-errors 7: exit 2', async () => {

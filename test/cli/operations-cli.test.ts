@@ -1,19 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/src/cli.js`;
-const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-
-function run(args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args, '--log-level', 'warn'], { cwd: root, encoding: 'utf8', env, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[]) => runCli([...args, '--log-level', 'warn']);
 
 describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlite)', () => {
   it('errors → fix → load, retry with --set and --reason, status and runs', async () => {

@@ -3,28 +3,22 @@
  * applied migrations, run events on a terminal, a cut-short bench case never shown as a result,
  * and no line forged by a control character in a name.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
 import { humanLines } from '../support/cli-output.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
+import { CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
 
 /** Every PostgreSQL migration, in the order a fresh database applies them. */
 const ALL_MIGRATIONS = listMigrations('postgres').map((m) => m.name);
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/src/cli.js`;
-const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
 const pgUrl = process.env.ORDER_LOADER_TEST_PG;
 
-function run(args: string[], extraEnv: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, encoding: 'utf8', env: { ...env, ...extraEnv }, timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { env: extraEnv });
 
 /** An empty database for a CLI child: a PGlite directory, or a fresh database on the server (no template, no schema). */
 interface CliDb {

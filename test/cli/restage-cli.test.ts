@@ -1,23 +1,14 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const cli = `${root}dist/src/cli.js`;
+import { CLI as cli, runCli } from '../support/cli-run.js';
 
 function load(args: string[]) {
-  const result = spawnSync(process.execPath, [cli, 'load', ...args, '--json', '--log-level', 'silent'], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-    timeout: 120_000,
-  });
+  const result = runCli(['load', ...args, '--json', '--log-level', 'silent']);
   expect(result.stderr).toBe('');
   return {
-    code: result.status,
+    code: result.code,
     report: JSON.parse(result.stdout) as {
       files: Array<{
         loadId: number;
