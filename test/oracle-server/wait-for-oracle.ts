@@ -8,7 +8,7 @@
  * for, the Oracle tests skip.
  */
 import { parseDbUrl, redactSecrets } from '../../src/engine/db-url.js';
-import { loadOracledb } from '../../src/engine/oracle/oracledb-types.js';
+import { type OracleDbTarget, withOracleConnection } from '../support/oracle-target.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -18,30 +18,14 @@ function firstLine(error: unknown): string {
 }
 
 /** One attempt: connect as the test user, SELECT 1 FROM dual, close. */
-async function tryOnce(user: string, password: string, connectString: string, driverOptions: object | undefined): Promise<void> {
-  const oracledb = await loadOracledb();
-  const pool = await oracledb.createPool({
-    ...driverOptions,
-    user,
-    password,
-    connectString,
-    poolMin: 0,
-    poolMax: 1,
-    poolIncrement: 1,
-    poolTimeout: 10,
-    queueTimeout: 20_000,
-    stmtCacheSize: 0,
-  });
-  try {
-    const connection = await pool.getConnection();
-    try {
+async function tryOnce(target: OracleDbTarget): Promise<void> {
+  await withOracleConnection(
+    target,
+    async (connection) => {
       await connection.execute('SELECT 1 FROM dual', {}, { autoCommit: false });
-    } finally {
-      await connection.close();
-    }
-  } finally {
-    await pool.close(0);
-  }
+    },
+    20_000,
+  );
 }
 
 export default async function waitForOracle(): Promise<void> {
@@ -62,9 +46,7 @@ export default async function waitForOracle(): Promise<void> {
   let last: string;
   for (let attempt = 1; ; attempt++) {
     try {
-      // driverOptions (a wallet, a tnsnames.ora folder): read where parseDbUrl provides them
-      const { driverOptions } = target as { driverOptions?: object };
-      await tryOnce(target.user, target.password ?? '', target.connectString, driverOptions);
+      await tryOnce(target);
       console.info(`order-loader: Oracle accepts ${where} (after ${Math.round((Date.now() - started) / 1000)} s, attempt ${attempt})`);
       return;
     } catch (error) {

@@ -16,9 +16,8 @@ import { createPostgresEngine } from '../../src/engine/postgres/index.js';
 import { PGLITE_PARSERS, pgliteConnectorFor } from '../../src/engine/postgres/pglite-connector.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
-import { oracleTestTarget } from './oracle-target.js';
+import { oracleTestTarget, withOracleConnection } from './oracle-target.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
-import { loadOracledb } from '../../src/engine/oracle/oracledb-types.js';
 
 /**
  * The migrated template database, named after the migrations it holds: concurrent test runs
@@ -187,38 +186,18 @@ const oracleTarget: TestTarget = {
 async function oracleQuery<R>(db: string, env: Record<string, string>, text: string, params: unknown[]): Promise<R[]> {
   const target = parseDbUrl(db, env);
   if (target.kind !== 'oracle') throw new Error('not an Oracle URL');
-  const oracledb = await loadOracledb();
-  const pool = await oracledb.createPool({
-    ...target.driverOptions, // a wallet, a tnsnames.ora folder
-    user: target.user,
-    password: target.password ?? '',
-    connectString: target.connectString,
-    poolMin: 0,
-    poolMax: 1,
-    poolIncrement: 1,
-    poolTimeout: 10,
-    queueTimeout: 60_000,
-    stmtCacheSize: 0,
+  return withOracleConnection(target, async (connection, oracledb) => {
+    const sql = text
+      .replace(/::[a-z]+(\[\])?/g, '')
+      .replace(/\$(\d+)/g, ':p$1')
+      .replace(/\bnow\(\)/gi, 'SYSTIMESTAMP')
+      .replace(/interval '(\d+) (second|minute|hour|day)s?'/gi, (_m, n: string, unit: string) => `INTERVAL '${n}' ${unit.toUpperCase()}`);
+    const binds = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
+    const result = await connection.execute(sql, binds, { autoCommit: false, outFormat: oracledb.OUT_FORMAT_OBJECT });
+    return (result.rows ?? []).map(
+      (row) => Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v])) as R,
+    );
   });
-  try {
-    const connection = await pool.getConnection();
-    try {
-      const sql = text
-        .replace(/::[a-z]+(\[\])?/g, '')
-        .replace(/\$(\d+)/g, ':p$1')
-        .replace(/\bnow\(\)/gi, 'SYSTIMESTAMP')
-        .replace(/interval '(\d+) (second|minute|hour|day)s?'/gi, (_m, n: string, unit: string) => `INTERVAL '${n}' ${unit.toUpperCase()}`);
-      const binds = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
-      const result = await connection.execute(sql, binds, { autoCommit: false, outFormat: oracledb.OUT_FORMAT_OBJECT });
-      return (result.rows ?? []).map(
-        (row) => Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v])) as R,
-      );
-    } finally {
-      await connection.close();
-    }
-  } finally {
-    await pool.close(0);
-  }
 }
 
 /** The targets of this environment: PGlite always, the others when their variables are set. */

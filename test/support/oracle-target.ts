@@ -1,15 +1,11 @@
 /**
  * The real-Oracle test target, for the integration suite. Off unless ORDER_LOADER_TEST_ORACLE
  * is set to an Easy Connect URL such as oracle://loader@localhost:1521/FREEPDB1 (the password
- * comes from ORDER_LOADER_TEST_ORACLE_PASSWORD). Nothing here runs in the default `npm test`.
- *
- *   docker run -d -p 1521:1521 -e ORACLE_PASSWORD=... -e APP_USER=loader \
- *     -e APP_USER_PASSWORD=... gvenzl/oracle-free:23-slim
- *   ORDER_LOADER_TEST_ORACLE=oracle://loader@localhost:1521/FREEPDB1 \
- *     ORDER_LOADER_TEST_ORACLE_PASSWORD=... npm test
+ * comes from ORDER_LOADER_TEST_ORACLE_PASSWORD). Only `npm run test:oracle` uses it (see README,
+ * "Running the tests against a real Oracle"); `npm test` never does.
  */
-import { parseDbUrl } from '../../src/engine/db-url.js';
-import { loadOracledb } from '../../src/engine/oracle/oracledb-types.js';
+import { type DbTarget, parseDbUrl } from '../../src/engine/db-url.js';
+import { loadOracledb, type OraConnection, type OraModule } from '../../src/engine/oracle/oracledb-types.js';
 import { oracleCodesOf } from '../../src/engine/oracle/classify.js';
 
 export interface OracleTestTarget {
@@ -34,49 +30,64 @@ export const ORACLE_LOADER_TABLES = [
   'order_loader_migration_lock',
 ] as const;
 
+export type OracleDbTarget = Extract<DbTarget, { kind: 'oracle' }>;
+
+/**
+ * `work` on one connection to the test database (through a one-connection pool, closed after),
+ * outside the loader: the tests' own statements (assertions, schema reset, the readiness wait).
+ */
+export async function withOracleConnection<T>(
+  target: OracleDbTarget,
+  work: (connection: OraConnection, oracledb: OraModule) => Promise<T>,
+  queueTimeoutMs = 60_000,
+): Promise<T> {
+  const oracledb = await loadOracledb();
+  const pool = await oracledb.createPool({
+    ...target.driverOptions, // a wallet, a tnsnames.ora folder
+    user: target.user,
+    password: target.password ?? '',
+    connectString: target.connectString,
+    poolMin: 0,
+    poolMax: 1,
+    poolIncrement: 1,
+    poolTimeout: 10,
+    queueTimeout: queueTimeoutMs,
+    stmtCacheSize: 0,
+  });
+  try {
+    const connection = await pool.getConnection();
+    try {
+      return await work(connection, oracledb);
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await pool.close(0);
+  }
+}
+
 export async function oracleTestTarget(): Promise<OracleTestTarget | null> {
   const db = process.env.ORDER_LOADER_TEST_ORACLE;
   if (db === undefined || db === '') return null;
   const password = process.env.ORDER_LOADER_TEST_ORACLE_PASSWORD ?? '';
   const target = parseDbUrl(db, { ORDER_LOADER_DB_PASSWORD: password });
   if (target.kind !== 'oracle') throw new Error('ORDER_LOADER_TEST_ORACLE must be an oracle:// URL');
-  const { user, connectString } = target;
   const effectivePassword = target.password ?? '';
 
   return {
     db,
     env: { ORDER_LOADER_DB: db, ORDER_LOADER_DB_PASSWORD: effectivePassword },
     async reset() {
-      const oracledb = await loadOracledb();
-      const pool = await oracledb.createPool({
-        ...target.driverOptions, // a wallet, a tnsnames.ora folder
-        user,
-        password: effectivePassword,
-        connectString,
-        poolMin: 0,
-        poolMax: 1,
-        poolIncrement: 1,
-        poolTimeout: 10,
-        queueTimeout: 60_000,
-        stmtCacheSize: 0,
-      });
-      try {
-        const connection = await pool.getConnection();
-        try {
-          for (const table of ORACLE_LOADER_TABLES) {
-            try {
-              // DROP TABLE also drops the table's identity sequence (ISEQ$$_...).
-              await connection.execute(`DROP TABLE ${table} CASCADE CONSTRAINTS PURGE`, {}, { autoCommit: false });
-            } catch (error) {
-              if (!oracleCodesOf(error).includes('ORA-00942')) throw error; // table or view does not exist
-            }
+      await withOracleConnection(target, async (connection) => {
+        for (const table of ORACLE_LOADER_TABLES) {
+          try {
+            // DROP TABLE also drops the table's identity sequence (ISEQ$$_...).
+            await connection.execute(`DROP TABLE ${table} CASCADE CONSTRAINTS PURGE`, {}, { autoCommit: false });
+          } catch (error) {
+            if (!oracleCodesOf(error).includes('ORA-00942')) throw error; // table or view does not exist
           }
-        } finally {
-          await connection.close();
         }
-      } finally {
-        await pool.close(0);
-      }
+      });
     },
   };
 }
