@@ -29,7 +29,8 @@ export default defineConfig(({ mode }) => {
     test: {
       include: ['test/integration/**/*.test.ts', 'test/oracle-server/**/*.test.ts'],
       testNamePattern: /\boracle\b/,
-      globalSetup: ['test/oracle-server/wait-for-oracle.ts'],
+      // the run's temporary folder (inject('testTempRoot')) and templates, as for npm test; then the wait
+      globalSetup: ['test/support/global-setup.ts', 'test/oracle-server/wait-for-oracle.ts'],
       env: { ORDER_LOADER_TEST_ORACLE_SUITE: '1' },
       fileParallelism: false,
       pool: 'forks',
