@@ -10,7 +10,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { renderChart } from '../../src/bench/chart.js';
 import { runBench } from '../../src/bench/run-bench.js';
+import { renderBench } from '../../src/cli/render.js';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { loaderObjectNames, replaceNames, WorkspaceSql, workspaceObjectName } from '../../src/engine/oracle/workspace-sql.js';
@@ -320,6 +322,14 @@ describe('Oracle bench (recording connection): the whole bench in workspaces of 
       [50, 2],
     ]);
     for (const c of report.cases) expect(c.done + c.error).toBe(120);
+    // the CLI's table and chart, the same code as on PostgreSQL
+    expect(renderBench(report)).toMatch(/^bench: 120 synthetic rows on oracle[\s\S]*\n\s*50\s+2\s/);
+    expect(
+      renderChart(
+        report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec })),
+        'oracle',
+      ),
+    ).toContain('2 workers');
 
     // no statement names a table of the loader
     const sent = statements(model.db.calls);
