@@ -37,7 +37,7 @@ import { WORKSPACE_PREFIX, WorkspaceSql, replaceNames, workspaceObjectName } fro
  * (ORA-00942) and that bench stops; the loader's tables are untouched either way.
  */
 
-/** A workspace whose owner table is younger than this is never swept (see above). */
+/** A workspace started less than this ago (its owner row; without one, its owner table's creation) is never swept. */
 export const GRACE_SECONDS = 600;
 
 const NO_BINDS: OraBinds = {};
