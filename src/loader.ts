@@ -34,8 +34,11 @@ export interface OpenLoaderOptions {
   logger?: Logger | undefined;
   /** Concurrent workers the caller will use (sizes the connection pool). */
   workers?: number | undefined;
-  /** Apply pending migrations on open (default true: a newcomer's first command just works). */
-  migrate?: boolean | undefined;
+  /**
+   * Apply pending migrations on open (default true: a newcomer's first command just works); a
+   * function decides once the engine is open (`bench` on Oracle touches no loader table).
+   */
+  migrate?: boolean | ((engine: Engine) => boolean) | undefined;
   /**
    * pglite:<dir> is one process's at a time: how long to wait while another process holds it
    * (default 10 minutes; 0 refuses at once). Each wait is logged at info.
@@ -112,7 +115,8 @@ export class OrderLoader {
       throw new RunAbortedError(`cannot open database ${label}: ${describeOpenError(error, target)}`, 'unreachable', { cause: error });
     }
     const loader = new OrderLoader(engine, logger, label, target);
-    if (options.migrate !== false) {
+    const migrate = typeof options.migrate === 'function' ? options.migrate(engine) : options.migrate !== false;
+    if (migrate) {
       try {
         await loader.prepareSchema();
       } catch (error) {

@@ -4,6 +4,7 @@
  * the database with the CLI's hooks, and the options of a processing run.
  */
 import type { Logger } from 'pino';
+import type { Engine } from '../engine/types.js';
 import { OrderLoader } from '../loader.js';
 import { DEFAULT_LOAD_OPTIONS } from '../pipeline/load.js';
 import { escapeControl } from './escape.js';
@@ -91,7 +92,7 @@ export function workersOf(options: CliOptions): number {
  */
 export async function withLoader(
   ctx: CommandContext,
-  how: { workers?: number; processes?: boolean },
+  how: { workers?: number; processes?: boolean; migrate?: (engine: Engine) => boolean },
   use: (loader: OrderLoader) => Promise<number>,
 ): Promise<number> {
   const { command, options, logger } = ctx;
@@ -102,7 +103,7 @@ export async function withLoader(
     signal: ctx.signal,
     command,
     // init applies the migrations itself, so that it can say which it applied
-    migrate: command !== 'init',
+    migrate: command === 'init' ? false : (how.migrate ?? true),
     lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
     // a person at a terminal (logs at warn) is told why nothing happens yet
     onLockWait:

@@ -42,6 +42,7 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
     listRejectedLines: (filter) => reports.listRejectedLines(filter),
     claimableCount: () => reports.claimableCount(),
 
+    benchRunInLoaderHistory: workspaces.benchRunInLoaderHistory,
     createWorkspace: (name) => workspaces.createWorkspace(name),
     dropWorkspace: (name) => workspaces.dropWorkspace(name),
   };

@@ -175,12 +175,24 @@ export interface Reports {
 }
 
 /**
- * `bench` works in a workspace of its own, never in the loader's tables: create it (a schema
- * on PostgreSQL) with the loader's tables, and make it this engine's scope until dropped.
- * An engine that cannot isolate a workspace refuses (a UserError).
+ * `bench` works in a workspace of its own, never in the loader's tables: create it with the
+ * loader's tables (a schema on PostgreSQL; the tables under a name prefix on Oracle), and make
+ * it this engine's scope until dropped. An engine that cannot isolate a workspace refuses (a
+ * UserError).
  */
 export interface Workspaces {
-  createWorkspace(name: string): Promise<void>;
+  /**
+   * Whether the bench's own run (a `load_run` row, one event per case) goes to the loader's run
+   * history, which then has to be migrated first. PostgreSQL: yes. Oracle: no — there the bench
+   * sends no statement at all to the loader's own tables (the loader's user may be loading real
+   * data into them); its cases are in its report and its log.
+   */
+  readonly benchRunInLoaderHistory: boolean;
+  /**
+   * Returns the leftover workspaces of dead bench runs that it dropped first (one line each,
+   * for the log); an engine without such a sweep returns none.
+   */
+  createWorkspace(name: string): Promise<{ dropped: string[] }>;
   /** Drop the workspace and everything in it; the engine is back on the loader's tables. */
   dropWorkspace(name: string): Promise<void>;
 }

@@ -120,8 +120,8 @@ export interface Script {
     options: OraExecuteManyOptions,
     conn: number,
   ): OraExecuteManyResult | Promise<OraExecuteManyResult>;
-  /** Rows served by a result set (claim). */
-  resultSetRows?(sql: string, binds: OraBinds): unknown[];
+  /** Rows served by a result set (claim); `conn` and `options` let a script model who locks what. */
+  resultSetRows?(sql: string, binds: OraBinds, options: OraExecuteOptions, conn: number): unknown[];
   commit?(conn: number): void;
   rollback?(conn: number): void;
 }
@@ -156,7 +156,7 @@ export class RecordingConnection implements OraConnection {
     checkBindNames(sql, Object.keys(binds));
     const script = this.db.script;
     if (options.resultSet === true) {
-      const rows = script.resultSetRows?.(sql, binds) ?? [];
+      const rows = script.resultSetRows?.(sql, binds, options, this.id) ?? [];
       // the execute round trip fetches prefetchRows rows into the result set's buffer
       let fetched = Math.min(rows.length, options.prefetchRows ?? DEFAULT_PREFETCH_ROWS);
       let served = 0;

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { renderChart } from '../../bench/chart.js';
 import { runBench } from '../../bench/run-bench.js';
+import type { Engine } from '../../engine/types.js';
 import { EXIT_FAILED, EXIT_OK } from '../../pipeline/outcome.js';
 import { print, withLoader, type CommandSpec } from '../command.js';
 import { escapeControl } from '../escape.js';
@@ -14,10 +15,12 @@ export const bench: CommandSpec = {
   usage: {
     label: 'bench',
     summary: `synthetic orders staged and processed per --chunk-sizes × --workers, in a workspace
-of its own (dropped afterwards); a table, --json, and an SVG chart (--chart path)
+of its own (dropped afterwards: a schema on PostgreSQL, OLB_<id>_ tables on Oracle);
+a table, --json, and an SVG chart (--chart path)
 --rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (default ${WORKERS.join(',')})`,
     synopsis: 'bench [--rows <n>] [--chunk-sizes <list>] [--workers <list>] [--chart <path>] [--json]',
-    about: 'Synthetic orders staged and processed per chunk size × workers, each in a schema of its own (dropped).',
+    about:
+      'Synthetic orders staged and processed per chunk size × workers, each in a workspace of its own (dropped): a schema on PostgreSQL, prefixed tables on Oracle.',
     options: ['rows', 'chunk-sizes', { option: 'workers', arg: '<list>', text: `default ${WORKERS.join(',')}` }, 'chart'],
     exitCodes: 'Exit codes: 0 done; 1 interrupted or could not run.',
   },
@@ -25,7 +28,10 @@ of its own (dropped afterwards); a table, --json, and an SVG chart (--chart path
     const { options, logger, signal } = ctx;
     checkChartPath(options.chart);
     const workers = options.workers ?? WORKERS;
-    return withLoader(ctx, { workers: Math.max(...workers) }, async (loader) => {
+    // where the bench's run is not in the loader's history (Oracle), the loader's schema is
+    // not touched either: no migration, no statement on its tables
+    const migrate = (engine: Engine) => engine.benchRunInLoaderHistory;
+    return withLoader(ctx, { workers: Math.max(...workers), migrate }, async (loader) => {
       const report = await runBench(loader.engine, {
         rows: options.rows,
         chunkSizes: options['chunk-sizes'],

@@ -16,6 +16,7 @@ import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
 import { oracleWorkspaces } from './workspaces.js';
+import { WorkspaceScope, scopedConnector } from './workspace-scope.js';
 
 /**
  * The Oracle engine (node-oracledb 26, thin mode): same behaviour as the PostgreSQL engine,
@@ -77,7 +78,9 @@ export async function openOracleEngine(
 }
 
 function assemble(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>) {
-  const driver = oracleDriver(connector, {
+  // every statement goes through the bench workspace scope (the loader's tables when none)
+  const scope = new WorkspaceScope();
+  const driver = oracleDriver(scopedConnector(connector, scope), {
     callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
     maxIdle: settings?.maxIdle ?? 3,
   });
@@ -92,7 +95,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     }),
     journal: oracleRunJournal(driver, kit),
     reports: oracleReports(driver, kit),
-    workspaces: oracleWorkspaces,
+    workspaces: oracleWorkspaces(driver, kit, scope),
     migrate: () => runMigrations(oracleMigrationHooks(driver, kit, constants)),
   });
   return { engine, driver, kit };

@@ -14,11 +14,14 @@ function workspaceSchema(name: string): string {
  */
 export function workspaces(withSession: WithSession, connector: PgConnector, migrate: () => Promise<string[]>): Workspaces {
   return {
-    async createWorkspace(name: string): Promise<void> {
+    benchRunInLoaderHistory: true,
+
+    async createWorkspace(name: string): Promise<{ dropped: string[] }> {
       const schema = workspaceSchema(name);
       await withSession((s) => s.exec(`CREATE SCHEMA ${schema}`));
       await connector.setSearchPath(schema);
       await migrate();
+      return { dropped: [] };
     },
 
     async dropWorkspace(name: string): Promise<void> {

@@ -1,0 +1,1 @@
+INSERT INTO workspace_owner (host, pid) VALUES (:host, :pid)
