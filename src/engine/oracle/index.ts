@@ -47,7 +47,13 @@ export const DEFAULT_EXPIRE_TIME_MINUTES = 2;
 export interface OracleEngineSettings {
   readonly callTimeoutMs: number;
   readonly maxIdle: number;
+  /** Connections open at once, at most (driver.ts); default: maxIdle + OPEN_OVER_IDLE. */
+  readonly maxOpen: number;
 }
+
+/** Connections that may be open beyond those kept idle: short-lived work (a report, the run
+ * journal, the progress count) beside the callers' own, before a caller has to wait. */
+export const OPEN_OVER_IDLE = 2;
 
 /** The engine over any connector (tests inject a recording one); no check of the database. */
 export function createOracleEngineWith(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>): Engine {
@@ -77,9 +83,11 @@ export async function openOracleEngine(
 }
 
 function assemble(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>) {
+  const maxIdle = settings?.maxIdle ?? 3;
   const driver = oracleDriver(connector, {
     callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
-    maxIdle: settings?.maxIdle ?? 3,
+    maxIdle,
+    maxOpen: settings?.maxOpen ?? maxIdle + OPEN_OVER_IDLE,
   });
   const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants) };
   const engine = assembleEngine({
@@ -101,7 +109,8 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
 /**
  * Open the Oracle engine: node-oracledb thin mode (initOracleClient is never called), standalone
  * connections kept by the driver (driver.ts says why not a pool), at most `poolMax` of them idle
- * (at least 2: migrate() holds its lock on a second connection). The first connection is made
+ * (at least 2: migrate() holds its lock on a second connection) and OPEN_OVER_IDLE more open at
+ * once. The first connection is made
  * now, to check the database character set (openOracleEngine).
  */
 export async function createOracleEngine(options: OracleEngineOptions): Promise<Engine> {
