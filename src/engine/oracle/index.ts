@@ -15,6 +15,7 @@ import { loadOracledb, type OraConnectionAttributes, type OraConnector, type Ora
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
+import { detectVarcharLimit } from './string-size.js';
 import { oracleWorkspaces } from './workspaces.js';
 
 /**
@@ -61,9 +62,10 @@ export function createOracleEngineWith(connector: OraConnector, constants: OraCo
 }
 
 /**
- * The engine over a connector, opened: unless `charsetCheck` is false, one connection is made
- * now and the database character set checked on it (charset.ts); that connection is kept for
- * the first use. On a refusal every connection is closed.
+ * The engine over a connector, opened: one connection is made now; on it the database character
+ * set is checked (charset.ts; unless `charsetCheck` is false) and the longest VARCHAR2 bind
+ * read (string-size.ts: 32767 bytes under MAX_STRING_SIZE = EXTENDED, else 4000). That
+ * connection is kept for the first use. On a refusal every connection is closed.
  */
 export async function openOracleEngine(
   connector: OraConnector,
@@ -71,13 +73,14 @@ export async function openOracleEngine(
   settings?: Partial<OracleEngineSettings> & { charsetCheck?: boolean | undefined },
 ): Promise<Engine> {
   const { engine, driver, kit } = assemble(connector, constants, settings);
-  if (settings?.charsetCheck !== false) {
-    try {
-      await onOracleConnection(driver, (connection) => checkDatabaseCharset(connection, kit));
-    } catch (error) {
-      await engine.close().catch(() => undefined);
-      throw error;
-    }
+  try {
+    await onOracleConnection(driver, async (connection) => {
+      if (settings?.charsetCheck !== false) await checkDatabaseCharset(connection, kit);
+      kit.binds.varcharLimit = await detectVarcharLimit(connection, kit);
+    });
+  } catch (error) {
+    await engine.close().catch(() => undefined);
+    throw error;
   }
   return engine;
 }

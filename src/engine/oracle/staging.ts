@@ -2,7 +2,7 @@ import type { StagingTx } from '../contract.js';
 import type { ErrorLogInput, StageBatchResult, StageInput, StageRefusal } from '../types.js';
 import { classifyOracleCode, classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
 import { OracleChunkError } from './merge.js';
-import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices, textRuns } from './binds.js';
+import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
@@ -136,7 +136,7 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         error_message: cutChars(nonEmpty(r.message, '(no message)'), LIMITS.message),
         raw_record: r.rawRecord,
       }));
-      for (const part of slices(values, ORACLE_MAX_CHUNK).flatMap((slice) => textRuns(slice, (v) => [v.raw_record]))) {
+      for (const part of slices(values, ORACLE_MAX_CHUNK).flatMap((slice) => binds.textRuns(slice, (v) => [v.raw_record]))) {
         await connection.executeMany(oracleQuery('log_errors'), part, {
           autoCommit: false,
           bindDefs: {
