@@ -17,7 +17,7 @@ import { memoryLogger } from '../support/memory-logger.js';
 import { batchError, constants, RecordingDatabase } from './recording-connection.js';
 import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
 
-const COUNTS = { rows: [{ INSERTED: '0', UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
+const COUNTS = { rows: [{ UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
 
 /** A database that refuses, in the staging insert, the rows whose source_key starts with X. */
 function refusing(message: string) {
