@@ -36,7 +36,7 @@ import type {
   RunRecord,
   RunStart,
   RunStatus,
-  StageBatchCounts,
+  StageBatchResult,
   StageInput,
   StageRowSnapshot,
   StagingHistory,
@@ -85,8 +85,14 @@ export interface Driver<C> {
 
 /** Staging a file: upsert batches into order_stage, log the lines that could not be staged. */
 export interface StagingTx {
-  /** Upsert into order_stage by source_key following the idempotency rule. `rows` is non-empty, keys unique. */
-  stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchCounts>;
+  /**
+   * Upsert into order_stage by source_key following the idempotency rule. `rows` is non-empty,
+   * keys unique, in line order (new rows get their stage_id in that order). A row the database
+   * refuses with a row-level error is left out and returned in `refused`; any other error
+   * fails the batch. Oracle: must be the first statement of its transaction (it sets the
+   * transaction's isolation level).
+   */
+  stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult>;
   /** Append rows to order_bulk_error. */
   logErrors(rows: ErrorLogInput[]): Promise<void>;
 }

@@ -43,6 +43,23 @@ export interface StageBatchCounts {
   repeatedInLoad: number;
 }
 
+/**
+ * A row of a staging batch that the database refused (a value it cannot store, a constraint):
+ * it was not staged; the other rows of the batch were. `code` is the database's (SQLSTATE,
+ * ORA-nnnnn), `message` its message without any bind value.
+ */
+export interface StageRefusal {
+  lineNo: number;
+  sourceKey: string;
+  code: string;
+  message: string;
+}
+
+/** What staging one batch did: its counts (refused rows are in none of them) and the refused rows, in line order. */
+export interface StageBatchResult extends StageBatchCounts {
+  refused: StageRefusal[];
+}
+
 /** A row claimed for processing, locked by the chunk's transaction. */
 export interface ClaimedRow extends OrderValues {
   stageId: number;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ErrorLogInput, StageBatchCounts, StageInput } from '../engine/types.js';
+import type { ErrorLogInput, StageBatchResult, StageInput } from '../engine/types.js';
 import type { FileItem, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder } from '../input/order-record.js';
 import type { StagingPort } from './ports.js';
@@ -18,7 +18,7 @@ export interface FileStageCounts {
   unchangedError: number;
   /** Lines overridden by a later line with the same source_key. */
   duplicates: number;
-  /** Lines rejected while parsing (each in the error log with its line and raw text). */
+  /** Lines rejected while parsing, or refused by the database while staging (each in the error log with its line and raw text). */
   rejected: number;
 }
 
@@ -63,6 +63,8 @@ interface Batch {
   /** The file could not be read past this line (the last item of the batch). */
   stoppedAt?: { line: number; message: string } | undefined;
   rows: Map<string, StageInput>;
+  /** The raw text of each row's line, by source_key: the error log's raw_record if the database refuses the row. */
+  raw: Map<string, string>;
   errors: ErrorLogInput[];
   lines: number;
   duplicates: number;
@@ -70,8 +72,35 @@ interface Batch {
   checkpoint: StageCheckpoint | null;
 }
 
+/**
+ * The error-log rows of the rows the database refused while staging: the same shape as a
+ * parse reject (phase PARSE, no stage row, the line's number and raw text), with the
+ * database's code and message. A refused row whose line had already failed parsing has its
+ * PARSE row and its count already: it gets the database's row, and no second count.
+ */
+function refusalRows(loadId: number, b: Batch, staged: StageBatchResult | null): { errors: ErrorLogInput[]; rejected: number } {
+  const errors: ErrorLogInput[] = [];
+  let rejected = 0;
+  for (const refusal of staged?.refused ?? []) {
+    if (b.rows.get(refusal.sourceKey)?.parseError === undefined) rejected++;
+    errors.push({
+      stageId: null,
+      sourceKey: refusal.sourceKey,
+      loadId,
+      lineNo: refusal.lineNo,
+      batchId: null,
+      attemptNo: null,
+      phase: 'PARSE',
+      code: refusal.code,
+      message: refusal.message,
+      rawRecord: b.raw.get(refusal.sourceKey) ?? null,
+    });
+  }
+  return { errors, rejected };
+}
+
 /** The counts after a batch: `before` plus what the batch read and what the database found. */
-function addBatch(before: FileStageCounts, b: Batch, staged: StageBatchCounts | null): FileStageCounts {
+function addBatch(before: FileStageCounts, b: Batch, staged: StageBatchResult | null, refused: number): FileStageCounts {
   return {
     read: before.read + b.lines,
     inserted: before.inserted + (staged?.inserted ?? 0),
@@ -79,7 +108,7 @@ function addBatch(before: FileStageCounts, b: Batch, staged: StageBatchCounts | 
     unchanged: before.unchanged + (staged?.unchanged ?? 0),
     unchangedError: before.unchangedError + (staged?.unchangedError ?? 0),
     duplicates: before.duplicates + b.duplicates + (staged?.repeatedInLoad ?? 0),
-    rejected: before.rejected + b.rejected,
+    rejected: before.rejected + b.rejected + refused,
   };
 }
 
@@ -91,7 +120,7 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 function newBatch(): Batch {
-  return { rows: new Map(), errors: [], lines: 0, duplicates: 0, rejected: 0, checkpoint: null };
+  return { rows: new Map(), raw: new Map(), errors: [], lines: 0, duplicates: 0, rejected: 0, checkpoint: null };
 }
 
 /**
@@ -128,8 +157,10 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
         }
         return engine.transaction(async (tx) => {
           const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows) : null;
-          await tx.logErrors(b.errors);
-          const next = addBatch(counts, b, staged);
+          const refusals = refusalRows(loadId, b, staged);
+          // in line order, as the parse rejects are
+          await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
+          const next = addBatch(counts, b, staged, refusals.rejected);
           // the checkpoint commits with the batch: a resumed load starts right after it
           await tx.addRunEvent(runId, {
             event: 'staged_checkpoint',
@@ -213,6 +244,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     // Last occurrence wins within the file; within a batch the map keeps only the last.
     if (batch.rows.delete(row.sourceKey)) batch.duplicates++;
     batch.rows.set(row.sourceKey, row);
+    batch.raw.set(row.sourceKey, item.raw);
   };
 
   // Parsing is CPU-bound and, while the file's buffered records last, never returns to the event

@@ -28,7 +28,7 @@ const QUERY_NAMES = readdirSync(join(root, 'sql/oracle/queries'))
 const LOADER_QUERIES = QUERY_NAMES.filter((n) => !n.startsWith('bench_'));
 
 /** The data dictionary views the bench reads (its own objects only: USER_ views, no DBA view). */
-const DICTIONARY = new Set(['USER_TABLES', 'USER_OBJECTS']);
+const DICTIONARY = new Set(['USER_TABLES', 'USER_OBJECTS', 'DUAL']);
 const WORKSPACE_TABLE = /^OLB_[0-9A-F]{8}_[A-Z][A-Z0-9_$#]*$/;
 
 function statements(calls: readonly Call[]): string[] {
@@ -152,16 +152,15 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
         };
       }
       if (is(sql, 'run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
-      if (is(sql, 'stage_batch_clear')) {
+      // the session's batch table empties at each commit (ON COMMIT DELETE ROWS); each staging
+      // transaction starts with SET TRANSACTION
+      if (is(sql, 'stage_batch_serializable')) {
         batch = [];
         return {};
       }
       if (is(sql, 'stage_batch_counts'))
         return { rows: [{ INSERTED: String(batch.length), UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
-      if (is(sql, 'stage_batch_merge')) {
-        stage.push(...batch);
-        return { rowsAffected: batch.length };
-      }
+      if (is(sql, 'stage_batch_update')) return { rowsAffected: 0 };
       if (is(sql, 'claimable_count')) return { rows: [{ N: String(stage.filter((r) => !finalized.has(r.id)).length) }] };
       return { rows: [] };
     },
@@ -178,6 +177,12 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
             line: Number(b.line_no),
           });
         }
+      }
+      if (is(sql, 'stage_batch_new')) {
+        const keys = new Set(binds.map((b) => String(b.source_key)));
+        const added = batch.filter((r) => keys.has(r.key));
+        stage.push(...added.map((r, i) => ({ ...r, id: stage.length + i + 1 })));
+        return { rowsAffected: added.length, batchErrors: [] };
       }
       if (is(sql, 'finalize_done') || is(sql, 'finalize_failed')) for (const b of binds) finalized.add(Number(b.stage_id));
       return { rowsAffected: binds.length, ...(is(sql, 'merge_orders') ? { batchErrors: [] } : {}) };
@@ -248,7 +253,7 @@ describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
     expect(
       outsideWorkspaces([rewritten]).filter((s) =>
         s.tables.some(
-          (t) => !['USER_TABLES', 'USER_TAB_COLUMNS', 'USER_INDEXES', 'USER_CONSTRAINTS', 'NLS_DATABASE_PARAMETERS'].includes(t),
+          (t) => !['USER_TABLES', 'USER_TAB_COLUMNS', 'USER_INDEXES', 'USER_CONSTRAINTS', 'NLS_DATABASE_PARAMETERS', 'DUAL'].includes(t),
         ),
       ),
     ).toEqual([]);
@@ -337,7 +342,15 @@ describe('Oracle bench (recording connection): the whole bench in workspaces of 
     expect(sent.length).toBeGreaterThan(50);
 
     // the loader's own MERGE, finalize and claim statements, pointed at the workspace
-    for (const name of ['merge_orders', 'finalize_done', 'finalize_failed', 'finalize_failed_log', 'claim', 'stage_batch_merge'])
+    for (const name of [
+      'merge_orders',
+      'finalize_done',
+      'finalize_failed',
+      'finalize_failed_log',
+      'claim',
+      'stage_batch_update',
+      'stage_batch_new',
+    ])
       expect(sent.some((sql) => sql !== oracleQuery(name) && unprefixed(sql) === oracleQuery(name))).toBe(true);
     const claim = sent.find((sql) => unprefixed(sql) === oracleQuery('claim')) ?? '';
     expect(claim).toMatch(/INDEX_ASC\(OLB_[0-9A-F]{8}_ORDER_STAGE OLB_[0-9A-F]{8}_IX_ORDER_STAGE_CLAIMABLE\)/);

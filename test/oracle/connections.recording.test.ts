@@ -101,10 +101,17 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
     const engine = await createOracleEngine(options);
     const failed = await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 })).catch((e: unknown) => e);
     expect(engine.classifyError(failed)).toBe('fatal');
-    expect(db.trace()).toEqual(['1:execute:SELECT value FROM', '1:commit', '1:executeMany:MERGE INTO orders', '1:rollback', '1:close']);
+    expect(db.trace()).toEqual([
+      '1:execute:SELECT value FROM',
+      "1:execute:SELECT LENGTHB(RPAD('x', 32767,",
+      '1:commit',
+      '1:executeMany:MERGE INTO orders',
+      '1:rollback',
+      '1:close',
+    ]);
     expect(db.ended).toEqual(new Set([1]));
     await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
-    expect(db.trace().slice(5)).toEqual(['2:executeMany:MERGE INTO orders', '2:commit']);
+    expect(db.trace().slice(6)).toEqual(['2:executeMany:MERGE INTO orders', '2:commit']);
     expect(fake.poolAttributes).toEqual([]);
     await engine.close();
   });
@@ -175,7 +182,8 @@ describe('Oracle connections (recording database, thin-mode semantics)', () => {
     fake.db = ascii;
     const unchecked = await createOracleEngine({ ...options, oracle: { charsetCheck: false } });
     await unchecked.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }));
-    expect(ascii.trace()).toEqual(['1:executeMany:MERGE INTO orders', '1:commit']);
+    // the VARCHAR2 limit is read all the same (string-size.ts)
+    expect(ascii.trace()).toEqual(["1:execute:SELECT LENGTHB(RPAD('x', 32767,", '1:commit', '1:executeMany:MERGE INTO orders', '1:commit']);
   });
 
   it('a database whose dictionary view cannot be read is refused with the way out', async () => {

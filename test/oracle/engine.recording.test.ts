@@ -563,11 +563,11 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     ...over,
   });
 
-  it('clears the batch table, array-binds the batch, counts, then MERGEs, in that order', async () => {
+  it('sets SERIALIZABLE, array-binds the batch, counts, updates, then inserts the new keys in line order', async () => {
     const db = new RecordingDatabase({
       execute: (sql) =>
         sql === oracleQuery('stage_batch_counts')
-          ? { rows: [{ INSERTED: '1', UPDATED: '1', UNCHANGED: '1', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '1' }] }
+          ? { rows: [{ UPDATED: '1', UNCHANGED: '1', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '1' }] }
           : { rowsAffected: 0 },
     });
     const engine = createOracleEngineWith(db, constants);
@@ -586,17 +586,22 @@ describe('Oracle engine (recording connection): stageBatch', () => {
         }),
       ]),
     );
-    expect(counts).toEqual({ inserted: 1, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 1 });
+    // inserted: the new-key insert's own rowsAffected (the recording database answers every row
+    // bound), not a count read before it
+    expect(oracleQuery('stage_batch_counts')).not.toMatch(/AS inserted/i);
+    expect(counts).toEqual({ inserted: 3, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 1, refused: [] });
     expect(db.trace()).toEqual([
-      '1:execute:DELETE FROM order_stage_batch',
+      '1:execute:SET TRANSACTION ISOLATION',
       '1:executeMany:INSERT INTO order_stage_batch',
       '1:execute:SELECT COUNT(CASE WHEN',
       '1:execute:MERGE INTO order_stage',
+      '1:executeMany:INSERT INTO order_stage',
       '1:commit',
     ]);
     const insert = db.executeManyCalls()[0]!;
     expect(insert.options).toEqual({
       autoCommit: false,
+      batchErrors: true,
       bindDefs: {
         source_key: { type: VARCHAR, maxSize: 400 },
         customer_id: { type: VARCHAR, maxSize: 64 },
@@ -627,10 +632,23 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     // values are converted in SQL with explicit formats, never by session NLS settings
     expect(insert.sql).toContain("TO_DATE(:order_date, 'YYYY-MM-DD')");
     expect(insert.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
-    const merge = db.calls.find((c) => c.kind === 'execute' && c.sql === oracleQuery('stage_batch_merge'));
+    const merge = db.calls.find((c) => c.kind === 'execute' && c.sql === oracleQuery('stage_batch_update'));
     expect(merge?.kind === 'execute' && merge.binds).toEqual({ load_id: { val: 7, type: NUMBER } });
+    // the new keys: one iteration per row, in line order (stage_id follows it)
+    const fresh = db.executeManyCalls()[1]!;
+    expect(fresh.sql).toBe(oracleQuery('stage_batch_new'));
+    expect(fresh.binds).toEqual([
+      { source_key: 'A-1', load_id: 7 },
+      { source_key: '注文-２', load_id: 7 },
+      { source_key: 'bad', load_id: 7 },
+    ]);
+    expect(fresh.options).toEqual({
+      autoCommit: false,
+      batchErrors: true,
+      bindDefs: { source_key: { type: VARCHAR, maxSize: 400 }, load_id: { type: NUMBER } },
+    });
     // a row whose values change starts its attempt count again (as order_loader_stage_batch, migration 005)
-    expect(oracleQuery('stage_batch_merge')).toContain('s.attempt_count   = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.attempt_count END');
+    expect(oracleQuery('stage_batch_update')).toContain('s.attempt_count   = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.attempt_count END');
   });
 
   it('a source_key over 100 characters fails the batch before anything is sent, naming the line, not the value', async () => {
@@ -651,11 +669,11 @@ describe('Oracle engine (recording connection): stageBatch', () => {
 
   it('100 four-byte characters fit the 400-byte maxSize', async () => {
     const db = new RecordingDatabase({
-      execute: () => ({ rows: [{ INSERTED: '1', UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }),
+      execute: () => ({ rows: [{ UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }),
     });
     const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: '𠮷'.repeat(100) })]));
-    expect(db.executeManyCalls()).toHaveLength(1);
+    expect(db.executeManyCalls()).toHaveLength(2);
   });
 });
 

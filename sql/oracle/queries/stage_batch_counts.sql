@@ -1,6 +1,6 @@
--- Count the batch against what order_stage holds *before* the MERGE (same transaction),
--- with the rules of sql/postgres/queries/stage_batch.sql:
---   inserted          new source_key
+-- Count the staging batch against what order_stage holds before stage_batch_update.sql and
+-- stage_batch_new.sql write it (same SERIALIZABLE transaction, so the same snapshot), with the
+-- rules of sql/postgres/queries/stage_batch.sql:
 --   updated           existing, not repeated, and values differ, or the line failed parsing
 --                     now, or the stored row is a parse rejection (it is re-parsed)
 --   unchanged         existing, not repeated, and identical
@@ -8,9 +8,9 @@
 --   repeated_in_load  existing and last staged by this same load (an earlier batch): counted
 --                     here only, never also as updated/unchanged, so that each line of the
 --                     file is counted once (the pipeline adds it to the duplicates)
+-- "inserted" is not counted here: it is the rowsAffected of stage_batch_new.sql itself.
 -- DECODE compares NULL with NULL as equal: it is Oracle's IS NOT DISTINCT FROM.
-SELECT COUNT(CASE WHEN is_new = 1 THEN 1 END)                                      AS inserted,
-       COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 0 THEN 1 END) AS updated,
+SELECT COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 0 THEN 1 END) AS updated,
        COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 1 THEN 1 END) AS unchanged,
        COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 1
                    AND process_status = 'ERROR' THEN 1 END)                         AS unchanged_error,

@@ -34,7 +34,8 @@ export const MAX_BYTES = {
   identifier: 512,
   /** order_stage_audit.operator, VARCHAR2(128 CHAR). */
   operator: 512,
-  /** Longest VARCHAR2 bind in SQL; longer text goes to CLOB columns as a CLOB bind. */
+  /** Longest VARCHAR2 bind in SQL under MAX_STRING_SIZE = STANDARD; longer text goes to CLOB
+   * columns as a CLOB bind (Binds.longText; the limit is raised where EXTENDED is detected). */
   varchar: 4000,
 } as const;
 
@@ -56,21 +57,22 @@ export const LIMITS = {
 /** Bind slots :id1..:id20 (and :<name>1..:<name>20) of the queries that take a list. */
 export const ID_SLOTS = 20;
 
-function fitsVarchar(value: string | null): boolean {
-  return value === null || byteLength(value) <= MAX_BYTES.varchar;
+function fitsVarchar(value: string | null, limitBytes: number): boolean {
+  return value === null || byteLength(value) <= limitBytes;
 }
 
 /**
  * The rows of one executeMany split into consecutive runs whose long-text columns take the
- * same bind type (Binds.longText): one call per run, so that only rows with a value over 4000
- * bytes are bound as CLOB. The rows keep their order (identity columns number them in it).
+ * same bind type (Binds.longText): one call per run, so that only rows with a value over
+ * `limitBytes` (Binds.varcharLimit) are bound as CLOB. The rows keep their order (identity
+ * columns number them in it).
  */
-export function textRuns<R>(rows: readonly R[], texts: (row: R) => readonly (string | null)[]): R[][] {
+export function textRuns<R>(rows: readonly R[], texts: (row: R) => readonly (string | null)[], limitBytes: number): R[][] {
   const runs: R[][] = [];
   let key: string | undefined;
   for (const row of rows) {
     const rowKey = texts(row)
-      .map((v) => (fitsVarchar(v) ? 'v' : 'c'))
+      .map((v) => (fitsVarchar(v, limitBytes) ? 'v' : 'c'))
       .join('');
     const last = runs.at(-1);
     if (last !== undefined && rowKey === key) last.push(row);
@@ -90,7 +92,18 @@ type BindValue<V> = OraBindDef & { val: V };
 
 /** The bind definitions and value binds, written once over the driver's type constants. */
 export class Binds {
+  /**
+   * The longest text bound as VARCHAR2 into a CLOB column, in bytes: 4000, or 32767 once the
+   * engine found MAX_STRING_SIZE = EXTENDED when it opened (string-size.ts).
+   */
+  varcharLimit: number = MAX_BYTES.varchar;
+
   constructor(readonly c: OraConstants) {}
+
+  /** {@link textRuns} at this database's VARCHAR2 limit. */
+  textRuns<R>(rows: readonly R[], texts: (row: R) => readonly (string | null)[]): R[][] {
+    return textRuns(rows, texts, this.varcharLimit);
+  }
 
   number(): OraBindDef {
     return { type: this.c.DB_TYPE_NUMBER };
@@ -101,13 +114,14 @@ export class Binds {
   }
 
   /**
-   * VARCHAR2 bind when every value fits 4000 bytes (the common case), else a CLOB bind. A CLOB
-   * bind costs a temporary LOB per value (two round trips each: create, write;
-   * lib/thin/connection.js), so calls over many rows bind CLOB only for the rows that need it
-   * (see {@link textRuns}). 4000, not 32767: MAX_STRING_SIZE=EXTENDED is not detected.
+   * VARCHAR2 bind when every value fits {@link varcharLimit} bytes (4000, or 32767 under
+   * MAX_STRING_SIZE = EXTENDED: the common case), else a CLOB bind. A CLOB bind costs a
+   * temporary LOB per value (two round trips each: create, write; lib/thin/connection.js), so
+   * calls over many rows bind CLOB only for the rows that need it (see {@link textRuns}).
    */
   longText(values: readonly (string | null)[]): OraBindDef {
-    return values.every(fitsVarchar) ? this.varchar(MAX_BYTES.varchar) : { type: this.c.DB_TYPE_CLOB };
+    const limit = this.varcharLimit;
+    return values.every((v) => fitsVarchar(v, limit)) ? this.varchar(limit) : { type: this.c.DB_TYPE_CLOB };
   }
 
   /** The columns every order_bulk_error insert binds (the chunk's failures, staging's rejects). */

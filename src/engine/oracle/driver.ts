@@ -10,6 +10,11 @@ export interface OracleConnectionPolicy {
   readonly callTimeoutMs: number;
   /** Healthy connections kept open between uses; more are closed when released. */
   readonly maxIdle: number;
+  /**
+   * Connections open at once (checked out, idle, or being opened), at most: a caller that
+   * finds none idle and the cap reached waits, in turn, for the next one released.
+   */
+  readonly maxOpen: number;
 }
 
 /**
@@ -19,7 +24,8 @@ export interface OracleConnectionPolicy {
  * ignored, and the pool's free list is LIFO, so the next acquire gets the same session back),
  * yet a connection that saw a fatal error (a call timeout, a killed session) must never run the
  * retry. Here a released connection goes onto an idle stack (the worker that releases it gets it
- * back at once), and a broken one is closed: for a standalone connection close() logs off and
+ * back at once), or straight to the first caller waiting for one (at most `maxOpen` are open: a
+ * burst of callers never opens more), and a broken one is closed: for a standalone connection close() logs off and
  * closes the socket, and the next acquire opens a new connection in its place.
  *
  * Every statement runs with autoCommit: false; Oracle starts a transaction with the first
@@ -29,13 +35,35 @@ export interface OracleConnectionPolicy {
 const DISCARD_WAIT_MS = 5_000;
 
 export function oracleDriver(connector: OraConnector, policy: OracleConnectionPolicy): Driver<OraConnection> {
+  if (!(policy.maxOpen >= 1)) throw new RangeError(`Oracle engine: maxOpen must be at least 1 (got ${policy.maxOpen})`);
   const idle: OraConnection[] = [];
+  /** Callers waiting for a connection, first come first served. */
+  const waiting: Array<{ resolve: (c: OraConnection) => void; reject: (e: unknown) => void }> = [];
+  /** Connections open or being opened (checked out + idle + connecting). */
+  let open = 0;
   let closing = false;
 
+  /** Open a new connection, counted against maxOpen from the start (a burst cannot overshoot). */
   async function connect(): Promise<OraConnection> {
-    const connection = await connector.getConnection();
-    if (policy.callTimeoutMs > 0) connection.callTimeout = policy.callTimeoutMs;
-    return connection;
+    open++;
+    try {
+      const connection = await connector.getConnection();
+      if (policy.callTimeoutMs > 0) connection.callTimeout = policy.callTimeoutMs;
+      return connection;
+    } catch (error) {
+      open--;
+      serveWaiting();
+      throw error;
+    }
+  }
+
+  /** A slot freed (a connection closed): the first waiting caller gets a new connection. */
+  function serveWaiting(): void {
+    while (waiting.length > 0 && open < policy.maxOpen) {
+      const next = waiting.shift();
+      if (next === undefined) return;
+      connect().then(next.resolve, next.reject);
+    }
   }
 
   /**
@@ -49,6 +77,8 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
       timer = setTimeout(resolve, DISCARD_WAIT_MS);
       timer.unref();
     });
+    open--;
+    serveWaiting();
     await Promise.race([connection.close().catch(() => undefined), giveUp]);
     clearTimeout(timer);
   }
@@ -63,7 +93,8 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
         if (connection.isHealthy?.() !== false) return connection;
         await discard(connection);
       }
-      return connect();
+      if (open < policy.maxOpen) return connect();
+      return new Promise<OraConnection>((resolve, reject) => waiting.push({ resolve, reject }));
     },
     begin: () => Promise.resolve(),
     commit: (connection) => connection.commit(),
@@ -72,13 +103,25 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
       // a broken connection's close() may fail on its dead socket: it is gone either way
       if (broken !== undefined) return discard(connection);
       // committed (or rolled back) already: a failing logoff must not make the work look failed
-      if (closing || idle.length >= policy.maxIdle) return discard(connection);
+      if (closing) return discard(connection);
+      const next = waiting.shift();
+      if (next !== undefined) {
+        // handed on as it is; one whose socket died is replaced by a new one for that caller
+        if (connection.isHealthy?.() !== false) {
+          next.resolve(connection);
+          return;
+        }
+        waiting.unshift(next);
+        return discard(connection);
+      }
+      if (idle.length >= policy.maxIdle) return discard(connection);
       idle.push(connection);
     },
     classifyError: (error) => classifyOracleError(error),
     // Idle connections are closed now; those checked out are closed when they are released.
     async close() {
       closing = true;
+      for (const caller of waiting.splice(0)) caller.reject(new Error('Oracle engine: the engine is closed'));
       await Promise.all(idle.splice(0).map(discard));
     },
   };

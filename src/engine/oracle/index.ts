@@ -15,6 +15,7 @@ import { loadOracledb, type OraConnectionAttributes, type OraConnector, type Ora
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
+import { detectVarcharLimit } from './string-size.js';
 import { oracleWorkspaces } from './workspaces.js';
 import { WorkspaceScope, scopedConnector } from './workspace-scope.js';
 
@@ -48,7 +49,13 @@ export const DEFAULT_EXPIRE_TIME_MINUTES = 2;
 export interface OracleEngineSettings {
   readonly callTimeoutMs: number;
   readonly maxIdle: number;
+  /** Connections open at once, at most (driver.ts); default: maxIdle + OPEN_OVER_IDLE. */
+  readonly maxOpen: number;
 }
+
+/** Connections that may be open beyond those kept idle: short-lived work (a report, the run
+ * journal, the progress count) beside the callers' own, before a caller has to wait. */
+export const OPEN_OVER_IDLE = 2;
 
 /** The engine over any connector (tests inject a recording one); no check of the database. */
 export function createOracleEngineWith(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>): Engine {
@@ -56,9 +63,10 @@ export function createOracleEngineWith(connector: OraConnector, constants: OraCo
 }
 
 /**
- * The engine over a connector, opened: unless `charsetCheck` is false, one connection is made
- * now and the database character set checked on it (charset.ts); that connection is kept for
- * the first use. On a refusal every connection is closed.
+ * The engine over a connector, opened: one connection is made now; on it the database character
+ * set is checked (charset.ts; unless `charsetCheck` is false) and the longest VARCHAR2 bind
+ * read (string-size.ts: 32767 bytes under MAX_STRING_SIZE = EXTENDED, else 4000). That
+ * connection is kept for the first use. On a refusal every connection is closed.
  */
 export async function openOracleEngine(
   connector: OraConnector,
@@ -66,13 +74,14 @@ export async function openOracleEngine(
   settings?: Partial<OracleEngineSettings> & { charsetCheck?: boolean | undefined },
 ): Promise<Engine> {
   const { engine, driver, kit } = assemble(connector, constants, settings);
-  if (settings?.charsetCheck !== false) {
-    try {
-      await onOracleConnection(driver, (connection) => checkDatabaseCharset(connection, kit));
-    } catch (error) {
-      await engine.close().catch(() => undefined);
-      throw error;
-    }
+  try {
+    await onOracleConnection(driver, async (connection) => {
+      if (settings?.charsetCheck !== false) await checkDatabaseCharset(connection, kit);
+      kit.binds.varcharLimit = await detectVarcharLimit(connection, kit);
+    });
+  } catch (error) {
+    await engine.close().catch(() => undefined);
+    throw error;
   }
   return engine;
 }
@@ -80,9 +89,11 @@ export async function openOracleEngine(
 function assemble(connector: OraConnector, constants: OraConstants, settings?: Partial<OracleEngineSettings>) {
   // every statement goes through the bench workspace scope (the loader's tables when none)
   const scope = new WorkspaceScope();
+  const maxIdle = settings?.maxIdle ?? 3;
   const driver = oracleDriver(scopedConnector(connector, scope), {
     callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
-    maxIdle: settings?.maxIdle ?? 3,
+    maxIdle,
+    maxOpen: settings?.maxOpen ?? maxIdle + OPEN_OVER_IDLE,
   });
   const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants) };
   const engine = assembleEngine({
@@ -104,7 +115,8 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
 /**
  * Open the Oracle engine: node-oracledb thin mode (initOracleClient is never called), standalone
  * connections kept by the driver (driver.ts says why not a pool), at most `poolMax` of them idle
- * (at least 2: migrate() holds its lock on a second connection). The first connection is made
+ * (at least 2: migrate() holds its lock on a second connection) and OPEN_OVER_IDLE more open at
+ * once. The first connection is made
  * now, to check the database character set (openOracleEngine).
  */
 export async function createOracleEngine(options: OracleEngineOptions): Promise<Engine> {

@@ -12,7 +12,6 @@ import {
   type SlotList,
   slices,
   textList,
-  textRuns,
 } from './binds.js';
 import type { OraConnection } from './oracledb-types.js';
 import { byStageId, int, intOrNull, type OracleKit, queryRows, stageSnapshot, text } from './rows.js';
@@ -171,7 +170,7 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
             },
           },
         );
-        for (const audit of textRuns(
+        for (const audit of binds.textRuns(
           part.map((r) => r.audit),
           (a) => [a.old_values, a.new_values],
         )) {

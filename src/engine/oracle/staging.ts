@@ -1,19 +1,59 @@
 import type { StagingTx } from '../contract.js';
-import type { ErrorLogInput, StageBatchCounts, StageInput } from '../types.js';
-import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices, textRuns } from './binds.js';
-import type { OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
+import type { ErrorLogInput, StageBatchResult, StageInput, StageRefusal } from '../types.js';
+import { classifyOracleCode, classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
+import { OracleChunkError } from './merge.js';
+import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
+import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
 
 /**
- * Staging on one connection: a batch goes into the global temporary table order_stage_batch
- * (executeMany of queries/stage_batch_insert.sql after stage_batch_clear.sql), is counted
- * (stage_batch_counts.sql) and merged into order_stage (stage_batch_merge.sql).
+ * The rows of one executeMany that the database refused, from its batchErrors (each entry's
+ * offset indexes the bind array): a row-level code (classify.ts) refuses that row alone; a
+ * fatal code anywhere in a message, or a transient first code (ORA-00001 of a concurrent
+ * insert, ORA-08177, a deadlock), fails the batch: thrown as an OracleChunkError carrying the
+ * code, which classifyOracleError reads, so the batch rolls back and is retried.
+ */
+function refusalsOf(what: string, rows: readonly StageInput[], batchErrors: readonly OraBatchError[]): StageRefusal[] {
+  const refused: StageRefusal[] = [];
+  for (const batchError of batchErrors) {
+    const row = rows[batchError.offset];
+    if (row === undefined) throw new Error(`${what}: batch error offset ${batchError.offset} outside the ${rows.length} rows bound`);
+    const codes = oracleCodesFromMessage(batchError.message);
+    const kind = classifyOracleCodes(codes);
+    const code = codes.find((c) => classifyOracleCode(c) === 'fatal') ?? codes[0] ?? 'ORA-UNKNOWN';
+    if (kind !== 'rejected') {
+      throw new OracleChunkError(code, `${what}: ${codes.join(' ')} reported for line ${row.lineNo}; the batch is rolled back`);
+    }
+    refused.push({
+      lineNo: row.lineNo,
+      sourceKey: row.sourceKey,
+      code: cutChars(code, LIMITS.code),
+      message: cutChars(nonEmpty(batchError.message.trim(), code), LIMITS.message),
+    });
+  }
+  return refused;
+}
+
+/**
+ * Staging on one connection, in one SERIALIZABLE transaction (stage_batch_serializable.sql:
+ * every statement below reads the same snapshot):
+ *  1. the batch goes into the session's global temporary table order_stage_batch (executeMany
+ *     of stage_batch_insert.sql, batchErrors: true): a row the database refuses there (a value
+ *     order_stage cannot hold) is left out and returned as refused, the rest goes on;
+ *  2. the rows left are counted against order_stage (stage_batch_counts.sql);
+ *  3. the keys order_stage holds are updated (stage_batch_update.sql, one MERGE);
+ *  4. the new keys are inserted in line order (executeMany of stage_batch_new.sql, one
+ *     iteration per row, batchErrors: true): stage_id follows the file's order, and the
+ *     statement's own rowsAffected is the "inserted" count.
+ * A refusal in step 3 (none is expected: the values were cast to order_stage's types in
+ * step 1) fails the batch.
  */
 export function oracleStagingTx(connection: OraConnection, { binds, queryOptions }: OracleKit): StagingTx {
   return {
-    async stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchCounts> {
-      if (rows.length === 0) return { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0 };
+    async stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult> {
+      const result: StageBatchResult = { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
+      if (rows.length === 0) return result;
       const values: OraBinds[] = rows.map((r) => {
         const bind = {
           source_key: r.sourceKey,
@@ -39,21 +79,43 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         parse_code: binds.varchar(MAX_BYTES.code),
         parse_message: binds.varchar(MAX_BYTES.message),
       };
-      await connection.execute(oracleQuery('stage_batch_clear'), {}, { autoCommit: false });
-      for (const part of slices(values, ORACLE_MAX_CHUNK)) {
-        await connection.executeMany(oracleQuery('stage_batch_insert'), part, { autoCommit: false, bindDefs });
+      await connection.execute(oracleQuery('stage_batch_serializable'), {}, { autoCommit: false });
+      const refused = new Set<number>();
+      for (let start = 0; start < rows.length; start += ORACLE_MAX_CHUNK) {
+        const part = values.slice(start, start + ORACLE_MAX_CHUNK);
+        const inserted = await connection.executeMany(oracleQuery('stage_batch_insert'), part, {
+          autoCommit: false,
+          batchErrors: true,
+          bindDefs,
+        });
+        for (const refusal of refusalsOf('stage batch', rows.slice(start, start + ORACLE_MAX_CHUNK), inserted.batchErrors ?? [])) {
+          result.refused.push(refusal);
+          refused.add(refusal.lineNo);
+        }
       }
+      const staged = rows.filter((r) => !refused.has(r.lineNo));
+      if (staged.length === 0) return result;
       const counted = await connection.execute(oracleQuery('stage_batch_counts'), { load_id: binds.num(loadId) }, queryOptions);
       const row = (counted.rows?.[0] ?? undefined) as Row | undefined;
       if (row === undefined) throw new Error('stage batch: the count query returned no row');
-      await connection.execute(oracleQuery('stage_batch_merge'), { load_id: binds.num(loadId) }, { autoCommit: false });
-      return {
-        inserted: int(row.INSERTED, 'inserted'),
-        updated: int(row.UPDATED, 'updated'),
-        unchanged: int(row.UNCHANGED, 'unchanged'),
-        unchangedError: int(row.UNCHANGED_ERROR, 'unchanged_error'),
-        repeatedInLoad: int(row.REPEATED_IN_LOAD, 'repeated_in_load'),
-      };
+      await connection.execute(oracleQuery('stage_batch_update'), { load_id: binds.num(loadId) }, { autoCommit: false });
+      let inserted = 0;
+      for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
+        const done = await connection.executeMany(
+          oracleQuery('stage_batch_new'),
+          part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
+          { autoCommit: false, batchErrors: true, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() } },
+        );
+        result.refused.push(...refusalsOf('stage batch (new keys)', part, done.batchErrors ?? []));
+        inserted += done.rowsAffected ?? 0;
+      }
+      result.refused.sort((a, b) => a.lineNo - b.lineNo);
+      result.inserted = inserted;
+      result.updated = int(row.UPDATED, 'updated');
+      result.unchanged = int(row.UNCHANGED, 'unchanged');
+      result.unchangedError = int(row.UNCHANGED_ERROR, 'unchanged_error');
+      result.repeatedInLoad = int(row.REPEATED_IN_LOAD, 'repeated_in_load');
+      return result;
     },
 
     async logErrors(rows: ErrorLogInput[]): Promise<void> {
@@ -74,7 +136,7 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         error_message: cutChars(nonEmpty(r.message, '(no message)'), LIMITS.message),
         raw_record: r.rawRecord,
       }));
-      for (const part of slices(values, ORACLE_MAX_CHUNK).flatMap((slice) => textRuns(slice, (v) => [v.raw_record]))) {
+      for (const part of slices(values, ORACLE_MAX_CHUNK).flatMap((slice) => binds.textRuns(slice, (v) => [v.raw_record]))) {
         await connection.executeMany(oracleQuery('log_errors'), part, {
           autoCommit: false,
           bindDefs: {

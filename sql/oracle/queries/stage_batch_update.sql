@@ -1,19 +1,18 @@
--- Upsert the staging batch into order_stage by source_key (the staging rule: the last
--- occurrence of a source_key wins; docs/ARCHITECTURE.md, section 2), one set-based
--- statement. Same rules as sql/postgres/queries/stage_batch.sql:
---   new key                      -> inserted, READY (ERROR when the line failed parsing)
+-- Update the rows of order_stage whose source_key the staging batch holds (the staging rule:
+-- the last occurrence of a source_key wins; docs/ARCHITECTURE.md, section 2); the new keys
+-- are inserted afterwards, in line order, by stage_batch_new.sql. Same rules as
+-- sql/postgres/queries/stage_batch.sql:
 --   values changed, or re-parsed -> updated, READY again (or ERROR); attempt_count back to 0
 --                                   (the attempts of the earlier values do not count)
 --   values identical             -> untouched; when the row is not DONE, load_id/line_no move
 --                                   to this load so that the load's outcome counts it
--- is_changed is computed in USING (against the same read-consistent snapshot as the target);
--- the UPDATE ... WHERE skips rows that would not change at all. In Oracle every SET
--- expression sees the row's values before the update.
+-- is_changed is computed in USING (against the same snapshot as the target: the transaction
+-- is SERIALIZABLE, stage_batch_serializable.sql); the UPDATE ... WHERE skips rows that would
+-- not change at all. In Oracle every SET expression sees the row's values before the update.
 MERGE INTO order_stage s
 USING (SELECT i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i.line_no,
               i.parse_code, i.parse_message,
-              CASE WHEN cur.stage_id IS NULL THEN 1
-                   WHEN (cur.process_status = 'ERROR' AND NVL(cur.error_code, '-') LIKE 'PARSE%')
+              CASE WHEN (cur.process_status = 'ERROR' AND NVL(cur.error_code, '-') LIKE 'PARSE%')
                      OR i.parse_code IS NOT NULL
                      OR DECODE(cur.customer_id, i.customer_id, 0, 1) = 1
                      OR DECODE(cur.order_date, i.order_date, 0, 1) = 1
@@ -21,7 +20,7 @@ USING (SELECT i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i
                      OR DECODE(cur.currency, i.currency, 0, 1) = 1
                    THEN 1 ELSE 0 END AS is_changed
          FROM order_stage_batch i
-         LEFT JOIN order_stage cur ON cur.source_key = i.source_key) src
+         JOIN order_stage cur ON cur.source_key = i.source_key) src
 ON (s.source_key = src.source_key)
 WHEN MATCHED THEN UPDATE SET
        s.customer_id     = src.customer_id,
@@ -40,9 +39,3 @@ WHEN MATCHED THEN UPDATE SET
        s.updated_at      = SYSTIMESTAMP
  WHERE src.is_changed = 1
     OR (s.process_status <> 'DONE' AND DECODE(s.load_id, :load_id, 0, 1) = 1)
-WHEN NOT MATCHED THEN INSERT
-       (source_key, customer_id, order_date, amount, currency,
-        process_status, error_code, error_message, load_id, line_no)
-VALUES (src.source_key, src.customer_id, src.order_date, src.amount, src.currency,
-        CASE WHEN src.parse_code IS NULL THEN 'READY' ELSE 'ERROR' END,
-        src.parse_code, src.parse_message, :load_id, src.line_no)
