@@ -1,4 +1,4 @@
-import type { Engine, EngineTx } from '../../src/engine/types.js';
+import type { Engine, EngineTx, TransactionOptions } from '../../src/engine/types.js';
 
 /**
  * An engine that delegates to a real one but lets a test break a transaction at a chosen
@@ -7,7 +7,8 @@ import type { Engine, EngineTx } from '../../src/engine/types.js';
 export function faultyEngine(inner: Engine, fault: (step: keyof EngineTx, txNo: number) => Error | undefined): Engine {
   let txNo = 0;
   const wrapped: Engine = Object.create(inner) as Engine;
-  wrapped.transaction = <T>(fn: (tx: EngineTx) => Promise<T>) =>
+  // the caller's options (lock wait) reach the real transaction: a fault test runs what a real one runs
+  wrapped.transaction = <T>(fn: (tx: EngineTx) => Promise<T>, options?: TransactionOptions) =>
     inner.transaction(async (tx) => {
       const n = ++txNo;
       const proxy = new Proxy(tx, {
@@ -23,7 +24,7 @@ export function faultyEngine(inner: Engine, fault: (step: keyof EngineTx, txNo: 
         },
       });
       return fn(proxy);
-    });
+    }, options);
   wrapped.classifyError = (e) => inner.classifyError(e);
   return wrapped;
 }
@@ -40,18 +41,20 @@ export function connectionLost(): Error {
 export function lostCommitReplies(inner: Engine, lose: (txNo: number, steps: Set<string>) => boolean): Engine {
   let txNo = 0;
   const wrapped: Engine = Object.create(inner) as Engine;
-  wrapped.transaction = async <T>(fn: (tx: EngineTx) => Promise<T>) => {
+  wrapped.transaction = async <T>(fn: (tx: EngineTx) => Promise<T>, options?: TransactionOptions) => {
     const n = ++txNo;
     const steps = new Set<string>();
-    const result = await inner.transaction((tx) =>
-      fn(
-        new Proxy(tx, {
-          get(target, prop, receiver) {
-            if (typeof prop === 'string') steps.add(prop);
-            return Reflect.get(target, prop, receiver) as unknown;
-          },
-        }),
-      ),
+    const result = await inner.transaction(
+      (tx) =>
+        fn(
+          new Proxy(tx, {
+            get(target, prop, receiver) {
+              if (typeof prop === 'string') steps.add(prop);
+              return Reflect.get(target, prop, receiver) as unknown;
+            },
+          }),
+        ),
+      options,
     );
     if (lose(n, steps)) throw connectionLost();
     return result;

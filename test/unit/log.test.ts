@@ -22,6 +22,26 @@ describe('command logger', () => {
     ]);
   });
 
+  it('redacts a wallet password and a password one or two objects deep', () => {
+    const { stream, writes } = fakeStream(false);
+    const logger = createCommandLogger({ stderr: stream });
+    logger.warn(
+      {
+        options: { walletPassword: 'wallet-secret', user: 'app' },
+        target: { db: { password: 'nested-secret' } },
+        env: { ORDER_LOADER_DB_WALLET_PASSWORD: 'env-secret' },
+      },
+      'opening',
+    );
+    const line = writes.join('');
+    expect(line).not.toMatch(/wallet-secret|nested-secret|env-secret/);
+    expect(JSON.parse(line)).toMatchObject({
+      options: { walletPassword: '[redacted]', user: 'app' },
+      target: { db: { password: '[redacted]' } },
+      env: { ORDER_LOADER_DB_WALLET_PASSWORD: '[redacted]' },
+    });
+  });
+
   it('keeps JSON lines at info when stderr is not a terminal', () => {
     const { stream, writes } = fakeStream(false);
     const logger = createCommandLogger({ stderr: stream });
