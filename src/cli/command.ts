@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { OrderLoader } from '../loader.js';
 import { DEFAULT_LOAD_OPTIONS } from '../pipeline/load.js';
 import { escapeControl } from './escape.js';
-import { defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
+import { defaultConnectTimeoutMs, defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
 import type { OptionName } from './option-table.js';
 import { createProgress, type Progress } from './progress.js';
 
@@ -104,6 +104,7 @@ export async function withLoader(
     // init applies the migrations itself, so that it can say which it applied
     migrate: command !== 'init',
     lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
+    connectTimeoutMs: options['connect-timeout'] ?? defaultConnectTimeoutMs(command),
     // a person at a terminal (logs at warn) is told why nothing happens yet
     onLockWait:
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, off a terminal

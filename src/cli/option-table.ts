@@ -125,6 +125,13 @@ encoding and delimiter) was staged completely before`,
     help: `pglite:<dir> is one process's at a time: how long to wait while another command
 holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
   }),
+  'connect-timeout': value(duration('--connect-timeout', 'm', 'a duration such as 5m, 30s or 0').optional(), {
+    arg: '<t>',
+    common: true,
+    help: `a server database that cannot be reached (refused, starting up, too many connections):
+how long to keep trying, each wait logged (default 5m; status, errors and runs: 0, they
+refuse at once); a refused login or a missing database fails at once`,
+  }),
 
   // retry and recover
   'stage-id': repeatable(safeWholeNumber('--stage-id'), { arg: '<n>' }),
