@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { OrderLoader } from '../loader.js';
-import { DEFAULT_LOAD_OPTIONS } from '../pipeline/load.js';
+import { DEFAULT_LOAD_OPTIONS, type LoadReport, type ProcessReport } from '../pipeline/load.js';
 import { escapeControl } from './escape.js';
 import { defaultConnectTimeoutMs, defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
 import type { OptionName } from './option-table.js';
@@ -39,6 +39,8 @@ export interface Session {
   cancelRunning: (() => Promise<void>) | undefined;
   /** Set once the database is open, for commands that process: how long a blocked chunk may hold up the first signal. */
   blockedChunkNote: string;
+  /** The command's report (load, stage, process), for --metrics-file. */
+  report?: LoadReport | ProcessReport | undefined;
 }
 
 export interface CommandContext {

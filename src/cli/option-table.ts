@@ -132,6 +132,12 @@ holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
 how long to keep trying, each wait logged (default 5m; status, errors and runs: 0, they
 refuse at once); a refused login or a missing database fails at once`,
   }),
+  'metrics-file': value(z.string().min(1).optional(), {
+    arg: '<path>',
+    common: true,
+    help: `at the end of the command, write its numbers there in the Prometheus text format
+(node_exporter's textfile collector: name it *.prom; replaced atomically; not with --dry-run)`,
+  }),
 
   // retry and recover
   'stage-id': repeatable(safeWholeNumber('--stage-id'), { arg: '<n>' }),

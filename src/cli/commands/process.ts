@@ -16,6 +16,7 @@ export const processCommand: CommandSpec = {
       const progress = progressOf(ctx);
       const report = await loader.process(runOptions(ctx, progress));
       progress.clear();
+      ctx.session.report = report;
       Object.assign(ctx.summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
       printReport(ctx, report, renderProcessReport);
       sayAborted(report.aborted);

@@ -32,6 +32,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
     const run = runOptions(ctx, progress);
     const report = command === 'load' ? await loader.load(files, run) : await loader.stage(files, run);
     progress.clear();
+    ctx.session.report = report;
     Object.assign(ctx.summary, {
       runIds: report.files.map((f) => f.runId),
       files: report.files.map((f) => ({ file: f.file, loadId: f.loadId, ...f.counts, tally: f.tally })),
