@@ -18,6 +18,7 @@ import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
 import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
+import { countErrorCodes, type ErrorCodeCount } from './pipeline/error-codes.js';
 import {
   DEFAULT_LOAD_OPTIONS,
   runLoad,
@@ -280,6 +281,11 @@ export class OrderLoader {
       await run.fail(error);
       throw error;
     }
+  }
+
+  /** The error codes of some loads with their row counts, most rows first (the markdown report). */
+  errorCodeCounts(loadIds: number[]): Promise<ErrorCodeCount[]> {
+    return countErrorCodes(this.engine, loadIds);
   }
 
   /** Every rejected line (ERROR rows, then lines rejected without a stage row), as an array: for a few rows; errorRows() streams. */

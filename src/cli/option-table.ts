@@ -164,7 +164,8 @@ refuse at once); a refused login or a missing database fails at once`,
   'no-process': flag({ detail: 'only mark the rows READY' }),
 
   // errors
-  format: value(z.enum(['csv', 'json']).default('csv'), { arg: 'csv|json' }),
+  // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown
+  format: value(z.enum(['csv', 'json', 'text', 'markdown']).optional(), { arg: '<format>' }),
 
   // bench
   rows: value(positiveInt('--rows', 100_000_000).default(100_000), { arg: '<n>', detail: 'default 100000' }),

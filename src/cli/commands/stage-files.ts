@@ -6,9 +6,11 @@ import { OrderLoader } from '../../loader.js';
 import { dryRunExitCode } from '../../pipeline/outcome.js';
 import { print, printReport, progressOf, runOptions, sayAborted, withLoader, type CommandContext } from '../command.js';
 import { renderDryRun, renderLoadReport } from '../render.js';
+import { renderLoadMarkdown, reportFormat } from '../render-markdown.js';
 
 export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage'): Promise<number> {
   const { files, options } = ctx;
+  const format = reportFormat(command, options.format);
   // A user error in the files is reported before the database is even opened.
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);
@@ -39,7 +41,10 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
       process: report.process,
       aborted: report.aborted,
     });
-    printReport(ctx, report, renderLoadReport);
+    if (format === 'markdown' && !options.json) {
+      const codes = await loader.errorCodeCounts([...new Set(report.files.map((f) => f.loadId))]);
+      printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date()));
+    } else printReport(ctx, report, renderLoadReport);
     sayAborted(report.aborted);
     return report.exitCode;
   });
