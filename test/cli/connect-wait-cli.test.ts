@@ -13,6 +13,7 @@ import { orderFile, tempDir } from '../support/files.js';
 import { CLEAN_ENV, CLI as cli, REPO_ROOT } from '../support/cli-run.js';
 import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { humanLines } from '../support/cli-output.js';
+import { sleep } from '../../src/sleep.js';
 
 const target = serverPgTarget();
 const SECRET = 'pw-Kq7-not-in-any-log';
@@ -91,15 +92,16 @@ describe.skipIf(!existsSync(cli) || target === null)('--connect-timeout (built C
       ['CW-2', '2', '2026-01-02', '20.00', 'EUR'],
     ]);
     const running = runCliAsync(['load', file, '--db', url, '--connect-timeout', '1m', '--log-file', log, '--log-level', 'info']);
-    // the first attempts are refused; the proxy (the database "coming up") starts after 3 s
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // the first attempts are refused; the database "comes up" (the proxy starts) once the
+    // command has logged two waits
+    for (let tries = 0; tries < 600 && (!existsSync(log) || waits(log).length < 2); tries++) await sleep(100);
     proxy = await startProxy(port, { host: real.hostname, port: Number(real.port || 5432) });
     const result = await running;
     expect(humanLines(result.stderr)).toEqual([]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('2 DONE');
     const waited = waits(log);
-    // 1 s, 2 s: at least two waits before the proxy listened
+    // 1 s, 2 s, …: at least the two waits seen before the proxy listened
     expect(waited.length).toBeGreaterThanOrEqual(2);
     expect(waited.map((w) => w.attempt)).toEqual(waited.map((_, i) => i + 1));
     for (const w of waited) {
@@ -154,7 +156,7 @@ describe.skipIf(!existsSync(cli) || target === null)('--connect-timeout (built C
     expect(humanLines(result.stderr)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^order-loader: cannot open database postgres://postgres@127\\.0\\.0\\.1:${port}/x: cannot connect to 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED: nothing listens there\\); still unreachable after [3-5] attempts in 3 s \\(--connect-timeout\\)$`,
+          `^order-loader: cannot open database postgres://postgres@127\\.0\\.0\\.1:${port}/x: cannot connect to 127\\.0\\.0\\.1:${port} \\(ECONNREFUSED: nothing listens there\\); still unreachable after [3-5] attempts in [3-5] s \\(--connect-timeout\\)$`,
         ),
       ),
     ]);
