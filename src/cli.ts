@@ -18,6 +18,7 @@ import { redactSecrets } from './engine/db-url.js';
 import { createCommandLogger } from './log.js';
 import { escapeControl } from './cli/escape.js';
 import { EXIT_FAILED, EXIT_OK } from './pipeline/outcome.js';
+import { writeRunMetrics } from './cli/metrics-file.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -115,9 +116,16 @@ async function main(): Promise<void> {
     summary.error = message;
     code = EXIT_FAILED;
   }
+  const durationMs = Math.round(performance.now() - started);
+  if (cmd?.command != null && cmd.help === undefined && !cmd.options['dry-run'])
+    writeRunMetrics(
+      cmd.options['metrics-file'],
+      { command: cmd.command, exitCode: code, durationMs, finishedAt: new Date(), report: session.report },
+      logger,
+    );
   // How the run ended, at info: the last line of every run's log.
   logger?.info(
-    { command: cmd?.command, exitCode: code, durationMs: Math.round(performance.now() - started), ...summary },
+    { command: cmd?.command, exitCode: code, durationMs, ...summary },
     `${cmd?.command ?? 'order-loader'} ended with exit code ${code}`,
   );
   process.exitCode = code;

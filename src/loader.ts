@@ -17,6 +17,8 @@ import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
+import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
+import { countErrorCodes, type ErrorCodeCount } from './pipeline/error-codes.js';
 import {
   DEFAULT_LOAD_OPTIONS,
   runLoad,
@@ -50,6 +52,13 @@ export interface OpenLoaderOptions {
   signal?: AbortSignal | undefined;
   /** Told, besides the info log line, when a wait for the folder starts. */
   onLockWait?: ((message: string) => void) | undefined;
+  /**
+   * A server database that cannot be reached (refused, reset, starting up, too many
+   * connections): how long to keep trying the first connection and the migrations, with
+   * backoff, each wait logged at warn (default 0: fail at once; the CLI's --connect-timeout).
+   * A refused login or a missing database fails at once. Not for pglite (see lockTimeoutMs).
+   */
+  connectTimeoutMs?: number | undefined;
 }
 
 /** How long OrderLoader.open waits for a pglite folder another process holds, unless told. */
@@ -64,7 +73,14 @@ export class OrderLoader {
     readonly dbLabel: string,
     /** What --db named (null for an engine the caller opened): failures to reach it are said as such. */
     private readonly target: DbTarget | null = null,
+    private readonly connectWait: { timeoutMs: number; signal?: AbortSignal | undefined } = { timeoutMs: 0 },
   ) {}
+
+  /** `attempt`, tried again while a server database cannot be reached (OpenLoaderOptions.connectTimeoutMs). */
+  private reachDatabase<T>(attempt: () => Promise<T>): Promise<T> {
+    if (this.target === null || this.target.kind === 'pglite') return attempt();
+    return retryConnect(attempt, { ...this.connectWait, label: this.dbLabel, logger: this.logger });
+  }
 
   /**
    * Apply pending migrations and mark abandoned runs FAILED; returns the migrations applied. The
@@ -73,20 +89,26 @@ export class OrderLoader {
    */
   private async prepareSchema(): Promise<string[]> {
     try {
-      const applied = await this.engine.migrate();
+      const applied = await this.reachDatabase(() => this.engine.migrate());
       if (applied.length > 0) this.logger.info({ applied }, 'schema migrations applied');
       const abandoned = await markAbandonedRuns(this.engine);
       if (abandoned.length > 0) this.logger.warn({ runs: abandoned }, `marked ${abandoned.length} abandoned run(s) FAILED`);
       return applied;
-    } catch (error) {
-      if (error instanceof RunAbortedError) throw error;
+    } catch (caught) {
+      if (caught instanceof RunAbortedError) throw caught;
+      const error = lastError(caught);
       const target = this.target;
       const connect = target === null || target.kind === 'pglite' ? null : describeConnectError(error, target.place);
-      if (connect !== null) throw new RunAbortedError(`cannot open database ${this.dbLabel}: ${connect}`, 'unreachable', { cause: error });
+      if (connect !== null)
+        throw new RunAbortedError(`cannot open database ${this.dbLabel}: ${connect}${gaveUp(caught)}`, 'unreachable', { cause: error });
       const space = isOutOfSpace(error) ? ' (the database is out of space: free some, then run the command again)' : '';
-      throw new RunAbortedError(`cannot prepare the schema on ${this.dbLabel}: ${describeDbError(error)}${space}`, 'unreachable', {
-        cause: error,
-      });
+      throw new RunAbortedError(
+        `cannot prepare the schema on ${this.dbLabel}: ${describeDbError(error)}${space}${gaveUp(caught)}`,
+        'unreachable',
+        {
+          cause: error,
+        },
+      );
     }
   }
 
@@ -96,25 +118,35 @@ export class OrderLoader {
     const logger = options.logger ?? createLogger('info');
     const target = parseDbUrl(db, env);
     const label = maskDbUrl(db);
+    const connectWait = { timeoutMs: options.connectTimeoutMs ?? 0, signal: options.signal };
     let engine: Engine;
     try {
-      engine = await openEngine(target, {
-        connections: Math.max(1, options.workers ?? DEFAULT_LOAD_OPTIONS.workers),
-        folderLock: {
-          command: options.command ?? 'library',
-          timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-          signal: options.signal,
-          onWait: (message, holder) => {
-            logger.info({ holder }, message);
-            options.onLockWait?.(message);
+      // Oracle connects here (its character set is checked); the PostgreSQL pool at the first query
+      const open = () =>
+        openEngine(target, {
+          connections: Math.max(1, options.workers ?? DEFAULT_LOAD_OPTIONS.workers),
+          folderLock: {
+            command: options.command ?? 'library',
+            timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+            signal: options.signal,
+            onWait: (message, holder) => {
+              logger.info({ holder }, message);
+              options.onLockWait?.(message);
+            },
           },
-        },
-      });
+        });
+      engine = target.kind === 'pglite' ? await open() : await retryConnect(open, { ...connectWait, label, logger });
     } catch (error) {
       if (error instanceof RunAbortedError) throw error;
-      throw new RunAbortedError(`cannot open database ${label}: ${describeOpenError(error, target)}`, 'unreachable', { cause: error });
+      throw new RunAbortedError(
+        `cannot open database ${label}: ${describeOpenError(lastError(error), target)}${gaveUp(error)}`,
+        'unreachable',
+        {
+          cause: lastError(error),
+        },
+      );
     }
-    const loader = new OrderLoader(engine, logger, label, target);
+    const loader = new OrderLoader(engine, logger, label, target, connectWait);
     const migrate = typeof options.migrate === 'function' ? options.migrate(engine) : options.migrate !== false;
     if (migrate) {
       try {
@@ -255,6 +287,11 @@ export class OrderLoader {
     }
   }
 
+  /** The error codes of some loads with their row counts, most rows first (the markdown report). */
+  errorCodeCounts(loadIds: number[]): Promise<ErrorCodeCount[]> {
+    return countErrorCodes(this.engine, loadIds);
+  }
+
   /** Every rejected line (ERROR rows, then lines rejected without a stage row), as an array: for a few rows; errorRows() streams. */
   async errors(filter: { loadIds?: number[]; errorCodes?: string[]; limit?: number } = {}): Promise<ErrorExportRow[]> {
     const rows: ErrorExportRow[] = [];
@@ -292,6 +329,16 @@ export class OrderLoader {
   private loadOptions(options: Partial<LoadOptions>): LoadOptions {
     return { ...DEFAULT_LOAD_OPTIONS, logger: this.logger, ...stripUndefined(options) };
   }
+}
+
+/** The driver's error behind a connect wait that timed out. */
+function lastError(error: unknown): unknown {
+  return error instanceof ConnectTimeoutError ? error.cause : error;
+}
+
+/** What a connect wait that timed out adds to the error line. */
+function gaveUp(error: unknown): string {
+  return error instanceof ConnectTimeoutError ? `; ${error.message}` : '';
 }
 
 function describeOpenError(error: unknown, target: DbTarget): string {

@@ -6,9 +6,9 @@
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/types.js';
 import { OrderLoader } from '../loader.js';
-import { DEFAULT_LOAD_OPTIONS } from '../pipeline/load.js';
+import { DEFAULT_LOAD_OPTIONS, type LoadReport, type ProcessReport } from '../pipeline/load.js';
 import { escapeControl } from './escape.js';
-import { defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
+import { defaultConnectTimeoutMs, defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
 import type { OptionName } from './option-table.js';
 import { createProgress, type Progress } from './progress.js';
 
@@ -40,6 +40,8 @@ export interface Session {
   cancelRunning: (() => Promise<void>) | undefined;
   /** Set once the database is open, for commands that process: how long a blocked chunk may hold up the first signal. */
   blockedChunkNote: string;
+  /** The command's report (load, stage, process), for --metrics-file. */
+  report?: LoadReport | ProcessReport | undefined;
 }
 
 export interface CommandContext {
@@ -105,6 +107,7 @@ export async function withLoader(
     // init applies the migrations itself, so that it can say which it applied
     migrate: command === 'init' ? false : (how.migrate ?? true),
     lockTimeoutMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
+    connectTimeoutMs: options['connect-timeout'] ?? defaultConnectTimeoutMs(command),
     // a person at a terminal (logs at warn) is told why nothing happens yet
     onLockWait:
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, off a terminal

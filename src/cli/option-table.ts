@@ -125,6 +125,19 @@ encoding and delimiter) was staged completely before`,
     help: `pglite:<dir> is one process's at a time: how long to wait while another command
 holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
   }),
+  'connect-timeout': value(duration('--connect-timeout', 'm', 'a duration such as 5m, 30s or 0').optional(), {
+    arg: '<t>',
+    common: true,
+    help: `a server database that cannot be reached (refused, starting up, too many connections):
+how long to keep trying, each wait logged (default 5m; status, errors and runs: 0, they
+refuse at once); a refused login or a missing database fails at once`,
+  }),
+  'metrics-file': value(z.string().min(1).optional(), {
+    arg: '<path>',
+    common: true,
+    help: `at the end of the command, write its numbers there in the Prometheus text format
+(node_exporter's textfile collector: name it *.prom; replaced atomically; not with --dry-run)`,
+  }),
 
   // retry and recover
   'stage-id': repeatable(safeWholeNumber('--stage-id'), { arg: '<n>' }),
@@ -151,7 +164,8 @@ holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
   'no-process': flag({ detail: 'only mark the rows READY' }),
 
   // errors
-  format: value(z.enum(['csv', 'json']).default('csv'), { arg: 'csv|json' }),
+  // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown
+  format: value(z.enum(['csv', 'json', 'text', 'markdown']).optional(), { arg: '<format>' }),
 
   // bench
   rows: value(positiveInt('--rows', 100_000_000).default(100_000), { arg: '<n>', detail: 'default 100000' }),

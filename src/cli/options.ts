@@ -33,6 +33,14 @@ export function defaultLockTimeoutMs(command: Command): number {
   return command === 'status' || command === 'errors' || command === 'runs' ? 0 : 10 * 60_000;
 }
 
+/**
+ * How long a command keeps trying a server database it cannot reach: a scheduled job waits out a
+ * database restart; reading commands answer a person at once, as for the folder lock.
+ */
+export function defaultConnectTimeoutMs(command: Command): number {
+  return defaultLockTimeoutMs(command) === 0 ? 0 : 5 * 60_000;
+}
+
 export interface ParsedCommandLine {
   command: Command | null;
   files: string[];

@@ -89,3 +89,47 @@ export function describeConnectError(error: unknown, place: Place): string | nul
   if (/timeout exceeded when trying to connect/i.test(message)) return `cannot connect to ${where} (timed out)`;
   return null;
 }
+
+/**
+ * Connection errors worth waiting out at start (the database is not up yet, restarting, or full
+ * of connections): the code that says so, else null. A refused login (28P01, 28000, ORA-01017),
+ * a database or role that does not exist (3D000) and a missing password are not: they do not
+ * mend themselves, so the command fails at once. A host name that does not resolve (ENOTFOUND)
+ * is waited on: a database container's name resolves only once it runs. Oracle's codes here are
+ * taken from node-oracledb's messages, not seen from a server.
+ */
+export function connectWaitCode(error: unknown): string | null {
+  const codes = codesOf(error);
+  const message = error instanceof Error ? error.message : '';
+  if (codes.some((c) => REFUSED_LOGIN.has(c))) return null;
+  const code = codes.find((c) => WAITABLE_CODES.has(c) || c.startsWith('08'));
+  if (code !== undefined) return code;
+  if (/timeout exceeded when trying to connect/i.test(message)) return 'connect timeout';
+  if (/connection terminated unexpectedly/i.test(message)) return 'connection terminated';
+  return null;
+}
+
+const REFUSED_LOGIN = new Set(['28P01', '28000', '3D000', 'ORA-01017', 'ORA-28000', 'ORA-01045']);
+const WAITABLE_CODES = new Set([
+  ...Object.keys(CONNECT_CODES),
+  'ENETUNREACH',
+  'EPIPE',
+  '57P01', // admin_shutdown: the server is restarting
+  '57P03', // cannot_connect_now: the database system is starting up
+  '53300', // too_many_connections
+  'ORA-12541', // no listener
+  'ORA-12514', // service not (yet) registered with the listener: it is while the database starts
+  'ORA-12528', // the listener blocks new connections to a starting instance
+  'ORA-12537', // connection closed
+  'ORA-01033', // initialization or shutdown in progress
+  'ORA-01034', // ORACLE not available
+  'ORA-01089', // immediate shutdown in progress
+  'NJS-500', // connection closed or broken
+  'NJS-501', // connection terminated unexpectedly
+  'NJS-503', // connection could not be established
+  'NJS-510', // connection timed out
+  'NJS-511', // the listener refused the connection
+  'NJS-518', // service not (yet) registered with the listener
+  'NJS-521', // end-of-file on the communication channel
+  'NJS-530', // host unresolvable (a container's name resolves once it runs)
+]);

@@ -78,6 +78,12 @@ export interface FileReport {
    */
   unchangedDone: number;
   stoppedAt: { line: number; message: string } | null;
+  /**
+   * Where the file went after the run (the inbox's archive or failed folder), when it was
+   * moved. The one place the metrics file (src/cli/metrics-file.ts) and the markdown report
+   * (src/cli/render-markdown.ts) read it from; absent when the file stayed where it was.
+   */
+  movedTo?: { folder: 'archive' | 'failed'; path: string } | undefined;
 }
 
 export interface LoadReport {

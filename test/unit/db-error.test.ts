@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/types.js';
 import { RunAbortedError } from '../../src/errors.js';
-import { describeConnectError, isOutOfSpace } from '../../src/pipeline/db-error.js';
+import { connectWaitCode, describeConnectError, isOutOfSpace } from '../../src/pipeline/db-error.js';
 import { withChunkRetry } from '../../src/pipeline/retry.js';
 import { memoryLogger } from '../support/memory-logger.js';
 
@@ -73,5 +73,27 @@ describe('out of space', () => {
     await expect(stopped).rejects.toThrow(
       /^chunk 1 failed 1 time, giving up: 53100 .*the database is out of space: free some or extend it, then run the command again\)$/,
     );
+  });
+});
+
+describe('connectWaitCode: which failures to connect are waited out (--connect-timeout)', () => {
+  const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
+  it('the server not up, restarting or full: waited on, by its code', () => {
+    expect(connectWaitCode(pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1'))).toBe('ECONNREFUSED');
+    expect(connectWaitCode(pgError('57P03', 'the database system is starting up'))).toBe('57P03');
+    expect(connectWaitCode(pgError('53300', 'sorry, too many clients already'))).toBe('53300');
+    expect(connectWaitCode(pgError('08006', 'connection failure'))).toBe('08006');
+    expect(connectWaitCode(new Error('Connection terminated unexpectedly'))).toBe('connection terminated');
+    expect(connectWaitCode(oracleError('NJS-503', 'connection to host db port 1521 could not be established'))).toBe('NJS-503');
+    expect(connectWaitCode(oracleError('ORA-01033', 'ORACLE initialization or shutdown in progress'))).toBe('ORA-01033');
+    // behind a wrapper, as the migration runner may throw it
+    expect(connectWaitCode(new Error('migrate failed', { cause: pgError('ECONNRESET', 'read ECONNRESET') }))).toBe('ECONNRESET');
+  });
+  it('a refused login, a missing database or any other error: not waited on', () => {
+    expect(connectWaitCode(pgError('28P01', 'password authentication failed for user "loader"'))).toBeNull();
+    expect(connectWaitCode(pgError('3D000', 'database "x" does not exist'))).toBeNull();
+    expect(connectWaitCode(oracleError('ORA-01017', 'invalid credential'))).toBeNull();
+    expect(connectWaitCode(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string'))).toBeNull();
+    expect(connectWaitCode(pgError('42P01', 'relation "x" does not exist'))).toBeNull();
   });
 });

@@ -1,3 +1,4 @@
+import { UserError } from '../../errors.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { withLoader, type CommandSpec } from '../command.js';
 import { writeErrorsCsv, writeErrorsJson } from '../errors-csv.js';
@@ -14,18 +15,21 @@ export const errors: CommandSpec = {
       { option: 'limit', text: 'at most n rows (default: all, streamed)' },
     ],
   },
-  run: (ctx) =>
-    withLoader(ctx, {}, async (loader) => {
+  run: (ctx) => {
+    const format = ctx.options.format ?? 'csv';
+    if (format !== 'csv' && format !== 'json') throw new UserError(`errors --format takes csv or json (not ${format})`);
+    return withLoader(ctx, {}, async (loader) => {
       const { options } = ctx;
       const rows = loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
       // stdout is the export from here on: a later failure must not append a second document
       ctx.session.printed = true;
       try {
-        await (options.format === 'json' || options.json ? writeErrorsJson(rows, process.stdout) : writeErrorsCsv(rows, process.stdout));
+        await (format === 'json' || options.json ? writeErrorsJson(rows, process.stdout) : writeErrorsCsv(rows, process.stdout));
       } catch (error) {
         // the reader went away (`errors | head -1`): nothing more is wanted, not a failure
         if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
       }
       return EXIT_OK;
-    }),
+    });
+  },
 };

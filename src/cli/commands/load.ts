@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command.js';
-import { DRY_RUN_FILES, FILE_OPTIONS, PROCESSING_OPTIONS } from './option-groups.js';
+import { DRY_RUN_FILES, FILE_OPTIONS, PROCESSING_OPTIONS, REPORT_FORMAT } from './option-groups.js';
 import { stageFiles } from './stage-files.js';
 
 export const load: CommandSpec = {
@@ -13,6 +13,7 @@ export const load: CommandSpec = {
       ...PROCESSING_OPTIONS,
       { option: 'overlap', text: 'server databases: process while staging (for files whose keys are unique)' },
       DRY_RUN_FILES,
+      REPORT_FORMAT,
     ],
     exitCodes: 'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry; 1 could not finish.',
   },

@@ -12,3 +12,9 @@ export const DRY_RUN_FILES: OptionLine = {
   text: 'parse and validate with the rules of a real load, write nothing, open no database',
 };
 export const DRY_RUN_CHANGES: OptionLine = { option: 'dry-run', text: 'show what would change, change nothing' };
+
+export const REPORT_FORMAT: OptionLine = {
+  option: 'format',
+  arg: 'text|markdown',
+  text: 'the report as text (default), or as a Markdown document (files, error codes, where the files went)',
+};

@@ -6,9 +6,11 @@ import { OrderLoader } from '../../loader.js';
 import { dryRunExitCode } from '../../pipeline/outcome.js';
 import { print, printReport, progressOf, runOptions, sayAborted, withLoader, type CommandContext } from '../command.js';
 import { renderDryRun, renderLoadReport } from '../render.js';
+import { renderLoadMarkdown, reportFormat } from '../render-markdown.js';
 
 export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage'): Promise<number> {
   const { files, options } = ctx;
+  const format = reportFormat(command, options.format);
   // A user error in the files is reported before the database is even opened.
   for (const file of files) {
     if (!existsSync(file)) throw new UserError(`${file}: no such file`);
@@ -32,13 +34,17 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
     const run = runOptions(ctx, progress);
     const report = command === 'load' ? await loader.load(files, run) : await loader.stage(files, run);
     progress.clear();
+    ctx.session.report = report;
     Object.assign(ctx.summary, {
       runIds: report.files.map((f) => f.runId),
       files: report.files.map((f) => ({ file: f.file, loadId: f.loadId, ...f.counts, tally: f.tally })),
       process: report.process,
       aborted: report.aborted,
     });
-    printReport(ctx, report, renderLoadReport);
+    if (format === 'markdown' && !options.json) {
+      const codes = await loader.errorCodeCounts([...new Set(report.files.map((f) => f.loadId))]);
+      printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date()));
+    } else printReport(ctx, report, renderLoadReport);
     sayAborted(report.aborted);
     return report.exitCode;
   });

@@ -1,5 +1,5 @@
 import type { CommandSpec } from '../command.js';
-import { DRY_RUN_FILES, FILE_OPTIONS } from './option-groups.js';
+import { DRY_RUN_FILES, FILE_OPTIONS, REPORT_FORMAT } from './option-groups.js';
 import { stageFiles } from './stage-files.js';
 
 export const stage: CommandSpec = {
@@ -8,7 +8,7 @@ export const stage: CommandSpec = {
     summary: 'stage only',
     synopsis: 'stage <file…> [options]',
     about: 'Stage only (order-loader process merges the rows later).',
-    options: [...FILE_OPTIONS, DRY_RUN_FILES],
+    options: [...FILE_OPTIONS, DRY_RUN_FILES, REPORT_FORMAT],
     exitCodes: 'Exit codes: 0 nothing rejected; 2 some lines rejected or rows ERROR; 1 could not finish.',
   },
   run: (ctx) => stageFiles(ctx, 'stage'),

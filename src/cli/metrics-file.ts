@@ -1,0 +1,215 @@
+/**
+ * --metrics-file: at the end of each command, the run in the Prometheus text exposition format
+ * (version 0.0.4), as node_exporter's textfile collector reads it. Written whole to a temporary
+ * file in the same folder, then renamed over the old one, so that the collector never reads half
+ * a file (it reads only `*.prom`: the temporary name does not end so).
+ *
+ * Our own writer, not prom-client: that library keeps a process-wide registry of collectors for
+ * a server scraped many times; a one-shot command writes a dozen gauges once. What the format
+ * asks of a writer is small and written out here: HELP and TYPE lines, label values escaped
+ * (backslash, double quote, line feed), HELP text escaped (backslash, line feed).
+ *
+ * "Last success" must outlive the run that rewrites the file: it is read back from the previous
+ * file (the database is not asked: it may be the very thing that is down, and its load_run table
+ * holds every host's and every job's runs, not this job's). One file per scheduled job.
+ */
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import type { LoadReport, ProcessReport } from '../pipeline/load.js';
+import { EXIT_FAILED } from '../pipeline/outcome.js';
+import { escapeControl } from './escape.js';
+
+export interface RunMetrics {
+  command: string;
+  exitCode: number;
+  durationMs: number;
+  finishedAt: Date;
+  /** The command's report, when it got that far (load, stage, process). */
+  report?: LoadReport | ProcessReport | undefined;
+}
+
+/** Every metric family written, by name: the alert rules under examples/ may use only these. */
+export const METRIC_FAMILIES = {
+  order_loader_last_run_exit_code:
+    'Exit code of the last run: 0 every row DONE, 2 finished with ERROR or rejected rows or a failed file, 1 could not finish.',
+  order_loader_last_run_timestamp_seconds: 'When the last run ended (Unix time).',
+  order_loader_last_success_timestamp_seconds:
+    'When a run last finished (exit code 0 or 2; Unix time), kept from the previous file across runs that could not finish.',
+  order_loader_last_run_duration_seconds: 'How long the last run took.',
+  order_loader_last_run_rows: "The last run's rows by final status (load and stage: the rows of its files; process: the rows it claimed).",
+  order_loader_last_run_failed_rows:
+    "The last run's rows that failed, by phase: PARSE lines rejected while staging, VALIDATE and MERGE rows ended ERROR.",
+  order_loader_last_run_files:
+    "The last run's files: loaded, skipped (staged completely before), stopped (unreadable past a line), archived, failed.",
+  order_loader_last_run_rows_per_second:
+    "The last run's speed by phase: stage lines read per second of staging, process rows per second of processing.",
+} as const;
+
+export type MetricName = keyof typeof METRIC_FAMILIES;
+
+const STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY'] as const;
+const PHASES = ['PARSE', 'VALIDATE', 'MERGE'] as const;
+const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed'] as const;
+
+interface Sample {
+  labels: Record<string, string>;
+  value: number;
+}
+
+/** The file's text for this run; `previous`, the file as it was (for the last successes). */
+export function renderMetrics(run: RunMetrics, previous: string | null): string {
+  const command = { command: run.command };
+  const families = new Map<MetricName, Sample[]>();
+  const set = (name: MetricName, samples: Sample[]) => families.set(name, samples);
+  const one = (value: number) => [{ labels: command, value }];
+  const nowSeconds = run.finishedAt.getTime() / 1000;
+
+  set('order_loader_last_run_exit_code', one(run.exitCode));
+  set('order_loader_last_run_timestamp_seconds', one(nowSeconds));
+  const successes = previous === null ? new Map<string, number>() : lastSuccesses(previous);
+  if (run.exitCode !== EXIT_FAILED) successes.set(run.command, nowSeconds);
+  set(
+    'order_loader_last_success_timestamp_seconds',
+    [...successes].sort(([a], [b]) => a.localeCompare(b)).map(([c, value]) => ({ labels: { command: c }, value })),
+  );
+  set('order_loader_last_run_duration_seconds', one(run.durationMs / 1000));
+
+  const counts = reportCounts(run.report);
+  set(
+    'order_loader_last_run_rows',
+    STATUSES.map((status) => ({ labels: { ...command, status }, value: counts.rows[status] })),
+  );
+  set(
+    'order_loader_last_run_failed_rows',
+    PHASES.map((phase) => ({ labels: { ...command, phase }, value: counts.failed[phase] })),
+  );
+  set(
+    'order_loader_last_run_files',
+    FILE_OUTCOMES.map((outcome) => ({ labels: { ...command, outcome }, value: counts.files[outcome] })),
+  );
+  set('order_loader_last_run_rows_per_second', [
+    { labels: { ...command, phase: 'stage' }, value: counts.rate.stage },
+    { labels: { ...command, phase: 'process' }, value: counts.rate.process },
+  ]);
+
+  const lines: string[] = [];
+  for (const [name, samples] of families) {
+    if (samples.length === 0) continue;
+    lines.push(`# HELP ${name} ${escapeHelp(METRIC_FAMILIES[name])}`, `# TYPE ${name} gauge`);
+    for (const s of samples) lines.push(`${name}{${labelText(s.labels)}} ${formatValue(s.value)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+interface Counts {
+  rows: Record<(typeof STATUSES)[number], number>;
+  failed: Record<(typeof PHASES)[number], number>;
+  files: Record<(typeof FILE_OUTCOMES)[number], number>;
+  rate: { stage: number; process: number };
+}
+
+/** The numbers of a report; all 0 for a run that ended before it had one. */
+function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
+  const counts: Counts = {
+    rows: { DONE: 0, ERROR: 0, RETRY_WAIT: 0, READY: 0 },
+    failed: { PARSE: 0, VALIDATE: 0, MERGE: 0 },
+    files: { loaded: 0, skipped: 0, stopped: 0, archived: 0, failed: 0 },
+    rate: { stage: 0, process: 0 },
+  };
+  if (report === undefined) return counts;
+  const p = report.process;
+  if (p !== null) {
+    counts.failed.VALIDATE = p.validateErrors;
+    // mergeErrors counts the rows the database refused, RETRY_WAIT included; those are not ERROR
+    counts.failed.MERGE = p.mergeErrors - p.retryWait;
+  }
+  if (report.command === 'process') {
+    counts.rows = { DONE: report.process.done, ERROR: report.process.error, RETRY_WAIT: report.process.retryWait, READY: 0 };
+    counts.rate.process = perSecond(report.process.claimed, report.elapsedMs);
+    return counts;
+  }
+  let read = 0;
+  for (const f of report.files) {
+    read += f.counts.read;
+    counts.failed.PARSE += f.counts.rejected;
+    for (const status of STATUSES) counts.rows[status] += f.tally[status] ?? 0;
+    if (f.skipped !== null) counts.files.skipped++;
+    else if (f.stoppedAt !== null) counts.files.stopped++;
+    else counts.files.loaded++;
+    // where the file went (the inbox handling sets FileReport.movedTo; 0 without it)
+    if (f.movedTo?.folder === 'archive') counts.files.archived++;
+    if (f.movedTo?.folder === 'failed') counts.files.failed++;
+  }
+  counts.rate.stage = perSecond(read, report.stageMs);
+  counts.rate.process = p === null ? 0 : perSecond(p.claimed, report.processMs);
+  return counts;
+}
+
+const perSecond = (n: number, ms: number) => (ms > 0 ? (n * 1000) / ms : 0);
+
+const SUCCESS_LINE = /^order_loader_last_success_timestamp_seconds\{command="((?:[^"\\]|\\.)*)"\} (\S+)/;
+
+/** The last successes of each command in a file this module wrote before. */
+function lastSuccesses(text: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = SUCCESS_LINE.exec(line);
+    const value = Number(m?.[2]);
+    if (m?.[1] !== undefined && Number.isFinite(value)) found.set(unescapeLabel(m[1]), value);
+  }
+  return found;
+}
+
+function labelText(labels: Record<string, string>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}="${escapeLabel(v)}"`)
+    .join(',');
+}
+
+const escapeLabel = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+const unescapeLabel = (v: string) => v.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+const escapeHelp = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+
+function formatValue(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  return String(Math.round(value * 1000) / 1000);
+}
+
+/** Write the file atomically: a temporary file beside it, renamed over it. */
+export function writeMetricsFile(path: string, run: RunMetrics): void {
+  let previous: string | null = null;
+  try {
+    previous = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+  try {
+    writeFileSync(temporary, renderMetrics(run, previous));
+    renameSync(temporary, path);
+  } catch (error) {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // not written at all
+    }
+    throw error;
+  }
+}
+
+/**
+ * The end of a command with --metrics-file: write it; a failure to write does not change the
+ * command's exit code (its work is done): it is said on stderr and in the log.
+ */
+export function writeRunMetrics(path: string | undefined, run: RunMetrics, logger: Logger | undefined): void {
+  if (path === undefined) return;
+  try {
+    writeMetricsFile(path, run);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = `cannot write --metrics-file ${path} (${typeof code === 'string' ? code : String(error)})`;
+    process.stderr.write(`order-loader: ${escapeControl(message)}\n`);
+    logger?.error({ metricsFile: path }, message);
+  }
+}
