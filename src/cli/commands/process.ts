@@ -18,7 +18,7 @@ export const processCommand: CommandSpec = {
       progress.clear();
       Object.assign(ctx.summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
       printReport(ctx, report, renderProcessReport);
-      sayAborted(report.aborted);
+      sayAborted(ctx.session, report.aborted);
       return report.exitCode;
     }),
 };

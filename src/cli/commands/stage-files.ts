@@ -39,7 +39,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
       aborted: report.aborted,
     });
     printReport(ctx, report, renderLoadReport);
-    sayAborted(report.aborted);
+    sayAborted(ctx.session, report.aborted);
     return report.exitCode;
   });
 }
