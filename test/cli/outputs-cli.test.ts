@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { humanLines } from '../support/cli-output.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
@@ -20,23 +21,30 @@ const pgUrl = process.env.ORDER_LOADER_TEST_PG;
 
 const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { env: extraEnv });
 
-/** An empty database for a CLI child: a PGlite directory, or a fresh database on the server (no template, no schema). */
+/** An empty database for the CLI: a PGlite directory, or a fresh database on the server (no template, no schema). */
 interface CliDb {
   url: string;
   dispose(): Promise<void>;
 }
-const targets: Array<{ kind: string; create(): Promise<CliDb> }> = [
-  { kind: 'pglite', create: async () => ({ url: `pglite:${tempDir()}/db`, dispose: async () => {} }) },
+/**
+ * `migrated`: a database whose schema is not what the test is about: on PGlite a copy of a
+ * migrated folder (a new folder's initdb costs its first command about 7 s of CPU); on the
+ * server an empty one, as `create` (its first command migrates it).
+ */
+const targets: Array<{ kind: string; create(): Promise<CliDb>; migrated(): Promise<CliDb> }> = [
+  {
+    kind: 'pglite',
+    create: async () => ({ url: `pglite:${tempDir()}/db`, dispose: async () => {} }),
+    migrated: async () => ({ url: (await migratedPgliteDb()).url, dispose: async () => {} }),
+  },
 ];
 if (pgUrl !== undefined && pgUrl !== '') {
   let n = 0;
-  targets.push({
-    kind: 'postgres',
-    async create() {
-      const name = `order_loader_cli_${process.pid}_${Date.now().toString(36)}_${++n}`;
-      return { url: await createDatabase(pgUrl, name), dispose: () => dropDatabase(pgUrl, name) };
-    },
-  });
+  const create = async () => {
+    const name = `order_loader_cli_${process.pid}_${Date.now().toString(36)}_${++n}`;
+    return { url: await createDatabase(pgUrl, name), dispose: () => dropDatabase(pgUrl, name) };
+  };
+  targets.push({ kind: 'postgres', create, migrated: create });
 }
 
 /** stdout must be exactly one JSON document. */
@@ -139,7 +147,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
   );
 
   it('a skipped file: the process rate is rows processed over processing time, not lines read', async () => {
-    db = await target.create();
+    db = await target.migrated();
     const rows = Array.from({ length: 2000 }, (_, i): [string, string, string, string, string] => [
       `K-${i}`,
       '1',
@@ -156,7 +164,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
   }, 240_000);
 
   it('bench interrupted: says so, reports and charts only complete cases, records a FAILED bench run', async () => {
-    db = await target.create();
+    db = await target.migrated();
     const dir = tempDir();
     const child = spawn(
       process.execPath,
