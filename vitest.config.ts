@@ -8,8 +8,8 @@ const MOCKING = ['test/oracle/connections.recording.test.ts'];
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
-    // A CLI test runs up to a dozen child processes, and the first database of a worker builds
-    // the PGlite template: on a busy machine, beside two other workers, that took up to 94 s.
+    // A CLI test runs up to a dozen commands, and the first database of a worker waits for the
+    // migrated PGlite folder of the global setup: on a busy machine that took up to 94 s.
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
@@ -20,12 +20,13 @@ export default defineConfig({
           name: 'fast',
           include: ['test/**/*.test.ts'],
           exclude: ['test/survival/**', 'test/oracle-server/**', ...MOCKING],
-          // vitest's default on 2 cores is one worker, and the CLI tests spend most of their time
-          // waiting on a child process: 3 workers keep both cores busy.
+          // vitest's default on 2 cores is one worker, and many tests spend much of their time
+          // waiting on the PostgreSQL server or on a child process: 3 workers keep both cores busy.
           maxWorkers: 3,
-          // Files share their worker's modules: the migrated in-memory PGlite template
-          // (test/support/databases.ts) is built once per worker, not once per file (about 4 s
-          // of CPU each). A file that mocks a module runs in `fast-isolated` instead.
+          // Files share their worker's modules: the migrated PGlite template
+          // (test/support/databases.ts) is loaded once per worker, not once per file, and PGlite's
+          // compiled WebAssembly is kept for the worker. A file that mocks a module runs in
+          // `fast-isolated` instead.
           isolate: false,
         },
       },

@@ -3,6 +3,7 @@
  * run that returns the exit code. Also what the commands share: stdout (one document), opening
  * the database with the CLI's hooks, and the options of a processing run.
  */
+import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/types.js';
 import { OrderLoader } from '../loader.js';
@@ -32,8 +33,23 @@ export interface CommandUsage {
 /** What the end-of-run log line tells besides the exit code: run ids and counts, when the command has them. */
 export type RunSummary = Record<string, unknown>;
 
-/** What main() and its signal handlers share with the running command. */
+/** A stream the command line writes to: the process's stdout or stderr, or a test's. */
+export type CliStream = Writable & { isTTY?: boolean | undefined; columns?: number | undefined };
+
+/**
+ * Where a run of the command line writes and whose environment it reads: the process's own
+ * for the bin (src/cli.ts), a test's when the CLI runs inside the test's process.
+ */
+export interface CliIo {
+  stdout: CliStream;
+  stderr: CliStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** What runCli and the bin's signal handlers share with the running command. */
 export interface Session {
+  /** Where this run writes and whose environment it reads. */
+  io: CliIo;
   /** Set once stdout got its document: a failure after it (closing the database) must not add a second. */
   printed: boolean;
   /** Set once the database is open: what a second signal cancels before exiting. */
@@ -42,6 +58,10 @@ export interface Session {
   blockedChunkNote: string;
   /** The command's report (load, stage, process), for --metrics-file. */
   report?: LoadReport | ProcessReport | undefined;
+}
+
+export function newSession(io: CliIo): Session {
+  return { io, printed: false, cancelRunning: undefined, blockedChunkNote: '' };
 }
 
 export interface CommandContext {
@@ -62,7 +82,7 @@ export interface CommandSpec {
 /** The command's document on stdout. */
 export function print(session: Session, text: string): void {
   session.printed = true;
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  session.io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 /** A report on stdout: as JSON with --json, else as `render` puts it. */
@@ -71,8 +91,8 @@ export function printReport<T>(ctx: CommandContext, report: T, render: (report: 
 }
 
 /** The reason a run stopped early, on stderr (the report on stdout tells it too). */
-export function sayAborted(aborted: string | null | undefined): void {
-  if (aborted) process.stderr.write(`order-loader: ${escapeControl(aborted)}\n`);
+export function sayAborted(session: Session, aborted: string | null | undefined): void {
+  if (aborted) session.io.stderr.write(`order-loader: ${escapeControl(aborted)}\n`);
 }
 
 function lockWaitNote(engine: string, lockWaitMs: number): string {
@@ -98,8 +118,10 @@ export async function withLoader(
   use: (loader: OrderLoader) => Promise<number>,
 ): Promise<number> {
   const { command, options, logger } = ctx;
+  const { stderr, env } = ctx.session.io;
   const loader = await OrderLoader.open({
     db: options.db,
+    env,
     logger,
     workers: how.workers ?? workersOf(options),
     signal: ctx.signal,
@@ -110,9 +132,8 @@ export async function withLoader(
     connectTimeoutMs: options['connect-timeout'] ?? defaultConnectTimeoutMs(command),
     // a person at a terminal (logs at warn) is told why nothing happens yet
     onLockWait:
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- isTTY is undefined, not false, off a terminal
-      process.stderr.isTTY === true && !logger.isLevelEnabled('info')
-        ? (message) => process.stderr.write(`order-loader: ${escapeControl(message)}\n`)
+      stderr.isTTY === true && !logger.isLevelEnabled('info')
+        ? (message) => stderr.write(`order-loader: ${escapeControl(message)}\n`)
         : undefined,
   });
   // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
@@ -127,7 +148,7 @@ export async function withLoader(
 
 /** The progress line on a terminal (none with --json). */
 export function progressOf(ctx: CommandContext): Progress {
-  return ctx.options.json ? createProgress({ isTTY: false, write: () => true }) : createProgress();
+  return ctx.options.json ? createProgress({ isTTY: false, write: () => true }) : createProgress(ctx.session.io.stderr);
 }
 
 /** The options of a staging and processing run, from the command line. */

@@ -202,14 +202,19 @@ export function writeMetricsFile(path: string, run: RunMetrics): void {
  * The end of a command with --metrics-file: write it; a failure to write does not change the
  * command's exit code (its work is done): it is said on stderr and in the log.
  */
-export function writeRunMetrics(path: string | undefined, run: RunMetrics, logger: Logger | undefined): void {
+export function writeRunMetrics(
+  path: string | undefined,
+  run: RunMetrics,
+  stderr: Pick<NodeJS.WritableStream, 'write'>,
+  logger: Logger | undefined,
+): void {
   if (path === undefined) return;
   try {
     writeMetricsFile(path, run);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const message = `cannot write --metrics-file ${path} (${typeof code === 'string' ? code : String(error)})`;
-    process.stderr.write(`order-loader: ${escapeControl(message)}\n`);
+    stderr.write(`order-loader: ${escapeControl(message)}\n`);
     logger?.error({ metricsFile: path }, message);
   }
 }

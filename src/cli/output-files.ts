@@ -9,7 +9,7 @@ import { UserError } from '../errors.js';
  * (the device filled up meanwhile) must not fail the load: it is said once on stderr, and
  * logging stops.
  */
-export function openLogFile(path: string): DestinationStream {
+export function openLogFile(path: string, stderr: { write(text: string): unknown } = process.stderr): DestinationStream {
   let fd: number;
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -33,7 +33,7 @@ export function openLogFile(path: string): DestinationStream {
         writeSync(fd, line);
       } catch (error) {
         failed = true;
-        process.stderr.write(`order-loader: cannot write to --log-file ${path} (${reason(error)}): logging stops, the command goes on\n`);
+        stderr.write(`order-loader: cannot write to --log-file ${path} (${reason(error)}): logging stops, the command goes on\n`);
       }
     },
   };

@@ -13,7 +13,7 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
 
   it('loads the sample: exit 2, a summary, JSON logs on stderr; status --json tells the same', async () => {
     const { url: db } = await migratedPgliteDb();
-    const load = run(['load', 'fixtures/orders-sample.csv', '--db', db]);
+    const load = await run(['load', 'fixtures/orders-sample.csv', '--db', db]);
     expect(load.code).toBe(2);
     expect(load.stdout).toMatch(/fixtures\/orders-sample\.csv\s+\d+\s+4\s+4\s+0\s+0\s+0\s+2\s+2\s+0/);
     expect(load.stdout).toContain('2 DONE, 2 ERROR (1 by validation, 1 by the database)');
@@ -23,7 +23,7 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
       .map((l) => JSON.parse(l) as { msg: string; level: number });
     expect(logs.map((l) => l.msg)).toEqual(expect.arrayContaining(['staging', 'staged']));
 
-    const status = run(['status', '--json', '--db', db, '--log-level', 'silent']);
+    const status = await run(['status', '--json', '--db', db, '--log-level', 'silent']);
     expect(status.code).toBe(0);
     const report = JSON.parse(status.stdout) as { counts: Array<{ status: string; count: number }> };
     expect(report.counts.map((c) => [c.status, c.count]).sort()).toEqual([
@@ -31,11 +31,11 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
       ['ERROR', 2],
     ]);
 
-    const corrected = run(['load', 'fixtures/orders-corrected.csv', '--db', db, '--json', '--log-level', 'warn']);
+    const corrected = await run(['load', 'fixtures/orders-corrected.csv', '--db', db, '--json', '--log-level', 'warn']);
     expect(corrected.code).toBe(0);
     expect(JSON.parse(corrected.stdout)).toMatchObject({ exitCode: 0, files: [{ counts: { updated: 2, unchanged: 2 } }] });
 
-    const runs = run(['runs', '--json', '--db', db, '--log-level', 'silent']);
+    const runs = await run(['runs', '--json', '--db', db, '--log-level', 'silent']);
     const history = JSON.parse(runs.stdout) as Array<{ status: string; events: Array<{ event: string }> }>;
     expect(history).toHaveLength(2);
     expect(history[1]?.events.map((e) => e.event)).toEqual(['invoked', 'staged_checkpoint', 'staged', 'processed', 'completed']);
@@ -48,8 +48,8 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['load', '/nonexistent/orders.csv', '--db', 'pglite:memory'], '/nonexistent/orders.csv: no such file'],
     [['status', '--db', 'mysql://u:hunter2@h/d'], 'unsupported database "mysql"'],
-  ])('%j: one clear line, exit 1, no stack trace', (args, message) => {
-    const result = run(args);
+  ])('%j: one clear line, exit 1, no stack trace', async (args, message) => {
+    const result = await run(args);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(message);
     expect(
@@ -62,8 +62,8 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
     expect(result.stderr + result.stdout).not.toContain('hunter2');
   });
 
-  it('says so in one line when the database is unreachable, without the password', () => {
-    const result = run(['status', '--db', 'postgres://loader@127.0.0.1:1/nowhere'], { ORDER_LOADER_DB_PASSWORD: 'pw-Zq81-secret' });
+  it('says so in one line when the database is unreachable, without the password', async () => {
+    const result = await run(['status', '--db', 'postgres://loader@127.0.0.1:1/nowhere'], { ORDER_LOADER_DB_PASSWORD: 'pw-Zq81-secret' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /^order-loader: cannot (open database|prepare the schema on) postgres:\/\/loader@127\.0\.0\.1:1\/nowhere: .*ECONNREFUSED/m,
@@ -71,9 +71,9 @@ describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded
     expect(result.stderr + result.stdout).not.toContain('pw-Zq81-secret');
   });
 
-  it('a file with a missing column is refused before anything is written', () => {
+  it('a file with a missing column is refused before anything is written', async () => {
     const dir = tempDir();
-    const result = run(['load', writeTestFile('source_key,amount\nA,1\n'), '--db', `pglite:${dir}/db`]);
+    const result = await run(['load', writeTestFile('source_key,amount\nA,1\n'), '--db', `pglite:${dir}/db`]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('line 1: missing required columns customer_id, order_date, currency');
   });

@@ -9,12 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderFile, tempDir } from '../support/files.js';
 import { PrivatePostgres, privatePostgresUnavailable } from '../survival/private-postgres.js';
 import { humanLines } from '../support/cli-output.js';
-import { CLI as cli, runCli } from '../support/cli-run.js';
+import { CLI as cli, runCli, spawnCli } from '../support/cli-run.js';
 
-const run = (args: string[], env: Record<string, string> = {}) =>
+const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 30_000, killSignal: 'SIGKILL' });
+/** The bin as a child process: whether the process ends is the question. */
+const spawned = (args: string[], env: Record<string, string> = {}) =>
   // a failed login once left the process waiting for the server's authentication_timeout (60 s);
   // SIGTERM would be handled (finish the chunk, then stop)
-  runCli(args, { env, timeoutMs: 30_000, killSignal: 'SIGKILL' });
+  spawnCli(args, { env, timeoutMs: 30_000, killSignal: 'SIGKILL' });
 
 /** Special characters of every kind a URL gives a meaning to. */
 const PASSWORD = 'S3cr@t/pa?ss#wo:rd%41';
@@ -44,7 +46,7 @@ describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)(
     it('ORDER_LOADER_DB_PASSWORD works with a postgres:// URL; nothing prints it', async () => {
       const db = `postgres://postgres@${await database()}`;
       const logFile = join(tempDir(), 'load.log');
-      const load = run(
+      const load = await run(
         ['load', orderFile([['PW-1', '1', '2026-01-01', '10', 'EUR']]), '--db', db, '--log-file', logFile, '--log-level', 'debug'],
         { ORDER_LOADER_DB_PASSWORD: PASSWORD },
       );
@@ -63,21 +65,21 @@ describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)(
       ['?password= in the query', (hostDb: string) => `postgres://postgres@${hostDb}?password=${encodeURIComponent(PASSWORD)}`],
     ])('a password in the URL works (%s) and is never printed', async (_shape, url) => {
       const db = url(await database());
-      const status = run(['status', '--db', db, '--log-level', 'info']);
+      const status = await run(['status', '--db', db, '--log-level', 'info']);
       expect(status.code).toBe(0);
       expectNoSecret(status.stdout, status.stderr);
     });
 
     it('no password, or a wrong one: one line naming the role, and the process ends at once', async () => {
       const db = `postgres://postgres@${await database()}`;
-      const missing = run(['status', '--db', db]);
+      const missing = spawned(['status', '--db', db]);
       expect(missing.signal).toBeNull(); // not killed by the timeout
       expect(missing.code).toBe(1);
       expect(humanLines(missing.stderr).join('\n')).toMatch(
         /^order-loader: cannot open database postgres:\/\/postgres@127\.0\.0\.1:\d+\/pw_\d+: 127\.0\.0\.1:\d+ asks a password of role postgres and none was given: set ORDER_LOADER_DB_PASSWORD$/,
       );
 
-      const wrong = run(['status', '--db', db], { ORDER_LOADER_DB_PASSWORD: `${PASSWORD}x` });
+      const wrong = spawned(['status', '--db', db], { ORDER_LOADER_DB_PASSWORD: `${PASSWORD}x` });
       expect(wrong.signal).toBeNull();
       expect(wrong.code).toBe(1);
       expect(humanLines(wrong.stderr).join('\n')).toMatch(
@@ -94,8 +96,8 @@ describe.skipIf(!existsSync(cli))('URLs that cannot be read: one line, never the
     ['postgres://u:a@S3cr@t?x@127.0.0.1:1/d', 'cannot tell where the password ends', 'S3cr@t'],
     ['postgres://u:S3cr3t', 'cannot read this URL', 'S3cr3t'],
     ['S3cr@t', 'not a database URL', 'S3cr@t'],
-  ])('%s', (url, message, secret) => {
-    const result = run(['status', '--db', url]);
+  ])('%s', async (url, message, secret) => {
+    const result = await run(['status', '--db', url]);
     expect(result.code).toBe(1);
     expect(humanLines(result.stderr)).toHaveLength(1);
     expect(result.stderr).toContain(message);
@@ -104,8 +106,8 @@ describe.skipIf(!existsSync(cli))('URLs that cannot be read: one line, never the
 });
 
 describe.skipIf(!existsSync(cli))('a server that cannot be reached', () => {
-  it('a port where nothing listens: "cannot connect to host:port", not a schema problem', () => {
-    const result = run(['status', '--db', 'postgres://loader@127.0.0.1:1/orders']);
+  it('a port where nothing listens: "cannot connect to host:port", not a schema problem', async () => {
+    const result = await run(['status', '--db', 'postgres://loader@127.0.0.1:1/orders']);
     expect(result.code).toBe(1);
     expect(humanLines(result.stderr).join('\n')).toBe(
       'order-loader: cannot open database postgres://loader@127.0.0.1:1/orders: cannot connect to 127.0.0.1:1 (ECONNREFUSED: nothing listens there)',
@@ -117,20 +119,20 @@ const serverUrl = process.env.ORDER_LOADER_TEST_PG;
 describe.skipIf(!existsSync(cli) || serverUrl === undefined)('the local PostgreSQL server: names in the message', () => {
   const place = new URL(serverUrl ?? 'postgres://postgres@127.0.0.1:5432/test');
   const hostPort = `${place.hostname}:${place.port || '5432'}`;
-  it('a database that does not exist is named, and not created', () => {
+  it('a database that does not exist is named, and not created', async () => {
     const url = new URL(place);
     url.pathname = '/order_loader_no_such_db';
-    const result = run(['init', '--db', url.toString()]);
+    const result = await run(['init', '--db', url.toString()]);
     expect(result.code).toBe(1);
     expect(humanLines(result.stderr).join('\n')).toBe(
       `order-loader: cannot open database ${url.toString()}: database order_loader_no_such_db does not exist on ${hostPort} (3D000)`,
     );
   });
-  it('a role that does not exist is named', () => {
+  it('a role that does not exist is named', async () => {
     const url = new URL(place);
     url.username = 'order_loader_no_such_role';
     url.password = '';
-    const result = run(['status', '--db', url.toString()]);
+    const result = await run(['status', '--db', url.toString()]);
     expect(result.code).toBe(1);
     expect(humanLines(result.stderr).join('\n')).toBe(
       `order-loader: cannot open database ${url.toString()}: role order_loader_no_such_role does not exist on ${hostPort} (28000)`,

@@ -55,7 +55,7 @@ describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
       'night|ly *1*.csv',
     );
     const good = writeTestFile(`${HEADER}\nMD-8,8,2026-01-08,8.00,EUR\n`, 'good.csv');
-    const r = runCli(['load', bad, good, '--db', db, '--format', 'markdown', '--log-level', 'silent']);
+    const r = await runCli(['load', bad, good, '--db', db, '--format', 'markdown', '--log-level', 'silent']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(2);
     const doc = r.stdout;
@@ -115,7 +115,7 @@ describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
     expect(doc).toContain(`- \`order-loader errors --load-id ${first} --load-id ${second}\` lists the rows`);
 
     // loaded again: skipped, no new errors of this run's loads, exit stays 2 (the rows are still ERROR)
-    const again = runCli(['load', good, '--db', db, '--format', 'markdown', '--log-level', 'silent']);
+    const again = await runCli(['load', good, '--db', db, '--format', 'markdown', '--log-level', 'silent']);
     expect(again.code).toBe(0);
     expect(again.stdout.split('\n')[0]).toBe('# order-loader load: every row DONE (exit 0)');
     expect(again.stdout).toContain('None: no row of these files is ERROR and no line was rejected.');
@@ -125,20 +125,20 @@ describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
   it('process and stage take it too; csv and json are refused for a report, markdown for errors', async () => {
     const { url: db } = await migratedPgliteDb();
     const file = writeTestFile(`${HEADER}\nMP-1,1,2026-01-01,10.00,EUR\nMP-2,2,2026-01-02,1.00,eur\n`);
-    const stage = runCli(['stage', file, '--db', db, '--format', 'markdown', '--log-level', 'silent']);
+    const stage = await runCli(['stage', file, '--db', db, '--format', 'markdown', '--log-level', 'silent']);
     expect(stage.code).toBe(0);
     expect(stage.stdout.split('\n')[0]).toBe('# order-loader stage: every row DONE (exit 0)');
-    const processed = runCli(['process', '--db', db, '--format', 'markdown', '--log-level', 'silent']);
+    const processed = await runCli(['process', '--db', db, '--format', 'markdown', '--log-level', 'silent']);
     expect(processed.code).toBe(2);
     expect(processed.stdout.split('\n')[0]).toBe('# order-loader process: finished, some rows need a look (exit 2)');
     expect(processed.stdout).toContain('| 2 | 1 | 1 | 1 | 1 | 0 | 0 |');
 
-    const csv = runCli(['load', file, '--db', db, '--format', 'csv']);
+    const csv = await runCli(['load', file, '--db', db, '--format', 'csv']);
     expect(csv.code).toBe(1);
     expect(humanLines(csv.stderr)).toEqual([
       'order-loader: load --format takes text or markdown (--format csv is for errors; --json gives JSON)',
     ]);
-    const errors = runCli(['errors', '--db', db, '--format', 'markdown']);
+    const errors = await runCli(['errors', '--db', db, '--format', 'markdown']);
     expect(errors.code).toBe(1);
     expect(humanLines(errors.stderr)).toEqual(['order-loader: errors --format takes csv or json (not markdown)']);
   });

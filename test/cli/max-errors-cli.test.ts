@@ -12,10 +12,10 @@ describe.skipIf(!existsSync(cli))('--max-errors and retry batches (built CLI, em
     const file = `${dir}/bad.csv`;
     const rejected = Array.from({ length: 7 }, (_, i) => `P-${i},not-a-number,2026-01-01,1,JPY`);
     writeFileSync(file, `${HEADER}\n${rejected.join('\n')}\nG-1,1,2026-01-01,1,JPY\n`);
-    const stopped = run(['load', file, '--db', (await migratedPgliteDb()).url, '--max-errors', '2']);
+    const stopped = await run(['load', file, '--db', (await migratedPgliteDb()).url, '--max-errors', '2']);
     expect(stopped.code).toBe(1);
     expect(stopped.stderr).toContain('more than --max-errors 2 rows rejected (7 line(s) rejected while staging');
-    const allowed = run(['load', file, '--db', (await migratedPgliteDb()).url, '--max-errors', '7']);
+    const allowed = await run(['load', file, '--db', (await migratedPgliteDb()).url, '--max-errors', '7']);
     expect(allowed.code).toBe(2);
   });
 
@@ -24,13 +24,13 @@ describe.skipIf(!existsSync(cli))('--max-errors and retry batches (built CLI, em
     const { url: db } = await migratedPgliteDb();
     const file = `${dir}/orders.csv`;
     writeFileSync(file, `${HEADER}\n${Array.from({ length: 5 }, (_, i) => `E-${i},1,2026-01-01,,JPY`).join('\n')}\n`);
-    expect(run(['load', file, '--db', db]).code).toBe(2);
+    expect((await run(['load', file, '--db', db])).code).toBe(2);
     const args = ['retry', '--db', db, '--all-errors', '--set', 'amount=1', '--reason', 'amounts resent', '--chunk-size', '2'];
-    expect(run([...args, '--dry-run']).stdout).toContain('retry: would change 5 rows');
-    const retry = run(args);
+    expect((await run([...args, '--dry-run'])).stdout).toContain('retry: would change 5 rows');
+    const retry = await run(args);
     expect(retry.code).toBe(0);
     expect(retry.stdout).toContain('retry: changed 5 rows');
-    const status = JSON.parse(run(['status', '--db', db, '--json']).stdout) as { counts: Array<{ status: string; count: number }> };
+    const status = JSON.parse((await run(['status', '--db', db, '--json'])).stdout) as { counts: Array<{ status: string; count: number }> };
     expect(status.counts.filter((c) => c.status === 'DONE').reduce((n, c) => n + c.count, 0)).toBe(5);
   });
 });

@@ -46,7 +46,7 @@ describe.skipIf(!existsSync(cli))('--metrics-file (built CLI)', () => {
     const metrics = join(dir, 'order-loader.prom');
     const file = writeTestFile(`${FILE_LINES.join('\n')}\n`);
     const before = Date.now() / 1000;
-    const load = runCli(['load', file, '--db', db, '--metrics-file', metrics, '--json', '--log-level', 'silent']);
+    const load = await runCli(['load', file, '--db', db, '--metrics-file', metrics, '--json', '--log-level', 'silent']);
     expect(load.stderr).toBe('');
     expect(load.code).toBe(2);
     const report = JSON.parse(load.stdout) as {
@@ -82,7 +82,7 @@ describe.skipIf(!existsSync(cli))('--metrics-file (built CLI)', () => {
     expect(readdirSync(dir)).toEqual(['order-loader.prom']);
 
     // a run that cannot finish: exit 1 in the file, the last success of the run before kept
-    const failed = runCli([
+    const failed = await runCli([
       'load',
       file,
       '--db',
@@ -103,16 +103,16 @@ describe.skipIf(!existsSync(cli))('--metrics-file (built CLI)', () => {
   it('process writes its own numbers; a folder that does not exist is said, the exit code stays', async () => {
     const { url: db } = await migratedPgliteDb();
     const file = writeTestFile(`${FILE_LINES.slice(0, 3).join('\n')}\n`);
-    expect(runCli(['stage', file, '--db', db, '--log-level', 'silent']).code).toBe(0);
+    expect((await runCli(['stage', file, '--db', db, '--log-level', 'silent'])).code).toBe(0);
     const metrics = join(tempDir(), 'process.prom');
-    const processed = runCli(['process', '--db', db, '--metrics-file', metrics, '--log-level', 'silent']);
+    const processed = await runCli(['process', '--db', db, '--metrics-file', metrics, '--log-level', 'silent']);
     expect(processed.code).toBe(0);
     const text = readFileSync(metrics, 'utf8');
     expect(value(text, 'order_loader_last_run_rows', { command: 'process', status: 'DONE' })).toBe(2);
     expect(value(text, 'order_loader_last_run_exit_code', { command: 'process' })).toBe(0);
 
     const nowhere = join(tempDir(), 'missing', 'x.prom');
-    const status = runCli(['status', '--db', db, '--metrics-file', nowhere, '--log-level', 'silent']);
+    const status = await runCli(['status', '--db', db, '--metrics-file', nowhere, '--log-level', 'silent']);
     expect(status.code).toBe(0);
     expect(status.stderr).toBe(`order-loader: cannot write --metrics-file ${nowhere} (ENOENT)\n`);
   });

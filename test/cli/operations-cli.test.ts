@@ -12,28 +12,28 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
   it('errors → fix → load, retry with --set and --reason, status and runs', async () => {
     const dir = tempDir();
     const { url: db } = await migratedPgliteDb();
-    expect(run(['load', 'fixtures/orders-sample.csv', '--db', db]).code).toBe(2);
+    expect((await run(['load', 'fixtures/orders-sample.csv', '--db', db])).code).toBe(2);
 
-    const exported = run(['errors', '--db', db]);
+    const exported = await run(['errors', '--db', db]);
     expect(exported.code).toBe(0);
     const lines = exported.stdout.trim().split('\n');
     expect(lines[0]).toBe('source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id,raw_record');
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['SRC-102', 'SRC-103']);
-    expect(JSON.parse(run(['errors', '--db', db, '--format', 'json', '--error-code', 'INVALID_AMOUNT']).stdout)).toMatchObject([
+    expect(JSON.parse((await run(['errors', '--db', db, '--format', 'json', '--error-code', 'INVALID_AMOUNT'])).stdout)).toMatchObject([
       { sourceKey: 'SRC-102', phase: 'VALIDATE' },
     ]);
 
     // retry needs a reason, and validates corrections like a file's values
-    const noReason = run(['retry', '--db', db, '--source-key', 'SRC-102']);
+    const noReason = await run(['retry', '--db', db, '--source-key', 'SRC-102']);
     expect(noReason.code).toBe(1);
     expect(noReason.stderr).toContain('--reason is required');
-    const bad = run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=12.345', '--reason', 'x']);
+    const bad = await run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=12.345', '--reason', 'x']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('--set amount: amount has more than 2 decimals');
 
-    const dry = run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=3500', '--reason', 'fixed', '--dry-run']);
+    const dry = await run(['retry', '--db', db, '--source-key', 'SRC-102', '--set', 'amount=3500', '--reason', 'fixed', '--dry-run']);
     expect(dry.stdout).toContain('retry: would change 1 row');
-    const retry = run([
+    const retry = await run([
       'retry',
       '--db',
       db,
@@ -51,25 +51,25 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
     expect(retry.stdout).toContain('{"process_status":"ERROR","amount":null} → {"process_status":"READY","amount":"3500"}');
 
     // the export → fix → reload loop for the last one
-    const csv = run(['errors', '--db', db]).stdout.replace('999999999999.99', '5000');
+    const csv = (await run(['errors', '--db', db])).stdout.replace('999999999999.99', '5000');
     const fixed = `${dir}/fixed.csv`;
     writeFileSync(fixed, csv);
-    const reload = run(['load', fixed, '--db', db]);
+    const reload = await run(['load', fixed, '--db', db]);
     expect(reload.code).toBe(0);
     expect(reload.stderr).toContain('ignoring extra column(s) error_code, error_message, line_no, load_id');
 
-    const status = JSON.parse(run(['status', '--db', db, '--json']).stdout) as {
+    const status = JSON.parse((await run(['status', '--db', db, '--json'])).stdout) as {
       counts: Array<{ status: string; count: number }>;
       runs: unknown[];
     };
     expect(status.counts.reduce((n, c) => n + (c.status === 'DONE' ? c.count : 0), 0)).toBe(4);
     expect(status.runs.length).toBeGreaterThan(0);
-    expect(run(['recover', '--db', db]).stdout).toContain('recover: changed 0 rows');
+    expect((await run(['recover', '--db', db])).stdout).toContain('recover: changed 0 rows');
   }, 240_000); // thirteen commands, each a child process
 
-  it('load --dry-run writes nothing, not even the schema', () => {
+  it('load --dry-run writes nothing, not even the schema', async () => {
     const dir = tempDir();
-    const r = run(['load', 'fixtures/orders-sample.csv', '--db', `pglite:${dir}/db`, '--dry-run']);
+    const r = await run(['load', 'fixtures/orders-sample.csv', '--db', `pglite:${dir}/db`, '--dry-run']);
     // as the real load: exit 2, SRC-102 ERROR by validation (SRC-103's overflow only the database finds)
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(/orders-sample\.csv\s+4\s+4\s+0\s+0\s+1\s+3/);
@@ -95,7 +95,7 @@ describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench 
   it('measures each combination in a workspace of its own and drops it; writes the chart', async () => {
     const dir = tempDir();
     const before = await schemas();
-    const r = run([
+    const r = await run([
       'bench',
       '--db',
       pgUrl!,
@@ -162,15 +162,25 @@ describe.skipIf(!existsSync(cli))('errors (built CLI, embedded PGlite): every re
     const lines = ['source_key,customer_id,order_date,amount,currency', ',7,2026-01-05,1,JPY', 'K-FC,7,2026-01-05,100'];
     for (let i = 0; i < 1500; i++) lines.push(`E-${i},1,2026-01-01,-${i + 1},JPY`);
     writeFileSync(`${dir}/bad.csv`, `${lines.join('\n')}\n`);
-    expect(run(['load', `${dir}/bad.csv`, '--db', db]).code).toBe(2);
+    expect((await run(['load', `${dir}/bad.csv`, '--db', db])).code).toBe(2);
 
-    const listed = run(['errors', '--db', db, '--load-id', '1', '--error-code', 'PARSE_SOURCE_KEY', '--error-code', 'PARSE_FIELD_COUNT']);
+    const listed = await run([
+      'errors',
+      '--db',
+      db,
+      '--load-id',
+      '1',
+      '--error-code',
+      'PARSE_SOURCE_KEY',
+      '--error-code',
+      'PARSE_FIELD_COUNT',
+    ]);
     expect(listed.code).toBe(0);
     expect(listed.stdout.trim().split('\n').slice(1)).toEqual([
       ',7,2026-01-05,1,JPY,PARSE_SOURCE_KEY,source_key is missing,2,1,",7,2026-01-05,1,JPY"',
       'K-FC,7,2026-01-05,100,,PARSE_FIELD_COUNT,"expected 5 fields as in the header, found 4",3,1,"K-FC,7,2026-01-05,100"',
     ]);
-    const json = JSON.parse(run(['errors', '--db', db, '--format', 'json', '--limit', '1501']).stdout) as Array<{
+    const json = JSON.parse((await run(['errors', '--db', db, '--format', 'json', '--limit', '1501'])).stdout) as Array<{
       sourceKey: string | null;
     }>;
     expect(json).toHaveLength(1501);

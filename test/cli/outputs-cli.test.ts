@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { humanLines } from '../support/cli-output.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
@@ -20,23 +21,30 @@ const pgUrl = process.env.ORDER_LOADER_TEST_PG;
 
 const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { env: extraEnv });
 
-/** An empty database for a CLI child: a PGlite directory, or a fresh database on the server (no template, no schema). */
+/** An empty database for the CLI: a PGlite directory, or a fresh database on the server (no template, no schema). */
 interface CliDb {
   url: string;
   dispose(): Promise<void>;
 }
-const targets: Array<{ kind: string; create(): Promise<CliDb> }> = [
-  { kind: 'pglite', create: async () => ({ url: `pglite:${tempDir()}/db`, dispose: async () => {} }) },
+/**
+ * `migrated`: a database whose schema is not what the test is about: on PGlite a copy of a
+ * migrated folder (a new folder's initdb costs its first command about 7 s of CPU); on the
+ * server an empty one, as `create` (its first command migrates it).
+ */
+const targets: Array<{ kind: string; create(): Promise<CliDb>; migrated(): Promise<CliDb> }> = [
+  {
+    kind: 'pglite',
+    create: async () => ({ url: `pglite:${tempDir()}/db`, dispose: async () => {} }),
+    migrated: async () => ({ url: (await migratedPgliteDb()).url, dispose: async () => {} }),
+  },
 ];
 if (pgUrl !== undefined && pgUrl !== '') {
   let n = 0;
-  targets.push({
-    kind: 'postgres',
-    async create() {
-      const name = `order_loader_cli_${process.pid}_${Date.now().toString(36)}_${++n}`;
-      return { url: await createDatabase(pgUrl, name), dispose: () => dropDatabase(pgUrl, name) };
-    },
-  });
+  const create = async () => {
+    const name = `order_loader_cli_${process.pid}_${Date.now().toString(36)}_${++n}`;
+    return { url: await createDatabase(pgUrl, name), dispose: () => dropDatabase(pgUrl, name) };
+  };
+  targets.push({ kind: 'postgres', create, migrated: create });
 }
 
 /** stdout must be exactly one JSON document. */
@@ -50,8 +58,8 @@ describe.skipIf(!existsSync(cli))('--json when the command fails (exit 1), witho
     [['load', 'x.csv', '--chunk-size', 'many', '--json'], 'user', '--chunk-size must be a whole number'],
     [['frobnicate', '--json'], 'user', 'unknown command'],
     [['load', '/nonexistent/orders.csv', '--db', 'pglite:memory', '--json'], 'user', 'no such file'],
-  ])('%j: one JSON document with the error', (args, kind, message) => {
-    const r = run(args);
+  ])('%j: one JSON document with the error', async (args, kind, message) => {
+    const r = await run(args);
     expect(r.code).toBe(1);
     const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string }; exitCode: number };
     expect(doc).toMatchObject({ error: { kind }, exitCode: 1 });
@@ -59,8 +67,10 @@ describe.skipIf(!existsSync(cli))('--json when the command fails (exit 1), witho
     expect(r.stderr).toContain(message);
   });
 
-  it('an unreachable database: kind database, and never the password', () => {
-    const r = run(['status', '--db', 'postgres://loader@127.0.0.1:1/nowhere', '--json'], { ORDER_LOADER_DB_PASSWORD: 'pw-Zq81-secret' });
+  it('an unreachable database: kind database, and never the password', async () => {
+    const r = await run(['status', '--db', 'postgres://loader@127.0.0.1:1/nowhere', '--json'], {
+      ORDER_LOADER_DB_PASSWORD: 'pw-Zq81-secret',
+    });
     expect(r.code).toBe(1);
     const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string } };
     expect(doc.error.kind).toBe('database');
@@ -68,8 +78,8 @@ describe.skipIf(!existsSync(cli))('--json when the command fails (exit 1), witho
     expect(r.stdout + r.stderr).not.toContain('pw-Zq81-secret');
   });
 
-  it('a file name holding a newline cannot forge a line on stderr', () => {
-    const r = run(['load', '/nonexistent/a\norder-loader: all rows DONE.csv', '--db', 'pglite:memory']);
+  it('a file name holding a newline cannot forge a line on stderr', async () => {
+    const r = await run(['load', '/nonexistent/a\norder-loader: all rows DONE.csv', '--db', 'pglite:memory']);
     expect(r.code).toBe(1);
     expect(humanLines(r.stderr)).toEqual(['order-loader: /nonexistent/a\\norder-loader: all rows DONE.csv: no such file']);
   });
@@ -84,15 +94,15 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
 
   it('init on a fresh database lists the migrations it applied, then says the schema is up to date; runs shows its events', async () => {
     db = await target.create();
-    const first = run(['init', '--db', db.url, '--json', '--log-level', 'warn']);
+    const first = await run(['init', '--db', db.url, '--json', '--log-level', 'warn']);
     expect(first.code, first.stderr).toBe(0);
     expect(ALL_MIGRATIONS.slice(0, 3)).toEqual(['001_schema', '002_merge_functions', '003_pinned_plans']);
     expect(jsonDocument(first.stdout)).toEqual({ applied: ALL_MIGRATIONS });
-    const second = run(['init', '--db', db.url, '--log-level', 'warn']);
+    const second = await run(['init', '--db', db.url, '--log-level', 'warn']);
     expect(second.stdout.trim()).toBe('schema is up to date');
 
     // on a terminal (text output) the events are shown under each run
-    const runs = run(['runs', '--db', db.url, '--log-level', 'warn']);
+    const runs = await run(['runs', '--db', db.url, '--log-level', 'warn']);
     expect(runs.code).toBe(0);
     const lines = runs.stdout.trim().split('\n');
     expect(lines[1]).toMatch(/^\s*2\s+init\s+COMPLETED/);
@@ -104,7 +114,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
 
   it('a missing column with --json: one JSON document with the error, exit 1', async () => {
     db = await target.create();
-    const r = run(['load', writeTestFile('source_key,amount\nA,1\n'), '--db', db.url, '--json', '--log-level', 'warn']);
+    const r = await run(['load', writeTestFile('source_key,amount\nA,1\n'), '--db', db.url, '--json', '--log-level', 'warn']);
     expect(r.code).toBe(1);
     expect(jsonDocument(r.stdout)).toEqual({
       error: { kind: 'user', message: expect.stringContaining('missing required columns customer_id, order_date, currency') as unknown },
@@ -116,7 +126,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
     'a chunk the database refuses as a whole (not a row) with --json: the run gives up, one JSON document, exit 1',
     async () => {
       db = await target.create();
-      expect(run(['init', '--db', db.url, '--log-level', 'warn']).code).toBe(0);
+      expect((await run(['init', '--db', db.url, '--log-level', 'warn'])).code).toBe(0);
       // a privilege error is about the statement, not a row: the MERGE re-raises it and the chunk fails whole
       const client = new pg.Client({ connectionString: db.url });
       await client.connect();
@@ -127,7 +137,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
       } finally {
         await client.end();
       }
-      const r = run(['load', 'fixtures/orders-corrected.csv', '--db', db.url, '--json', '--log-level', 'warn']);
+      const r = await run(['load', 'fixtures/orders-corrected.csv', '--db', db.url, '--json', '--log-level', 'warn']);
       expect(r.code).toBe(1);
       const doc = jsonDocument(r.stdout) as { error: { kind: string; message: string }; exitCode: number };
       expect(doc).toMatchObject({ error: { kind: 'database' }, exitCode: 1 });
@@ -137,7 +147,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
   );
 
   it('a skipped file: the process rate is rows processed over processing time, not lines read', async () => {
-    db = await target.create();
+    db = await target.migrated();
     const rows = Array.from({ length: 2000 }, (_, i): [string, string, string, string, string] => [
       `K-${i}`,
       '1',
@@ -146,15 +156,15 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
       'JPY',
     ]);
     const file = orderFile(rows);
-    expect(run(['stage', file, '--db', db.url, '--log-level', 'warn']).code).toBe(0);
-    const r = run(['load', file, '--db', db.url, '--log-level', 'warn']);
+    expect((await run(['stage', file, '--db', db.url, '--log-level', 'warn'])).code).toBe(0);
+    const r = await run(['load', file, '--db', db.url, '--log-level', 'warn']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('staging skipped');
     expect(r.stdout).toMatch(/stage [\d.]+ s \(0 lines read, 0 lines\/s\), process [\d.]+ s \(2000 rows, [1-9]\d* rows\/s\)/);
   }, 240_000);
 
   it('bench interrupted: says so, reports and charts only complete cases, records a FAILED bench run', async () => {
-    db = await target.create();
+    db = await target.migrated();
     const dir = tempDir();
     const child = spawn(
       process.execPath,
@@ -201,7 +211,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
     const report = jsonDocument(stdout) as { interrupted: boolean; interruptedCase: unknown; cases: unknown[] };
     expect(report).toMatchObject({ interrupted: true, interruptedCase: { chunkSize: 500, workers: 1 }, cases: [] });
     expect(readFileSync(`${dir}/chart.svg`, 'utf8')).not.toContain('<circle');
-    const runs = JSON.parse(run(['runs', '--db', db.url, '--json', '--log-level', 'silent']).stdout) as Array<{
+    const runs = JSON.parse((await run(['runs', '--db', db.url, '--json', '--log-level', 'silent'])).stdout) as Array<{
       command: string;
       status: string;
       message: string;

@@ -4,8 +4,8 @@ import { HEADER, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { CLI as cli, runCli } from '../support/cli-run.js';
 
-function load(args: string[]) {
-  const result = runCli(['load', ...args, '--json', '--log-level', 'silent']);
+async function load(args: string[]) {
+  const result = await runCli(['load', ...args, '--json', '--log-level', 'silent']);
   expect(result.stderr).toBe('');
   return {
     code: result.code,
@@ -29,12 +29,12 @@ describe.skipIf(!existsSync(cli))('load --encoding after a mistake, and --restag
         Buffer.from(',1,2026-01-01,1,JPY\r\n'),
       ]),
     );
-    expect(load([file, '--db', db])).toMatchObject({ code: 2, report: { files: [{ counts: { read: 1, rejected: 1 } }] } });
-    const right = load([file, '--db', db, '--encoding', 'shift_jis']);
+    expect(await load([file, '--db', db])).toMatchObject({ code: 2, report: { files: [{ counts: { read: 1, rejected: 1 } }] } });
+    const right = await load([file, '--db', db, '--encoding', 'shift_jis']);
     expect(right).toMatchObject({ code: 0, report: { files: [{ skipped: null, counts: { read: 1, inserted: 1 } }] } });
-    const same = load([file, '--db', db, '--encoding', 'shift_jis']);
+    const same = await load([file, '--db', db, '--encoding', 'shift_jis']);
     expect(same.report.files[0]?.skipped).toContain('already staged');
-    const again = load([file, '--db', db, '--encoding', 'shift_jis', '--restage']);
+    const again = await load([file, '--db', db, '--encoding', 'shift_jis', '--restage']);
     expect(again).toMatchObject({ code: 0, report: { files: [{ skipped: null, counts: { read: 1, unchanged: 1 } }] } });
     expect(again.report.files[0]?.loadId).toBeGreaterThan(right.report.files[0]?.loadId ?? Infinity);
   });

@@ -13,9 +13,9 @@ import { CLI as cli, runCli } from '../support/cli-run.js';
 
 const run = (args: string[]) => runCli(args);
 
-function expectRefused(args: string[], message: string | RegExp) {
+async function expectRefused(args: string[], message: string | RegExp) {
   const dbDir = join(tempDir(), 'db');
-  const result = run([...args, '--db', `pglite:${dbDir}`]);
+  const result = await run([...args, '--db', `pglite:${dbDir}`]);
   expect(result.code).toBe(1);
   const lines = humanLines(result.stderr);
   expect(lines).toHaveLength(1);
@@ -28,8 +28,8 @@ function expectRefused(args: string[], message: string | RegExp) {
 }
 
 describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, nothing done', () => {
-  it('--reason over 1000 characters', () => {
-    expectRefused(['retry', '--all-errors', '--reason', 'x'.repeat(1001)], '--reason: --reason takes at most 1000 characters');
+  it('--reason over 1000 characters', async () => {
+    await expectRefused(['retry', '--all-errors', '--reason', 'x'.repeat(1001)], '--reason: --reason takes at most 1000 characters');
   });
 
   it.each([
@@ -41,26 +41,26 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
     [['errors', '--load-id', '18446744073709551616'], '--load-id: --load-id must be a whole number up to 9007199254740991'],
     [['process', '--max-errors', '99999999999999999999'], '--max-errors: --max-errors must be a whole number up to 9007199254740991'],
     [['recover', '--older-than', '99999999999999999999h'], '--older-than: --older-than takes at most 100 years'],
-  ])('%j: a whole number too large to be exact', (args, message) => {
-    expectRefused(args, message);
+  ])('%j: a whole number too large to be exact', async (args, message) => {
+    await expectRefused(args, message);
   });
 
-  it('--log-file in a folder that cannot be made', () => {
+  it('--log-file in a folder that cannot be made', async () => {
     const notAFolder = writeTestFile('x');
-    expectRefused(
+    await expectRefused(
       ['status', '--log-file', join(notAFolder, 'x.log')],
       `--log-file ${join(notAFolder, 'x.log')}: cannot write there (EEXIST: a file stands where the folder should be)`,
     );
   });
 
-  it('bench --chart in a folder that does not exist: refused before the benchmark runs', () => {
+  it('bench --chart in a folder that does not exist: refused before the benchmark runs', async () => {
     const chart = join(tempDir(), 'out', 'x.svg');
-    expectRefused(['bench', '--rows', '10', '--chart', chart], `--chart ${chart}: cannot write there (ENOENT: no such folder)`);
+    await expectRefused(['bench', '--rows', '10', '--chart', chart], `--chart ${chart}: cannot write there (ENOENT: no such folder)`);
   });
 
   it('a log file that fails in the middle (a full device) does not fail the command: said once, the load goes on', async () => {
     const { url: db } = await migratedPgliteDb();
-    const result = run([
+    const result = await run([
       'load',
       orderFile([['LF-1', '1', '2026-01-01', '1', 'EUR']]),
       '--db',
@@ -103,9 +103,9 @@ describe.skipIf(!existsSync(cli) || !mounted)('--log-file on a full device', () 
     execFileSync('umount', [full]);
     rmSync(full, { recursive: true, force: true });
   });
-  it('is refused before any work', () => {
+  it('is refused before any work', async () => {
     const log = join(full, 'x.log');
-    expectRefused(['status', '--log-file', log], `--log-file ${log}: the device is full`);
+    await expectRefused(['status', '--log-file', log], `--log-file ${log}: the device is full`);
     expect(readFileSync(log, 'utf8')).toBe('');
   });
 });

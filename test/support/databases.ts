@@ -1,11 +1,14 @@
 /**
  * The databases every integration test runs against:
- *  - PGlite, always: a clone of a migrated in-memory template, fresh for each test;
+ *  - PGlite, always: an in-memory database loaded from a dump of a migrated template, fresh
+ *    for each test;
  *  - server PostgreSQL when ORDER_LOADER_TEST_PG is set (an admin URL): a database created
  *    for each test from a migrated template (see test/support/global-setup.ts);
  *  - Oracle when ORDER_LOADER_TEST_ORACLE is set, under npm run test:oracle only: the schema
  *    reset before each test.
  */
+import { existsSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
@@ -14,10 +17,12 @@ import { listMigrations } from '../../src/sql-files.js';
 import { OrderLoader } from '../../src/loader.js';
 import { createPostgresEngine } from '../../src/engine/postgres/index.js';
 import { PGLITE_PARSERS, pgliteConnectorFor } from '../../src/engine/postgres/pglite-connector.js';
+import { pgliteFsBundle } from '../../src/engine/postgres/pglite-assets.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTestTarget, withOracleConnection } from './oracle-target.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
+import { CLI } from './pglite-template.js';
 
 /**
  * The migrated template database, named after the migrations it holds: concurrent test runs
@@ -52,14 +57,34 @@ export interface TestTarget {
   create(): Promise<TestDatabase>;
 }
 
-let pgliteTemplate: Promise<PGlite> | undefined;
+let pgliteTemplate: Promise<Blob> | undefined;
 
-async function migratedPgliteTemplate(): Promise<PGlite> {
+/**
+ * The migrated template of this worker, as a dump of its data folder: each test's database is
+ * loaded from it (PGlite's clone() would dump the template again for every test). The template
+ * is a copy of the migrated folder the global setup makes for the CLI tests when the CLI is
+ * built (opening it costs about 1.5 s of CPU; a new database's initdb about 7 s), else a new
+ * in-memory database; migrated here either way, so that a stale build cannot leave it behind.
+ */
+async function migratedPgliteDump(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
-    const db = await PGlite.create({ parsers: PGLITE_PARSERS });
-    const engine = createPostgresEngine(pgliteConnectorFor(db));
-    await engine.migrate();
-    return db;
+    let folder: string | null = null;
+    if (existsSync(CLI)) {
+      // not imported at the top: the global setup imports this module, outside any test worker
+      const { migratedPgliteDb } = await import('./pglite-folders.js');
+      folder = (await migratedPgliteDb()).dataDir;
+    }
+    const fsBundle = await pgliteFsBundle();
+    const db = await PGlite.create(
+      folder === null ? { parsers: PGLITE_PARSERS, fsBundle } : { dataDir: folder, parsers: PGLITE_PARSERS, fsBundle },
+    );
+    try {
+      await createPostgresEngine(pgliteConnectorFor(db)).migrate();
+      return await db.dumpDataDir('none');
+    } finally {
+      await db.close();
+      if (folder !== null) rmSync(dirname(folder), { recursive: true, force: true });
+    }
   })();
   return pgliteTemplate;
 }
@@ -67,8 +92,11 @@ async function migratedPgliteTemplate(): Promise<PGlite> {
 const pgliteTarget: TestTarget = {
   kind: 'pglite',
   async create() {
-    const template = await migratedPgliteTemplate();
-    const clone = (await template.clone()) as PGlite;
+    const clone = await PGlite.create({
+      loadDataDir: await migratedPgliteDump(),
+      parsers: PGLITE_PARSERS,
+      fsBundle: await pgliteFsBundle(),
+    });
     const loaders: OrderLoader[] = [];
     const makeEngine = () => createPostgresEngine(pgliteConnectorFor(clone));
     let closed = false;

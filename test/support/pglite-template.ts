@@ -1,5 +1,6 @@
 /**
- * The migrated PGlite folder the CLI tests copy (pglite-folders.ts), made once per test run in
+ * The migrated PGlite folder the CLI tests copy and the integration tests' template is loaded
+ * from (pglite-folders.ts, databases.ts), made once per test run in
  * the run's temporary folder by the global setup. No vitest API here: the global setup runs
  * outside the test workers.
  */
@@ -8,7 +9,8 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+/** The built bin: without it the CLI tests skip themselves and no migrated folder is made. */
+export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
 export function pgliteTemplatePaths(root: string): { template: string; failure: string; building: string } {
   return {

@@ -41,7 +41,10 @@ a table, --json, and an SVG chart (--chart path)
         signal,
         onCase: options.json
           ? undefined
-          : (c) => process.stderr.write(`bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`),
+          : (c) =>
+              ctx.session.io.stderr.write(
+                `bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`,
+              ),
       });
       const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
       // only complete cases are charted (a cut-short case is no measurement)
@@ -58,7 +61,7 @@ a table, --json, and an SVG chart (--chart path)
           ? JSON.stringify({ ...report, chart: options.chart })
           : `${renderBench(report)}\nchart: ${escapeControl(options.chart)}`,
       );
-      if (report.interrupted) process.stderr.write('order-loader: bench interrupted: the workspace was dropped\n');
+      if (report.interrupted) ctx.session.io.stderr.write('order-loader: bench interrupted: the workspace was dropped\n');
       return report.interrupted ? EXIT_FAILED : EXIT_OK;
     });
   },

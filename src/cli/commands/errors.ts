@@ -24,7 +24,9 @@ export const errors: CommandSpec = {
       // stdout is the export from here on: a later failure must not append a second document
       ctx.session.printed = true;
       try {
-        await (format === 'json' || options.json ? writeErrorsJson(rows, process.stdout) : writeErrorsCsv(rows, process.stdout));
+        await (format === 'json' || options.json
+          ? writeErrorsJson(rows, ctx.session.io.stdout)
+          : writeErrorsCsv(rows, ctx.session.io.stdout));
       } catch (error) {
         // the reader went away (`errors | head -1`): nothing more is wanted, not a failure
         if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;

@@ -21,7 +21,7 @@ export const processCommand: CommandSpec = {
       ctx.session.report = report;
       Object.assign(ctx.summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
       printReport(ctx, report, format === 'markdown' ? (r) => renderProcessMarkdown(r, new Date()) : renderProcessReport);
-      sayAborted(report.aborted);
+      sayAborted(ctx.session, report.aborted);
       return report.exitCode;
     });
   },

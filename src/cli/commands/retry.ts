@@ -58,7 +58,7 @@ its values; different selectors must all match.`,
           ? JSON.stringify({ retry, process: processed })
           : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`),
       );
-      sayAborted(processed?.aborted);
+      sayAborted(ctx.session, processed?.aborted);
       return processed === null ? EXIT_OK : processed.exitCode;
     });
   },

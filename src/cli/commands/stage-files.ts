@@ -45,7 +45,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
       const codes = await loader.errorCodeCounts([...new Set(report.files.map((f) => f.loadId))]);
       printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date()));
     } else printReport(ctx, report, renderLoadReport);
-    sayAborted(report.aborted);
+    sayAborted(ctx.session, report.aborted);
     return report.exitCode;
   });
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
 import { acquireFolderLock, restrictToOwner, type FolderLockOptions } from '../folder-lock.js';
 import type { PgConnector, PgLease, PgSession } from './session.js';
+import { pgliteFsBundle } from './pglite-assets.js';
 
 /**
  * Embedded PostgreSQL (PGlite): one connection in this process. Leases are handed out one at
@@ -13,13 +14,13 @@ import type { PgConnector, PgLease, PgSession } from './session.js';
  * folder's own 0700 keeps everyone else out of what is created in between).
  */
 export async function createPgliteConnector(dataDir: string | null, lock?: FolderLockOptions): Promise<PgConnector> {
-  if (dataDir === null) return pgliteConnectorFor(await PGlite.create({ parsers: PGLITE_PARSERS }));
+  if (dataDir === null) return pgliteConnectorFor(await PGlite.create({ parsers: PGLITE_PARSERS, fsBundle: await pgliteFsBundle() }));
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   restrictToOwner(dataDir, false);
   const folderLock = await acquireFolderLock(dataDir, lock ?? { command: 'order-loader', timeoutMs: 0 });
   let db: PGliteInterface;
   try {
-    db = await PGlite.create({ dataDir, parsers: PGLITE_PARSERS });
+    db = await PGlite.create({ dataDir, parsers: PGLITE_PARSERS, fsBundle: await pgliteFsBundle() });
   } catch (error) {
     folderLock.release();
     throw error;
