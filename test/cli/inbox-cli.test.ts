@@ -133,10 +133,10 @@ describe.skipIf(!existsSync(CLI))('load from an inbox (built CLI)', () => {
         expect(result.stdout).not.toContain('some rows are ERROR');
         expect(readdirSync(inbox)).toEqual(['.hidden.csv']);
         expect(readdirSync(archive).map((n) => n.replace(/^load\d+-/, 'loadN-'))).toEqual(['loadN-a.csv', 'loadN-b.csv.gz']);
-        const [pdf, sidecar] = readdirSync(failed);
+        const [pdf = '', sidecar = ''] = readdirSync(failed);
         expect(pdf).toMatch(/^\d{8}T\d{6}Z-report\.pdf$/);
         expect(sidecar).toBe(`${pdf}.error.txt`);
-        expect(readFileSync(join(failed, sidecar ?? '-'), 'utf8')).toMatch(
+        expect(readFileSync(join(failed, sidecar), 'utf8')).toMatch(
           new RegExp(`^file: ${join(inbox, 'report.pdf')}\\nmoved: \\S+\\nreason: .*report\\.pdf: line 1: `),
         );
         expect(await stagings(url)).toEqual(['a.csv', 'b.csv.gz']);
