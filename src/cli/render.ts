@@ -56,7 +56,9 @@ export function renderLoadReport(report: LoadReport): string {
   for (const n of report.notRead) lines.push(e(n.reason));
   for (const u of report.unreadable)
     lines.push(
-      u.movedTo === null ? `${e(u.file)}: not an order file: ${e(u.reason)}` : `${e(u.file)}: not an order file, moved to ${e(u.movedTo)}`,
+      u.movedTo === null
+        ? `${e(u.file)}: cannot be read as an order file: ${e(u.reason)}`
+        : `${e(u.file)}: cannot be read as an order file, moved to ${e(u.movedTo)}`,
     );
   if (report.archived.length > 0)
     lines.push(`archived ${report.archived.length} file(s): ${report.archived.map((a) => e(a.movedTo)).join(', ')}`);

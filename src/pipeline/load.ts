@@ -55,7 +55,7 @@ async function openFiles(paths: string[], options: LoadOptions, listed: Map<stri
         files.push(await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter }));
       } catch (error) {
         if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
-        options.logger.warn({ file: path }, `${error.message}: not an order file (for --failed-dir)`);
+        options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
         aside.unreadable.push({ file: path, reason: error.message, movedTo: null });
       }
     }
@@ -256,7 +256,10 @@ async function moveFiles(
         current = u.file;
         const loadId = reports.find((r) => r.file === u.file)?.loadId ?? null;
         u.movedTo = failFile(u.file, failedDir, u.reason, loadId);
-        logger.warn({ file: u.file, movedTo: u.movedTo }, `${u.file}: moved to ${u.movedTo} (not an order file: ${u.reason})`);
+        logger.warn(
+          { file: u.file, movedTo: u.movedTo },
+          `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`,
+        );
       }
     }
     for (const r of toArchive) {

@@ -128,7 +128,7 @@ describe.skipIf(!existsSync(CLI))('load from an inbox (built CLI)', () => {
         const failed = join(base, 'failed');
         const result = runCli(['load', inbox, '--db', url, '--archive-dir', archive, '--failed-dir', failed]);
         expect(result.code, result.stderr).toBe(2);
-        expect(result.stdout).toContain(`${join(inbox, 'report.pdf')}: not an order file, moved to ${failed}/`);
+        expect(result.stdout).toContain(`${join(inbox, 'report.pdf')}: cannot be read as an order file, moved to ${failed}/`);
         expect(result.stdout).toContain('1 file(s) could not be read as order files');
         expect(result.stdout).not.toContain('some rows are ERROR');
         expect(readdirSync(inbox)).toEqual(['.hidden.csv']);
