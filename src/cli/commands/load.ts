@@ -7,14 +7,16 @@ export const load: CommandSpec = {
     label: 'load <file…>',
     summary: 'stage each file, then process until nothing is claimable',
     synopsis: 'load <file…> [options]',
-    about: 'Stage each file, then process until nothing is claimable.',
+    about:
+      'Stage each file, then process until nothing is claimable.\nA directory means its order files, a pattern its matches; gzip files are read decompressed.',
     options: [
       ...FILE_OPTIONS,
       ...PROCESSING_OPTIONS,
       { option: 'overlap', text: 'server databases: process while staging (for files whose keys are unique)' },
       DRY_RUN_FILES,
     ],
-    exitCodes: 'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry; 1 could not finish.',
+    exitCodes:
+      'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry, or a file moved to --failed-dir; 1 could not finish.',
   },
   run: (ctx) => stageFiles(ctx, 'load'),
 };
