@@ -5,7 +5,9 @@
  *
  * The CLI is held at that instant by ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS (src/pipeline/archive.ts),
  * which logs "holding before the moves" once the run's end is committed. PGlite always; server
- * PostgreSQL too when ORDER_LOADER_TEST_PG is set. Run it alone:
+ * PostgreSQL too when ORDER_LOADER_TEST_PG is set. Also (server PostgreSQL, watched while it
+ * runs): a .csv.gz killed while staging resumes at a checkpoint's offset into its content.
+ * Run it alone:
  *   npm run build && npx vitest run --project survival test/survival/inbox-archive-kill.test.ts
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { OrderLoader } from '../../src/loader.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { PG_ADMIN_URL, assertBuilt, freshServerDb, startCli, survivalPath } from './harness.js';
+import { PG_ADMIN_URL, PG_SKIP_REASON, assertBuilt, freshServerDb, sleep, startCli, survivalPath } from './harness.js';
 
 const ROWS = 3000;
 
@@ -110,4 +112,56 @@ describe('survival: kill -9 between the final commit and the archive move', () =
       }
     });
   }
+
+  // a server database can be watched while the loader runs: the kill lands after a committed checkpoint
+  it.skipIf(PG_ADMIN_URL === null)(
+    `postgres: a .csv.gz killed while staging resumes after its last checkpoint (an offset into its content), and ends as a clean load${PG_ADMIN_URL === null ? ` (${PG_SKIP_REASON})` : ''}`,
+    async () => {
+      assertBuilt();
+      const db = await freshServerDb();
+      try {
+        const rows = 40 * ROWS;
+        const lines = Array.from({ length: rows }, (_, i) => `KZ-${String(i).padStart(6, '0')},${i + 1},2026-03-01,${i}.25,EUR`);
+        const text = `source_key,customer_id,order_date,amount,currency\n${lines.join('\n')}\n`;
+        const base = survivalPath('inbox-gz-kill');
+        const inbox = join(base, 'inbox');
+        const archive = join(base, 'archive');
+        mkdirSync(inbox, { recursive: true });
+        writeFileSync(join(inbox, 'big.csv.gz'), gzipSync(Buffer.from(text)));
+        const args = ['load', inbox, '--db', db.url, '--archive-dir', archive, '--batch-size', '200', '--log-level', 'info'];
+
+        const run = startCli(args);
+        const checkpoints = () =>
+          db.sql<{ n: number }>("SELECT count(*)::int AS n FROM load_run_event WHERE event = 'staged_checkpoint'").catch(() => [{ n: 0 }]);
+        const deadline = Date.now() + 120_000;
+        while (((await checkpoints())[0]?.n ?? 0) < 3 && Date.now() < deadline && run.child.exitCode === null) await sleep(20);
+        run.child.kill('SIGKILL');
+        const killed = await run.done;
+        expect(killed.signal, killed.stderr).toBe('SIGKILL');
+        expect(readdirSync(inbox).filter((n) => !n.startsWith('.'))).toEqual(['big.csv.gz']);
+        const staged = (await db.sql<{ n: number }>('SELECT count(*)::int AS n FROM order_stage'))[0]?.n ?? 0;
+        expect(staged).toBeGreaterThan(0);
+        expect(staged).toBeLessThan(rows);
+
+        const rerun = await startCli([...args, '--json']).done;
+        expect(rerun.code, rerun.stderr).toBe(0);
+        const report = JSON.parse(rerun.stdout) as {
+          files: Array<{ resumedAt: { line: number; byte: number } | null; counts: { read: number } }>;
+        };
+        const resumedAt = report.files[0]?.resumedAt;
+        expect(resumedAt).not.toBeNull();
+        // the offset is the end of line `resumedAt.line` in the decompressed text
+        expect(resumedAt?.byte).toBe(Buffer.byteLength(text.split('\n').slice(0, resumedAt!.line).join('\n')) + 1);
+        expect(report.files[0]?.counts.read).toBe(rows);
+        expect(await db.sql('SELECT process_status, count(*)::int AS n FROM order_stage GROUP BY 1')).toEqual([
+          { process_status: 'DONE', n: rows },
+        ]);
+        expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: rows }]);
+        expect(readdirSync(inbox).filter((n) => !n.startsWith('.'))).toEqual([]);
+        expect(readdirSync(archive)).toHaveLength(1);
+      } finally {
+        await db.dispose();
+      }
+    },
+  );
 });
