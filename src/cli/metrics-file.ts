@@ -137,10 +137,10 @@ function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
     if (f.skipped !== null) counts.files.skipped++;
     else if (f.stoppedAt !== null) counts.files.stopped++;
     else counts.files.loaded++;
-    // where the file went (the inbox handling sets FileReport.movedTo; 0 without it)
-    if (f.movedTo?.folder === 'archive') counts.files.archived++;
-    if (f.movedTo?.folder === 'failed') counts.files.failed++;
   }
+  // where the files went: --archive-dir and --failed-dir (src/pipeline/archive.ts)
+  counts.files.archived = report.archived.length;
+  counts.files.failed = report.unreadable.filter((u) => u.movedTo !== null).length;
   counts.rate.stage = perSecond(read, report.stageMs);
   counts.rate.process = p === null ? 0 : perSecond(p.claimed, report.processMs);
   return counts;

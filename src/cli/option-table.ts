@@ -118,12 +118,26 @@ encoding and delimiter) was staged completely before`,
     detail: `stage each file again as a new load, even when the same file (same bytes,
 encoding and delimiter) was staged completely before`,
   }),
+  'archive-dir': value(z.string().min(1).optional(), {
+    arg: '<dir>',
+    help: `load/stage: move each file whose load ended (exit 0 or 2) there, as load<id>-<name>
+(same filesystem as the inbox; made when missing; checked writable at start)`,
+    detail: `move each file whose load ended (exit 0 or 2) there, as load<id>-<name>,
+after the commit that ended it (same filesystem as the inbox; made when missing)`,
+  }),
+  'failed-dir': value(z.string().min(1).optional(), {
+    arg: '<dir>',
+    help: `load/stage: move each file that cannot be read as an order file there, with
+<name>.error.txt saying why; the other files are loaded (exit 2)`,
+    detail: `move each file that cannot be read as an order file (header refused, stopped
+at a line, truncated gzip) there beside <name>.error.txt; the others are loaded (exit 2)`,
+  }),
   limit: value(positiveInt('--limit', 10_000_000).optional(), { arg: '<n>', help: 'runs: how many (default 20); errors: at most n rows' }),
   'lock-timeout': value(duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(), {
     arg: '<t>',
     common: true,
-    help: `pglite:<dir> is one process's at a time: how long to wait while another command
-holds it (default 10m; status, errors and runs: 0, they refuse at once)`,
+    help: `pglite:<dir>, and an inbox folder of load/stage, is one process's at a time: how
+long to wait while another command holds it (default 10m; status, errors, runs: 0)`,
   }),
   'connect-timeout': value(duration('--connect-timeout', 'm', 'a duration such as 5m, 30s or 0').optional(), {
     arg: '<t>',

@@ -37,10 +37,13 @@ function outcome(exitCode: number, aborted: string | null): string {
   return 'every row DONE (exit 0)';
 }
 
-/** Where the file went after the run: the inbox's archive or failed folder, or nowhere. */
-function wentTo(f: FileReport): string {
-  if (f.movedTo === undefined) return 'stayed';
-  return `${f.movedTo.folder}: ${md(f.movedTo.path)}`;
+/** Where the file went after the run: the archive or failed folder (--archive-dir, --failed-dir), or nowhere. */
+function wentTo(report: LoadReport, f: FileReport): string {
+  const archived = report.archived.find((a) => a.file === f.file);
+  if (archived !== undefined) return `archive: ${md(archived.movedTo)}`;
+  const failed = report.unreadable.find((u) => u.file === f.file && u.movedTo !== null);
+  if (failed?.movedTo != null) return `failed: ${md(failed.movedTo)}`;
+  return 'stayed';
 }
 
 /** The load or stage report; `codes` from OrderLoader.errorCodeCounts over the report's loads. */
@@ -72,7 +75,7 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
         f.tally.DONE ?? 0,
         f.tally.ERROR ?? 0,
         (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0),
-        wentTo(f),
+        wentTo(report, f),
       ]),
     ),
   );
@@ -83,6 +86,13 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
     if (f.stoppedAt !== null)
       notes.push(`- ${md(f.file)}: line ${f.stoppedAt.line}: cannot be read past this point: ${md(f.stoppedAt.message)}`);
   }
+  const listed = new Set(report.files.map((f) => f.file));
+  for (const u of report.unreadable) {
+    if (listed.has(u.file)) continue;
+    const went = u.movedTo === null ? 'stayed' : `moved to ${md(u.movedTo)}`;
+    notes.push(`- ${md(u.file)}: cannot be read as an order file (${md(u.reason)}): ${went}`);
+  }
+  for (const n of report.notRead) notes.push(`- ${md(n.file)}: not read this time: ${md(n.reason)}`);
   if (notes.length > 0) out.push('', ...notes);
 
   out.push('', '## Error codes', '');

@@ -53,6 +53,15 @@ export function renderLoadReport(report: LoadReport): string {
         `${e(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`,
       );
   }
+  for (const n of report.notRead) lines.push(e(n.reason));
+  for (const u of report.unreadable)
+    lines.push(
+      u.movedTo === null
+        ? `${e(u.file)}: cannot be read as an order file: ${e(u.reason)}`
+        : `${e(u.file)}: cannot be read as an order file, moved to ${e(u.movedTo)}`,
+    );
+  if (report.archived.length > 0)
+    lines.push(`archived ${report.archived.length} file(s): ${report.archived.map((a) => e(a.movedTo)).join(', ')}`);
   if (report.process !== null) {
     const p = report.process;
     lines.push(
@@ -72,8 +81,11 @@ export function renderLoadReport(report: LoadReport): string {
   lines.push(
     `elapsed ${seconds(report.elapsedMs)}: stage ${seconds(report.stageMs)} (${read} lines read, ${rate(read, report.stageMs)} lines/s)${processed}`,
   );
+  if (report.aborted === null && report.unreadable.length > 0)
+    lines.push(`${report.unreadable.length} file(s) could not be read as order files: each is in --failed-dir beside <name>.error.txt`);
+  const rowsRejected = report.files.some((f) => f.counts.rejected + (f.tally.ERROR ?? 0) + (f.tally.RETRY_WAIT ?? 0) > 0);
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
-  else if (report.exitCode === 2)
+  else if (report.exitCode === 2 && (rowsRejected || report.unreadable.length === 0))
     lines.push(
       'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',
     );

@@ -77,14 +77,21 @@ const UNREADABLE_STALE_MS = 60_000;
 type Seen = { kind: 'missing' } | { kind: 'holder'; holder: LockHolder } | { kind: 'unreadable'; token: string; ageMs: number };
 
 /** Take the lock on `dir` (which must exist), waiting up to options.timeoutMs. */
-export async function acquireFolderLock(dir: string, options: FolderLockOptions): Promise<FolderLock> {
-  const path = join(dir, LOCK_FILE_NAME);
+export function acquireFolderLock(dir: string, options: FolderLockOptions): Promise<FolderLock> {
+  return acquireLockFile(join(dir, LOCK_FILE_NAME), `database folder ${dir}`, options);
+}
+
+/**
+ * Take the lock file `path` (its folder must exist), the same way: `what` it guards is named in
+ * the messages (an inbox folder's lock, src/input/inbox-lock.ts, is one too).
+ */
+export async function acquireLockFile(path: string, what: string, options: FolderLockOptions): Promise<FolderLock> {
   const isAlive = options.isAlive ?? holderIsAlive;
   const pollMs = options.pollMs ?? 200;
   const started = Date.now();
   let lastAnnounced: string | null = null;
   for (;;) {
-    if (options.signal?.aborted) throw new RunAbortedError(`interrupted while waiting for the database folder ${dir}`, 'interrupted');
+    if (options.signal?.aborted) throw new RunAbortedError(`interrupted while waiting for the ${what}`, 'interrupted');
     const mine = newRecord(options.command);
     if (publish(path, mine)) return held(path, mine);
     const seen = readLock(path);
@@ -102,7 +109,7 @@ export async function acquireFolderLock(dir: string, options: FolderLockOptions)
       const waited = Date.now() - started;
       if (waited >= options.timeoutMs) {
         throw new DatabaseBusyError(
-          `${busyMessage(dir, path, seen)}; ${options.timeoutMs === 0 ? 'not waiting (--lock-timeout 5m waits)' : `gave up after waiting ${formatMs(options.timeoutMs)} (--lock-timeout)`}`,
+          `${busyMessage(what, path, seen)}; ${options.timeoutMs === 0 ? 'not waiting (--lock-timeout 5m waits)' : `gave up after waiting ${formatMs(options.timeoutMs)} (--lock-timeout)`}`,
           holder,
         );
       }
@@ -110,7 +117,7 @@ export async function acquireFolderLock(dir: string, options: FolderLockOptions)
       if (key !== lastAnnounced) {
         lastAnnounced = key;
         options.onWait?.(
-          `${busyMessage(dir, path, seen)}; waiting up to ${formatMs(Math.ceil((options.timeoutMs - waited) / 1000) * 1000)} for it`,
+          `${busyMessage(what, path, seen)}; waiting up to ${formatMs(Math.ceil((options.timeoutMs - waited) / 1000) * 1000)} for it`,
           holder,
         );
       }
@@ -120,12 +127,12 @@ export async function acquireFolderLock(dir: string, options: FolderLockOptions)
 }
 
 /** Describe the holder in one line: what it is doing, pid, host, since when. */
-function busyMessage(dir: string, path: string, seen: Seen): string {
-  if (seen.kind !== 'holder') return `database folder ${dir} is locked by ${path}, which names no holder`;
+function busyMessage(what: string, path: string, seen: Seen): string {
+  if (seen.kind !== 'holder') return `${what} is locked by ${path}, which names no holder`;
   const h = seen.holder;
   const remote =
     h.host !== hostname() ? ` (another host: whether it still runs cannot be seen from here; if it does not, delete ${path})` : '';
-  return `database folder ${dir} is in use by "${h.command}" (pid ${h.pid} on host ${h.host}, since ${h.since})${remote}`;
+  return `${what} is in use by "${h.command}" (pid ${h.pid} on host ${h.host}, since ${h.since})${remote}`;
 }
 
 function held(path: string, holder: LockHolder): FolderLock {

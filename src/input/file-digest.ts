@@ -1,9 +1,28 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { GzipDataError, isGzipFile, openByteSource } from './gzip.js';
 
-/** sha256 of a file, streamed (the identity of a file for resume and skip, docs/ARCHITECTURE.md, section 2, step 2). */
+/**
+ * sha256 of a file's content, streamed (the identity of a file for resume and skip,
+ * docs/ARCHITECTURE.md, section 2, step 2). A gzip file's content is its decompressed bytes:
+ * the same orders compressed again (another gzip header time or level) are the same file, and
+ * resume offsets, which are offsets into the content, stay valid. A gzip file that cannot be
+ * decompressed to its end hashes the content read plus a marker: never the same identity as a
+ * complete file holding that content.
+ */
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  const source = openByteSource(path, { gzip: await isGzipFile(path), highWaterMark: 1 << 20 });
+  try {
+    for (;;) {
+      const chunk = await source.chunks.next();
+      if (chunk.done === true) break;
+      hash.update(chunk.value);
+    }
+  } catch (error) {
+    if (!(error instanceof GzipDataError)) throw error;
+    hash.update(`\u0000order-loader:${error.code}`);
+  } finally {
+    source.close();
+  }
   return hash.digest('hex');
 }

@@ -1,16 +1,18 @@
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { parse, type Info, type Options } from 'csv-parse';
 import { UserError } from '../errors.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
+import { GzipDataError, isGzipFile, openByteSource } from './gzip.js';
 
 export type FileEncoding = 'utf-8' | 'shift_jis';
 
 export interface OrderFileOptions {
   encoding: FileEncoding;
   delimiter: string;
-  /** Resume: start reading at this byte offset (the start of a record), counting lines from `startLine`. */
+  /** The file is gzip-compressed (found by openOrderFile from its first bytes when not said): offsets are into its content. */
+  gzip?: boolean | undefined;
+  /** Resume: start reading at this byte offset of the content (the start of a record), counting lines from `startLine`. */
   resumeAt?: { byte: number; line: number } | undefined;
   /** Largest record accepted, in characters; a longer one is rejected, not buffered without end. */
   maxRecordSize?: number | undefined;
@@ -103,17 +105,13 @@ interface RecordReader {
  * parse error can never discard records parsed before it (a destroyed stream drops its buffer).
  */
 function openRecordReader(path: string, options: OrderFileOptions): RecordReader {
-  const source = createReadStream(path, {
-    highWaterMark: 256 * 1024,
-    ...(options.resumeAt !== undefined ? { start: options.resumeAt.byte } : {}),
-  });
-  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const source = openByteSource(path, { gzip: options.gzip === true, from: options.resumeAt?.byte ?? 0 });
+  const chunks = source.chunks;
   const decoder = options.encoding === 'utf-8' ? null : new TextDecoder(options.encoding);
   let queue: ParsedRecord[] = [];
   let head = 0;
   let failure: Error | null = null;
   let ended = false;
-  let bytes = options.resumeAt?.byte ?? 0;
   const csvOptions: Options = {
     bom: true,
     delimiter: options.delimiter,
@@ -155,6 +153,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         try {
           chunk = await chunks.next();
         } catch (error) {
+          if (error instanceof GzipDataError) throw error;
           // eslint-disable-next-line preserve-caught-error -- the message names the OS code; as a cause, src/pipeline/db-error.ts would classify it
           throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
         }
@@ -167,14 +166,13 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
           ended = true;
           continue;
         }
-        bytes += chunk.value.length;
         await write(decoder === null ? chunk.value : decoder.decode(chunk.value, { stream: true }));
       }
       return queue[head++] ?? null;
     },
-    bytesRead: () => bytes,
+    bytesRead: () => source.fileBytesRead(),
     close() {
-      source.destroy();
+      source.close();
       parser.destroy();
     },
   };
@@ -219,6 +217,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   if (size === 0) throw new UserError(`${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`);
 
   const utf8 = options.encoding === 'utf-8';
+  if (options.gzip === undefined) options = { ...options, gzip: await isGzipFile(path) };
   let reader = openRecordReader(path, options);
   let iterator = reader;
   let lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
@@ -265,7 +264,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
           // An error confined to one line (a record too large, a stray quote): reject that
           // line with its text and read on from the next one, with a fresh parser.
           reader.close();
-          const skipped = await skipLine(path, lastEndByte);
+          const skipped = await skipLine(path, lastEndByte, options.gzip === true);
           yield {
             kind: 'reject',
             lineNo: lastEndLine + skipped.blankLines + 1,
@@ -278,7 +277,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
           };
           lastEndLine += skipped.lines;
           lastEndByte = skipped.nextByte;
-          if (skipped.nextByte >= size) return;
+          if (skipped.atEnd) return;
           lineBase = lastEndLine;
           byteBase = skipped.nextByte;
           reader = openRecordReader(path, { ...options, resumeAt: { byte: byteBase, line: lineBase } });
@@ -290,7 +289,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
           kind: 'reject',
           lineNo: startLine,
           raw: '',
-          code: `CSV_${(e.code ?? 'ERROR').replace(/^CSV_/, '')}`,
+          code: e instanceof GzipDataError ? e.code : `CSV_${(e.code ?? 'ERROR').replace(/^CSV_/, '')}`,
           message: `${csvErrorSummary(e)}; the file could not be read past line ${startLine - 1}`,
           endByte: lastEndByte,
           endLine: startLine,
@@ -370,22 +369,32 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
 const LINE_LOCAL_CSV_ERRORS = new Set(['CSV_MAX_RECORD_SIZE', 'INVALID_OPENING_QUOTE', 'CSV_INVALID_CLOSING_QUOTE']);
 
 /**
- * The physical line starting at byte `from` (blank lines before it passed over): its first
- * RAW_LIMIT·4 bytes as text, and the offset just past its newline (or the end of the file).
- * Reads in 64 KiB steps: a line of any length costs constant memory.
+ * The physical line starting at content byte `from` (blank lines before it passed over): its
+ * first RAW_LIMIT·4 bytes as text, the offset just past its newline (or the end of the
+ * content), and whether that is the end. Reads in 64 KiB steps: a line of any length costs
+ * constant memory.
  */
-async function skipLine(path: string, from: number): Promise<{ raw: string; nextByte: number; lines: number; blankLines: number }> {
-  const handle = await open(path, 'r');
+async function skipLine(
+  path: string,
+  from: number,
+  gzip: boolean,
+): Promise<{ raw: string; nextByte: number; lines: number; blankLines: number; atEnd: boolean }> {
+  const source = openByteSource(path, { gzip, from, highWaterMark: 64 * 1024 });
   try {
-    const buffer = Buffer.alloc(64 * 1024);
     const kept: Buffer[] = [];
     let keptBytes = 0;
     let blankLines = 0;
     let inLine = false;
     let position = from;
+    const text = () =>
+      Buffer.concat(kept)
+        .subarray(0, RAW_LIMIT * 4)
+        .toString('utf8');
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-      if (bytesRead === 0) break;
+      const next = await source.chunks.next();
+      if (next.done === true) break;
+      const buffer = next.value;
+      const bytesRead = buffer.length;
       let start = 0;
       for (let i = 0; i < bytesRead; i++) {
         const byte = buffer[i];
@@ -400,14 +409,10 @@ async function skipLine(path: string, from: number): Promise<{ raw: string; next
         }
         if (byte === 0x0a) {
           if (keptBytes < RAW_LIMIT * 4) kept.push(Buffer.from(buffer.subarray(start, i)));
-          return {
-            raw: Buffer.concat(kept)
-              .subarray(0, RAW_LIMIT * 4)
-              .toString('utf8'),
-            nextByte: position + i + 1,
-            lines: blankLines + 1,
-            blankLines,
-          };
+          const nextByte = position + i + 1;
+          // the end when nothing follows the newline
+          const atEnd = i + 1 === bytesRead && (await source.chunks.next()).done === true;
+          return { raw: text(), nextByte, lines: blankLines + 1, blankLines, atEnd };
         }
       }
       if (inLine && keptBytes < RAW_LIMIT * 4) {
@@ -416,16 +421,9 @@ async function skipLine(path: string, from: number): Promise<{ raw: string; next
       }
       position += bytesRead;
     }
-    return {
-      raw: Buffer.concat(kept)
-        .subarray(0, RAW_LIMIT * 4)
-        .toString('utf8'),
-      nextByte: position,
-      lines: blankLines + 1,
-      blankLines,
-    };
+    return { raw: text(), nextByte: position, lines: blankLines + 1, blankLines, atEnd: true };
   } finally {
-    await handle.close();
+    source.close();
   }
 }
 

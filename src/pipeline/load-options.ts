@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { StatusTally } from '../engine/types.js';
+import type { ListedFile } from '../input/inputs.js';
 import type { FileEncoding } from '../input/order-file.js';
 import type { ProcessCounts } from './process.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
@@ -18,6 +19,12 @@ export interface StageOptions {
   onStageProgress?: ((file: string, bytesRead: number, size: number, linesRead: number) => void) | undefined;
   /** Stage every file again as a new load, even when the same file was staged completely before. */
   restage?: boolean | undefined;
+  /** Move each file whose load ended (exit 0 or 2) here, after the commit that ended it (src/pipeline/archive.ts). */
+  archiveDir?: string | undefined;
+  /** Move each file that cannot be read as an order file here, with `<name>.error.txt` (the run goes on: exit 2). */
+  failedDir?: string | undefined;
+  /** The files as listed (src/input/inputs.ts): one whose size or time changed since is not read this time. */
+  listed?: ListedFile[] | undefined;
 }
 
 export interface ProcessRunOptions {
@@ -78,12 +85,6 @@ export interface FileReport {
    */
   unchangedDone: number;
   stoppedAt: { line: number; message: string } | null;
-  /**
-   * Where the file went after the run (the inbox's archive or failed folder), when it was
-   * moved. The one place the metrics file (src/cli/metrics-file.ts) and the markdown report
-   * (src/cli/render-markdown.ts) read it from; absent when the file stayed where it was.
-   */
-  movedTo?: { folder: 'archive' | 'failed'; path: string } | undefined;
 }
 
 export interface LoadReport {
@@ -95,6 +96,12 @@ export interface LoadReport {
   processMs: number;
   /** Why the run stopped early, if it did (exit code 1). */
   aborted: string | null;
+  /** Files not read this run (still being written, or gone since they were listed): left where they are. */
+  notRead: Array<{ file: string; reason: string }>;
+  /** Files that could not be read as order files (with --failed-dir), and where they were moved (null: not moved). */
+  unreadable: Array<{ file: string; reason: string; movedTo: string | null }>;
+  /** Files moved to --archive-dir. */
+  archived: Array<{ file: string; movedTo: string }>;
   /** Rows waiting to be retried after a transient failure, and when the first is due. */
   retryWait: { count: number; nextDueAt: Date | null } | null;
   exitCode: number;

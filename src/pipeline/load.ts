@@ -1,6 +1,9 @@
 import type { RunCounts } from '../engine/types.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, UserError } from '../errors.js';
+import { changedSinceListed, type ListedFile } from '../input/inputs.js';
 import { openOrderFile, type OrderFile } from '../input/order-file.js';
+import { dirname } from 'node:path';
+import { archiveFile, checkFileFolders, failFile, holdBeforeMoves } from './archive.js';
 import { LoadJournal } from './load-journal.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
 import type { FileReport, LoadOptions, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
@@ -20,11 +23,42 @@ export {
   type StageOptions,
 } from './load-options.js';
 
-/** Open every file and check its header before anything is written. */
-async function openFiles(paths: string[], options: LoadOptions): Promise<OrderFile[]> {
+/** The files of a run that are not staged: not read this time, or not order files (--failed-dir). */
+interface SetAside {
+  notRead: LoadReport['notRead'];
+  unreadable: LoadReport['unreadable'];
+}
+
+/** Why a listed file is not to be read now (it changed since it was listed), logged; null to read it. */
+function stillBeingWritten(path: string, listed: Map<string, ListedFile>, options: LoadOptions): string | null {
+  const listing = listed.get(path);
+  const reason = listing === undefined ? null : changedSinceListed(listing);
+  if (reason !== null) options.logger.warn({ file: path }, reason);
+  return reason;
+}
+
+/**
+ * Open every file and check its header before anything is written. A file that changed since
+ * it was listed is set aside; with --failed-dir, so is a file whose header is refused (the
+ * others are loaded), else that refuses the run.
+ */
+async function openFiles(paths: string[], options: LoadOptions, listed: Map<string, ListedFile>, aside: SetAside): Promise<OrderFile[]> {
   const files: OrderFile[] = [];
   try {
-    for (const path of paths) files.push(await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter }));
+    for (const path of paths) {
+      const changed = stillBeingWritten(path, listed, options);
+      if (changed !== null) {
+        aside.notRead.push({ file: path, reason: changed });
+        continue;
+      }
+      try {
+        files.push(await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter }));
+      } catch (error) {
+        if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
+        options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
+        aside.unreadable.push({ file: path, reason: error.message, movedTo: null });
+      }
+    }
   } catch (error) {
     for (const f of files) f.close();
     throw error;
@@ -52,11 +86,16 @@ async function stageFiles(
   files: OrderFile[],
   reports: FileReport[],
   tooManyRejected: () => boolean,
+  beingWritten: (file: OrderFile) => boolean,
 ): Promise<StagingEnd> {
   for (const [i, file] of files.entries()) {
     if (tooManyRejected()) {
       for (const rest of files.slice(i)) rest.close();
       return 'max-errors';
+    }
+    if (beingWritten(file)) {
+      file.close();
+      continue;
     }
     const staged = await stageListedFile(run, file);
     reports.push(staged.report);
@@ -88,7 +127,19 @@ function runCounts(reports: FileReport[]): (runId: number) => RunCounts {
  */
 export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadReport> {
   const started = performance.now();
-  const files = await openFiles(paths, options);
+  checkFileFolders(
+    options,
+    paths.map((p) => dirname(p)),
+  );
+  const listed = new Map((options.listed ?? []).map((f) => [f.path, f]));
+  const aside: SetAside = { notRead: [], unreadable: [] };
+  const files = await openFiles(paths, options, listed, aside);
+  // checked again right before a file is read: it may have been listed long before
+  const beingWritten = (file: OrderFile) => {
+    const reason = stillBeingWritten(file.path, listed, options);
+    if (reason !== null) aside.notRead.push({ file: file.path, reason });
+    return reason !== null;
+  };
   const rejected = { files: 0, current: 0 };
   const rejectedWhileStaging = () => rejected.files + rejected.current;
   const tooManyRejected = () => options.maxErrors !== undefined && rejectedWhileStaging() > options.maxErrors;
@@ -111,7 +162,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
-      staging = await stageFiles(run, files, reports, tooManyRejected);
+      staging = await stageFiles(run, files, reports, tooManyRejected, beingWritten);
     } finally {
       processing.stagingFinished();
       stageMs = performance.now() - stageStarted;
@@ -141,7 +192,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
 
   await tallyFiles(run, reports);
   const unreadFile = reports.find((r) => r.stoppedAt !== null);
-  if (aborted === null && unreadFile?.stoppedAt)
+  // with --failed-dir, a file that cannot be read to its end is moved there and the run goes on
+  if (aborted === null && unreadFile?.stoppedAt && options.failedDir === undefined)
     aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
   await run.journal.finish(aborted === null ? 'COMPLETED' : 'FAILED', aborted, runCounts(reports));
 
@@ -150,6 +202,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
       ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
       : null;
+  const moved = await moveFiles(reports, aside, listed, aborted, options);
+  aborted ??= moved.failure;
   return {
     command,
     files: reports,
@@ -159,12 +213,75 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     stageMs,
     processMs,
     aborted,
+    notRead: aside.notRead,
+    unreadable: aside.unreadable,
+    archived: moved.archived,
     exitCode: exitCodeFor({
       failed: aborted !== null,
       // `stage` promises staged rows, `load` rows DONE
       rowsRejected: reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)),
+      filesFailed: aside.unreadable.length > 0,
     }),
   };
+}
+
+/**
+ * After the commit that ended the run: with --failed-dir, the files that cannot be read as order
+ * files go there (header refused, or staging stopped at a line); with --archive-dir, when the
+ * run did not stop early, every other file read goes there (unless it changed meanwhile). A file
+ * not moved stays in the inbox. A move that fails stops the moves (exit 1).
+ */
+async function moveFiles(
+  reports: FileReport[],
+  aside: SetAside,
+  listed: Map<string, ListedFile>,
+  aborted: string | null,
+  options: LoadOptions,
+): Promise<{ archived: LoadReport['archived']; failure: string | null }> {
+  const { archiveDir, failedDir, logger } = options;
+  const archived: LoadReport['archived'] = [];
+  if (failedDir !== undefined) {
+    for (const r of reports) {
+      if (r.stoppedAt !== null)
+        aside.unreadable.push({ file: r.file, reason: `line ${r.stoppedAt.line}: ${r.stoppedAt.message}`, movedTo: null });
+    }
+  }
+  const toArchive = archiveDir === undefined || aborted !== null ? [] : reports.filter((r) => r.stoppedAt === null);
+  if (toArchive.length === 0 && aside.unreadable.length === 0) return { archived, failure: null };
+  await holdBeforeMoves(logger);
+  let current = '';
+  try {
+    if (failedDir !== undefined) {
+      for (const u of aside.unreadable) {
+        current = u.file;
+        const loadId = reports.find((r) => r.file === u.file)?.loadId ?? null;
+        u.movedTo = failFile(u.file, failedDir, u.reason, loadId);
+        logger.warn(
+          { file: u.file, movedTo: u.movedTo },
+          `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`,
+        );
+      }
+    }
+    for (const r of toArchive) {
+      current = r.file;
+      const changed = stillBeingWritten(r.file, listed, options);
+      if (changed !== null) {
+        aside.notRead.push({ file: r.file, reason: `${changed}; it changed while it was loaded: left in the inbox` });
+        continue;
+      }
+      const movedTo = archiveFile(r.file, archiveDir ?? '', r.loadId);
+      archived.push({ file: r.file, movedTo });
+      logger.info({ file: r.file, movedTo, loadId: r.loadId }, `${r.file}: archived as ${movedTo}`);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+    logger.error({ file: current, code }, 'could not move the file');
+    return {
+      archived,
+      failure: `${current}: could not be moved (${code}): it stays where it is; the files after it were not moved either`,
+    };
+  }
+  return { archived, failure: null };
 }
 
 /**

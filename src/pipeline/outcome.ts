@@ -7,11 +7,12 @@ export const EXIT_ROWS_REJECTED = 2;
 
 /**
  * The one choice of an exit code: a run that failed or stopped early gives 1 whatever its rows
- * did; otherwise 2 when a row was rejected or did not end as the command promises, else 0.
+ * did; otherwise 2 when a row was rejected or did not end as the command promises, or a file
+ * could not be read as an order file (moved to --failed-dir), else 0.
  */
-export function exitCodeFor(outcome: { failed: boolean; rowsRejected: boolean }): number {
+export function exitCodeFor(outcome: { failed: boolean; rowsRejected: boolean; filesFailed?: boolean }): number {
   if (outcome.failed) return EXIT_FAILED;
-  return outcome.rowsRejected ? EXIT_ROWS_REJECTED : EXIT_OK;
+  return outcome.rowsRejected || outcome.filesFailed === true ? EXIT_ROWS_REJECTED : EXIT_OK;
 }
 
 /** Rows of a tally that did not end DONE. */

@@ -143,7 +143,7 @@ describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
     expect(humanLines(errors.stderr)).toEqual(['order-loader: errors --format takes csv or json (not markdown)']);
   });
 
-  it('the "went to" column says the folder a file was moved to', () => {
+  it('the "went to" column says the folder a file was moved to; a file with no stage rows is listed under the table', () => {
     const file = {
       file: 'in/a.csv',
       loadId: 3,
@@ -157,10 +157,13 @@ describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
     };
     const report: LoadReport = {
       command: 'load',
-      files: [
-        { ...file, movedTo: { folder: 'archive', path: 'archive/a_1.csv' } },
-        { ...file, file: 'in/b.csv', movedTo: { folder: 'failed', path: 'failed/b.csv' } },
+      files: [file, { ...file, file: 'in/b.csv' }, { ...file, file: 'in/c.csv' }],
+      notRead: [{ file: 'in/d.csv', reason: 'still being written' }],
+      unreadable: [
+        { file: 'in/b.csv', reason: 'line 2: unterminated quote', movedTo: 'failed/b.csv' },
+        { file: 'in/e.txt', reason: 'not an order file', movedTo: 'failed/e.txt' },
       ],
+      archived: [{ file: 'in/a.csv', movedTo: 'archive/a_1.csv' }],
       process: null,
       elapsedMs: 1,
       stageMs: 1,
@@ -169,7 +172,10 @@ describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
       retryWait: null,
       exitCode: 0,
     };
-    const files = tableUnder(renderLoadMarkdown(report, [], new Date()), 'Files');
-    expect(files.map((row) => row[10])).toEqual(['went to', 'archive: archive/a\\_1.csv', 'failed: failed/b.csv']);
+    const markdown = renderLoadMarkdown(report, [], new Date());
+    const files = tableUnder(markdown, 'Files');
+    expect(files.map((row) => row[10])).toEqual(['went to', 'archive: archive/a\\_1.csv', 'failed: failed/b.csv', 'stayed']);
+    expect(markdown).toContain('- in/e.txt: cannot be read as an order file (not an order file): moved to failed/e.txt');
+    expect(markdown).toContain('- in/d.csv: not read this time: still being written');
   });
 });

@@ -5,7 +5,7 @@
  * are YAML whose expressions select metrics and labels the metrics writer really emits.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +42,12 @@ function expectNightDone(root: string, result: { status: number | null; stdout: 
   const metrics = parsePrometheusTextFormat(readFileSync(join(root, 'textfile/order-loader-load.prom'), 'utf8'));
   const rows = metrics.find((f) => f.name === 'order_loader_last_run_rows')?.metrics.find((m) => m.labels?.status === 'DONE');
   expect(rows?.value).toBe('2');
+  const archived = metrics.find((f) => f.name === 'order_loader_last_run_files')?.metrics.find((m) => m.labels?.outcome === 'archived');
+  expect(archived?.value).toBe('1');
+  // the loaded file left the inbox for the archive, under its load's name
+  expect(readdirSync(join(root, 'orders/inbox')).filter((f) => !f.startsWith('.'))).toEqual(['archive', 'failed']);
+  expect(readdirSync(join(root, 'orders/inbox/archive'))).toEqual(['load1-orders-1.csv']);
+  expect(result.stdout).toContain('| archive: ');
 }
 
 describe.skipIf(!existsSync(cli))('examples/ (the nightly recipes)', () => {
@@ -117,6 +123,9 @@ describe.skipIf(!existsSync(cli))('examples/ (the nightly recipes)', () => {
       aborted: null,
       retryWait: null,
       exitCode: 2,
+      notRead: [],
+      unreadable: [],
+      archived: [],
     };
     const families = parsePrometheusTextFormat(
       renderMetrics({ command: 'load', exitCode: 2, durationMs: 1, finishedAt: new Date(), report }, null),

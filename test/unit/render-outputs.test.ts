@@ -17,6 +17,9 @@ function loadReport(over: Partial<LoadReport> = {}): LoadReport {
     processMs: 2000,
     aborted: null,
     retryWait: null,
+    notRead: [],
+    unreadable: [],
+    archived: [],
     exitCode: 0,
     ...over,
   };

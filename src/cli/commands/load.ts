@@ -7,7 +7,8 @@ export const load: CommandSpec = {
     label: 'load <file…>',
     summary: 'stage each file, then process until nothing is claimable',
     synopsis: 'load <file…> [options]',
-    about: 'Stage each file, then process until nothing is claimable.',
+    about:
+      'Stage each file, then process until nothing is claimable.\nA directory means its order files, a pattern its matches; gzip files are read decompressed.',
     options: [
       ...FILE_OPTIONS,
       ...PROCESSING_OPTIONS,
@@ -15,7 +16,8 @@ export const load: CommandSpec = {
       DRY_RUN_FILES,
       REPORT_FORMAT,
     ],
-    exitCodes: 'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry; 1 could not finish.',
+    exitCodes:
+      'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry, or a file moved to --failed-dir; 1 could not finish.',
   },
   run: (ctx) => stageFiles(ctx, 'load'),
 };

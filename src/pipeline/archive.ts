@@ -1,0 +1,152 @@
+/**
+ * --archive-dir and --failed-dir: where a file goes once its run is over.
+ *
+ * - Archive: a file whose every line is accounted for (its load ended with exit 0 or 2) is
+ *   renamed into the archive as `load<loadId>-<name>`, after the commit that ended its run.
+ * - Failed: a file that cannot be read as an order file (header refused, a structural stop, a
+ *   truncated gzip) is renamed into the failed folder as `<UTC time>-<name>`, beside
+ *   `<that name>.error.txt` saying why (written completely first).
+ *
+ * Moves are rename(2) only: one atomic step, so a kill -9 at any instant leaves the file either
+ * in the inbox or in its folder, never in both and never lost. A file still in the inbox after
+ * a kill is found again by the next run (same content: skipped, or resumed) and moved then.
+ * rename(2) cannot cross filesystems: a folder on another filesystem than an inbox is refused at
+ * start, as is one that cannot be written. A name already taken is never overwritten: a number
+ * is added.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { UserError } from '../errors.js';
+import { sleep } from '../sleep.js';
+
+export interface FileFolders {
+  archiveDir?: string | undefined;
+  failedDir?: string | undefined;
+}
+
+function probeWritable(dir: string, what: string): void {
+  const probe = join(dir, `.order-loader-probe-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    writeFileSync(probe, '', { flag: 'wx', mode: 0o600 });
+    unlinkSync(probe);
+  } catch (error) {
+    throw new UserError(`${what} ${dir} is not writable (${(error as NodeJS.ErrnoException).code ?? 'error'}): no file was read or moved`, {
+      cause: error,
+    });
+  }
+}
+
+function deviceOf(dir: string): number {
+  return statSync(dir).dev;
+}
+
+/**
+ * Before anything is read: each folder exists (made when missing), is a directory we can write,
+ * and is on the same filesystem as every inbox folder, which must be writable too (a file is
+ * moved out of it).
+ */
+export function checkFileFolders(folders: FileFolders, inboxDirs: string[]): void {
+  const targets: Array<[string, string]> = [];
+  if (folders.archiveDir !== undefined) targets.push(['--archive-dir', folders.archiveDir]);
+  if (folders.failedDir !== undefined) targets.push(['--failed-dir', folders.failedDir]);
+  if (targets.length === 0) return;
+  for (const [option, dir] of targets) {
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (error) {
+      throw new UserError(`${option} ${dir}: cannot create it (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    }
+    if (!statSync(dir).isDirectory()) throw new UserError(`${option} ${dir}: not a directory`);
+    probeWritable(dir, option);
+  }
+  for (const inbox of new Set(inboxDirs.map((d) => resolve(d)))) {
+    probeWritable(inbox, 'the folder of the input files');
+    for (const [option, dir] of targets) {
+      if (deviceOf(dir) !== deviceOf(inbox))
+        throw new UserError(
+          `${option} ${dir} is on another filesystem than ${inbox}: files are moved with one rename, which cannot cross filesystems (choose a folder on the same filesystem)`,
+        );
+    }
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
+/** fsync a folder, so that a rename in it survives a power loss (a kill needs nothing). */
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The first free name of `prefix-<name>`, `prefix-2-<name>`, … in `dir`. */
+function freeName(dir: string, prefix: string, name: string): string {
+  for (let n = 1; ; n++) {
+    const candidate = join(dir, n === 1 ? `${prefix}-${name}` : `${prefix}-${n}-${name}`);
+    if (!exists(candidate) && !exists(`${candidate}.error.txt`)) return candidate;
+  }
+}
+
+function rename(path: string, target: string): void {
+  renameSync(path, target);
+  syncDir(dirname(target));
+  syncDir(dirname(path));
+}
+
+/** Move a finished file into the archive; returns its new path. */
+export function archiveFile(path: string, archiveDir: string, loadId: number): string {
+  const target = freeName(archiveDir, `load${loadId}`, basename(path));
+  rename(path, target);
+  return target;
+}
+
+/** Move an unreadable file into the failed folder, its reason beside it; returns its new path. */
+export function failFile(path: string, failedDir: string, reason: string, loadId: number | null): string {
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  const target = freeName(failedDir, stamp, basename(path));
+  const sidecar = `${target}.error.txt`;
+  const temp = join(failedDir, `.${basename(sidecar)}.${process.pid}.tmp`);
+  const lines = [
+    `file: ${path}`,
+    `moved: ${new Date().toISOString()}`,
+    ...(loadId === null ? [] : [`load: ${loadId}`]),
+    `reason: ${reason}`,
+  ];
+  writeFileSync(temp, `${lines.join('\n')}\n`, { mode: 0o600 });
+  const fd = openSync(temp, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, sidecar);
+  rename(path, target);
+  return target;
+}
+
+/**
+ * For the kill -9 survival test only: ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS holds the run for
+ * that long between the commit that ended it and the first move.
+ */
+export async function holdBeforeMoves(logger: Logger): Promise<void> {
+  const ms = Number(process.env.ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS ?? '0');
+  if (!Number.isFinite(ms) || ms <= 0) return;
+  logger.info({ ms }, 'holding before the moves (ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS)');
+  await sleep(ms);
+}
