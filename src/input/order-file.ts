@@ -108,12 +108,33 @@ function reject(lineNo: number, span: RawSpan, code: string, message: string, en
   return { kind: 'reject', lineNo, raw: rawText(span), code, message, endByte, endLine, stopsFile: false };
 }
 
-function countNewlines(fields: string[]): number {
-  let n = 0;
-  for (const f of fields) {
-    for (let i = f.indexOf('\n'); i !== -1; i = f.indexOf('\n', i + 1)) n++;
+/**
+ * The first and last line of a record whose bytes (blank lines before it and its record
+ * delimiter included) are bytes[start, end), the last record having ended on line `before`.
+ * A line ends at CRLF, LF or a lone CR, inside quotes or not (as a text editor counts).
+ */
+function countLines(bytes: Buffer, start: number, end: number, before: number): { startLine: number; endLine: number } {
+  let i = start;
+  if (bytes[i] === 0xef && bytes[i + 1] === 0xbb && bytes[i + 2] === 0xbf) i += 3; // a BOM before the header
+  let line = before + 1;
+  // blank lines skipped before the record
+  for (; i < end; i++) {
+    const b = bytes[i];
+    if (b === 0x0d) {
+      if (bytes[i + 1] === 0x0a) i++;
+      line++;
+    } else if (b === 0x0a) line++;
+    else break;
   }
-  return n;
+  const startLine = line;
+  for (; i < end; i++) {
+    const b = bytes[i];
+    if (b === 0x0d) {
+      if (i + 1 < end && bytes[i + 1] === 0x0a) i++;
+      if (i + 1 < end) line++; // not the record's own delimiter
+    } else if (b === 0x0a && i + 1 < end) line++;
+  }
+  return { startLine, endLine: line };
 }
 
 /**
@@ -134,11 +155,11 @@ function rawText(span: RawSpan): string {
 
 interface ParsedRecord extends RawSpan {
   record: string[];
-  /** Lines and bytes read by the parser up to the end of this record (its delimiter included). */
-  lines: number;
+  /** The record's first and last line, counted from the reader's start (1 = its first line). */
+  startLine: number;
+  endLine: number;
+  /** Bytes read by the parser up to the end of this record (its delimiter included). */
   bytes: number;
-  /** The record's fields hold no newline (it spans one line of the file). */
-  oneLine: boolean;
   /** Its bytes are known to hold no NUL and, read as UTF-8, no U+FFFD (checked once per chunk). */
   clean: boolean;
 }
@@ -202,24 +223,21 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   let windowStart = 0;
   // The parser's byte count at the end of the last record (where the next one starts).
   let recordEnd = 0;
-  let recordLines = 1;
+  // Lines are counted here, not by csv-parse: it counts a quoted CRLF as two lines.
+  let lineCount = 0; // the last line of the last record
+  let csvLines = 0; // csv-parse's count at the last record
   const push = (record: string[]): void => {
     const end = api.info.bytes;
-    const lines = api.info.lines;
-    queue.push({
-      record,
-      window,
-      start: recordEnd - windowStart,
-      end: end - windowStart,
-      lines,
-      bytes: end,
-      // the parser counts a line at each CR or LF, quoted or not: one more line than the last
-      // record means no line break inside this one (and no blank line before it)
-      oneLine: lines === recordLines + 1,
-      clean: false,
-    });
+    const start = recordEnd - windowStart;
+    let startLine = lineCount + 1;
+    let endLine = startLine;
+    // csv-parse counts one line per CR or LF (a CRLF delimiter once): one more than at the last
+    // record means no line break inside this one and no blank line before it; else count them
+    if (api.info.lines !== csvLines + 1) ({ startLine, endLine } = countLines(window, start, end - windowStart, lineCount));
+    queue.push({ record, window, start, end: end - windowStart, startLine, endLine, bytes: end, clean: false });
     recordEnd = end;
-    recordLines = lines;
+    lineCount = endLine;
+    csvLines = api.info.lines;
   };
   const noop = (): void => undefined;
   const feed = (data: Buffer | undefined, end: boolean): void => {
@@ -406,11 +424,11 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   /** The item of a record the parser read. */
   function toItem(next: ParsedRecord): FileItem {
     const record = next.record;
-    const endLine = lineBase + next.lines;
+    const endLine = lineBase + next.endLine;
     const endByte = utf8 ? byteBase + next.bytes : null;
     lastEndLine = endLine;
     lastEndByte = endByte;
-    const lineNo = next.oneLine ? endLine : endLine - countNewlines(record);
+    const lineNo = lineBase + next.startLine;
     if (record.length !== columnCount) {
       return reject(
         lineNo,
