@@ -66,8 +66,16 @@ export const PGLITE_START_PARAMS = [
 /** bigint → number (our ids stay far below 2^53), date → 'YYYY-MM-DD' text; numeric stays text. */
 export const PGLITE_PARSERS = { 20: (value: string) => Number(value), 1082: (value: string) => value };
 
+/**
+ * WAL written since the last checkpoint after which the next lease first runs CHECKPOINT.
+ * PGlite runs PostgreSQL in single-user mode, where nothing checkpoints on its own (the
+ * checkpointer is a server process; max_wal_size only triggers it under a postmaster): a 1M-row
+ * load grew pg_wal past 700 MB while staging, and a crash would replay all of it.
+ */
+export const PGLITE_CHECKPOINT_WAL_BYTES = 128 * 1024 * 1024;
+
 /** A connector over an open PGlite instance (created with PGLITE_PARSERS); closing it closes the instance. */
-export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
+export function pgliteConnectorFor(db: PGliteInterface, checkpointWalBytes = PGLITE_CHECKPOINT_WAL_BYTES): PgConnector {
   const session: PgSession = {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- PgSession's signature: the caller names the row type
     async query<R>(text: string, params?: readonly unknown[]) {
@@ -79,6 +87,19 @@ export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
     },
   };
   let queue: Promise<void> = Promise.resolve();
+  // Between two leases no transaction is open: the place to checkpoint. The WAL position is read
+  // every few leases (a query of a few microseconds in-process), CHECKPOINT run when needed.
+  let leases = 0;
+  let checkpointedAt: number | null = null;
+  const checkpointIfDue = async (): Promise<void> => {
+    if (++leases % 4 !== 0) return;
+    const { rows } = await db.query<{ lsn: number }>("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS lsn");
+    const lsn = rows[0]?.lsn ?? 0;
+    checkpointedAt ??= lsn;
+    if (lsn - checkpointedAt < checkpointWalBytes) return;
+    await db.exec('CHECKPOINT');
+    checkpointedAt = lsn;
+  };
   return {
     kind: 'pglite',
     concurrent: false,
@@ -88,7 +109,13 @@ export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
       queue = new Promise<void>((resolve) => {
         release = resolve;
       });
-      return previous.then(() => ({ session, release: () => release() }));
+      return previous.then(checkpointIfDue).then(
+        () => ({ session, release: () => release() }),
+        (error: unknown) => {
+          release(); // the next lease may try again
+          throw error;
+        },
+      );
     },
     async setSearchPath(schema: string | null) {
       await db.exec(schema === null ? 'RESET search_path' : `SET search_path TO ${schema}`);
