@@ -28,6 +28,8 @@ export interface E2eOptions {
   matrix: Array<{ workers: number; chunkSize: number; overlap?: boolean }>;
   /** Also load the same file without overflow rows (failure-isolation ratio). */
   isolation: boolean;
+  /** Also load a file where every amount overflows orders.amount and a clean one (no failing row). */
+  allFailing: boolean;
   rowSubset: number;
   /** Repeat the (ceiling, load) pair this many times; the median is reported. */
   repeat: number;
@@ -45,14 +47,17 @@ export interface E2eResult {
   load: LoadMeasurement[];
   rowwise: RowwiseMeasurement | null;
   isolationLoad: LoadMeasurement | null;
+  /** With allFailing: the clean file's load, then the all-failing file's. */
+  allFailing: { clean: LoadMeasurement; failing: LoadMeasurement } | null;
   matrix: LoadMeasurement[];
 }
 
-async function dataFile(options: E2eOptions, overflowRate: number): Promise<GenerateResult & { path: string }> {
+async function dataFile(options: E2eOptions, overflowRate: number, missingRate = 0.01): Promise<GenerateResult & { path: string }> {
   mkdirSync(options.dataDir, { recursive: true });
-  const path = join(options.dataDir, `orders-${options.rows}-seed${options.seed}-overflow${overflowRate}.csv`);
+  const missing = missingRate === 0.01 ? '' : `-missing${missingRate}`;
+  const path = join(options.dataDir, `orders-${options.rows}-seed${options.seed}-overflow${overflowRate}${missing}.csv`);
   const t0 = performance.now();
-  const result = await generateOrderFile(path, { rows: options.rows, seed: options.seed, overflowRate });
+  const result = await generateOrderFile(path, { rows: options.rows, seed: options.seed, overflowRate, missingRate });
   options.log(
     `  generated ${path}: ${result.rows} rows, ${result.missing} missing amounts, ${result.overflow} overflow amounts (${fmtMs(performance.now() - t0)})`,
   );
@@ -77,6 +82,14 @@ export async function runE2e(options: E2eOptions): Promise<E2eResult> {
     withoutOverflow === undefined
       ? null
       : await measureLoad(options, 'no_overflow', withoutOverflow.path, rows, options.workers, options.chunkSize);
+  let allFailing: E2eResult['allFailing'] = null;
+  if (options.allFailing) {
+    const cleanFile = await dataFile(options, 0, 0);
+    const failingFile = await dataFile(options, 1, 0);
+    const clean = await measureLoad(options, 'clean', cleanFile.path, rows, options.workers, options.chunkSize);
+    const failing = await measureLoad(options, 'all_failing', failingFile.path, rows, options.workers, options.chunkSize);
+    allFailing = { clean, failing };
+  }
   const matrix: LoadMeasurement[] = [];
   for (const m of options.matrix) {
     const overlap = m.overlap === true;
@@ -99,6 +112,7 @@ export async function runE2e(options: E2eOptions): Promise<E2eResult> {
     load,
     rowwise,
     isolationLoad,
+    allFailing,
     matrix,
   };
   log('');

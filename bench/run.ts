@@ -2,7 +2,7 @@
  * `npm run bench`: the end-to-end benchmark (bench/e2e.ts) against server PostgreSQL.
  *
  *   node dist/bench/run.js [--rows 1000000] [--db postgres://postgres@127.0.0.1:5432/postgres]
- *     [--workers 2] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000] [--isolation]
+ *     [--workers 2] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000] [--isolation] [--all-failing]
  *     [--row-subset 20000] [--repeat 1] [--skip-ceiling] [--skip-rowwise] [--keep]
  *     [--data-dir /tmp/order-loader-bench] [--seed 42] [--json-out FILE] [--node-flag=--cpu-prof …]
  *
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
       'chunk-size': { type: 'string' },
       matrix: { type: 'string' },
       isolation: { type: 'boolean', default: false },
+      'all-failing': { type: 'boolean', default: false },
       'row-subset': { type: 'string' },
       repeat: { type: 'string' },
       'skip-ceiling': { type: 'boolean', default: false },
@@ -60,6 +61,7 @@ async function main(): Promise<void> {
     chunkSize: positive('--chunk-size', values['chunk-size'], 2000),
     matrix: parseMatrix(values.matrix),
     isolation: values.isolation,
+    allFailing: values['all-failing'],
     rowSubset: positive('--row-subset', values['row-subset'], 20_000),
     repeat: positive('--repeat', values.repeat, 1),
     skipCeiling: values['skip-ceiling'],

@@ -216,6 +216,13 @@ export interface Engine extends Transactor<EngineTx>, RunJournal, Reports, Works
    * outlive the process (PGlite) or it is not implemented.
    */
   cancelRunning?(): Promise<void>;
+  /**
+   * Refresh the planner's statistics of order_stage after a staging phase (PostgreSQL and PGlite:
+   * `ANALYZE order_stage`). Without them, a freshly staged table looks nearly empty and the
+   * status and tally queries walk an index over every row (bench/RESULTS.md, run 10). Absent
+   * where the database keeps its statistics itself.
+   */
+  refreshStageStatistics?(): Promise<void>;
   /** Classify a thrown error: a chunk-level fatal one (connection lost, …) or anything else. */
   classifyError(error: unknown): FailureKind;
   close(): Promise<void>;

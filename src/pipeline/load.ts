@@ -167,6 +167,11 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       processing.stagingFinished();
       stageMs = performance.now() - stageStarted;
     }
+    // a freshly staged order_stage has no statistics (autovacuum may be off, or not yet run):
+    // the status and tally queries that follow need them
+    const refresh = engine.refreshStageStatistics;
+    if (staging !== 'interrupted' && refresh !== undefined && reports.some((r) => r.counts.inserted + r.counts.updated > 0))
+      await run.db('refreshing the statistics of order_stage', () => refresh.call(engine));
     if (staging === 'interrupted') aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
     const stoppedByMaxErrors = staging === 'max-errors' || tooManyRejected();
     const lastRun = run.journal.lastRunId;

@@ -30,7 +30,7 @@ export type ErrorExportPort = Transactor<Pick<OperatorTx, 'fileLayouts'>> & Pick
 export type LoadPort = Transactor<StagingTx & ChunkTx & JournalTx> &
   Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory'> &
   Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary'> &
-  Pick<Engine, 'capabilities' | 'classifyError'>;
+  Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics'>;
 
 /** load.ts, runProcess: processing recorded as a run of its own (or of the `retry` that hands it on). */
 export type ProcessRunPort = Transactor<ChunkTx & JournalTx> &

@@ -355,8 +355,9 @@ export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
         sample(item.lineNo, parsed.error.code, parsed.error.message);
       }
       if (key === null) continue;
-      if (keys.has(key)) counts.duplicates++;
-      keys.set(key, outcome);
+      const known = keys.size;
+      keys.set(key, outcome); // one lookup: the size is unchanged when the key was there
+      if (keys.size === known) counts.duplicates++;
     }
   } finally {
     file.close();

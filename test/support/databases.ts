@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { listMigrations } from '../../src/sql-files.js';
 import { OrderLoader } from '../../src/loader.js';
 import { createPostgresEngine } from '../../src/engine/postgres/index.js';
-import { PGLITE_PARSERS, pgliteConnectorFor } from '../../src/engine/postgres/pglite-connector.js';
+import { PGLITE_PARSERS, PGLITE_START_PARAMS, pgliteConnectorFor } from '../../src/engine/postgres/pglite-connector.js';
 import { pgliteFsBundle } from '../../src/engine/postgres/pglite-assets.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
@@ -95,6 +95,8 @@ const pgliteTarget: TestTarget = {
     const clone = await PGlite.create({
       loadDataDir: await migratedPgliteDump(),
       parsers: PGLITE_PARSERS,
+      // the settings every PGlite the loader opens runs with (WAL size, shared_buffers)
+      startParams: PGLITE_START_PARAMS,
       fsBundle: await pgliteFsBundle(),
     });
     const loaders: OrderLoader[] = [];

@@ -109,4 +109,49 @@ describe('openOrderFile', () => {
     const wrong = await readAll(path);
     expect(wrong[0]).toMatchObject({ kind: 'reject', code: 'PARSE_ENCODING', lineNo: 2 });
   });
+
+  it('keeps exact byte offsets, line numbers and raw text across read chunks, multi-byte text, CRLF, blank lines and quoted newlines', async () => {
+    // well over one 256 KiB read: records and 3-byte characters fall across chunk boundaries
+    const lines: string[] = [HEADER];
+    const endings: string[] = [];
+    for (let i = 0; i < 12_000; i++) {
+      const key = i % 7 === 0 ? `注文-${i}-壱弐参` : i % 11 === 0 ? `"Q-${i}\r\nnext"` : `K-${i}`;
+      lines.push(`${key},${i + 1},2026-01-01,${i}.5,JPY`);
+    }
+    lines.splice(6000, 0, 'bad,1,2026-01-01,1,JPY,extra-注文'); // a rejected line in the middle
+    lines.splice(9000, 0, ''); // a blank line
+    for (let i = 0; i < lines.length; i++) endings.push(i % 3 === 0 ? '\r\n' : '\n');
+    const bytes = Buffer.from(lines.map((l, i) => `${l}${endings[i] ?? ''}`).join(''), 'utf8');
+    const path = writeTestFile(bytes);
+    // where each physical line starts, in bytes and in line numbers
+    const starts = new Map<number, number>(); // line number → byte offset of its start
+    let offset = 0;
+    let lineNo = 1;
+    for (let i = 0; i < lines.length; i++) {
+      starts.set(lineNo, offset);
+      const text = `${lines[i] ?? ''}${endings[i] ?? ''}`;
+      offset += Buffer.byteLength(text, 'utf8');
+      lineNo += 1 + (text.slice(0, -1).match(/\r\n/g)?.length ?? 0);
+    }
+    const items = await readAll(path);
+    expect(items).toHaveLength(12_001);
+    // the record starts on its line, its end is the start of the next line, its raw text the bytes between
+    const expected = items.map((item) => {
+      const endByte = starts.get(item.endLine + 1) ?? bytes.length;
+      const raw = bytes
+        .subarray(starts.get(item.lineNo), endByte)
+        .toString('utf8')
+        .replace(/[\r\n]+$/, '');
+      return [item.lineNo, endByte, raw];
+    });
+    expect(items.map((i) => [i.lineNo, i.endByte, i.raw])).toEqual(expected);
+    expect(items.find((i) => i.kind === 'reject')).toMatchObject({ code: 'PARSE_FIELD_COUNT', raw: 'bad,1,2026-01-01,1,JPY,extra-注文' });
+    expect(items.find((i) => i.raw.startsWith('"Q-11'))).toMatchObject({ kind: 'record', raw: '"Q-11\r\nnext",12,2026-01-01,11.5,JPY' });
+    // resuming at any record's end reads the rest exactly as the whole file did
+    const resumeFrom = items[8000];
+    const file = await openOrderFile(path, { ...options, resumeAt: { byte: resumeFrom?.endByte ?? 0, line: resumeFrom?.endLine ?? 0 } });
+    const rest: FileItem[] = [];
+    for await (const i of file.items) rest.push(i);
+    expect(rest.map((i) => [i.lineNo, i.endByte, i.raw])).toEqual(items.slice(8001).map((i) => [i.lineNo, i.endByte, i.raw]));
+  });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { isValidIsoDate, parseAmount, parseOrderRecord, validateOrder } from '../../src/input/order-record.js';
+import {
+  describeProblems,
+  isValidIsoDate,
+  orderProblems,
+  parseAmount,
+  parseOrderRecord,
+  parseOrderRecordWithSchema,
+  validateOrder,
+} from '../../src/input/order-record.js';
 
 const fields = (over: Partial<Record<string, string>> = {}) => ({
   source_key: 'K-1',
@@ -130,5 +138,76 @@ describe('validateOrder (VALIDATE: business rules before the MERGE)', () => {
     expect(parseOrderRecord(fields({ amount: '1e5' }))).toMatchObject({
       error: { code: 'PARSE_AMOUNT', message: 'amount is not a decimal number (no exponent notation): "1e5"' },
     });
+  });
+});
+
+describe('the fast paths of parseOrderRecord and validateOrder agree with the schema and the rules', () => {
+  // parseOrderRecord and validateOrder take a shortcut for plainly written values; every value
+  // here must give exactly what the zod schema and orderProblems give (results and messages).
+  const values: Record<string, string[]> = {
+    source_key: ['K-1', ' K-1 ', '', ' ', 'x'.repeat(100), 'x'.repeat(101), '\u{20BB7}'.repeat(60), '\u{20BB7}'.repeat(101)],
+    customer_id: [
+      '10',
+      '',
+      ' 7 ',
+      '0',
+      '007',
+      '-5',
+      '+5',
+      '123456789012345678',
+      '9223372036854775807',
+      '9223372036854775808',
+      '1.5',
+      'abc',
+      '１２',
+    ],
+    order_date: [
+      '2026-11-01',
+      '',
+      '2024-02-29',
+      '2023-02-29',
+      '1900-01-01',
+      '1899-12-31',
+      '2026-13-01',
+      '2026-00-10',
+      '2026-01-00',
+      '2026-4-01',
+      '2026/01/01',
+      ' 2026-01-31 ',
+      '9999-12-31',
+      '２０２６-01-01',
+    ],
+    amount: [
+      '1200',
+      '',
+      '0',
+      '0.5',
+      '0.50',
+      '12.5',
+      '12.05',
+      '12.345',
+      '-1',
+      '-0',
+      '+1',
+      '007',
+      '1.',
+      '.5',
+      '1e5',
+      '1,200',
+      '9999999999999999.99',
+      '99999999999999999',
+      '٣',
+    ],
+    currency: ['JPY', '', 'jpy', 'EURO', ' EU ', 'ＪＰＹ', 'J'],
+  };
+  const base = { source_key: 'K-1', customer_id: '10', order_date: '2026-11-01', amount: '1200', currency: 'JPY' };
+  const cases = Object.entries(values).flatMap(([column, list]) => list.map((value) => ({ ...base, [column]: value })));
+  it.each(cases)('%j', (record) => {
+    const fast = parseOrderRecord(record);
+    expect(fast).toEqual(parseOrderRecordWithSchema(record));
+    if (fast.ok) {
+      const rules = describeProblems(orderProblems(fast.order).map(({ code, message }) => ({ code, message })));
+      expect(validateOrder(fast.order)).toEqual(rules);
+    }
   });
 });

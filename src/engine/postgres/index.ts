@@ -7,6 +7,7 @@ import type { Engine } from '../contract.js';
 import { runMigrations } from '../migrations.js';
 import { chunkSlice } from './chunk.js';
 import { pgDriver, withSessionOf } from './driver.js';
+import { sqlQuery } from './rows.js';
 import { journalSlice, runJournal } from './journal.js';
 import { migrationHooks } from './migrations.js';
 import { operatorSlice } from './operator.js';
@@ -19,7 +20,7 @@ export function createPostgresEngine(connector: PgConnector): Engine {
   const driver = pgDriver(connector);
   const withSession = withSessionOf(driver);
   const migrate = () => runMigrations(migrationHooks(driver));
-  return assembleEngine({
+  const engine = assembleEngine({
     driver,
     transactionSlices: ({ session }) => ({
       ...stagingSlice(session),
@@ -32,4 +33,9 @@ export function createPostgresEngine(connector: PgConnector): Engine {
     workspaces: workspaces(withSession, connector, migrate),
     migrate,
   });
+  engine.refreshStageStatistics = () =>
+    withSession(async (s) => {
+      await s.query(sqlQuery('analyze_stage'));
+    });
+  return engine;
 }

@@ -14,13 +14,16 @@ import { pgliteFsBundle } from './pglite-assets.js';
  * folder's own 0700 keeps everyone else out of what is created in between).
  */
 export async function createPgliteConnector(dataDir: string | null, lock?: FolderLockOptions): Promise<PgConnector> {
-  if (dataDir === null) return pgliteConnectorFor(await PGlite.create({ parsers: PGLITE_PARSERS, fsBundle: await pgliteFsBundle() }));
+  if (dataDir === null)
+    return pgliteConnectorFor(
+      await PGlite.create({ parsers: PGLITE_PARSERS, startParams: PGLITE_START_PARAMS, fsBundle: await pgliteFsBundle() }),
+    );
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   restrictToOwner(dataDir, false);
   const folderLock = await acquireFolderLock(dataDir, lock ?? { command: 'order-loader', timeoutMs: 0 });
   let db: PGliteInterface;
   try {
-    db = await PGlite.create({ dataDir, parsers: PGLITE_PARSERS, fsBundle: await pgliteFsBundle() });
+    db = await PGlite.create({ dataDir, parsers: PGLITE_PARSERS, startParams: PGLITE_START_PARAMS, fsBundle: await pgliteFsBundle() });
   } catch (error) {
     folderLock.release();
     throw error;
@@ -46,11 +49,37 @@ export async function createPgliteConnector(dataDir: string | null, lock?: Folde
   };
 }
 
+/**
+ * PGlite's own start parameters, plus (bench/RESULTS.md, run 10, 100,000 rows):
+ * - max_wal_size 64MB, min_wal_size 32MB: with PostgreSQL's 1GB, a load kept up to 1 GB of WAL
+ *   segments in the data folder (100k rows: pg_wal 129 → 65 MB; a 1M-row folder was 1.6 GB);
+ *   PGlite runs with fsync off, so the more frequent checkpoints cost little;
+ * - shared_buffers 64MB (PGlite: 128MB): the buffers live in PGlite's WebAssembly memory, which
+ *   never shrinks; at 32MB the peak RSS of a 100k-row load was 312 MB instead of 450 MB.
+ */
+export const PGLITE_START_PARAMS = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  'max_wal_size=64MB',
+  '-c',
+  'min_wal_size=32MB',
+  '-c',
+  'shared_buffers=64MB',
+];
+
 /** bigint → number (our ids stay far below 2^53), date → 'YYYY-MM-DD' text; numeric stays text. */
 export const PGLITE_PARSERS = { 20: (value: string) => Number(value), 1082: (value: string) => value };
 
+/**
+ * WAL written since the last checkpoint after which the next lease first runs CHECKPOINT.
+ * PGlite runs PostgreSQL in single-user mode, where nothing checkpoints on its own (the
+ * checkpointer is a server process; max_wal_size only triggers it under a postmaster): a 1M-row
+ * load grew pg_wal past 700 MB while staging, and a crash would replay all of it.
+ */
+export const PGLITE_CHECKPOINT_WAL_BYTES = 128 * 1024 * 1024;
+
 /** A connector over an open PGlite instance (created with PGLITE_PARSERS); closing it closes the instance. */
-export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
+export function pgliteConnectorFor(db: PGliteInterface, checkpointWalBytes = PGLITE_CHECKPOINT_WAL_BYTES): PgConnector {
   const session: PgSession = {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- PgSession's signature: the caller names the row type
     async query<R>(text: string, params?: readonly unknown[]) {
@@ -62,6 +91,19 @@ export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
     },
   };
   let queue: Promise<void> = Promise.resolve();
+  // Between two leases no transaction is open: the place to checkpoint. The WAL position is read
+  // every few leases (a query of a few microseconds in-process), CHECKPOINT run when needed.
+  let leases = 0;
+  let checkpointedAt: number | null = null;
+  const checkpointIfDue = async (): Promise<void> => {
+    if (++leases % 4 !== 0) return;
+    const { rows } = await db.query<{ lsn: number }>("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS lsn");
+    const lsn = rows[0]?.lsn ?? 0;
+    checkpointedAt ??= lsn;
+    if (lsn - checkpointedAt < checkpointWalBytes) return;
+    await db.exec('CHECKPOINT');
+    checkpointedAt = lsn;
+  };
   return {
     kind: 'pglite',
     concurrent: false,
@@ -71,7 +113,13 @@ export function pgliteConnectorFor(db: PGliteInterface): PgConnector {
       queue = new Promise<void>((resolve) => {
         release = resolve;
       });
-      return previous.then(() => ({ session, release: () => release() }));
+      return previous.then(checkpointIfDue).then(
+        () => ({ session, release: () => release() }),
+        (error: unknown) => {
+          release(); // the next lease may try again
+          throw error;
+        },
+      );
     },
     async setSearchPath(schema: string | null) {
       await db.exec(schema === null ? 'RESET search_path' : `SET search_path TO ${schema}`);

@@ -1,0 +1,17 @@
+/**
+ * The reference rate of target 2 (bench/parse-rate.ts): csv-parse alone reading an order file
+ * with its default options, records counted and dropped. No line/byte bookkeeping, no raw text,
+ * no validation: the floor of any parse built on csv-parse.
+ *
+ *   node dist/bench/csv-parse-alone.js FILE   → {"records":N}
+ */
+import { createReadStream } from 'node:fs';
+import { parse } from 'csv-parse';
+
+const file = process.argv[2];
+if (file === undefined) throw new Error('usage: csv-parse-alone.js FILE');
+let records = 0;
+for await (const record of createReadStream(file, { highWaterMark: 256 * 1024 }).pipe(parse())) {
+  if ((record as string[]).length > 0) records++;
+}
+process.stdout.write(`${JSON.stringify({ records })}\n`);

@@ -1,0 +1,1 @@
+ANALYZE order_stage;
