@@ -45,7 +45,7 @@ const CLOSED_PORT = 9;
 const SECRET = 'Sv-pw-7731-ZQX-never-print-me';
 
 describe('survival: unreachable database and secrets (no server needed)', () => {
-  it('unreachable at start: one clear line on stderr, exit 1, and no password anywhere in the output', async () => {
+  it('unreachable at start: waits out --connect-timeout, then one clear line on stderr, exit 1, and no password anywhere in the output (the wait log lines included)', async () => {
     assertBuilt();
     const file = await generateOrderFile(10, 3, 'UNR');
     for (const [args, env] of [
@@ -53,8 +53,10 @@ describe('survival: unreachable database and secrets (no server needed)', () => 
       [['--db', `postgres://loader@127.0.0.1:${CLOSED_PORT}/orders`], { ORDER_LOADER_DB_PASSWORD: SECRET }],
       [[], { ORDER_LOADER_DB: `postgresql://loader:${encodeURIComponent(SECRET)}@127.0.0.1:${CLOSED_PORT}/orders` }],
     ] as Array<[string[], Record<string, string>]>) {
-      const result = await runCli(['load', file.path, ...args], { env });
+      const result = await runCli(['load', file.path, ...args, '--connect-timeout', '2s'], { env });
       expect(result.code).toBe(1);
+      // each wait is a warn log line (JSON: stderr is not a terminal) with the URL masked
+      expect(result.stderr).toMatch(/"attempt":1,"code":"ECONNREFUSED"/);
       const lines = humanLines(result.stderr);
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(
