@@ -343,6 +343,8 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   let byteBase = options.resumeAt?.byte ?? 0;
 
   let header: OrderFileHeader;
+  // where the header ends: a line-local error on the first data line is skipped from there
+  let headerEnd = { line: lineBase + 1, byte: byteBase };
   if (options.resumeAt === undefined) {
     let first: ParsedRecord | null;
     try {
@@ -355,6 +357,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       reader.close();
       throw new UserError(`${path}: the file has no header line (expected ${ORDER_COLUMNS.join(',')})`);
     }
+    headerEnd = { line: lineBase + first.endLine, byte: byteBase + first.bytes };
     try {
       header = describeHeader(first.record, path);
     } catch (error) {
@@ -372,8 +375,8 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   const position = (column: OrderColumn): number => header.positions.get(column) ?? -1;
   const [iSourceKey, iCustomerId, iOrderDate, iAmount, iCurrency] = ORDER_COLUMNS.map(position) as [number, number, number, number, number];
   const orderIndexes = [iSourceKey, iCustomerId, iOrderDate, iAmount, iCurrency];
-  let lastEndLine = lineBase + (options.resumeAt === undefined ? 1 : 0);
-  let lastEndByte: number | null = utf8 ? byteBase : null;
+  let lastEndLine = options.resumeAt === undefined ? headerEnd.line : lineBase;
+  let lastEndByte: number | null = utf8 ? (options.resumeAt === undefined ? headerEnd.byte : byteBase) : null;
   let finished = false;
 
   /** What the parser's failure makes of the rest of the file: one rejected line, or the end. */
@@ -530,9 +533,9 @@ const LINE_LOCAL_CSV_ERRORS = new Set(['CSV_MAX_RECORD_SIZE', 'INVALID_OPENING_Q
 
 /**
  * The physical line starting at content byte `from` (blank lines before it passed over): its
- * first RAW_LIMIT·4 bytes as text, the offset just past its newline (or the end of the
- * content), and whether that is the end. Reads in 64 KiB steps: a line of any length costs
- * constant memory.
+ * first RAW_LIMIT·4 bytes as text, the offset just past its line end (LF, CRLF or a lone CR, as
+ * the reader's record delimiters; or the end of the content), and whether that is the end.
+ * Reads in 64 KiB steps: a line of any length costs constant memory.
  */
 async function skipLine(
   path: string,
@@ -541,47 +544,51 @@ async function skipLine(
 ): Promise<{ raw: string; nextByte: number; lines: number; blankLines: number; atEnd: boolean }> {
   const source = openByteSource(path, { gzip, from, highWaterMark: 64 * 1024 });
   try {
-    const kept: Buffer[] = [];
-    let keptBytes = 0;
+    let buffer: Buffer = Buffer.alloc(0);
+    let i = 0;
+    let exhausted = false;
+    /** True when buffer[i] holds the next byte of the content (read on at a chunk's end). */
+    const available = async (): Promise<boolean> => {
+      while (i >= buffer.length) {
+        if (exhausted) return false;
+        const next = await source.chunks.next();
+        if (next.done === true) {
+          exhausted = true;
+          return false;
+        }
+        buffer = next.value;
+        i = 0;
+      }
+      return true;
+    };
+    const kept: number[] = [];
     let blankLines = 0;
     let inLine = false;
     let position = from;
-    const text = () =>
-      Buffer.concat(kept)
-        .subarray(0, RAW_LIMIT * 4)
-        .toString('utf8');
-    for (;;) {
-      const next = await source.chunks.next();
-      if (next.done === true) break;
-      const buffer = next.value;
-      const bytesRead = buffer.length;
-      let start = 0;
-      for (let i = 0; i < bytesRead; i++) {
-        const byte = buffer[i];
-        if (!inLine) {
-          if (byte === 0x0a) blankLines++;
-          if (byte === 0x0a || byte === 0x0d) {
-            start = i + 1;
-            continue;
-          }
-          inLine = true;
-          start = i;
+    const ended = async () => ({
+      raw: Buffer.from(kept).toString('utf8'),
+      nextByte: position,
+      lines: blankLines + 1,
+      blankLines,
+      atEnd: !(await available()),
+    });
+    while (i < buffer.length || (await available())) {
+      const byte = buffer[i++];
+      position++;
+      if (byte === 0x0a || byte === 0x0d) {
+        // CRLF is one line end, a lone CR another
+        if (byte === 0x0d && (i < buffer.length || (await available())) && buffer[i] === 0x0a) {
+          i++;
+          position++;
         }
-        if (byte === 0x0a) {
-          if (keptBytes < RAW_LIMIT * 4) kept.push(Buffer.from(buffer.subarray(start, i)));
-          const nextByte = position + i + 1;
-          // the end when nothing follows the newline
-          const atEnd = i + 1 === bytesRead && (await source.chunks.next()).done === true;
-          return { raw: text(), nextByte, lines: blankLines + 1, blankLines, atEnd };
-        }
+        if (inLine) return await ended();
+        blankLines++;
+        continue;
       }
-      if (inLine && keptBytes < RAW_LIMIT * 4) {
-        kept.push(Buffer.from(buffer.subarray(start, bytesRead)));
-        keptBytes += bytesRead - start;
-      }
-      position += bytesRead;
+      inLine = true;
+      if (kept.length < RAW_LIMIT * 4 && byte !== undefined) kept.push(byte);
     }
-    return { raw: text(), nextByte: position, lines: blankLines + 1, blankLines, atEnd: true };
+    return { raw: Buffer.from(kept).toString('utf8'), nextByte: position, lines: blankLines + 1, blankLines, atEnd: true };
   } finally {
     source.close();
   }

@@ -38,40 +38,46 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
 }
 
 /**
- * Open every file and check its header before anything is written. A file that changed since
- * it was listed is set aside; with --failed-dir, so is a file whose header is refused (the
- * others are loaded), else that refuses the run.
+ * Open a file and check its header. A file whose header is refused is set aside with
+ * --failed-dir (null), else that refuses the run.
  */
-async function openFiles(paths: string[], options: LoadOptions, listed: Map<string, ListedFile>, aside: SetAside): Promise<OrderFile[]> {
-  const files: OrderFile[] = [];
+async function openChecked(path: string, options: LoadOptions, aside: SetAside): Promise<OrderFile | null> {
   try {
-    for (const path of paths) {
-      const changed = stillBeingWritten(path, listed, options);
-      if (changed !== null) {
-        aside.notRead.push({ file: path, reason: changed });
-        continue;
-      }
-      try {
-        files.push(await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter }));
-      } catch (error) {
-        if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
-        options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
-        aside.unreadable.push({ file: path, reason: error.message, movedTo: null });
-      }
-    }
+    return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter });
   } catch (error) {
-    for (const f of files) f.close();
-    throw error;
+    if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
+    options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
+    aside.unreadable.push({ file: path, reason: error.message, movedTo: null });
+    return null;
   }
-  for (const f of files) {
-    if (f.header.extraColumns.length > 0) {
+}
+
+/**
+ * Check every file's header before anything is written, one file open at a time (an inbox
+ * may hold more files than the process may open): each is opened again just before it is
+ * staged. A file that changed since it was listed is set aside; with --failed-dir, so is a file
+ * whose header is refused (the others are loaded), else that refuses the run.
+ */
+async function checkFiles(paths: string[], options: LoadOptions, listed: Map<string, ListedFile>, aside: SetAside): Promise<string[]> {
+  const checked: string[] = [];
+  for (const path of paths) {
+    const changed = stillBeingWritten(path, listed, options);
+    if (changed !== null) {
+      aside.notRead.push({ file: path, reason: changed });
+      continue;
+    }
+    const file = await openChecked(path, options, aside);
+    if (file === null) continue;
+    file.close();
+    if (file.header.extraColumns.length > 0) {
       options.logger.warn(
-        { file: f.path, columns: f.header.extraColumns },
-        `${f.path}: ignoring extra column(s) ${f.header.extraColumns.join(', ')}`,
+        { file: file.path, columns: file.header.extraColumns },
+        `${file.path}: ignoring extra column(s) ${file.header.extraColumns.join(', ')}`,
       );
     }
+    checked.push(path);
   }
-  return files;
+  return checked;
 }
 
 /** Why staging ended before the last file, if it did. */
@@ -83,20 +89,17 @@ type StagingEnd = 'interrupted' | 'max-errors' | null;
  */
 async function stageFiles(
   run: FileStaging,
-  files: OrderFile[],
+  paths: string[],
   reports: FileReport[],
   tooManyRejected: () => boolean,
-  beingWritten: (file: OrderFile) => boolean,
+  beingWritten: (path: string) => boolean,
+  aside: SetAside,
 ): Promise<StagingEnd> {
-  for (const [i, file] of files.entries()) {
-    if (tooManyRejected()) {
-      for (const rest of files.slice(i)) rest.close();
-      return 'max-errors';
-    }
-    if (beingWritten(file)) {
-      file.close();
-      continue;
-    }
+  for (const path of paths) {
+    if (tooManyRejected()) return 'max-errors';
+    if (beingWritten(path)) continue;
+    const file = await openChecked(path, run.options, aside);
+    if (file === null) continue;
     const staged = await stageListedFile(run, file);
     reports.push(staged.report);
     if (staged.interrupted) return 'interrupted';
@@ -133,11 +136,11 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   );
   const listed = new Map((options.listed ?? []).map((f) => [f.path, f]));
   const aside: SetAside = { notRead: [], unreadable: [] };
-  const files = await openFiles(paths, options, listed, aside);
+  const files = await checkFiles(paths, options, listed, aside);
   // checked again right before a file is read: it may have been listed long before
-  const beingWritten = (file: OrderFile) => {
-    const reason = stillBeingWritten(file.path, listed, options);
-    if (reason !== null) aside.notRead.push({ file: file.path, reason });
+  const beingWritten = (path: string) => {
+    const reason = stillBeingWritten(path, listed, options);
+    if (reason !== null) aside.notRead.push({ file: path, reason });
     return reason !== null;
   };
   const rejected = { files: 0, current: 0 };
@@ -162,7 +165,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
-      staging = await stageFiles(run, files, reports, tooManyRejected, beingWritten);
+      staging = await stageFiles(run, files, reports, tooManyRejected, beingWritten, aside);
     } finally {
       processing.stagingFinished();
       stageMs = performance.now() - stageStarted;

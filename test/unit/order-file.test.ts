@@ -54,6 +54,28 @@ describe('openOrderFile', () => {
     expect(items[0]).toMatchObject({ message: 'expected 5 fields as in the header, found 6', raw: 'A,1,2026-01-01,1,JPY,extra' });
   });
 
+  it('a stray quote on the first data line rejects that line, not the header, and the line numbers after it stay right', async () => {
+    for (const eol of ['\n', '\r\n']) {
+      const items = await readAll(writeTestFile(`\n${HEADER}${eol}B"x,2,2026-01-01,2,JPY${eol}C,3,2026-01-01,3,JPY${eol}`));
+      expect(items.map((i) => [i.kind, i.lineNo, i.raw])).toEqual([
+        ['reject', 3, 'B"x,2,2026-01-01,2,JPY'],
+        ['record', 4, 'C,3,2026-01-01,3,JPY'],
+      ]);
+    }
+  });
+
+  it('a stray quote in a file with lone-CR line ends rejects that one line and reads on', async () => {
+    const items = await readAll(
+      writeTestFile(`${HEADER}\rA,1,2026-01-01,1,JPY\rB"x,2,2026-01-01,2,JPY\r\rC,3,2026-01-01,3,JPY\rD,4,2026-01-01,4,JPY\r`),
+    );
+    expect(items.map((i) => [i.kind, i.lineNo, i.raw])).toEqual([
+      ['record', 2, 'A,1,2026-01-01,1,JPY'],
+      ['reject', 3, 'B"x,2,2026-01-01,2,JPY'],
+      ['record', 5, 'C,3,2026-01-01,3,JPY'],
+      ['record', 6, 'D,4,2026-01-01,4,JPY'],
+    ]);
+  });
+
   it('reports an unterminated quote with the line where the broken record starts', async () => {
     const items = await readAll(writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\n"B,2,2026-01-01,2,JPY\nC,3,2026-01-01,3,JPY\n`));
     expect(items.map((i) => [i.kind, i.lineNo])).toEqual([
