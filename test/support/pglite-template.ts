@@ -27,7 +27,8 @@ export function pgliteTemplatePaths(root: string): { template: string; failure: 
 export function startMigratedPglite(root: string): () => Promise<void> {
   if (!existsSync(CLI)) return async () => undefined; // not built: the CLI tests skip themselves
   const { template, failure, building } = pgliteTemplatePaths(root);
-  const child = spawn(process.execPath, [CLI, 'status', '--db', `pglite:${building}`, '--log-level', 'warn'], {
+  // --liftoff-only: see vitest.config.ts (a new folder's initdb and migrations: 5.6 s of CPU instead of 6.7 s)
+  const child = spawn(process.execPath, ['--liftoff-only', CLI, 'status', '--db', `pglite:${building}`, '--log-level', 'warn'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

