@@ -63,8 +63,11 @@ interface Batch {
   /** The file could not be read past this line (the last item of the batch). */
   stoppedAt?: { line: number; message: string } | undefined;
   rows: Map<string, StageInput>;
-  /** The raw text of each row's line, by source_key: the error log's raw_record if the database refuses the row. */
-  raw: Map<string, string>;
+  /**
+   * Each row's line, by source_key: its raw text is the error log's raw_record if the database
+   * refuses the row. The item, not its text: the reader decodes a line's text only when asked.
+   */
+  raw: Map<string, { readonly raw: string }>;
   errors: ErrorLogInput[];
   lines: number;
   duplicates: number;
@@ -93,7 +96,7 @@ function refusalRows(loadId: number, b: Batch, staged: StageBatchResult | null):
       phase: 'PARSE',
       code: refusal.code,
       message: refusal.message,
-      rawRecord: b.raw.get(refusal.sourceKey) ?? null,
+      rawRecord: b.raw.get(refusal.sourceKey)?.raw ?? null,
     });
   }
   return { errors, rejected };
@@ -244,7 +247,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     // Last occurrence wins within the file; within a batch the map keeps only the last.
     if (batch.rows.delete(row.sourceKey)) batch.duplicates++;
     batch.rows.set(row.sourceKey, row);
-    batch.raw.set(row.sourceKey, item.raw);
+    batch.raw.set(row.sourceKey, item);
   };
 
   // Parsing is CPU-bound and, while the file's buffered records last, never returns to the event
