@@ -15,7 +15,7 @@
  * is added.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { UserError } from '../errors.js';
@@ -135,8 +135,15 @@ export function failFile(path: string, failedDir: string, reason: string, loadId
   } finally {
     closeSync(fd);
   }
+  // the file first, then its note: a kill between the two leaves a file without a note (its
+  // reason is in the log), never a note without its file (and a second note on the next run)
+  try {
+    rename(path, target);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
   renameSync(temp, sidecar);
-  rename(path, target);
   return target;
 }
 
