@@ -24,7 +24,10 @@ describe('survival: an inbox with more files than the open-file limit', () => {
     mkdirSync(inbox, { recursive: true });
     for (let i = 0; i < FILES; i++) {
       const key = `MF-${String(i).padStart(4, '0')}`;
-      writeFileSync(join(inbox, `${key}.csv`), `source_key,customer_id,order_date,amount,currency\n${key},${i + 1},2026-03-01,${i}.50,EUR\n`);
+      writeFileSync(
+        join(inbox, `${key}.csv`),
+        `source_key,customer_id,order_date,amount,currency\n${key},${i + 1},2026-03-01,${i}.50,EUR\n`,
+      );
     }
     const { url } = await migratedPgliteDb();
     const archive = join(inbox, 'archive');
