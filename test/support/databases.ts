@@ -11,6 +11,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 import { createHash } from 'node:crypto';
 import { listMigrations } from '../../src/sql-files.js';
@@ -140,7 +141,8 @@ function pgTarget(adminUrl: string): TestTarget {
   return {
     kind: 'postgres',
     async create() {
-      const name = `order_loader_t_${process.pid}_${Date.now().toString(36)}_${++dbCounter}`;
+      // named with the run's tag: the global teardown drops what a killed worker left
+      const name = `order_loader_t_${inject('testRunTag')}_${process.pid}_${++dbCounter}`;
       const dbUrl = await createDatabase(adminUrl, name, { template: PG_TEMPLATE_DB });
       const direct = new pg.Pool({ connectionString: dbUrl, max: 2 });
       direct.on('error', () => {});

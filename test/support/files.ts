@@ -6,6 +6,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The run's temporary folder, made by test/support/global-setup.ts and removed after the run. */
     testTempRoot: string;
+    /** The run's tag (its start time, base 36): every server database a test makes is named with it. */
+    testRunTag: string;
   }
 }
 

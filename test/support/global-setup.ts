@@ -5,33 +5,55 @@
  *  - the migrated PGlite folder the CLI tests copy, started in the background (pglite-template.ts);
  *  - with ORDER_LOADER_TEST_PG set, the migrated template database (created once per schema
  *    version, under an advisory lock so that concurrent test runs do not race); each test then
- *    gets its own database created from it (CREATE DATABASE … TEMPLATE).
+ *    gets its own database created from it (CREATE DATABASE … TEMPLATE), named
+ *    `order_loader_t_<run tag>_…`. The run's databases are dropped at the end, also those of a
+ *    test whose worker was killed; so are those of runs that started more than
+ *    LEFTOVER_AGE_MS ago (a run killed as a whole), which no live run can still be using.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { createDatabase, dropDatabase, withAdmin } from '../../bench/pg-admin.js';
+import { createDatabase, databasesNamed, dropDatabase, withAdmin } from '../../bench/pg-admin.js';
 import { OrderLoader } from '../../src/loader.js';
 import { PG_TEMPLATE_DB } from './databases.js';
 import { memoryLogger } from './memory-logger.js';
 import { startMigratedPglite } from './pglite-template.js';
 
+/** Older than any test run: a database of a run started this long ago is a leftover. */
+const LEFTOVER_AGE_MS = 6 * 3600_000;
+const TEST_DB_PREFIX = 'order_loader_t_';
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const tempRoot = mkdtempSync(join(tmpdir(), 'order-loader-test-run-'));
+  const runTag = Date.now().toString(36);
   project.provide('testTempRoot', tempRoot);
+  project.provide('testRunTag', runTag);
   const stopPglite = startMigratedPglite(tempRoot);
+  const adminUrl = process.env.ORDER_LOADER_TEST_PG;
   const teardown = async () => {
     await stopPglite();
     rmSync(tempRoot, { recursive: true, force: true });
+    if (adminUrl !== undefined && adminUrl !== '') await dropTestDatabases(adminUrl, (tag) => tag === runTag);
   };
   try {
+    if (adminUrl !== undefined && adminUrl !== '') {
+      await dropTestDatabases(adminUrl, (tag) => Date.now() - parseInt(tag, 36) > LEFTOVER_AGE_MS);
+    }
     await makePgTemplate();
   } catch (error) {
     await teardown();
     throw error;
   }
   return teardown;
+}
+
+/** Drop the test databases whose run tag (the part after the prefix) `doomed` picks. */
+async function dropTestDatabases(adminUrl: string, doomed: (tag: string) => boolean): Promise<void> {
+  for (const name of await databasesNamed(adminUrl, TEST_DB_PREFIX)) {
+    const tag = name.slice(TEST_DB_PREFIX.length).split('_')[0] ?? '';
+    if (doomed(tag)) await dropDatabase(adminUrl, name);
+  }
 }
 
 async function makePgTemplate(): Promise<void> {

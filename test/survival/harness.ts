@@ -217,8 +217,8 @@ let serverDbSeq = 0;
 
 /**
  * A fresh, empty database on the server for one survival test; the CLI migrates it on first use.
- * Its name does not start with order_loader_t_: another test run's global setup (which drops
- * those as leftovers) must not pull it from under a long survival run on a shared server.
+ * Its name does not start with order_loader_t_: another test run's global setup drops those of
+ * runs it judges leftovers, and must never pull one from under a long survival run.
  */
 export async function freshServerDb(): Promise<ServerDb> {
   if (PG_ADMIN_URL === null) throw new Error(PG_SKIP_REASON);
