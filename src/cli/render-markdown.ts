@@ -7,6 +7,7 @@
  * control characters escaped (escape.ts) and Markdown's own characters backslash-escaped, so
  * that a file name can neither break the table nor inject markup.
  */
+import { FILE_COUNT_COLUMNS, fileCounts } from './render.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { ErrorCodeCount } from '../pipeline/error-codes.js';
 import { UserError } from '../errors.js';
@@ -62,21 +63,9 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
   out.push('', '## Files', '');
   out.push(
     ...table(
-      ['file', 'load', 'read', 'staged', 'unchanged', 'duplicates', 'rejected', 'DONE', 'ERROR', 'waiting', 'went to'],
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
-      report.files.map((f) => [
-        md(f.file),
-        f.loadId,
-        f.counts.read,
-        f.counts.inserted + f.counts.updated,
-        f.counts.unchanged,
-        f.counts.duplicates,
-        f.counts.rejected,
-        f.tally.DONE ?? 0,
-        f.tally.ERROR ?? 0,
-        (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0),
-        wentTo(report, f),
-      ]),
+      ['file', ...FILE_COUNT_COLUMNS, 'went to'],
+      ['l', ...FILE_COUNT_COLUMNS.map(() => 'r' as const), 'l'],
+      report.files.map((f) => [md(f.file), ...fileCounts(f), wentTo(report, f)]),
     ),
   );
   const notes: string[] = [];

@@ -1,10 +1,28 @@
 import type { StatusReport } from '../engine/types.js';
-import type { LoadReport, ProcessReport } from '../pipeline/load.js';
+import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
 import type { DryRunResult } from '../pipeline/stage.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { escapeControl as e } from './escape.js';
+
+/** The columns of a file's line in a load report after its name (the text and Markdown reports). */
+export const FILE_COUNT_COLUMNS = ['load', 'read', 'staged', 'unchanged', 'duplicates', 'rejected', 'DONE', 'ERROR', 'waiting'];
+
+/** A file's values for FILE_COUNT_COLUMNS. */
+export function fileCounts(f: FileReport): number[] {
+  return [
+    f.loadId,
+    f.counts.read,
+    f.counts.inserted + f.counts.updated,
+    f.counts.unchanged,
+    f.counts.duplicates,
+    f.counts.rejected,
+    f.tally.DONE ?? 0,
+    f.tally.ERROR ?? 0,
+    (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0),
+  ];
+}
 
 /** A text table; string cells are shown with control characters escaped (they may come from a file or the database). */
 function table(input: Array<Array<string | number>>): string {
@@ -26,24 +44,11 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export function renderLoadReport(report: LoadReport): string {
   const lines: string[] = [];
-  const rows: Array<Array<string | number>> = [
-    ['file', 'load', 'read', 'staged', 'unchanged', 'duplicates', 'rejected', 'DONE', 'ERROR', 'waiting'],
-  ];
+  const rows: Array<Array<string | number>> = [['file', ...FILE_COUNT_COLUMNS]];
   let read = 0;
   for (const f of report.files) {
     read += f.counts.read;
-    rows.push([
-      f.file,
-      f.loadId,
-      f.counts.read,
-      f.counts.inserted + f.counts.updated,
-      f.counts.unchanged,
-      f.counts.duplicates,
-      f.counts.rejected,
-      f.tally.DONE ?? 0,
-      f.tally.ERROR ?? 0,
-      (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0),
-    ]);
+    rows.push([f.file, ...fileCounts(f)]);
   }
   lines.push(table(rows));
   for (const f of report.files) {
