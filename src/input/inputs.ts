@@ -85,6 +85,22 @@ function orderFilesOf(dir: string, accept: (name: string) => boolean): ListedFil
   return files;
 }
 
+/**
+ * The folder an argument lists (a directory, a pattern's directory) or, for a file, the folder
+ * it lives in, without listing anything: the inbox lock is taken on it before the listing.
+ * A path that cannot be read counts as a file (expandInput says why).
+ */
+export function inputFolder(arg: string): { kind: 'pattern' | 'directory' | 'file'; dir: string } {
+  if (isPattern(arg)) return { kind: 'pattern', dir: dirname(arg) };
+  let directory = false;
+  try {
+    directory = statSync(arg).isDirectory();
+  } catch {
+    // not there or not readable: expandInput reports it
+  }
+  return directory ? { kind: 'directory', dir: arg } : { kind: 'file', dir: dirname(arg) };
+}
+
 /** Expand one argument (a file, a directory, or a pattern in one directory). */
 export function expandInput(arg: string): ExpandedInput {
   if (isPattern(arg)) {

@@ -1,9 +1,7 @@
 /** load and stage: the files are checked before the database is opened, then staged (and, for load, processed). */
-import { statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
-import { expandInputs, isPattern } from '../../input/inputs.js';
+import { expandInputs, inputFolder } from '../../input/inputs.js';
 import { openOrderFile } from '../../input/order-file.js';
 import { OrderLoader } from '../../loader.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
@@ -14,23 +12,14 @@ import { defaultLockTimeoutMs } from '../options.js';
 import { renderDryRun, renderLoadReport } from '../render.js';
 import { renderLoadMarkdown, reportFormat } from '../render-markdown.js';
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The inbox folders of the arguments (src/input/inbox-lock.ts): those of a directory or a
  * pattern, and, when files are moved, those of the files named too.
  */
 function inboxDirs(args: string[], movesFiles: boolean): string[] {
   return args.flatMap((arg) => {
-    if (isPattern(arg)) return [dirname(arg)];
-    if (isDirectory(arg)) return [arg];
-    return movesFiles ? [dirname(arg)] : [];
+    const { kind, dir } = inputFolder(arg);
+    return kind !== 'file' || movesFiles ? [dir] : [];
   });
 }
 
