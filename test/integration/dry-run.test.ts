@@ -59,7 +59,7 @@ forEachTarget('load --dry-run on $kind', (target) => {
       const staged = await (await other.open()).loader.stage([path], { batchSize: 3 });
       expect(dryRunExitCode([dry], 'stage')).toBe(staged.exitCode);
     } finally {
-      await other.dispose();
+      await other.dispose({ reuse: true });
     }
 
     expect(real.process.mergeErrors).toBe(0); // the corpus holds nothing the database itself refuses

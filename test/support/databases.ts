@@ -12,7 +12,8 @@ import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
+import { createDatabase, dropDatabase, withAdmin } from '../../bench/pg-admin.js';
+import { resetToTemplate, templateState, type ResetSession, type TemplateState } from './database-reuse.js';
 import { createHash } from 'node:crypto';
 import { listMigrations } from '../../src/sql-files.js';
 import { OrderLoader } from '../../src/loader.js';
@@ -44,13 +45,20 @@ export interface TestDatabase {
   /** A --db value for a CLI child process (PGlite: none, in-memory clones cannot be shared). */
   url: string | null;
   env: Record<string, string>;
+  /** It served an earlier test and was reset since (test/support/database-reuse.ts). */
+  reused: boolean;
   /** Run SQL directly (assertions). Oracle: not available, use the loader's queries. */
   sql<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
   /** A loader over this database, with its logs in memory. */
   open(options?: { workers?: number }): Promise<{ loader: OrderLoader; logs: MemoryLogger }>;
   /** Wrap the engine (fault injection) and open a loader over the wrapper. */
   openWith(wrap: (engine: Engine) => Engine, options?: { workers?: number }): Promise<{ loader: OrderLoader; logs: MemoryLogger }>;
-  dispose(): Promise<void>;
+  /**
+   * Close it. `reuse`: the test passed, so the database may serve the next test of this worker
+   * instead of a new one, if a reset provably brings it back to its template's state
+   * (test/support/database-reuse.ts); otherwise it is closed and dropped as without.
+   */
+  dispose(options?: { reuse?: boolean }): Promise<void>;
 }
 
 export interface TestTarget {
@@ -94,25 +102,88 @@ async function migratedPgliteDump(): Promise<Blob> {
   return pgliteTemplate;
 }
 
+/** A PGlite clone with the state its reset returns it to. */
+interface PgliteClone {
+  db: PGlite;
+  state: TemplateState;
+}
+
+/** At most two clones wait for the next test in each worker (a test may use two; each holds about 300 MB). */
+const idlePgliteClones: PgliteClone[] = [];
+
+function pgliteResetSession(db: PGlite): ResetSession {
+  return {
+    async query<R>(text: string) {
+      return (await db.query<R>(text)).rows;
+    },
+  };
+}
+
+async function newPgliteClone(): Promise<PgliteClone> {
+  const db = await PGlite.create({
+    loadDataDir: await migratedPgliteDump(),
+    parsers: PGLITE_PARSERS,
+    // the settings every PGlite the loader opens runs with (WAL size, shared_buffers)
+    startParams: PGLITE_START_PARAMS,
+    fsBundle: await pgliteFsBundle(),
+  });
+  return { db, state: await templateState(pgliteResetSession(db)) };
+}
+
+/**
+ * The clone as one test sees it: after the test, every call through it throws, so that work a
+ * test left running cannot reach the next test's database; closing it closes the clone for good.
+ */
+function leaseOf(db: PGlite): { handle: PGlite; revoke(): void } {
+  let revoked = false;
+  const handle = new Proxy(db, {
+    get(target, property) {
+      if (revoked) throw new Error('this test database was given back after its test ended');
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return {
+    handle,
+    revoke() {
+      revoked = true;
+    },
+  };
+}
+
+async function reusedPgliteClone(clone: PgliteClone): Promise<boolean> {
+  if (clone.db.closed || idlePgliteClones.length >= 2) return false;
+  const session = pgliteResetSession(clone.db);
+  try {
+    // one session for everything: a transaction a test left open, then temporary tables,
+    // prepared statements, advisory locks and SET values
+    await clone.db.exec('DISCARD ALL').catch(async () => {
+      await clone.db.exec('ROLLBACK');
+      await clone.db.exec('DISCARD ALL');
+    });
+    return await resetToTemplate(session, clone.state);
+  } catch {
+    return false;
+  }
+}
+
 const pgliteTarget: TestTarget = {
   kind: 'pglite',
   async create() {
-    const clone = await PGlite.create({
-      loadDataDir: await migratedPgliteDump(),
-      parsers: PGLITE_PARSERS,
-      // the settings every PGlite the loader opens runs with (WAL size, shared_buffers)
-      startParams: PGLITE_START_PARAMS,
-      fsBundle: await pgliteFsBundle(),
-    });
+    const idle = idlePgliteClones.pop();
+    const clone = idle ?? (await newPgliteClone());
+    const lease = leaseOf(clone.db);
+    const db = lease.handle;
     const loaders: OrderLoader[] = [];
-    const makeEngine = () => createPostgresEngine(pgliteConnectorFor(clone));
+    const makeEngine = () => createPostgresEngine(pgliteConnectorFor(db));
     let closed = false;
     return {
       kind: 'pglite',
       url: null,
       env: {},
+      reused: idle !== undefined,
       async sql<R>(text: string, params?: unknown[]) {
-        return (await clone.query<R>(text, params, { parsers: PGLITE_PARSERS })).rows;
+        return (await db.query<R>(text, params, { parsers: PGLITE_PARSERS })).rows;
       },
       async open() {
         const logs = memoryLogger();
@@ -126,10 +197,12 @@ const pgliteTarget: TestTarget = {
         loaders.push(loader);
         return { loader, logs };
       },
-      async dispose() {
+      async dispose(options) {
         if (closed) return;
         closed = true;
-        await clone.close();
+        lease.revoke();
+        if (options?.reuse === true && (await reusedPgliteClone(clone))) idlePgliteClones.push(clone);
+        else if (!clone.db.closed) await clone.db.close();
       },
     };
   },
@@ -137,13 +210,58 @@ const pgliteTarget: TestTarget = {
 
 let dbCounter = 0;
 
+/** A server database made from the template, with the state its reset returns it to. */
+interface PgDatabase {
+  name: string;
+  url: string;
+  state: TemplateState;
+}
+
+/** Server databases waiting for the next test of this worker. */
+const idlePgDatabases: PgDatabase[] = [];
+
+function pgResetSession(client: pg.Client): ResetSession {
+  return {
+    async query<R>(text: string) {
+      return (await client.query(text)).rows as R[];
+    },
+  };
+}
+
+async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
+  if (idlePgDatabases.length >= 2) return false;
+  try {
+    return await withAdmin(database.url, async (client) => {
+      // the loaders' sessions are closed; the server may take a moment to see them go
+      for (let wait = 0; ; wait++) {
+        const { rows } = await client.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
+        if (rows[0]?.n === 0) break;
+        if (wait === 20) return false;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await client.query("SET lock_timeout = '2s'");
+      return await resetToTemplate(pgResetSession(client), database.state);
+    });
+  } catch {
+    return false;
+  }
+}
+
 function pgTarget(adminUrl: string): TestTarget {
   return {
     kind: 'postgres',
     async create() {
-      // named with the run's tag: the global teardown drops what a killed worker left
-      const name = `order_loader_t_${inject('testRunTag')}_${process.pid}_${++dbCounter}`;
-      const dbUrl = await createDatabase(adminUrl, name, { template: PG_TEMPLATE_DB });
+      const idle = idlePgDatabases.pop();
+      let database = idle;
+      if (database === undefined) {
+        // named with the run's tag: the global teardown drops what a killed worker left
+        const name = `order_loader_t_${inject('testRunTag')}_${process.pid}_${++dbCounter}`;
+        const url = await createDatabase(adminUrl, name, { template: PG_TEMPLATE_DB });
+        database = { name, url, state: await withAdmin(url, (client) => templateState(pgResetSession(client))) };
+      }
+      const { name, url: dbUrl } = database;
       const direct = new pg.Pool({ connectionString: dbUrl, max: 2 });
       direct.on('error', () => {});
       const loaders: OrderLoader[] = [];
@@ -154,22 +272,28 @@ function pgTarget(adminUrl: string): TestTarget {
         loaders.push(loader);
         return { loader, logs };
       };
+      let closed = false;
       return {
         kind: 'postgres',
         url: dbUrl,
         env: {},
+        reused: idle !== undefined,
         async sql<R>(text: string, params?: unknown[]) {
           const result = await direct.query({ text, values: params, types: { getTypeParser: numericIds } });
           return result.rows as R[];
         },
         open: (options) => openLoader(options),
         openWith: (wrap, options) => openLoader(options, wrap),
-        async dispose() {
-          for (const l of loaders) await l.close().catch(() => undefined);
+        async dispose(options) {
+          if (closed) return;
+          closed = true;
+          let reuse = options?.reuse === true;
+          for (const l of loaders) await l.close().catch(() => (reuse = false));
           try {
             await direct.end();
           } finally {
-            await dropDatabase(adminUrl, name); // WITH (FORCE): also when a connection is left
+            if (reuse && (await reusedPgDatabase(database))) idlePgDatabases.push(database);
+            else await dropDatabase(adminUrl, name); // WITH (FORCE): also when a connection is left
           }
         },
       };
@@ -202,6 +326,7 @@ const oracleTarget: TestTarget = {
       kind: 'oracle',
       url: target.db,
       env: target.env,
+      reused: false,
       async sql<R>(text: string, params?: unknown[]) {
         return oracleQuery<R>(target.db, target.env, text, params ?? []);
       },

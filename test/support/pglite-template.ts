@@ -5,8 +5,10 @@
  * outside the test workers.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built bin: without it the CLI tests skip themselves and no migrated folder is made. */
@@ -20,13 +22,47 @@ export function pgliteTemplatePaths(root: string): { template: string; failure: 
   };
 }
 
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Every file under `dir` (sorted), for a content hash. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/**
+ * Where a migrated folder made by an earlier run waits, named after everything that decides
+ * its content: PGlite's version (its initdb), the PostgreSQL migrations, and the built engine
+ * code that opens and migrates a folder. A change to any of them makes a new one.
+ */
+function cachedTemplatePath(): string {
+  const hash = createHash('sha256');
+  // the package's version and its initdb (package.json is not among its exports)
+  const pgliteData = createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.data');
+  hash.update(readFileSync(join(dirname(pgliteData), '..', 'package.json')));
+  for (const file of [...filesUnder(join(REPO_ROOT, 'sql/postgres')), ...filesUnder(join(REPO_ROOT, 'dist/src/engine'))]) {
+    hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
+  }
+  return join(REPO_ROOT, 'node_modules/.cache/order-loader-tests', `pglite-migrated-${hash.digest('hex').slice(0, 16)}`);
+}
+
 /**
  * Start making it: `status` on a new folder migrates it as any command's first open does, and
- * records no run. Returns the teardown's stop (it waits for the child to end).
+ * records no run; the result is kept in node_modules/.cache for the next run, which copies it
+ * instead (PGlite's initdb and the migrations: about 7 s at the start of every run, while the
+ * first tests wait for it). Returns the teardown's stop (it waits for the child to end).
  */
 export function startMigratedPglite(root: string): () => Promise<void> {
   if (!existsSync(CLI)) return async () => undefined; // not built: the CLI tests skip themselves
   const { template, failure, building } = pgliteTemplatePaths(root);
+  const cached = cachedTemplatePath();
+  if (existsSync(cached)) {
+    cpSync(cached, building, { recursive: true });
+    renameSync(building, template);
+    return async () => undefined;
+  }
   // --liftoff-only: see vitest.config.ts (a new folder's initdb and migrations: 5.6 s of CPU instead of 6.7 s)
   const child = spawn(process.execPath, ['--liftoff-only', CLI, 'status', '--db', `pglite:${building}`, '--log-level', 'warn'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
@@ -38,8 +74,10 @@ export function startMigratedPglite(root: string): () => Promise<void> {
   const exited = new Promise<void>((resolve) => {
     child.on('exit', (code, signal) => {
       if (!stopped) {
-        if (code === 0) renameSync(building, template);
-        else writeFileSync(failure, `status on a new PGlite folder: exit ${String(code ?? signal)}\n${stderr}`);
+        if (code === 0) {
+          renameSync(building, template);
+          keepForNextRun(template, cached);
+        } else writeFileSync(failure, `status on a new PGlite folder: exit ${String(code ?? signal)}\n${stderr}`);
       }
       resolve();
     });
@@ -49,4 +87,22 @@ export function startMigratedPglite(root: string): () => Promise<void> {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
+}
+
+/** Copy a migrated folder into the cache under a temporary name, then rename: a half copy is never used. */
+function keepForNextRun(template: string, cached: string): void {
+  const partial = `${cached}.${process.pid}.partial`;
+  try {
+    mkdirSync(join(cached, '..'), { recursive: true });
+    cpSync(template, partial, { recursive: true });
+    renameSync(partial, cached);
+    // folders of older code, made more than an hour ago (a run still copying one started since)
+    const cache = join(cached, '..');
+    for (const name of readdirSync(cache)) {
+      const other = join(cache, name);
+      if (other !== cached && Date.now() - statSync(other).mtimeMs > 3600_000) rmSync(other, { recursive: true, force: true });
+    }
+  } catch {
+    rmSync(partial, { recursive: true, force: true }); // another run kept it first, or no room: the next run makes it again
+  }
 }

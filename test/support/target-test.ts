@@ -1,7 +1,7 @@
 /**
  * One test per database target: `forEachTarget` repeats a block of tests for every target of this
  * environment (see testTargets), and `targetTest` gives each test a fresh database (`db`), made
- * on first use and disposed when the test ends, passed or failed.
+ * on first use (or reset from the previous passed test's) and disposed when the test ends.
  *
  *   forEachTarget('load on $kind', () => {
  *     targetTest('…', async ({ db, target }) => { … });
@@ -17,9 +17,10 @@ const noTarget: TestTarget = {
   },
 };
 
-export const targetTest = test.extend('target', noTarget).extend('db', async ({ target }, { onCleanup }) => {
+export const targetTest = test.extend('target', noTarget).extend('db', async ({ target, task }, { onCleanup }) => {
   const db = await target.create();
-  onCleanup(() => db.dispose());
+  // a passed test gives its database back for the next one (test/support/database-reuse.ts)
+  onCleanup(() => db.dispose({ reuse: task.result?.state !== 'fail' }));
   return db;
 });
 
