@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgliteConnector, pgliteConnectorFor, PGLITE_START_PARAMS } from '../../src/engine/postgres/pglite-connector.js';
-import { tempDir } from '../support/files.js';
+import { migratedPgliteDump } from '../support/databases.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 describe('PGlite data folder settings', () => {
   it('caps the WAL kept in the folder and the shared buffers held in memory', async () => {
-    const connector = await createPgliteConnector(tempDir());
+    // a migrated folder: the settings are those of every open, not only of a new folder's first
+    const connector = await createPgliteConnector((await migratedPgliteDb()).dataDir);
     try {
       const lease = await connector.acquire();
       try {
@@ -26,7 +28,7 @@ describe('PGlite data folder settings', () => {
   it('checkpoints between transactions once enough WAL was written (single-user mode never does on its own)', async () => {
     // the same work with the checkpoint threshold at 1 MB and, as the control, never
     const checkpoints = async (thresholdBytes: number) => {
-      const db = await PGlite.create({ startParams: PGLITE_START_PARAMS });
+      const db = await PGlite.create({ loadDataDir: await migratedPgliteDump(), startParams: PGLITE_START_PARAMS });
       const connector = pgliteConnectorFor(db, thresholdBytes);
       const redo = async () => (await db.query<{ lsn: string }>('SELECT redo_lsn::text AS lsn FROM pg_control_checkpoint()')).rows[0]?.lsn;
       try {

@@ -75,7 +75,7 @@ let pgliteTemplate: Promise<Blob> | undefined;
  * built (opening it costs about 1.5 s of CPU; a new database's initdb about 7 s), else a new
  * in-memory database; migrated here either way, so that a stale build cannot leave it behind.
  */
-async function migratedPgliteDump(): Promise<Blob> {
+export async function migratedPgliteDump(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
     let folder: string | null = null;
     if (existsSync(CLI)) {
