@@ -10,7 +10,7 @@ import { createServer, connect, type Server, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir } from '../support/files.js';
-import { CLEAN_ENV, CLI as cli, REPO_ROOT } from '../support/cli-run.js';
+import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI as cli, REPO_ROOT } from '../support/cli-run.js';
 import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { humanLines } from '../support/cli-output.js';
 import { sleep } from '../../src/sleep.js';
@@ -21,7 +21,7 @@ const SECRET = 'pw-Kq7-not-in-any-log';
 function runCliAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
+    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, cli, ...args], {
       cwd: REPO_ROOT,
       env: { ...CLEAN_ENV, ORDER_LOADER_DB_PASSWORD: SECRET },
     });

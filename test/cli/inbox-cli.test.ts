@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { OrderLoader } from '../../src/loader.js';
-import { CLEAN_ENV, CLI, REPO_ROOT, runCli, type CliResult } from '../support/cli-run.js';
+import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI, REPO_ROOT, runCli, type CliResult } from '../support/cli-run.js';
 import { serverPgTarget } from '../support/databases.js';
 import { HEADER, tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
@@ -59,7 +59,7 @@ async function stagings(url: string): Promise<string[]> {
 }
 
 function startCli(args: string[], env: Record<string, string>): { done: Promise<CliResult>; stderr: () => string } {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...CLEAN_ENV, ...env } });
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, CLI, ...args], { cwd: REPO_ROOT, env: { ...CLEAN_ENV, ...env } });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

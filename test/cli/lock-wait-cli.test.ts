@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { orderFile } from '../support/files.js';
+import { CHILD_NODE_FLAGS } from '../support/cli-run.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -65,7 +66,7 @@ describe.skipIf(!existsSync(cli) || server === null)('a load blocked on a held r
   function startLoad(lockWait: string): { exit: Promise<number | null>; stderr: () => string } {
     const c = spawn(
       process.execPath,
-      [cli, 'load', orderFile(rows(30, '2000')), '--db', db.url!, '--row-lock-wait', lockWait, '--log-level', 'warn'],
+      [...CHILD_NODE_FLAGS, cli, 'load', orderFile(rows(30, '2000')), '--db', db.url!, '--row-lock-wait', lockWait, '--log-level', 'warn'],
       { cwd: root, env },
     );
     child = c;

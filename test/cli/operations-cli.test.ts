@@ -4,7 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
+import { CHILD_NODE_FLAGS, CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
 
 const run = (args: string[]) => runCli([...args, '--log-level', 'warn']);
 
@@ -131,7 +131,7 @@ describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench 
     const before = await schemas();
     const child = spawn(
       process.execPath,
-      [cli, 'bench', '--db', pgUrl!, '--rows', '200000', '--chunk-sizes', '500', '--log-level', 'info'],
+      [...CHILD_NODE_FLAGS, cli, 'bench', '--db', pgUrl!, '--rows', '200000', '--chunk-sizes', '500', '--log-level', 'info'],
       { cwd: root, env },
     );
     let stderr = '';
@@ -191,7 +191,7 @@ describe.skipIf(!existsSync(cli))('errors (built CLI, embedded PGlite): every re
         'bash',
         [
           '-c',
-          `"${process.execPath}" "${cli}" errors --format ${format} --db "${db}" --log-level warn | head -c 100 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`,
+          `"${process.execPath}" ${CHILD_NODE_FLAGS.join(' ')} "${cli}" errors --format ${format} --db "${db}" --log-level warn | head -c 100 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`,
         ],
         {
           cwd: root,

@@ -12,7 +12,7 @@ import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { humanLines } from '../support/cli-output.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
-import { CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
+import { CHILD_NODE_FLAGS, CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
 
 /** Every PostgreSQL migration, in the order a fresh database applies them. */
 const ALL_MIGRATIONS = listMigrations('postgres').map((m) => m.name);
@@ -169,6 +169,7 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
     const child = spawn(
       process.execPath,
       [
+        ...CHILD_NODE_FLAGS,
         cli,
         'bench',
         '--db',

@@ -14,7 +14,7 @@ describe('PGlite data folder settings', () => {
         const show = async (name: string) => (await lease.session.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name];
         expect(await show('max_wal_size')).toBe('64MB');
         expect(await show('min_wal_size')).toBe('32MB');
-        expect(await show('shared_buffers')).toBe('64MB');
+        expect(await show('shared_buffers')).toBe('16MB');
         // PGlite's own parameters are kept
         expect(await show('max_worker_processes')).toBe('0');
       } finally {

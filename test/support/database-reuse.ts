@@ -1,6 +1,6 @@
 /**
  * Giving a test database back for the next test instead of making a new one: a PGlite clone
- * costs about 0.6–1 s of CPU to load (its WebAssembly heap, the 64MB of shared_buffers zeroed,
+ * costs about 0.6–1 s of CPU to load (its WebAssembly heap, its shared_buffers zeroed,
  * the data folder unpacked), a server database about 0.35 s to create and drop; emptying one
  * costs a few milliseconds. Measured on `npm test` (2 cores): 92 PGlite loads took 91 s of the
  * workers' time.

@@ -37,7 +37,7 @@ function filesUnder(dir: string): string[] {
  * its content: PGlite's version (its initdb), the PostgreSQL migrations, and the built engine
  * code that opens and migrates a folder. A change to any of them makes a new one.
  */
-function cachedTemplatePath(): string {
+export function cachedTemplatePath(): string {
   const hash = createHash('sha256');
   // the package's version and its initdb (package.json is not among its exports)
   const pgliteData = createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.data');
@@ -87,6 +87,29 @@ export function startMigratedPglite(root: string): () => Promise<void> {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
   };
+}
+
+/**
+ * Where the dump the integration tests load their databases from (test/support/databases.ts)
+ * waits for the next run: the migrated folder's, keyed further by the engine source that
+ * migrates and dumps it in the test workers.
+ */
+export function cachedTemplateDumpPath(): string {
+  const hash = createHash('sha256');
+  for (const file of filesUnder(join(REPO_ROOT, 'src/engine'))) hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
+  return `${cachedTemplatePath()}.${hash.digest('hex').slice(0, 16)}.tar`;
+}
+
+/** Write `bytes` to `path` through a temporary name: a reader never sees half of it. */
+export function keepFileForNextRun(path: string, bytes: Uint8Array): void {
+  const partial = `${path}.${process.pid}.partial`;
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(partial, bytes);
+    renameSync(partial, path);
+  } catch {
+    rmSync(partial, { force: true }); // no room: the next run makes it again
+  }
 }
 
 /** Copy a migrated folder into the cache under a temporary name, then rename: a half copy is never used. */

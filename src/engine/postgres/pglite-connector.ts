@@ -54,8 +54,11 @@ export async function createPgliteConnector(dataDir: string | null, lock?: Folde
  * - max_wal_size 64MB, min_wal_size 32MB: with PostgreSQL's 1GB, a load kept up to 1 GB of WAL
  *   segments in the data folder (100k rows: pg_wal 129 → 65 MB; a 1M-row folder was 1.6 GB);
  *   PGlite runs with fsync off, so the more frequent checkpoints cost little;
- * - shared_buffers 64MB (PGlite: 128MB): the buffers live in PGlite's WebAssembly memory, which
- *   never shrinks; at 32MB the peak RSS of a 100k-row load was 312 MB instead of 450 MB.
+ * - shared_buffers 16MB (PGlite: 128MB): the buffers live in PGlite's WebAssembly memory, which
+ *   never shrinks, and every open zeroes them (fresh pages): at 64MB an open cost about 0.2 s of
+ *   CPU more than at 16MB (0.42 against 0.22 s). A 1M-row load into a folder took the same time
+ *   within noise (16MB: 67.7 and 69.3 s, 64MB: 65.0 and 68.2 s, alternating) with a peak RSS of
+ *   367–378 MB instead of 396–411 MB (bench/RESULTS.md, run 12).
  */
 export const PGLITE_START_PARAMS = [
   ...PGlite.defaultStartParams,
@@ -64,7 +67,7 @@ export const PGLITE_START_PARAMS = [
   '-c',
   'min_wal_size=32MB',
   '-c',
-  'shared_buffers=64MB',
+  'shared_buffers=16MB',
 ];
 
 /** bigint → number (our ids stay far below 2^53), date → 'YYYY-MM-DD' text; numeric stays text. */
