@@ -55,11 +55,13 @@ forEachTarget('load --dry-run on $kind', (target) => {
 
     // `stage --dry-run` exits as a stage does (rejected lines count, broken rules are found later)
     const other = await target.create();
+    let passed = false;
     try {
       const staged = await (await other.open()).loader.stage([path], { batchSize: 3 });
       expect(dryRunExitCode([dry], 'stage')).toBe(staged.exitCode);
+      passed = true;
     } finally {
-      await other.dispose({ reuse: true });
+      await other.dispose({ reuse: passed });
     }
 
     expect(real.process.mergeErrors).toBe(0); // the corpus holds nothing the database itself refuses

@@ -3,11 +3,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgliteConnector, pgliteConnectorFor, PGLITE_START_PARAMS } from '../../src/engine/postgres/pglite-connector.js';
 import { migratedPgliteDump } from '../support/databases.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { existsSync } from 'node:fs';
+import { CLI } from '../support/pglite-template.js';
+import { tempDir } from '../support/files.js';
 
 describe('PGlite data folder settings', () => {
   it('caps the WAL kept in the folder and the shared buffers held in memory', async () => {
-    // a migrated folder: the settings are those of every open, not only of a new folder's first
-    const connector = await createPgliteConnector((await migratedPgliteDb()).dataDir);
+    // a migrated folder (made by the built CLI; unbuilt, a new one): the settings are those of
+    // every open, not only of a new folder's first
+    const connector = await createPgliteConnector(existsSync(CLI) ? (await migratedPgliteDb()).dataDir : tempDir());
     try {
       const lease = await connector.acquire();
       try {

@@ -24,7 +24,7 @@ import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTestTarget, withOracleConnection } from './oracle-target.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
-import { cachedTemplateDumpPath, CLI, keepFileForNextRun } from './pglite-template.js';
+import { cachedTemplateDumpPath, CLI, keepFileForNextRun, usedNow } from './pglite-template.js';
 
 /**
  * The migrated template database, named after the migrations it holds: concurrent test runs
@@ -79,7 +79,14 @@ let pgliteTemplate: Promise<Blob> | undefined;
 export async function migratedPgliteDump(): Promise<Blob> {
   pgliteTemplate ??= (async () => {
     const cached = existsSync(CLI) ? cachedTemplateDumpPath() : null;
-    if (cached !== null && existsSync(cached)) return new Blob([readFileSync(cached)]);
+    if (cached !== null && existsSync(cached)) {
+      try {
+        usedNow(cached);
+        return new Blob([readFileSync(cached)]);
+      } catch {
+        // pruned by another run meanwhile: made again below
+      }
+    }
     let folder: string | null = null;
     if (existsSync(CLI)) {
       // not imported at the top: the global setup imports this module, outside any test worker
@@ -167,6 +174,8 @@ async function reusedPgliteClone(clone: PgliteClone): Promise<boolean> {
       await clone.db.exec('ROLLBACK');
       await clone.db.exec('DISCARD ALL');
     });
+    // single-user PGlite never checkpoints on its own: without it the WAL of every test piles up
+    await clone.db.exec('CHECKPOINT');
     return await resetToTemplate(session, clone.state);
   } catch {
     return false;
@@ -220,7 +229,8 @@ let dbCounter = 0;
 interface PgDatabase {
   name: string;
   url: string;
-  state: TemplateState;
+  /** null: never reused (the reset needs a superuser: pg_statistic, pg_stat_reset). */
+  state: TemplateState | null;
 }
 
 /** Server databases waiting for the next test of this worker. */
@@ -235,7 +245,8 @@ function pgResetSession(client: pg.Client): ResetSession {
 }
 
 async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
-  if (idlePgDatabases.length >= 2) return false;
+  const state = database.state;
+  if (state === null || idlePgDatabases.length >= 2) return false;
   try {
     return await withAdmin(database.url, async (client) => {
       // the loaders' sessions are closed; the server may take a moment to see them go
@@ -248,7 +259,7 @@ async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
       await client.query("SET lock_timeout = '2s'");
-      return await resetToTemplate(pgResetSession(client), database.state);
+      return await resetToTemplate(pgResetSession(client), state);
     });
   } catch {
     return false;
@@ -265,7 +276,8 @@ function pgTarget(adminUrl: string): TestTarget {
         // named with the run's tag: the global teardown drops what a killed worker left
         const name = `order_loader_t_${inject('testRunTag')}_${process.pid}_${++dbCounter}`;
         const url = await createDatabase(adminUrl, name, { template: PG_TEMPLATE_DB });
-        database = { name, url, state: await withAdmin(url, (client) => templateState(pgResetSession(client))) };
+        const state = await withAdmin(url, (client) => templateState(pgResetSession(client))).catch(() => null);
+        database = { name, url, state };
       }
       const { name, url: dbUrl } = database;
       const direct = new pg.Pool({ connectionString: dbUrl, max: 2 });

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +42,10 @@ export function cachedTemplatePath(): string {
   // the package's version and its initdb (package.json is not among its exports)
   const pgliteData = createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.data');
   hash.update(readFileSync(join(dirname(pgliteData), '..', 'package.json')));
-  for (const file of [...filesUnder(join(REPO_ROOT, 'sql/postgres')), ...filesUnder(join(REPO_ROOT, 'dist/src/engine'))]) {
+  const files = [...filesUnder(join(REPO_ROOT, 'sql/postgres')), ...filesUnder(join(REPO_ROOT, 'dist/src/engine'))];
+  // which files are migrations, and the code that makes the folder here
+  files.push(join(REPO_ROOT, 'dist/src/sql-files.js'), fileURLToPath(import.meta.url));
+  for (const file of files) {
     hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
   }
   return join(REPO_ROOT, 'node_modules/.cache/order-loader-tests', `pglite-migrated-${hash.digest('hex').slice(0, 16)}`);
@@ -59,9 +62,14 @@ export function startMigratedPglite(root: string): () => Promise<void> {
   const { template, failure, building } = pgliteTemplatePaths(root);
   const cached = cachedTemplatePath();
   if (existsSync(cached)) {
-    cpSync(cached, building, { recursive: true });
-    renameSync(building, template);
-    return async () => undefined;
+    try {
+      usedNow(cached);
+      cpSync(cached, building, { recursive: true });
+      renameSync(building, template);
+      return async () => undefined;
+    } catch {
+      rmSync(building, { recursive: true, force: true }); // pruned by another run meanwhile: made again below
+    }
   }
   // --liftoff-only: see vitest.config.ts (a new folder's initdb and migrations: 5.6 s of CPU instead of 6.7 s)
   const child = spawn(process.execPath, ['--liftoff-only', CLI, 'status', '--db', `pglite:${building}`, '--log-level', 'warn'], {
@@ -91,13 +99,21 @@ export function startMigratedPglite(root: string): () => Promise<void> {
 
 /**
  * Where the dump the integration tests load their databases from (test/support/databases.ts)
- * waits for the next run: the migrated folder's, keyed further by the engine source that
- * migrates and dumps it in the test workers.
+ * waits for the next run: the migrated folder's, keyed further by the source that migrates and
+ * dumps it in the test workers (the loader's source and the test support code).
  */
 export function cachedTemplateDumpPath(): string {
   const hash = createHash('sha256');
-  for (const file of filesUnder(join(REPO_ROOT, 'src/engine'))) hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
+  for (const file of [...filesUnder(join(REPO_ROOT, 'src')), ...filesUnder(join(REPO_ROOT, 'test/support'))]) {
+    hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
+  }
   return `${cachedTemplatePath()}.${hash.digest('hex').slice(0, 16)}.tar`;
+}
+
+/** Mark a cache entry used now: entries unused for an hour are pruned (keepForNextRun). */
+export function usedNow(path: string): void {
+  const now = new Date();
+  utimesSync(path, now, now);
 }
 
 /** Write `bytes` to `path` through a temporary name: a reader never sees half of it. */
@@ -119,7 +135,7 @@ function keepForNextRun(template: string, cached: string): void {
     mkdirSync(join(cached, '..'), { recursive: true });
     cpSync(template, partial, { recursive: true });
     renameSync(partial, cached);
-    // folders of older code, made more than an hour ago (a run still copying one started since)
+    // entries of older code, unused for an hour (a run that uses one marks it: usedNow)
     const cache = join(cached, '..');
     for (const name of readdirSync(cache)) {
       const other = join(cache, name);
