@@ -29,7 +29,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const runTag = Date.now().toString(36);
   project.provide('testTempRoot', tempRoot);
   project.provide('testRunTag', runTag);
-  const stopPglite = startMigratedPglite(tempRoot);
+  let stopPglite: () => Promise<void>;
+  try {
+    stopPglite = startMigratedPglite(tempRoot);
+  } catch (error) {
+    rmSync(tempRoot, { recursive: true, force: true });
+    throw error;
+  }
   const adminUrl = process.env.ORDER_LOADER_TEST_PG;
   const teardown = async () => {
     await stopPglite();
