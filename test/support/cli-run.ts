@@ -13,17 +13,11 @@ import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCli as runCommandLine } from '../../src/cli/run-cli.js';
+import { CHILD_NODE_FLAGS, CLI } from './pglite-template.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = `${REPO_ROOT}dist/src/cli.js`;
 export const CLEAN_ENV: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-/**
- * node's flags for a child running the bin: V8 compiles PGlite's WebAssembly with its baseline
- * compiler only, as in the test workers (vitest.config.ts). A short command otherwise spends
- * CPU re-optimizing postgres that it never uses: `status` on a migrated folder took 2.0 s of
- * CPU instead of 1.1 s. Only how V8 compiles changes, not what runs.
- */
-export const CHILD_NODE_FLAGS = ['--liftoff-only'];
+export { CHILD_NODE_FLAGS, CLI } from './pglite-template.js';
 
 export interface CliResult {
   code: number | null;

@@ -7,7 +7,7 @@
  *  - Oracle when ORDER_LOADER_TEST_ORACLE is set, under npm run test:oracle only: the schema
  *    reset before each test.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -24,7 +24,7 @@ import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTestTarget, withOracleConnection } from './oracle-target.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
-import { cachedTemplateDumpPath, CLI, keepFileForNextRun, usedNow } from './pglite-template.js';
+import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
 
 /**
  * The migrated template database, named after the migrations it holds: concurrent test runs
@@ -105,7 +105,10 @@ export async function migratedPgliteDump(): Promise<Blob> {
       for (const statement of ['DROP DATABASE template0', 'DROP DATABASE template1', 'CHECKPOINT']) await db.exec(statement);
       const dump = await db.dumpDataDir('none');
       // the next run's workers load it from the cache instead (about 2 s of CPU each)
-      if (cached !== null) keepFileForNextRun(cached, new Uint8Array(await dump.arrayBuffer()));
+      if (cached !== null) {
+        const bytes = new Uint8Array(await dump.arrayBuffer());
+        keepForNextRun(cached, (partial) => writeFileSync(partial, bytes));
+      }
       return dump;
     } finally {
       await db.close();

@@ -11,6 +11,15 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * node's flags for a child running the bin: V8 compiles PGlite's WebAssembly with its baseline
+ * compiler only, as in the test workers (vitest.config.ts). A short command otherwise spends
+ * CPU re-optimizing postgres that it never uses: `status` on a migrated folder took 2.0 s of
+ * CPU instead of 1.1 s; a new folder's initdb and migrations 5.6 s instead of 6.7 s. Only how V8
+ * compiles changes, not what runs.
+ */
+export const CHILD_NODE_FLAGS = ['--liftoff-only'];
+
 /** The built bin: without it the CLI tests skip themselves and no migrated folder is made. */
 export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
@@ -32,23 +41,32 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
+/** The first 16 hex digits of a hash of these files' names (from the repository root) and contents. */
+function hashOfFiles(files: string[], start = ''): string {
+  const hash = createHash('sha256').update(start);
+  for (const file of files) hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
+  return hash.digest('hex').slice(0, 16);
+}
+
+const CACHE = join(REPO_ROOT, 'node_modules/.cache/order-loader-tests');
+
 /**
  * Where a migrated folder made by an earlier run waits, named after everything that decides
  * its content: PGlite's version (its initdb), the PostgreSQL migrations, and the built engine
  * code that opens and migrates a folder. A change to any of them makes a new one.
  */
 export function cachedTemplatePath(): string {
-  const hash = createHash('sha256');
   // the package's version and its initdb (package.json is not among its exports)
   const pgliteData = createRequire(import.meta.url).resolve('@electric-sql/pglite/pglite.data');
-  hash.update(readFileSync(join(dirname(pgliteData), '..', 'package.json')));
-  const files = [...filesUnder(join(REPO_ROOT, 'sql/postgres')), ...filesUnder(join(REPO_ROOT, 'dist/src/engine'))];
-  // which files are migrations, and the code that makes the folder here
-  files.push(join(REPO_ROOT, 'dist/src/sql-files.js'), fileURLToPath(import.meta.url));
-  for (const file of files) {
-    hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
-  }
-  return join(REPO_ROOT, 'node_modules/.cache/order-loader-tests', `pglite-migrated-${hash.digest('hex').slice(0, 16)}`);
+  const files = [
+    join(dirname(pgliteData), '..', 'package.json'),
+    ...filesUnder(join(REPO_ROOT, 'sql/postgres')),
+    ...filesUnder(join(REPO_ROOT, 'dist/src/engine')),
+    // which files are migrations, and the code that makes the folder here
+    join(REPO_ROOT, 'dist/src/sql-files.js'),
+    fileURLToPath(import.meta.url),
+  ];
+  return join(CACHE, `pglite-migrated-${hashOfFiles(files)}`);
 }
 
 /**
@@ -71,8 +89,7 @@ export function startMigratedPglite(root: string): () => Promise<void> {
       rmSync(building, { recursive: true, force: true }); // pruned by another run meanwhile: made again below
     }
   }
-  // --liftoff-only: see vitest.config.ts (a new folder's initdb and migrations: 5.6 s of CPU instead of 6.7 s)
-  const child = spawn(process.execPath, ['--liftoff-only', CLI, 'status', '--db', `pglite:${building}`, '--log-level', 'warn'], {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, CLI, 'status', '--db', `pglite:${building}`, '--log-level', 'warn'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -84,7 +101,7 @@ export function startMigratedPglite(root: string): () => Promise<void> {
       if (!stopped) {
         if (code === 0) {
           renameSync(building, template);
-          keepForNextRun(template, cached);
+          keepForNextRun(cached, (partial) => cpSync(template, partial, { recursive: true }));
         } else writeFileSync(failure, `status on a new PGlite folder: exit ${String(code ?? signal)}\n${stderr}`);
       }
       resolve();
@@ -103,11 +120,7 @@ export function startMigratedPglite(root: string): () => Promise<void> {
  * dumps it in the test workers (the loader's source and the test support code).
  */
 export function cachedTemplateDumpPath(): string {
-  const hash = createHash('sha256');
-  for (const file of [...filesUnder(join(REPO_ROOT, 'src')), ...filesUnder(join(REPO_ROOT, 'test/support'))]) {
-    hash.update(relative(REPO_ROOT, file)).update(readFileSync(file));
-  }
-  return `${cachedTemplatePath()}.${hash.digest('hex').slice(0, 16)}.tar`;
+  return `${cachedTemplatePath()}.${hashOfFiles([...filesUnder(join(REPO_ROOT, 'src')), ...filesUnder(join(REPO_ROOT, 'test/support'))])}.tar`;
 }
 
 /** Mark a cache entry used now: entries unused for an hour are pruned (keepForNextRun). */
@@ -116,32 +129,23 @@ export function usedNow(path: string): void {
   utimesSync(path, now, now);
 }
 
-/** Write `bytes` to `path` through a temporary name: a reader never sees half of it. */
-export function keepFileForNextRun(path: string, bytes: Uint8Array): void {
+/**
+ * Put an entry into the cache: `write` makes it under a temporary name, then one rename, so a
+ * reader never sees half of it; then drop the entries of older code unused for an hour (a run
+ * that uses one marks it: usedNow). A failure (another run kept it first, no room) keeps nothing:
+ * the next run makes it again.
+ */
+export function keepForNextRun(path: string, write: (partial: string) => void): void {
   const partial = `${path}.${process.pid}.partial`;
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(partial, bytes);
+    mkdirSync(CACHE, { recursive: true });
+    write(partial);
     renameSync(partial, path);
-  } catch {
-    rmSync(partial, { force: true }); // no room: the next run makes it again
-  }
-}
-
-/** Copy a migrated folder into the cache under a temporary name, then rename: a half copy is never used. */
-function keepForNextRun(template: string, cached: string): void {
-  const partial = `${cached}.${process.pid}.partial`;
-  try {
-    mkdirSync(join(cached, '..'), { recursive: true });
-    cpSync(template, partial, { recursive: true });
-    renameSync(partial, cached);
-    // entries of older code, unused for an hour (a run that uses one marks it: usedNow)
-    const cache = join(cached, '..');
-    for (const name of readdirSync(cache)) {
-      const other = join(cache, name);
-      if (other !== cached && Date.now() - statSync(other).mtimeMs > 3600_000) rmSync(other, { recursive: true, force: true });
+    for (const name of readdirSync(CACHE)) {
+      const other = join(CACHE, name);
+      if (other !== path && Date.now() - statSync(other).mtimeMs > 3600_000) rmSync(other, { recursive: true, force: true });
     }
   } catch {
-    rmSync(partial, { recursive: true, force: true }); // another run kept it first, or no room: the next run makes it again
+    rmSync(partial, { recursive: true, force: true });
   }
 }
