@@ -19,9 +19,41 @@ export function databaseUrl(adminUrl: string, name: string): string {
   return url.toString();
 }
 
-/** Run `work` on one short-lived admin connection. */
-export async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
+/**
+ * Where admin statements go: a URL (one short-lived connection per call), or a kept admin
+ * connection (adminPool) for a caller that creates and drops many databases: each new server
+ * session costs the server a process and its first catalog reads.
+ */
+export type AdminServer = string | AdminPool;
+
+export interface AdminPool {
+  url: string;
+  pool: pg.Pool;
+}
+
+/** One admin connection kept between calls; an idle one does not keep the process alive. */
+export function adminPool(url: string): AdminPool {
+  const pool = new pg.Pool({ connectionString: url, max: 1, idleTimeoutMillis: 60_000, allowExitOnIdle: true });
+  pool.on('error', () => undefined); // an idle connection lost (a server restart): the next call connects again
+  return { url, pool };
+}
+
+/** Run `work` on one admin connection: a short-lived one for a URL, else the pool's. */
+export async function withAdmin<T>(admin: AdminServer, work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  if (typeof admin !== 'string') {
+    const pooled = await admin.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await work(pooled);
+    } catch (error) {
+      // a statement the server refused leaves the connection usable; anything else discards it
+      broken = error instanceof pg.DatabaseError ? undefined : error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      pooled.release(broken);
+    }
+  }
+  const client = new pg.Client({ connectionString: admin });
   client.on('error', () => undefined); // a server restart under a test: the query rejects anyway
   await client.connect();
   try {
@@ -39,20 +71,20 @@ export interface CreateDatabaseOptions {
 }
 
 /** Create a database; returns its URL. */
-export async function createDatabase(adminUrl: string, name: string, options: CreateDatabaseOptions = {}): Promise<string> {
+export async function createDatabase(admin: AdminServer, name: string, options: CreateDatabaseOptions = {}): Promise<string> {
   const db = checkedName(name);
   const template = options.template === undefined ? '' : ` TEMPLATE ${checkedName(options.template)}`;
-  await withAdmin(adminUrl, async (client) => {
+  await withAdmin(admin, async (client) => {
     if (options.replace === true) await client.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${db}${template}`);
   });
-  return databaseUrl(adminUrl, db);
+  return databaseUrl(typeof admin === 'string' ? admin : admin.url, db);
 }
 
 /** Drop a database, closing the sessions still on it. */
-export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+export async function dropDatabase(admin: AdminServer, name: string): Promise<void> {
   const db = checkedName(name);
-  await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
+  await withAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`));
 }
 
 /** Names of the databases that start with `prefix` (leftovers of killed runs). */

@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir } from '../support/files.js';
 import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI as cli, REPO_ROOT } from '../support/cli-run.js';
 import { serverPgTarget, type TestDatabase } from '../support/databases.js';
+import { TEST_PG_URL } from '../support/server-url.js';
 import { humanLines } from '../support/cli-output.js';
 import { sleep } from '../../src/sleep.js';
 
@@ -166,7 +167,7 @@ describe.skipIf(!existsSync(cli) || target === null)('--connect-timeout (built C
   });
 
   it('a database that does not exist is not waited on, whatever the timeout', async () => {
-    const real = new URL(process.env.ORDER_LOADER_TEST_PG ?? '');
+    const real = new URL(TEST_PG_URL ?? '');
     const log = join(tempDir(), 'load.log');
     const file = orderFile([['CW-5', '1', '2026-01-01', '10.00', 'EUR']]);
     const url = `postgres://postgres@${real.host}/order_loader_no_such_db`;

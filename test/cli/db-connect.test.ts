@@ -10,6 +10,7 @@ import { orderFile, tempDir } from '../support/files.js';
 import { PrivatePostgres, privatePostgresUnavailable } from '../survival/private-postgres.js';
 import { humanLines } from '../support/cli-output.js';
 import { CLI as cli, runCli, spawnCli } from '../support/cli-run.js';
+import { TEST_PG_URL } from '../support/server-url.js';
 
 const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 30_000, killSignal: 'SIGKILL' });
 /** The bin as a child process: whether the process ends is the question. */
@@ -115,8 +116,8 @@ describe.skipIf(!existsSync(cli))('a server that cannot be reached', () => {
   });
 });
 
-const serverUrl = process.env.ORDER_LOADER_TEST_PG;
-describe.skipIf(!existsSync(cli) || serverUrl === undefined)('the local PostgreSQL server: names in the message', () => {
+const serverUrl = TEST_PG_URL;
+describe.skipIf(!existsSync(cli) || serverUrl === null)('the local PostgreSQL server: names in the message', () => {
   const place = new URL(serverUrl ?? 'postgres://postgres@127.0.0.1:5432/test');
   const hostPort = `${place.hostname}:${place.port || '5432'}`;
   it('a database that does not exist is named, and not created', async () => {

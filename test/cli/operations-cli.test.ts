@@ -4,6 +4,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { TEST_PG_URL } from '../support/server-url.js';
 import { CHILD_NODE_FLAGS, CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
 
 const run = (args: string[]) => runCli([...args, '--log-level', 'warn']);
@@ -79,10 +80,10 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
   });
 });
 
-const pgUrl = process.env.ORDER_LOADER_TEST_PG;
-describe.skipIf(!existsSync(cli) || pgUrl === undefined || pgUrl === '')('bench (built CLI, server PostgreSQL)', () => {
+const pgUrl = TEST_PG_URL;
+describe.skipIf(!existsSync(cli) || pgUrl === null)('bench (built CLI, server PostgreSQL)', () => {
   const schemas = async () => {
-    const client = new pg.Client({ connectionString: pgUrl });
+    const client = new pg.Client({ connectionString: pgUrl ?? undefined });
     await client.connect();
     try {
       return (await client.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'order\\_loader\\_bench\\_%'"))

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { TEST_PG_URL } from '../support/server-url.js';
 import { humanLines } from '../support/cli-output.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
@@ -17,7 +18,7 @@ import { CHILD_NODE_FLAGS, CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runC
 /** Every PostgreSQL migration, in the order a fresh database applies them. */
 const ALL_MIGRATIONS = listMigrations('postgres').map((m) => m.name);
 
-const pgUrl = process.env.ORDER_LOADER_TEST_PG;
+const pgUrl = TEST_PG_URL;
 
 const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(args, { env: extraEnv });
 
@@ -38,7 +39,7 @@ const targets: Array<{ kind: string; create(): Promise<CliDb>; migrated(): Promi
     migrated: async () => ({ url: (await migratedPgliteDb()).url, dispose: async () => {} }),
   },
 ];
-if (pgUrl !== undefined && pgUrl !== '') {
+if (pgUrl !== null) {
   let n = 0;
   const create = async () => {
     const name = `order_loader_cli_${process.pid}_${Date.now().toString(36)}_${++n}`;

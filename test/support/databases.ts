@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { createDatabase, dropDatabase, withAdmin } from '../../bench/pg-admin.js';
+import { adminPool, createDatabase, dropDatabase, type AdminPool } from '../../bench/pg-admin.js';
 import { resetToTemplate, templateState, type ResetSession, type TemplateState } from './database-reuse.js';
 import { createHash } from 'node:crypto';
 import { listMigrations } from '../../src/sql-files.js';
@@ -25,6 +25,7 @@ import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTestTarget, withOracleConnection } from './oracle-target.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
 import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
+import { TEST_PG_URL } from './server-url.js';
 
 /**
  * The migrated template database, named after the migrations it holds: concurrent test runs
@@ -232,6 +233,8 @@ let dbCounter = 0;
 interface PgDatabase {
   name: string;
   url: string;
+  /** The connections of the tests' own statements (db.sql): they stay with the database while it is reused. */
+  direct: pg.Pool;
   /** null: never reused (the reset needs a superuser: pg_statistic, pg_stat_reset). */
   state: TemplateState | null;
 }
@@ -239,37 +242,71 @@ interface PgDatabase {
 /** Server databases waiting for the next test of this worker. */
 const idlePgDatabases: PgDatabase[] = [];
 
-function pgResetSession(client: pg.Client): ResetSession {
+/**
+ * One admin connection per worker and server for CREATE and DROP DATABASE: with one new
+ * connection for each, and new ones for each database's own statements and reset, a server
+ * test cost about five server processes (501 in one `npm test`), each about 18 ms of server CPU
+ * on an idle machine and several times that under the test load.
+ */
+const adminPools = new Map<string, AdminPool>();
+
+function adminOf(adminUrl: string): AdminPool {
+  let admin = adminPools.get(adminUrl);
+  if (admin === undefined) adminPools.set(adminUrl, (admin = adminPool(adminUrl)));
+  return admin;
+}
+
+function poolSession(pool: pg.Pool | pg.PoolClient): ResetSession {
   return {
     async query<R>(text: string) {
-      return (await client.query(text)).rows as R[];
+      return (await pool.query(text)).rows as R[];
     },
   };
 }
 
+/**
+ * After a passed test: the database's own sessions back to a new session's state, the
+ * loaders' sessions gone, then the reset (database-reuse.ts); false discards the database.
+ */
 async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
-  const state = database.state;
+  const { direct, state } = database;
   if (state === null || idlePgDatabases.length >= 2) return false;
+  // a statement of the test still running: its session is not ours to reset
+  if (direct.totalCount > direct.idleCount || direct.waitingCount > 0) return false;
+  const clients: pg.PoolClient[] = [];
   try {
-    return await withAdmin(database.url, async (client) => {
-      // the loaders' sessions are closed; the server may take a moment to see them go
-      for (let wait = 0; ; wait++) {
-        const { rows } = await client.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
-        );
-        if (rows[0]?.n === 0) break;
-        if (wait === 20) return false;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-      await client.query("SET lock_timeout = '2s'");
-      return await resetToTemplate(pgResetSession(client), state);
-    });
+    for (let idle = Math.max(direct.idleCount, 1); idle > 0; idle--) clients.push(await direct.connect());
+    const pids: number[] = [];
+    for (const client of clients) {
+      // fails inside a transaction the test left open: then the database is dropped
+      await client.query('DISCARD ALL');
+      pids.push((await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0);
+    }
+    const [client] = clients;
+    if (client === undefined) return false;
+    // the loaders' sessions are closed; the server may take a moment to see them go
+    for (let wait = 0; ; wait++) {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> ALL($1::int[])',
+        [pids],
+      );
+      if (rows[0]?.n === 0) break;
+      if (wait === 20) return false;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    await client.query("SET lock_timeout = '2s'");
+    const reset = await resetToTemplate(poolSession(client), state);
+    await client.query('RESET lock_timeout');
+    return reset;
   } catch {
     return false;
+  } finally {
+    for (const client of clients) client.release();
   }
 }
 
 function pgTarget(adminUrl: string): TestTarget {
+  const admin = adminOf(adminUrl);
   return {
     kind: 'postgres',
     async create() {
@@ -278,13 +315,14 @@ function pgTarget(adminUrl: string): TestTarget {
       if (database === undefined) {
         // named with the run's tag: the global teardown drops what a killed worker left
         const name = `order_loader_t_${inject('testRunTag')}_${process.pid}_${++dbCounter}`;
-        const url = await createDatabase(adminUrl, name, { template: PG_TEMPLATE_DB });
-        const state = await withAdmin(url, (client) => templateState(pgResetSession(client))).catch(() => null);
-        database = { name, url, state };
+        const url = await createDatabase(admin, name, { template: PG_TEMPLATE_DB });
+        // an idle connection does not keep the worker alive
+        const direct = new pg.Pool({ connectionString: url, max: 2, allowExitOnIdle: true });
+        direct.on('error', () => {});
+        const state = await templateState(poolSession(direct)).catch(() => null);
+        database = { name, url, direct, state };
       }
-      const { name, url: dbUrl } = database;
-      const direct = new pg.Pool({ connectionString: dbUrl, max: 2 });
-      direct.on('error', () => {});
+      const { name, url: dbUrl, direct } = database;
       const loaders: OrderLoader[] = [];
       const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
         const logs = memoryLogger();
@@ -300,6 +338,8 @@ function pgTarget(adminUrl: string): TestTarget {
         env: {},
         reused: idle !== undefined,
         async sql<R>(text: string, params?: unknown[]) {
+          // the connections stay with the database: work a test left running must not reach the next test's
+          if (closed) throw new Error('this test database was given back after its test ended');
           const result = await direct.query({ text, values: params, types: { getTypeParser: numericIds } });
           return result.rows as R[];
         },
@@ -310,11 +350,14 @@ function pgTarget(adminUrl: string): TestTarget {
           closed = true;
           let reuse = options?.reuse === true;
           for (const l of loaders) await l.close().catch(() => (reuse = false));
+          if (reuse && (await reusedPgDatabase(database))) {
+            idlePgDatabases.push(database);
+            return;
+          }
           try {
             await direct.end();
           } finally {
-            if (reuse && (await reusedPgDatabase(database))) idlePgDatabases.push(database);
-            else await dropDatabase(adminUrl, name); // WITH (FORCE): also when a connection is left
+            await dropDatabase(admin, name); // WITH (FORCE): also when a connection is left
           }
         },
       };
@@ -385,8 +428,7 @@ async function oracleQuery<R>(db: string, env: Record<string, string>, text: str
 /** The targets of this environment: PGlite always, the others when their variables are set. */
 export function testTargets(): TestTarget[] {
   const targets = [pgliteTarget];
-  const pgUrl = process.env.ORDER_LOADER_TEST_PG;
-  if (pgUrl !== undefined && pgUrl !== '') targets.push(pgTarget(pgUrl));
+  if (TEST_PG_URL !== null) targets.push(pgTarget(TEST_PG_URL));
   // Oracle only under npm run test:oracle (ORDER_LOADER_TEST_ORACLE_SUITE, set by its config): it
   // runs one file at a time, as the one Oracle schema needs; npm test runs files in parallel
   if (process.env.ORDER_LOADER_TEST_ORACLE && process.env.ORDER_LOADER_TEST_ORACLE_SUITE === '1') targets.push(oracleTarget);
@@ -394,6 +436,5 @@ export function testTargets(): TestTarget[] {
 }
 
 export function serverPgTarget(): TestTarget | null {
-  const pgUrl = process.env.ORDER_LOADER_TEST_PG;
-  return pgUrl !== undefined && pgUrl !== '' ? pgTarget(pgUrl) : null;
+  return TEST_PG_URL === null ? null : pgTarget(TEST_PG_URL);
 }

@@ -19,6 +19,7 @@ import { OrderLoader } from '../../src/loader.js';
 import { PG_TEMPLATE_DB } from './databases.js';
 import { memoryLogger } from './memory-logger.js';
 import { startMigratedPglite } from './pglite-template.js';
+import { TEST_PG_URL } from './server-url.js';
 
 /** Older than any test run: a database of a run started this long ago is a leftover. */
 const LEFTOVER_AGE_MS = 6 * 3600_000;
@@ -36,14 +37,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     rmSync(tempRoot, { recursive: true, force: true });
     throw error;
   }
-  const adminUrl = process.env.ORDER_LOADER_TEST_PG;
+  const adminUrl = TEST_PG_URL;
   const teardown = async () => {
     await stopPglite();
     rmSync(tempRoot, { recursive: true, force: true });
-    if (adminUrl !== undefined && adminUrl !== '') await dropTestDatabases(adminUrl, (tag) => tag === runTag);
+    if (adminUrl !== null) await dropTestDatabases(adminUrl, (tag) => tag === runTag);
   };
   try {
-    if (adminUrl !== undefined && adminUrl !== '') {
+    if (adminUrl !== null) {
       await dropTestDatabases(adminUrl, (tag) => Date.now() - parseInt(tag, 36) > LEFTOVER_AGE_MS);
     }
     await makePgTemplate();
@@ -63,8 +64,8 @@ async function dropTestDatabases(adminUrl: string, doomed: (tag: string) => bool
 }
 
 async function makePgTemplate(): Promise<void> {
-  const adminUrl = process.env.ORDER_LOADER_TEST_PG;
-  if (adminUrl === undefined || adminUrl === '') return;
+  const adminUrl = TEST_PG_URL;
+  if (adminUrl === null) return;
   await withAdmin(adminUrl, async (admin) => {
     await admin.query("SELECT pg_advisory_lock(hashtext('order-loader-test-template'))");
     try {

@@ -16,14 +16,14 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
+import { TEST_PG_URL } from '../support/server-url.js';
 
 export const FULL = process.env.ORDER_LOADER_SURVIVAL_FULL === '1' || process.env.ORDER_LOADER_SURVIVAL_FULL === 'true';
 export const SIZES = FULL
   ? { rows: 100_000, kills: 20, signalRows: 50_000, concurrentRows: 100_000, faultRows: 100_000, terminations: 10 }
   : { rows: 20_000, kills: 5, signalRows: 10_000, concurrentRows: 20_000, faultRows: 40_000, terminations: 4 };
 
-export const PG_ADMIN_URL =
-  process.env.ORDER_LOADER_TEST_PG !== undefined && process.env.ORDER_LOADER_TEST_PG !== '' ? process.env.ORDER_LOADER_TEST_PG : null;
+export const PG_ADMIN_URL = TEST_PG_URL;
 export const PG_SKIP_REASON =
   'ORDER_LOADER_TEST_PG is not set: the survival tests against server PostgreSQL are skipped (set it to an admin URL, e.g. postgres://postgres@127.0.0.1:5432/test)';
 
