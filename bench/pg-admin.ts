@@ -42,14 +42,18 @@ export function adminPool(url: string): AdminPool {
 export async function withAdmin<T>(admin: AdminServer, work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
   if (typeof admin !== 'string') {
     const pooled = await admin.pool.connect();
-    let broken: Error | undefined;
+    // checked out, it has no 'error' listener of the pool's: a connection lost meanwhile rejects the query
+    const ignore = () => undefined;
+    pooled.on('error', ignore);
+    let broken = false;
     try {
       return await work(pooled);
     } catch (error) {
-      // a statement the server refused leaves the connection usable; anything else discards it
-      broken = error instanceof pg.DatabaseError ? undefined : error instanceof Error ? error : new Error(String(error));
+      // a statement the server refused leaves the connection usable; a FATAL ends it, as does anything else
+      broken = !(error instanceof pg.DatabaseError) || error.severity === 'FATAL' || error.severity === 'PANIC';
       throw error;
     } finally {
+      pooled.off('error', ignore);
       pooled.release(broken);
     }
   }

@@ -66,6 +66,26 @@ describe.each(testTargets().filter((t) => t.kind === 'pglite' || t.kind === 'pos
     }
   });
 
+  test("the test's own sessions come back as new ones: no setting, and no activity counted before the reset", async () => {
+    const first = await target.create();
+    await first.sql("SELECT set_config('lock_timeout', '7s', false)");
+    await first.sql("INSERT INTO load_run (command, host, pid) VALUES ('reuse-test', 'here', 1)");
+    await first.dispose({ reuse: true });
+    const second = await target.create();
+    try {
+      expect(second.reused).toBe(true);
+      // a session reports its counters at most once a second: a later statement on the same
+      // session would report what it still held from the previous test
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await second.sql<{ lock_timeout: string }>('SHOW lock_timeout')).toEqual([{ lock_timeout: '0' }]);
+      expect(await second.sql("SELECT n_tup_ins AS inserted FROM pg_stat_user_tables WHERE relname = 'load_run'")).toEqual([
+        { inserted: 0 },
+      ]);
+    } finally {
+      await second.dispose();
+    }
+  });
+
   test('work a test left running cannot reach the next test', async () => {
     const first = await target.create();
     await first.dispose({ reuse: true });

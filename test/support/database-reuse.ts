@@ -10,10 +10,13 @@
  * cleared, and then a fingerprint of everything a test could have changed (tables, columns,
  * constraints, indexes, functions, triggers, sequences, statistics, database settings, and the
  * content of the tables the template itself fills) equal to the one taken when it was new.
- * Anything else (a failed test, a schema a test altered, a session still on it) discards it.
+ * Anything else (a failed test, a schema a test altered, a session of a loader still on it, a
+ * transaction the test left open) discards it. A server database keeps the sessions of the
+ * test's own statements (db.sql): they are brought back to a new session's state first
+ * (DISCARD ALL, their activity counters flushed), then one of them runs the reset.
  */
 
-/** How the reset reaches the database: one session, plain SQL. */
+/** How the reset reaches the database: plain SQL, each statement committed on its own. */
 export interface ResetSession {
   query<R>(text: string): Promise<R[]>;
 }

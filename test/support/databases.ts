@@ -92,7 +92,8 @@ export async function migratedPgliteDump(): Promise<Blob> {
     if (existsSync(CLI)) {
       // not imported at the top: the global setup imports this module, outside any test worker
       const { migratedPgliteDb } = await import('./pglite-folders.js');
-      folder = (await migratedPgliteDb()).dataDir;
+      // the worker's template, kept by this promise beyond the test that asked first: removed below
+      folder = (await migratedPgliteDb({ removeAfterTest: false })).dataDir;
     }
     const fsBundle = await pgliteFsBundle();
     const db = await PGlite.create(
@@ -178,6 +179,8 @@ async function reusedPgliteClone(clone: PgliteClone): Promise<boolean> {
       await clone.db.exec('ROLLBACK');
       await clone.db.exec('DISCARD ALL');
     });
+    // the session's activity counters, reported at most once a second: before the reset clears them
+    await clone.db.exec('SELECT pg_stat_force_next_flush()');
     // single-user PGlite never checkpoints on its own: without it the WAL of every test piles up
     await clone.db.exec('CHECKPOINT');
     return await resetToTemplate(session, clone.state);
@@ -274,12 +277,24 @@ async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
   // a statement of the test still running: its session is not ours to reset
   if (direct.totalCount > direct.idleCount || direct.waitingCount > 0) return false;
   const clients: pg.PoolClient[] = [];
+  // a checked-out client has no 'error' listener of the pool's: a connection lost meanwhile
+  // would otherwise be an uncaught error in the worker
+  const ignore = () => undefined;
+  let usable = true;
   try {
-    for (let idle = Math.max(direct.idleCount, 1); idle > 0; idle--) clients.push(await direct.connect());
+    for (let idle = Math.max(direct.idleCount, 1); idle > 0; idle--) {
+      const client = await direct.connect();
+      client.on('error', ignore);
+      clients.push(client);
+    }
     const pids: number[] = [];
     for (const client of clients) {
       // fails inside a transaction the test left open: then the database is dropped
       await client.query('DISCARD ALL');
+      // a session reports its activity counters at most once a second, else when it ends: they
+      // must reach the server before pg_stat_reset, not in the next test (PostgreSQL 15 and later)
+      const { rows } = await client.query<{ server_version_num: string }>('SHOW server_version_num');
+      if (Number(rows[0]?.server_version_num) >= 150000) await client.query('SELECT pg_stat_force_next_flush()');
       pids.push((await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0);
     }
     const [client] = clients;
@@ -299,9 +314,13 @@ async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
     await client.query('RESET lock_timeout');
     return reset;
   } catch {
+    usable = false;
     return false;
   } finally {
-    for (const client of clients) client.release();
+    for (const client of clients) {
+      client.off('error', ignore);
+      client.release(!usable);
+    }
   }
 }
 
@@ -324,14 +343,15 @@ function pgTarget(adminUrl: string): TestTarget {
       }
       const { name, url: dbUrl, direct } = database;
       const loaders: OrderLoader[] = [];
+      let closed = false;
       const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
+        if (closed) throw new Error('this test database was given back after its test ended');
         const logs = memoryLogger();
         let loader = await OrderLoader.open({ db: dbUrl, logger: logs.logger, workers: options?.workers, migrate: false, env: {} });
         if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
         loaders.push(loader);
         return { loader, logs };
       };
-      let closed = false;
       return {
         kind: 'postgres',
         url: dbUrl,

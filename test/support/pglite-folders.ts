@@ -17,7 +17,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * A `pglite:` URL of a new folder holding a migrated, empty database (no runs, no loads): what
  * a command's first open leaves behind, before the command's own run.
  */
-export async function migratedPgliteDb(): Promise<{ url: string; dataDir: string }> {
+export async function migratedPgliteDb(options: { removeAfterTest?: boolean } = {}): Promise<{ url: string; dataDir: string }> {
   const root = inject('testTempRoot');
   const { template, failure } = pgliteTemplatePaths(root);
   const deadline = Date.now() + 120_000;
@@ -29,12 +29,17 @@ export async function migratedPgliteDb(): Promise<{ url: string; dataDir: string
   const folder = mkdtempSync(join(root, 'cli-'));
   const dataDir = join(folder, 'db');
   cpSync(template, dataDir, { recursive: true });
-  try {
-    // removed when the test ends, beside the other tests' work: with the run's folder at the very
-    // end, the removal of every test's copy took about 3 s on its own
-    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
-  } catch {
-    // not inside a test: removed with the run's folder
+  // Removed when its test passed, beside the other tests' work: with the run's folder at the very
+  // end, the removal of every test's copy took about 3 s on its own. A failed test may have left
+  // work running on it (a command past its timeout): the run's folder takes it at the end.
+  if (options.removeAfterTest !== false) {
+    try {
+      onTestFinished(({ task }) => {
+        if (task.result?.state === 'pass') rmSync(folder, { recursive: true, force: true });
+      });
+    } catch {
+      // not inside a test: removed with the run's folder
+    }
   }
   return { url: `pglite:${dataDir}`, dataDir };
 }
