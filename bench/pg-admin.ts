@@ -38,22 +38,36 @@ export function adminPool(url: string): AdminPool {
   return { url, pool };
 }
 
+/**
+ * A client checked out of `pool`, given back with `release(broken)`. Checked out, a client has no
+ * 'error' listener of the pool's: a connection lost meanwhile would be an uncaught error in the
+ * process, so it gets one of its own until it is given back (the query in progress rejects anyway).
+ */
+export async function checkOut(pool: pg.Pool): Promise<{ client: pg.PoolClient; release(broken: boolean): void }> {
+  const client = await pool.connect();
+  const ignore = () => undefined;
+  client.on('error', ignore);
+  return {
+    client,
+    release(broken) {
+      client.off('error', ignore);
+      client.release(broken);
+    },
+  };
+}
+
 /** Run `work` on one admin connection: a short-lived one for a URL, else the pool's. */
 export async function withAdmin<T>(admin: AdminServer, work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
   if (typeof admin !== 'string') {
-    const pooled = await admin.pool.connect();
-    // checked out, it has no 'error' listener of the pool's: a connection lost meanwhile rejects the query
-    const ignore = () => undefined;
-    pooled.on('error', ignore);
+    const pooled = await checkOut(admin.pool);
     let broken = false;
     try {
-      return await work(pooled);
+      return await work(pooled.client);
     } catch (error) {
       // a statement the server refused leaves the connection usable; a FATAL ends it, as does anything else
       broken = !(error instanceof pg.DatabaseError) || error.severity === 'FATAL' || error.severity === 'PANIC';
       throw error;
     } finally {
-      pooled.off('error', ignore);
       pooled.release(broken);
     }
   }

@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { adminPool, createDatabase, dropDatabase, type AdminPool } from '../../bench/pg-admin.js';
+import { adminPool, checkOut, createDatabase, dropDatabase, type AdminPool } from '../../bench/pg-admin.js';
 import { resetToTemplate, templateState, type ResetSession, type TemplateState } from './database-reuse.js';
 import { createHash } from 'node:crypto';
 import { listMigrations } from '../../src/sql-files.js';
@@ -276,28 +276,23 @@ async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
   if (state === null || idlePgDatabases.length >= 2) return false;
   // a statement of the test still running: its session is not ours to reset
   if (direct.totalCount > direct.idleCount || direct.waitingCount > 0) return false;
-  const clients: pg.PoolClient[] = [];
-  // a checked-out client has no 'error' listener of the pool's: a connection lost meanwhile
-  // would otherwise be an uncaught error in the worker
-  const ignore = () => undefined;
+  const leases: Array<Awaited<ReturnType<typeof checkOut>>> = [];
   let usable = true;
   try {
-    for (let idle = Math.max(direct.idleCount, 1); idle > 0; idle--) {
-      const client = await direct.connect();
-      client.on('error', ignore);
-      clients.push(client);
-    }
+    for (let idle = Math.max(direct.idleCount, 1); idle > 0; idle--) leases.push(await checkOut(direct));
     const pids: number[] = [];
-    for (const client of clients) {
+    for (const { client } of leases) {
       // fails inside a transaction the test left open: then the database is dropped
       await client.query('DISCARD ALL');
+      const { rows } = await client.query<{ pid: number; version: number }>(
+        "SELECT pg_backend_pid() AS pid, current_setting('server_version_num')::int AS version",
+      );
+      pids.push(rows[0]?.pid ?? 0);
       // a session reports its activity counters at most once a second, else when it ends: they
       // must reach the server before pg_stat_reset, not in the next test (PostgreSQL 15 and later)
-      const { rows } = await client.query<{ server_version_num: string }>('SHOW server_version_num');
-      if (Number(rows[0]?.server_version_num) >= 150000) await client.query('SELECT pg_stat_force_next_flush()');
-      pids.push((await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0);
+      if ((rows[0]?.version ?? 0) >= 150000) await client.query('SELECT pg_stat_force_next_flush()');
     }
-    const [client] = clients;
+    const client = leases[0]?.client;
     if (client === undefined) return false;
     // the loaders' sessions are closed; the server may take a moment to see them go
     for (let wait = 0; ; wait++) {
@@ -317,10 +312,7 @@ async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
     usable = false;
     return false;
   } finally {
-    for (const client of clients) {
-      client.off('error', ignore);
-      client.release(!usable);
-    }
+    for (const lease of leases) lease.release(!usable);
   }
 }
 
