@@ -21,6 +21,7 @@ import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
 import { countErrorCodes, type ErrorCodeCount } from './pipeline/error-codes.js';
 import {
   DEFAULT_LOAD_OPTIONS,
+  type DatabaseState,
   runLoad,
   runProcess,
   type LoadOptions,
@@ -182,8 +183,8 @@ export class OrderLoader {
     return applied;
   }
 
+  /** Stage the files, then process every claimable row: also with no file, the due rows of earlier loads. */
   load(files: string[], options: Partial<LoadOptions> = {}): Promise<LoadReport> {
-    if (files.length === 0) throw new UserError('load: name at least one file');
     return runLoad(this.engine, 'load', files, this.loadOptions(options));
   }
 
@@ -302,6 +303,14 @@ export class OrderLoader {
   /** The rejected lines page by page (`pageSize` rows asked of the database at a time): memory does not grow with their number. */
   errorRows(filter: ErrorExportFilter = {}, pageSize?: number): AsyncGenerator<ErrorExportRow> {
     return exportErrorRows(this.engine, filter, pageSize);
+  }
+
+  /** The database's state now: rows by status, and since when the oldest row still to be loaded waits (the metrics file's gauges). */
+  async databaseState(): Promise<DatabaseState> {
+    const report = await this.engine.statusReport();
+    const rows: DatabaseState['rows'] = {};
+    for (const c of report.counts) rows[c.status] = (rows[c.status] ?? 0) + c.count;
+    return { readAt: new Date(), rows, oldestWaitingSince: report.oldestWaitingSince };
   }
 
   async status(): Promise<StatusReport & { runs: RunRecord[] }> {

@@ -7,7 +7,7 @@ import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/types.js';
 import { OrderLoader } from '../loader.js';
-import { DEFAULT_LOAD_OPTIONS, type LoadReport, type ProcessReport } from '../pipeline/load.js';
+import { DEFAULT_LOAD_OPTIONS, type DatabaseState, type LoadReport, type ProcessReport } from '../pipeline/load.js';
 import { escapeControl } from './escape.js';
 import { defaultConnectTimeoutMs, defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
 import type { OptionName } from './option-table.js';
@@ -58,10 +58,22 @@ export interface Session {
   blockedChunkNote: string;
   /** The command's report (load, stage, process), for --metrics-file. */
   report?: LoadReport | ProcessReport | undefined;
+  /** The database's state when the command's work was committed (load, stage, process with --metrics-file). */
+  state?: DatabaseState | undefined;
+  /**
+   * Write --metrics-file now with this exit code (once; set by runCli): `load` and `stage` call it
+   * while they still hold the inbox lock, so that a run queued behind them writes after them.
+   */
+  writeMetrics?: ((exitCode: number) => void) | undefined;
 }
 
 export function newSession(io: CliIo): Session {
   return { io, printed: false, cancelRunning: undefined, blockedChunkNote: '' };
+}
+
+/** The database's state for --metrics-file, when one is asked for (a count over order_stage otherwise spared). */
+export async function readStateForMetrics(ctx: CommandContext, loader: OrderLoader): Promise<void> {
+  if (ctx.options['metrics-file'] !== undefined) ctx.session.state = await loader.databaseState();
 }
 
 export interface CommandContext {

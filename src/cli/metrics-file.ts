@@ -16,7 +16,7 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
-import type { LoadReport, ProcessReport } from '../pipeline/load.js';
+import type { DatabaseState, LoadReport, ProcessReport } from '../pipeline/load.js';
 import { EXIT_FAILED } from '../pipeline/outcome.js';
 import { escapeControl } from './escape.js';
 
@@ -27,6 +27,8 @@ export interface RunMetrics {
   finishedAt: Date;
   /** The command's report, when it got that far (load, stage, process). */
   report?: LoadReport | ProcessReport | undefined;
+  /** The database's state once the command's work was committed, when it got that far (load, stage, process). */
+  state?: DatabaseState | undefined;
 }
 
 /** Every metric family written, by name: the alert rules under examples/ may use only these. */
@@ -44,11 +46,18 @@ export const METRIC_FAMILIES = {
     "The last run's files: loaded, skipped (staged completely before), stopped (unreadable past a line), archived, failed.",
   order_loader_last_run_rows_per_second:
     "The last run's speed by phase: stage lines read per second of staging, process rows per second of processing.",
+  order_loader_rows:
+    "The database's rows of order_stage by status now (read by the last run once its work was committed), whatever run made them: what alerts read, not the last run's own rows.",
+  order_loader_oldest_waiting_row_age_seconds:
+    'How long the oldest row still to be loaded (READY, or RETRY_WAIT after a transient failure) has waited, since the run that staged it started; 0 when none waits.',
+  order_loader_state_timestamp_seconds:
+    "When the last run read the database's state (Unix time); absent, with the state, when it could not read it.",
 } as const;
 
 export type MetricName = keyof typeof METRIC_FAMILIES;
 
 const STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY'] as const;
+const STATE_STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY', 'PROCESSING'] as const;
 const PHASES = ['PARSE', 'VALIDATE', 'MERGE'] as const;
 const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed'] as const;
 
@@ -92,6 +101,21 @@ export function renderMetrics(run: RunMetrics, previous: string | null): string 
     { labels: { ...command, phase: 'stage' }, value: counts.rate.stage },
     { labels: { ...command, phase: 'process' }, value: counts.rate.process },
   ]);
+
+  // the state (labelled by command as the rest: one file per job, read together by one collector)
+  const state = run.state;
+  if (state !== undefined) {
+    set(
+      'order_loader_rows',
+      STATE_STATUSES.map((status) => ({ labels: { ...command, status }, value: state.rows[status] ?? 0 })),
+    );
+    const since = state.oldestWaitingSince;
+    set(
+      'order_loader_oldest_waiting_row_age_seconds',
+      one(since === null ? 0 : Math.max(0, (state.readAt.getTime() - since.getTime()) / 1000)),
+    );
+    set('order_loader_state_timestamp_seconds', one(state.readAt.getTime() / 1000));
+  }
 
   const lines: string[] = [];
   for (const [name, samples] of families) {

@@ -7,7 +7,7 @@
  * control characters escaped (escape.ts) and Markdown's own characters backslash-escaped, so
  * that a file name can neither break the table nor inject markup.
  */
-import { FILE_COUNT_COLUMNS, fileCounts } from './render.js';
+import { earlierLoadsLine, FILE_COUNT_COLUMNS, fileCounts } from './render.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { ErrorCodeCount } from '../pipeline/error-codes.js';
 import { UserError } from '../errors.js';
@@ -58,16 +58,19 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
   out.push(
     `Ended ${endedAt.toISOString()}, elapsed ${seconds(report.elapsedMs)}: stage ${seconds(report.stageMs)} (${read} lines, ${rate(read, report.stageMs)} lines/s)${processed}.`,
   );
+  if (report.earlierLoadRows > 0) out.push('', earlierLoadsLine(report.earlierLoadRows));
   if (report.aborted !== null) out.push('', `**Not finished:** ${md(report.aborted)}`);
 
   out.push('', '## Files', '');
-  out.push(
-    ...table(
-      ['file', ...FILE_COUNT_COLUMNS, 'went to'],
-      ['l', ...FILE_COUNT_COLUMNS.map(() => 'r' as const), 'l'],
-      report.files.map((f) => [md(f.file), ...fileCounts(f), wentTo(report, f)]),
-    ),
-  );
+  if (report.files.length === 0) out.push('None: no order file was read.');
+  else
+    out.push(
+      ...table(
+        ['file', ...FILE_COUNT_COLUMNS, 'went to'],
+        ['l', ...FILE_COUNT_COLUMNS.map(() => 'r' as const), 'l'],
+        report.files.map((f) => [md(f.file), ...fileCounts(f), wentTo(report, f)]),
+      ),
+    );
   const notes: string[] = [];
   for (const f of report.files) {
     if (f.skipped !== null) notes.push(`- ${md(f.skipped)}`);

@@ -42,6 +42,34 @@ function table(input: Array<Array<string | number>>): string {
 const rate = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 1000) / ms) : 0);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
+/** `load`: the rows of earlier loads its processing took (due RETRY_WAIT rows, READY rows a `stage` left). */
+export function earlierLoadsLine(rows: number): string {
+  return `${rows} of the rows processed are of earlier loads (READY, or due to retry after a transient failure)`;
+}
+
+/** `load` when no order file arrived: said, then what its processing of earlier loads did (src/pipeline/load.ts). */
+export function renderNothingToLoad(message: string, report: LoadReport): string {
+  const lines = [e(message)];
+  const p = report.process;
+  if (p !== null && p.claimed > 0)
+    lines.push(
+      `processed ${p.claimed} rows of earlier loads in ${p.chunks} chunks: ${p.done} DONE, ${p.error} ERROR (${p.validateErrors} by validation, ${p.mergeErrors - p.retryWait} by the database), ${p.retryWait} waiting to retry`,
+    );
+  lines.push(...waitingLines(report));
+  return lines.join('\n');
+}
+
+function waitingLines(report: LoadReport): string[] {
+  const lines: string[] = [];
+  if (report.retryWait !== null && report.retryWait.count > 0) {
+    lines.push(
+      `${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`,
+    );
+  }
+  if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
+  return lines;
+}
+
 export function renderLoadReport(report: LoadReport): string {
   const lines: string[] = [];
   const rows: Array<Array<string | number>> = [['file', ...FILE_COUNT_COLUMNS]];
@@ -72,12 +100,9 @@ export function renderLoadReport(report: LoadReport): string {
     lines.push(
       `processed ${p.claimed} rows in ${p.chunks} chunks: ${p.done} DONE, ${p.error} ERROR (${p.validateErrors} by validation, ${p.mergeErrors - p.retryWait} by the database), ${p.retryWait} waiting to retry`,
     );
+    if (report.earlierLoadRows > 0) lines.push(earlierLoadsLine(report.earlierLoadRows));
   }
-  if (report.retryWait !== null && report.retryWait.count > 0) {
-    lines.push(
-      `${report.retryWait.count} rows wait in RETRY_WAIT after a transient failure; the first is due ${report.retryWait.nextDueAt?.toISOString() ?? '-'} (run \`order-loader process\` then)`,
-    );
-  }
+  if (report.retryWait !== null && report.retryWait.count > 0) lines.push(...waitingLines({ ...report, aborted: null }));
   // each rate over its own phase: lines read per second of staging, rows processed per second of processing
   const processed =
     report.process === null

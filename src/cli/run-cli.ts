@@ -71,6 +71,24 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
   let cmd: ParsedCommandLine | undefined;
   const started = performance.now();
   const summary: RunSummary = {};
+  let metricsWritten = false;
+  session.writeMetrics = (exitCode) => {
+    if (metricsWritten || cmd?.command == null || cmd.help !== undefined || cmd.options['dry-run']) return;
+    metricsWritten = true;
+    writeRunMetrics(
+      cmd.options['metrics-file'],
+      {
+        command: cmd.command,
+        exitCode,
+        durationMs: Math.round(performance.now() - started),
+        finishedAt: new Date(),
+        report: session.report,
+        state: session.state,
+      },
+      io.stderr,
+      logger,
+    );
+  };
   try {
     cmd = parseCommandLine(argv);
     if (cmd.help !== undefined) {
@@ -113,13 +131,8 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
     code = EXIT_FAILED;
   }
   const durationMs = Math.round(performance.now() - started);
-  if (cmd?.command != null && cmd.help === undefined && !cmd.options['dry-run'])
-    writeRunMetrics(
-      cmd.options['metrics-file'],
-      { command: cmd.command, exitCode: code, durationMs, finishedAt: new Date(), report: session.report },
-      io.stderr,
-      logger,
-    );
+  // unless the command wrote them already (load and stage: before they let go of the inbox lock)
+  session.writeMetrics(code);
   // How the run ended, at info: the last line of every run's log.
   logger?.info(
     { command: cmd?.command, exitCode: code, durationMs, ...summary },

@@ -9,6 +9,8 @@ export interface ServerPlace {
   database: string;
   /** The role (PostgreSQL) or user (Oracle); '' when the URL names none. */
   user: string;
+  /** Where the password came from (a wrong one is to be fixed there): the URL, ORDER_LOADER_DB_PASSWORD, or none given. */
+  passwordFrom?: 'url' | 'env' | undefined;
 }
 
 export type DbTarget =
@@ -68,12 +70,14 @@ export function parseDbUrl(value: string, env: NodeJS.ProcessEnv = process.env):
   const url = splitServerUrl(trimmed);
   if (url.password !== undefined) registerSecret(url.password);
   const password = url.password ?? envPassword;
+  const passwordFrom = url.password !== undefined ? ('url' as const) : envPassword !== undefined ? ('env' as const) : undefined;
   if (url.scheme === 'postgres' || url.scheme === 'postgresql') {
     const place = {
       host: url.host === '' ? 'localhost' : url.host,
       port: url.port ?? 5432,
       database: url.database === '' ? url.user : url.database,
       user: url.user,
+      passwordFrom,
     };
     return { kind: 'postgres', url: url.withoutPassword, password, place };
   }
@@ -87,7 +91,7 @@ export function parseDbUrl(value: string, env: NodeJS.ProcessEnv = process.env):
       user: url.user,
       password,
       ...connect,
-      place: { ...place, user: url.user },
+      place: { ...place, user: url.user, passwordFrom },
       ...(oracle === undefined ? {} : { oracle }),
     };
   }

@@ -283,6 +283,11 @@ export interface StatusReport {
   counts: StatusCount[];
   oldestReady: { stageId: number; sourceKey: string; stagedAt: Date } | null;
   retryWait: { count: number; nextDueAt: Date | null };
+  /**
+   * Since when the oldest row still to be loaded (READY or RETRY_WAIT) waits: the start of the
+   * run that last staged it; null when none waits.
+   */
+  oldestWaitingSince: Date | null;
 }
 
 /** Counts of the rows of some loads, by status (for exit codes and summaries). */

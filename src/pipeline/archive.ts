@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { escapeControl } from '../cli/escape.js';
 import { UserError } from '../errors.js';
 import { sleep } from '../sleep.js';
 
@@ -122,11 +123,12 @@ export function failFile(path: string, failedDir: string, reason: string, loadId
   const target = freeName(failedDir, stamp, basename(path));
   const sidecar = `${target}.error.txt`;
   const temp = join(failedDir, `.${basename(sidecar)}.${process.pid}.tmp`);
+  // a file name (or a reason quoting it) may hold a newline: escaped, so that it cannot add a line to the note
   const lines = [
-    `file: ${path}`,
+    `file: ${escapeControl(path)}`,
     `moved: ${new Date().toISOString()}`,
     ...(loadId === null ? [] : [`load: ${loadId}`]),
-    `reason: ${reason}`,
+    `reason: ${escapeControl(reason)}`,
   ];
   writeFileSync(temp, `${lines.join('\n')}\n`, { mode: 0o600 });
   const fd = openSync(temp, 'r');

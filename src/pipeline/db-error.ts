@@ -20,6 +20,12 @@ interface Place {
   port: number;
   database: string;
   user: string;
+  passwordFrom?: 'url' | 'env' | undefined;
+}
+
+/** Where to look at a refused password: where it was given. */
+function checkPassword(place: Place): string {
+  return place.passwordFrom === 'url' ? 'check the password in the --db URL' : 'check ORDER_LOADER_DB_PASSWORD';
 }
 
 const SPACE_SQLSTATES = new Set(['53100']); // disk_full
@@ -67,7 +73,7 @@ export function describeConnectError(error: unknown, place: Place): string | nul
   const role = place.user === '' ? 'the default role' : `role ${place.user}`;
   const has = (code: string) => codes.includes(code);
   if (has('3D000')) return `database ${place.database} does not exist on ${where} (3D000)`;
-  if (has('28P01')) return `password authentication failed for ${role} on ${where} (28P01): check ORDER_LOADER_DB_PASSWORD`;
+  if (has('28P01')) return `password authentication failed for ${role} on ${where} (28P01): ${checkPassword(place)}`;
   if (has('28000')) {
     return /role .* does not exist/.test(message)
       ? `${role} does not exist on ${where} (28000)`
@@ -77,7 +83,7 @@ export function describeConnectError(error: unknown, place: Place): string | nul
     return `${where} asks a password of ${role} and none was given: set ORDER_LOADER_DB_PASSWORD`;
   }
   if (has('ORA-01017'))
-    return `user ${place.user} was refused by ${where} (ORA-01017: wrong password, or no such user): check ORDER_LOADER_DB_PASSWORD`;
+    return `user ${place.user} was refused by ${where} (ORA-01017: wrong password, or no such user): ${checkPassword(place)}`;
   if (has('ORA-12514') || has('NJS-518'))
     return `service ${place.database} is not known to the listener at ${where} (${has('NJS-518') ? 'NJS-518' : 'ORA-12514'})`;
   for (const [code, meaning] of Object.entries(CONNECT_CODES)) {

@@ -75,9 +75,25 @@ export class LoadJournal {
     return run;
   }
 
+  /**
+   * A `load` that staged no file (none arrived, or none could be read) still processes the rows
+   * of earlier loads that are due: its processing is recorded in a run without a file.
+   */
+  async startWithoutFile(): Promise<number> {
+    const run = new FileRun(await startRun(this.engine, this.command, {}, this.options));
+    this.files.push(run);
+    await run.record.event('invoked', { files: 0 });
+    return run.runId;
+  }
+
   /** The run of the file staged last: the processing that follows staging is recorded as its. */
   get lastRunId(): number | undefined {
     return this.files[this.files.length - 1]?.runId;
+  }
+
+  /** Whether `runId` is one of this command's runs (the load of the rows a file of it staged). */
+  started(runId: number | null): boolean {
+    return runId !== null && this.files.some((f) => f.runId === runId);
   }
 
   /** The processing counts, on every file's run (processing took rows of all of them). */

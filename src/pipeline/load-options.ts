@@ -25,6 +25,12 @@ export interface StageOptions {
   failedDir?: string | undefined;
   /** The files as listed (src/input/inputs.ts): one whose size or time changed since is not read this time. */
   listed?: ListedFile[] | undefined;
+  /**
+   * Called once the runs are ended and before any file is moved, with the loads of the report:
+   * what a caller's report needs of the database is read here, for the database may be gone
+   * after the moves while everything was committed (a failure here fails the run, files unmoved).
+   */
+  beforeMoves?: ((loadIds: number[]) => Promise<void>) | undefined;
 }
 
 export interface ProcessRunOptions {
@@ -102,9 +108,23 @@ export interface LoadReport {
   unreadable: Array<{ file: string; reason: string; movedTo: string | null }>;
   /** Files moved to --archive-dir. */
   archived: Array<{ file: string; movedTo: string }>;
-  /** Rows waiting to be retried after a transient failure, and when the first is due. */
+  /**
+   * Rows waiting to be retried after a transient failure (of any load), and when the first is
+   * due: always read by `load` (it exits 2 while any row waits), by `stage` when its rows wait.
+   */
   retryWait: { count: number; nextDueAt: Date | null } | null;
+  /** `load`: rows of earlier loads its processing took (READY, or RETRY_WAIT that was due), among `process.claimed`. */
+  earlierLoadRows: number;
   exitCode: number;
+}
+
+/** The database's state now, whatever run made it (the metrics file's gauges of the state). */
+export interface DatabaseState {
+  readAt: Date;
+  /** Rows of order_stage by status. */
+  rows: StatusTally;
+  /** Since when the oldest row still to be loaded (READY or RETRY_WAIT) waits; null when none. */
+  oldestWaitingSince: Date | null;
 }
 
 export interface ProcessReport {

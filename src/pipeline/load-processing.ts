@@ -68,6 +68,7 @@ export class LoadProcessing {
     command: 'load' | 'stage',
     private readonly options: LoadOptions,
     private readonly rejectedWhileStaging: () => number,
+    private readonly ownLoad?: (loadId: number | null) => boolean,
   ) {
     this.overlap = command === 'load' && options.overlap === true && engine.capabilities.concurrentConnections;
     this.signal = options.signal === undefined ? this.internal.signal : AbortSignal.any([options.signal, this.internal.signal]);
@@ -81,9 +82,15 @@ export class LoadProcessing {
       signal: this.signal,
       stagingDone: this.overlap ? () => this.stagingDone : undefined,
       rejectedWhileStaging: this.rejectedWhileStaging,
+      ownLoad: this.ownLoad,
     });
     // awaited by result(); a failure also stops the staging loop
     this.running.catch(() => this.internal.abort());
+  }
+
+  /** Whether processing was started (with the first file's run under --overlap, or after staging). */
+  get started(): boolean {
+    return this.running !== null;
   }
 
   stagingFinished(): void {

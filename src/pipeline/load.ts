@@ -15,6 +15,7 @@ import { recordedRun, retried, startRun } from './run-record.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
+  type DatabaseState,
   type FileReport,
   type LoadOptions,
   type LoadReport,
@@ -146,17 +147,20 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   const rejected = { files: 0, current: 0 };
   const rejectedWhileStaging = () => rejected.files + rejected.current;
   const tooManyRejected = () => options.maxErrors !== undefined && rejectedWhileStaging() > options.maxErrors;
-  const processing = new LoadProcessing(engine, command, options, rejectedWhileStaging);
+  const journal = new LoadJournal(engine, command, options);
+  // rows of a load this command did not start are an earlier run's (a file resumed or skipped, or no file of this run)
+  const processing = new LoadProcessing(engine, command, options, rejectedWhileStaging, (loadId) => journal.started(loadId));
   const run: FileStaging = {
     engine,
     options,
     db: retried(engine, options),
-    journal: new LoadJournal(engine, command, options),
+    journal,
     processing,
     rejected,
   };
   const reports: FileReport[] = [];
   let processCounts: ProcessCounts | null = null;
+  let earlierLoadRows = 0;
   let aborted: string | null = null;
   let stageMs: number;
   let processMs = 0;
@@ -177,8 +181,10 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       await run.db('refreshing the statistics of order_stage', () => refresh.call(engine));
     if (staging === 'interrupted') aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
     const stoppedByMaxErrors = staging === 'max-errors' || tooManyRejected();
-    const lastRun = run.journal.lastRunId;
-    if (command === 'load' && aborted === null && !stoppedByMaxErrors && lastRun !== undefined && !processing.overlap) {
+    // `load` processes every claimable row, of its files and of earlier loads (RETRY_WAIT rows
+    // now due, READY rows a `stage` left), also when no file of its own was staged
+    if (command === 'load' && aborted === null && !stoppedByMaxErrors && !processing.started) {
+      const lastRun = run.journal.lastRunId ?? (await journal.startWithoutFile());
       if (options.onProcessStart !== undefined)
         options.onProcessStart(await run.db('counting claimable rows', () => engine.claimableCount()));
       processing.start(lastRun);
@@ -187,6 +193,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     if (processed !== null) {
       processMs = processed.ms;
       processCounts = processed.result.counts;
+      earlierLoadRows = processed.result.earlierLoads;
       aborted ??= stoppedMessage(processed.result.stopped, options.maxErrors, processCounts.error, rejectedWhileStaging());
       await run.journal.processed(processCounts);
     }
@@ -205,11 +212,16 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
   await run.journal.finish(aborted === null ? 'COMPLETED' : 'FAILED', aborted, runCounts(reports));
 
-  // processing took claimable rows of any load: what waits now may be another load's too
+  // processing took claimable rows of any load: what waits now may be another load's too, and
+  // `load` exits 2 while any row waits
   const waiting =
-    processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
+    command === 'load' || processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
       ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
       : null;
+  // everything is committed: what the caller's report reads of the database is read now, as the
+  // database may be gone once the files are moved
+  const beforeMoves = options.beforeMoves;
+  if (beforeMoves !== undefined) await beforeMoves([...new Set(reports.map((r) => r.loadId))]);
   const moved = await moveFiles(reports, aside, listed, aborted, options);
   aborted ??= moved.failure;
   return {
@@ -217,6 +229,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     files: reports,
     process: processCounts,
     retryWait: waiting,
+    earlierLoadRows,
     elapsedMs: performance.now() - started,
     stageMs,
     processMs,
@@ -227,7 +240,10 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     exitCode: exitCodeFor({
       failed: aborted !== null,
       // `stage` promises staged rows, `load` rows DONE
-      rowsRejected: reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)),
+      rowsRejected:
+        reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
+        // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
+        (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
       filesFailed: aside.unreadable.length > 0,
     }),
   };

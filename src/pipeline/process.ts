@@ -23,6 +23,8 @@ export interface ProcessOptions {
   lockWaitMs?: number | undefined;
   /** Only rows of these loads (undefined: any load). */
   loadIds?: number[] | undefined;
+  /** The loads of the command's own files (`load`): rows of any other load are counted in `earlierLoads`. */
+  ownLoad?: ((loadId: number | null) => boolean) | undefined;
   /**
    * Stop once more than this many rows were rejected in this run: rows ended ERROR here plus
    * `rejectedWhileStaging` (committed chunks stay).
@@ -59,6 +61,11 @@ export interface ProcessResult {
   stopped: 'interrupted' | 'max-errors' | null;
   /** Commit time of each chunk's transaction, in milliseconds (for benchmarks). */
   chunkMillis: number[];
+  /**
+   * With `ownLoad`: the rows claimed that belong to another load (staged by an earlier run). A
+   * chunk whose COMMIT reply was lost is counted from its rows' statuses, without their loads.
+   */
+  earlierLoads: number;
 }
 
 interface ChunkResult {
@@ -70,6 +77,7 @@ interface ChunkResult {
   mergeErrors: number;
   lastStageId: number;
   mergeFailureRate: number;
+  earlierLoads: number;
 }
 
 /**
@@ -144,6 +152,7 @@ async function processChunk(
   }
   const done = failedIds.size === 0 ? valid.map((r) => r.stageId) : valid.filter((r) => !failedIds.has(r.stageId)).map((r) => r.stageId);
   await tx.finalizeChunk({ batchId, done, failed });
+  const own = options.ownLoad;
   return {
     claimed: rows.length,
     done: done.length,
@@ -153,6 +162,7 @@ async function processChunk(
     mergeErrors: failures.length,
     lastStageId: last.stageId,
     mergeFailureRate: valid.length > 0 ? failures.length / valid.length : 0,
+    earlierLoads: own === undefined ? 0 : rows.filter((r) => !own(r.loadId)).length,
   };
 }
 
@@ -161,7 +171,17 @@ function chunkResultFromTally(tally: StatusTally, lastStageId: number): ChunkRes
   const done = tally.DONE ?? 0;
   const error = tally.ERROR ?? 0;
   const retryWait = tally.RETRY_WAIT ?? 0;
-  return { claimed: done + error + retryWait, done, error, retryWait, validateErrors: 0, mergeErrors: 0, lastStageId, mergeFailureRate: 0 };
+  return {
+    claimed: done + error + retryWait,
+    done,
+    error,
+    retryWait,
+    validateErrors: 0,
+    mergeErrors: 0,
+    lastStageId,
+    mergeFailureRate: 0,
+    earlierLoads: 0,
+  };
 }
 
 /**
@@ -180,6 +200,7 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
   let stopped: ProcessResult['stopped'] = null;
   let workerFailed = false;
   let chunkSeq = 0;
+  let earlierLoads = 0;
   const workers = engine.capabilities.concurrentConnections ? Math.max(1, options.workers) : 1;
   const chunkSize = Math.min(options.chunkSize, engine.capabilities.maxChunkSize);
 
@@ -241,6 +262,7 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
       counts.retryWait += result.retryWait;
       counts.validateErrors += result.validateErrors;
       counts.mergeErrors += result.mergeErrors;
+      earlierLoads += result.earlierLoads;
       options.logger.debug({ batchId, worker: workerNo, ...result }, 'chunk committed');
       options.onChunk?.(counts);
     }
@@ -259,5 +281,5 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
       ? reason
       : new RunAbortedError(`processing failed: ${String(reason)}`, 'fatal', { cause: reason });
   }
-  return { counts, elapsedMs: performance.now() - started, stopped, chunkMillis };
+  return { counts, elapsedMs: performance.now() - started, stopped, chunkMillis, earlierLoads };
 }

@@ -87,6 +87,14 @@ describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)(
         /^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check ORDER_LOADER_DB_PASSWORD$/,
       );
       expectNoSecret(wrong.stderr);
+
+      // a wrong password given in the URL is to be fixed there, not in the environment
+      const inUrl = spawned(['status', '--db', `postgres://postgres:${encodeURIComponent(`${PASSWORD}x`)}@${await database()}`]);
+      expect(inUrl.code).toBe(1);
+      expect(humanLines(inUrl.stderr).join('\n')).toMatch(
+        /^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check the password in the --db URL$/,
+      );
+      expectNoSecret(inUrl.stderr);
     });
   },
 );

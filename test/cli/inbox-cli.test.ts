@@ -77,15 +77,18 @@ async function until(what: string, probe: () => boolean, timeoutMs = 90_000): Pr
 }
 
 describe.skipIf(!existsSync(CLI))('load from an inbox (built CLI)', () => {
-  it('an empty inbox: exit 0, says there is nothing to load, opens no database', async () => {
+  it('an empty inbox: exit 0, says there is nothing to load; `stage` opens no database (`load` processes the due rows of earlier loads)', async () => {
     const inbox = tempDir();
     writeFileSync(join(inbox, 'upload.csv.part'), order('P'));
-    const db = join(tempDir(), 'never-made');
-    const result = await runCli(['load', inbox, '--db', `pglite:${db}`, '--archive-dir', join(inbox, 'archive')]);
+    const { url } = await migratedPgliteDb();
+    const result = await runCli(['load', inbox, '--db', url, '--archive-dir', join(inbox, 'archive')]);
     expect(result.stdout.trim()).toBe(`nothing to load: no order files in ${inbox}`);
     expect(result.code).toBe(0);
-    expect(existsSync(db)).toBe(false);
-    const pattern = await runCli(['stage', join(inbox, '*.csv'), '--db', `pglite:${db}`, '--json']);
+    const neverMade = join(tempDir(), 'never-made');
+    const staged = await runCli(['stage', inbox, '--db', `pglite:${neverMade}`]);
+    expect(staged.stdout.trim()).toBe(`nothing to stage: no order files in ${inbox}`);
+    expect(existsSync(neverMade)).toBe(false);
+    const pattern = await runCli(['stage', join(inbox, '*.csv'), '--db', `pglite:${neverMade}`, '--json']);
     expect(JSON.parse(pattern.stdout)).toMatchObject({ command: 'stage', files: [], exitCode: 0 });
     expect(pattern.code).toBe(0);
   });

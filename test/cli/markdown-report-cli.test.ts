@@ -157,6 +157,7 @@ describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
     };
     const report: LoadReport = {
       command: 'load',
+      earlierLoadRows: 0,
       files: [file, { ...file, file: 'in/b.csv' }, { ...file, file: 'in/c.csv' }],
       notRead: [{ file: 'in/d.csv', reason: 'still being written' }],
       unreadable: [

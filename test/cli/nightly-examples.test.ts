@@ -118,10 +118,12 @@ describe.skipIf(!existsSync(cli))('examples/ (the nightly recipes)', () => {
       'OrderLoaderNeverSucceeded',
       'OrderLoaderRunFailed',
       'OrderLoaderErrorRows',
+      'OrderLoaderRowsWaiting',
     ]);
     // a finished load's metrics file: every selector of every rule must find a sample in it
     const report: LoadReport = {
       command: 'load',
+      earlierLoadRows: 0,
       files: [],
       process: null,
       elapsedMs: 1,
@@ -135,7 +137,17 @@ describe.skipIf(!existsSync(cli))('examples/ (the nightly recipes)', () => {
       archived: [],
     };
     const families = parsePrometheusTextFormat(
-      renderMetrics({ command: 'load', exitCode: 2, durationMs: 1, finishedAt: new Date(), report }, null),
+      renderMetrics(
+        {
+          command: 'load',
+          exitCode: 2,
+          durationMs: 1,
+          finishedAt: new Date(),
+          report,
+          state: { readAt: new Date(), rows: { ERROR: 3 }, oldestWaitingSince: null },
+        },
+        null,
+      ),
     );
     for (const rule of all) {
       expect(typeof rule.expr).toBe('string');

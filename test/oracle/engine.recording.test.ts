@@ -848,7 +848,7 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
     expect(await engine.tallyLoads([])).toEqual({});
   });
 
-  it('statusReport reads counts, the oldest READY row and the retry-wait summary', async () => {
+  it('statusReport reads counts, the oldest READY row, the retry-wait summary and since when the oldest row waits', async () => {
     const db = new RecordingDatabase({
       execute: (sql) => {
         if (sql === oracleQuery('status_counts'))
@@ -860,6 +860,7 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
           };
         if (sql === oracleQuery('status_oldest_ready'))
           return { rows: [{ STAGE_ID: '8', SOURCE_KEY: 'K8', STAGED_AT: '2024-05-01T00:00:00.000Z' }] };
+        if (sql === oracleQuery('status_oldest_waiting')) return { rows: [{ WAITING_SINCE: '2024-04-30T23:00:00.000Z' }] };
         return { rows: [{ N: '0', NEXT_DUE_AT: null }] };
       },
     });
@@ -871,6 +872,7 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
       ],
       oldestReady: { stageId: 8, sourceKey: 'K8', stagedAt: new Date('2024-05-01T00:00:00.000Z') },
       retryWait: { count: 0, nextDueAt: null },
+      oldestWaitingSince: new Date('2024-04-30T23:00:00.000Z'),
     });
   });
 

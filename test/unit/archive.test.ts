@@ -58,4 +58,21 @@ describe('archive and failed folders', () => {
     expect(sidecars.some((t) => /^file: .*bad\.csv\nmoved: \S+\nload: 12\nreason: reason 2\n$/.test(t))).toBe(true);
     expect(readdirSync(inbox).sort()).toEqual(['archive', 'failed']);
   });
+
+  it('the note of a failed file escapes a newline in its name and reason: one line each, none forged', () => {
+    const inbox = tempDir();
+    const failedDir = join(inbox, 'failed');
+    mkdirSync(failedDir);
+    const name = 'x.csv\nreason: all good';
+    writeFileSync(join(inbox, name), 'not orders');
+    const moved = failFile(join(inbox, name), failedDir, `${join(inbox, name)}: line 1: bad\rheader`, 3);
+    const lines = readFileSync(`${moved}.error.txt`, 'utf8').split('\n');
+    expect(lines).toEqual([
+      `file: ${inbox}/x.csv\\nreason: all good`,
+      expect.stringMatching(/^moved: \S+$/) as unknown,
+      'load: 3',
+      `reason: ${inbox}/x.csv\\nreason: all good: line 1: bad\\rheader`,
+      '',
+    ]);
+  });
 });

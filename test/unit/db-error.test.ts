@@ -13,6 +13,9 @@ describe('connection failures, one line naming the place', () => {
     expect(describeConnectError(oracleError('ORA-01017', 'invalid credential or not authorized; logon denied'), place)).toBe(
       'user loader was refused by db.example:1521 (ORA-01017: wrong password, or no such user): check ORDER_LOADER_DB_PASSWORD',
     );
+    expect(describeConnectError(oracleError('ORA-01017', 'logon denied'), { ...place, passwordFrom: 'url' })).toBe(
+      'user loader was refused by db.example:1521 (ORA-01017: wrong password, or no such user): check the password in the --db URL',
+    );
     expect(
       describeConnectError(oracleError('NJS-518', 'cannot connect to Oracle Database. Service "FREEPDB1" is not registered'), place),
     ).toBe('service FREEPDB1 is not known to the listener at db.example:1521 (NJS-518)');

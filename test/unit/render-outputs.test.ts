@@ -17,6 +17,7 @@ function loadReport(over: Partial<LoadReport> = {}): LoadReport {
     processMs: 2000,
     aborted: null,
     retryWait: null,
+    earlierLoadRows: 0,
     notRead: [],
     unreadable: [],
     archived: [],
@@ -42,6 +43,7 @@ describe('human-readable outputs cannot be forged by a value holding a newline',
       counts: [{ loadId: 1, status: 'READY', count: 1 }],
       oldestReady: { stageId: 7, sourceKey: key, stagedAt: new Date('2026-01-01T00:00:00Z') },
       retryWait: { count: 0, nextDueAt: null },
+      oldestWaitingSince: new Date('2026-01-01T00:00:00Z'),
     });
     expect(text.split('\n')).toHaveLength(4);
     expect(text).toContain('oldest READY: stage_id 7 (K1\\norder-loader: all rows DONE)');

@@ -1,4 +1,4 @@
-import { printReport, progressOf, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
+import { printReport, progressOf, readStateForMetrics, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
 import { renderProcessReport } from '../render.js';
 import { PROCESSING_OPTIONS, REPORT_FORMAT } from './option-groups.js';
 import { renderProcessMarkdown, reportFormat } from '../render-markdown.js';
@@ -18,6 +18,7 @@ export const processCommand: CommandSpec = {
       const progress = progressOf(ctx);
       const report = await loader.process(runOptions(ctx, progress));
       progress.clear();
+      await readStateForMetrics(ctx, loader);
       ctx.session.report = report;
       Object.assign(ctx.summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
       printReport(ctx, report, format === 'markdown' ? (r) => renderProcessMarkdown(r, new Date()) : renderProcessReport);

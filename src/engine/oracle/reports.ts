@@ -67,6 +67,7 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
         const counts = await queryRows(connection, kit, 'status_counts');
         const oldest = (await queryRows(connection, kit, 'status_oldest_ready'))[0];
         const wait = (await queryRows(connection, kit, 'status_retry_wait'))[0];
+        const waiting = (await queryRows(connection, kit, 'status_oldest_waiting'))[0];
         return {
           counts: counts.map((r) => ({
             loadId: intOrNull(r.LOAD_ID, 'load_id'),
@@ -82,6 +83,7 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
                   stagedAt: parseUtcText(oldest.STAGED_AT) ?? new Date(0),
                 },
           retryWait: retryWait(wait),
+          oldestWaitingSince: waiting === undefined ? null : parseUtcText(waiting.WAITING_SINCE),
         };
       }),
 

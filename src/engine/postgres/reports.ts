@@ -39,11 +39,13 @@ export function reports(withSession: WithSession): Reports {
         const counts = await s.query<{ load_id: number | null; process_status: ProcessStatus; n: number }>(sqlQuery('status_counts'));
         const oldest = await s.query<{ stage_id: number; source_key: string; staged_at: Date }>(sqlQuery('status_oldest_ready'));
         const wait = await retryWait(s);
+        const waiting = await s.query<{ waiting_since: Date | null }>(sqlQuery('status_oldest_waiting'));
         const o = oldest.rows[0];
         return {
           counts: counts.rows.map((r) => ({ loadId: r.load_id, status: r.process_status, count: r.n })),
           oldestReady: o === undefined ? null : { stageId: o.stage_id, sourceKey: o.source_key, stagedAt: o.staged_at },
           retryWait: wait,
+          oldestWaitingSince: waiting.rows[0]?.waiting_since ?? null,
         };
       }),
 
