@@ -56,9 +56,10 @@ forEachTarget('operations on $kind', (target) => {
     expect(audit[0]).toMatchObject({ action: 'RETRY', old_status: 'ERROR', new_status: 'READY', operator, reason: 'supplier resent' });
     expect(JSON.parse(audit[0]!.old_values)).toEqual({ process_status: 'ERROR', amount: null });
     expect(JSON.parse(audit[0]!.new_values)).toEqual({ process_status: 'READY', amount: '3500' });
-    // the operator's retry started the count again: one attempt since
-    expect(await db.sql("SELECT process_status, attempt_count FROM order_stage WHERE source_key = 'SRC-102'")).toEqual([
-      { process_status: 'DONE', attempt_count: 1 },
+    // attempt_count counts every processing, the one before the retry too; the retry restarted
+    // only the transient failures that --max-attempts bounds
+    expect(await db.sql("SELECT process_status, attempt_count, transient_failures FROM order_stage WHERE source_key = 'SRC-102'")).toEqual([
+      { process_status: 'DONE', attempt_count: 2, transient_failures: 0 },
     ]);
     // the error log is never rewritten
     expect(await db.sql("SELECT phase FROM order_bulk_error WHERE source_key = 'SRC-102'")).toEqual([{ phase: 'VALIDATE' }]);
