@@ -10,7 +10,7 @@ export { parseDbUrl, maskDbUrl, DEFAULT_DB } from './engine/db-url.js';
 export { parseOrderRecord, validateOrder, ORDER_COLUMNS } from './input/order-record.js';
 export { createLogger } from './log.js';
 export { EXIT_OK, EXIT_FAILED, EXIT_ROWS_REJECTED, dryRunExitCode } from './pipeline/outcome.js';
-export type { RetryRequest, ManualChangeReport } from './pipeline/operations.js';
+export type { RetryRequest, RecoverRequest, ManualChangeReport } from './pipeline/operations.js';
 export type { DryRunResult, DryRunCounts } from './pipeline/stage.js';
 export type { ErrorRowReport, RowSelector, ManualChange } from './engine/types.js';
 export type { ErrorExportRow, ErrorExportFilter } from './pipeline/errors-export.js';

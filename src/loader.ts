@@ -7,9 +7,12 @@ import { openOrderFile } from './input/order-file.js';
 import {
   checkRetryRequest,
   markAbandonedRuns,
+  operatorOf,
+  recoverAuditOf,
   recoverRows,
   retryRows,
   type ManualChangeReport,
+  type RecoverRequest,
   type RetryRequest,
 } from './pipeline/operations.js';
 import { startRecordedRun } from './pipeline/run-record.js';
@@ -241,7 +244,7 @@ export class OrderLoader {
     const o = this.loadOptions(options);
     // the processing that follows is part of this `retry` run (its events, its end)
     const run = await startRecordedRun(this.engine, 'retry', o, {
-      operator: request.operator,
+      operator: operatorOf(request.operator),
       reason: request.reason,
       all: request.all,
       corrected: Object.keys(request.corrections),
@@ -265,7 +268,7 @@ export class OrderLoader {
     }
   }
 
-  async recover(request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean }): Promise<ManualChangeReport> {
+  async recover(request: RecoverRequest): Promise<ManualChangeReport> {
     if (request.dryRun) return recoverRows(this.engine, request);
     const run = await startRecordedRun(
       this.engine,
@@ -273,8 +276,7 @@ export class OrderLoader {
       { logger: this.logger },
       {
         olderThanMs: request.olderThanMs,
-        operator: request.operator,
-        reason: request.reason,
+        ...recoverAuditOf(request),
       },
     );
     try {

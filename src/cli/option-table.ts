@@ -77,10 +77,10 @@ rows ended ERROR while processing (exit 1; what was committed stays)`,
   }),
   'max-attempts': value(positiveInt('--max-attempts', 100).default(5), {
     arg: '<n>',
-    help: `attempts at a row's current values before transient failures end it ERROR
-(default 5; a changed row and an operator's retry start again at 0)`,
-    detail: `attempts at a row's current values before transient failures end it ERROR,
-1–100 (default 5; a changed row and an operator's retry start again at 0)`,
+    help: `transient failures of a row's current values that end it ERROR (default 5;
+counted again from 0 when its values change or an operator retries it)`,
+    detail: `transient failures of a row's current values that end it ERROR, 1–100 (default 5;
+counted again from 0 when its values change or an operator retries it)`,
   }),
   'row-lock-wait': value(
     duration('--row-lock-wait', 's', 'a duration such as 10s, 500ms or 2m (0: wait for ever)')

@@ -64,7 +64,13 @@ export interface StageBatchResult extends StageBatchCounts {
 export interface ClaimedRow extends OrderValues {
   stageId: number;
   sourceKey: string;
+  /** Processing attempts so far, every one (attempt_count: never reset). */
   attemptCount: number;
+  /**
+   * Transient failures since the row's values last changed or an operator last retried it
+   * (transient_failures): what --max-attempts bounds.
+   */
+  transientFailures: number;
   loadId: number | null;
   lineNo: number | null;
 }
@@ -102,8 +108,10 @@ export interface RowOutcome {
   stageId: number;
   sourceKey: string;
   status: 'DONE' | 'ERROR' | 'RETRY_WAIT';
-  /** attempt_count after this attempt. */
+  /** attempt_count after this attempt (every processing attempt; the error log's attempt_no). */
   attemptNo: number;
+  /** transient_failures after this attempt (one more than before for a transient failure). */
+  transientFailures: number;
   loadId: number | null;
   lineNo: number | null;
   error?: { phase: ErrorPhase; code: string; message: string } | undefined;

@@ -67,14 +67,38 @@ export function defaultOperator(): string {
   }
 }
 
+/**
+ * Who is recorded for a manual change: the operator given, or, when none is given (or it is
+ * blank), the OS user at this host, as the CLI's --operator defaults. The audit's operator column
+ * is NOT NULL: a library call without one must not reach the database as NULL.
+ */
+export function operatorOf(operator: string | undefined | null): string {
+  return typeof operator === 'string' && operator.trim() !== '' ? operator : defaultOperator();
+}
+
 export interface RetryRequest {
   selector: RowSelector;
   /** --all-errors: every ERROR row. */
   all: boolean;
   corrections: Partial<OrderValues>;
   reason: string;
-  operator: string;
+  /** Recorded in the audit; default (not given or blank): the OS user at this host, as the CLI's --operator. */
+  operator?: string | undefined;
   dryRun: boolean;
+}
+
+export interface RecoverRequest {
+  olderThanMs: number;
+  /** Recorded in the audit; default as RetryRequest's. */
+  operator?: string | undefined;
+  /** Recorded in the audit; default (not given or blank): defaultRecoverReason(olderThanMs). */
+  reason?: string | undefined;
+  dryRun: boolean;
+}
+
+/** The reason `recover` records when none is given. */
+export function defaultRecoverReason(olderThanMs: number): string {
+  return `recover: PROCESSING rows older than ${Math.round(olderThanMs / 1000)} s that no transaction holds`;
 }
 
 export interface ManualChangeReport {
@@ -104,7 +128,8 @@ function selectorIsEmpty(s: RowSelector): boolean {
 
 /** The user errors of a retry request, found before anything is written (not even a run record). */
 export function checkRetryRequest(request: RetryRequest): void {
-  if (request.reason.trim() === '') throw new UserError('retry: --reason is required (it is recorded in the audit trail)');
+  if (typeof request.reason !== 'string' || request.reason.trim() === '')
+    throw new UserError('retry: --reason is required (it is recorded in the audit trail)');
   if (selectorIsEmpty(request.selector) && !request.all) {
     throw new UserError('retry: choose rows with --stage-id, --source-key, --error-code or --load-id, or say --all-errors');
   }
@@ -145,6 +170,7 @@ function plannedChange(
  */
 export async function retryRows(engine: OperatorPort, request: RetryRequest, options: RetryBatchOptions = {}): Promise<ManualChangeReport> {
   checkRetryRequest(request);
+  const who = { operator: operatorOf(request.operator), reason: request.reason };
   const selector = request.all ? {} : request.selector;
   const limit = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_RETRY_BATCH));
   const report: ManualChangeReport = { dryRun: request.dryRun, count: 0, changes: [] };
@@ -162,7 +188,7 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
       planned = await engine.transaction(async (tx) => {
         const rows = request.dryRun ? await tx.findErrorRows(selector, window) : await tx.lockErrorRows(selector, window);
         const start = await lineValuesOf(tx, rows, request.corrections);
-        const batch = rows.map((row) => plannedChange(row, 'RETRY', request, request.corrections, start.get(row.stageId)));
+        const batch = rows.map((row) => plannedChange(row, 'RETRY', who, request.corrections, start.get(row.stageId)));
         if (!request.dryRun) await tx.applyManualChanges(batch);
         return batch;
       });
@@ -236,18 +262,23 @@ async function lineValuesOf(
 }
 
 /** `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY, audited. */
-export async function recoverRows(
-  engine: OperatorPort,
-  request: { olderThanMs: number; operator: string; reason: string; dryRun: boolean },
-): Promise<ManualChangeReport> {
+export async function recoverRows(engine: OperatorPort, request: RecoverRequest): Promise<ManualChangeReport> {
+  const who = recoverAuditOf(request);
   const changes = await engine.transaction(async (tx) => {
     const planned = (await tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs))).map((row) =>
-      plannedChange(row, 'RECOVER', request, {}),
+      plannedChange(row, 'RECOVER', who, {}),
     );
     if (!request.dryRun) await tx.applyManualChanges(planned);
     return planned;
   });
   return { dryRun: request.dryRun, count: changes.length, changes };
+}
+
+/** The operator and reason a recover records (each defaulted when not given or blank). */
+export function recoverAuditOf(request: RecoverRequest): { operator: string; reason: string } {
+  const reason =
+    typeof request.reason === 'string' && request.reason.trim() !== '' ? request.reason : defaultRecoverReason(request.olderThanMs);
+  return { operator: operatorOf(request.operator), reason };
 }
 
 function processIsGone(pid: number): boolean {

@@ -10,7 +10,11 @@ export interface ProcessOptions {
   runId: number;
   chunkSize: number;
   workers: number;
-  /** A row failing transiently this many times ends ERROR instead of RETRY_WAIT. */
+  /**
+   * A row's transient failures since its values last changed or an operator last retried it
+   * (transient_failures): the one that reaches this number ends it ERROR instead of RETRY_WAIT.
+   * attempt_count, which counts every processing attempt, is not what is bounded.
+   */
   maxAttempts: number;
   /** Backoff of a row in RETRY_WAIT: base and cap, in milliseconds. */
   rowRetryBaseMs: number;
@@ -113,6 +117,7 @@ async function processChunk(
         sourceKey: row.sourceKey,
         status: 'ERROR',
         attemptNo: row.attemptCount + 1,
+        transientFailures: row.transientFailures,
         loadId: row.loadId,
         lineNo: row.lineNo,
         error: { phase: 'VALIDATE', code: problem.code, message: problem.message },
@@ -131,22 +136,29 @@ async function processChunk(
       const row = byId.get(f.stageId);
       if (row === undefined) throw new Error(`the MERGE reported stage_id ${f.stageId}, which is not in the chunk`);
       failedIds.add(f.stageId);
-      const attemptNo = row.attemptCount + 1;
-      const wait = f.kind === 'transient' && attemptNo < options.maxAttempts;
+      const transient = f.kind === 'transient';
+      // --max-attempts bounds the transient failures of the row's current values (since they
+      // last changed or an operator retried the row), not every attempt it ever had
+      const transientFailures = transient ? row.transientFailures + 1 : row.transientFailures;
+      const wait = transient && transientFailures < options.maxAttempts;
       if (wait) retryWait++;
       failed.push({
         stageId: row.stageId,
         sourceKey: row.sourceKey,
         status: wait ? 'RETRY_WAIT' : 'ERROR',
-        attemptNo,
+        attemptNo: row.attemptCount + 1,
+        transientFailures,
         loadId: row.loadId,
         lineNo: row.lineNo,
         error: {
           phase: 'MERGE',
           code: f.code,
-          message: f.kind === 'transient' && !wait ? `${f.message} (transient; gave up after ${attemptNo} attempts)` : f.message,
+          message:
+            transient && !wait
+              ? `${f.message} (transient; gave up after ${transientFailures} transient failures at these values, --max-attempts ${options.maxAttempts})`
+              : f.message,
         },
-        nextAttemptAt: wait ? new Date(now + backoffDelay(attemptNo, options.rowRetryBaseMs, options.rowRetryMaxMs)) : undefined,
+        nextAttemptAt: wait ? new Date(now + backoffDelay(transientFailures, options.rowRetryBaseMs, options.rowRetryMaxMs)) : undefined,
       });
     }
   }

@@ -29,9 +29,9 @@ const retryAll = (over: Partial<RetryRequest> = {}): RetryRequest => ({
 });
 
 forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target) => {
-  const status = (db: TestDatabase, key: string) =>
-    db.sql<{ process_status: string; attempt_count: number }>(
-      'SELECT process_status, attempt_count FROM order_stage WHERE source_key = $1',
+  const counts = (db: TestDatabase, key: string) =>
+    db.sql<{ process_status: string; attempt_count: number; transient_failures: number }>(
+      'SELECT process_status, attempt_count, transient_failures FROM order_stage WHERE source_key = $1',
       [key],
     );
 
@@ -95,7 +95,7 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
   });
 
   targetTest.skipIf(target.kind === 'oracle')(
-    'an amended row gets --max-attempts attempts at its new values: its earlier processings do not count',
+    'an amended row gets --max-attempts transient failures at its new values; attempt_count still counts every processing',
     async ({ db }) => {
       const keys = await failingKeys(db);
       const { loader } = await db.open();
@@ -103,28 +103,42 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
       for (const amount of ['1', '2', '3', '4']) {
         expect((await loader.load([orderFile([['A-1', '1', '2026-01-01', amount, 'JPY']])])).exitCode).toBe(0);
       }
-      expect(await status(db, 'A-1')).toEqual([{ process_status: 'DONE', attempt_count: 1 }]);
+      expect(await counts(db, 'A-1')).toEqual([{ process_status: 'DONE', attempt_count: 4, transient_failures: 0 }]);
       await keys.fail('A-1');
       const slow = { maxAttempts: 2, rowRetryBaseMs: 60_000, rowRetryMaxMs: 60_000 };
       const amended = await loader.load([orderFile([['A-1', '1', '2026-01-01', '5', 'JPY']])], slow);
-      // the first transient failure of the new values: waits with backoff (it went to ERROR)
+      // the first transient failure of the new values waits with backoff: its fifth processing,
+      // but --max-attempts 2 bounds the transient failures of these values, not attempt_count
       expect(amended.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
-      expect(await status(db, 'A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1 }]);
+      expect(await counts(db, 'A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 5, transient_failures: 1 }]);
       await db.sql("UPDATE order_stage SET next_attempt_at = now() - interval '1 second' WHERE process_status = 'RETRY_WAIT'");
       expect((await loader.process(slow)).process).toMatchObject({ claimed: 1, retryWait: 0, error: 1 });
-      expect(await db.sql("SELECT process_status, attempt_count, error_message FROM order_stage WHERE source_key = 'A-1'")).toEqual([
-        { process_status: 'ERROR', attempt_count: 2, error_message: expect.stringContaining('gave up after 2 attempts') as unknown },
+      expect(
+        await db.sql("SELECT process_status, attempt_count, transient_failures, error_message FROM order_stage WHERE source_key = 'A-1'"),
+      ).toEqual([
+        {
+          process_status: 'ERROR',
+          attempt_count: 6,
+          transient_failures: 2,
+          error_message: expect.stringContaining('gave up after 2 transient failures at these values, --max-attempts 2') as unknown,
+        },
       ]);
+      // the error log's attempt_no is attempt_count at that attempt
       expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'A-1' ORDER BY error_id")).toEqual([
-        { attempt_no: 1 },
-        { attempt_no: 2 },
+        { attempt_no: 5 },
+        { attempt_no: 6 },
       ]);
       expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'A-1'")).toEqual([{ amount: '4.00' }]);
+
+      // a correction restarts the transient failures (and keeps counting attempts): one more wait
+      const corrected = await loader.load([orderFile([['A-1', '1', '2026-01-01', '6', 'JPY']])], slow);
+      expect(corrected.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
+      expect(await counts(db, 'A-1')).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 7, transient_failures: 1 }]);
     },
   );
 
   targetTest.skipIf(target.kind === 'oracle')(
-    "an operator's retry of a row that gave up starts a fresh count, with backoff",
+    "an operator's retry of a row that gave up restarts its transient failures, with backoff; attempt_count goes on",
     async ({ db }) => {
       const keys = await failingKeys(db);
       await keys.fail('T-9', '40001');
@@ -135,7 +149,7 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
         rowRetryMaxMs: 1,
       });
       expect(report.exitCode).toBe(2);
-      expect(await status(db, 'T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 2 }]);
+      expect(await counts(db, 'T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 2, transient_failures: 2 }]);
 
       const { retry, process } = await loader.retry(
         { selector: { sourceKeys: ['T-9'] }, all: false, corrections: {}, reason: 'lock storm over', operator, dryRun: false },
@@ -146,18 +160,84 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
       expect(process?.process).toMatchObject({ claimed: 1, retryWait: 1, error: 0 });
       expect(
         await db.sql(
-          "SELECT process_status, attempt_count, next_attempt_at > now() + interval '20 seconds' AS later FROM order_stage WHERE source_key = 'T-9'",
+          "SELECT process_status, attempt_count, transient_failures, next_attempt_at > now() + interval '20 seconds' AS later FROM order_stage WHERE source_key = 'T-9'",
         ),
-      ).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 1, later: true }]);
-      // the history stays: every attempt in the error log, the retry in the audit
+      ).toEqual([{ process_status: 'RETRY_WAIT', attempt_count: 3, transient_failures: 1, later: true }]);
+      // the history stays: every attempt in the error log, numbered by attempt_count; the retry in the audit
       expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'T-9' ORDER BY error_id")).toEqual([
         { attempt_no: 1 },
         { attempt_no: 2 },
-        { attempt_no: 1 },
+        { attempt_no: 3 },
       ]);
       expect(await db.sql('SELECT action, old_status, new_status FROM order_stage_audit')).toEqual([
         { action: 'RETRY', old_status: 'ERROR', new_status: 'READY' },
       ]);
+      // the second failure after the retry ends it ERROR (--max-attempts 2)
+      await db.sql("UPDATE order_stage SET next_attempt_at = now() - interval '1 second' WHERE process_status = 'RETRY_WAIT'");
+      expect((await loader.process({ maxAttempts: 2 })).process).toMatchObject({ claimed: 1, retryWait: 0, error: 1 });
+      expect(await counts(db, 'T-9')).toEqual([{ process_status: 'ERROR', attempt_count: 4, transient_failures: 2 }]);
+    },
+  );
+
+  targetTest.skipIf(target.kind === 'oracle')(
+    'migration 007 on a database of 006: RETRY_WAIT rows keep their transient failures, reset attempt counts are raised from the error log',
+    async ({ db }) => {
+      // the schema as migration 006 left it: no transient_failures, 007 not recorded (the
+      // functions 007 replaces are re-created by it whatever they are)
+      await db.sql('DELETE FROM order_loader_migration WHERE version >= 7');
+      await db.sql('ALTER TABLE order_stage DROP COLUMN transient_failures');
+      // rows as the code of 005/006 left them: attempt_count restarted at 0 when the values changed
+      const stage = async (key: string, status: string, attempts: number) =>
+        (
+          await db.sql<{ stage_id: number }>(
+            `INSERT INTO order_stage (source_key, customer_id, order_date, amount, currency, process_status, attempt_count, next_attempt_at)
+             VALUES ($1, 1, DATE '2026-01-01', 1, 'JPY', $2::text, $3, CASE WHEN $2::text = 'RETRY_WAIT' THEN now() - interval '1 second' END)
+             RETURNING stage_id`,
+            [key, status, attempts],
+          )
+        )[0]!.stage_id;
+      const log = (stageId: number, key: string, phase: string, attemptNo: number | null) =>
+        db.sql(
+          `INSERT INTO order_bulk_error (stage_id, source_key, phase, error_code, error_message, attempt_no)
+           VALUES ($1, $2, $3, 'X', 'x', $4)`,
+          [stageId, key, phase, attemptNo],
+        );
+      // corrected after a validation error, then DONE (the seed's SRC-102 under 005): 1 → 2
+      const corrected = await stage('M-DONE', 'DONE', 1);
+      await log(corrected, 'M-DONE', 'VALIDATE', 1);
+      // amended after a rejection, then two deadlocks of the new values, waiting: attempt_count
+      // 2 → 3, and its two transient failures carried over
+      const waiting = await stage('M-WAIT', 'RETRY_WAIT', 2);
+      await log(waiting, 'M-WAIT', 'MERGE', 1);
+      await log(waiting, 'M-WAIT', 'MERGE', 1);
+      await log(waiting, 'M-WAIT', 'MERGE', 2);
+      // never reset: left as it is; a PARSE row of the log is no processing attempt
+      const plain = await stage('M-ERR', 'ERROR', 2);
+      await log(plain, 'M-ERR', 'PARSE', null);
+      await log(plain, 'M-ERR', 'VALIDATE', 1);
+      await log(plain, 'M-ERR', 'VALIDATE', 2);
+      await stage('M-NEW', 'DONE', 1);
+
+      const { loader } = await db.open();
+      expect(await loader.init()).toEqual(['007_transient_failures']);
+      expect(
+        await db.sql('SELECT source_key, process_status, attempt_count, transient_failures FROM order_stage ORDER BY source_key'),
+      ).toEqual([
+        { source_key: 'M-DONE', process_status: 'DONE', attempt_count: 2, transient_failures: 0 },
+        { source_key: 'M-ERR', process_status: 'ERROR', attempt_count: 2, transient_failures: 0 },
+        { source_key: 'M-NEW', process_status: 'DONE', attempt_count: 1, transient_failures: 0 },
+        { source_key: 'M-WAIT', process_status: 'RETRY_WAIT', attempt_count: 3, transient_failures: 2 },
+      ]);
+      // the waiting row's third transient failure reaches --max-attempts 3; the log numbers it by attempt_count
+      const keys = await failingKeys(db);
+      await keys.fail('M-WAIT');
+      expect((await loader.process({ maxAttempts: 3 })).process).toMatchObject({ claimed: 1, retryWait: 0, error: 1 });
+      expect(await counts(db, 'M-WAIT')).toEqual([{ process_status: 'ERROR', attempt_count: 4, transient_failures: 3 }]);
+      expect(await db.sql("SELECT attempt_no FROM order_bulk_error WHERE source_key = 'M-WAIT' ORDER BY error_id DESC LIMIT 1")).toEqual([
+        { attempt_no: 4 },
+      ]);
+      // applied once
+      expect(await loader.init()).toEqual([]);
     },
   );
 

@@ -62,12 +62,18 @@ forEachTarget('load on $kind', () => {
     expect(second.exitCode).toBe(0);
     expect(second.files[0]?.counts).toMatchObject({ read: 4, updated: 2, unchanged: 2, inserted: 0 });
     expect(await stageRows(db)).toEqual([
-      // a corrected row's attempts count from its correction: one attempt at the new values
+      // attempt_count is every time the row was processed, never reset: the corrected rows were
+      // processed twice (the failure, then their corrected values), 101 and 104 once
       { source_key: 'SRC-101', process_status: 'DONE', attempt_count: 1, error_code: null },
-      { source_key: 'SRC-102', process_status: 'DONE', attempt_count: 1, error_code: null },
-      { source_key: 'SRC-103', process_status: 'DONE', attempt_count: 1, error_code: null },
+      { source_key: 'SRC-102', process_status: 'DONE', attempt_count: 2, error_code: null },
+      { source_key: 'SRC-103', process_status: 'DONE', attempt_count: 2, error_code: null },
       { source_key: 'SRC-104', process_status: 'DONE', attempt_count: 1, error_code: null },
     ]);
+    // what --max-attempts bounds restarted with the corrected values (nothing transient here)
+    expect(await db.sql('SELECT source_key, transient_failures FROM order_stage ORDER BY source_key')).toEqual(
+      ['SRC-101', 'SRC-102', 'SRC-103', 'SRC-104'].map((source_key) => ({ source_key, transient_failures: 0 })),
+    );
+    const stageAfterCorrection = await stageRows(db);
     const afterCorrection = await orders(db);
     expect(afterCorrection.map((o) => [o.source_key, o.amount])).toEqual([
       ['SRC-101', 1200],
@@ -86,6 +92,9 @@ forEachTarget('load on $kind', () => {
       expect(again.exitCode, file).toBe(0);
       expect(again.files[0]?.skipped, file).toContain('already staged');
       expect(await orders(db)).toEqual(before);
+      // a reload changes nothing: no stage row processed again, no error-log row
+      expect(await stageRows(db), file).toEqual(stageAfterCorrection);
+      expect(await errorLog(db), file).toEqual(firstErrors);
     }
   });
 
@@ -124,7 +133,7 @@ forEachTarget('load on $kind', () => {
     expect((await stageRows(db))[0]).toMatchObject({ process_status: 'ERROR', attempt_count: 1 });
   });
 
-  targetTest('applies an amendment of a DONE row to the order; attempts count from the amendment', async ({ db }) => {
+  targetTest('applies an amendment of a DONE row to the order; its attempt_count counts both processings', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([
       orderFile([
@@ -143,7 +152,7 @@ forEachTarget('load on $kind', () => {
     ]);
     expect(after[0]?.order_id).toBe(k1Before?.order_id);
     expect((await stageRows(db)).map((r) => [r.source_key, r.process_status, r.attempt_count])).toEqual([
-      ['K-1', 'DONE', 1],
+      ['K-1', 'DONE', 2],
       ['K-2', 'DONE', 1],
     ]);
   });

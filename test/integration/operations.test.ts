@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { errorsToCsv } from '../../src/cli/errors-csv.js';
 import { UserError } from '../../src/errors.js';
-import { parseCorrections } from '../../src/pipeline/operations.js';
+import { defaultOperator, defaultRecoverReason, parseCorrections } from '../../src/pipeline/operations.js';
 import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
@@ -56,12 +56,51 @@ forEachTarget('operations on $kind', (target) => {
     expect(audit[0]).toMatchObject({ action: 'RETRY', old_status: 'ERROR', new_status: 'READY', operator, reason: 'supplier resent' });
     expect(JSON.parse(audit[0]!.old_values)).toEqual({ process_status: 'ERROR', amount: null });
     expect(JSON.parse(audit[0]!.new_values)).toEqual({ process_status: 'READY', amount: '3500' });
-    // the operator's retry started the count again: one attempt since
-    expect(await db.sql("SELECT process_status, attempt_count FROM order_stage WHERE source_key = 'SRC-102'")).toEqual([
-      { process_status: 'DONE', attempt_count: 1 },
+    // attempt_count counts every processing, the one before the retry too; the retry restarted
+    // only the transient failures that --max-attempts bounds
+    expect(await db.sql("SELECT process_status, attempt_count, transient_failures FROM order_stage WHERE source_key = 'SRC-102'")).toEqual([
+      { process_status: 'DONE', attempt_count: 2, transient_failures: 0 },
     ]);
     // the error log is never rewritten
     expect(await db.sql("SELECT phase FROM order_bulk_error WHERE source_key = 'SRC-102'")).toEqual([{ phase: 'VALIDATE' }]);
+  });
+
+  targetTest('a library retry or recover without an operator records the OS user at this host, as the CLI does', async ({ db }) => {
+    const { loader } = await db.open();
+    await loader.load([fixture('orders-sample.csv')]);
+    // no operator at all (the field is optional for a library caller), then a blank one
+    const first = await loader.retry({
+      selector: { sourceKeys: ['SRC-102'] },
+      all: false,
+      corrections: parseCorrections(['amount=3500']),
+      reason: 'supplier resent',
+      dryRun: false,
+    });
+    expect(first.retry.changes.map((c) => [c.sourceKey, c.operator])).toEqual([['SRC-102', defaultOperator()]]);
+    expect(first.process).toMatchObject({ exitCode: 0, process: { done: 1 } });
+    await loader.retry({
+      selector: { sourceKeys: ['SRC-103'] },
+      all: false,
+      corrections: {},
+      reason: 'again',
+      operator: ' ',
+      dryRun: false,
+    });
+    await db.sql(
+      "UPDATE order_stage SET process_status = 'PROCESSING', updated_at = now() - interval '1 hour' WHERE source_key = 'SRC-101'",
+    );
+    const recovered = await loader.recover({ olderThanMs: 15 * 60_000, dryRun: false });
+    expect(recovered.changes.map((c) => c.sourceKey)).toEqual(['SRC-101']);
+    expect(
+      await db.sql(
+        'SELECT s.source_key, a.action, a.operator, a.reason FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id ORDER BY a.audit_id',
+      ),
+    ).toEqual([
+      { source_key: 'SRC-102', action: 'RETRY', operator: defaultOperator(), reason: 'supplier resent' },
+      { source_key: 'SRC-103', action: 'RETRY', operator: defaultOperator(), reason: 'again' },
+      { source_key: 'SRC-101', action: 'RECOVER', operator: defaultOperator(), reason: defaultRecoverReason(15 * 60_000) },
+    ]);
+    expect(defaultOperator()).toContain(`@${hostname()}`);
   });
 
   targetTest('retry refuses what it cannot do', async ({ db }) => {

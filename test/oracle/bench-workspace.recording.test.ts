@@ -206,6 +206,7 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
         AMOUNT: r.amount,
         CURRENCY: r.currency,
         ATTEMPT_COUNT: '0',
+        TRANSIENT_FAILURES: '0',
         LOAD_ID: '1',
         LINE_NO: String(r.line),
       }));
@@ -281,6 +282,7 @@ describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
             amount: '1.00',
             currency: 'JPY',
             attemptCount: 0,
+            transientFailures: 0,
             loadId: 1,
             lineNo: 2,
           },
@@ -296,6 +298,7 @@ describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
             sourceKey: 'K2',
             status: 'ERROR',
             attemptNo: 1,
+            transientFailures: 0,
             loadId: 1,
             lineNo: 3,
             error: { phase: 'VALIDATE', code: 'X', message: 'x' },

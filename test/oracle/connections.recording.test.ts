@@ -49,6 +49,7 @@ function claimed(stageId: number): ClaimedRow {
     amount: '1.00',
     currency: 'JPY',
     attemptCount: 0,
+    transientFailures: 0,
     loadId: 1,
     lineNo: 2,
   };

@@ -24,6 +24,7 @@ function claimed(stageId: number, extra: Partial<ClaimedRow> = {}): ClaimedRow {
     amount: '1200.00',
     currency: 'JPY',
     attemptCount: 0,
+    transientFailures: 0,
     loadId: 7,
     lineNo: stageId + 1,
     ...extra,
@@ -314,6 +315,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
         AMOUNT: '1200.00',
         CURRENCY: 'JPY',
         ATTEMPT_COUNT: '0',
+        TRANSIENT_FAILURES: '0',
         LOAD_ID: '7',
         LINE_NO: '2',
       },
@@ -324,7 +326,8 @@ describe('Oracle engine (recording connection): one chunk', () => {
         ORDER_DATE: '2024-04-02',
         AMOUNT: '99999999999.00',
         CURRENCY: 'USD',
-        ATTEMPT_COUNT: '1',
+        ATTEMPT_COUNT: '3',
+        TRANSIENT_FAILURES: '2',
         LOAD_ID: null,
         LINE_NO: null,
       },
@@ -336,6 +339,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
         AMOUNT: '1.50',
         CURRENCY: 'EUR',
         ATTEMPT_COUNT: '0',
+        TRANSIENT_FAILURES: '0',
         LOAD_ID: '7',
         LINE_NO: '4',
       },
@@ -361,6 +365,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
           amount: '1200.00',
           currency: 'JPY',
           attemptCount: 0,
+          transientFailures: 0,
           loadId: 7,
           lineNo: 2,
         },
@@ -371,7 +376,8 @@ describe('Oracle engine (recording connection): one chunk', () => {
           orderDate: '2024-04-02',
           amount: '99999999999.00',
           currency: 'USD',
-          attemptCount: 1,
+          attemptCount: 3,
+          transientFailures: 2,
           loadId: null,
           lineNo: null,
         },
@@ -383,6 +389,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
           amount: '1.50',
           currency: 'EUR',
           attemptCount: 0,
+          transientFailures: 0,
           loadId: 7,
           lineNo: 4,
         },
@@ -397,7 +404,8 @@ describe('Oracle engine (recording connection): one chunk', () => {
             stageId: 6,
             sourceKey: 'K6',
             status: 'ERROR',
-            attemptNo: 2,
+            attemptNo: 4,
+            transientFailures: 2,
             loadId: null,
             lineNo: null,
             error: { phase: 'MERGE', code: 'ORA-01438', message: 'x'.repeat(1500) },
@@ -407,6 +415,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
             sourceKey: 'K8',
             status: 'RETRY_WAIT',
             attemptNo: 1,
+            transientFailures: 1,
             loadId: 7,
             lineNo: 9,
             error: { phase: 'MERGE', code: 'ORA-00060', message: 'ORA-00060: deadlock detected while waiting for resource' },
@@ -452,7 +461,8 @@ describe('Oracle engine (recording connection): one chunk', () => {
     expect(failed!.binds[0]).toMatchObject({
       stage_id: 6,
       status: 'ERROR',
-      attempt_no: 2,
+      attempt_no: 4,
+      transient_failures: 2,
       batch_id: 'batch-1',
       error_code: 'ORA-01438',
       next_attempt_at: null,
@@ -462,12 +472,20 @@ describe('Oracle engine (recording connection): one chunk', () => {
       stage_id: 8,
       status: 'RETRY_WAIT',
       attempt_no: 1,
+      transient_failures: 1,
       next_attempt_at: '2024-05-01T10:00:00.123',
     });
-    expect(failed!.options.bindDefs).toMatchObject({ error_message: { type: VARCHAR, maxSize: 4000 }, next_attempt_at: { type: VARCHAR } });
+    expect(failed!.options.bindDefs).toMatchObject({
+      attempt_no: { type: NUMBER },
+      transient_failures: { type: NUMBER },
+      error_message: { type: VARCHAR, maxSize: 4000 },
+      next_attempt_at: { type: VARCHAR },
+    });
+    // (the recording connection refuses binds that do not match the placeholders: NJS-098)
+    expect(failed!.sql).toMatch(/attempt_count\s+= :attempt_no,\s+transient_failures\s+= :transient_failures,/);
     expect(log!.sql).toBe(oracleQuery('finalize_failed_log'));
     expect(log!.binds.map((b) => [b.stage_id, b.source_key, b.phase, b.attempt_no])).toEqual([
-      [6, 'K6', 'MERGE', 2],
+      [6, 'K6', 'MERGE', 4],
       [8, 'K8', 'MERGE', 1],
     ]);
   });
@@ -481,6 +499,7 @@ describe('Oracle engine (recording connection): one chunk', () => {
       AMOUNT: '1.00',
       CURRENCY: 'JPY',
       ATTEMPT_COUNT: '0',
+      TRANSIENT_FAILURES: '0',
       LOAD_ID: '1',
       LINE_NO: '2',
     }));
@@ -647,8 +666,12 @@ describe('Oracle engine (recording connection): stageBatch', () => {
       batchErrors: true,
       bindDefs: { source_key: { type: VARCHAR, maxSize: 400 }, load_id: { type: NUMBER } },
     });
-    // a row whose values change starts its attempt count again (as order_loader_stage_batch, migration 005)
-    expect(oracleQuery('stage_batch_update')).toContain('s.attempt_count   = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.attempt_count END');
+    // a row whose values change starts its transient failures again and keeps its attempt_count
+    // (as order_loader_stage_batch, PostgreSQL migration 007)
+    expect(oracleQuery('stage_batch_update')).toContain(
+      's.transient_failures = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.transient_failures END',
+    );
+    expect(oracleQuery('stage_batch_update')).not.toMatch(/attempt_count/);
   });
 
   it('a source_key over 100 characters fails the batch before anything is sent, naming the line, not the value', async () => {

@@ -16,13 +16,6 @@ import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
 const root = join(import.meta.dirname, '..', '..');
 
 describe('Oracle migrate (recording database)', () => {
-  const statementCount = listMigrations('oracle').reduce((n, m) => n + splitStatements(m.sql).length, 0);
-  const tables = new Set(
-    listMigrations('oracle')
-      .flatMap((m) => splitStatements(m.sql))
-      .flatMap(objectsCreatedBy)
-      .map((o) => o.table),
-  );
   const all = everyObject();
   /** A database whose dictionary holds `objects` (default: everything, as after a good run). */
   const dictionary =
@@ -33,11 +26,11 @@ describe('Oracle migrate (recording database)', () => {
   const recorded = (db: RecordingDatabase) =>
     db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'));
 
-  it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, checks, records, commits', async () => {
+  it('creates the bookkeeping tables, locks on one connection, applies each statement alone on another, checks, records, commits', async () => {
     const db = new RecordingDatabase({ execute: (sql, binds) => dictionary()(sql, binds) ?? { rows: [] } });
     const engine = createOracleEngineWith(db, constants);
     const applied = await engine.migrate();
-    expect(applied).toEqual(['001_schema']);
+    expect(applied).toEqual(listMigrations('oracle').map((m) => m.name));
     const trace = db.trace();
     expect(trace.slice(0, 3)).toEqual([
       '1:execute:CREATE TABLE order_loader_migration',
@@ -45,25 +38,82 @@ describe('Oracle migrate (recording database)', () => {
       '1:execute:LOCK TABLE order_loader_migration_lock',
     ]);
     expect(trace[3]).toBe('2:execute:SELECT version FROM');
-    const work = db.calls.filter((c) => c.kind === 'execute' && c.conn === 2).slice(1, -1);
-    const ddl = work.slice(0, statementCount);
-    expect(ddl).toHaveLength(statementCount);
-    for (const call of ddl) {
-      if (call.kind !== 'execute') continue;
-      expect(call.sql).toMatch(/^CREATE /);
-      expect(call.sql).not.toMatch(/;\s*$/);
-      expect(call.sql).not.toMatch(/IF NOT EXISTS/i);
+    // after the version query, each migration in turn: its statements, one dictionary lookup per
+    // table they create, its record, a commit
+    const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(1);
+    let at = 0;
+    for (const migration of listMigrations('oracle')) {
+      const statements = splitStatements(migration.sql);
+      const ownTables = [...new Set(statements.flatMap(objectsCreatedBy).map((o) => o.table))];
+      const sent = work.slice(at, at + statements.length + ownTables.length + 2);
+      at += sent.length;
+      expect(sent.slice(0, statements.length).map((c) => c.kind === 'execute' && c.sql)).toEqual(statements);
+      for (const statement of statements) {
+        expect(statement).not.toMatch(/;\s*$/);
+        expect(statement).not.toMatch(/IF NOT EXISTS/i);
+        if (migration.version === 1) expect(statement).toMatch(/^CREATE /);
+      }
+      const checks = sent.slice(statements.length, statements.length + ownTables.length);
+      expect(checks.map((c) => c.kind === 'execute' && c.sql)).toEqual(ownTables.map(() => oracleQuery('schema_objects')));
+      expect(checks.map((c) => c.kind === 'execute' && (c.binds.table_name as { val: unknown }).val)).toEqual(ownTables);
+      expect(sent.slice(-2).map((c) => (c.kind === 'execute' ? c.sql.split('(')[0]!.trim() : c.kind))).toEqual([
+        'INSERT INTO order_loader_migration',
+        'commit',
+      ]);
+      const record = sent[sent.length - 2]!;
+      expect(record.kind === 'execute' && record.binds).toEqual({ version: migration.version, name: migration.name });
     }
-    // then one dictionary lookup per table the migration creates, before the record
-    const checks = work.slice(statementCount);
-    expect(checks.map((c) => c.kind === 'execute' && c.sql)).toEqual([...tables].map(() => oracleQuery('schema_objects')));
-    expect(checks.map((c) => c.kind === 'execute' && (c.binds.table_name as { val: unknown }).val)).toEqual([...tables]);
-    expect(trace.slice(-4)).toEqual([
-      '2:execute:INSERT INTO order_loader_migration',
-      '2:commit',
+    expect(at).toBe(work.length);
+    expect(trace.slice(-2)).toEqual([
       '2:rollback',
       '1:rollback', // releases the table lock
     ]);
+  });
+
+  it('an existing schema (001 recorded) gets transient_failures: column added, RETRY_WAIT rows and attempt counts brought over, then recorded', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE TABLE order_loader_migration'))
+          throw driverError('ORA-00955', 'name is already used by an existing object');
+        if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+        return dictionary()(sql, binds) ?? { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    expect(await engine.migrate()).toEqual(['002_transient_failures']);
+    const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(1);
+    expect(work.map((c) => (c.kind === 'execute' ? c.sql.split('\n')[0] : c.kind))).toEqual([
+      'ALTER TABLE order_stage ADD (transient_failures NUMBER(10) DEFAULT 0 NOT NULL)',
+      'UPDATE order_stage',
+      'MERGE INTO order_stage s',
+      oracleQuery('schema_objects').split('\n')[0],
+      oracleQuery('migration_record').split('\n')[0],
+      'commit',
+    ]);
+    const [, waiting, counts] = work as Extract<(typeof work)[number], { kind: 'execute' }>[];
+    // the two updates of existing rows are committed with the record (no DDL after them)
+    expect(waiting!.sql).toMatch(/SET transient_failures = attempt_count\s+WHERE process_status = 'RETRY_WAIT'$/);
+    expect(counts!.sql).toMatch(/b\.phase IN \('VALIDATE', 'MERGE'\)/);
+    expect(counts!.sql).toMatch(/s\.attempt_count = f\.failures \+ CASE WHEN s\.process_status = 'DONE' THEN 1 ELSE 0 END/);
+    expect(counts!.options).toMatchObject({ autoCommit: false });
+    expect(objectsCreatedBy(work[0]!.kind === 'execute' ? work[0]!.sql : '')).toEqual([
+      { kind: 'COLUMN', table: 'ORDER_STAGE', name: 'TRANSIENT_FAILURES' },
+    ]);
+  });
+
+  it('a re-run of 002 after its ALTER committed tolerates ORA-01430 (column exists) when the column is there', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE TABLE order_loader_migration'))
+          throw driverError('ORA-00955', 'name is already used by an existing object');
+        if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+        if (sql.startsWith('ALTER TABLE order_stage ADD')) throw driverError('ORA-01430', 'column being added already exists in table');
+        return dictionary()(sql, binds) ?? { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    expect(await engine.migrate()).toEqual(['002_transient_failures']);
+    expect(db.calls.filter((c) => c.kind === 'execute' && /^(UPDATE|MERGE) /.test(c.sql))).toHaveLength(2);
   });
 
   it('is a no-op when every migration is recorded', async () => {
@@ -71,7 +121,7 @@ describe('Oracle migrate (recording database)', () => {
       execute: (sql, binds) => {
         if (sql.startsWith('CREATE TABLE order_loader_migration'))
           throw driverError('ORA-00955', 'name is already used by an existing object');
-        if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+        if (sql.startsWith('SELECT version')) return { rows: listMigrations('oracle').map((m) => ({ VERSION: m.version })) };
         return dictionary()(sql, binds) ?? {};
       },
     });
@@ -92,8 +142,8 @@ describe('Oracle migrate (recording database)', () => {
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    expect(await engine.migrate()).toEqual(['001_schema']);
-    expect(created).toBe(statementCount);
+    expect(await engine.migrate()).toEqual(listMigrations('oracle').map((m) => m.name));
+    expect(created).toBe(splitStatements(listMigrations('oracle')[0]!.sql).length);
   });
 
   it('"already exists" is refused when the object is not ours: another table owns pk_orders, so orders was never created', async () => {
@@ -326,9 +376,27 @@ describe('sql/oracle files (static checks)', () => {
     };
     const pg = readFileSync(join(root, 'sql/postgres/migrations/001_schema.sql'), 'utf8');
     const ora = readFileSync(join(root, 'sql/oracle/migrations/001_schema.sql'), 'utf8');
+    // columns the later migrations add (PostgreSQL: ALTER TABLE t ADD COLUMN [IF NOT EXISTS] c;
+    // Oracle: ALTER TABLE t ADD (c …), read as migrate() reads it), in order
+    const pgAdded = (table: string) =>
+      listMigrations('postgres')
+        .filter((m) => m.version > 1)
+        .flatMap((m) => [...m.sql.matchAll(/^ALTER TABLE (\w+) ADD COLUMN (?:IF NOT EXISTS )?(\w+)/gim)])
+        .filter((m) => m[1]!.toLowerCase() === table)
+        .map((m) => m[2]!.toLowerCase());
+    const oraAdded = (table: string) =>
+      listMigrations('oracle')
+        .filter((m) => m.version > 1)
+        .flatMap((m) => splitStatements(m.sql))
+        .filter((statement) => /^ALTER TABLE/i.test(statement))
+        .flatMap(objectsCreatedBy)
+        .filter((o) => o.kind === 'COLUMN' && o.table === table.toUpperCase())
+        .map((o) => o.name.toLowerCase());
     for (const table of ['order_stage', 'orders', 'order_bulk_error', 'load_run', 'load_run_event', 'order_stage_audit']) {
-      expect(columns(ora, table), table).toEqual(columns(pg, table));
+      expect([...columns(ora, table), ...oraAdded(table)], table).toEqual([...columns(pg, table), ...pgAdded(table)]);
     }
+    expect(pgAdded('order_stage')).toContain('transient_failures');
+    expect(oraAdded('order_stage')).toContain('transient_failures');
     expect(ora).toMatch(/amount\s+NUMBER\(18, 2\)/);
     expect(ora).toMatch(/amount\s+NUMBER\(12, 2\)\s+NOT NULL/);
     expect(ora).toMatch(/source_key\s+VARCHAR2\(100 CHAR\)/);

@@ -431,13 +431,15 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     expect(update!.sql).toBe(oracleQuery('apply_manual_changes'));
     expect(update!.sql).toMatch(/error_code\s+= NULL/);
     expect(update!.sql).toMatch(/error_message\s+= NULL/);
-    expect(update!.sql).toMatch(/next_attempt_at = NULL/);
+    expect(update!.sql).toMatch(/next_attempt_at\s+= NULL/);
     expect(update!.sql).toMatch(/updated_at\s+= SYSTIMESTAMP/);
     expect(update!.sql).toContain("TO_DATE(:order_date, 'YYYY-MM-DD')");
     expect(update!.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
     expect(update!.sql).toMatch(/TO_NUMBER\(:customer_id, '9+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
-    // a RETRY starts the attempt count again, a RECOVER keeps it
-    expect(update!.sql).toContain("attempt_count   = CASE WHEN :action = 'RETRY' THEN 0 ELSE attempt_count END");
+    // a RETRY starts the transient failures (what --max-attempts bounds) again, a RECOVER keeps
+    // them; neither touches attempt_count, every processing attempt
+    expect(update!.sql).toContain("transient_failures = CASE WHEN :action = 'RETRY' THEN 0 ELSE transient_failures END");
+    expect(update!.sql).not.toMatch(/attempt_count/);
     expect(update!.binds).toEqual([
       {
         stage_id: 5,

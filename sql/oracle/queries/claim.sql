@@ -26,6 +26,7 @@ SELECT /*+ INDEX_ASC(order_stage ix_order_stage_claimable) */
        TO_CHAR(amount, 'FM99999999999999990D00', 'NLS_NUMERIC_CHARACTERS=''.,''') AS amount,
        currency,
        attempt_count,
+       transient_failures,
        load_id,
        line_no
   FROM order_stage

@@ -1,5 +1,5 @@
 -- The chunk's successes, array-bound (executeMany, one iteration per stage_id): DONE, attempt
--- counted, error fields cleared.
+-- counted, error fields cleared (transient_failures kept: it restarts when the values change).
 UPDATE order_stage
    SET process_status  = 'DONE',
        attempt_count   = attempt_count + 1,

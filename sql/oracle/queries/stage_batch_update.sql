@@ -2,8 +2,10 @@
 -- the last occurrence of a source_key wins; docs/ARCHITECTURE.md, section 2); the new keys
 -- are inserted afterwards, in line order, by stage_batch_new.sql. Same rules as
 -- sql/postgres/queries/stage_batch.sql:
---   values changed, or re-parsed -> updated, READY again (or ERROR); attempt_count back to 0
---                                   (the attempts of the earlier values do not count)
+--   values changed, or re-parsed -> updated, READY again (or ERROR); transient_failures back
+--                                   to 0 (the transient failures of the earlier values do not
+--                                   count against --max-attempts); attempt_count kept (every
+--                                   processing attempt, never reset; migration 002)
 --   values identical             -> untouched; when the row is not DONE, load_id/line_no move
 --                                   to this load so that the load's outcome counts it
 -- is_changed is computed in USING (against the same snapshot as the target: the transaction
@@ -23,19 +25,19 @@ USING (SELECT i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i
          JOIN order_stage cur ON cur.source_key = i.source_key) src
 ON (s.source_key = src.source_key)
 WHEN MATCHED THEN UPDATE SET
-       s.customer_id     = src.customer_id,
-       s.order_date      = src.order_date,
-       s.amount          = src.amount,
-       s.currency        = src.currency,
-       s.process_status  = CASE WHEN src.is_changed = 1
-                                THEN CASE WHEN src.parse_code IS NULL THEN 'READY' ELSE 'ERROR' END
-                                ELSE s.process_status END,
-       s.error_code      = CASE WHEN src.is_changed = 1 THEN src.parse_code ELSE s.error_code END,
-       s.error_message   = CASE WHEN src.is_changed = 1 THEN src.parse_message ELSE s.error_message END,
-       s.next_attempt_at = CASE WHEN src.is_changed = 1 THEN NULL ELSE s.next_attempt_at END,
-       s.attempt_count   = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.attempt_count END,
-       s.load_id         = :load_id,
-       s.line_no         = src.line_no,
-       s.updated_at      = SYSTIMESTAMP
+       s.customer_id        = src.customer_id,
+       s.order_date         = src.order_date,
+       s.amount             = src.amount,
+       s.currency           = src.currency,
+       s.process_status     = CASE WHEN src.is_changed = 1
+                                   THEN CASE WHEN src.parse_code IS NULL THEN 'READY' ELSE 'ERROR' END
+                                   ELSE s.process_status END,
+       s.error_code         = CASE WHEN src.is_changed = 1 THEN src.parse_code ELSE s.error_code END,
+       s.error_message      = CASE WHEN src.is_changed = 1 THEN src.parse_message ELSE s.error_message END,
+       s.next_attempt_at    = CASE WHEN src.is_changed = 1 THEN NULL ELSE s.next_attempt_at END,
+       s.transient_failures = CASE WHEN src.is_changed = 1 THEN 0 ELSE s.transient_failures END,
+       s.load_id            = :load_id,
+       s.line_no            = src.line_no,
+       s.updated_at         = SYSTIMESTAMP
  WHERE src.is_changed = 1
     OR (s.process_status <> 'DONE' AND DECODE(s.load_id, :load_id, 0, 1) = 1)

@@ -1,8 +1,9 @@
 -- Audited manual changes (retry, recover): new values and status, error fields cleared, and
 -- one order_stage_audit row per changed row, in one statement. Column arrays $1..$13.
--- A RETRY starts the row's attempt count again: the operator has dealt with the cause, and the
--- row gets --max-attempts attempts with backoff (the audit row and the error log keep the
--- history). A RECOVER keeps it: the attempt of the process that died never finished.
+-- A RETRY starts the row's transient_failures again (migration 007): the operator has dealt with
+-- the cause, and the row gets --max-attempts attempts with backoff. attempt_count, every
+-- processing attempt, is kept by both (the audit row and the error log keep the history). A
+-- RECOVER keeps transient_failures too: the attempt of the process that died never finished.
 WITH c AS (
   SELECT *
     FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[],
@@ -13,16 +14,16 @@ WITH c AS (
 ),
 upd AS (
   UPDATE order_stage s
-     SET process_status  = c.new_status,
-         customer_id     = c.customer_id,
-         order_date      = c.order_date,
-         amount          = c.amount,
-         currency        = c.currency,
-         error_code      = NULL,
-         error_message   = NULL,
-         next_attempt_at = NULL,
-         attempt_count   = CASE WHEN c.action = 'RETRY' THEN 0 ELSE s.attempt_count END,
-         updated_at      = now()
+     SET process_status     = c.new_status,
+         customer_id        = c.customer_id,
+         order_date         = c.order_date,
+         amount             = c.amount,
+         currency           = c.currency,
+         error_code         = NULL,
+         error_message      = NULL,
+         next_attempt_at    = NULL,
+         transient_failures = CASE WHEN c.action = 'RETRY' THEN 0 ELSE s.transient_failures END,
+         updated_at         = now()
     FROM c
    WHERE s.stage_id = c.stage_id
   RETURNING s.stage_id

@@ -16,6 +16,7 @@ SELECT stage_id,
        amount::text AS amount,
        currency,
        attempt_count,
+       transient_failures,
        load_id,
        line_no
   FROM order_loader_claim($1::bigint, $2::integer, $3::bigint[]);

@@ -2,15 +2,16 @@
 -- of a source_key wins; docs/ARCHITECTURE.md, section 2).
 -- $1..$8: the batch as column arrays (one bind per column, not per row); $9: load_id.
 --   new key                      → inserted, READY (ERROR when the line failed parsing)
---   values changed, or re-parsed → updated, READY again; attempt_count back to 0 (the attempts
---                                  of the earlier values do not count against the new ones)
+--   values changed, or re-parsed → updated, READY again; transient_failures back to 0 (the
+--                                  transient failures of the earlier values do not count against
+--                                  --max-attempts); attempt_count kept (every attempt, never reset)
 --   values identical             → untouched; when the row is not DONE, load_id/line_no move to
 --                                  this load so that the load's outcome counts it
 -- The result row counts the batch by what it found *before* the statement (prior snapshot);
 -- a key that an earlier batch of the same load staged counts as repeated_in_load only.
 --
 -- The statement is order_loader_stage_batch (migrations/003_pinned_plans.sql, redefined by
--- 005_attempts_and_retry.sql to reset attempt_count), a function so
+-- 007_transient_failures.sql to reset transient_failures), a function so
 -- that its plan can be pinned to index nested loops. Measured (bench/, 2 cores, PG 15, 1M rows,
 -- no statistics on the fresh stage table): as a plain statement the planner hashed the whole
 -- stage table for every 5000-row batch (78 → 310 ms per batch as the table grew, 38 s of

@@ -1,4 +1,4 @@
-import { defaultOperator } from '../../pipeline/operations.js';
+import { defaultOperator, defaultRecoverReason } from '../../pipeline/operations.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { printReport, withLoader, type CommandSpec } from '../command.js';
 import { renderManualChanges } from '../render.js';
@@ -24,8 +24,7 @@ export const recover: CommandSpec = {
       const report = await loader.recover({
         olderThanMs: options['older-than'],
         operator: options.operator ?? defaultOperator(),
-        reason:
-          options.reason ?? `recover: PROCESSING rows older than ${Math.round(options['older-than'] / 1000)} s that no transaction holds`,
+        reason: options.reason ?? defaultRecoverReason(options['older-than']),
         dryRun: options['dry-run'],
       });
       Object.assign(ctx.summary, { changed: report.changes.length, dryRun: report.dryRun });

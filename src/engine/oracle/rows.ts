@@ -54,8 +54,8 @@ export function intOrNull(value: unknown, what: string): number | null {
   return value === null || value === undefined ? null : int(value, what);
 }
 
-/** A stage row as claim.sql returns it. */
-export function claimedRow(r: Row): ClaimedRow {
+/** The columns a claimed row and a snapshot share. */
+function stageRowBase(r: Row): Omit<ClaimedRow, 'transientFailures'> {
   return {
     stageId: int(r.STAGE_ID, 'stage_id'),
     sourceKey: String(r.SOURCE_KEY),
@@ -69,10 +69,15 @@ export function claimedRow(r: Row): ClaimedRow {
   };
 }
 
+/** A stage row as claim.sql returns it. */
+export function claimedRow(r: Row): ClaimedRow {
+  return { ...stageRowBase(r), transientFailures: int(r.TRANSIENT_FAILURES, 'transient_failures') };
+}
+
 /** A stage row as lock_error_rows.sql / lock_stale_processing.sql / error_rows.sql return it. */
 export function stageSnapshot(r: Row): StageRowSnapshot {
   return {
-    ...claimedRow(r),
+    ...stageRowBase(r),
     status: String(r.PROCESS_STATUS) as ProcessStatus,
     errorCode: text(r.ERROR_CODE),
     errorMessage: text(r.ERROR_MESSAGE),

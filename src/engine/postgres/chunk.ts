@@ -37,6 +37,7 @@ export function chunkSlice(session: PgSession): ChunkTx {
           f.map((r) => r.stageId),
           f.map((r) => r.status),
           f.map((r) => r.attemptNo),
+          f.map((r) => r.transientFailures),
           f.map((r) => r.error?.phase ?? 'MERGE'),
           f.map((r) => r.error?.code ?? 'UNKNOWN'),
           f.map((r) => r.error?.message ?? ''),

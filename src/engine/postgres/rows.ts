@@ -31,10 +31,13 @@ export interface SnapshotRow {
   updated_at: Date;
 }
 
-/** The columns claim.sql returns: a stage row without its status and error. */
-export type ClaimRow = Omit<SnapshotRow, 'process_status' | 'error_code' | 'error_message' | 'updated_at'>;
+/** The columns claim.sql returns: a stage row without its status and error, with its transient failures. */
+export type ClaimRow = Omit<SnapshotRow, 'process_status' | 'error_code' | 'error_message' | 'updated_at'> & {
+  transient_failures: number;
+};
 
-export function toClaimed(r: ClaimRow): ClaimedRow {
+/** The columns a claimed row and a snapshot share. */
+function stageRowBase(r: Omit<ClaimRow, 'transient_failures'>): Omit<ClaimedRow, 'transientFailures'> {
   return {
     stageId: r.stage_id,
     sourceKey: r.source_key,
@@ -48,9 +51,13 @@ export function toClaimed(r: ClaimRow): ClaimedRow {
   };
 }
 
+export function toClaimed(r: ClaimRow): ClaimedRow {
+  return { ...stageRowBase(r), transientFailures: r.transient_failures };
+}
+
 export function toSnapshot(r: SnapshotRow): StageRowSnapshot {
   return {
-    ...toClaimed(r),
+    ...stageRowBase(r),
     status: r.process_status,
     errorCode: r.error_code,
     errorMessage: r.error_message,
