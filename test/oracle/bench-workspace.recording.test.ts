@@ -253,7 +253,17 @@ describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
     expect(
       outsideWorkspaces([rewritten]).filter((s) =>
         s.tables.some(
-          (t) => !['USER_TABLES', 'USER_TAB_COLUMNS', 'USER_INDEXES', 'USER_CONSTRAINTS', 'NLS_DATABASE_PARAMETERS', 'DUAL'].includes(t),
+          (t) =>
+            ![
+              'USER_TABLES',
+              'USER_TAB_COLUMNS',
+              'USER_INDEXES',
+              'USER_IND_COLUMNS',
+              'USER_IND_EXPRESSIONS',
+              'USER_CONSTRAINTS',
+              'NLS_DATABASE_PARAMETERS',
+              'DUAL',
+            ].includes(t),
         ),
       ),
     ).toEqual([]);

@@ -10,19 +10,14 @@ import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { batchError, catalogRows, constants, driverError, everyObject, placeholders, RecordingDatabase } from './recording-connection.js';
-import { objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
+import { EXPRESSION, objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
 import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
 describe('Oracle migrate (recording database)', () => {
-  const statementCount = listMigrations('oracle').reduce((n, m) => n + splitStatements(m.sql).length, 0);
-  const tables = new Set(
-    listMigrations('oracle')
-      .flatMap((m) => splitStatements(m.sql))
-      .flatMap(objectsCreatedBy)
-      .map((o) => o.table),
-  );
+  const migrations = listMigrations('oracle');
+  const creates = migrations.flatMap((m) => splitStatements(m.sql)).filter((sql) => sql.startsWith('CREATE ')).length;
   const all = everyObject();
   /** A database whose dictionary holds `objects` (default: everything, as after a good run). */
   const dictionary =
@@ -33,11 +28,11 @@ describe('Oracle migrate (recording database)', () => {
   const recorded = (db: RecordingDatabase) =>
     db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'));
 
-  it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, checks, records, commits', async () => {
+  it('creates the bookkeeping tables, locks on one connection, applies each DDL alone on another, checks, records and commits each migration', async () => {
     const db = new RecordingDatabase({ execute: (sql, binds) => dictionary()(sql, binds) ?? { rows: [] } });
     const engine = createOracleEngineWith(db, constants);
     const applied = await engine.migrate();
-    expect(applied).toEqual(['001_schema']);
+    expect(applied).toEqual(migrations.map((m) => m.name));
     const trace = db.trace();
     expect(trace.slice(0, 3)).toEqual([
       '1:execute:CREATE TABLE order_loader_migration',
@@ -45,25 +40,29 @@ describe('Oracle migrate (recording database)', () => {
       '1:execute:LOCK TABLE order_loader_migration_lock',
     ]);
     expect(trace[3]).toBe('2:execute:SELECT version FROM');
-    const work = db.calls.filter((c) => c.kind === 'execute' && c.conn === 2).slice(1, -1);
-    const ddl = work.slice(0, statementCount);
-    expect(ddl).toHaveLength(statementCount);
-    for (const call of ddl) {
-      if (call.kind !== 'execute') continue;
-      expect(call.sql).toMatch(/^CREATE /);
-      expect(call.sql).not.toMatch(/;\s*$/);
-      expect(call.sql).not.toMatch(/IF NOT EXISTS/i);
+    const work = db.calls.filter((c) => c.conn === 2).slice(1);
+    for (const migration of migrations) {
+      // its statements, each alone, as written (no ';', no IF NOT EXISTS)
+      const statements = splitStatements(migration.sql);
+      const ddl = work.splice(0, statements.length);
+      expect(ddl.map((c) => c.kind === 'execute' && c.sql)).toEqual(statements);
+      for (const sql of statements) {
+        expect(sql).toMatch(/^(CREATE|ALTER) /);
+        expect(sql).not.toMatch(/;\s*$/);
+        expect(sql).not.toMatch(/IF NOT EXISTS/i);
+      }
+      // then one dictionary lookup per table the migration creates objects in, then the record
+      const tables = [...new Set(statements.flatMap(objectsCreatedBy).map((o) => o.table))];
+      const checks = work.splice(0, tables.length);
+      expect(checks.map((c) => c.kind === 'execute' && c.sql)).toEqual(tables.map(() => oracleQuery('schema_objects')));
+      expect(checks.map((c) => c.kind === 'execute' && (c.binds.table_name as { val: unknown }).val)).toEqual(tables);
+      const record = work.splice(0, 2);
+      expect(record.map((c) => c.kind)).toEqual(['execute', 'commit']);
+      expect(record[0]?.kind === 'execute' && record[0].sql).toMatch(/^INSERT INTO order_loader_migration/);
+      expect(record[0]?.kind === 'execute' && record[0].binds).toEqual({ version: migration.version, name: migration.name });
     }
-    // then one dictionary lookup per table the migration creates, before the record
-    const checks = work.slice(statementCount);
-    expect(checks.map((c) => c.kind === 'execute' && c.sql)).toEqual([...tables].map(() => oracleQuery('schema_objects')));
-    expect(checks.map((c) => c.kind === 'execute' && (c.binds.table_name as { val: unknown }).val)).toEqual([...tables]);
-    expect(trace.slice(-4)).toEqual([
-      '2:execute:INSERT INTO order_loader_migration',
-      '2:commit',
-      '2:rollback',
-      '1:rollback', // releases the table lock
-    ]);
+    expect(work.map((c) => c.kind)).toEqual(['rollback']);
+    expect(trace.at(-1)).toBe('1:rollback'); // releases the table lock
   });
 
   it('is a no-op when every migration is recorded', async () => {
@@ -71,7 +70,7 @@ describe('Oracle migrate (recording database)', () => {
       execute: (sql, binds) => {
         if (sql.startsWith('CREATE TABLE order_loader_migration'))
           throw driverError('ORA-00955', 'name is already used by an existing object');
-        if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+        if (sql.startsWith('SELECT version')) return { rows: listMigrations('oracle').map((m) => ({ VERSION: m.version })) };
         return dictionary()(sql, binds) ?? {};
       },
     });
@@ -92,8 +91,8 @@ describe('Oracle migrate (recording database)', () => {
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    expect(await engine.migrate()).toEqual(['001_schema']);
-    expect(created).toBe(statementCount);
+    expect(await engine.migrate()).toEqual(migrations.map((m) => m.name));
+    expect(created).toBe(creates);
   });
 
   it('"already exists" is refused when the object is not ours: another table owns pk_orders, so orders was never created', async () => {
@@ -119,8 +118,45 @@ describe('Oracle migrate (recording database)', () => {
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    await expect(engine.migrate()).rejects.toThrow(/index IX_ORDER_STAGE_LOAD on ORDER_STAGE is not in the schema/);
+    await expect(engine.migrate()).rejects.toThrow(
+      /index IX_ORDER_STAGE_LOAD on ORDER_STAGE \(LOAD_ID, PROCESS_STATUS\) is not in the schema/,
+    );
     expect(recorded(db)).toBe(false);
+  });
+
+  it('"already exists" for our global temporary table is refused when a permanent table of that name is there (user_tables.temporary)', async () => {
+    const permanent = all.map((o) => (o.kind === 'TABLE' && o.name === 'ORDER_STAGE_BATCH' ? { ...o, temporary: false } : o));
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE GLOBAL TEMPORARY TABLE order_stage_batch'))
+          throw driverError('ORA-00955', 'name is already used by an existing object');
+        return dictionary(permanent)(sql, binds) ?? { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    await expect(engine.migrate()).rejects.toThrow(
+      /creating temporary table ORDER_STAGE_BATCH, but temporary table ORDER_STAGE_BATCH is not in the schema/,
+    );
+    expect(recorded(db)).toBe(false);
+  });
+
+  it('"already exists" for an index is refused when the index of that name has other columns; a function-based one must be an expression', async () => {
+    for (const [name, columns] of [
+      ['IX_ORDER_STAGE_LOAD', ['LOAD_ID']],
+      ['IX_ORDER_STAGE_CLAIMABLE', ['STAGE_ID']],
+    ] as const) {
+      const other = all.map((o) => (o.kind === 'INDEX' && o.name === name ? { ...o, columns: [...columns] } : o));
+      const db = new RecordingDatabase({
+        execute: (sql, binds) => {
+          if (sql.startsWith(`CREATE INDEX ${name.toLowerCase()}`))
+            throw driverError('ORA-00955', 'name is already used by an existing object');
+          return dictionary(other)(sql, binds) ?? { rows: [] };
+        },
+      });
+      const engine = createOracleEngineWith(db, constants);
+      await expect(engine.migrate(), name).rejects.toThrow(new RegExp(`index ${name} on ORDER_STAGE \\(.*\\) is not in the schema`));
+      expect(recorded(db)).toBe(false);
+    }
   });
 
   it('a bookkeeping table name taken by another object (ORA-00955, no such table) fails before anything is applied', async () => {
@@ -160,13 +196,19 @@ describe('Oracle migrate (recording database)', () => {
       'CONSTRAINT PK_ORDERS',
       'CONSTRAINT UQ_ORDERS_SOURCE',
     ]);
-    expect(objectsCreatedBy('CREATE UNIQUE INDEX ix_a ON t_b (c)')).toEqual([{ kind: 'INDEX', table: 'T_B', name: 'IX_A' }]);
+    expect(objectsCreatedBy('CREATE UNIQUE INDEX ix_a ON t_b (c)')).toEqual([
+      { kind: 'INDEX', table: 'T_B', name: 'IX_A', columns: ['C'] },
+    ]);
+    expect(objectsCreatedBy('CREATE INDEX ix_a ON t_b (c, "Mixed" ASC, d DESC, UPPER(e))')).toEqual([
+      { kind: 'INDEX', table: 'T_B', name: 'IX_A', columns: ['C', 'Mixed', EXPRESSION, EXPRESSION] },
+    ]);
     expect(objectsCreatedBy("ALTER TABLE orders ADD (note VARCHAR2(10 CHAR), CONSTRAINT ck_note CHECK (note <> 'x,y'))")).toEqual([
       { kind: 'COLUMN', table: 'ORDERS', name: 'NOTE' },
       { kind: 'CONSTRAINT', table: 'ORDERS', name: 'CK_NOTE' },
     ]);
     expect(objectsCreatedBy('ALTER TABLE orders ADD note2 NUMBER')).toEqual([{ kind: 'COLUMN', table: 'ORDERS', name: 'NOTE2' }]);
-    expect(all.some((o) => o.kind === 'TABLE' && o.name === 'ORDER_STAGE_BATCH')).toBe(true);
+    expect(all.filter((o) => o.kind === 'TABLE' && o.temporary === true).map((o) => o.name)).toEqual(['ORDER_STAGE_BATCH']);
+    expect(all.find((o) => o.name === 'IX_ORDER_STAGE_CLAIMABLE')).toMatchObject({ kind: 'INDEX', columns: [EXPRESSION] });
   });
 
   it('stops on any other DDL error, records nothing, and still releases the lock', async () => {

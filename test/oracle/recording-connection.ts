@@ -56,7 +56,7 @@ import type {
   OraExecuteResult,
   OraPool,
 } from '../../src/engine/oracle/oracledb-types.js';
-import { objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
+import { objectDetail, objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
 import { readSql, listMigrations } from '../../src/sql-files.js';
 import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 
@@ -394,5 +394,7 @@ export function everyObject(): SchemaObject[] {
 /** The rows of queries/schema_objects.sql for the table bound, from a list of objects. */
 export function catalogRows(objects: readonly SchemaObject[], binds: OraBinds): Record<string, unknown>[] {
   const table = (binds.table_name as { val: unknown }).val;
-  return objects.filter((o) => o.table === table).map((o) => ({ KIND: o.kind, NAME: o.name }));
+  return objects
+    .filter((o) => o.table === table)
+    .map((o) => ({ KIND: o.kind, NAME: o.name, DETAIL: objectDetail(o) === '' ? null : objectDetail(o) }));
 }

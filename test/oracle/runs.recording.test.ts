@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { OrderLoader } from '../../src/loader.js';
+import { listMigrations } from '../../src/sql-files.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { catalogRows, constants, driverError, everyObject, RecordingDatabase, type Call } from './recording-connection.js';
 
@@ -19,7 +20,7 @@ function scriptedPool(locked: Record<string, unknown>[] = []) {
     execute: (sql, binds) => {
       if (sql.startsWith('CREATE TABLE order_loader_migration'))
         throw driverError('ORA-00955', 'name is already used by an existing object');
-      if (sql.startsWith('SELECT version')) return { rows: [{ VERSION: 1 }] };
+      if (sql.startsWith('SELECT version')) return { rows: listMigrations('oracle').map((m) => ({ VERSION: m.version })) };
       if (sql === oracleQuery('schema_objects')) return { rows: catalogRows(everyObject(), binds) };
       if (sql === oracleQuery('run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
       if (sql === oracleQuery('lock_stale_processing')) return { rows: locked };
