@@ -50,8 +50,12 @@ function outsideWorkspaces(sqls: readonly string[]): { sql: string; tables: stri
 }
 
 /** The text with the workspace prefix taken off (loader SQL names its objects in lower case). */
+/** Workspace names back to the loader's (lower case, as the SQL files spell them). */
 function unprefixed(sql: string): string {
-  return sql.replace(/\bOLB_[0-9A-F]{8}_([A-Z0-9_$#]+)/g, (_m, name: string) => name.toLowerCase());
+  return sql.replace(/\b(OLB_[0-9A-F]{8})_([A-Z0-9_$#]+)/g, (full: string, prefix: string, name: string) => {
+    const loaderName = [...loaderObjectNames()].find((n) => workspaceObjectName(prefix, n) === full);
+    return (loaderName ?? name).toLowerCase();
+  });
 }
 
 const num = (bind: unknown): number => Number((bind as { val: unknown }).val);
@@ -216,7 +220,7 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
 }
 
 describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
-  it('names every object the migrations create, and a prefixed name stays within 128 bytes', () => {
+  it('names every object the migrations create, and a prefixed name stays within 30 bytes (COMPATIBLE < 12.2), each its own', () => {
     const names = loaderObjectNames();
     for (const table of [
       'ORDERS',
@@ -230,8 +234,17 @@ describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
       expect(names).toContain(table);
     expect(names).toContain('IX_ORDER_STAGE_CLAIMABLE');
     expect(names).toContain('UQ_ORDERS_SOURCE');
-    for (const name of names) expect(Buffer.byteLength(workspaceObjectName('OLB_0123ABCD', name))).toBeLessThanOrEqual(128);
-    expect(() => workspaceObjectName('OLB_0123ABCD', 'X'.repeat(120))).toThrow(/longer than 128 bytes/);
+    // 30 bytes at most (databases with COMPATIBLE below 12.2), each name its own
+    const workspace = new WorkspaceSql('OLB_0123ABCD');
+    for (const name of names) expect(Buffer.byteLength(workspace.names.get(name) ?? ''), name).toBeLessThanOrEqual(30);
+    expect(Buffer.byteLength(workspaceObjectName('OLB_0123ABCD', 'OWNER'))).toBeLessThanOrEqual(30);
+    expect(new Set(workspace.names.values()).size).toBe(names.size);
+    expect(workspaceObjectName('OLB_0123ABCD', 'orders')).toBe('OLB_0123ABCD_ORDERS');
+    // a longer name keeps its start and gets a hash of the whole: the same in every process
+    const long = workspaceObjectName('OLB_0123ABCD', 'ORDER_LOADER_MIGRATION_LOCK');
+    expect(long).toMatch(/^OLB_0123ABCD_ORDER_LOADER_[0-9A-F]{4}$/);
+    expect(workspaceObjectName('OLB_0123ABCD', 'order_loader_migration_lock')).toBe(long);
+    expect(workspaceObjectName('OLB_0123ABCD', 'ORDER_LOADER_MIGRATION')).not.toBe(long);
     expect(() => workspaceObjectName('ORDERS; DROP', 'ORDERS')).toThrow(/not a bench workspace prefix/);
   });
 
@@ -254,7 +267,17 @@ describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
     expect(
       outsideWorkspaces([rewritten]).filter((s) =>
         s.tables.some(
-          (t) => !['USER_TABLES', 'USER_TAB_COLUMNS', 'USER_INDEXES', 'USER_CONSTRAINTS', 'NLS_DATABASE_PARAMETERS', 'DUAL'].includes(t),
+          (t) =>
+            ![
+              'USER_TABLES',
+              'USER_TAB_COLUMNS',
+              'USER_INDEXES',
+              'USER_IND_COLUMNS',
+              'USER_IND_EXPRESSIONS',
+              'USER_CONSTRAINTS',
+              'NLS_DATABASE_PARAMETERS',
+              'DUAL',
+            ].includes(t),
         ),
       ),
     ).toEqual([]);
@@ -356,7 +379,8 @@ describe('Oracle bench (recording connection): the whole bench in workspaces of 
     ])
       expect(sent.some((sql) => sql !== oracleQuery(name) && unprefixed(sql) === oracleQuery(name))).toBe(true);
     const claim = sent.find((sql) => unprefixed(sql) === oracleQuery('claim')) ?? '';
-    expect(claim).toMatch(/INDEX_ASC\(OLB_[0-9A-F]{8}_ORDER_STAGE OLB_[0-9A-F]{8}_IX_ORDER_STAGE_CLAIMABLE\)/);
+    const hinted = /INDEX_ASC\((OLB_[0-9A-F]{8})_ORDER_STAGE (OLB_[0-9A-F]{8}_[A-Z0-9_]+)\)/.exec(claim);
+    expect(hinted?.[2]).toBe(workspaceObjectName(hinted?.[1] ?? '', 'IX_ORDER_STAGE_CLAIMABLE'));
 
     // four workspaces, one per case, each with its own prefix, all dropped
     const owners = model.created.filter((t) => /^OLB_[0-9A-F]{8}_OWNER$/.test(t));

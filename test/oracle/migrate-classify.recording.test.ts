@@ -10,12 +10,14 @@ import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { batchError, catalogRows, constants, driverError, everyObject, placeholders, RecordingDatabase } from './recording-connection.js';
-import { objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
+import { EXPRESSION, objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
 import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
 describe('Oracle migrate (recording database)', () => {
+  const migrations = listMigrations('oracle');
+  const creates = migrations.flatMap((m) => splitStatements(m.sql)).filter((sql) => sql.startsWith('CREATE ')).length;
   const all = everyObject();
   /** A database whose dictionary holds `objects` (default: everything, as after a good run). */
   const dictionary =
@@ -30,7 +32,7 @@ describe('Oracle migrate (recording database)', () => {
     const db = new RecordingDatabase({ execute: (sql, binds) => dictionary()(sql, binds) ?? { rows: [] } });
     const engine = createOracleEngineWith(db, constants);
     const applied = await engine.migrate();
-    expect(applied).toEqual(listMigrations('oracle').map((m) => m.name));
+    expect(applied).toEqual(migrations.map((m) => m.name));
     const trace = db.trace();
     expect(trace.slice(0, 3)).toEqual([
       '1:execute:CREATE TABLE order_loader_migration',
@@ -42,7 +44,7 @@ describe('Oracle migrate (recording database)', () => {
     // table they create, its record, a commit
     const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(1);
     let at = 0;
-    for (const migration of listMigrations('oracle')) {
+    for (const migration of migrations) {
       const statements = splitStatements(migration.sql);
       const ownTables = [...new Set(statements.flatMap(objectsCreatedBy).map((o) => o.table))];
       const sent = work.slice(at, at + statements.length + ownTables.length + 2);
@@ -80,9 +82,10 @@ describe('Oracle migrate (recording database)', () => {
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    expect(await engine.migrate()).toEqual(['002_transient_failures']);
+    expect(await engine.migrate()).toEqual(migrations.filter((m) => m.version > 1).map((m) => m.name));
     const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(1);
-    expect(work.map((c) => (c.kind === 'execute' ? c.sql.split('\n')[0] : c.kind))).toEqual([
+    // 002's work first (later migrations follow it)
+    expect(work.slice(0, 6).map((c) => (c.kind === 'execute' ? c.sql.split('\n')[0] : c.kind))).toEqual([
       'ALTER TABLE order_stage ADD (transient_failures NUMBER(10) DEFAULT 0 NOT NULL)',
       'UPDATE order_stage',
       'MERGE INTO order_stage s',
@@ -112,7 +115,7 @@ describe('Oracle migrate (recording database)', () => {
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    expect(await engine.migrate()).toEqual(['002_transient_failures']);
+    expect(await engine.migrate()).toEqual(migrations.filter((m) => m.version > 1).map((m) => m.name));
     expect(db.calls.filter((c) => c.kind === 'execute' && /^(UPDATE|MERGE) /.test(c.sql))).toHaveLength(2);
   });
 
@@ -169,8 +172,45 @@ describe('Oracle migrate (recording database)', () => {
       },
     });
     const engine = createOracleEngineWith(db, constants);
-    await expect(engine.migrate()).rejects.toThrow(/index IX_ORDER_STAGE_LOAD on ORDER_STAGE is not in the schema/);
+    await expect(engine.migrate()).rejects.toThrow(
+      /index IX_ORDER_STAGE_LOAD on ORDER_STAGE \(LOAD_ID, PROCESS_STATUS\) is not in the schema/,
+    );
     expect(recorded(db)).toBe(false);
+  });
+
+  it('"already exists" for our global temporary table is refused when a permanent table of that name is there (user_tables.temporary)', async () => {
+    const permanent = all.map((o) => (o.kind === 'TABLE' && o.name === 'ORDER_STAGE_BATCH' ? { ...o, temporary: false } : o));
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE GLOBAL TEMPORARY TABLE order_stage_batch'))
+          throw driverError('ORA-00955', 'name is already used by an existing object');
+        return dictionary(permanent)(sql, binds) ?? { rows: [] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    await expect(engine.migrate()).rejects.toThrow(
+      /creating temporary table ORDER_STAGE_BATCH, but temporary table ORDER_STAGE_BATCH is not in the schema/,
+    );
+    expect(recorded(db)).toBe(false);
+  });
+
+  it('"already exists" for an index is refused when the index of that name has other columns; a function-based one must be an expression', async () => {
+    for (const [name, columns] of [
+      ['IX_ORDER_STAGE_LOAD', ['LOAD_ID']],
+      ['IX_ORDER_STAGE_CLAIMABLE', ['STAGE_ID']],
+    ] as const) {
+      const other = all.map((o) => (o.kind === 'INDEX' && o.name === name ? { ...o, columns: [...columns] } : o));
+      const db = new RecordingDatabase({
+        execute: (sql, binds) => {
+          if (sql.startsWith(`CREATE INDEX ${name.toLowerCase()}`))
+            throw driverError('ORA-00955', 'name is already used by an existing object');
+          return dictionary(other)(sql, binds) ?? { rows: [] };
+        },
+      });
+      const engine = createOracleEngineWith(db, constants);
+      await expect(engine.migrate(), name).rejects.toThrow(new RegExp(`index ${name} on ORDER_STAGE \\(.*\\) is not in the schema`));
+      expect(recorded(db)).toBe(false);
+    }
   });
 
   it('a bookkeeping table name taken by another object (ORA-00955, no such table) fails before anything is applied', async () => {
@@ -210,13 +250,19 @@ describe('Oracle migrate (recording database)', () => {
       'CONSTRAINT PK_ORDERS',
       'CONSTRAINT UQ_ORDERS_SOURCE',
     ]);
-    expect(objectsCreatedBy('CREATE UNIQUE INDEX ix_a ON t_b (c)')).toEqual([{ kind: 'INDEX', table: 'T_B', name: 'IX_A' }]);
+    expect(objectsCreatedBy('CREATE UNIQUE INDEX ix_a ON t_b (c)')).toEqual([
+      { kind: 'INDEX', table: 'T_B', name: 'IX_A', columns: ['C'] },
+    ]);
+    expect(objectsCreatedBy('CREATE INDEX ix_a ON t_b (c, "Mixed" ASC, d DESC, UPPER(e))')).toEqual([
+      { kind: 'INDEX', table: 'T_B', name: 'IX_A', columns: ['C', 'Mixed', EXPRESSION, EXPRESSION] },
+    ]);
     expect(objectsCreatedBy("ALTER TABLE orders ADD (note VARCHAR2(10 CHAR), CONSTRAINT ck_note CHECK (note <> 'x,y'))")).toEqual([
       { kind: 'COLUMN', table: 'ORDERS', name: 'NOTE' },
       { kind: 'CONSTRAINT', table: 'ORDERS', name: 'CK_NOTE' },
     ]);
     expect(objectsCreatedBy('ALTER TABLE orders ADD note2 NUMBER')).toEqual([{ kind: 'COLUMN', table: 'ORDERS', name: 'NOTE2' }]);
-    expect(all.some((o) => o.kind === 'TABLE' && o.name === 'ORDER_STAGE_BATCH')).toBe(true);
+    expect(all.filter((o) => o.kind === 'TABLE' && o.temporary === true).map((o) => o.name)).toEqual(['ORDER_STAGE_BATCH']);
+    expect(all.find((o) => o.name === 'IX_ORDER_STAGE_CLAIMABLE')).toMatchObject({ kind: 'INDEX', columns: [EXPRESSION] });
   });
 
   it('stops on any other DDL error, records nothing, and still releases the lock', async () => {

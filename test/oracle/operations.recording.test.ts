@@ -11,6 +11,8 @@ import { createOracleEngineWith, ORACLE_MAX_CHUNK } from '../../src/engine/oracl
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ManualChange } from '../../src/engine/types.js';
 import { retryRows } from '../../src/pipeline/operations.js';
+import { MAX_SLOT_SETS } from '../../src/engine/oracle/binds.js';
+import { UserError } from '../../src/errors.js';
 import { constants, RecordingDatabase, type Call } from './recording-connection.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
@@ -236,12 +238,12 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     const finds = executes(db, 'find_error_rows');
     const locks = executes(db, 'lock_error_rows');
     expect(finds).toHaveLength(3);
-    expect(locks).toHaveLength(3);
+    // the slice that found only 100, past the batch's end (80), is not run again
+    expect(locks).toHaveLength(2);
     expect(
       finds.map((c) => Object.keys(c.binds).filter((k) => /^stage_id\d+$/.test(k) && (c.binds[k] as { val: unknown }).val !== null).length),
     ).toEqual([20, 20, 5]);
     expect(locks.map((c) => c.binds.stage_id1)).toEqual([
-      { val: 100, type: NUMBER },
       { val: 80, type: NUMBER },
       { val: 60, type: NUMBER },
     ]);
@@ -249,10 +251,9 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
       expect(c.binds).toMatchObject(slots('source_key', ['K100', 'K80', 'K60'], 400));
       expect(c.binds.by_error_code).toEqual({ val: 0, type: NUMBER });
     }
-    // found 60, 80, 100; the batch of 2 ends at 80: every slice locks up to 80
+    // found 60, 80, 100; the batch of 2 ends at 80: every slice run locks up to 80
     for (const c of locks) expect(c.binds).toMatchObject(range(0, 80));
-    // (the recording answers each lock slice with its first row regardless of the range)
-    expect(locked.map((r) => r.stageId)).toEqual([60, 80, 100]);
+    expect(locked.map((r) => r.stageId)).toEqual([60, 80]);
     expect(db.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
     expect(db.trace().at(-1)).toBe('1:commit');
   });
@@ -268,6 +269,43 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     );
     expect(executes(db, 'find_error_rows')).toHaveLength(2 * 3);
     expect(executes(db, 'lock_error_rows')).toHaveLength(2 * 3);
+  });
+
+  it('two long lists: the locking pass re-runs only the combinations whose find returned a row of the batch', async () => {
+    // only the combination of the first stage-id slice and the second load-id slice holds rows
+    const db = new RecordingDatabase({
+      execute: (_sql, binds) =>
+        (binds.stage_id1 as { val: unknown }).val === 1 && (binds.load_id1 as { val: unknown }).val === 21
+          ? { rows: [stageRow(5), stageRow(6)] }
+          : { rows: [] },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const rows = await engine.transaction((tx) =>
+      tx.lockErrorRows(
+        { stageIds: Array.from({ length: 21 }, (_, i) => i + 1), loadIds: Array.from({ length: 41 }, (_, i) => i + 1) },
+        window,
+      ),
+    );
+    expect(rows.map((r) => r.stageId)).toEqual([5, 6]);
+    expect(executes(db, 'find_error_rows')).toHaveLength(2 * 3);
+    const locks = executes(db, 'lock_error_rows');
+    expect(locks).toHaveLength(1);
+    expect((locks[0]?.binds.load_id1 as { val: unknown }).val).toBe(21);
+  });
+
+  it('lists whose slices would need more than MAX_SLOT_SETS queries are refused before anything is sent', async () => {
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
+    const many = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+    // 200 stage ids x 200 load ids: 10 x 10 = 100 combinations of slices
+    await expect(engine.transaction((tx) => tx.lockErrorRows({ stageIds: many(200), loadIds: many(200) }, window))).rejects.toThrow(
+      /needs 100 queries .*at most 64/,
+    );
+    await expect(engine.listErrorRows({ loadIds: many(1300), limit: 10 })).rejects.toThrow(UserError); // 65 slices
+    expect(executes(db)).toEqual([]);
+    // 64 combinations are run: 160 x 160 values
+    await engine.transaction((tx) => tx.findErrorRows({ stageIds: many(160), loadIds: many(160) }, window));
+    expect(executes(db, 'find_error_rows')).toHaveLength(MAX_SLOT_SETS);
   });
 
   it('a given list whose values cannot match any row (longer than the column) matches nothing and sends nothing', async () => {

@@ -4,12 +4,22 @@
  * node-oracledb 26.0 thin mode checks something on the client before sending (read in
  * node_modules/oracledb/lib/connection.js, lib/transformer.js, lib/thin/*), it checks the same
  * thing and throws an error shaped like the driver's:
- *   - executeMany with an empty array                       -> NJS-005
- *   - executeMany of a query / of PL/SQL with batchErrors   -> NJS-157 / NJS-095
- *   - named binds that do not match the SQL's placeholders  -> NJS-098
- *   - a string longer (UTF-8 bytes) than bindDefs.maxSize  -> NJS-058 "... in row n"
- *   - a value whose JS type does not match bindDefs.type    -> NJS-011
  *   - any call on a closed connection                       -> NJS-003
+ *   - executeMany with an empty array                       -> NJS-005
+ *   - executeMany: a VARCHAR2 bindDef without maxSize       -> NJS-057, before any row is looked at
+ *     (lib/connection.js _processBindUnit, called for the bindDefs before the rows)
+ *   - a value whose JS type does not match bindDefs.type    -> NJS-011
+ *   - a string longer (UTF-8 bytes) than bindDefs.maxSize  -> NJS-058 "... in row n"
+ *   - executeMany of a query                                -> NJS-157
+ *   - named binds whose count matches neither the SQL's placeholders nor its distinct names
+ *                                                           -> NJS-098
+ *   - a bind name the SQL does not have (counts matching)   -> NJS-097
+ *   - executeMany of PL/SQL with batchErrors                -> NJS-095
+ * in that order, the driver's (the public layer's bind processing in lib/connection.js, then
+ * lib/thin/connection.js _getExecuteMessage: the statement type, the bind count, each bind's
+ * name, then the PL/SQL check). Placeholders are counted as lib/thin/statement.js's parser
+ * counts them: every occurrence in SQL, each name once in PL/SQL, none in DDL (the parser stops
+ * at the first keyword of ALTER / CREATE / DROP ...).
  * Batch errors are returned as thin mode builds them: an Error with `offset` and `message`
  * and no `errorNum` (lib/thin/protocol/messages/base.js).
  *
@@ -19,7 +29,14 @@
  *   - RecordingPool (RecordingDatabase.createPool()) is a thin pool: close() takes no option,
  *     `{ drop: true }` is ignored (lib/thin/connection.js close() has no parameter, it calls
  *     pool.release(this)), and the free list is LIFO (lib/thin/pool.js: release() pushes,
- *     acquire() pops): the next getConnection() hands back the session released last.
+ *     acquire() pops): the next getConnection() hands back the session released last. A
+ *     session whose socket died (`healthy = false`) is not listed again: release() keeps only a
+ *     connected, healthy one (nscon.connected, _shouldRetainInPool); that session is ended.
+ *
+ * The session settings (queries/session_settings.sql) that the engine sends as the first
+ * statement of each new connection are kept in `log` with every other call, but left out of
+ * `calls`, so that the tests of other statements read as the engine's work; a settings
+ * statement sent at any other moment is in `calls` too. Tests of the settings read `log`.
  * Rows fetched from the server are counted as thin mode fetches them (lib/thin/resultSet.js,
  * lib/thin/protocol/messages/execute.js, lib/resultset.js): an execute with a result set
  * fetches `prefetchRows` (default 2) rows with the execute, and getRows(n) fetches the n minus
@@ -39,9 +56,9 @@ import type {
   OraExecuteResult,
   OraPool,
 } from '../../src/engine/oracle/oracledb-types.js';
-import { objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
+import { objectDetail, objectsCreatedBy, type SchemaObject } from '../../src/engine/oracle/schema-check.js';
 import { readSql, listMigrations } from '../../src/sql-files.js';
-import { splitStatements } from '../../src/engine/oracle/sql-text.js';
+import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 
 export const constants = oracledb as unknown as OraConstants;
 const DB = oracledb as unknown as { DB_TYPE_NUMBER: unknown; DB_TYPE_VARCHAR: unknown; DB_TYPE_CLOB: unknown };
@@ -59,7 +76,12 @@ export function batchError(offset: number, message: string): OraBatchError {
 
 /** Named placeholders of a SQL text, skipping string literals, quoted identifiers, comments. */
 export function placeholders(sql: string): Set<string> {
-  const names = new Set<string>();
+  return new Set(placeholderList(sql));
+}
+
+/** Every occurrence of a named placeholder, lower case, in order (see placeholders). */
+function placeholderList(sql: string): string[] {
+  const names: string[] = [];
   let i = 0;
   while (i < sql.length) {
     const ch = sql[i];
@@ -73,10 +95,15 @@ export function placeholders(sql: string): Set<string> {
       i = end < 0 ? sql.length : end + 1;
       continue;
     }
+    if (ch === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+      continue;
+    }
     if (ch === ':') {
       const m = /^:([A-Za-z][A-Za-z0-9_$#]*)/.exec(sql.slice(i));
       if (m?.[1] !== undefined) {
-        names.add(m[1].toLowerCase());
+        names.push(m[1].toLowerCase());
         i += m[0].length;
         continue;
       }
@@ -90,15 +117,29 @@ function firstKeyword(sql: string): string {
   return (/[A-Za-z]+/.exec(sql)?.[0] ?? '').toUpperCase();
 }
 
+const DDL_KEYWORDS = new Set(['ALTER', 'CREATE', 'DROP', 'ANALYZE', 'AUDIT', 'COMMENT', 'GRANT', 'REVOKE', 'TRUNCATE']);
+const PLSQL_KEYWORDS = new Set(['BEGIN', 'DECLARE', 'CALL']);
+
+/**
+ * lib/thin/connection.js _getExecuteMessage and _bind: the statement's placeholders (every
+ * occurrence in SQL, each name once in PL/SQL, none in DDL) against the named binds given.
+ * Counts that differ are NJS-098 unless the distinct names count as many as the binds; then
+ * each bind, in the order given, must name a placeholder (NJS-097, the name upper-cased).
+ */
 function checkBindNames(sql: string, names: string[]): void {
-  const expected = placeholders(sql);
-  const given = new Set(names.map((n) => n.toLowerCase()));
-  const same = expected.size === given.size && [...expected].every((n) => given.has(n));
-  if (!same)
+  const keyword = firstKeyword(sql);
+  const occurrences = DDL_KEYWORDS.has(keyword) ? [] : placeholderList(sql);
+  const distinct = new Set(occurrences);
+  const statementBinds = PLSQL_KEYWORDS.has(keyword) ? distinct.size : occurrences.length;
+  if (statementBinds !== names.length && distinct.size !== names.length)
     throw driverError(
       'NJS-098',
-      `${expected.size} bind placeholders were used in the SQL statement but ${given.size} bind values were provided`,
+      `${statementBinds} bind placeholders were used in the SQL statement but ${names.length} bind values were provided`,
     );
+  for (const name of names) {
+    if (!distinct.has(name.toLowerCase()))
+      throw driverError('NJS-097', `no bind placeholder named ":${name.toUpperCase()}" was found in the statement text`);
+  }
 }
 
 export type Call =
@@ -124,6 +165,8 @@ export interface Script {
   resultSetRows?(sql: string, binds: OraBinds, options: OraExecuteOptions, conn: number): unknown[];
   commit?(conn: number): void;
   rollback?(conn: number): void;
+  /** The session settings sent first on connection `conn` (default: accepted); may throw. */
+  sessionSettings?(conn: number): void | Promise<void>;
 }
 
 /** Thin mode's default (lib/settings.js). */
@@ -134,6 +177,8 @@ export class RecordingConnection implements OraConnection {
   /** Set false by a test: the socket died (isHealthy() reads it). */
   healthy = true;
   private closed = false;
+  /** A statement was sent on this connection (the session settings count only when first). */
+  private sentAny = false;
 
   constructor(
     private readonly db: RecordingDatabase,
@@ -152,7 +197,14 @@ export class RecordingConnection implements OraConnection {
   async execute(sql: string, binds: OraBinds, options: OraExecuteOptions): Promise<OraExecuteResult> {
     this.open();
     const call: Extract<Call, { kind: 'execute' }> = { kind: 'execute', conn: this.id, sql, binds, options, fetched: 0 };
-    this.db.calls.push(call);
+    const openingSettings = !this.sentAny && sql === oracleQuery('session_settings');
+    this.db.record(call, openingSettings);
+    this.sentAny = true;
+    if (openingSettings) {
+      checkBindNames(sql, Object.keys(binds));
+      await this.db.script.sessionSettings?.(this.id);
+      return {};
+    }
     checkBindNames(sql, Object.keys(binds));
     const script = this.db.script;
     if (options.resultSet === true) {
@@ -161,12 +213,12 @@ export class RecordingConnection implements OraConnection {
       let fetched = Math.min(rows.length, options.prefetchRows ?? DEFAULT_PREFETCH_ROWS);
       let served = 0;
       call.fetched = fetched;
-      const calls = this.db.calls;
+      const db = this.db;
       const conn = this.id;
       return {
         resultSet: {
           async getRows(numRows: number) {
-            calls.push({ kind: 'getRows', conn, numRows });
+            db.record({ kind: 'getRows', conn, numRows });
             const buffered = fetched - served;
             if (numRows > buffered) fetched = Math.min(rows.length, fetched + (numRows - buffered));
             call.fetched = fetched;
@@ -175,7 +227,7 @@ export class RecordingConnection implements OraConnection {
             return out;
           },
           async close() {
-            calls.push({ kind: 'closeResultSet', conn });
+            db.record({ kind: 'closeResultSet', conn });
           },
         },
       };
@@ -194,16 +246,15 @@ export class RecordingConnection implements OraConnection {
 
   async executeMany(sql: string, binds: OraBinds[], options: OraExecuteManyOptions): Promise<OraExecuteManyResult> {
     this.open();
-    this.db.calls.push({ kind: 'executeMany', conn: this.id, sql, binds, options });
+    this.db.record({ kind: 'executeMany', conn: this.id, sql, binds, options });
+    this.sentAny = true;
     if (!Array.isArray(binds) || binds.length === 0) throw driverError('NJS-005', 'invalid value for parameter 2');
-    const keyword = firstKeyword(sql);
-    if (keyword === 'SELECT' || keyword === 'WITH')
-      throw driverError('NJS-157', 'executeMany() cannot be used with SELECT statement or WITH SQL clause');
-    if ((keyword === 'BEGIN' || keyword === 'DECLARE') && options.batchErrors === true) {
-      throw driverError('NJS-095', 'arrayDMLRowCounts and batchErrors options are only applicable to DML statements');
-    }
     const defs = options.bindDefs;
-    checkBindNames(sql, Object.keys(defs));
+    // lib/connection.js _processBindUnit: the bindDefs first, before any row
+    for (const [name, def] of Object.entries<OraBindDef>(defs)) {
+      if (def.type === DB.DB_TYPE_VARCHAR && def.maxSize === undefined)
+        throw driverError('NJS-057', `maxSize for bind "${name}" must be specified and greater than zero`);
+    }
     binds.forEach((row, index) => {
       for (const [name, def] of Object.entries<OraBindDef>(defs)) {
         const value = row[name];
@@ -212,8 +263,8 @@ export class RecordingConnection implements OraConnection {
           if (def.type !== DB.DB_TYPE_VARCHAR && def.type !== DB.DB_TYPE_CLOB)
             throw driverError('NJS-011', 'encountered bind value and type mismatch');
           const length = Buffer.byteLength(value);
-          if (def.type === DB.DB_TYPE_VARCHAR && (def.maxSize === undefined || length > def.maxSize)) {
-            throw driverError('NJS-058', `maxSize of ${def.maxSize ?? 0} is too small for value of length ${length} in row ${index}`);
+          if (def.type === DB.DB_TYPE_VARCHAR && def.maxSize !== undefined && length > def.maxSize) {
+            throw driverError('NJS-058', `maxSize of ${def.maxSize} is too small for value of length ${length} in row ${index}`);
           }
         } else if (typeof value === 'number') {
           if (def.type !== DB.DB_TYPE_NUMBER) throw driverError('NJS-011', 'encountered bind value and type mismatch');
@@ -222,6 +273,14 @@ export class RecordingConnection implements OraConnection {
         }
       }
     });
+    // lib/thin/connection.js _getExecuteMessage
+    const keyword = firstKeyword(sql);
+    if (keyword === 'SELECT' || keyword === 'WITH')
+      throw driverError('NJS-157', 'executeMany() cannot be used with SELECT statement or WITH SQL clause');
+    checkBindNames(sql, Object.keys(defs));
+    if (PLSQL_KEYWORDS.has(keyword) && options.batchErrors === true) {
+      throw driverError('NJS-095', 'setting "batchErrors" or "dmlRowCounts" to true is only permitted for DML statements');
+    }
     return (
       (await this.db.script.executeMany?.(sql, binds, options, this.id)) ?? {
         rowsAffected: binds.length,
@@ -232,34 +291,43 @@ export class RecordingConnection implements OraConnection {
 
   async commit(): Promise<void> {
     this.open();
-    this.db.calls.push({ kind: 'commit', conn: this.id });
+    this.db.record({ kind: 'commit', conn: this.id });
     this.db.script.commit?.(this.id);
   }
 
   async rollback(): Promise<void> {
     this.open();
-    this.db.calls.push({ kind: 'rollback', conn: this.id });
+    this.db.record({ kind: 'rollback', conn: this.id });
     this.db.script.rollback?.(this.id);
   }
 
   /** Options are accepted and ignored, as thin mode ignores them (see the file comment). */
   async close(..._ignored: unknown[]): Promise<void> {
     this.open();
-    this.db.calls.push({ kind: 'close', conn: this.id });
+    this.db.record({ kind: 'close', conn: this.id });
     this.closed = true;
-    if (this.pool !== undefined) this.pool.release(this.id);
+    // lib/thin/pool.js release(): only a connected, healthy session goes back on the free list
+    if (this.pool !== undefined && this.healthy) this.pool.release(this.id);
     else this.db.ended.add(this.id);
   }
 }
 
 /** The database as standalone connections see it; also the factory of a pool over it. */
 export class RecordingDatabase {
+  /** Every call, in order. */
+  readonly log: Call[] = [];
+  /** Every call but the session settings sent first on a connection (see the file comment). */
   readonly calls: Call[] = [];
-  /** Sessions ended (standalone connections closed). */
+  /** Sessions ended (standalone connections closed; pooled ones whose socket died). */
   readonly ended = new Set<number>();
   private next = 1;
 
   constructor(public script: Script = {}) {}
+
+  record(call: Call, openingSettings = false): void {
+    this.log.push(call);
+    if (!openingSettings) this.calls.push(call);
+  }
 
   /** oracledb.getConnection(): a new session. */
   async getConnection(): Promise<RecordingConnection> {
@@ -326,5 +394,7 @@ export function everyObject(): SchemaObject[] {
 /** The rows of queries/schema_objects.sql for the table bound, from a list of objects. */
 export function catalogRows(objects: readonly SchemaObject[], binds: OraBinds): Record<string, unknown>[] {
   const table = (binds.table_name as { val: unknown }).val;
-  return objects.filter((o) => o.table === table).map((o) => ({ KIND: o.kind, NAME: o.name }));
+  return objects
+    .filter((o) => o.table === table)
+    .map((o) => ({ KIND: o.kind, NAME: o.name, DETAIL: objectDetail(o) === '' ? null : objectDetail(o) }));
 }

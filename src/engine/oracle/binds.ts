@@ -1,3 +1,4 @@
+import { UserError } from '../../errors.js';
 import type { OraBindDef, OraBinds, OraConstants } from './oracledb-types.js';
 import { int } from './rows.js';
 import { byteLength } from './sql-text.js';
@@ -192,13 +193,30 @@ export function slotBinds(c: OraConstants, name: string, part: readonly (number 
 }
 
 /**
+ * The most bind sets (executions) one slot-list query may take. Lists longer than ID_SLOTS
+ * multiply (⌈n₁/20⌉ × ⌈n₂/20⌉ × …): one long list of 1280 values is 64 executions, two lists
+ * of 160 values are 64; past this the query is refused before anything is sent, rather than
+ * run thousands of times per batch.
+ */
+export const MAX_SLOT_SETS = 64;
+
+/**
  * The bind sets that together cover some slot lists: every combination of one ID_SLOTS-sized
  * slice of each given list. The slices of a list are disjoint (values de-duplicated first)
  * and a row has one value per column, so each row matches exactly one combination: the union
  * of the executions' rows is the answer, with no duplicates. One list of up to 20 values (the
- * common case) is one execution.
+ * common case) is one execution. More than MAX_SLOT_SETS combinations: a UserError naming the
+ * lists' sizes.
  */
 export function slotCombinations(c: OraConstants, lists: readonly SlotList[]): OraBinds[] {
+  const sizes = lists.map((l) => (l.values === null ? 0 : new Set(l.values).size));
+  const count = sizes.reduce((n, size) => n * Math.max(1, Math.ceil(size / ID_SLOTS)), 1);
+  if (count > MAX_SLOT_SETS) {
+    const given = lists.flatMap((l, i) => (l.values === null ? [] : [`${sizes[i] ?? 0} ${l.name} values`])).join(', ');
+    throw new UserError(
+      `Oracle: the selection (${given}) needs ${count} queries (lists of more than ${ID_SLOTS} values multiply); at most ${MAX_SLOT_SETS}: give fewer values, or run the command once per part of a list`,
+    );
+  }
   let combos: OraBinds[] = [{}];
   for (const list of lists) {
     const parts = list.values === null ? [null] : slices([...new Set(list.values)], ID_SLOTS);

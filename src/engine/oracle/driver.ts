@@ -3,6 +3,7 @@ import { inTransaction } from '../transaction.js';
 import { ORACLE_MAX_CHUNK } from './binds.js';
 import { classifyOracleError } from './classify.js';
 import type { OraConnection, OraConnector } from './oracledb-types.js';
+import { oracleQuery } from './sql-text.js';
 
 /** How the driver treats its connections. */
 export interface OracleConnectionPolicy {
@@ -30,9 +31,25 @@ export interface OracleConnectionPolicy {
  *
  * Every statement runs with autoCommit: false; Oracle starts a transaction with the first
  * statement, so `begin` has nothing to do and a transaction commits once, at its end.
+ *
+ * Every new connection first runs queries/session_settings.sql (one ALTER SESSION: binary
+ * comparison and sort, the Gregorian calendar, '.' as the decimal point), before any other
+ * statement and whatever the database's defaults or a logon trigger set: thin mode itself sets
+ * only TIME_ZONE at logon. A connection whose settings fail is closed and the error thrown.
  */
 /** The longest we wait for the logoff of a connection we are done with. */
 const DISCARD_WAIT_MS = 5_000;
+
+/** close() a connection, never failing and waiting at most DISCARD_WAIT_MS (see discard). */
+async function closeQuietly(connection: OraConnection): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, DISCARD_WAIT_MS);
+    timer.unref();
+  });
+  await Promise.race([connection.close().catch(() => undefined), giveUp]);
+  clearTimeout(timer);
+}
 
 export function oracleDriver(connector: OraConnector, policy: OracleConnectionPolicy): Driver<OraConnection> {
   if (!(policy.maxOpen >= 1)) throw new RangeError(`Oracle engine: maxOpen must be at least 1 (got ${policy.maxOpen})`);
@@ -49,6 +66,12 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
     try {
       const connection = await connector.getConnection();
       if (policy.callTimeoutMs > 0) connection.callTimeout = policy.callTimeoutMs;
+      try {
+        await connection.execute(oracleQuery('session_settings'), {}, { autoCommit: false });
+      } catch (error) {
+        await closeQuietly(connection);
+        throw error;
+      }
       return connection;
     } catch (error) {
       open--;
@@ -72,15 +95,9 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
    * hold up the retry of a chunk or turn committed work into a failure.
    */
   async function discard(connection: OraConnection): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const giveUp = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, DISCARD_WAIT_MS);
-      timer.unref();
-    });
     open--;
     serveWaiting();
-    await Promise.race([connection.close().catch(() => undefined), giveUp]);
-    clearTimeout(timer);
+    await closeQuietly(connection);
   }
 
   return {

@@ -13,7 +13,7 @@ import {
   slices,
   textList,
 } from './binds.js';
-import type { OraConnection } from './oracledb-types.js';
+import type { OraBinds, OraConnection } from './oracledb-types.js';
 import { byStageId, int, intOrNull, type OracleKit, queryRows, stageSnapshot, text } from './rows.js';
 import { nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
 
@@ -36,41 +36,53 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
    * queries/find_error_rows.sql: the rows of a `retry` batch, locking nothing (a dry run, and
    * the end of the range lockErrorRows locks). The lists are slot binds (20 per list, the
    * approach of tally_loads.sql); a longer list runs in slices, each returns at most `limit`
-   * rows, and the first `limit` of their union in stage_id order are the answer.
+   * rows, and the first `limit` of their union in stage_id order are the answer. Also returns
+   * the bind sets that found rows, with the first stage_id each found.
    */
-  async function findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
+  async function findErrorRowsBySet(
+    selector: RowSelector,
+    window: KeysetWindow,
+  ): Promise<{ rows: StageRowSnapshot[]; found: Array<{ slots: OraBinds; first: number }> }> {
     const limit = Math.min(Math.floor(window.limit), Number.MAX_SAFE_INTEGER);
     const lists = errorRowLists(selector);
-    if (!(limit > 0) || lists === null) return [];
+    if (!(limit > 0) || lists === null) return { rows: [], found: [] };
     const rows: StageRowSnapshot[] = [];
+    const found: Array<{ slots: OraBinds; first: number }> = [];
     for (const slots of binds.slotSets(lists)) {
-      const found = await queryRows(connection, kit, 'find_error_rows', {
-        ...slots,
-        after_stage_id: binds.num(int(window.afterStageId, 'afterStageId')),
-        row_limit: binds.num(limit),
-      });
-      for (const r of found) rows.push(stageSnapshot(r));
+      const part = (
+        await queryRows(connection, kit, 'find_error_rows', {
+          ...slots,
+          after_stage_id: binds.num(int(window.afterStageId, 'afterStageId')),
+          row_limit: binds.num(limit),
+        })
+      ).map(stageSnapshot);
+      rows.push(...part);
+      const first = Math.min(...part.map((r) => r.stageId));
+      if (part.length > 0) found.push({ slots, first });
     }
-    return byStageId(rows).slice(0, limit);
+    return { rows: byStageId(rows).slice(0, limit), found };
   }
 
   return {
-    findErrorRows,
+    findErrorRows: async (selector, window) => (await findErrorRowsBySet(selector, window)).rows,
 
     /**
      * A `retry` batch, locked: findErrorRows gives the first `window.limit` matching rows, then
      * queries/lock_error_rows.sql (which says why a stage_id range bounds the locks) locks the
      * matching rows of the range they span, FOR UPDATE, every row of the cursor fetched (plain
      * execute: no result set, no maxRows), so every row returned is locked. A row that became
-     * ERROR inside the range in between is locked too (the batch is a little larger).
+     * ERROR inside the range in between is locked too (the batch is a little larger), when its
+     * bind set found a row of the range: a bind set (a combination of slices) whose find
+     * returned no row up to the range's end has no matching row in it and is not run again, so
+     * the locking pass runs at most as many queries as there are rows in the batch.
      */
     async lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]> {
-      const candidates = await findErrorRows(selector, window);
+      const { rows: candidates, found } = await findErrorRowsBySet(selector, window);
       const last = candidates[candidates.length - 1];
       if (last === undefined) return [];
       const range = { after_stage_id: binds.num(int(window.afterStageId, 'afterStageId')), up_to_stage_id: binds.num(last.stageId) };
       const rows: StageRowSnapshot[] = [];
-      for (const slots of binds.slotSets(errorRowLists(selector) ?? [])) {
+      for (const { slots } of found.filter((f) => f.first <= last.stageId)) {
         for (const r of await queryRows(connection, kit, 'lock_error_rows', { ...slots, ...range })) rows.push(stageSnapshot(r));
       }
       return byStageId(rows);

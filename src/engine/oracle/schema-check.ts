@@ -20,10 +20,20 @@ export interface SchemaObject {
   /** The table it belongs to (a table: itself), as the dictionary spells it. */
   table: string;
   name: string;
+  /** A table: whether it is a global temporary table (user_tables.temporary). */
+  temporary?: boolean;
+  /**
+   * An index: its columns in order, as the dictionary spells them; an expression (a
+   * function-based index, or a DESC column, which Oracle stores as one) is EXPRESSION.
+   */
+  columns?: string[];
 }
 
+/** How schema_objects.sql spells an index column that is an expression. */
+export const EXPRESSION = '(expression)';
+
 const IDENTIFIER = String.raw`("[^"]+"|[A-Za-z][A-Za-z0-9_$#]*)`;
-const CREATE_TABLE = new RegExp(String.raw`^CREATE\s+(?:GLOBAL\s+TEMPORARY\s+)?TABLE\s+${IDENTIFIER}\s*\(`, 'i');
+const CREATE_TABLE = new RegExp(String.raw`^CREATE\s+(GLOBAL\s+TEMPORARY\s+)?TABLE\s+${IDENTIFIER}\s*\(`, 'i');
 const CREATE_INDEX = new RegExp(String.raw`^CREATE\s+(?:UNIQUE\s+|BITMAP\s+)?INDEX\s+${IDENTIFIER}\s+ON\s+${IDENTIFIER}`, 'i');
 const ALTER_ADD = new RegExp(String.raw`^ALTER\s+TABLE\s+${IDENTIFIER}\s+ADD\s+`, 'i');
 
@@ -87,14 +97,20 @@ function definitions(table: string, list: readonly string[]): SchemaObject[] {
 export function objectsCreatedBy(statement: string): SchemaObject[] {
   const sql = statement.trim();
   const table = CREATE_TABLE.exec(sql);
-  if (table?.[1] !== undefined) {
-    const name = dictionaryName(table[1]);
+  if (table?.[2] !== undefined) {
+    const name = dictionaryName(table[2]);
     const { body } = parenthesised(sql, table[0].length - 1);
-    return [{ kind: 'TABLE', table: name, name }, ...definitions(name, items(body))];
+    return [{ kind: 'TABLE', table: name, name, temporary: table[1] !== undefined }, ...definitions(name, items(body))];
   }
   const index = CREATE_INDEX.exec(sql);
   if (index?.[1] !== undefined && index[2] !== undefined) {
-    return [{ kind: 'INDEX', table: dictionaryName(index[2]), name: dictionaryName(index[1]) }];
+    const rest = sql.slice(index[0].length).trimStart();
+    const list = rest.startsWith('(') ? items(parenthesised(rest, 0).body) : [];
+    const columns = list.map((item) => {
+      const plain = new RegExp(String.raw`^${IDENTIFIER}(?:\s+ASC)?$`, 'i').exec(item);
+      return plain?.[1] === undefined ? EXPRESSION : dictionaryName(plain[1]);
+    });
+    return [{ kind: 'INDEX', table: dictionaryName(index[2]), name: dictionaryName(index[1]), columns }];
   }
   const alter = ALTER_ADD.exec(sql);
   if (alter?.[1] !== undefined) {
@@ -106,19 +122,34 @@ export function objectsCreatedBy(statement: string): SchemaObject[] {
   return [];
 }
 
-/** "table ORDERS", "column ORDERS.AMOUNT", "index IX_X on ORDERS", "constraint PK_ORDERS on ORDERS". */
+/** "table ORDERS", "temporary table X", "column ORDERS.AMOUNT", "index IX_X on ORDERS (A, B)", "constraint PK_ORDERS on ORDERS". */
 export function describeObject(o: SchemaObject): string {
-  if (o.kind === 'TABLE') return `table ${o.name}`;
+  if (o.kind === 'TABLE') return `${o.temporary === true ? 'temporary ' : ''}table ${o.name}`;
   if (o.kind === 'COLUMN') return `column ${o.table}.${o.name}`;
-  return `${o.kind.toLowerCase()} ${o.name} on ${o.table}`;
+  const columns = o.columns === undefined ? '' : ` (${o.columns.join(', ')})`;
+  return `${o.kind.toLowerCase()} ${o.name} on ${o.table}${columns}`;
 }
 
-/** The objects of the list that the schema does not hold, in the list's order. */
+/**
+ * What must match in the dictionary (schema_objects.sql's DETAIL): a table's kind, temporary
+ * or permanent ('Y' / 'N'); an index's columns in order; nothing more for the others.
+ */
+export function objectDetail(o: SchemaObject): string {
+  if (o.kind === 'TABLE') return o.temporary === true ? 'Y' : 'N';
+  if (o.kind === 'INDEX') return (o.columns ?? []).join(',');
+  return '';
+}
+
+/**
+ * The objects of the list that the schema does not hold as written, in the list's order: a
+ * permanent table named like a temporary one of ours (or the other way round), or an index of
+ * that name on other columns, is missing.
+ */
 export async function missingObjects(connection: OraConnection, kit: OracleKit, objects: readonly SchemaObject[]): Promise<SchemaObject[]> {
   const present = new Map<string, Set<string>>();
   for (const table of new Set(objects.map((o) => o.table))) {
     const rows = await queryRows(connection, kit, 'schema_objects', { table_name: kit.binds.str(table, MAX_BYTES.identifier) });
-    present.set(table, new Set(rows.map((r) => `${text(r.KIND) ?? ''}:${text(r.NAME) ?? ''}`)));
+    present.set(table, new Set(rows.map((r) => `${text(r.KIND) ?? ''}:${text(r.NAME) ?? ''}:${text(r.DETAIL) ?? ''}`)));
   }
-  return objects.filter((o) => present.get(o.table)?.has(`${o.kind}:${o.name}`) !== true);
+  return objects.filter((o) => present.get(o.table)?.has(`${o.kind}:${o.name}:${objectDetail(o)}`) !== true);
 }

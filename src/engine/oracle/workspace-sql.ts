@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { listMigrations, readSql } from '../../sql-files.js';
 import { objectsCreatedBy } from './schema-check.js';
 import { splitStatements } from './sql-text.js';
@@ -23,11 +24,14 @@ import { splitStatements } from './sql-text.js';
 export const WORKSPACE_PREFIX = /^OLB_[0-9A-F]{8}$/;
 
 /**
- * Oracle's identifier limit (12.2 and later, COMPATIBLE >= 12.2): 128 bytes. The longest name
- * of ours is 13 + 27 (OLB_xxxxxxxx_ORDER_LOADER_MIGRATION_LOCK) bytes, far below; checked
- * anyway so that a long table added later fails here, not as ORA-00972 half-way through.
+ * The longest name a workspace object may have: 30 bytes, Oracle's identifier limit before
+ * 12.2 and still the limit of a database whose COMPATIBLE is below 12.2 (ORA-00972 past it).
+ * A loader name that does not fit after the prefix is shortened (see workspaceObjectName).
  */
-export const MAX_IDENTIFIER_BYTES = 128;
+export const MAX_IDENTIFIER_BYTES = 30;
+
+/** Characters of a too-long loader name kept before its hash: 30 - 13 (prefix, '_') - 5 ('_', 4 hex). */
+const KEPT_CHARS = MAX_IDENTIFIER_BYTES - 13 - 5;
 
 let loaderObjects: ReadonlySet<string> | undefined;
 
@@ -48,14 +52,21 @@ export function loaderObjectNames(): ReadonlySet<string> {
   return loaderObjects;
 }
 
-/** The name of object `name` in the workspace `prefix` (checked: both are spelled into SQL). */
+/**
+ * The name of object `name` in the workspace `prefix` (checked: both are spelled into SQL):
+ * `<prefix>_<NAME>` when that fits MAX_IDENTIFIER_BYTES (OLB_1A2B3C4D_ORDERS), else the first
+ * KEPT_CHARS characters of the name and 4 hex digits of its SHA-256
+ * (OLB_1A2B3C4D_ORDER_LOADER_3F1C for ORDER_LOADER_MIGRATION_LOCK): the same name for the same
+ * object in every process. WorkspaceSql checks that no two names of a workspace meet.
+ */
 export function workspaceObjectName(prefix: string, name: string): string {
   if (!WORKSPACE_PREFIX.test(prefix)) throw new Error(`not a bench workspace prefix: ${prefix}`);
   if (!/^[A-Za-z][A-Za-z0-9_$#]*$/.test(name)) throw new Error(`not a plain identifier: ${name}`);
-  const full = `${prefix}_${name.toUpperCase()}`;
-  if (Buffer.byteLength(full) > MAX_IDENTIFIER_BYTES)
-    throw new Error(`bench workspace name ${full} is longer than ${MAX_IDENTIFIER_BYTES} bytes`);
-  return full;
+  const upper = name.toUpperCase();
+  const full = `${prefix}_${upper}`;
+  if (Buffer.byteLength(full) <= MAX_IDENTIFIER_BYTES) return full;
+  const hash = createHash('sha256').update(upper).digest('hex').slice(0, 4).toUpperCase();
+  return `${prefix}_${upper.slice(0, KEPT_CHARS)}_${hash}`;
 }
 
 const IDENTIFIER_START = /[A-Za-z]/;
@@ -149,6 +160,12 @@ export class WorkspaceSql {
 
   constructor(readonly prefix: string) {
     this.names = new Map([...loaderObjectNames()].map((name) => [name, workspaceObjectName(prefix, name)]));
+    const seen = new Map<string, string>();
+    for (const [name, full] of this.names) {
+      const other = seen.get(full);
+      if (other !== undefined) throw new Error(`bench workspace: ${name} and ${other} would both be ${full}`);
+      seen.set(full, name);
+    }
   }
 
   /** `sql` pointed at this workspace. */

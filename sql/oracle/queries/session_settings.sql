@@ -1,0 +1,14 @@
+-- The first statement on every connection the engine opens (src/engine/oracle/driver.ts), in
+-- one round trip, before any statement of the loader. Thin mode sets only TIME_ZONE at logon;
+-- the rest comes from the database's defaults, the client's nothing, and any logon trigger.
+--   NLS_COMP / NLS_SORT BINARY: every comparison of source_key (the MERGE's ON, the staging
+--     counts, updates and new-key checks, the error log's lookups) is byte for byte. Under
+--     NLS_COMP = LINGUISTIC with NLS_SORT = BINARY_CI (or _AI) 'abc' = 'ABC' would be true:
+--     two orders would become one, and the (binary) unique indexes could not serve the "=".
+--   NLS_CALENDAR GREGORIAN: TO_DATE(..., 'YYYY-MM-DD') and TO_CHAR of a date read and write
+--     Gregorian years (another calendar shifts every order_date).
+--   NLS_NUMERIC_CHARACTERS '.,': the decimal point of any conversion that does not name it
+--     (every TO_NUMBER / TO_CHAR of a decimal in sql/oracle/ names it already).
+-- Dates, timestamps and numbers otherwise cross as text with explicit formats, so no other
+-- NLS parameter changes a value.
+ALTER SESSION SET NLS_COMP = 'BINARY' NLS_SORT = 'BINARY' NLS_CALENDAR = 'GREGORIAN' NLS_NUMERIC_CHARACTERS = '.,'
