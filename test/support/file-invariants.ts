@@ -9,7 +9,9 @@
  * Returns readable violations (empty = the database holds what the files say), each with a sample
  * of the keys or lines concerned.
  */
-import { canonicalDecimal, fileLines, type ExpectedState, type InputFile, type OrderValues } from './expected-state.js';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { canonicalDecimal, expectedState, fileLines, type ExpectedState, type InputFile, type OrderValues } from './expected-state.js';
 import type { Sql } from './invariants.js';
 
 const SAMPLE = 5;
@@ -186,4 +188,16 @@ export async function unaccountedFileLines(sql: Sql, filesInLoadOrder: InputFile
     }
   }
   return left.reverse();
+}
+
+/**
+ * One order file (plain CSV) loaded into a database that held nothing else, to its end:
+ * `compareWithFiles` against the state computed from it, and its lines accounted for.
+ */
+export async function compareWithFile(sql: Sql, path: string): Promise<string[]> {
+  const file: InputFile = { name: basename(path), text: readFileSync(path, 'utf8') };
+  const violations = await compareWithFiles(sql, expectedState([[file]]));
+  const left = await unaccountedFileLines(sql, [file]);
+  if (left.length > 0) violations.push(`lines not accounted for: ${sample(left)}`);
+  return violations;
 }
