@@ -111,6 +111,8 @@ export interface CliRun {
   done: Promise<CliResult>;
   /** Resolves when a stderr line matches (or the process ends: then it resolves false). */
   waitFor(pattern: RegExp): Promise<boolean>;
+  /** The next stderr line that matches (null once the process ended). */
+  waitForLine(pattern: RegExp): Promise<string | null>;
 }
 
 /** Environment for a child: nothing from the developer's ORDER_LOADER_* settings leaks in. */
@@ -129,7 +131,7 @@ export function startCli(args: string[], options: { env?: Record<string, string>
   let stdout = '';
   let stderr = '';
   let pending = '';
-  const watchers: Array<{ pattern: RegExp; resolve: (hit: boolean) => void }> = [];
+  const watchers: Array<{ pattern: RegExp; resolve: (line: string | null) => void }> = [];
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => {
     stderr += d;
@@ -141,7 +143,7 @@ export function startCli(args: string[], options: { env?: Record<string, string>
         const w = watchers[i];
         if (w !== undefined && w.pattern.test(line)) {
           watchers.splice(i, 1);
-          w.resolve(true);
+          w.resolve(line);
         }
       }
     }
@@ -149,16 +151,19 @@ export function startCli(args: string[], options: { env?: Record<string, string>
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      for (const w of watchers.splice(0)) w.resolve(false);
+      for (const w of watchers.splice(0)) w.resolve(null);
       resolve({ code, signal, stdout, stderr, ms: performance.now() - started });
     });
   });
   return {
     child,
     done,
-    waitFor(pattern: RegExp) {
-      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(false);
-      return new Promise<boolean>((resolve) => watchers.push({ pattern, resolve }));
+    waitForLine(pattern: RegExp) {
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(null);
+      return new Promise<string | null>((resolve) => watchers.push({ pattern, resolve }));
+    },
+    async waitFor(pattern: RegExp) {
+      return (await this.waitForLine(pattern)) !== null;
     },
   };
 }

@@ -10,6 +10,7 @@
  * fresh database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareWithFile } from '../support/file-invariants.js';
 import { checkInvariants, statusCounts } from '../support/invariants.js';
 import {
   FULL,
@@ -67,6 +68,7 @@ if (PG_ADMIN_URL === null) {
         expect(result.code, result.stderr.slice(-2000)).toBe(2);
         const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
         expect(report.violations).toEqual([]);
+        expect(await compareWithFile(db.sql, file.path)).toEqual([]);
         reference = { DONE: report.counts.DONE, ERROR: report.counts.ERROR, orders: report.counts.orders };
         const expectedErrors = file.bad.missingAmount + file.bad.overflow + file.bad.badDate + file.bad.badCurrency;
         expect(reference).toEqual({ DONE: file.rows - expectedErrors, ERROR: expectedErrors, orders: file.rows - expectedErrors });
@@ -142,6 +144,8 @@ if (PG_ADMIN_URL === null) {
           expect(final.code, final.stderr.slice(-3000)).toBe(2);
           const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
           expect(report.violations).toEqual([]);
+          // what the file says, row by row: values, codes, attempts, error-log rows each once, every line
+          expect(await compareWithFile(db.sql, file.path), `seed ${seed}`).toEqual([]);
           expect({ DONE: report.counts.DONE, ERROR: report.counts.ERROR, orders: report.counts.orders }).toEqual(reference);
         } finally {
           await pool.end();
@@ -184,6 +188,7 @@ if (PG_ADMIN_URL === null) {
             expect(rerun.code, rerun.stderr.slice(-2000)).toBe(2);
             const report = await checkInvariants(db.sql, { sourceKeys: small.keys, exclusive: true });
             expect(report.violations).toEqual([]);
+            expect(await compareWithFile(db.sql, small.path)).toEqual([]);
             const bad = small.bad.missingAmount + small.bad.overflow + small.bad.badDate + small.bad.badCurrency;
             expect((await statusCounts(db.sql)).ERROR).toBe(bad);
           },

@@ -26,6 +26,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareWithFile } from '../support/file-invariants.js';
 import { checkInvariants, statusCounts, type Sql } from '../support/invariants.js';
 import {
   FULL,
@@ -193,6 +194,7 @@ describe('survival: the database restarted or down during a load (private Postgr
 
       const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
       expect(report.violations).toEqual([]);
+      expect(await compareWithFile(db.sql, file.path)).toEqual([]);
       expect({ DONE: report.counts.DONE, ERROR: report.counts.ERROR, orders: report.counts.orders }).toEqual({
         DONE: file.rows - badRows(file),
         ERROR: badRows(file),
@@ -236,6 +238,7 @@ describe('survival: the database restarted or down during a load (private Postgr
       expect(backoffViolations(retries)).toEqual([]);
       const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
       expect(report.violations).toEqual([]);
+      expect(await compareWithFile(db.sql, file.path)).toEqual([]);
       expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
       const runs = await db.sql<{ run_id: number; status: string }>("SELECT run_id, status FROM load_run WHERE command = 'process'");
       expect(runs.map((r) => r.status)).toEqual(['COMPLETED']);
@@ -302,6 +305,7 @@ describe('survival: the database restarted or down during a load (private Postgr
       expect(rerun.stderr).toMatch(/staging skipped/); // the file was staged completely before the server went down
       const report = await checkInvariants(db.sql, { sourceKeys: file.keys, exclusive: true });
       expect(report.violations).toEqual([]);
+      expect(await compareWithFile(db.sql, file.path)).toEqual([]);
       expect((await statusCounts(db.sql)).ERROR).toBe(badRows(file));
       const runs = await db.sql<{ command: string; status: string }>('SELECT command, status FROM load_run ORDER BY run_id');
       expect(runs.map((r) => [r.command, r.status])).toEqual([
