@@ -70,12 +70,11 @@ export interface ExpectedStageRow {
   file: string;
   lineNo: number;
   /**
-   * Processing attempts at these values (migration 005: a row whose values change starts again
-   * at 0; each processing attempt that commits adds one). A kill that rolls a chunk back adds none.
+   * Processing attempts over every version of the key: attempt_count is never reset (the seed's
+   * rule: a corrected row counts its failed attempt too). Each processing attempt that commits
+   * adds one; a kill that rolls a chunk back adds none.
    */
   attempts: number;
-  /** Processing attempts over every version of the key (what attempt_count would be were it never reset). */
-  attemptsAllVersions: number;
 }
 
 export interface ExpectedErrorRow {
@@ -291,8 +290,7 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
             errorCode: o.code,
             file: file.name,
             lineNo: o.lineNo,
-            attempts: 0,
-            attemptsAllVersions: prior?.attemptsAllVersions ?? 0,
+            attempts: prior?.attempts ?? 0,
             holder: { file: file.name, lineNo: o.lineNo },
           });
           fate(file.name, o.lineNo, 'staged');
@@ -319,8 +317,7 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
           errorCode: null,
           file: file.name,
           lineNo: o.lineNo,
-          attempts: 0,
-          attemptsAllVersions: prior?.attemptsAllVersions ?? 0,
+          attempts: prior?.attempts ?? 0,
           holder: { file: file.name, lineNo: o.lineNo },
         });
         fate(file.name, o.lineNo, 'staged');
@@ -330,7 +327,6 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
     for (const [key, row] of stage) {
       if (row.status !== 'READY') continue;
       row.attempts++;
-      row.attemptsAllVersions++;
       const invalid = validationCode(row.values);
       const refused = invalid === null ? mergeRefusal(row.values) : null;
       if (invalid === null && refused === null) {

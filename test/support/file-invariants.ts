@@ -73,13 +73,8 @@ const SELECT_STAGE = `SELECT source_key, process_status, error_code, customer_id
   amount::text AS amount, currency, attempt_count, load_id, line_no FROM order_stage`;
 const SELECT_ORDERS = `SELECT source_key, customer_id::text AS customer_id, order_date::text AS order_date, amount::text AS amount, currency FROM orders`;
 
-export interface FileCheckOptions {
-  /** Compare attempt_count with the attempts over every version (a count never reset) instead of the current version's. */
-  attemptsAllVersions?: boolean;
-}
-
 /** Violations of the file-computed state; empty when `orders`, `order_stage` and the error log hold exactly it. */
-export async function compareWithFiles(sql: Sql, expected: ExpectedState, options: FileCheckOptions = {}): Promise<string[]> {
+export async function compareWithFiles(sql: Sql, expected: ExpectedState): Promise<string[]> {
   const violations: string[] = [];
   const files = await loadFiles(sql);
   const fileOf = (loadId: number | string | null) => (loadId === null ? '?' : (files.get(Number(loadId)) ?? `load ${String(loadId)}`));
@@ -98,7 +93,7 @@ export async function compareWithFiles(sql: Sql, expected: ExpectedState, option
     if (show(values) !== show(e.values)) wrong.values?.push(`${r.source_key}: ${show(values)}, expected ${show(e.values)}`);
     const place = `${fileOf(r.load_id)}:${String(r.line_no)}`;
     if (place !== `${e.file}:${e.lineNo}`) wrong.place?.push(`${r.source_key}: ${place}, expected ${e.file}:${e.lineNo}`);
-    const attempts = options.attemptsAllVersions === true ? e.attemptsAllVersions : e.attempts;
+    const attempts = e.attempts;
     if (Number(r.attempt_count) !== attempts) wrong.attempts?.push(`${r.source_key}: ${r.attempt_count}, expected ${attempts}`);
   }
   const missing = [...expected.stage.keys()].filter((k) => !seen.has(k));

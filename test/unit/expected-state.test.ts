@@ -72,8 +72,7 @@ describe('expected state from the files', () => {
       status: 'ERROR',
       errorCode: 'INVALID_AMOUNT',
       file: 'r2.csv',
-      attempts: 1,
-      attemptsAllVersions: 2,
+      attempts: 2, // attempt_count is never reset: K1's first version was processed too
     });
     expect(s.orders.get('K1')?.amount).toBe('10');
     expect(s.orders.get('K2')?.amount).toBe('22');
