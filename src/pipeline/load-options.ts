@@ -25,6 +25,10 @@ export interface StageOptions {
   failedDir?: string | undefined;
   /** The files as listed (src/input/inputs.ts): one whose size or time changed since is not read this time. */
   listed?: ListedFile[] | undefined;
+  /** The marker suffix (`--ready-suffix`) of the listed files' markers, which move with them. */
+  readySuffix?: string | undefined;
+  /** What the listing left for the next run or did not read (src/input/inputs.ts): put in the report as they are. */
+  listing?: { notReady: Array<{ file: string; reason: string }>; ignored: Array<{ file: string; reason: string }> } | undefined;
 }
 
 export interface ProcessRunOptions {
@@ -96,12 +100,16 @@ export interface LoadReport {
   processMs: number;
   /** Why the run stopped early, if it did (exit code 1). */
   aborted: string | null;
-  /** Files not read this run (still being written, or gone since they were listed): left where they are. */
+  /** Files not read this run (in their quiet period, without their marker, changed or gone since they were listed): left where they are. */
   notRead: Array<{ file: string; reason: string }>;
   /** Files that could not be read as order files (with --failed-dir), and where they were moved (null: not moved). */
   unreadable: Array<{ file: string; reason: string; movedTo: string | null }>;
   /** Files moved to --archive-dir. */
   archived: Array<{ file: string; movedTo: string }>;
+  /** Zero-byte files (a day without orders): nothing to stage, no run of their own; archived with --archive-dir (movedTo). */
+  empty: Array<{ file: string; movedTo: string | null }>;
+  /** Entries of an inbox that are not read: not regular files (a FIFO, a dangling symlink, a directory named x.csv). */
+  ignored: Array<{ file: string; reason: string }>;
   /** Rows waiting to be retried after a transient failure, and when the first is due. */
   retryWait: { count: number; nextDueAt: Date | null } | null;
   exitCode: number;

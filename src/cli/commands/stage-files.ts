@@ -1,9 +1,10 @@
 /** load and stage: the files are checked before the database is opened, then staged (and, for load, processed). */
 import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
-import { expandInputs, inputFolder } from '../../input/inputs.js';
+import { checkInputsExist, expandInputs, inputFolder, type ListingRules } from '../../input/inputs.js';
 import { openOrderFile } from '../../input/order-file.js';
 import { OrderLoader } from '../../loader.js';
+import type { LoadReport } from '../../pipeline/load.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
 import { dryRunExitCode, EXIT_OK } from '../../pipeline/outcome.js';
 import { print, printReport, progressOf, runOptions, sayAborted, withLoader, type CommandContext } from '../command.js';
@@ -39,7 +40,10 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   }
   const folders = { archiveDir: options['archive-dir'], failedDir: options['failed-dir'] };
   const movesFiles = folders.archiveDir !== undefined || folders.failedDir !== undefined;
+  // a missing input (an inbox not mounted, a typing error) is a failure, and no folder is made
+  if (ctx.files.length > 0) checkInputsExist(ctx.files);
   const inboxes = inboxDirs(ctx.files, movesFiles);
+  const rules: ListingRules = { settleMs: options.settle, readySuffix: options['ready-suffix'] };
   // a folder that cannot take the files is refused before anything is read or moved
   checkFileFolders(folders, inboxes);
   // one job at a time per inbox: held from before the listing until the files are moved
@@ -51,18 +55,24 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
     onUnlockable: (message) => ctx.logger.warn(message),
   });
   try {
-    const { files } = expandInputs(ctx.files);
-    if (files.length === 0) return nothingToLoad(ctx, command);
+    const { files, notReady, ignored } = expandInputs(ctx.files, rules);
+    // said once, here: the run reports them without saying them again
+    for (const n of notReady) ctx.logger.warn({ file: n.file }, n.reason);
+    for (const i of ignored) ctx.logger.warn({ file: i.file }, i.reason);
+    const listing = { notReady, ignored };
+    if (files.length === 0) return nothingToLoad(ctx, command, listing);
     const paths = files.map((f) => f.path);
     // Every header is checked before the database is opened: creating and migrating a fresh
     // embedded database takes seconds, and a file missing a column would be refused anyway.
     // With --failed-dir such a file is moved there instead, and the others are loaded.
     if (folders.failedDir === undefined) {
-      for (const path of paths) (await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter })).close();
+      // a zero-byte file is an empty load, not a file without a header
+      for (const f of files)
+        if (f.size > 0) (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter })).close();
     }
     return await withLoader(ctx, { processes: command === 'load' }, async (loader) => {
       const progress = progressOf(ctx);
-      const run = { ...runOptions(ctx, progress), ...folders, listed: files };
+      const run = { ...runOptions(ctx, progress), ...folders, listed: files, readySuffix: options['ready-suffix'], listing };
       const report = command === 'load' ? await loader.load(paths, run) : await loader.stage(paths, run);
       progress.clear();
       ctx.session.report = report;
@@ -74,6 +84,8 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
         archived: report.archived.length,
         unreadable: report.unreadable.length,
         notRead: report.notRead.length,
+        empty: report.empty.length,
+        ignored: report.ignored.length,
       });
       if (format === 'markdown' && !options.json) {
         const codes = await loader.errorCodeCounts([...new Set(report.files.map((f) => f.loadId))]);
@@ -87,15 +99,51 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   }
 }
 
-/** A directory or pattern that names no order file: said, and nothing to do (exit 0). */
-function nothingToLoad(ctx: CommandContext, command: 'load' | 'stage'): number {
-  const message = `nothing to ${command}: no order files in ${ctx.files.join(', ')}`;
+/**
+ * A directory or pattern that names no order file to read now: said, and nothing to do (exit 0).
+ * What it left for the next run or did not read is in the report (and the metrics file).
+ */
+function nothingToLoad(
+  ctx: CommandContext,
+  command: 'load' | 'stage',
+  listing: { notReady: LoadReport['notRead']; ignored: LoadReport['ignored'] } = { notReady: [], ignored: [] },
+): number {
   if (ctx.files.length === 0) throw new UserError(`${command}: name at least one file, directory or pattern`);
+  const left = listing.notReady.length > 0 ? ` to read now (${listing.notReady.length} left for the next run)` : '';
+  const message = `nothing to ${command}: no order files${left} in ${ctx.files.join(', ')}`;
+  const report: LoadReport = {
+    command,
+    files: [],
+    process: null,
+    elapsedMs: 0,
+    stageMs: 0,
+    processMs: 0,
+    aborted: null,
+    notRead: listing.notReady,
+    unreadable: [],
+    archived: [],
+    empty: [],
+    ignored: listing.ignored,
+    retryWait: null,
+    exitCode: EXIT_OK,
+  };
+  ctx.session.report = report;
+  const lines = [...listing.notReady.map((n) => n.reason), ...listing.ignored.map((i) => i.reason), message];
   print(
     ctx.session,
     ctx.options.json
-      ? JSON.stringify({ command, files: [], notRead: [], unreadable: [], archived: [], message, exitCode: EXIT_OK })
-      : escapeControl(message),
+      ? JSON.stringify({
+          command,
+          files: [],
+          notRead: report.notRead,
+          unreadable: [],
+          archived: [],
+          empty: [],
+          ignored: report.ignored,
+          message,
+          exitCode: EXIT_OK,
+        })
+      : lines.map((l) => escapeControl(l)).join('\n'),
   );
   return EXIT_OK;
 }
