@@ -128,7 +128,20 @@ describe('survival: kill -9 between the final commit and the archive move', () =
         const archive = join(base, 'archive');
         mkdirSync(inbox, { recursive: true });
         writeFileSync(join(inbox, 'big.csv.gz'), gzipSync(Buffer.from(text)));
-        const args = ['load', inbox, '--db', db.url, '--archive-dir', archive, '--batch-size', '200', '--log-level', 'info', '--settle', '0'];
+        const args = [
+          'load',
+          inbox,
+          '--db',
+          db.url,
+          '--archive-dir',
+          archive,
+          '--batch-size',
+          '200',
+          '--log-level',
+          'info',
+          '--settle',
+          '0',
+        ];
 
         const run = startCli(args);
         const checkpoints = () =>
