@@ -138,6 +138,9 @@ at a line, truncated gzip) there beside <name>.error.txt; the others are loaded 
     help: `load/stage: a file of a directory or pattern modified less than this ago is still
 being uploaded: left for the next run, said (default 30s; 0: none); a file named on the
 command line is read, unless its last line has no line end within that time`,
+    detail: `a file of a directory or pattern modified less than this ago is still being
+uploaded: left for the next run, said, exit 0 (default 30s; 0: none); a file named on the
+command line is read, unless its last line has no line end within that time`,
   }),
   'ready-suffix': value(
     z
@@ -145,9 +148,11 @@ command line is read, unless its last line has no line end within that time`,
       .regex(/^[^/\\]+$/, '--ready-suffix takes a file name ending such as .done')
       .optional(),
     {
-      arg: '<suffix>',
+      arg: '<s>',
       help: `load/stage: a file of a directory or pattern is read only once its marker
-<name><suffix> exists (then --settle does not apply); the marker moves with the file`,
+<name><s> (such as x.csv.done) exists, whatever its age; the marker moves with the file`,
+      detail: `a file of a directory or pattern is read only once its marker <name><s>
+(such as x.csv.done) exists, whatever its age; the marker moves with the file`,
     },
   ),
   limit: value(positiveInt('--limit', 10_000_000).optional(), { arg: '<n>', help: 'runs: how many (default 20); errors: at most n rows' }),
