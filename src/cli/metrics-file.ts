@@ -43,7 +43,7 @@ export const METRIC_FAMILIES = {
   order_loader_last_run_failed_rows:
     "The last run's rows that failed, by phase: PARSE lines rejected while staging, VALIDATE and MERGE rows ended ERROR.",
   order_loader_last_run_files:
-    "The last run's files: loaded, skipped (staged completely before), stopped (unreadable past a line), archived, failed.",
+    "The last run's files: loaded, skipped (staged completely before), stopped (unreadable past a line), archived, failed, empty (zero bytes), left (for the next run: in their quiet period, without their marker, or changed while listed), ignored (inbox entries that are not regular files: FIFO, dangling symlink, directory named like a file).",
   order_loader_last_run_rows_per_second:
     "The last run's speed by phase: stage lines read per second of staging, process rows per second of processing.",
   order_loader_rows:
@@ -59,7 +59,7 @@ export type MetricName = keyof typeof METRIC_FAMILIES;
 const STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY'] as const;
 const STATE_STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY', 'PROCESSING'] as const;
 const PHASES = ['PARSE', 'VALIDATE', 'MERGE'] as const;
-const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed'] as const;
+const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty', 'left', 'ignored'] as const;
 
 interface Sample {
   labels: Record<string, string>;
@@ -138,7 +138,7 @@ function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
   const counts: Counts = {
     rows: { DONE: 0, ERROR: 0, RETRY_WAIT: 0, READY: 0 },
     failed: { PARSE: 0, VALIDATE: 0, MERGE: 0 },
-    files: { loaded: 0, skipped: 0, stopped: 0, archived: 0, failed: 0 },
+    files: { loaded: 0, skipped: 0, stopped: 0, archived: 0, failed: 0, empty: 0, left: 0, ignored: 0 },
     rate: { stage: 0, process: 0 },
   };
   if (report === undefined) return counts;
@@ -165,6 +165,9 @@ function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
   // where the files went: --archive-dir and --failed-dir (src/pipeline/archive.ts)
   counts.files.archived = report.archived.length;
   counts.files.failed = report.unreadable.filter((u) => u.movedTo !== null).length;
+  counts.files.empty = report.empty.length;
+  counts.files.left = report.notRead.length;
+  counts.files.ignored = report.ignored.length;
   counts.rate.stage = perSecond(read, report.stageMs);
   counts.rate.process = p === null ? 0 : perSecond(p.claimed, report.processMs);
   return counts;

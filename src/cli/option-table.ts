@@ -121,9 +121,10 @@ encoding and delimiter) was staged completely before`,
   'archive-dir': value(z.string().min(1).optional(), {
     arg: '<dir>',
     help: `load/stage: move each file whose load ended (exit 0 or 2) there, as load<id>-<name>
-(same filesystem as the inbox; made when missing; checked writable at start)`,
+(same filesystem as the inbox, not the inbox itself; made when missing if its parent exists)`,
     detail: `move each file whose load ended (exit 0 or 2) there, as load<id>-<name>,
-after the commit that ended it (same filesystem as the inbox; made when missing)`,
+after the commit that ended it (same filesystem as the inbox, not the inbox itself, a
+subfolder such as inbox/archive is fine; made when missing if its parent exists)`,
   }),
   'failed-dir': value(z.string().min(1).optional(), {
     arg: '<dir>',
@@ -132,6 +133,28 @@ after the commit that ended it (same filesystem as the inbox; made when missing)
     detail: `move each file that cannot be read as an order file (header refused, stopped
 at a line, truncated gzip) there beside <name>.error.txt; the others are loaded (exit 2)`,
   }),
+  settle: value(duration('--settle', 's', 'a duration such as 30s, 2m or 0').default(30_000), {
+    arg: '<t>',
+    help: `load/stage: a file of a directory or pattern modified less than this ago is still
+being uploaded: left for the next run, said (default 30s; 0: none); a file named on the
+command line is read, unless its last line has no line end within that time`,
+    detail: `a file of a directory or pattern modified less than this ago is still being
+uploaded: left for the next run, said, exit 0 (default 30s; 0: none); a file named on the
+command line is read, unless its last line has no line end within that time`,
+  }),
+  'ready-suffix': value(
+    z
+      .string()
+      .regex(/^[^/\\]+$/, '--ready-suffix takes a file name ending such as .done')
+      .optional(),
+    {
+      arg: '<s>',
+      help: `load/stage: a file of a directory or pattern is read only once its marker
+<name><s> (such as x.csv.done) exists, whatever its age; the marker moves with the file`,
+      detail: `a file of a directory or pattern is read only once its marker <name><s>
+(such as x.csv.done) exists, whatever its age; the marker moves with the file`,
+    },
+  ),
   limit: value(positiveInt('--limit', 10_000_000).optional(), { arg: '<n>', help: 'runs: how many (default 20); errors: at most n rows' }),
   'lock-timeout': value(duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(), {
     arg: '<t>',

@@ -85,6 +85,9 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
     notes.push(`- ${md(u.file)}: cannot be read as an order file (${md(u.reason)}): ${went}`);
   }
   for (const n of report.notRead) notes.push(`- ${md(n.file)}: not read this time: ${md(n.reason)}`);
+  for (const i of report.ignored) notes.push(`- ${md(i.file)}: not an order file: ${md(i.reason)}`);
+  for (const m of report.empty)
+    notes.push(`- ${md(m.file)}: empty (0 bytes), nothing to load: ${m.movedTo === null ? 'stayed' : `archive: ${md(m.movedTo)}`}`);
   if (notes.length > 0) out.push('', ...notes);
 
   out.push('', '## Error codes', '');

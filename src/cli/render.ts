@@ -87,6 +87,9 @@ export function renderLoadReport(report: LoadReport): string {
       );
   }
   for (const n of report.notRead) lines.push(e(n.reason));
+  for (const i of report.ignored) lines.push(e(i.reason));
+  for (const m of report.empty)
+    lines.push(`${e(m.file)}: empty (0 bytes): nothing to load${m.movedTo === null ? '' : `, archived as ${e(m.movedTo)}`}`);
   for (const u of report.unreadable)
     lines.push(
       u.movedTo === null

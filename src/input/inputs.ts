@@ -5,13 +5,23 @@
  *
  * Order files of a directory (and of a pattern): regular files whose name does not start with
  * `.` (hidden, and where our own lock files live) and does not end with `.part`, `.tmp`,
- * `.partial`, `.crdownload` or `~` (uploads and copies in progress). Subdirectories are not
- * entered (an archive or failed folder inside the inbox is not read again).
+ * `.partial`, `.crdownload` or `~` (uploads and copies in progress), nor with the marker suffix
+ * (`--ready-suffix`). Subdirectories are not entered (an archive or failed folder inside the
+ * inbox is not read again). Any other entry of the folder that could have been meant as an order
+ * file — a FIFO (never opened: that would block), a socket or device, a symlink to one or to
+ * nothing, a directory named like a file (`x.csv`) — is not read and is said (`ignored`).
+ *
+ * Files still being uploaded (`ListingRules`): a file of a directory or pattern modified less
+ * than `settleMs` ago (or in the future: another host's clock) is left for the next run; with
+ * `readySuffix`, a file of a directory or pattern is read only once its marker `<name><suffix>`
+ * exists (then its time does not matter), and the marker moves with it. A file named on the
+ * command line is taken as finished (the person or job naming it says so), unless it is inside
+ * its quiet period and its last line has no line end: that is a writer in the middle of a line.
  *
  * Node 20 has no fs.glob; a pattern library would bring `**`, braces and classes that an inbox
  * does not need. Only `*` (any characters but `/`) and `?` (one character) in the file name.
  */
-import { readdirSync, statSync, type Stats } from 'node:fs';
+import { closeSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UserError } from '../errors.js';
 
@@ -20,6 +30,30 @@ export interface ListedFile {
   path: string;
   size: number;
   mtimeMs: number;
+  /** Its marker file (`--ready-suffix`), when it has one: moved with it. */
+  marker?: string | undefined;
+}
+
+/** How files still being uploaded are told apart (see the module comment). */
+export interface ListingRules {
+  /** The quiet period in ms: a file of a directory or pattern modified more recently is left (0: none). */
+  settleMs: number;
+  /** The marker suffix (`.done`): a file of a directory or pattern is read once `<name><suffix>` exists. */
+  readySuffix?: string | undefined;
+  /** The time to measure against (tests); Date.now() when not given. */
+  now?: number | undefined;
+}
+
+/** A file left for the next run, and why (said once, in the report too). */
+export interface NotReadyFile {
+  file: string;
+  reason: string;
+}
+
+/** An entry of an inbox that is not read: not a regular file (a FIFO, a dangling symlink, …). */
+export interface IgnoredEntry {
+  file: string;
+  reason: string;
 }
 
 /** One argument, expanded. */
@@ -29,7 +63,11 @@ export interface ExpandedInput {
   /** The directory whose files it names (the file's own directory for a file). */
   dir: string;
   files: ListedFile[];
+  notReady: NotReadyFile[];
+  ignored: IgnoredEntry[];
 }
+
+const NO_RULES: ListingRules = { settleMs: 0 };
 
 const PARTIAL_SUFFIXES = ['.part', '.tmp', '.partial', '.crdownload', '~'];
 
@@ -65,8 +103,50 @@ function statOrNull(path: string): Stats | null {
   }
 }
 
+/** A directory named like a file (`x.csv`, `x.csv.gz`): someone meant a file there; `archive` is just a folder. */
+const FILE_LIKE_NAME = /.\.[A-Za-z0-9]{1,10}$/;
+
+/** What a non-regular entry is, for the warning; null for one left alone without a word. */
+function ignoredKind(name: string, link: boolean, st: Stats | null): string | null {
+  if (st === null) return link ? 'a symlink to nothing (its target does not exist)' : null;
+  const to = link ? 'a symlink to ' : '';
+  if (st.isDirectory()) return FILE_LIKE_NAME.test(name) ? `${to}a directory, not a file` : null;
+  if (st.isFIFO()) return `${to}a FIFO (never opened: reading it would wait for a writer)`;
+  if (st.isSocket()) return `${to}a socket`;
+  if (st.isCharacterDevice() || st.isBlockDevice()) return `${to}a device`;
+  return `${to}not a regular file`;
+}
+
+function formatAge(ms: number): string {
+  return ms < 0 ? `${Math.round(-ms / 1000)} s in the future (another clock?)` : `${Math.floor(ms / 1000)} s ago`;
+}
+
+/** Whether a file of a directory or pattern is to be read now (see the module comment); its listing either way. */
+function readiness(file: ListedFile, rules: ListingRules, now: number): NotReadyFile | null {
+  if (rules.readySuffix !== undefined) {
+    const marker = `${file.path}${rules.readySuffix}`;
+    if (statOrNull(marker)?.isFile() === true) {
+      file.marker = marker;
+      return null;
+    }
+    return { file: file.path, reason: `${file.path}: no marker ${basename(marker)} yet (--ready-suffix): left for the next run` };
+  }
+  const age = now - file.mtimeMs;
+  if (rules.settleMs > 0 && age < rules.settleMs)
+    return {
+      file: file.path,
+      reason: `${file.path}: modified ${formatAge(age)}, within the quiet period (--settle ${rules.settleMs / 1000} s): left for the next run`,
+    };
+  return null;
+}
+
 /** The order files of `dir` whose names `accept`s, in name order (by code point, whatever the locale). */
-function orderFilesOf(dir: string, accept: (name: string) => boolean): ListedFile[] {
+function orderFilesOf(
+  dir: string,
+  accept: (name: string) => boolean,
+  rules: ListingRules,
+  now: number,
+): Omit<ExpandedInput, 'arg' | 'kind' | 'dir'> {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -74,15 +154,76 @@ function orderFilesOf(dir: string, accept: (name: string) => boolean): ListedFil
     const code = (error as NodeJS.ErrnoException).code;
     throw new UserError(code === 'ENOENT' ? `${dir}: no such directory` : `${dir}: cannot list (${code ?? 'error'})`, { cause: error });
   }
-  const files: ListedFile[] = [];
+  const out: Omit<ExpandedInput, 'arg' | 'kind' | 'dir'> = { files: [], notReady: [], ignored: [] };
+  const suffix = rules.readySuffix;
   for (const name of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (!isOrderFileName(name) || !accept(name)) continue;
+    if (!isOrderFileName(name) || (suffix !== undefined && name.endsWith(suffix)) || !accept(name)) continue;
     const path = join(dir, name);
-    const st = statOrNull(path);
-    // removed since the listing, or not a regular file
-    if (st?.isFile() === true) files.push(listed(path, st));
+    const link = lstatOrNull(path);
+    // removed since the listing
+    if (link === null) continue;
+    const st = link.isSymbolicLink() ? statOrNull(path) : link;
+    if (st?.isFile() !== true) {
+      const kind = ignoredKind(name, link.isSymbolicLink(), st);
+      if (kind !== null) out.ignored.push({ file: path, reason: `${path}: ${kind}: not read` });
+      continue;
+    }
+    const file = listed(path, st);
+    const notReady = readiness(file, rules, now);
+    if (notReady === null) out.files.push(file);
+    else out.notReady.push(notReady);
   }
-  return files;
+  return out;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw new UserError(`${path}: cannot read (${code ?? 'error'})`, { cause: error });
+  }
+}
+
+/**
+ * Whether a file's last line has no line end (a writer in the middle of a line). A gzip file is
+ * not looked at: a cut gzip is found by its reader (GZIP_TRUNCATED).
+ */
+export function lastLineUnfinished(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const size = statSync(path).size;
+    if (size === 0) return false;
+    const head = Buffer.alloc(2);
+    readSync(fd, head, 0, 2, 0);
+    if (head[0] === 0x1f && head[1] === 0x8b) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a && last[0] !== 0x0d;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file named on the command line: read, unless inside its quiet period with its last line unfinished. */
+function namedFile(arg: string, st: Stats, rules: ListingRules, now: number): Omit<ExpandedInput, 'arg' | 'kind' | 'dir'> {
+  const file = listed(arg, st);
+  if (rules.readySuffix !== undefined && statOrNull(`${arg}${rules.readySuffix}`)?.isFile() === true)
+    file.marker = `${arg}${rules.readySuffix}`;
+  const age = now - st.mtimeMs;
+  if (file.marker === undefined && rules.settleMs > 0 && age < rules.settleMs && lastLineUnfinished(arg))
+    return {
+      files: [],
+      notReady: [
+        {
+          file: arg,
+          reason: `${arg}: its last line has no line end and it was modified ${formatAge(age)} (--settle ${rules.settleMs / 1000} s): still being written? left for the next run (--settle 0 reads it now)`,
+        },
+      ],
+      ignored: [],
+    };
+  return { files: [file], notReady: [], ignored: [] };
 }
 
 /**
@@ -102,23 +243,30 @@ export function inputFolder(arg: string): { kind: 'pattern' | 'directory' | 'fil
 }
 
 /** Expand one argument (a file, a directory, or a pattern in one directory). */
-export function expandInput(arg: string): ExpandedInput {
+export function expandInput(arg: string, rules: ListingRules = NO_RULES): ExpandedInput {
+  const now = rules.now ?? Date.now();
   if (isPattern(arg)) {
     const dir = dirname(arg);
     if (isPattern(dir)) throw new UserError(`${arg}: only the file name may hold * or ? (one directory, no subdirectories)`);
     const re = patternRegExp(basename(arg));
-    return { arg, kind: 'pattern', dir, files: orderFilesOf(dir, (name) => re.test(name)) };
+    return { arg, kind: 'pattern', dir, ...orderFilesOf(dir, (name) => re.test(name), rules, now) };
   }
   const st = statOrNull(arg);
   if (st === null) throw new UserError(`${arg}: no such file`);
-  if (st.isDirectory()) return { arg, kind: 'directory', dir: arg, files: orderFilesOf(arg, () => true) };
+  if (st.isDirectory()) return { arg, kind: 'directory', dir: arg, ...orderFilesOf(arg, () => true, rules, now) };
   if (!st.isFile()) throw new UserError(`${arg}: not a file`);
-  return { arg, kind: 'file', dir: dirname(arg), files: [listed(arg, st)] };
+  return { arg, kind: 'file', dir: dirname(arg), ...namedFile(arg, st, rules, now) };
 }
 
-/** Every argument expanded, a file named twice read once (its first place kept). */
-export function expandInputs(args: string[]): { inputs: ExpandedInput[]; files: ListedFile[] } {
-  const inputs = args.map(expandInput);
+/**
+ * Every argument expanded, a file named twice read once (its first place kept). A file left by
+ * one argument but read by another is read; each entry left or ignored is listed once.
+ */
+export function expandInputs(
+  args: string[],
+  rules: ListingRules = NO_RULES,
+): { inputs: ExpandedInput[]; files: ListedFile[]; notReady: NotReadyFile[]; ignored: IgnoredEntry[] } {
+  const inputs = args.map((arg) => expandInput(arg, rules));
   const seen = new Set<string>();
   const files: ListedFile[] = [];
   for (const input of inputs) {
@@ -128,7 +276,32 @@ export function expandInputs(args: string[]): { inputs: ExpandedInput[]; files: 
       files.push(file);
     }
   }
-  return { inputs, files };
+  const once = <T extends { file: string }>(entries: T[]): T[] => {
+    const out: T[] = [];
+    for (const entry of entries) {
+      if (seen.has(entry.file)) continue;
+      seen.add(entry.file);
+      out.push(entry);
+    }
+    return out;
+  };
+  const notReady = once(inputs.flatMap((i) => i.notReady));
+  const ignored = once(inputs.flatMap((i) => i.ignored));
+  return { inputs, files, notReady, ignored };
+}
+
+/**
+ * Before any folder is made or locked: every argument names something that exists (a pattern,
+ * its directory). An input folder is never created: a missing inbox (a share not mounted, a
+ * typing error) is a failure, not an empty night.
+ */
+export function checkInputsExist(args: string[]): void {
+  for (const arg of args) {
+    const path = isPattern(arg) ? dirname(arg) : arg;
+    const st = statOrNull(path);
+    if (st === null) throw new UserError(`${path}: no such file or directory (an input folder is never created: is it mounted?)`);
+    if (isPattern(arg) && !st.isDirectory()) throw new UserError(`${path}: not a directory`);
+  }
 }
 
 /**

@@ -13,9 +13,32 @@
  * rename(2) cannot cross filesystems: a folder on another filesystem than an inbox is refused at
  * start, as is one that cannot be written. A name already taken is never overwritten: a number
  * is added.
+ *
+ * A folder is made only when asked for and when its parent exists (`inbox/archive` in an inbox
+ * that is there); an input folder is never made (src/input/inputs.ts, checkInputsExist). A
+ * folder that is an input folder itself is refused: each run would read its own archive again
+ * (and the `.error.txt` notes as order files: 1 file, then 2, 4, 8). A subdirectory of the inbox
+ * is fine: a listing never enters subdirectories.
+ *
+ * A file's marker (`--ready-suffix`) moves with it, as `<its new name><suffix>`, and first: a
+ * kill between the two leaves a file without its marker (not read until a new marker comes),
+ * never a marker without its file (which would make tomorrow's file of that name look finished
+ * while it is still being written).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { escapeControl } from '../cli/escape.js';
@@ -44,9 +67,9 @@ function deviceOf(dir: string): number {
 }
 
 /**
- * Before anything is read: each folder exists (made when missing), is a directory we can write,
- * and is on the same filesystem as every inbox folder, which must be writable too (a file is
- * moved out of it).
+ * Before anything is read: each folder exists (made when missing, if its parent exists), is a
+ * directory we can write, is not an input folder, and is on the same filesystem as every inbox
+ * folder, which must be writable too (a file is moved out of it).
  */
 export function checkFileFolders(folders: FileFolders, inboxDirs: string[]): void {
   const targets: Array<[string, string]> = [];
@@ -55,14 +78,30 @@ export function checkFileFolders(folders: FileFolders, inboxDirs: string[]): voi
   if (targets.length === 0) return;
   for (const [option, dir] of targets) {
     try {
-      mkdirSync(dir, { recursive: true });
+      mkdirSync(dir);
     } catch (error) {
-      throw new UserError(`${option} ${dir}: cannot create it (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT')
+        throw new UserError(`${option} ${dir}: its parent folder ${dirname(resolve(dir))} does not exist (only the last folder is made)`, {
+          cause: error,
+        });
+      // there already: fine when it is a folder
+      if (code !== 'EEXIST' || !statSync(dir).isDirectory())
+        throw new UserError(`${option} ${dir}: cannot create it (${code ?? 'error'})`, { cause: error });
     }
     if (!statSync(dir).isDirectory()) throw new UserError(`${option} ${dir}: not a directory`);
-    probeWritable(dir, option);
   }
-  for (const inbox of new Set(inboxDirs.map((d) => resolve(d)))) {
+  const inboxes = [...new Set(inboxDirs.map((d) => resolve(d)))];
+  for (const inbox of inboxes) {
+    for (const [option, dir] of targets) {
+      if (realpathSync(dir) === realpathSync(inbox))
+        throw new UserError(
+          `${option} ${dir} is the folder the files are read from: each run would read its own moved files again (use a subfolder, such as ${join(dir, option === '--archive-dir' ? 'archive' : 'failed')})`,
+        );
+    }
+  }
+  for (const [option, dir] of targets) probeWritable(dir, option);
+  for (const inbox of inboxes) {
     probeWritable(inbox, 'the folder of the input files');
     for (const [option, dir] of targets) {
       if (deviceOf(dir) !== deviceOf(inbox))
@@ -93,11 +132,11 @@ function syncDir(dir: string): void {
   }
 }
 
-/** The first free name of `prefix-<name>`, `prefix-2-<name>`, … in `dir`. */
-function freeName(dir: string, prefix: string, name: string): string {
+/** The first free name of `prefix-<name>`, `prefix-2-<name>`, … in `dir` (with `<it>.error.txt` and each of `alsoFree` after it free too). */
+function freeName(dir: string, prefix: string, name: string, alsoFree: string[]): string {
   for (let n = 1; ; n++) {
     const candidate = join(dir, n === 1 ? `${prefix}-${name}` : `${prefix}-${n}-${name}`);
-    if (!exists(candidate) && !exists(`${candidate}.error.txt`)) return candidate;
+    if (!exists(candidate) && ['.error.txt', ...alsoFree].every((suffix) => !exists(`${candidate}${suffix}`))) return candidate;
   }
 }
 
@@ -107,20 +146,44 @@ function rename(path: string, target: string): void {
   syncDir(dirname(path));
 }
 
-/** Move a finished file into the archive; returns its new path. */
-export function archiveFile(path: string, archiveDir: string, loadId: number): string {
-  const target = freeName(archiveDir, `load${loadId}`, basename(path));
+/** A file's marker file (`--ready-suffix`): its path and the suffix it adds to the file's name. */
+export interface Marker {
+  path: string;
+  suffix: string;
+}
+
+/** The marker's own move, before its file's (see the module comment). */
+function moveMarker(marker: Marker | undefined, target: string): void {
+  if (marker !== undefined && exists(marker.path)) rename(marker.path, `${target}${marker.suffix}`);
+}
+
+/** Move a finished file into the archive (its marker first); returns its new path. */
+export function archiveFile(path: string, archiveDir: string, loadId: number, marker?: Marker): string {
+  const target = freeName(archiveDir, `load${loadId}`, basename(path), marker === undefined ? [] : [marker.suffix]);
+  moveMarker(marker, target);
   rename(path, target);
   return target;
 }
 
-/** Move an unreadable file into the failed folder, its reason beside it; returns its new path. */
-export function failFile(path: string, failedDir: string, reason: string, loadId: number | null): string {
-  const stamp = new Date()
+/** The time of a move as part of a file name: 20260101T023000Z. */
+function stampNow(): string {
+  return new Date()
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
-  const target = freeName(failedDir, stamp, basename(path));
+}
+
+/** Move a zero-byte file (a day without orders) into the archive as `empty<UTC time>-<name>`; returns its new path. */
+export function archiveEmptyFile(path: string, archiveDir: string, marker?: Marker): string {
+  const target = freeName(archiveDir, `empty${stampNow()}`, basename(path), marker === undefined ? [] : [marker.suffix]);
+  moveMarker(marker, target);
+  rename(path, target);
+  return target;
+}
+
+/** Move an unreadable file into the failed folder (its marker first), its reason beside it; returns its new path. */
+export function failFile(path: string, failedDir: string, reason: string, loadId: number | null, marker?: Marker): string {
+  const target = freeName(failedDir, stampNow(), basename(path), [...(marker === undefined ? [] : [marker.suffix])]);
   const sidecar = `${target}.error.txt`;
   const temp = join(failedDir, `.${basename(sidecar)}.${process.pid}.tmp`);
   // a file name (or a reason quoting it) may hold a newline: escaped, so that it cannot add a line to the note
@@ -140,6 +203,7 @@ export function failFile(path: string, failedDir: string, reason: string, loadId
   // the file first, then its note: a kill between the two leaves a file without a note (its
   // reason is in the log), never a note without its file (and a second note on the next run)
   try {
+    moveMarker(marker, target);
     rename(path, target);
   } catch (error) {
     rmSync(temp, { force: true });

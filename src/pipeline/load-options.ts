@@ -31,6 +31,10 @@ export interface StageOptions {
    * after the moves while everything was committed (a failure here fails the run, files unmoved).
    */
   beforeMoves?: ((loadIds: number[]) => Promise<void>) | undefined;
+  /** The marker suffix (`--ready-suffix`) of the listed files' markers, which move with them. */
+  readySuffix?: string | undefined;
+  /** What the listing left for the next run or did not read (src/input/inputs.ts): put in the report as they are. */
+  listing?: { notReady: Array<{ file: string; reason: string }>; ignored: Array<{ file: string; reason: string }> } | undefined;
 }
 
 export interface ProcessRunOptions {
@@ -102,12 +106,16 @@ export interface LoadReport {
   processMs: number;
   /** Why the run stopped early, if it did (exit code 1). */
   aborted: string | null;
-  /** Files not read this run (still being written, or gone since they were listed): left where they are. */
+  /** Files not read this run (in their quiet period, without their marker, changed or gone since they were listed): left where they are. */
   notRead: Array<{ file: string; reason: string }>;
   /** Files that could not be read as order files (with --failed-dir), and where they were moved (null: not moved). */
   unreadable: Array<{ file: string; reason: string; movedTo: string | null }>;
   /** Files moved to --archive-dir. */
   archived: Array<{ file: string; movedTo: string }>;
+  /** Zero-byte files (a day without orders): nothing to stage, no run of their own; archived with --archive-dir (movedTo). */
+  empty: Array<{ file: string; movedTo: string | null }>;
+  /** Entries of an inbox that are not read: not regular files (a FIFO, a dangling symlink, a directory named x.csv). */
+  ignored: Array<{ file: string; reason: string }>;
   /**
    * Rows waiting to be retried after a transient failure (of any load), and when the first is
    * due: always read by `load` (it exits 2 while any row waits), by `stage` when its rows wait.

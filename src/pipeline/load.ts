@@ -3,7 +3,8 @@ import { errorMessage, UserError } from '../errors.js';
 import { changedSinceListed, type ListedFile } from '../input/inputs.js';
 import { openOrderFile, type OrderFile } from '../input/order-file.js';
 import { dirname } from 'node:path';
-import { archiveFile, checkFileFolders, failFile, holdBeforeMoves } from './archive.js';
+import { statSync } from 'node:fs';
+import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
 import { LoadJournal } from './load-journal.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
 import type { FileReport, LoadOptions, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
@@ -24,10 +25,20 @@ export {
   type StageOptions,
 } from './load-options.js';
 
-/** The files of a run that are not staged: not read this time, or not order files (--failed-dir). */
+/** The files of a run that are not staged: not read this time, not order files (--failed-dir), or empty. */
 interface SetAside {
   notRead: LoadReport['notRead'];
   unreadable: LoadReport['unreadable'];
+  empty: LoadReport['empty'];
+}
+
+/** Whether a file has no byte at all (a day without orders); a file that cannot be read is left to openOrderFile to say. */
+function isEmptyFile(path: string): boolean {
+  try {
+    return statSync(path).size === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Why a listed file is not to be read now (it changed since it was listed), logged; null to read it. */
@@ -65,6 +76,12 @@ async function checkFiles(paths: string[], options: LoadOptions, listed: Map<str
     const changed = stillBeingWritten(path, listed, options);
     if (changed !== null) {
       aside.notRead.push({ file: path, reason: changed });
+      continue;
+    }
+    if (isEmptyFile(path)) {
+      // an empty load: nothing to stage, said, archived with the others
+      options.logger.info({ file: path }, `${path}: empty (0 bytes): nothing to load`);
+      aside.empty.push({ file: path, movedTo: null });
       continue;
     }
     const file = await openChecked(path, options, aside);
@@ -136,7 +153,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     paths.map((p) => dirname(p)),
   );
   const listed = new Map((options.listed ?? []).map((f) => [f.path, f]));
-  const aside: SetAside = { notRead: [], unreadable: [] };
+  // what the listing left for the next run was said when it was listed: reported, not said again
+  const aside: SetAside = { notRead: [...(options.listing?.notReady ?? [])], unreadable: [], empty: [] };
   const files = await checkFiles(paths, options, listed, aside);
   // checked again right before a file is read: it may have been listed long before
   const beingWritten = (path: string) => {
@@ -237,6 +255,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     notRead: aside.notRead,
     unreadable: aside.unreadable,
     archived: moved.archived,
+    empty: aside.empty,
+    ignored: options.listing?.ignored ?? [],
     exitCode: exitCodeFor({
       failed: aborted !== null,
       // `stage` promises staged rows, `load` rows DONE
@@ -271,7 +291,12 @@ async function moveFiles(
     }
   }
   const toArchive = archiveDir === undefined || aborted !== null ? [] : reports.filter((r) => r.stoppedAt === null);
-  if (toArchive.length === 0 && aside.unreadable.length === 0) return { archived, failure: null };
+  const emptyToArchive = archiveDir === undefined || aborted !== null ? [] : aside.empty;
+  if (toArchive.length === 0 && emptyToArchive.length === 0 && aside.unreadable.length === 0) return { archived, failure: null };
+  const markerOf = (path: string): Marker | undefined => {
+    const marker = listed.get(path)?.marker;
+    return marker === undefined || options.readySuffix === undefined ? undefined : { path: marker, suffix: options.readySuffix };
+  };
   await holdBeforeMoves(logger);
   let current = '';
   try {
@@ -279,7 +304,7 @@ async function moveFiles(
       for (const u of aside.unreadable) {
         current = u.file;
         const loadId = reports.find((r) => r.file === u.file)?.loadId ?? null;
-        u.movedTo = failFile(u.file, failedDir, u.reason, loadId);
+        u.movedTo = failFile(u.file, failedDir, u.reason, loadId, markerOf(u.file));
         logger.warn(
           { file: u.file, movedTo: u.movedTo },
           `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`,
@@ -293,9 +318,26 @@ async function moveFiles(
         aside.notRead.push({ file: r.file, reason: `${changed}; it changed while it was loaded: left in the inbox` });
         continue;
       }
-      const movedTo = archiveFile(r.file, archiveDir ?? '', r.loadId);
+      const movedTo = archiveFile(r.file, archiveDir ?? '', r.loadId, markerOf(r.file));
       archived.push({ file: r.file, movedTo });
       logger.info({ file: r.file, movedTo, loadId: r.loadId }, `${r.file}: archived as ${movedTo}`);
+    }
+    for (const empty of emptyToArchive) {
+      current = empty.file;
+      const listing = listed.get(empty.file);
+      const changed =
+        listing === undefined
+          ? isEmptyFile(empty.file)
+            ? null
+            : `${empty.file}: written to since it was found empty`
+          : stillBeingWritten(empty.file, listed, options);
+      if (changed !== null) {
+        aside.notRead.push({ file: empty.file, reason: `${changed}; left in the inbox` });
+        aside.empty = aside.empty.filter((e) => e !== empty);
+        continue;
+      }
+      empty.movedTo = archiveEmptyFile(empty.file, archiveDir ?? '', markerOf(empty.file));
+      logger.info({ file: empty.file, movedTo: empty.movedTo }, `${empty.file}: empty, archived as ${empty.movedTo}`);
     }
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);

@@ -129,7 +129,8 @@ describe.skipIf(!existsSync(CLI))('load from an inbox (built CLI)', () => {
         writeFileSync(join(inbox, '.hidden.csv'), order('H'));
         const archive = join(base, 'archive');
         const failed = join(base, 'failed');
-        const result = await runCli(['load', inbox, '--db', url, '--archive-dir', archive, '--failed-dir', failed]);
+        // --settle 0: the files were written just now (the quiet period has its own tests)
+        const result = await runCli(['load', inbox, '--db', url, '--archive-dir', archive, '--failed-dir', failed, '--settle', '0']);
         expect(result.code, result.stderr).toBe(2);
         expect(result.stdout).toContain(`${join(inbox, 'report.pdf')}: cannot be read as an order file, moved to ${failed}/`);
         expect(result.stdout).toContain('1 file(s) could not be read as order files');
@@ -157,7 +158,8 @@ describe.skipIf(!existsSync(CLI))('load from an inbox (built CLI)', () => {
         writeFileSync(join(inbox, 'a.csv'), order('A'));
         writeFileSync(join(inbox, 'b.csv'), order('B'));
         const archive = join(base, 'archive');
-        const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--log-level', 'info'];
+        // --settle 0: the files were written just now (the quiet period has its own tests)
+        const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--log-level', 'info', '--settle', '0'];
         // the first run holds on after its commit, before moving its files: the second starts then
         const first = startCli(args, { ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS: '4000' });
         await until('the first run to hold', () => first.stderr().includes('holding before the moves'));

@@ -6,7 +6,7 @@
  * after its files are moved still prints its report.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it, vi } from 'vitest';
@@ -27,11 +27,18 @@ const value = (text: string, name: string, labels: Record<string, string>): numb
   return sample === undefined ? undefined : Number(sample.value);
 };
 
-/** An inbox with `name` holding `lines` (none: an empty inbox). */
+/**
+ * An inbox with `name` holding `lines` (none: an empty inbox), as a night finds it: the files
+ * arrived an hour ago, past the quiet period (--settle).
+ */
 function inboxWith(files: Record<string, string[]>): string {
   const inbox = join(tempDir(), 'inbox');
   mkdirSync(inbox);
-  for (const [name, lines] of Object.entries(files)) writeFileSync(join(inbox, name), `${[HEADER, ...lines].join('\n')}\n`);
+  const arrived = new Date(Date.now() - 3_600_000);
+  for (const [name, lines] of Object.entries(files)) {
+    writeFileSync(join(inbox, name), `${[HEADER, ...lines].join('\n')}\n`);
+    utimesSync(join(inbox, name), arrived, arrived);
+  }
   return inbox;
 }
 

@@ -85,16 +85,25 @@ forEachTarget('bad input on $kind', () => {
     expect(await errorLog(db)).toHaveLength(1);
   });
 
-  targetTest('refuses a file with a missing column, an empty file and a missing file before writing anything', async ({ db }) => {
+  targetTest('refuses a file with a missing column and a missing file before writing anything', async ({ db }) => {
     const { loader } = await db.open();
-    for (const path of [
-      writeTestFile('source_key,customer_id,order_date,currency\nA,1,2026-01-01,JPY\n'),
-      writeTestFile(''),
-      '/nonexistent.csv',
-    ]) {
+    for (const path of [writeTestFile('source_key,customer_id,order_date,currency\nA,1,2026-01-01,JPY\n'), '/nonexistent.csv']) {
       await expect(loader.load([path])).rejects.toBeInstanceOf(UserError);
     }
     expect(await db.sql('SELECT count(*) AS n FROM load_run')).toEqual([{ n: 0 }]);
+    expect(await db.sql('SELECT count(*) AS n FROM order_stage')).toEqual([{ n: 0 }]);
+  });
+
+  targetTest('a zero-byte file (a day without orders) is an empty load: exit 0, reported as empty, nothing written', async ({ db }) => {
+    const { loader } = await db.open();
+    const empty = writeTestFile('');
+    const report = await loader.load([empty]);
+    expect(report.exitCode).toBe(0);
+    expect(report.aborted).toBeNull();
+    expect(report.empty).toEqual([{ file: empty, movedTo: null }]);
+    expect(report.files).toEqual([]);
+    // no run of the file's own: the one run is the load's processing of earlier loads, without a file
+    expect(await db.sql('SELECT file_name, count(*) AS n FROM load_run GROUP BY file_name')).toEqual([{ file_name: null, n: 1 }]);
     expect(await db.sql('SELECT count(*) AS n FROM order_stage')).toEqual([{ n: 0 }]);
   });
 

@@ -56,7 +56,7 @@ describe('survival: kill -9 between the final commit and the archive move', () =
         mkdirSync(inbox, { recursive: true });
         writeFileSync(join(inbox, 'a.csv.gz'), gzipSync(Buffer.from(orders('KA'))));
         writeFileSync(join(inbox, 'b.csv'), orders('KB'));
-        const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--batch-size', '500', '--log-level', 'info'];
+        const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--batch-size', '500', '--log-level', 'info', '--settle', '0'];
 
         const run = startCli(args, { env: { ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS: '120000' } });
         const held = await run.waitFor(/holding before the moves/);
@@ -128,7 +128,20 @@ describe('survival: kill -9 between the final commit and the archive move', () =
         const archive = join(base, 'archive');
         mkdirSync(inbox, { recursive: true });
         writeFileSync(join(inbox, 'big.csv.gz'), gzipSync(Buffer.from(text)));
-        const args = ['load', inbox, '--db', db.url, '--archive-dir', archive, '--batch-size', '200', '--log-level', 'info'];
+        const args = [
+          'load',
+          inbox,
+          '--db',
+          db.url,
+          '--archive-dir',
+          archive,
+          '--batch-size',
+          '200',
+          '--log-level',
+          'info',
+          '--settle',
+          '0',
+        ];
 
         const run = startCli(args);
         const checkpoints = () =>

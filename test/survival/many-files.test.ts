@@ -31,7 +31,7 @@ describe('survival: an inbox with more files than the open-file limit', () => {
     }
     const { url } = await migratedPgliteDb();
     const archive = join(inbox, 'archive');
-    const command = `ulimit -n ${OPEN_FILE_LIMIT} && exec "${process.execPath}" "${CLI}" load "${inbox}" --db "${url}" --archive-dir "${archive}" --log-level warn`;
+    const command = `ulimit -n ${OPEN_FILE_LIMIT} && exec "${process.execPath}" "${CLI}" load "${inbox}" --db "${url}" --archive-dir "${archive}" --log-level warn --settle 0`;
     const result = spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8', env: CLEAN_ENV, timeout: 240_000 });
     expect(result.stderr).not.toContain('EMFILE');
     expect(result.status, result.stderr.slice(-2000)).toBe(0);

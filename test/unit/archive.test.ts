@@ -1,14 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { archiveFile, checkFileFolders, failFile } from '../../src/pipeline/archive.js';
 import { UserError } from '../../src/errors.js';
 import { tempDir } from '../support/files.js';
 
 describe('archive and failed folders', () => {
-  it('checked at start: a missing folder is made; a file in its place is refused', () => {
+  it('checked at start: a missing folder is made when its parent exists; a file in its place is refused', () => {
     const inbox = tempDir();
-    const archiveDir = join(tempDir(), 'a', 'archive');
+    const archiveDir = join(tempDir(), 'archive');
     checkFileFolders({ archiveDir }, [inbox]);
     expect(statSync(archiveDir).isDirectory()).toBe(true);
     const file = join(tempDir(), 'file');
@@ -74,5 +74,45 @@ describe('archive and failed folders', () => {
       `reason: ${inbox}/x.csv\\nreason: all good: line 1: bad\\rheader`,
       '',
     ]);
+  });
+
+  it('a folder whose parent is missing is not made (an input folder is never made through it)', () => {
+    const inbox = join(tempDir(), 'inbox');
+    expect(() => checkFileFolders({ archiveDir: join(inbox, 'archive') }, [inbox])).toThrow(
+      `--archive-dir ${join(inbox, 'archive')}: its parent folder ${inbox} does not exist (only the last folder is made)`,
+    );
+    expect(existsSync(inbox)).toBe(false);
+  });
+
+  it('a folder that is an input folder is refused (each run would read its own moves again); a subfolder of the inbox is fine', () => {
+    const inbox = tempDir();
+    for (const folders of [{ archiveDir: inbox }, { failedDir: inbox }, { archiveDir: `${inbox}/` }]) {
+      expect(() => checkFileFolders(folders, [inbox])).toThrow(
+        /is the folder the files are read from: each run would read its own moved files again/,
+      );
+    }
+    // the same folder by another name
+    const alias = join(tempDir(), 'alias');
+    symlinkSync(inbox, alias);
+    expect(() => checkFileFolders({ failedDir: alias }, [inbox])).toThrow(`--failed-dir ${alias} is the folder the files are read from`);
+    checkFileFolders({ archiveDir: join(inbox, 'archive'), failedDir: join(inbox, 'failed') }, [inbox]);
+    expect(readdirSync(inbox).sort()).toEqual(['archive', 'failed']);
+  });
+
+  it('a marker (--ready-suffix) moves with its file, before it, under the same new name', () => {
+    const inbox = tempDir();
+    const archiveDir = join(inbox, 'archive');
+    const failedDir = join(inbox, 'failed');
+    mkdirSync(archiveDir);
+    mkdirSync(failedDir);
+    // a marker name taken in the archive: the file's name is numbered so the pair stays together
+    writeFileSync(join(archiveDir, 'load3-a.csv.done'), '');
+    for (const name of ['a.csv', 'a.csv.done', 'b.csv', 'b.csv.done']) writeFileSync(join(inbox, name), name);
+    const archived = archiveFile(join(inbox, 'a.csv'), archiveDir, 3, { path: join(inbox, 'a.csv.done'), suffix: '.done' });
+    expect(archived).toBe(join(archiveDir, 'load3-2-a.csv'));
+    expect(readFileSync(`${archived}.done`, 'utf8')).toBe('a.csv.done');
+    const failed = failFile(join(inbox, 'b.csv'), failedDir, 'header', 4, { path: join(inbox, 'b.csv.done'), suffix: '.done' });
+    expect(readdirSync(failedDir).sort()).toEqual([basename(failed), `${basename(failed)}.done`, `${basename(failed)}.error.txt`]);
+    expect(readdirSync(inbox).sort()).toEqual(['archive', 'failed']);
   });
 });

@@ -21,6 +21,8 @@ function loadReport(over: Partial<LoadReport> = {}): LoadReport {
     notRead: [],
     unreadable: [],
     archived: [],
+    empty: [],
+    ignored: [],
     exitCode: 0,
     ...over,
   };

@@ -5,7 +5,16 @@ import type { OptionLine } from '../command.js';
 export const PROCESSING_OPTIONS: readonly OptionLine[] = ['chunk-size', 'workers', 'max-errors', 'max-attempts', 'row-lock-wait'];
 
 /** The options of reading a file (load, stage). */
-export const FILE_OPTIONS: readonly OptionLine[] = ['batch-size', 'encoding', 'delimiter', 'restage', 'archive-dir', 'failed-dir'];
+export const FILE_OPTIONS: readonly OptionLine[] = [
+  'batch-size',
+  'encoding',
+  'delimiter',
+  'restage',
+  'archive-dir',
+  'failed-dir',
+  'settle',
+  'ready-suffix',
+];
 
 export const DRY_RUN_FILES: OptionLine = {
   option: 'dry-run',

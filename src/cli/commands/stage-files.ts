@@ -1,9 +1,10 @@
 /** load and stage: the files are checked before the database is opened, then staged (and, for load, processed). */
 import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
-import { expandInputs, inputFolder } from '../../input/inputs.js';
+import { checkInputsExist, expandInputs, inputFolder, type ListingRules } from '../../input/inputs.js';
 import { openOrderFile } from '../../input/order-file.js';
 import { OrderLoader } from '../../loader.js';
+import type { LoadReport } from '../../pipeline/load.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
 import type { ErrorCodeCount } from '../../pipeline/error-codes.js';
 import { dryRunExitCode, EXIT_FAILED, EXIT_OK } from '../../pipeline/outcome.js';
@@ -49,7 +50,10 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   }
   const folders = { archiveDir: options['archive-dir'], failedDir: options['failed-dir'] };
   const movesFiles = folders.archiveDir !== undefined || folders.failedDir !== undefined;
+  // a missing input (an inbox not mounted, a typing error) is a failure, and no folder is made
+  if (ctx.files.length > 0) checkInputsExist(ctx.files);
   const inboxes = inboxDirs(ctx.files, movesFiles);
+  const rules: ListingRules = { settleMs: options.settle, readySuffix: options['ready-suffix'] };
   // a folder that cannot take the files is refused before anything is read or moved
   checkFileFolders(folders, inboxes);
   // one job at a time per inbox: held from before the listing until the files are moved
@@ -62,7 +66,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   });
   let code = EXIT_FAILED;
   try {
-    code = await listAndStage(ctx, command, format, folders);
+    code = await listAndStage(ctx, command, format, folders, rules);
     return code;
   } finally {
     // --metrics-file before the lock goes: a run queued behind this one writes its own after
@@ -72,22 +76,31 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   }
 }
 
+type Listing = { notReady: LoadReport['notRead']; ignored: LoadReport['ignored'] };
+
 async function listAndStage(
   ctx: CommandContext,
   command: 'load' | 'stage',
   format: 'text' | 'markdown',
   folders: { archiveDir: string | undefined; failedDir: string | undefined },
+  rules: ListingRules,
 ): Promise<number> {
   const { options } = ctx;
-  const { files } = expandInputs(ctx.files);
+  const { files, notReady, ignored } = expandInputs(ctx.files, rules);
+  // said once, here: the run reports them without saying them again
+  for (const n of notReady) ctx.logger.warn({ file: n.file }, n.reason);
+  for (const i of ignored) ctx.logger.warn({ file: i.file }, i.reason);
+  const listing: Listing = { notReady, ignored };
   // `stage` with nothing to stage needs no database; `load` still processes the rows of earlier loads that are due
-  if (files.length === 0 && command === 'stage') return nothingToLoad(ctx, command);
+  if (files.length === 0 && command === 'stage') return nothingToLoad(ctx, command, listing);
   const paths = files.map((f) => f.path);
   // Every header is checked before the database is opened: creating and migrating a fresh
   // embedded database takes seconds, and a file missing a column would be refused anyway.
   // With --failed-dir such a file is moved there instead, and the others are loaded.
   if (folders.failedDir === undefined) {
-    for (const path of paths) (await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter })).close();
+    // a zero-byte file is an empty load, not a file without a header
+    for (const f of files)
+      if (f.size > 0) (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter })).close();
   }
   return withLoader(ctx, { processes: command === 'load' }, async (loader) => {
     const progress = progressOf(ctx);
@@ -99,7 +112,7 @@ async function listAndStage(
       if (markdown) codes = await loader.errorCodeCounts(loadIds);
       await readStateForMetrics(ctx, loader);
     };
-    const run = { ...runOptions(ctx, progress), ...folders, listed: files, beforeMoves };
+    const run = { ...runOptions(ctx, progress), ...folders, listed: files, readySuffix: options['ready-suffix'], listing, beforeMoves };
     const report = command === 'load' ? await loader.load(paths, run) : await loader.stage(paths, run);
     progress.clear();
     ctx.session.report = report;
@@ -112,12 +125,17 @@ async function listAndStage(
       archived: report.archived.length,
       unreadable: report.unreadable.length,
       notRead: report.notRead.length,
+      empty: report.empty.length,
+      ignored: report.ignored.length,
     });
     if (files.length === 0) {
-      const message = nothingMessage(ctx, command);
+      const message = nothingMessage(ctx, command, listing);
       if (options.json) printReport(ctx, { ...report, message }, (r) => JSON.stringify(r));
       else if (markdown) printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date()));
-      else printReport(ctx, report, (r) => renderNothingToLoad(message, r));
+      else
+        printReport(ctx, report, (r) =>
+          [...listingLines(listing).map((l) => escapeControl(l)), renderNothingToLoad(message, r)].join('\n'),
+        );
     } else if (markdown) printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date()));
     else printReport(ctx, report, renderLoadReport);
     sayAborted(ctx.session, report.aborted);
@@ -125,19 +143,57 @@ async function listAndStage(
   });
 }
 
-function nothingMessage(ctx: CommandContext, command: 'load' | 'stage'): string {
-  return `nothing to ${command}: no order files in ${ctx.files.join(', ')}`;
+function nothingMessage(ctx: CommandContext, command: 'load' | 'stage', listing: Listing): string {
+  const left = listing.notReady.length > 0 ? ` to read now (${listing.notReady.length} left for the next run)` : '';
+  return `nothing to ${command}: no order files${left} in ${ctx.files.join(', ')}`;
 }
 
-/** A directory or pattern that names no order file: said, and nothing to do (exit 0). */
-function nothingToLoad(ctx: CommandContext, command: 'load' | 'stage'): number {
-  const message = nothingMessage(ctx, command);
+/** What the listing left for the next run or did not read, one line each. */
+function listingLines(listing: Listing): string[] {
+  return [...listing.notReady.map((n) => n.reason), ...listing.ignored.map((i) => i.reason)];
+}
+
+/**
+ * A directory or pattern that names no order file to read now, for a command that needs no
+ * database then (`stage`, a dry run): said, and nothing to do (exit 0). What it left for the next
+ * run or did not read is in the report (and the metrics file).
+ */
+function nothingToLoad(ctx: CommandContext, command: 'load' | 'stage', listing: Listing = { notReady: [], ignored: [] }): number {
   if (ctx.files.length === 0) throw new UserError(`${command}: name at least one file, directory or pattern`);
+  const message = nothingMessage(ctx, command, listing);
+  const report: LoadReport = {
+    command,
+    files: [],
+    process: null,
+    elapsedMs: 0,
+    stageMs: 0,
+    processMs: 0,
+    aborted: null,
+    notRead: listing.notReady,
+    unreadable: [],
+    archived: [],
+    empty: [],
+    ignored: listing.ignored,
+    retryWait: null,
+    earlierLoadRows: 0,
+    exitCode: EXIT_OK,
+  };
+  ctx.session.report = report;
   print(
     ctx.session,
     ctx.options.json
-      ? JSON.stringify({ command, files: [], notRead: [], unreadable: [], archived: [], message, exitCode: EXIT_OK })
-      : escapeControl(message),
+      ? JSON.stringify({
+          command,
+          files: [],
+          notRead: report.notRead,
+          unreadable: [],
+          archived: [],
+          empty: [],
+          ignored: report.ignored,
+          message,
+          exitCode: EXIT_OK,
+        })
+      : [...listingLines(listing), message].map((l) => escapeControl(l)).join('\n'),
   );
   return EXIT_OK;
 }
