@@ -91,7 +91,17 @@ async function killAt(args: string[], step: string): Promise<void> {
 }
 
 describe('survival: kill -9 at every step of the journal of a load of two files', () => {
-  const kills: Array<string[]> = [...STEPS.map((s) => [s]), ['staged_checkpoint:2', 'resumed:1'], ['staged_checkpoint:2', 'run_started:1']];
+  const kills: Array<string[]> = [
+    ...STEPS.map((s) => [s]),
+    // a second kill right after a resume started, or after its run row only
+    ['staged_checkpoint:2', 'resumed:1'],
+    ['staged_checkpoint:2', 'run_started:1'],
+    // the issue as reported: both files staged (not archived), then a rerun killed before it wrote a
+    // staging fact of a.csv: a.csv must not be staged again over b.csv's value
+    ['completed:2', 'run_started:1'],
+    ['completed:2', 'invoked:1'],
+    ['staged:2', 'run_started:1'],
+  ];
   for (const target of targets) {
     for (const plan of kills) {
       it(`${target.kind}: killed after ${plan.join(', then after ')}: the rerun stages no older value over a later one`, async () => {
