@@ -29,7 +29,7 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
 
     startRun: (run) => journal.startRun(run),
     finishRun: (runId, status, counts, message) => journal.finishRun(runId, status, counts, message),
-    stagingHistory: (sha256) => journal.stagingHistory(sha256),
+    stagingHistory: (file) => journal.stagingHistory(file),
     runningRuns: () => journal.runningRuns(),
 
     listRuns: (limit) => reports.listRuns(limit),

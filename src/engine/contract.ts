@@ -22,6 +22,7 @@ import type {
   ErrorLogInput,
   ErrorRowReport,
   FailureKind,
+  FileIdentity,
   FileLayout,
   KeysetWindow,
   LatestRawRecord,
@@ -145,8 +146,11 @@ export interface Transactor<Tx> {
 export interface RunJournal {
   startRun(run: RunStart): Promise<number>;
   finishRun(runId: number, status: RunStatus, counts: RunCounts, message: string | null): Promise<void>;
-  /** The most recent load of a file with this sha256, or null. */
-  stagingHistory(sha256: string): Promise<StagingHistory | null>;
+  /**
+   * What the latest run of this identity (sha256, encoding, delimiter) that committed any staging
+   * fact committed, or null: runs without a committed 'staged'/'staged_checkpoint' are passed over.
+   */
+  stagingHistory(file: FileIdentity): Promise<StagingHistory | null>;
   /** Runs still marked RUNNING. */
   runningRuns(): Promise<RunRecord[]>;
 }

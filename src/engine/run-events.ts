@@ -8,9 +8,9 @@ export function parseJsonObject(text: string | null): Record<string, unknown> | 
 }
 
 /**
- * A file's staging history from the run's events, the same for every engine: the load id from
- * the 'invoked' event's detail (else the run id), the last 'staged_checkpoint' detail as the
- * checkpoint {line, byte, counts, stoppedAt}.
+ * A file's staging history from the events of the run that committed it last, the same for
+ * every engine: the load id from the 'invoked' event's detail (else the run id), the last
+ * 'staged_checkpoint' detail as the checkpoint {line, byte, counts, stoppedAt}.
  */
 export function stagingHistoryFromEvents(
   runId: number,
@@ -26,6 +26,7 @@ export function stagingHistoryFromEvents(
       ? { line: (stopped as { line: number }).line, message: messageText((stopped as { message?: unknown }).message) }
       : null;
   return {
+    runId,
     loadId: typeof invoked?.loadId === 'number' ? invoked.loadId : runId,
     staged,
     readAs: {

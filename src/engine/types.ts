@@ -221,7 +221,21 @@ export interface LatestRawRecord {
 }
 
 /** What the run history says about a file (by sha256): for skip and resume (docs/ARCHITECTURE.md, section 2, step 2). */
+/** What makes two staged files the same file: their bytes (sha256), read the same way. */
+export interface FileIdentity {
+  sha256: string;
+  encoding: string;
+  delimiter: string;
+}
+
+/**
+ * What was committed of a file's staging: the facts of the latest run of its identity that
+ * committed one (a 'staged' or 'staged_checkpoint' event). A later run that committed none (its
+ * row inserted and nothing more, or stopped before its first batch) does not hide it.
+ */
 export interface StagingHistory {
+  /** The run whose committed events these are (not necessarily the load: a resumed run continues an earlier load). */
+  runId: number;
   /** The load (run id) that staged it. */
   loadId: number;
   /** Staging of that load completed (a 'staged' event). */

@@ -40,7 +40,8 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   const { engine, options } = run;
   const logger = options.logger;
   const sha = await sha256File(listed.path);
-  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(sha)), options);
+  const identity = { sha256: sha, encoding: options.encoding, delimiter: options.delimiter };
+  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), options);
   const fileRun = await run.journal.startFile(listed, sha);
   const runId = fileRun.runId;
   if (run.processing.overlap) run.processing.start(runId);
@@ -90,8 +91,12 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     logger,
     signal: run.processing.signal,
     initialCounts: plan.action === 'resume' ? (plan.counts ?? undefined) : undefined,
-    // this run is the latest of this file (sha256): its last checkpoint is the history's
-    committedCheckpoint: async () => (await engine.stagingHistory(sha))?.checkpoint ?? null,
+    // this run's last checkpoint, once it committed one (it is then the latest run of the file
+    // that committed any); before that, the history is an earlier run's, not this run's
+    committedCheckpoint: async () => {
+      const history = await engine.stagingHistory(identity);
+      return history !== null && history.runId === runId ? history.checkpoint : null;
+    },
     onBatch: (counts) => {
       run.rejected.current = counts.rejected;
       options.onStageProgress?.(file.path, file.bytesRead(), file.size, counts.read);

@@ -4,6 +4,7 @@ import type { RunCounts, RunEventInput } from '../engine/types.js';
 import { errorMessage } from '../errors.js';
 import type { ErrorClassifier, RunRecordPort } from './ports.js';
 import { DEFAULT_RETRY, withChunkRetry, type RetryPolicy } from './retry.js';
+import { holdAfterStep } from './test-hold.js';
 
 /**
  * A command's load_run row and its events, written through one object: every command that
@@ -59,6 +60,7 @@ export async function startRun(
       pid: process.pid,
     }),
   );
+  await holdAfterStep('run_started', options.logger);
   return recordedRun(engine, runId, options);
 }
 
@@ -72,9 +74,14 @@ export function recordedRun(engine: RunRecordPort, runId: number, options: RunRe
   });
   const run: RecordedRun = {
     runId,
-    event: (name, detail) => db('recording the run', () => addEvent({ event: name, detail })),
+    async event(name, detail) {
+      await db('recording the run', () => addEvent({ event: name, detail }));
+      await holdAfterStep(name, options.logger);
+    },
     async finish(status, counts, message) {
-      await db('recording the end of the run', () => addEvent(endEvent(status, message)));
+      const end = endEvent(status, message);
+      await db('recording the end of the run', () => addEvent(end));
+      await holdAfterStep(end.event, options.logger);
       await db('recording the end of the run', () => engine.finishRun(runId, status, counts, message));
     },
     complete: (counts) => run.finish('COMPLETED', counts, null),

@@ -4,6 +4,7 @@ import type { FileItem, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder } from '../input/order-record.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
+import { holdAfterStep } from './test-hold.js';
 
 export interface FileStageCounts {
   /** Data lines read (records and rejected lines), this run. */
@@ -175,6 +176,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
       { policy: options.retry, logger: options.logger, signal: undefined },
     );
     Object.assign(counts, after);
+    await holdAfterStep('staged_checkpoint', options.logger);
     lastCheckpoint = b.checkpoint;
     if (b.checkpoint !== null) options.onBatch?.(counts, b.checkpoint);
   };

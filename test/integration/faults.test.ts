@@ -75,6 +75,28 @@ forEachTarget('chunk transactions on $kind', () => {
     expect(logs.records.some((r) => r.msg.includes('not staged again'))).toBe(true);
   });
 
+  targetTest(
+    "a --restage whose first batch fails before COMMIT stages it on retry: an earlier load's checkpoint is not this run's",
+    async ({ db }) => {
+      const file = writeTestFile(`${HEADER}\nA,1,2026-01-01,1,JPY\nB,x,2026-01-01,1,JPY\nC,3,2026-01-01,1,JPY\nD,4,2026-01-01,1,JPY\n`);
+      const { loader: first } = await db.open();
+      expect((await first.stage([file], { batchSize: 3 })).files[0]?.counts).toMatchObject({ read: 4, inserted: 4, rejected: 1 });
+      let failed = 0;
+      const { loader, logs } = await db.openWith((engine) =>
+        faultyEngine(engine, (step) => (step === 'stageBatch' && failed++ === 0 ? connectionLost() : undefined)),
+      );
+      const report = await loader.stage([file], { batchSize: 3, restage: true, retry: fastRetry });
+      // staged again, as a new load: the first batch too (its rejected line logged for this load)
+      expect(report.files[0]?.counts).toMatchObject({ read: 4, rejected: 1, inserted: 0 });
+      expect(logs.records.some((r) => r.msg.includes('not staged again'))).toBe(false);
+      expect(
+        await db.sql(
+          "SELECT count(DISTINCT load_id) AS loads, count(*) AS n, max(line_no) AS line FROM order_bulk_error WHERE phase = 'PARSE'",
+        ),
+      ).toEqual([{ loads: 2, n: 2, line: 3 }]);
+    },
+  );
+
   targetTest('a chunk whose COMMIT reply is lost is counted once, not lost from the counts', async ({ db }) => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(30, 10))]);

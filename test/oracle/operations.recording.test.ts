@@ -821,6 +821,8 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
   });
 });
 
+const identity = (c: string) => ({ sha256: c.repeat(64), encoding: 'utf-8', delimiter: ',' });
+
 describe('Oracle engine (recording connection): stagingHistory, runningRuns, claimableCount', () => {
   it('stagingHistory: loadId from the invoked event, checkpoint from the last staged_checkpoint', async () => {
     const db = new RecordingDatabase({
@@ -837,7 +839,8 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     });
     const engine = createOracleEngineWith(db, constants);
     const sha = 'a'.repeat(64);
-    expect(await engine.stagingHistory(sha)).toEqual({
+    expect(await engine.stagingHistory({ sha256: sha, encoding: 'utf-8', delimiter: ',' })).toEqual({
+      runId: 12,
       loadId: 9,
       staged: false,
       checkpoint: { line: 5000, byte: 262144, counts: { inserted: 4999 }, stoppedAt: null },
@@ -848,21 +851,38 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     expect(call!.sql).toContain("e.event = 'invoked'");
     expect(call!.sql).toContain("e.event = 'staged_checkpoint'");
     expect(call!.sql).toContain("command IN ('load', 'stage')");
-    expect(call!.binds).toEqual({ sha256: { val: sha, type: VARCHAR, maxSize: 64 } });
+    // a run that committed no staging fact does not hide the one that did (issue 20)
+    expect(call!.sql).toContain("e.event IN ('staged', 'staged_checkpoint')");
+    expect(call!.sql).toContain('runs.committed = 1');
+    // the identity: the same bytes read with the same encoding and delimiter
+    expect(call!.sql).toContain("NVL(JSON_VALUE(inv.detail, '$.encoding'), 'utf-8') = :read_encoding");
+    expect(call!.sql).toContain("NVL(JSON_VALUE(inv.detail, '$.delimiter'), ',') = :read_delimiter");
+    expect(call!.binds).toEqual({
+      sha256: { val: sha, type: VARCHAR, maxSize: 64 },
+      read_encoding: { val: 'utf-8', type: VARCHAR, maxSize: 160 },
+      read_delimiter: { val: ',', type: VARCHAR, maxSize: 160 },
+    });
+    await engine.stagingHistory({ sha256: sha, encoding: 'shift_jis', delimiter: '\t' });
+    expect(executes(db)[1]!.binds).toMatchObject({
+      read_encoding: { val: 'shift_jis', type: VARCHAR, maxSize: 160 },
+      read_delimiter: { val: '\t', type: VARCHAR, maxSize: 160 },
+    });
   });
 
   it('stagingHistory: run_id when the invoked event has no loadId; staged; no checkpoint; no run', async () => {
     let answer: Record<string, unknown>[] = [{ RUN_ID: '12', INVOKED: null, STAGED: '1', CHECKPOINT: null }];
     const db = new RecordingDatabase({ execute: () => ({ rows: answer }) });
     const engine = createOracleEngineWith(db, constants);
-    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({
+    expect(await engine.stagingHistory(identity('b'))).toEqual({
+      runId: 12,
       loadId: 12,
       staged: true,
       checkpoint: null,
       readAs: { encoding: 'utf-8', delimiter: ',' },
     });
     answer = [{ RUN_ID: '13', INVOKED: '{"loadId":"13"}', STAGED: '0', CHECKPOINT: '{"line":10}' }];
-    expect(await engine.stagingHistory('b'.repeat(64))).toEqual({
+    expect(await engine.stagingHistory(identity('b'))).toEqual({
+      runId: 13,
       loadId: 13,
       staged: false,
       checkpoint: { line: 10, byte: null, counts: null, stoppedAt: null },
@@ -870,13 +890,14 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     });
     // how the run read the file is part of its identity: encoding and delimiter from the invoked event
     answer = [{ RUN_ID: '14', INVOKED: '{"loadId":14,"encoding":"shift_jis","delimiter":"\\t"}', STAGED: '1', CHECKPOINT: null }];
-    expect(await engine.stagingHistory('b'.repeat(64))).toMatchObject({
+    expect(await engine.stagingHistory(identity('b'))).toMatchObject({
+      runId: 14,
       loadId: 14,
       staged: true,
       readAs: { encoding: 'shift_jis', delimiter: '\t' },
     });
     answer = [];
-    expect(await engine.stagingHistory('c'.repeat(64))).toBeNull();
+    expect(await engine.stagingHistory(identity('c'))).toBeNull();
   });
 
   it('runningRuns reads RUNNING runs with UTC text and JSON counts', async () => {

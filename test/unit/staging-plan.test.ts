@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { stagingHistoryFromEvents } from '../../src/engine/run-events.js';
 import type { StagingHistory } from '../../src/engine/types.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlanOptions } from '../../src/pipeline/staging-plan.js';
 import { emptyStageCounts, type FileStageCounts } from '../../src/pipeline/stage.js';
 
 const utf8: StagingPlanOptions = { encoding: 'utf-8', delimiter: ',' };
+const utf8Read = { encoding: 'utf-8', delimiter: ',' };
 const counts: FileStageCounts = { ...emptyStageCounts(), read: 10, inserted: 7, rejected: 3 };
 const stop = { line: 11, message: 'unterminated quoted field' };
 
 /** The latest load (7) of the file: read as UTF-8 with ',' unless told, staged or not, with a checkpoint or not. */
 function history(over: Partial<StagingHistory> & { checkpoint?: StagingHistory['checkpoint'] } = {}): StagingHistory {
-  return { loadId: 7, staged: false, checkpoint: null, readAs: { encoding: 'utf-8', delimiter: ',' }, ...over };
+  return { runId: 7, loadId: 7, staged: false, checkpoint: null, readAs: { encoding: 'utf-8', delimiter: ',' }, ...over };
 }
 const checkpoint = (over: Partial<NonNullable<StagingHistory['checkpoint']>> = {}): NonNullable<StagingHistory['checkpoint']> => ({
   line: 10,
@@ -128,5 +130,29 @@ describe('planStaging: fresh after an earlier load that cannot continue', () => 
     const plan = planStaging(history({ checkpoint: checkpoint({ byte: null }) }), utf8);
     expect(plan).toEqual({ action: 'fresh', reason: 'no-byte-offsets' });
     expect(planLoadId(plan, 42)).toBe(42);
+  });
+});
+
+describe('stagingHistoryFromEvents: the run that committed the facts, and the load they belong to', () => {
+  it('a resumed run: its own run id, the earlier load from its invoked event, its last checkpoint', () => {
+    const history = stagingHistoryFromEvents(
+      12,
+      JSON.stringify({ loadId: 9, encoding: 'utf-8', delimiter: ',' }),
+      false,
+      JSON.stringify({ loadId: 9, line: 30, byte: 900, counts }),
+    );
+    expect(history).toEqual({
+      runId: 12,
+      loadId: 9,
+      staged: false,
+      readAs: utf8Read,
+      checkpoint: { line: 30, byte: 900, counts, stoppedAt: null },
+    });
+    // what the run committed is continued, for the load it belongs to
+    expect(planStaging(history, utf8)).toEqual({ action: 'resume', loadId: 9, from: { line: 30, byte: 900 }, counts });
+  });
+
+  it('a run without a loadId in its invoked event is its own load', () => {
+    expect(stagingHistoryFromEvents(5, '{}', true, null)).toMatchObject({ runId: 5, loadId: 5, staged: true, checkpoint: null });
   });
 });

@@ -1,31 +1,38 @@
--- The latest load or stage run of a file (by sha256) and how far its staging got
--- (sql/postgres/queries/staging_history.sql): a 'staged' event means complete; otherwise the
--- detail of the last 'staged_checkpoint' event is where to resume. INVOKED is the detail of
--- the run's first 'invoked' event (the engine reads loadId from it; fallback: run_id).
--- Events are found by seq through the primary key (run_id, seq); STAGED is 1 or 0 (no
+-- What was committed of a file's staging (sql/postgres/queries/staging_history.sql): the latest
+-- load or stage run of its identity (sha256, and the encoding and delimiter of its 'invoked'
+-- event; runs recorded before these were kept read UTF-8 and ',') that committed a staging
+-- fact, a 'staged' event (complete) or a 'staged_checkpoint' (a batch). A later run that
+-- committed none (killed right after its row was inserted, or before its first batch) does not
+-- hide it. INVOKED is the detail of that run's first 'invoked' event (the engine reads loadId
+-- from it; fallback: run_id); CHECKPOINT the detail of its last 'staged_checkpoint', where to
+-- resume. Events are found by seq through the primary key (run_id, seq); STAGED is 1 or 0 (no
 -- BOOLEAN in SQL before 23ai). FETCH FIRST is legal here: nothing is locked.
-WITH r AS (
-  SELECT run_id
-    FROM load_run
-   WHERE file_sha256 = :sha256
-     AND command IN ('load', 'stage')
-   ORDER BY run_id DESC
-   FETCH FIRST 1 ROW ONLY
-),
-ev AS (
+WITH runs AS (
   SELECT e.run_id,
          MIN(CASE WHEN e.event = 'invoked' THEN e.seq END) AS invoked_seq,
          MAX(CASE WHEN e.event = 'staged' THEN 1 ELSE 0 END) AS staged,
+         MAX(CASE WHEN e.event IN ('staged', 'staged_checkpoint') THEN 1 ELSE 0 END) AS committed,
          MAX(CASE WHEN e.event = 'staged_checkpoint' THEN e.seq END) AS checkpoint_seq
-    FROM load_run_event e
-    JOIN r ON r.run_id = e.run_id
+    FROM load_run r
+    JOIN load_run_event e ON e.run_id = r.run_id
+   WHERE r.file_sha256 = :sha256
+     AND r.command IN ('load', 'stage')
    GROUP BY e.run_id
+),
+r AS (
+  SELECT runs.run_id, runs.invoked_seq, runs.staged, runs.checkpoint_seq
+    FROM runs
+    JOIN load_run_event inv ON inv.run_id = runs.run_id AND inv.seq = runs.invoked_seq
+   WHERE runs.committed = 1
+     AND NVL(JSON_VALUE(inv.detail, '$.encoding'), 'utf-8') = :read_encoding
+     AND NVL(JSON_VALUE(inv.detail, '$.delimiter'), ',') = :read_delimiter
+   ORDER BY runs.run_id DESC
+   FETCH FIRST 1 ROW ONLY
 )
 SELECT r.run_id,
        inv.detail AS invoked,
-       NVL(ev.staged, 0) AS staged,
+       r.staged,
        cp.detail AS checkpoint
   FROM r
-  LEFT JOIN ev ON ev.run_id = r.run_id
-  LEFT JOIN load_run_event inv ON inv.run_id = r.run_id AND inv.seq = ev.invoked_seq
-  LEFT JOIN load_run_event cp ON cp.run_id = r.run_id AND cp.seq = ev.checkpoint_seq
+  JOIN load_run_event inv ON inv.run_id = r.run_id AND inv.seq = r.invoked_seq
+  LEFT JOIN load_run_event cp ON cp.run_id = r.run_id AND cp.seq = r.checkpoint_seq

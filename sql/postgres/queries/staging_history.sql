@@ -1,14 +1,24 @@
--- The latest load or stage run of a file (by sha256) and how far its staging got: a
--- 'staged' event means complete; otherwise the last 'staged_checkpoint' is where to resume.
+-- What was committed of a file's staging: the latest load or stage run of its identity (sha256,
+-- and the encoding and delimiter of its 'invoked' event; runs recorded before these were kept
+-- read UTF-8 and ',') that committed a staging fact, a 'staged' event (complete) or a
+-- 'staged_checkpoint' (a batch, which commits with its checkpoint). A later run that committed
+-- none (killed right after its row was inserted, or before its first batch) does not hide it:
+-- the plan follows what was committed, whatever runs came after it. The last
+-- 'staged_checkpoint' of that run is where to resume.
 SELECT r.run_id,
-       (SELECT e.detail FROM load_run_event e
-         WHERE e.run_id = r.run_id AND e.event = 'invoked' ORDER BY e.seq LIMIT 1) AS invoked,
+       inv.detail AS invoked,
        EXISTS (SELECT 1 FROM load_run_event e WHERE e.run_id = r.run_id AND e.event = 'staged') AS staged,
        (SELECT e.detail FROM load_run_event e
          WHERE e.run_id = r.run_id AND e.event = 'staged_checkpoint'
          ORDER BY e.seq DESC LIMIT 1) AS checkpoint
   FROM load_run r
+  JOIN LATERAL (SELECT e.detail FROM load_run_event e
+                 WHERE e.run_id = r.run_id AND e.event = 'invoked' ORDER BY e.seq LIMIT 1) inv ON true
  WHERE r.file_sha256 = $1
    AND r.command IN ('load', 'stage')
+   AND coalesce(inv.detail::jsonb ->> 'encoding', 'utf-8') = $2
+   AND coalesce(inv.detail::jsonb ->> 'delimiter', ',') = $3
+   AND EXISTS (SELECT 1 FROM load_run_event e
+                WHERE e.run_id = r.run_id AND e.event IN ('staged', 'staged_checkpoint'))
  ORDER BY r.run_id DESC
  LIMIT 1;

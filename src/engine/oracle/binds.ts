@@ -31,6 +31,8 @@ export const MAX_BYTES = {
   status: 80, // VARCHAR2(20 CHAR)
   event: 160, // VARCHAR2(40 CHAR)
   timestampText: 32,
+  /** An encoding name or a delimiter, compared with a JSON_VALUE of a run's 'invoked' event (staging_history.sql). */
+  readAs: 160,
   /** A dictionary name: 128 characters (12.2+). */
   identifier: 512,
   /** order_stage_audit.operator, VARCHAR2(128 CHAR). */

@@ -1,6 +1,6 @@
 import type { Driver, JournalTx, RunJournal } from '../contract.js';
 import { stagingHistoryFromEvents } from '../run-events.js';
-import type { RunCounts, RunEventInput, RunStart, RunStatus, StagingHistory } from '../types.js';
+import type { FileIdentity, RunCounts, RunEventInput, RunStart, RunStatus, StagingHistory } from '../types.js';
 import { LIMITS, MAX_BYTES } from './binds.js';
 import { onOracleConnection } from './driver.js';
 import type { OraConnection } from './oracledb-types.js';
@@ -57,11 +57,18 @@ export function oracleRunJournal(driver: Driver<OraConnection>, kit: OracleKit):
         );
       }),
 
-    /** queries/staging_history.sql: loadId from the 'invoked' event's detail (fallback: the
-     * run id), the checkpoint {line, byte, counts} from the last 'staged_checkpoint' event. */
-    stagingHistory: (sha256: string): Promise<StagingHistory | null> =>
+    /** queries/staging_history.sql: the latest run of the identity that committed a staging
+     * fact; loadId from its 'invoked' event's detail (fallback: the run id), the checkpoint
+     * {line, byte, counts} from its last 'staged_checkpoint' event. */
+    stagingHistory: (file: FileIdentity): Promise<StagingHistory | null> =>
       onOracleConnection(driver, async (connection) => {
-        const r = (await queryRows(connection, kit, 'staging_history', { sha256: binds.str(sha256, 64) }))[0];
+        const r = (
+          await queryRows(connection, kit, 'staging_history', {
+            sha256: binds.str(file.sha256, 64),
+            read_encoding: binds.str(file.encoding, MAX_BYTES.readAs),
+            read_delimiter: binds.str(file.delimiter, MAX_BYTES.readAs),
+          })
+        )[0];
         if (r === undefined) return null;
         return stagingHistoryFromEvents(int(r.RUN_ID, 'run_id'), text(r.INVOKED), int(r.STAGED, 'staged') === 1, text(r.CHECKPOINT));
       }),

@@ -1,6 +1,6 @@
 import type { JournalTx, RunJournal } from '../contract.js';
 import { stagingHistoryFromEvents } from '../run-events.js';
-import type { RunCounts, RunEventInput, RunRecord, RunStart, RunStatus, StagingHistory } from '../types.js';
+import type { FileIdentity, RunCounts, RunEventInput, RunRecord, RunStart, RunStatus, StagingHistory } from '../types.js';
 import type { WithSession } from './driver.js';
 import { sqlQuery, toRunRecord, type RunRow } from './rows.js';
 import type { PgSession } from './session.js';
@@ -36,11 +36,11 @@ export function runJournal(withSession: WithSession): RunJournal {
       await withSession((s) => s.query(sqlQuery('run_finish'), [runId, status, JSON.stringify(counts), message]));
     },
 
-    stagingHistory: (sha256: string): Promise<StagingHistory | null> =>
+    stagingHistory: (file: FileIdentity): Promise<StagingHistory | null> =>
       withSession(async (s) => {
         const { rows } = await s.query<{ run_id: number; invoked: string | null; staged: boolean; checkpoint: string | null }>(
           sqlQuery('staging_history'),
-          [sha256],
+          [file.sha256, file.encoding, file.delimiter],
         );
         const r = rows[0];
         return r === undefined ? null : stagingHistoryFromEvents(r.run_id, r.invoked, r.staged, r.checkpoint);
