@@ -37,8 +37,8 @@ const SIZE = FULL
   : { firstRound: 3, secondRound: 2, lines: 1_500, keys: 2_500, killsPerRound: 5 };
 
 /**
- * The load command of every run of the loop, in one place. (Once `load` has a quiet period for
- * inbox files, `--settle 0` belongs here: the files are complete before the first run.)
+ * The load command of every run of the loop, in one place. `--settle 0`: the files are complete
+ * before the first run (written a moment ago, they would be left for the next run otherwise).
  */
 function loadArgs(folders: { inbox: string; archive: string; failed: string }, url: string): string[] {
   return [
@@ -50,6 +50,8 @@ function loadArgs(folders: { inbox: string; archive: string; failed: string }, u
     folders.archive,
     '--failed-dir',
     folders.failed,
+    '--settle',
+    '0',
     '--batch-size',
     '100',
     '--chunk-size',

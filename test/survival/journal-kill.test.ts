@@ -114,7 +114,20 @@ describe('survival: kill -9 at every step of the journal of a load of two files'
           mkdirSync(inbox, { recursive: true });
           writeFileSync(join(inbox, 'a.csv'), A);
           writeFileSync(join(inbox, 'b.csv'), B);
-          const args = ['load', inbox, '--db', db.url, '--archive-dir', archive, '--batch-size', '2', '--log-level', 'warn'];
+          const args = [
+            'load',
+            inbox,
+            '--db',
+            db.url,
+            '--archive-dir',
+            archive,
+            '--settle',
+            '0',
+            '--batch-size',
+            '2',
+            '--log-level',
+            'warn',
+          ];
           for (const step of plan) await killAt(args, step);
 
           const what = plan.join(' then ');
