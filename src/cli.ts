@@ -13,7 +13,7 @@ const argv = process.argv.slice(2);
 const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 const session = newSession(io);
 const controller = new AbortController();
-stopOnSignals(session, controller, (message) => {
+const signals = stopOnSignals(session, controller, (message) => {
   process.stderr.write(`order-loader: ${message}\n`);
   // --json promises one document on stdout, also when a second signal ends the command
   if (wantsJson(argv) && !session.printed)
@@ -25,3 +25,4 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 process.exitCode = await runCli(argv, io, { session, signal: controller.signal });
+signals.finished(process.exitCode);

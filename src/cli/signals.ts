@@ -6,10 +6,22 @@
 import { EXIT_FAILED } from '../pipeline/outcome.js';
 import type { Session } from './command.js';
 
-/** `exitingNow`: said just before the process exits on a second signal (stderr, and the --json document). */
-export function stopOnSignals(session: Session, controller: AbortController, exitingNow: (message: string) => void): void {
+/**
+ * `exitingNow`: said just before the process exits on a second signal (stderr, and the --json
+ * document). Returns `finished(code)`, called once the command has ended with its exit code
+ * (its report written): a signal after that ends the process at once with that code, so that the
+ * exit code is always the one the report gives (a second signal that came in after the report
+ * of a completed run said "exit code 2" ended it with 1).
+ */
+export function stopOnSignals(
+  session: Session,
+  controller: AbortController,
+  exitingNow: (message: string) => void,
+): { finished(code: number): void } {
   let signals = 0;
+  let exitCode: number | null = null;
   const onSignal = (name: string) => {
+    if (exitCode !== null) process.exit(exitCode);
     signals++;
     if (signals > 2 || (signals === 2 && session.cancelRunning === undefined)) {
       exitingNow(`${name} again: exiting now (the open transaction rolls back)`);
@@ -30,4 +42,9 @@ export function stopOnSignals(session: Session, controller: AbortController, exi
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
+  return {
+    finished(code) {
+      exitCode = code;
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { stat } from 'node:fs/promises';
 import { Parser, type Options } from 'csv-parse';
-import { UserError } from '../errors.js';
+import { RunAbortedError, UserError } from '../errors.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
 import { GzipDataError, isGzipFile, openByteSource } from './gzip.js';
@@ -17,6 +17,12 @@ export interface OrderFileOptions {
   resumeAt?: { byte: number; line: number } | undefined;
   /** Largest record accepted, in characters; a longer one is rejected, not buffered without end. */
   maxRecordSize?: number | undefined;
+  /**
+   * Once aborted, reading ends after the records already read (the items end as at the end of
+   * the file: the caller, who aborted, knows it did not read to the end). Checked at every chunk
+   * read, so also while a run of blank lines yields no record for a long time.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export interface OrderFileHeader {
@@ -194,6 +200,44 @@ function csvApi(options: Options): CsvApi {
   return api;
 }
 
+/** Input held before the next record past which leading blank lines are dropped (counted, not kept). */
+const BLANK_TRIM_AT = 256 * 1024;
+/** Chunks read without a record between two turns of the event loop (signals, timers). */
+const CHUNKS_PER_TURN = 16;
+
+function isBlankByte(b: number | undefined): boolean {
+  return b === 0x0a || b === 0x0d;
+}
+
+/**
+ * The blank-line bytes at `from` of `bytes` that can be dropped, and the lines they end: a CR
+ * whose LF may follow (the last byte, or followed by LF) is left, so that CRLF counts once.
+ */
+function leadingBlankBytes(bytes: Buffer, from: number): { length: number; lines: number } {
+  let i = from;
+  let lines = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    if (b === 0x0a) {
+      i++;
+      lines++;
+    } else if (b === 0x0d) {
+      if (i + 1 >= bytes.length) break; // its LF may be in the next chunk
+      i += bytes[i + 1] === 0x0a ? 2 : 1;
+      lines++;
+    } else break;
+  }
+  return { length: i - from, lines };
+}
+
+function hasBom(bytes: Buffer): boolean {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+}
+
+function turnOfEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /**
  * csv-parse driven by hand: we read a chunk of the file, hand it to the parser, and collect the
  * records it produces before reading the next chunk. Backpressure is the consumer's pace; memory
@@ -241,9 +285,26 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   const feed = (data: Buffer | undefined, end: boolean): void => {
     if (data !== undefined) {
       // keep the bytes from the start of the next record on (at most one record plus a chunk)
-      const keep = window.subarray(recordEnd - windowStart);
-      window = keep.length === 0 ? data : Buffer.concat([keep, data]);
+      let keep = window.subarray(recordEnd - windowStart);
       windowStart = recordEnd;
+      // Blank lines make no record: kept, they grew the input held without bound (a gzip of
+      // 1 GB of blank lines held hundreds of MB, copied again at every chunk). Dropped once
+      // there is much of them, their lines counted as the last record's (a record's raw text
+      // never holds the blank lines before it). A BOM stays first (the header's).
+      if (keep.length > BLANK_TRIM_AT) {
+        const bom = csvLines === 0 && hasBom(keep) ? 3 : 0;
+        if (isBlankByte(keep[bom])) {
+          const blank = leadingBlankBytes(keep, bom);
+          if (blank.length > 0) {
+            keep = bom === 0 ? keep.subarray(blank.length) : Buffer.concat([keep.subarray(0, bom), keep.subarray(bom + blank.length)]);
+            windowStart += blank.length;
+            recordEnd = windowStart;
+            lineCount += blank.lines;
+          }
+        }
+      }
+      window = keep.length === 0 ? data : Buffer.concat([keep, data]);
+      if (data.length > 0) lastByte = data[data.length - 1];
     }
     const first = queue.length;
     const error = api.parse(data, end, push, noop);
@@ -255,17 +316,29 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       for (let i = first; i < queue.length; i++) (queue[i] as ParsedRecord).clean = true;
     }
   };
+  let chunksWithoutRecord = 0;
+  let lastByte: number | undefined; // of the input so far
   const refill = async (): Promise<ParsedRecord | null> => {
     while (head >= queue.length) {
       queue = [];
       head = 0;
       if (failure !== null) throw failure;
-      if (ended || closed) return null;
+      if (ended || closed || options.signal?.aborted === true) return null;
+      // chunks that make no record (blank lines) may come from buffers without a turn of the loop
+      if (++chunksWithoutRecord % CHUNKS_PER_TURN === 0) await turnOfEventLoop();
       let chunk: IteratorResult<Buffer>;
       try {
         chunk = await chunks.next();
       } catch (error) {
-        if (error instanceof GzipDataError) throw error;
+        if (error instanceof GzipDataError) {
+          // The content read so far is sound: its last line, when complete, is a record too
+          // (the parser holds a line back until it sees what follows its line break).
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- feed() sets failure
+          if (failure === null && isBlankByte(lastByte)) feed(undefined, true);
+          failure = error;
+          ended = true;
+          continue;
+        }
         // eslint-disable-next-line preserve-caught-error -- the message names the OS code; as a cause, src/pipeline/db-error.ts would classify it
         throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
       }
@@ -284,6 +357,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       }
       feed(decoder === null ? chunk.value : Buffer.from(decoder.decode(chunk.value, { stream: true }), 'utf8'), false);
     }
+    chunksWithoutRecord = 0;
     return queue[head++] ?? null;
   };
   return {
@@ -355,6 +429,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     }
     if (first === null) {
       reader.close();
+      if (options.signal?.aborted === true) throw new RunAbortedError(`interrupted while reading the header of ${path}`, 'interrupted');
       throw new UserError(`${path}: the file has no header line (expected ${ORDER_COLUMNS.join(',')})`);
     }
     headerEnd = { line: lineBase + first.endLine, byte: byteBase + first.bytes };

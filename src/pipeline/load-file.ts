@@ -39,7 +39,7 @@ async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: 
 export async function stageListedFile(run: FileStaging, listed: OrderFile): Promise<{ report: FileReport; interrupted: boolean }> {
   const { engine, options } = run;
   const logger = options.logger;
-  const sha = await sha256File(listed.path);
+  const sha = await sha256File(listed.path, run.processing.signal);
   const identity = { sha256: sha, encoding: options.encoding, delimiter: options.delimiter };
   const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), options);
   const fileRun = await run.journal.startFile(listed, sha);
@@ -76,7 +76,12 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   let file = listed;
   if (plan.action === 'resume') {
     listed.close();
-    file = await openOrderFile(listed.path, { encoding: options.encoding, delimiter: options.delimiter, resumeAt: plan.from });
+    file = await openOrderFile(listed.path, {
+      encoding: options.encoding,
+      delimiter: options.delimiter,
+      resumeAt: plan.from,
+      signal: run.processing.signal,
+    });
     logger.info(
       { runId, loadId, file: file.path, line: plan.from.line, byte: plan.from.byte },
       `${file.path}: resuming load ${loadId} after line ${plan.from.line}`,

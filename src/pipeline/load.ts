@@ -53,9 +53,9 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
  * Open a file and check its header. A file whose header is refused is set aside with
  * --failed-dir (null), else that refuses the run.
  */
-async function openChecked(path: string, options: LoadOptions, aside: SetAside): Promise<OrderFile | null> {
+async function openChecked(path: string, options: LoadOptions, aside: SetAside, signal?: AbortSignal): Promise<OrderFile | null> {
   try {
-    return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter });
+    return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, signal });
   } catch (error) {
     if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
     options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
@@ -114,9 +114,11 @@ async function stageFiles(
   aside: SetAside,
 ): Promise<StagingEnd> {
   for (const path of paths) {
+    if (run.processing.signal.aborted) return 'interrupted';
     if (tooManyRejected()) return 'max-errors';
     if (beingWritten(path)) continue;
-    const file = await openChecked(path, run.options, aside);
+    // the signal ends the reading too: a run of blank lines can be long to read and yields no line
+    const file = await openChecked(path, run.options, aside, run.processing.signal);
     if (file === null) continue;
     const staged = await stageListedFile(run, file);
     reports.push(staged.report);
@@ -195,7 +197,9 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     // a freshly staged order_stage has no statistics (autovacuum may be off, or not yet run):
     // the status and tally queries that follow need them
     const refresh = engine.refreshStageStatistics;
-    if (staging !== 'interrupted' && refresh !== undefined && reports.some((r) => r.counts.inserted + r.counts.updated > 0))
+    // not once asked to stop: ANALYZE of a million staged rows is seconds of one PGlite statement
+    const stopping = staging === 'interrupted' || options.signal?.aborted === true;
+    if (!stopping && refresh !== undefined && reports.some((r) => r.counts.inserted + r.counts.updated > 0))
       await run.db('refreshing the statistics of order_stage', () => refresh.call(engine));
     if (staging === 'interrupted') aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
     const stoppedByMaxErrors = staging === 'max-errors' || tooManyRejected();
