@@ -47,3 +47,14 @@ export function mountFullDevice(): FullDevice | null {
     },
   };
 }
+
+let available: boolean | undefined;
+/** Whether mountFullDevice works here (tried once: mounted and unmounted again). */
+export function fullDeviceAvailable(): boolean {
+  if (available === undefined) {
+    const probe = mountFullDevice();
+    probe?.unmount();
+    available = probe !== null;
+  }
+  return available;
+}

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   acquireFolderLock,
   acquireLockFile,
@@ -21,7 +21,7 @@ import { OrderLoader } from '../../src/loader.js';
 import { defaultLockTimeoutMs, parseCommandLine } from '../../src/cli/options.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { tempDir } from '../support/files.js';
-import { mountFullDevice } from '../support/full-device.js';
+import { fullDeviceAvailable, mountFullDevice, type FullDevice } from '../support/full-device.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -262,9 +262,12 @@ describe('--lock-timeout', () => {
 });
 
 describe('a lock on a full device', () => {
-  const full = mountFullDevice();
+  let full: FullDevice | null = null;
+  beforeAll(() => {
+    full = mountFullDevice();
+  });
   afterAll(() => full?.unmount());
-  it.skipIf(full === null)('cannot be taken (ENOSPC), and leaves no private .tmp file behind', async () => {
+  it.skipIf(!fullDeviceAvailable())('cannot be taken (ENOSPC), and leaves no private .tmp file behind', async () => {
     const path = join(full!.dir, '.order-loader-inbox.lock');
     await expect(acquireLockFile(path, 'inbox', { command: 'test', timeoutMs: 0 })).rejects.toThrow(/ENOSPC/);
     expect(readdirSync(full!.dir).filter((n) => !n.startsWith('.fill'))).toEqual([]);
