@@ -1,0 +1,112 @@
+/**
+ * A bench cleans up after itself when its reader goes away (`order-loader bench 2>&1 | head -1`):
+ * its workspace schema is dropped and its generated CSV file removed (PGlite always; server
+ * PostgreSQL too when ORDER_LOADER_TEST_PG is set).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI, REPO_ROOT } from '../support/cli-run.js';
+import { serverPgTarget } from '../support/databases.js';
+import { tempDir } from '../support/files.js';
+import { migratedPgliteDb } from '../support/pglite-folders.js';
+
+const server = serverPgTarget();
+
+const BENCH_SCHEMAS = "SELECT nspname FROM pg_namespace WHERE nspname LIKE 'order\\_loader\\_bench\\_%' ORDER BY nspname";
+
+interface Target {
+  kind: string;
+  /** A fresh migrated database: its URL, the bench schemas in it now, and a way to drop it. */
+  create(): Promise<{ url: string; benchSchemas(): Promise<string[]>; dispose(): Promise<void> }>;
+}
+
+const targets: Target[] = [
+  {
+    kind: 'pglite',
+    async create() {
+      const { url, dataDir } = await migratedPgliteDb();
+      return {
+        url,
+        async benchSchemas() {
+          const db = await PGlite.create(dataDir);
+          try {
+            return (await db.query<{ nspname: string }>(BENCH_SCHEMAS)).rows.map((r) => r.nspname);
+          } finally {
+            await db.close();
+          }
+        },
+        dispose: () => Promise.resolve(),
+      };
+    },
+  },
+  ...(server === null
+    ? []
+    : [
+        {
+          kind: 'postgres',
+          async create() {
+            const db = await server.create();
+            const url = db.url!;
+            return {
+              url,
+              async benchSchemas() {
+                const client = new pg.Client({ connectionString: url });
+                await client.connect();
+                try {
+                  return (await client.query<{ nspname: string }>(BENCH_SCHEMAS)).rows.map((r) => r.nspname);
+                } finally {
+                  await client.end();
+                }
+              },
+              dispose: () => db.dispose(),
+            };
+          },
+        },
+      ]),
+];
+
+/**
+ * The bench as a child process whose stdout and stderr are closed by their reader after the
+ * first bytes on either (what `2>&1 | head -1` does): resolves with its exit code.
+ */
+function benchWithReaderGone(args: string[], tmp: string): Promise<number | null> {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, CLI, 'bench', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...CLEAN_ENV, TMPDIR: tmp },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const closeReaders = () => {
+    child.stdout.destroy();
+    child.stderr.destroy();
+  };
+  child.stdout.once('data', closeReaders);
+  child.stderr.once('data', closeReaders);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+}
+
+describe.skipIf(!existsSync(CLI)).each(targets)('bench whose reader went away ($kind)', (target) => {
+  it('runs to its end and leaves neither its workspace schema nor its generated file', async () => {
+    const db = await target.create();
+    try {
+      const tmp = tempDir();
+      const chart = join(tempDir(), 'chart.svg');
+      const code = await benchWithReaderGone(
+        ['--db', db.url, '--rows', '3000', '--chunk-sizes', '500,1000', '--workers', '1', '--chart', chart, '--log-level', 'info'],
+        tmp,
+      );
+      expect(code).toBe(0);
+      expect(readdirSync(tmp)).toEqual([]);
+      expect(existsSync(chart)).toBe(true);
+      expect(await db.benchSchemas()).toEqual([]);
+    } finally {
+      await db.dispose();
+    }
+  }, 180_000);
+});
