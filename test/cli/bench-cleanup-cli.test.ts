@@ -1,9 +1,10 @@
 /**
  * A bench cleans up after itself when its reader goes away (`order-loader bench 2>&1 | head -1`):
- * its workspace schema is dropped and its generated CSV file removed (PGlite always; server
- * PostgreSQL too when ORDER_LOADER_TEST_PG is set).
+ * its workspace schema is dropped and its generated CSV file removed; and the workspace of a
+ * bench that died (kill -9) is dropped by the next bench, never one of a bench still running
+ * (PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -91,6 +92,32 @@ function benchWithReaderGone(args: string[], tmp: string): Promise<number | null
   });
 }
 
+/** A bench as a child process, its stderr collected. */
+function startBench(
+  args: string[],
+  tmp: string,
+): { child: ChildProcessWithoutNullStreams; stderr: () => string; exit: Promise<number | null> } {
+  const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, CLI, 'bench', ...args, '--log-level', 'info'], {
+    cwd: REPO_ROOT,
+    env: { ...CLEAN_ENV, TMPDIR: tmp },
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  child.stdout.resume();
+  const exit = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
+  return { child, stderr: () => stderr, exit };
+}
+
+/** Until the bench is inside a case (its workspace made, staging begun). */
+async function untilStaging(bench: { stderr: () => string }): Promise<void> {
+  while (!bench.stderr().includes('"msg":"staging"')) await new Promise((resolve) => setTimeout(resolve, 50));
+}
+
 describe.skipIf(!existsSync(CLI)).each(targets)('bench whose reader went away ($kind)', (target) => {
   it('runs to its end and leaves neither its workspace schema nor its generated file', async () => {
     const db = await target.create();
@@ -109,4 +136,57 @@ describe.skipIf(!existsSync(CLI)).each(targets)('bench whose reader went away ($
       await db.dispose();
     }
   }, 180_000);
+});
+
+describe.skipIf(!existsSync(CLI)).each(targets)('the workspace of a bench that died ($kind)', (target) => {
+  it('is dropped by the next bench, which says so', async () => {
+    const db = await target.create();
+    try {
+      const chart = join(tempDir(), 'chart.svg');
+      const dead = startBench(['--db', db.url, '--rows', '200000', '--chunk-sizes', '500', '--workers', '1', '--chart', chart], tempDir());
+      await untilStaging(dead);
+      dead.child.kill('SIGKILL');
+      await dead.exit;
+      const left = await db.benchSchemas();
+      const leftover = left[0] ?? '';
+      expect(left).toHaveLength(1);
+
+      const next = startBench(['--db', db.url, '--rows', '500', '--chunk-sizes', '500', '--workers', '1', '--chart', chart], tempDir());
+      expect(await next.exit, next.stderr()).toBe(0);
+      expect(next.stderr()).toContain(`"workspace":"${leftover}","msg":"bench: dropped the workspace of a run that is gone"`);
+      expect(await db.benchSchemas()).toEqual([]);
+    } finally {
+      await db.dispose();
+    }
+  }, 180_000);
+
+  it.skipIf(target.kind !== 'postgres')(
+    "is not a running bench's: a second bench leaves that one alone",
+    async () => {
+      const db = await target.create();
+      try {
+        const chart = join(tempDir(), 'chart.svg');
+        const running = startBench(
+          ['--db', db.url, '--rows', '200000', '--chunk-sizes', '500', '--workers', '1', '--chart', chart],
+          tempDir(),
+        );
+        await untilStaging(running);
+        const [theirs] = await db.benchSchemas();
+        expect(theirs).toBeDefined();
+
+        const second = startBench(['--db', db.url, '--rows', '500', '--chunk-sizes', '500', '--workers', '1', '--chart', chart], tempDir());
+        expect(await second.exit, second.stderr()).toBe(0);
+        expect(second.stderr()).not.toContain('dropped the workspace of a run that is gone');
+        expect(await db.benchSchemas()).toEqual([theirs]);
+
+        running.child.kill('SIGINT');
+        expect(await running.exit).toBe(1);
+        expect(running.stderr()).toContain('bench interrupted: the workspace was dropped');
+        expect(await db.benchSchemas()).toEqual([]);
+      } finally {
+        await db.dispose();
+      }
+    },
+    180_000,
+  );
 });
