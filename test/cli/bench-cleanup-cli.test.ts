@@ -5,7 +5,7 @@
  * (PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -139,20 +139,30 @@ describe.skipIf(!existsSync(CLI)).each(targets)('bench whose reader went away ($
 });
 
 describe.skipIf(!existsSync(CLI)).each(targets)('the workspace of a bench that died ($kind)', (target) => {
-  it('is dropped by the next bench, which says so', async () => {
+  it('is dropped by the next bench, and its generated file removed; it says so', async () => {
     const db = await target.create();
     try {
       const chart = join(tempDir(), 'chart.svg');
-      const dead = startBench(['--db', db.url, '--rows', '200000', '--chunk-sizes', '500', '--workers', '1', '--chart', chart], tempDir());
+      const tmp = tempDir();
+      const dead = startBench(['--db', db.url, '--rows', '200000', '--chunk-sizes', '500', '--workers', '1', '--chart', chart], tmp);
       await untilStaging(dead);
       dead.child.kill('SIGKILL');
       await dead.exit;
+      const deadFiles = readdirSync(tmp).filter((n) => n.startsWith('order-loader-bench-'));
+      expect(deadFiles, readdirSync(tmp).join(' ')).toEqual([
+        expect.stringMatching(new RegExp(`^order-loader-bench-${String(dead.child.pid)}-[0-9a-f]{8}\\.csv$`)),
+      ]);
+      // a file of a bench still running (this process stands for it) is not touched
+      const runningFile = `order-loader-bench-${process.pid}-0123abcd.csv`;
+      writeFileSync(join(tmp, runningFile), '');
       const left = await db.benchSchemas();
       const leftover = left[0] ?? '';
       expect(left).toHaveLength(1);
 
-      const next = startBench(['--db', db.url, '--rows', '500', '--chunk-sizes', '500', '--workers', '1', '--chart', chart], tempDir());
+      const next = startBench(['--db', db.url, '--rows', '500', '--chunk-sizes', '500', '--workers', '1', '--chart', chart], tmp);
       expect(await next.exit, next.stderr()).toBe(0);
+      expect(readdirSync(tmp)).toEqual([runningFile]);
+      expect(next.stderr()).toContain(`"file":"${deadFiles[0] ?? ''}","msg":"bench: removed the generated file of a run that is gone"`);
       expect(next.stderr()).toContain(`"workspace":"${leftover}","msg":"bench: dropped the workspace of a run that is gone"`);
       expect(await db.benchSchemas()).toEqual([]);
     } finally {
