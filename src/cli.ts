@@ -19,10 +19,13 @@ const signals = stopOnSignals(session, controller, (message) => {
   if (wantsJson(argv) && !session.printed)
     print(session, JSON.stringify({ error: { kind: 'interrupted', message }, exitCode: EXIT_FAILED }));
 });
-// A reader that went away (`order-loader errors | head -1`) is not an error: without a
-// listener the EPIPE of a later write would end the process with a stack trace.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
-});
+// A reader that went away (`order-loader errors | head -1`, or `bench 2>&1 | head -1` for
+// stderr) is not an error: without a listener the EPIPE of a later write would end the process
+// with a stack trace, mid-run (a bench would leave its workspace and its generated file).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
 process.exitCode = await runCli(argv, io, { session, signal: controller.signal });
 signals.finished(process.exitCode);

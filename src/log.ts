@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { redactSecrets } from './engine/db-url.js';
 
@@ -46,8 +47,39 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
         log: (object) => Object.fromEntries(Object.entries(object).map(([k, v]) => [k, typeof v === 'string' ? redactSecrets(v) : v])),
       },
     },
-    destination ?? pino.destination({ fd: 2, sync: true }),
+    destination ?? stderrLogDestination(),
   );
+}
+
+/**
+ * Log lines on stderr (fd 2), each written whole before the call returns (a crash loses none).
+ * A reader that went away (`order-loader bench 2>&1 | head -1`: EPIPE) ends the logging, not
+ * the command, as a reader of stdout that went away does (src/cli.ts): the command goes on to its
+ * end and cleans up after itself. (pino.destination would emit the EPIPE as an 'error' event
+ * that ends the process at once, mid-run, and its flush retries such a write forever.)
+ */
+export function stderrLogDestination(fd = 2): DestinationStream {
+  let readerGone = false;
+  return {
+    write(line: string) {
+      if (readerGone) return;
+      let rest = Buffer.from(line, 'utf8');
+      while (rest.length > 0) {
+        try {
+          rest = rest.subarray(writeSync(fd, rest));
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === 'EPIPE') {
+            readerGone = true;
+            return;
+          }
+          // a pipe opened non-blocking by another process, full for a moment: its reader catches up
+          if (code === 'EAGAIN') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+          else throw error;
+        }
+      }
+    },
+  };
 }
 
 const LEVEL_LABELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warning', 50: 'error', 60: 'fatal' };

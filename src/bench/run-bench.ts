@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -85,6 +85,34 @@ async function benchRecord(engine: Engine, options: BenchOptions): Promise<Bench
   };
 }
 
+const BENCH_FILE = /^order-loader-bench-(\d+)-[0-9a-f]{8}\.csv$/;
+
+/** Is process `pid` gone (this host)? A pid in use, or one we may not signal, counts as alive. */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * The generated files of benches that died (kill -9) in `dir`: removed, one name each for the
+ * log. A file is named after its bench's pid; one whose pid is in use is left (a reused pid only
+ * delays its removal).
+ */
+async function removeDeadBenchFiles(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await readdir(dir)) {
+    const pid = Number(BENCH_FILE.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || !processGone(pid)) continue;
+    await rm(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
 /**
  * `bench`: synthetic orders (1% missing amounts, 0.1% database-level overflows) staged and
  * processed once per chunk size × worker count, each case in a fresh workspace of its own (a
@@ -102,6 +130,8 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
   // the engine keeps it there (the runs of its cases live and go with their workspace).
   const run = await benchRecord(engine, options);
   try {
+    for (const leftover of await removeDeadBenchFiles(tmpdir()))
+      options.logger.warn({ file: leftover }, 'bench: removed the generated file of a run that is gone');
     await generateOrderFile(file, { rows: options.rows, seed: 7 });
     for (const chunkSize of options.chunkSizes) {
       for (const workers of options.workers) {

@@ -4,10 +4,10 @@ import type { DestinationStream } from 'pino';
 import { UserError } from '../errors.js';
 
 /**
- * Open --log-file before any work: a folder we cannot write to, or a full device, is one clear
- * line and exit 1 instead of a failure halfway through the command. A write that fails later
- * (the device filled up meanwhile) must not fail the load: it is said once on stderr, and
- * logging stops.
+ * Open --log-file before any work: a folder we cannot write to, or a full device (/dev/full
+ * too), is one clear line and exit 1 instead of a failure halfway through the command. A write
+ * that fails later (the device filled up meanwhile) must not fail the load: it is said once on
+ * stderr, and logging stops.
  */
 export function openLogFile(path: string, stderr: { write(text: string): unknown } = process.stderr): DestinationStream {
   let fd: number;
@@ -20,9 +20,14 @@ export function openLogFile(path: string, stderr: { write(text: string): unknown
   try {
     const fs = statfsSync(dirname(path));
     if (fs.bavail === 0) throw new UserError(`--log-file ${path}: the device is full (no space left for the log)`);
+    // a write of nothing: a file where writing fails at once (/dev/full: no space ever, a device
+    // opened but not writable) fails it, any other file is unchanged
+    writeSync(fd, '');
   } catch (error) {
     closeSync(fd);
     if (error instanceof UserError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOSPC')
+      throw new UserError(`--log-file ${path}: the device is full (no space left for the log)`, { cause: error });
     throw new UserError(`--log-file ${path}: cannot write there (${reason(error)})`, { cause: error });
   }
   let failed = false;

@@ -166,7 +166,13 @@ function newRecord(command: string): LockHolder {
 /** Make `record` visible at `path` unless something is there: complete or not at all. */
 function publish(path: string, record: LockHolder): boolean {
   const temp = `${path}.${record.pid}.${record.token}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    writeFileSync(temp, `${JSON.stringify(record)}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // made but not written (ENOSPC, EDQUOT, EIO): ours, and no lock: not left behind
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') unlinkQuietly(temp);
+    throw error;
+  }
   try {
     linkSync(temp, path);
     return true;

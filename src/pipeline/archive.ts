@@ -193,12 +193,18 @@ export function failFile(path: string, failedDir: string, reason: string, loadId
     ...(loadId === null ? [] : [`load: ${loadId}`]),
     `reason: ${escapeControl(reason)}`,
   ];
-  writeFileSync(temp, `${lines.join('\n')}\n`, { mode: 0o600 });
-  const fd = openSync(temp, 'r');
   try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    writeFileSync(temp, `${lines.join('\n')}\n`, { mode: 0o600 });
+    const fd = openSync(temp, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    // a note that could not be written whole (ENOSPC): not left behind as a hidden file
+    rmSync(temp, { force: true });
+    throw error;
   }
   // the file first, then its note: a kill between the two leaves a file without a note (its
   // reason is in the log), never a note without its file (and a second note on the next run)

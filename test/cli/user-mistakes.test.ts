@@ -2,14 +2,14 @@
  * Mistakes in the arguments are refused in one line, exit 1, before any work: no stack trace,
  * and nothing done (the database is not even created).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { fullDeviceAvailable, mountFullDevice, type FullDevice } from '../support/full-device.js';
 import { humanLines } from '../support/cli-output.js';
-import { CLI as cli, runCli } from '../support/cli-run.js';
+import { CLI as cli, runCli, spawnCli } from '../support/cli-run.js';
 
 const run = (args: string[]) => runCli(args);
 
@@ -58,54 +58,38 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
     await expectRefused(['bench', '--rows', '10', '--chart', chart], `--chart ${chart}: cannot write there (ENOENT: no such folder)`);
   });
 
-  it('a log file that fails in the middle (a full device) does not fail the command: said once, the load goes on', async () => {
-    const { url: db } = await migratedPgliteDb();
-    const result = await run([
-      'load',
-      orderFile([['LF-1', '1', '2026-01-01', '1', 'EUR']]),
-      '--db',
-      db,
-      '--log-file',
-      '/dev/full',
-      '--log-level',
-      'info',
-    ]);
-    expect(humanLines(result.stderr)).toEqual([
-      'order-loader: cannot write to --log-file /dev/full (ENOSPC: no space left on the device): logging stops, the command goes on',
-    ]);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toContain('1 DONE');
+  it('--log-file /dev/full (a device where every write fails) is refused before any work', async () => {
+    await expectRefused(['status', '--log-file', '/dev/full'], '--log-file /dev/full: the device is full');
   });
 });
 
 /** A tiny file system, filled up: root only (mount). */
-const full = join(tempDir(), 'full');
-let mounted = false;
-try {
-  if (process.getuid?.() === 0 && existsSync(cli)) {
-    execFileSync('mkdir', ['-p', full]);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8k', 'tmpfs', full], { stdio: 'ignore' });
-    mounted = true;
-  }
-} catch {
-  mounted = false;
-}
-
-describe.skipIf(!existsSync(cli) || !mounted)('--log-file on a full device', () => {
+describe.skipIf(!existsSync(cli) || !fullDeviceAvailable())('--log-file on a full device', () => {
+  let full: FullDevice | null = null;
   beforeAll(() => {
-    try {
-      for (let i = 0; ; i++) writeFileSync(join(full, `fill${i}`), Buffer.alloc(4096));
-    } catch {
-      // full
-    }
+    full = mountFullDevice();
   });
-  afterAll(() => {
-    execFileSync('umount', [full]);
-    rmSync(full, { recursive: true, force: true });
-  });
+  afterAll(() => full?.unmount());
+
   it('is refused before any work', async () => {
-    const log = join(full, 'x.log');
+    const log = join(full!.dir, 'x.log');
     await expectRefused(['status', '--log-file', log], `--log-file ${log}: the device is full`);
     expect(readFileSync(log, 'utf8')).toBe('');
+  });
+
+  it('a log file that fails in the middle (the device fills up) does not fail the command: said once, the load goes on', async () => {
+    // one page free: the first lines of the log fit, the rest do not
+    full!.freeOnePage();
+    const log = join(full!.dir, 'mid.log');
+    const { url: db } = await migratedPgliteDb();
+    const rows = Array.from({ length: 40 }, (_, i): [string, string, string, string, string] => [`LF-${i}`, '1', '2026-01-01', '1', 'EUR']);
+    // a process of its own: the log file's descriptor ends with it, so the device can be unmounted
+    const result = spawnCli(['load', orderFile(rows), '--db', db, '--log-file', log, '--log-level', 'debug', '--chunk-size', '1']);
+    expect(humanLines(result.stderr)).toEqual([
+      `order-loader: cannot write to --log-file ${log} (ENOSPC: no space left on the device): logging stops, the command goes on`,
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('40 DONE');
+    expect(readFileSync(log, 'utf8')).toMatch(/^\{"level"/);
   });
 });

@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveFile, checkFileFolders, failFile } from '../../src/pipeline/archive.js';
 import { UserError } from '../../src/errors.js';
 import { tempDir } from '../support/files.js';
+import { fullDeviceAvailable, mountFullDevice, type FullDevice } from '../support/full-device.js';
 
 describe('archive and failed folders', () => {
   it('checked at start: a missing folder is made when its parent exists; a file in its place is refused', () => {
@@ -114,5 +115,24 @@ describe('archive and failed folders', () => {
     const failed = failFile(join(inbox, 'b.csv'), failedDir, 'header', 4, { path: join(inbox, 'b.csv.done'), suffix: '.done' });
     expect(readdirSync(failedDir).sort()).toEqual([basename(failed), `${basename(failed)}.done`, `${basename(failed)}.error.txt`]);
     expect(readdirSync(inbox).sort()).toEqual(['archive', 'failed']);
+  });
+
+  describe('on a full device', () => {
+    let full: FullDevice | null = null;
+    beforeAll(() => {
+      full = mountFullDevice();
+    });
+    afterAll(() => full?.unmount());
+    it.skipIf(!fullDeviceAvailable())(
+      'a failed folder on a full device: the note cannot be written, and no hidden half-note is left',
+      () => {
+        const inbox = tempDir();
+        writeFileSync(join(inbox, 'x.csv'), 'not orders');
+        const failedDir = full!.dir;
+        expect(() => failFile(join(inbox, 'x.csv'), failedDir, 'bad header', 3)).toThrow(/ENOSPC/);
+        expect(readdirSync(failedDir).filter((n) => !n.startsWith('.fill'))).toEqual([]);
+        expect(readdirSync(inbox)).toEqual(['x.csv']);
+      },
+    );
   });
 });

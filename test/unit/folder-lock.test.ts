@@ -7,9 +7,10 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync,
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   acquireFolderLock,
+  acquireLockFile,
   DatabaseBusyError,
   LOCK_FILE_NAME,
   processStartTicks,
@@ -20,6 +21,7 @@ import { OrderLoader } from '../../src/loader.js';
 import { defaultLockTimeoutMs, parseCommandLine } from '../../src/cli/options.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { tempDir } from '../support/files.js';
+import { fullDeviceAvailable, mountFullDevice, type FullDevice } from '../support/full-device.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -256,5 +258,18 @@ describe('--lock-timeout', () => {
       Array(7).fill(600_000),
     );
     expect(['status', 'errors', 'runs'].map((c) => defaultLockTimeoutMs(c as 'status'))).toEqual([0, 0, 0]);
+  });
+});
+
+describe('a lock on a full device', () => {
+  let full: FullDevice | null = null;
+  beforeAll(() => {
+    full = mountFullDevice();
+  });
+  afterAll(() => full?.unmount());
+  it.skipIf(!fullDeviceAvailable())('cannot be taken (ENOSPC), and leaves no private .tmp file behind', async () => {
+    const path = join(full!.dir, '.order-loader-inbox.lock');
+    await expect(acquireLockFile(path, 'inbox', { command: 'test', timeoutMs: 0 })).rejects.toThrow(/ENOSPC/);
+    expect(readdirSync(full!.dir).filter((n) => !n.startsWith('.fill'))).toEqual([]);
   });
 });

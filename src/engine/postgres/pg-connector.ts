@@ -58,7 +58,7 @@ export interface PgServerOptions {
 }
 
 class PgClientSession implements PgSession {
-  constructor(private readonly client: pg.PoolClient) {}
+  constructor(private readonly client: pg.ClientBase) {}
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- PgSession's signature: the caller names the row type
   async query<R>(text: string, params?: readonly unknown[]) {
     const result = await this.client.query({ text, values: params as unknown[] | undefined, types: typeParsers });
@@ -109,15 +109,14 @@ function sendCancelRequest(host: string, port: number, key: BackendKey, timeoutM
 }
 
 export function createPgServerConnector(options: PgServerOptions): PgConnector {
-  const pool = new Pool({
+  const clientConfig = {
     // The password goes into the connection string: given as the `password` option, node-postgres
     // let the URL's empty password override it ("client password must be a string").
     connectionString: postgresConnectionString(options.connectionString, options.password),
-    Client: ClosingClient as unknown as typeof pg.Client,
-    max: options.maxConnections,
     application_name: options.applicationName ?? 'order-loader',
     connectionTimeoutMillis: 10_000,
-  });
+  };
+  const pool = new Pool({ ...clientConfig, Client: ClosingClient as unknown as typeof pg.Client, max: options.maxConnections });
   // An idle client that loses its connection emits 'error' on the pool; without a listener
   // Node would crash the process. The next acquire() gets a fresh connection.
   pool.on('error', () => {});
@@ -150,6 +149,19 @@ export function createPgServerConnector(options: PgServerOptions): PgConnector {
           leased.delete(client);
           client.off('error', onError);
           client.release(error ?? false);
+        },
+      };
+    },
+    async dedicated(): Promise<PgLease> {
+      const client = ClosingClient(clientConfig);
+      // as a leased client: a dropped connection is reported by the next query, not by a crash
+      client.on('error', () => {});
+      await client.connect();
+      return {
+        session: new PgClientSession(client),
+        release: () => {
+          // ending the connection ends its session and what it holds; nothing waits on it
+          client.end().catch(() => undefined);
         },
       };
     },

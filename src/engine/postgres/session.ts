@@ -27,6 +27,12 @@ export interface PgConnector {
   acquire(): Promise<PgLease>;
   /** Schema for unqualified names on every connection from now on (null: the default path). */
   setSearchPath(schema: string | null): Promise<void>;
+  /**
+   * A connection of its own, outside the pool (its release closes it): what holds a bench
+   * workspace's session lock for as long as the workspace lives, without taking a worker's
+   * connection. None for PGlite (one connection, one process: src/engine/folder-lock.ts).
+   */
+  dedicated?(): Promise<PgLease>;
   /** Cancel the statement running on each connection now out on lease (none for PGlite: in-process). */
   cancelRunning?(): Promise<void>;
   end(): Promise<void>;
