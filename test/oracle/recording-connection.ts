@@ -47,6 +47,9 @@
  * each OUT bind by name (lib/thin/util.js getOutBinds with executeManyFlag); by default every
  * OUT value is null, a script may answer them.
  *
+ * close() of a connection with DML not yet committed rolls it back first (lib/thin/connection.js
+ * close: txnInProgress), pooled or not: such connections are listed in `rolledBackAtClose`.
+ *
  * close() may hang as a logoff on a dead network path does (script `close`: a promise that
  * never settles); destroy() is thin mode's nscon.forceDisconnect(): the socket is destroyed,
  * the pending close() ends without throwing (lib/thin/connection.js close: the read fails, the
@@ -128,6 +131,7 @@ function firstKeyword(sql: string): string {
 
 const DDL_KEYWORDS = new Set(['ALTER', 'CREATE', 'DROP', 'ANALYZE', 'AUDIT', 'COMMENT', 'GRANT', 'REVOKE', 'TRUNCATE']);
 const PLSQL_KEYWORDS = new Set(['BEGIN', 'DECLARE', 'CALL']);
+const DML_KEYWORDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * lib/thin/connection.js _getExecuteMessage and _bind: the statement's placeholders (every
@@ -193,6 +197,8 @@ export class RecordingConnection implements OraConnection {
   private endPendingClose: (() => void) | undefined;
   /** destroy() was called: the socket is gone. */
   destroyed = false;
+  /** DML sent since the last commit or rollback (thin mode's protocol.txnInProgress). */
+  private txnInProgress = false;
   /** A statement was sent on this connection (the session settings count only when first). */
   private sentAny = false;
 
@@ -232,6 +238,7 @@ export class RecordingConnection implements OraConnection {
       return {};
     }
     checkBindNames(sql, Object.keys(binds));
+    if (DML_KEYWORDS.has(firstKeyword(sql))) this.txnInProgress = true;
     const script = this.db.script;
     if (options.resultSet === true) {
       const rows = script.resultSetRows?.(sql, binds, options, this.id) ?? [];
@@ -307,6 +314,7 @@ export class RecordingConnection implements OraConnection {
     if (PLSQL_KEYWORDS.has(keyword) && options.batchErrors === true) {
       throw driverError('NJS-095', 'setting "batchErrors" or "dmlRowCounts" to true is only permitted for DML statements');
     }
+    if (DML_KEYWORDS.has(keyword)) this.txnInProgress = true;
     const outNames = Object.entries<OraBindDef>(defs)
       .filter(([, def]) => def.dir === constants.BIND_OUT)
       .map(([name]) => name);
@@ -324,12 +332,14 @@ export class RecordingConnection implements OraConnection {
   async commit(): Promise<void> {
     this.open();
     this.db.record({ kind: 'commit', conn: this.id });
+    this.txnInProgress = false;
     this.db.script.commit?.(this.id);
   }
 
   async rollback(): Promise<void> {
     this.open();
     this.db.record({ kind: 'rollback', conn: this.id });
+    this.txnInProgress = false;
     this.db.script.rollback?.(this.id);
   }
 
@@ -337,6 +347,9 @@ export class RecordingConnection implements OraConnection {
   async close(..._ignored: unknown[]): Promise<void> {
     this.open();
     this.db.record({ kind: 'close', conn: this.id });
+    // lib/thin/connection.js close(): a transaction in progress is rolled back first
+    if (this.txnInProgress) this.db.rolledBackAtClose.push(this.id);
+    this.txnInProgress = false;
     this.closed = true;
     const logoff = this.db.script.close?.(this.id);
     if (logoff !== undefined && !this.destroyed) {
@@ -354,6 +367,8 @@ export class RecordingDatabase {
   readonly log: Call[] = [];
   /** Every call but the session settings sent first on a connection (see the file comment). */
   readonly calls: Call[] = [];
+  /** Connections whose close() rolled back DML never committed (thin close: txnInProgress). */
+  readonly rolledBackAtClose: number[] = [];
   /** Sessions ended (standalone connections closed; pooled ones whose socket died). */
   readonly ended = new Set<number>();
   private next = 1;
