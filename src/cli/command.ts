@@ -109,8 +109,10 @@ export function sayAborted(session: Session, aborted: string | null | undefined)
 
 function lockWaitNote(engine: string, lockWaitMs: number): string {
   const waiting = '; a chunk waiting for a row another session holds';
-  if (engine === 'oracle') return `${waiting} waits until it is released or its call times out (the URL's call_timeout, 30 min by default)`;
   if (lockWaitMs === 0) return `${waiting} waits until it is released (--row-lock-wait 0)`;
+  // Oracle's FOR UPDATE WAIT takes whole seconds (src/engine/oracle/merge.ts lockWaitSeconds)
+  if (engine === 'oracle')
+    return `${waiting} gives up on it after at most ${Math.ceil(lockWaitMs / 1000)} s (--row-lock-wait, whole seconds)`;
   const limit = lockWaitMs % 1000 === 0 ? `${lockWaitMs / 1000} s` : `${lockWaitMs} ms`;
   return `${waiting} gives up on it after at most ${limit} (--row-lock-wait)`;
 }

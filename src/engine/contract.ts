@@ -56,7 +56,9 @@ export interface TransactionOptions {
   /**
    * The longest this transaction waits for any one lock another session holds, in
    * milliseconds; 0 waits for ever; undefined leaves the database's own setting. PostgreSQL:
-   * `SET LOCAL lock_timeout`. Oracle DML has no such setting: ignored there.
+   * `SET LOCAL lock_timeout`. Oracle DML has no such setting: the MERGE's target rows are
+   * locked first with `FOR UPDATE WAIT n`, n in whole seconds rounded up
+   * (src/engine/oracle/merge.ts lockAndMerge).
    */
   lockWaitMs?: number | undefined;
 }

@@ -31,12 +31,23 @@ export type DbTarget =
 
 /**
  * Parameters of an oracle:// URL (`?name=value&...`); each unset one takes the engine's default.
- *   call_timeout=<seconds>   the longest one round trip to the database may take before the
- *                            driver breaks it (NJS-123; the chunk rolls back, the connection is
- *                            replaced and the chunk retried). Default 1800; 0 = no limit.
- *   expire_time=<minutes>    TCP keepalive idle time: a dead database host or a dropped network
- *                            path is noticed instead of waiting forever (thin mode enables
- *                            keepalive only with it). Default 2; 0 = keepalive off.
+ *   call_timeout=<seconds>   how long a round trip may take before the driver sends the server a
+ *                            break (lib/thin/protocol/protocol.js _processMessage). It does not
+ *                            end the wait by itself: the driver goes on reading the reply to the
+ *                            break, and throws NJS-123 only when the server answers (the chunk
+ *                            rolls back, the connection is replaced, the chunk retried). So it
+ *                            bounds a slow statement on a live server, not a dead network path.
+ *                            Default 1800; 0 = no limit.
+ *   expire_time=<minutes>    TCP keepalive idle time (thin mode enables keepalive only with it):
+ *                            what ends a wait on a dead host or dropped path. Node 20 (libuv
+ *                            1.46) then probes every second, 10 times, so an idle read fails
+ *                            about expire_time + 10 s after the last packet (2 min 10 s by
+ *                            default). When unacknowledged data is in flight (a request or the
+ *                            break just sent) keepalive does not apply and the kernel's
+ *                            retransmission limit ends it instead (Linux tcp_retries2 = 15:
+ *                            about 15.5 min). A hang on a dead path therefore lasts at most
+ *                            about 15.5 min on Linux defaults, whatever call_timeout is.
+ *                            Default 2; 0 = keepalive off (then only the kernel ends a hang).
  *   charset_check=off        skip the refusal of a database whose NLS_CHARACTERSET is not
  *                            AL32UTF8 (only for files known to be plain ASCII). Default on.
  */

@@ -582,7 +582,7 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     ...over,
   });
 
-  it('sets SERIALIZABLE, array-binds the batch, counts, updates, then inserts the new keys in line order', async () => {
+  it('sets SERIALIZABLE, array-binds the batch, counts, updates each key (array-bound), then inserts the new keys in line order', async () => {
     const db = new RecordingDatabase({
       execute: (sql) =>
         sql === oracleQuery('stage_batch_counts')
@@ -613,7 +613,8 @@ describe('Oracle engine (recording connection): stageBatch', () => {
       '1:execute:SET TRANSACTION ISOLATION',
       '1:executeMany:INSERT INTO order_stage_batch',
       '1:execute:SELECT COUNT(CASE WHEN',
-      '1:execute:MERGE INTO order_stage',
+      '1:execute:SAVEPOINT stage_batch_update',
+      '1:executeMany:MERGE /*+ USE_NL(s)',
       '1:executeMany:INSERT INTO order_stage',
       '1:commit',
     ]);
@@ -651,10 +652,21 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     // values are converted in SQL with explicit formats, never by session NLS settings
     expect(insert.sql).toContain("TO_DATE(:order_date, 'YYYY-MM-DD')");
     expect(insert.sql).toMatch(/TO_NUMBER\(:amount, '[9D]+',\s*'NLS_NUMERIC_CHARACTERS=''\.,'''\)/);
-    const merge = db.calls.find((c) => c.kind === 'execute' && c.sql === oracleQuery('stage_batch_update'));
-    expect(merge?.kind === 'execute' && merge.binds).toEqual({ load_id: { val: 7, type: NUMBER } });
+    // the update: one iteration per key, each refusable alone (batchErrors)
+    const merge = db.executeManyCalls()[1]!;
+    expect(merge.sql).toBe(oracleQuery('stage_batch_update'));
+    expect(merge.binds).toEqual([
+      { source_key: 'A-1', load_id: 7 },
+      { source_key: '注文-２', load_id: 7 },
+      { source_key: 'bad', load_id: 7 },
+    ]);
+    expect(merge.options).toEqual({
+      autoCommit: false,
+      batchErrors: true,
+      bindDefs: { source_key: { type: VARCHAR, maxSize: 400 }, load_id: { type: NUMBER } },
+    });
     // the new keys: one iteration per row, in line order (stage_id follows it)
-    const fresh = db.executeManyCalls()[1]!;
+    const fresh = db.executeManyCalls()[2]!;
     expect(fresh.sql).toBe(oracleQuery('stage_batch_new'));
     expect(fresh.binds).toEqual([
       { source_key: 'A-1', load_id: 7 },
@@ -696,7 +708,7 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     });
     const engine = createOracleEngineWith(db, constants);
     await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: '𠮷'.repeat(100) })]));
-    expect(db.executeManyCalls()).toHaveLength(2);
+    expect(db.executeManyCalls()).toHaveLength(3);
   });
 });
 

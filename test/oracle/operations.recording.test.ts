@@ -117,7 +117,7 @@ describe('Oracle operations SQL text (static checks, not an Oracle parse)', () =
       const sql = oracleQuery(name);
       if (/FOR UPDATE/i.test(sql)) expect(sql).not.toMatch(/FETCH\s+FIRST|ROWNUM/i);
     }
-    expect(oracleQuery('lock_error_rows')).toMatch(/ORDER BY stage_id\s+FOR UPDATE$/);
+    expect(oracleQuery('lock_error_rows')).toMatch(/ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/);
     expect(oracleQuery('lock_stale_processing')).toMatch(/ORDER BY stage_id\s+FOR UPDATE SKIP LOCKED$/);
     expect(oracleQuery('error_rows')).not.toMatch(/FOR UPDATE/i);
     expect(oracleQuery('find_error_rows')).not.toMatch(/FOR UPDATE/i);
@@ -151,7 +151,7 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
       return rows;
     });
     expect(locked).toEqual([snapshot(5), { ...snapshot(9), loadId: null, lineNo: null, customerId: null }]);
-    expect(db.trace()).toEqual(['1:execute:SELECT stage_id, source_key,', '1:execute:SELECT stage_id, source_key,', '1:commit']);
+    expect(db.trace()).toEqual(['1:execute:SELECT /*+ INDEX_ASC(order_stage', '1:execute:SELECT /*+ INDEX_ASC(order_stage', '1:commit']);
     const [find, lock] = executes(db);
     const none = {
       ...slots('stage_id', null),
@@ -162,8 +162,10 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     expect(find!.sql).toBe(oracleQuery('find_error_rows'));
     expect(find!.binds).toEqual({ ...none, ...findWindow(4, 2) });
     expect(lock!.sql).toBe(oracleQuery('lock_error_rows'));
-    expect(lock!.sql).toMatch(/WHERE process_status = 'ERROR'/);
-    expect(lock!.sql).toMatch(/AND stage_id > :after_stage_id\s+AND stage_id <= :up_to_stage_id\s+ORDER BY stage_id\s+FOR UPDATE$/);
+    expect(lock!.sql).toMatch(/^SELECT \/\*\+ INDEX_ASC\(order_stage ix_order_stage_error\) \*\//);
+    expect(lock!.sql).toMatch(
+      /WHERE CASE WHEN process_status = 'ERROR' THEN stage_id END > :after_stage_id\s[^]*AND CASE WHEN process_status = 'ERROR' THEN stage_id END <= :up_to_stage_id\s+ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/,
+    );
     // the lock covers exactly the range of the batch found: after 4, up to the last row found (9)
     expect(lock!.binds).toEqual({ ...none, ...range(4, 9) });
     // a plain execute fetches every row of the FOR UPDATE cursor: no result set, no maxRows
@@ -185,7 +187,9 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     expect(rest).toEqual([]);
     expect(call!.sql).toBe(oracleQuery('find_error_rows'));
     expect(call!.sql).not.toMatch(/FOR UPDATE/i);
-    expect(call!.sql).toMatch(/AND stage_id > :after_stage_id\s+ORDER BY stage_id\s+FETCH FIRST :row_limit ROWS ONLY$/);
+    expect(call!.sql).toMatch(/^SELECT \/\*\+ INDEX_ASC\(order_stage ix_order_stage_error\) \*\//);
+    expect(call!.sql).toMatch(/WHERE CASE WHEN process_status = 'ERROR' THEN stage_id END > :after_stage_id\s/);
+    expect(call!.sql).toMatch(/ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FETCH FIRST :row_limit ROWS ONLY$/);
     expect(call!.binds).toMatchObject({ ...slots('load_id', [7]), ...findWindow(0, 500) });
   });
 
@@ -555,8 +559,8 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
       await tx.applyManualChanges(rows.map((r) => change(r.stageId)));
     });
     expect(db.trace()).toEqual([
-      '1:execute:SELECT stage_id, source_key,',
-      '1:execute:SELECT stage_id, source_key,',
+      '1:execute:SELECT /*+ INDEX_ASC(order_stage',
+      '1:execute:SELECT /*+ INDEX_ASC(order_stage',
       '1:executeMany:UPDATE order_stage SET',
       '1:executeMany:INSERT INTO order_stage_audit',
       '1:commit',
@@ -680,7 +684,8 @@ describe('Oracle engine (recording connection): listErrorRows', () => {
       row_limit: { val: 100, type: NUMBER },
     });
     // a keyset page: rows past the last stage_id of the page before, never OFFSET
-    expect(call!.sql).toContain('s.stage_id > :after_stage_id');
+    expect(call!.sql).toContain("CASE WHEN s.process_status = 'ERROR' THEN s.stage_id END > :after_stage_id");
+    expect(call!.sql).toContain('INDEX_ASC(s ix_order_stage_error)');
     expect(call!.sql).not.toMatch(/\bOFFSET\b/i);
     expect(call!.options.fetchTypeHandler!({ name: 'RAW_RECORD', dbType: CLOB })).toEqual({ type: VARCHAR });
     expect(db.trace()).toEqual(['1:execute:WITH picked AS', '1:commit']);

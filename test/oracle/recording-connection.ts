@@ -42,6 +42,18 @@
  * fetches `prefetchRows` (default 2) rows with the execute, and getRows(n) fetches the n minus
  * the rows still buffered; an execute without a result set fetches every row, or `maxRows`.
  * Under FOR UPDATE SKIP LOCKED the rows fetched are the rows locked.
+ *
+ * executeMany of PL/SQL with OUT bindDefs returns `outBinds`, one object per iteration with
+ * each OUT bind by name (lib/thin/util.js getOutBinds with executeManyFlag); by default every
+ * OUT value is null, a script may answer them.
+ *
+ * close() of a connection with DML not yet committed rolls it back first (lib/thin/connection.js
+ * close: txnInProgress), pooled or not: such connections are listed in `rolledBackAtClose`.
+ *
+ * close() may hang as a logoff on a dead network path does (script `close`: a promise that
+ * never settles); destroy() is thin mode's nscon.forceDisconnect(): the socket is destroyed,
+ * the pending close() ends without throwing (lib/thin/connection.js close: the read fails, the
+ * catch disconnects NSFIMM) and the session is gone.
  */
 import oracledb from 'oracledb';
 import type {
@@ -119,6 +131,7 @@ function firstKeyword(sql: string): string {
 
 const DDL_KEYWORDS = new Set(['ALTER', 'CREATE', 'DROP', 'ANALYZE', 'AUDIT', 'COMMENT', 'GRANT', 'REVOKE', 'TRUNCATE']);
 const PLSQL_KEYWORDS = new Set(['BEGIN', 'DECLARE', 'CALL']);
+const DML_KEYWORDS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /**
  * lib/thin/connection.js _getExecuteMessage and _bind: the statement's placeholders (every
@@ -149,7 +162,8 @@ export type Call =
   | { kind: 'closeResultSet'; conn: number }
   | { kind: 'commit'; conn: number }
   | { kind: 'rollback'; conn: number }
-  | { kind: 'close'; conn: number };
+  | { kind: 'close'; conn: number }
+  | { kind: 'destroy'; conn: number };
 
 export interface Script {
   /** Answer an execute(); default: no rows. */
@@ -167,6 +181,8 @@ export interface Script {
   rollback?(conn: number): void;
   /** The session settings sent first on connection `conn` (default: accepted); may throw. */
   sessionSettings?(conn: number): void | Promise<void>;
+  /** The logoff of close() on connection `conn` (default: at once); may never settle (a dead path). */
+  close?(conn: number): void | Promise<void>;
 }
 
 /** Thin mode's default (lib/settings.js). */
@@ -177,6 +193,12 @@ export class RecordingConnection implements OraConnection {
   /** Set false by a test: the socket died (isHealthy() reads it). */
   healthy = true;
   private closed = false;
+  /** Ends a close() still waiting for its logoff (destroy). */
+  private endPendingClose: (() => void) | undefined;
+  /** destroy() was called: the socket is gone. */
+  destroyed = false;
+  /** DML sent since the last commit or rollback (thin mode's protocol.txnInProgress). */
+  private txnInProgress = false;
   /** A statement was sent on this connection (the session settings count only when first). */
   private sentAny = false;
 
@@ -194,6 +216,16 @@ export class RecordingConnection implements OraConnection {
     return !this.closed && this.healthy;
   }
 
+  /** thin mode's nscon.forceDisconnect(): the socket is gone, a pending close() ends, the session ends. */
+  destroy(): void {
+    this.destroyed = true;
+    this.closed = true;
+    this.healthy = false;
+    this.db.record({ kind: 'destroy', conn: this.id });
+    this.db.ended.add(this.id);
+    this.endPendingClose?.();
+  }
+
   async execute(sql: string, binds: OraBinds, options: OraExecuteOptions): Promise<OraExecuteResult> {
     this.open();
     const call: Extract<Call, { kind: 'execute' }> = { kind: 'execute', conn: this.id, sql, binds, options, fetched: 0 };
@@ -206,6 +238,7 @@ export class RecordingConnection implements OraConnection {
       return {};
     }
     checkBindNames(sql, Object.keys(binds));
+    if (DML_KEYWORDS.has(firstKeyword(sql))) this.txnInProgress = true;
     const script = this.db.script;
     if (options.resultSet === true) {
       const rows = script.resultSetRows?.(sql, binds, options, this.id) ?? [];
@@ -281,23 +314,32 @@ export class RecordingConnection implements OraConnection {
     if (PLSQL_KEYWORDS.has(keyword) && options.batchErrors === true) {
       throw driverError('NJS-095', 'setting "batchErrors" or "dmlRowCounts" to true is only permitted for DML statements');
     }
-    return (
-      (await this.db.script.executeMany?.(sql, binds, options, this.id)) ?? {
-        rowsAffected: binds.length,
-        ...(options.batchErrors === true ? { batchErrors: [] } : {}),
-      }
-    );
+    if (DML_KEYWORDS.has(keyword)) this.txnInProgress = true;
+    const outNames = Object.entries<OraBindDef>(defs)
+      .filter(([, def]) => def.dir === constants.BIND_OUT)
+      .map(([name]) => name);
+    const answer = (await this.db.script.executeMany?.(sql, binds, options, this.id)) ?? {
+      rowsAffected: binds.length,
+      ...(options.batchErrors === true ? { batchErrors: [] } : {}),
+    };
+    // PL/SQL with OUT binds: one object of OUT values per iteration (null unless the script answers)
+    if (PLSQL_KEYWORDS.has(keyword) && outNames.length > 0 && answer.outBinds === undefined) {
+      return { ...answer, outBinds: binds.map(() => Object.fromEntries(outNames.map((name) => [name, null]))) };
+    }
+    return answer;
   }
 
   async commit(): Promise<void> {
     this.open();
     this.db.record({ kind: 'commit', conn: this.id });
+    this.txnInProgress = false;
     this.db.script.commit?.(this.id);
   }
 
   async rollback(): Promise<void> {
     this.open();
     this.db.record({ kind: 'rollback', conn: this.id });
+    this.txnInProgress = false;
     this.db.script.rollback?.(this.id);
   }
 
@@ -305,7 +347,14 @@ export class RecordingConnection implements OraConnection {
   async close(..._ignored: unknown[]): Promise<void> {
     this.open();
     this.db.record({ kind: 'close', conn: this.id });
+    // lib/thin/connection.js close(): a transaction in progress is rolled back first
+    if (this.txnInProgress) this.db.rolledBackAtClose.push(this.id);
+    this.txnInProgress = false;
     this.closed = true;
+    const logoff = this.db.script.close?.(this.id);
+    if (logoff !== undefined && !this.destroyed) {
+      await Promise.race([logoff.catch(() => undefined), new Promise<void>((resolve) => (this.endPendingClose = resolve))]);
+    }
     // lib/thin/pool.js release(): only a connected, healthy session goes back on the free list
     if (this.pool !== undefined && this.healthy) this.pool.release(this.id);
     else this.db.ended.add(this.id);
@@ -318,6 +367,8 @@ export class RecordingDatabase {
   readonly log: Call[] = [];
   /** Every call but the session settings sent first on a connection (see the file comment). */
   readonly calls: Call[] = [];
+  /** Connections whose close() rolled back DML never committed (thin close: txnInProgress). */
+  readonly rolledBackAtClose: number[] = [];
   /** Sessions ended (standalone connections closed; pooled ones whose socket died). */
   readonly ended = new Set<number>();
   private next = 1;

@@ -133,3 +133,114 @@ describe('Oracle staging (recording connection): rows refused by the database', 
     expect(checkpoint).toEqual([expect.objectContaining({ line: 5, counts: result.counts })]);
   });
 });
+
+describe('Oracle staging (recording connection): an update of a staged key refused by the database', () => {
+  /**
+   * Keys K2..K5 are staged already; the site's CHECK constraint refuses the update of the keys
+   * named in `refuse` (a batch error of stage_batch_update.sql at that key's offset). The counts
+   * answer what the batch then holds: each key counted as updated.
+   */
+  function refusingUpdates(refuse: ReadonlySet<string>) {
+    let batch: string[] = [];
+    const db = new RecordingDatabase({
+      execute: (sql) => {
+        if (sql !== oracleQuery('stage_batch_counts')) return { rows: [] };
+        return { rows: [{ UPDATED: String(batch.length), UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
+      },
+      executeMany: (sql, binds: OraBinds[]) => {
+        const keys = binds.map((b) => String(b.source_key));
+        if (sql === oracleQuery('stage_batch_insert')) batch = keys;
+        if (sql === oracleQuery('stage_batch_drop_key')) batch = batch.filter((k) => !keys.includes(k));
+        if (sql === oracleQuery('stage_batch_update')) {
+          const errors = keys.flatMap((k, offset) =>
+            refuse.has(k) ? [batchError(offset, 'ORA-02290: check constraint (LOADER.CK_SITE_AMOUNT) violated')] : [],
+          );
+          return { rowsAffected: keys.length - errors.length, batchErrors: errors };
+        }
+        if (sql === oracleQuery('stage_batch_new')) return { rowsAffected: 0, batchErrors: [] };
+        return { rowsAffected: keys.length, batchErrors: [] };
+      },
+    });
+    return db;
+  }
+
+  it('is rejected for its line alone: the updates are rolled back to the savepoint, the key taken out, counted and updated again', async () => {
+    const db = refusingUpdates(new Set(['K3']));
+    const engine = createOracleEngineWith(db, constants);
+    const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2), row(3), row(4), row(5)]));
+    expect(result.refused).toEqual([
+      {
+        lineNo: 3,
+        sourceKey: 'K3',
+        code: 'ORA-02290',
+        message: 'ORA-02290: check constraint (LOADER.CK_SITE_AMOUNT) violated',
+      },
+    ]);
+    // the counts taken again without K3: three updated, not four
+    expect(result).toMatchObject({ inserted: 0, updated: 3 });
+    expect(db.trace()).toEqual([
+      '1:execute:SET TRANSACTION ISOLATION',
+      '1:executeMany:INSERT INTO order_stage_batch',
+      '1:execute:SELECT COUNT(CASE WHEN',
+      '1:execute:SAVEPOINT stage_batch_update',
+      '1:executeMany:MERGE /*+ USE_NL(s)',
+      '1:execute:ROLLBACK TO SAVEPOINT',
+      '1:executeMany:DELETE FROM order_stage_batch',
+      '1:execute:SELECT COUNT(CASE WHEN',
+      '1:execute:SAVEPOINT stage_batch_update',
+      '1:executeMany:MERGE /*+ USE_NL(s)',
+      '1:executeMany:INSERT INTO order_stage',
+      '1:commit',
+    ]);
+    const updates = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_update'));
+    expect(updates.map((c) => c.binds.map((b) => b.source_key))).toEqual([
+      ['K2', 'K3', 'K4', 'K5'],
+      ['K2', 'K4', 'K5'],
+    ]);
+    expect(updates[0]?.options).toMatchObject({ batchErrors: true, autoCommit: false });
+    const dropped = db.executeManyCalls().find((c) => c.sql === oracleQuery('stage_batch_drop_key'));
+    expect(dropped?.binds).toEqual([{ source_key: 'K3' }]);
+    // the new-key insert no longer binds the refused key
+    const fresh = db.executeManyCalls().find((c) => c.sql === oracleQuery('stage_batch_new'));
+    expect(fresh?.binds.map((b) => b.source_key)).toEqual(['K2', 'K4', 'K5']);
+  });
+
+  it('every update refused: nothing more is sent after the keys are taken out, and the batch commits its (empty) work', async () => {
+    const db = refusingUpdates(new Set(['K2']));
+    const engine = createOracleEngineWith(db, constants);
+    const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2)]));
+    expect(result).toMatchObject({ inserted: 0, updated: 0, refused: [expect.objectContaining({ lineNo: 2, code: 'ORA-02290' })] });
+    expect(db.trace().slice(-3)).toEqual(['1:execute:ROLLBACK TO SAVEPOINT', '1:executeMany:DELETE FROM order_stage_batch', '1:commit']);
+  });
+
+  it('a transient code in an update batch error fails the whole batch (rolled back, retried)', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql) => (sql === oracleQuery('stage_batch_counts') ? COUNTS : { rows: [] }),
+      executeMany: (sql, binds) =>
+        sql === oracleQuery('stage_batch_update')
+          ? { rowsAffected: binds.length - 1, batchErrors: [batchError(0, "ORA-08177: can't serialize access for this transaction")] }
+          : { rowsAffected: binds.length, batchErrors: [] },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const error = await engine.transaction((tx) => tx.stageBatch(3, [row(2)])).catch((e: unknown) => e);
+    expect(engine.classifyError(error)).toBe('transient');
+    expect(db.trace()).not.toContain('1:commit');
+  });
+
+  it('through the pipeline: the refused update is logged as a PARSE error-log row with its raw line, the rest of the batch commits', async () => {
+    const db = refusingUpdates(new Set(['B']));
+    const engine = createOracleEngineWith(db, constants);
+    const lines = ['A,1,2026-01-01,10,JPY', 'B,2,2026-01-01,20,JPY', 'C,3,2026-01-01,30,JPY'];
+    const file = await openOrderFile(writeTestFile(`${HEADER}\n${lines.join('\n')}\n`), { encoding: 'utf-8', delimiter: ',' });
+    const result = await stageFile(engine, 41, file, { loadId: 41, batchSize: 10, retry: DEFAULT_RETRY, logger: memoryLogger().logger });
+    expect(result.counts).toMatchObject({ read: 3, updated: 2, rejected: 1 });
+    const logged = db
+      .executeManyCalls()
+      .filter((c) => c.sql === oracleQuery('log_errors'))
+      .flatMap((c) => c.binds);
+    expect(logged.map((b) => [b.line_no, b.source_key, b.phase, b.error_code, b.raw_record])).toEqual([
+      [3, 'B', 'PARSE', 'ORA-02290', lines[1]],
+    ]);
+    expect(db.trace().at(-1)).toBe('1:commit');
+  });
+});

@@ -23,6 +23,7 @@ import { pgliteFsBundle } from '../../src/engine/postgres/pglite-assets.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTestTarget, withOracleConnection } from './oracle-target.js';
+import { runOracleTestQuery } from './oracle-query.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
 import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
 import { TEST_PG_URL } from './server-url.js';
@@ -415,26 +416,11 @@ const oracleTarget: TestTarget = {
   },
 };
 
-/**
- * Run a test's assertion query on Oracle: $n parameters become :pn binds, casts written for
- * PostgreSQL (::type) are dropped, now() and interval 'n unit' are spelled the Oracle way,
- * column names come back lower-case as on PostgreSQL. Tests that need PL/pgSQL skip Oracle.
- */
+/** A test's statement on Oracle, translated and committed (test/support/oracle-query.ts). */
 async function oracleQuery<R>(db: string, env: Record<string, string>, text: string, params: unknown[]): Promise<R[]> {
   const target = parseDbUrl(db, env);
   if (target.kind !== 'oracle') throw new Error('not an Oracle URL');
-  return withOracleConnection(target, async (connection, oracledb) => {
-    const sql = text
-      .replace(/::[a-z]+(\[\])?/g, '')
-      .replace(/\$(\d+)/g, ':p$1')
-      .replace(/\bnow\(\)/gi, 'SYSTIMESTAMP')
-      .replace(/interval '(\d+) (second|minute|hour|day)s?'/gi, (_m, n: string, unit: string) => `INTERVAL '${n}' ${unit.toUpperCase()}`);
-    const binds = Object.fromEntries(params.map((v, i) => [`p${i + 1}`, v]));
-    const result = await connection.execute(sql, binds, { autoCommit: false, outFormat: oracledb.OUT_FORMAT_OBJECT });
-    return (result.rows ?? []).map(
-      (row) => Object.fromEntries(Object.entries(row as Record<string, unknown>).map(([k, v]) => [k.toLowerCase(), v])) as R,
-    );
-  });
+  return withOracleConnection(target, (connection, oracledb) => runOracleTestQuery<R>(connection, oracledb, text, params));
 }
 
 /** The targets of this environment: PGlite always, the others when their variables are set. */

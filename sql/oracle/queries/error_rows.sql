@@ -12,13 +12,17 @@
 -- "Latest" is the highest error_id of the stage row: ROW_NUMBER() over
 -- (PARTITION BY stage_id ORDER BY error_id DESC) = 1, computed on the index columns only and
 -- joined back by error_id, so no CLOB (raw_record) goes through the window sort.
+-- Walks ix_order_stage_error (migrations/004_error_rows_index.sql), which holds the ERROR rows
+-- only: the CASE expression is that index's key, written identically so that the optimizer
+-- can use it, and the hint pins the ordered range scan (without statistics after a big load,
+-- or with a FETCH FIRST the optimizer underrates, it may prefer a full scan and a sort).
 WITH picked AS (
-  SELECT s.stage_id, s.source_key, s.customer_id, s.order_date, s.amount, s.currency,
+  SELECT /*+ INDEX_ASC(s ix_order_stage_error) */
+         s.stage_id, s.source_key, s.customer_id, s.order_date, s.amount, s.currency,
          s.process_status, s.attempt_count, s.load_id, s.line_no, s.error_code,
          s.error_message, s.updated_at
     FROM order_stage s
-   WHERE s.process_status = 'ERROR'
-     AND s.stage_id > :after_stage_id
+   WHERE CASE WHEN s.process_status = 'ERROR' THEN s.stage_id END > :after_stage_id
      AND (:by_load_id = 0
           OR s.load_id IN (:load_id1, :load_id2, :load_id3, :load_id4, :load_id5,
                            :load_id6, :load_id7, :load_id8, :load_id9, :load_id10,
@@ -29,7 +33,7 @@ WITH picked AS (
                               :error_code6, :error_code7, :error_code8, :error_code9, :error_code10,
                               :error_code11, :error_code12, :error_code13, :error_code14, :error_code15,
                               :error_code16, :error_code17, :error_code18, :error_code19, :error_code20))
-   ORDER BY s.stage_id
+   ORDER BY CASE WHEN s.process_status = 'ERROR' THEN s.stage_id END
    FETCH FIRST :row_limit ROWS ONLY
 ),
 last_error AS (

@@ -15,7 +15,12 @@
 -- holds one of these rows rather than silently skipping it. The engine fetches every row.
 --
 -- Values come back as canonical text: TO_CHAR with explicit formats, timestamps as UTC text.
-SELECT stage_id,
+-- Walks ix_order_stage_error (migrations/004_error_rows_index.sql), which holds the ERROR rows
+-- only: the CASE expression is that index's key, written identically so that the optimizer
+-- can use it, and the hint pins the ordered range scan (without statistics after a big load,
+-- or with a FETCH FIRST the optimizer underrates, it may prefer a full scan and a sort).
+SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
+       stage_id,
        source_key,
        TO_CHAR(customer_id) AS customer_id,
        TO_CHAR(order_date, 'YYYY-MM-DD') AS order_date,
@@ -29,7 +34,7 @@ SELECT stage_id,
        error_message,
        TO_CHAR(SYS_EXTRACT_UTC(updated_at), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') AS updated_at
   FROM order_stage
- WHERE process_status = 'ERROR'
+ WHERE CASE WHEN process_status = 'ERROR' THEN stage_id END > :after_stage_id
    AND (:by_stage_id = 0
         OR stage_id IN (:stage_id1, :stage_id2, :stage_id3, :stage_id4, :stage_id5,
                         :stage_id6, :stage_id7, :stage_id8, :stage_id9, :stage_id10,
@@ -50,7 +55,6 @@ SELECT stage_id,
                        :load_id6, :load_id7, :load_id8, :load_id9, :load_id10,
                        :load_id11, :load_id12, :load_id13, :load_id14, :load_id15,
                        :load_id16, :load_id17, :load_id18, :load_id19, :load_id20))
-   AND stage_id > :after_stage_id
-   AND stage_id <= :up_to_stage_id
- ORDER BY stage_id
+   AND CASE WHEN process_status = 'ERROR' THEN stage_id END <= :up_to_stage_id
+ ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END
    FOR UPDATE

@@ -10,12 +10,17 @@
 --                     file is counted once (the pipeline adds it to the duplicates)
 -- "inserted" is not counted here: it is the rowsAffected of stage_batch_new.sql itself.
 -- DECODE compares NULL with NULL as equal: it is Oracle's IS NOT DISTINCT FROM.
+-- The plan: order_stage_batch is a global temporary table without statistics; the hints pin
+-- a nested loop from each batch row into order_stage's unique index on source_key, linear in
+-- the batch whatever order_stage's size (a hash join would read all of order_stage for every
+-- batch; stage_batch_update.sql says more).
 SELECT COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 0 THEN 1 END) AS updated,
        COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 1 THEN 1 END) AS unchanged,
        COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 1
                    AND process_status = 'ERROR' THEN 1 END)                         AS unchanged_error,
        COUNT(CASE WHEN is_new = 0 AND is_repeated = 1 THEN 1 END)                  AS repeated_in_load
-  FROM (SELECT CASE WHEN s.stage_id IS NULL THEN 1 ELSE 0 END AS is_new,
+  FROM (SELECT /*+ LEADING(i s) USE_NL(s) INDEX(s uq_order_stage_source) */
+               CASE WHEN s.stage_id IS NULL THEN 1 ELSE 0 END AS is_new,
                CASE WHEN s.stage_id IS NOT NULL
                      AND i.parse_code IS NULL
                      AND DECODE(s.customer_id, i.customer_id, 0, 1) = 0

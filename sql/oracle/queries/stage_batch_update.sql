@@ -1,18 +1,30 @@
--- Update the rows of order_stage whose source_key the staging batch holds (the staging rule:
--- the last occurrence of a source_key wins; docs/ARCHITECTURE.md, section 2); the new keys
--- are inserted afterwards, in line order, by stage_batch_new.sql. Same rules as
+-- Update the row of order_stage whose source_key is :source_key, from the staging batch (the
+-- staging rule: the last occurrence of a source_key wins; docs/ARCHITECTURE.md, section 2).
+-- Array-bound with connection.executeMany (batchErrors: true), one iteration per key of the
+-- batch: a key order_stage does not hold yet updates nothing (stage_batch_new.sql inserts it
+-- afterwards, in line order), and an update the database refuses (a CHECK constraint, a
+-- trigger, a VPD policy) comes back as a batch error for that key alone, rejected like a parse
+-- reject while the other keys go on (src/engine/oracle/staging.ts), as the new-key insert's
+-- refusals do and as PostgreSQL's savepoint isolation does. Same rules as
 -- sql/postgres/queries/stage_batch.sql:
 --   values changed, or re-parsed -> updated, READY again (or ERROR); transient_failures back
 --                                   to 0 (the transient failures of the earlier values do not
 --                                   count against --max-attempts); attempt_count kept (every
 --                                   processing attempt, never reset; migration 002)
---   values identical             -> untouched; when the row is not DONE, load_id/line_no move
+--   values identical             -> untouched; when not DONE, load_id/line_no move
 --                                   to this load so that the load's outcome counts it
 -- is_changed is computed in USING (against the same snapshot as the target: the transaction
 -- is SERIALIZABLE, stage_batch_serializable.sql); the UPDATE ... WHERE skips rows that would
 -- not change at all. In Oracle every SET expression sees the row's values before the update.
-MERGE INTO order_stage s
-USING (SELECT i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i.line_no,
+--
+-- The plan: order_stage_batch is a global temporary table without statistics (and dynamic
+-- sampling of it says nothing about how its keys match order_stage), so the optimizer could
+-- cost a hash join over a full scan of order_stage, read whole for every key of every batch.
+-- The hints pin the only plan that stays linear whatever the tables' sizes: the batch row by
+-- its primary key, then order_stage by its unique index on source_key, nested loops.
+MERGE /*+ USE_NL(s) INDEX(s uq_order_stage_source) */ INTO order_stage s
+USING (SELECT /*+ LEADING(i cur) USE_NL(cur) INDEX(i pk_order_stage_batch) INDEX(cur uq_order_stage_source) */
+              i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i.line_no,
               i.parse_code, i.parse_message,
               CASE WHEN (cur.process_status = 'ERROR' AND NVL(cur.error_code, '-') LIKE 'PARSE%')
                      OR i.parse_code IS NOT NULL
@@ -22,7 +34,8 @@ USING (SELECT i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i
                      OR DECODE(cur.currency, i.currency, 0, 1) = 1
                    THEN 1 ELSE 0 END AS is_changed
          FROM order_stage_batch i
-         JOIN order_stage cur ON cur.source_key = i.source_key) src
+         JOIN order_stage cur ON cur.source_key = i.source_key
+        WHERE i.source_key = :source_key) src
 ON (s.source_key = src.source_key)
 WHEN MATCHED THEN UPDATE SET
        s.customer_id        = src.customer_id,

@@ -159,6 +159,11 @@ export class Binds {
     return { dir: this.c.BIND_OUT, type: this.c.DB_TYPE_NUMBER };
   }
 
+  /** An OUT bind of a VARCHAR2 of at most `maxSize` bytes (a PL/SQL block's OUT parameter). */
+  outVarchar(maxSize: number): OraBindDef {
+    return { dir: this.c.BIND_OUT, type: this.c.DB_TYPE_VARCHAR, maxSize };
+  }
+
   /** The bind sets that together cover these slot lists (see {@link slotCombinations}). */
   slotSets(lists: readonly SlotList[]): OraBinds[] {
     return slotCombinations(this.c, lists);

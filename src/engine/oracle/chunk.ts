@@ -1,13 +1,13 @@
 import type { ChunkTx } from '../contract.js';
 import type { ChunkFinalization, ClaimQuery, ClaimedRow, MergeOptions, RowFailure } from '../types.js';
 import { LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
-import { mergeOrders } from './merge.js';
+import { lockAndMerge } from './merge.js';
 import type { OraConnection } from './oracledb-types.js';
 import { claimedRow, int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
 
 /** One chunk on one connection: claim, merge, finalize, committed together by the caller. */
-export function oracleChunkTx(connection: OraConnection, { binds, queryOptions }: OracleKit): ChunkTx {
+export function oracleChunkTx(connection: OraConnection, { binds, queryOptions, lockWaits }: OracleKit): ChunkTx {
   return {
     /**
      * queries/claim.sql (which says why the row count is not in the SQL) executed with
@@ -43,8 +43,13 @@ export function oracleChunkTx(connection: OraConnection, { binds, queryOptions }
       return (rows as Row[]).map(claimedRow);
     },
 
+    /**
+     * The MERGE (merge.ts), after the rows' orders rows are locked with a bounded wait when the
+     * transaction has one (--row-lock-wait, noted by the driver's begin): a row another session
+     * holds past it goes to RETRY_WAIT and the rest of the chunk merges, as on PostgreSQL.
+     */
     mergeOrders(rows: ClaimedRow[], _options: MergeOptions): Promise<RowFailure[]> {
-      return mergeOrders(connection, binds, rows);
+      return lockAndMerge(connection, binds, rows, lockWaits?.get(connection));
     },
 
     async finalizeChunk(chunk: ChunkFinalization): Promise<void> {

@@ -16,6 +16,12 @@ export interface OracleConnectionPolicy {
    * finds none idle and the cap reached waits, in turn, for the next one released.
    */
   readonly maxOpen: number;
+  /**
+   * Where `begin` notes each transaction's lock wait (TransactionOptions.lockWaitMs) for the
+   * statements of that transaction that wait for row locks (merge.ts lockAndMerge): Oracle
+   * has no session setting for it.
+   */
+  readonly lockWaits?: WeakMap<OraConnection, number | undefined>;
 }
 
 /**
@@ -37,18 +43,48 @@ export interface OracleConnectionPolicy {
  * statement and whatever the database's defaults or a logon trigger set: thin mode itself sets
  * only TIME_ZONE at logon. A connection whose settings fail is closed and the error thrown.
  */
-/** The longest we wait for the logoff of a connection we are done with. */
-const DISCARD_WAIT_MS = 5_000;
+/** The longest we wait for the logoff of a connection we are done with, before its socket is destroyed. */
+export const DISCARD_WAIT_MS = 5_000;
+/** After the socket is destroyed, how long the close() is still given to end before the slot is freed. */
+const DESTROYED_WAIT_MS = 1_000;
 
-/** close() a connection, never failing and waiting at most DISCARD_WAIT_MS (see discard). */
-async function closeQuietly(connection: OraConnection): Promise<void> {
+function within(ms: number): { done: Promise<void>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
-  const giveUp = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, DISCARD_WAIT_MS);
+  const done = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
     timer.unref();
   });
-  await Promise.race([connection.close().catch(() => undefined), giveUp]);
-  clearTimeout(timer);
+  return { done, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * close() a connection we will not use again, never failing, and resolve once it is gone: its
+ * close() (a logoff round trip) ended, or, when that has not happened within DISCARD_WAIT_MS (a
+ * half-open socket on a dead network path: thin mode's logoff reads until TCP gives up), its
+ * socket destroyed (OraConnection.destroy), which ends the close too. A connection that cannot
+ * be destroyed is gone only when its close() ends.
+ */
+async function closeUntilGone(connection: OraConnection): Promise<void> {
+  const closing = connection.close().then(
+    () => 'closed' as const,
+    () => 'closed' as const,
+  );
+  const wait = within(DISCARD_WAIT_MS);
+  const outcome = await Promise.race([closing, wait.done.then(() => 'waiting' as const)]);
+  wait.cancel();
+  if (outcome === 'closed') return;
+  if (connection.destroy === undefined) {
+    await closing;
+    return;
+  }
+  try {
+    connection.destroy();
+  } catch {
+    // destroyed or closed meanwhile: gone either way
+  }
+  const after = within(DESTROYED_WAIT_MS);
+  await Promise.race([closing, after.done]);
+  after.cancel();
 }
 
 export function oracleDriver(connector: OraConnector, policy: OracleConnectionPolicy): Driver<OraConnection> {
@@ -69,7 +105,7 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
       try {
         await connection.execute(oracleQuery('session_settings'), {}, { autoCommit: false });
       } catch (error) {
-        await closeQuietly(connection);
+        await closeUntilGone(connection);
         throw error;
       }
       return connection;
@@ -92,12 +128,17 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
   /**
    * Close a connection we will not use again, never failing and never waiting long: its
    * close() (a logoff) may fail on a dead socket, or hang on a half-open one, and neither may
-   * hold up the retry of a chunk or turn committed work into a failure.
+   * hold up the retry of a chunk or turn committed work into a failure. It counts against
+   * maxOpen until it is gone (closeUntilGone: closed, or its socket destroyed after
+   * DISCARD_WAIT_MS), so that hung closes cannot pile up sockets beyond the cap.
    */
   async function discard(connection: OraConnection): Promise<void> {
-    open--;
-    serveWaiting();
-    await closeQuietly(connection);
+    try {
+      await closeUntilGone(connection);
+    } finally {
+      open--;
+      serveWaiting();
+    }
   }
 
   return {
@@ -113,7 +154,10 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
       if (open < policy.maxOpen) return connect();
       return new Promise<OraConnection>((resolve, reject) => waiting.push({ resolve, reject }));
     },
-    begin: () => Promise.resolve(),
+    begin(connection, options) {
+      policy.lockWaits?.set(connection, options?.lockWaitMs);
+      return Promise.resolve();
+    },
     commit: (connection) => connection.commit(),
     rollback: (connection) => connection.rollback(),
     async release(connection, broken) {

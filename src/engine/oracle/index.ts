@@ -11,7 +11,14 @@ import { oracleJournalTx, oracleRunJournal } from './journal.js';
 import { oracleMigrationHooks } from './migrations.js';
 import { oracleOperatorTx } from './operator.js';
 import type { OracleUrlOptions } from '../db-url.js';
-import { loadOracledb, type OraConnectionAttributes, type OraConnector, type OraConstants } from './oracledb-types.js';
+import {
+  loadOracledb,
+  withDestroy,
+  type OraConnection,
+  type OraConnectionAttributes,
+  type OraConnector,
+  type OraConstants,
+} from './oracledb-types.js';
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
@@ -90,12 +97,14 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
   // every statement goes through the bench workspace scope (the loader's tables when none)
   const scope = new WorkspaceScope();
   const maxIdle = settings?.maxIdle ?? 3;
+  const lockWaits = new WeakMap<OraConnection, number | undefined>();
   const driver = oracleDriver(scopedConnector(connector, scope), {
     callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
     maxIdle,
     maxOpen: settings?.maxOpen ?? maxIdle + OPEN_OVER_IDLE,
+    lockWaits,
   });
-  const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants) };
+  const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants), lockWaits };
   const engine = assembleEngine({
     driver,
     transactionSlices: (connection) => ({
@@ -133,7 +142,7 @@ export async function createOracleEngine(options: OracleEngineOptions): Promise<
     stmtCacheSize: 40,
     ...(expireTime > 0 ? { expireTime } : {}),
   };
-  return openOracleEngine({ getConnection: () => oracledb.getConnection(attributes) }, oracledb, {
+  return openOracleEngine({ getConnection: async () => withDestroy(await oracledb.getConnection(attributes)) }, oracledb, {
     callTimeoutMs: (options.oracle?.callTimeoutSeconds ?? DEFAULT_CALL_TIMEOUT_SECONDS) * 1000,
     maxIdle: Math.max(2, Math.floor(options.poolMax)),
     charsetCheck: options.oracle?.charsetCheck,

@@ -1,5 +1,5 @@
 import type { ClaimedRow, FailureKind, RowFailure } from '../types.js';
-import { type Binds, LIMITS, ORACLE_MAX_CHUNK, slices } from './binds.js';
+import { type Binds, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { classifyOracleCode, classifyOracleCodes, classifyOracleError, oracleCodesFromMessage, primaryOracleCode } from './classify.js';
 import type { OraBatchError, OraConnection } from './oracledb-types.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
@@ -51,6 +51,96 @@ export function failureOf(row: ClaimedRow, code: string, kind: FailureKind, caus
     message: cutChars(nonEmpty(message.trim(), code), LIMITS.message),
     kind: kind === 'transient' ? 'transient' : 'rejected',
   };
+}
+
+/** The longest lock wait Oracle's FOR UPDATE WAIT is given: --row-lock-wait's own maximum, 24 h. */
+const MAX_LOCK_WAIT_SECONDS = 86_400;
+
+/**
+ * `FOR UPDATE WAIT n` takes whole seconds: a wait in milliseconds rounded up (500 ms waits 1 s).
+ * 0 or undefined: no lock step (wait for ever, or the database's own behaviour, which for
+ * Oracle DML is the same).
+ */
+export function lockWaitSeconds(lockWaitMs: number | undefined): number | undefined {
+  if (lockWaitMs === undefined || !(lockWaitMs > 0)) return undefined;
+  return Math.min(MAX_LOCK_WAIT_SECONDS, Math.ceil(lockWaitMs / 1000));
+}
+
+/** queries/merge_lock.sql with its wait: the file's WAIT 86400 replaced by `seconds`. */
+export function mergeLockSql(seconds: number): string {
+  const text = oracleQuery('merge_lock');
+  const marker = /\bFOR UPDATE WAIT 86400\b/;
+  if (!marker.test(text)) throw new Error('merge_lock.sql: no FOR UPDATE WAIT 86400 to set the wait in');
+  return text.replace(marker, `FOR UPDATE WAIT ${Math.ceil(seconds)}`);
+}
+
+/**
+ * Lock the orders rows of `rows` (queries/merge_lock.sql), each waiting at most `seconds` for
+ * a session that holds it: the rows whose lock timed out (or deadlocked) come back as transient
+ * failures, to be left out of the MERGE; every other row's target is now locked by this
+ * transaction (or does not exist yet), so the MERGE waits for no other session's row lock.
+ */
+export async function lockTargets(
+  connection: OraConnection,
+  binds: Binds,
+  rows: readonly ClaimedRow[],
+  seconds: number,
+): Promise<RowFailure[]> {
+  const failures: RowFailure[] = [];
+  const sql = mergeLockSql(seconds);
+  for (const part of slices(rows, ORACLE_MAX_CHUNK)) {
+    const result = await connection.executeMany(
+      sql,
+      part.map((r) => ({ stage_id: r.stageId })),
+      { autoCommit: false, bindDefs: { stage_id: binds.number(), failure: binds.outVarchar(MAX_BYTES.message) } },
+    );
+    const outs = result.outBinds;
+    if (!Array.isArray(outs) || outs.length !== part.length) {
+      throw new Error(`merge lock: ${Array.isArray(outs) ? outs.length : 'no'} out binds for the ${part.length} rows bound`);
+    }
+    part.forEach((row, i) => {
+      const failure = (outs[i] as { failure?: unknown } | undefined)?.failure;
+      if (failure === null || failure === undefined) return;
+      if (typeof failure !== 'string') throw new Error('merge lock: an out bind :failure that is not text');
+      const message = failure;
+      const codes = oracleCodesFromMessage(message);
+      const kind = classifyOracleCodes(codes);
+      if (kind !== 'transient') {
+        throw new OracleChunkError(
+          codes[0] ?? 'ORA-UNKNOWN',
+          `merge lock: ${codes.join(' ')} reported for a row; the chunk is rolled back`,
+        );
+      }
+      failures.push(failureOf(row, codes[0] ?? 'ORA-30006', 'transient', message));
+    });
+  }
+  return failures;
+}
+
+/**
+ * The MERGE of a chunk, after its targets are locked when `lockWaitMs` asks for a bounded wait
+ * (lockTargets): a row held by another session past the wait is a transient failure
+ * (RETRY_WAIT) and is not merged; the others are.
+ */
+export async function lockAndMerge(
+  connection: OraConnection,
+  binds: Binds,
+  rows: readonly ClaimedRow[],
+  lockWaitMs: number | undefined,
+): Promise<RowFailure[]> {
+  const seconds = lockWaitSeconds(lockWaitMs);
+  if (seconds === undefined || rows.length === 0) return mergeOrders(connection, binds, rows);
+  const held = await lockTargets(connection, binds, rows, seconds);
+  if (held.length === 0) return mergeOrders(connection, binds, rows);
+  const out = new Set(held.map((f) => f.stageId));
+  return [
+    ...held,
+    ...(await mergeOrders(
+      connection,
+      binds,
+      rows.filter((r) => !out.has(r.stageId)),
+    )),
+  ];
 }
 
 /**

@@ -30,6 +30,8 @@ export interface OraExecuteManyOptions {
 export interface OraExecuteManyResult {
   rowsAffected?: number;
   batchErrors?: OraBatchError[];
+  /** One object per iteration with its OUT binds by name (PL/SQL with OUT bindDefs). */
+  outBinds?: unknown[];
 }
 
 export interface OraColumnMeta {
@@ -79,6 +81,25 @@ export interface OraConnection {
   callTimeout?: number;
   /** False when the socket is known to be dead (a true answer says nothing about the session). */
   isHealthy?(): boolean;
+  /**
+   * Destroy the socket at once, without a logoff (for a close() that hangs on a dead network
+   * path): a close() still pending then ends. Absent where the driver offers no way to.
+   */
+  destroy?(): void;
+}
+
+/**
+ * `destroy` for a node-oracledb thin connection: its network session's forceDisconnect()
+ * (lib/thin/sqlnet/networkSession.js: destroys the socket; thin mode's own pool does the same
+ * to a hung connection, lib/thin/pool.js). The pending close()'s read then fails, and close()
+ * ends without throwing (lib/thin/connection.js close: catch, disconnect NSFIMM). A private
+ * member: absent (a driver without it), `destroy` does nothing and the caller keeps waiting for
+ * the close.
+ */
+export function withDestroy<C extends OraConnection>(connection: C): C {
+  const nscon = (connection as unknown as { _impl?: { nscon?: { forceDisconnect?: () => void } } })._impl?.nscon;
+  if (typeof nscon?.forceDisconnect !== 'function') return connection;
+  return Object.assign(connection, { destroy: () => nscon.forceDisconnect?.() });
 }
 
 /** Where the engine gets its connections: standalone ones (oracledb.getConnection). */

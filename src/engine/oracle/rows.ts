@@ -18,6 +18,8 @@ export interface OracleKit {
   readonly binds: Binds;
   /** execute() options of a query (see {@link queryOptions}). */
   readonly queryOptions: OraExecuteOptions;
+  /** The lock wait of each connection's transaction, noted by the driver's begin (driver.ts). */
+  readonly lockWaits?: WeakMap<OraConnection, number | undefined>;
 }
 
 /** Rows as objects, NUMBER and CLOB columns as text, no commit. */

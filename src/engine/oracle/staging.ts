@@ -42,12 +42,16 @@ function refusalsOf(what: string, rows: readonly StageInput[], batchErrors: read
  *     of stage_batch_insert.sql, batchErrors: true): a row the database refuses there (a value
  *     order_stage cannot hold) is left out and returned as refused, the rest goes on;
  *  2. the rows left are counted against order_stage (stage_batch_counts.sql);
- *  3. the keys order_stage holds are updated (stage_batch_update.sql, one MERGE);
+ *  3. the keys order_stage holds are updated (executeMany of stage_batch_update.sql, one
+ *     iteration per key, batchErrors: true, after the savepoint of stage_batch_savepoint.sql):
+ *     an update the database refuses (a CHECK constraint, a trigger, a VPD policy of the
+ *     site) is rejected for its line alone, as in step 1. The counts of step 2 included it,
+ *     so the updates are rolled back to the savepoint, the refused keys taken out of the
+ *     batch (stage_batch_drop_key.sql), and steps 2 and 3 run again without them;
  *  4. the new keys are inserted in line order (executeMany of stage_batch_new.sql, one
  *     iteration per row, batchErrors: true): stage_id follows the file's order, and the
  *     statement's own rowsAffected is the "inserted" count.
- * A refusal in step 3 (none is expected: the values were cast to order_stage's types in
- * step 1) fails the batch.
+ * A transient or fatal code in any batch error fails the batch (refusalsOf).
  */
 export function oracleStagingTx(connection: OraConnection, { binds, queryOptions }: OracleKit): StagingTx {
   return {
@@ -93,12 +97,35 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
           refused.add(refusal.lineNo);
         }
       }
-      const staged = rows.filter((r) => !refused.has(r.lineNo));
-      if (staged.length === 0) return result;
-      const counted = await connection.execute(oracleQuery('stage_batch_counts'), { load_id: binds.num(loadId) }, queryOptions);
-      const row = (counted.rows?.[0] ?? undefined) as Row | undefined;
-      if (row === undefined) throw new Error('stage batch: the count query returned no row');
-      await connection.execute(oracleQuery('stage_batch_update'), { load_id: binds.num(loadId) }, { autoCommit: false });
+      let staged = rows.filter((r) => !refused.has(r.lineNo));
+      let row: Row | undefined;
+      for (;;) {
+        if (staged.length === 0) return { ...result, refused: result.refused.sort((a, b) => a.lineNo - b.lineNo) };
+        const counted = await connection.execute(oracleQuery('stage_batch_counts'), { load_id: binds.num(loadId) }, queryOptions);
+        row = (counted.rows?.[0] ?? undefined) as Row | undefined;
+        if (row === undefined) throw new Error('stage batch: the count query returned no row');
+        await connection.execute(oracleQuery('stage_batch_savepoint'), {}, { autoCommit: false });
+        const refusedUpdates: StageRefusal[] = [];
+        for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
+          const updated = await connection.executeMany(
+            oracleQuery('stage_batch_update'),
+            part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
+            { autoCommit: false, batchErrors: true, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() } },
+          );
+          refusedUpdates.push(...refusalsOf('stage batch (update)', part, updated.batchErrors ?? []));
+        }
+        if (refusedUpdates.length === 0) break;
+        // the counts included the refused keys: undo the updates, take those keys out, count again
+        await connection.execute(oracleQuery('stage_batch_rollback'), {}, { autoCommit: false });
+        await connection.executeMany(
+          oracleQuery('stage_batch_drop_key'),
+          refusedUpdates.map((r) => ({ source_key: r.sourceKey })),
+          { autoCommit: false, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey) } },
+        );
+        result.refused.push(...refusedUpdates);
+        const out = new Set(refusedUpdates.map((r) => r.lineNo));
+        staged = staged.filter((r) => !out.has(r.lineNo));
+      }
       let inserted = 0;
       for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
         const done = await connection.executeMany(

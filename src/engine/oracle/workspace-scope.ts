@@ -78,6 +78,11 @@ class ScopedConnection implements OraConnection {
   isHealthy(): boolean {
     return this.inner.isHealthy?.() !== false;
   }
+
+  get destroy(): (() => void) | undefined {
+    const inner = this.inner;
+    return inner.destroy === undefined ? undefined : () => inner.destroy?.();
+  }
 }
 
 /** `connector`'s connections, each sending its statements through `scope`. */

@@ -1,0 +1,230 @@
+/**
+ * --row-lock-wait on Oracle (issue 23 §3), against a RECORDING connection
+ * (test/oracle/recording-connection.ts): before the chunk's array MERGE, the orders rows of the
+ * claimed rows are locked with FOR UPDATE WAIT n (queries/merge_lock.sql, one executeMany of a
+ * PL/SQL block, :failure out per row); a row another session held past n seconds comes back as
+ * ORA-30006 in its :failure, is left out of the MERGE and waits in RETRY_WAIT, and the rest of
+ * the chunk merges and commits, as PostgreSQL's lock_timeout does. The driver's discard of a
+ * connection whose close() hangs (a dead network path) destroys its socket after 5 s and
+ * counts it against maxOpen until then. Nothing here runs on an Oracle Database: the held rows
+ * and the hung logoff are scripted.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import oracledb from 'oracledb';
+import { createOracleEngineWith, OracleChunkError } from '../../src/engine/oracle/index.js';
+import { lockWaitSeconds, mergeLockSql } from '../../src/engine/oracle/merge.js';
+import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
+import type { OraBinds, OraConnection } from '../../src/engine/oracle/oracledb-types.js';
+import type { ClaimedRow } from '../../src/engine/types.js';
+import { processBacklog } from '../../src/pipeline/process.js';
+import { DEFAULT_RETRY } from '../../src/pipeline/retry.js';
+import { memoryLogger } from '../support/memory-logger.js';
+import { constants, driverError, RecordingDatabase } from './recording-connection.js';
+
+const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
+const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
+const BUSY = 'ORA-30006: resource busy; acquire with WAIT timeout expired';
+
+function claimed(stageId: number): ClaimedRow {
+  return {
+    stageId,
+    sourceKey: `K${stageId}`,
+    customerId: '42',
+    orderDate: '2024-04-01',
+    amount: '12.00',
+    currency: 'JPY',
+    attemptCount: 0,
+    transientFailures: 0,
+    loadId: 7,
+    lineNo: stageId + 1,
+  };
+}
+
+const isLock = (sql: string) => sql.startsWith('DECLARE') && sql.includes('FOR UPDATE WAIT');
+
+/** A database where another session holds the orders rows of the stage ids in `held`. */
+function holding(held: ReadonlySet<number>, failure = BUSY) {
+  return new RecordingDatabase({
+    executeMany: (sql, binds: OraBinds[]) => {
+      if (isLock(sql)) {
+        return { outBinds: binds.map((b) => ({ failure: held.has(Number(b.stage_id)) ? failure : null })) };
+      }
+      return { rowsAffected: binds.length, batchErrors: [] };
+    },
+  });
+}
+
+describe('Oracle --row-lock-wait (recording connection)', () => {
+  it('locks the chunk’s targets with FOR UPDATE WAIT n first; a row held past it is transient and not merged, the others are', async () => {
+    const db = holding(new Set([11]));
+    const engine = createOracleEngineWith(db, constants);
+    const failures = await engine.transaction((tx) => tx.mergeOrders([claimed(10), claimed(11), claimed(12)], { isolationBlock: 3 }), {
+      lockWaitMs: 2_500,
+    });
+    expect(failures).toEqual([{ stageId: 11, code: 'ORA-30006', message: BUSY, kind: 'transient' }]);
+    const [lock, merge] = db.executeManyCalls();
+    // whole seconds, rounded up: 2.5 s waits 3 s
+    expect(lock?.sql).toBe(mergeLockSql(3));
+    expect(lock?.sql).toMatch(/FOR UPDATE WAIT 3\)/);
+    expect(lock?.binds).toEqual([{ stage_id: 10 }, { stage_id: 11 }, { stage_id: 12 }]);
+    expect(lock?.options).toEqual({
+      autoCommit: false,
+      bindDefs: { stage_id: { type: NUMBER }, failure: { dir: constants.BIND_OUT, type: VARCHAR, maxSize: 4000 } },
+    });
+    expect(merge?.sql).toBe(oracleQuery('merge_orders'));
+    expect(merge?.binds).toEqual([{ stage_id: 10 }, { stage_id: 12 }]);
+    expect(db.trace().at(-1)).toBe('1:commit');
+  });
+
+  it('every row held: nothing is merged, every row is transient', async () => {
+    const db = holding(new Set([1, 2]));
+    const engine = createOracleEngineWith(db, constants);
+    const failures = await engine.transaction((tx) => tx.mergeOrders([claimed(1), claimed(2)], { isolationBlock: 2 }), { lockWaitMs: 1 });
+    expect(failures.map((f) => [f.stageId, f.kind])).toEqual([
+      [1, 'transient'],
+      [2, 'transient'],
+    ]);
+    expect(db.executeManyCalls().map((c) => isLock(c.sql))).toEqual([true]);
+  });
+
+  it('a deadlock reported for a row is transient too (ORA-00060: Oracle rolled back that lock statement only)', async () => {
+    const db = holding(new Set([5]), 'ORA-00060: deadlock detected while waiting for resource');
+    const engine = createOracleEngineWith(db, constants);
+    const failures = await engine.transaction((tx) => tx.mergeOrders([claimed(5)], { isolationBlock: 1 }), { lockWaitMs: 10_000 });
+    expect(failures).toEqual([expect.objectContaining({ stageId: 5, code: 'ORA-00060', kind: 'transient' })]);
+  });
+
+  it('a non-transient code in a row’s :failure fails the chunk (rolled back), no row is blamed', async () => {
+    const db = holding(new Set([5]), 'ORA-01653: unable to extend table LOADER.ORDERS');
+    const engine = createOracleEngineWith(db, constants);
+    const error = await engine
+      .transaction((tx) => tx.mergeOrders([claimed(5)], { isolationBlock: 1 }), { lockWaitMs: 10_000 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OracleChunkError);
+    expect(engine.classifyError(error)).toBe('fatal');
+    expect(db.trace()).not.toContain('1:commit');
+  });
+
+  it('--row-lock-wait 0 (wait for ever) and no wait given send no lock step: the MERGE alone, as before', async () => {
+    for (const lockWaitMs of [0, undefined]) {
+      const db = holding(new Set([1]));
+      const engine = createOracleEngineWith(db, constants);
+      await engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }), { lockWaitMs });
+      expect(db.executeManyCalls().map((c) => c.sql)).toEqual([oracleQuery('merge_orders')]);
+    }
+  });
+
+  it('the wait in whole seconds: 1 ms and 1 s wait 1 s, 1.001 s waits 2 s, at most 24 h; 0 none', () => {
+    expect([1, 1_000, 1_001, 10_000, 86_400_000, 0].map(lockWaitSeconds)).toEqual([1, 1, 2, 10, 86_400, undefined]);
+    expect(mergeLockSql(7)).not.toContain('86400');
+  });
+
+  it('a lock answer without one out bind per row fails the chunk rather than merging unlocked rows', async () => {
+    const db = new RecordingDatabase({
+      executeMany: (sql, binds) => (isLock(sql) ? { outBinds: [] } : { rowsAffected: binds.length, batchErrors: [] }),
+    });
+    const engine = createOracleEngineWith(db, constants);
+    await expect(engine.transaction((tx) => tx.mergeOrders([claimed(1)], { isolationBlock: 1 }), { lockWaitMs: 1_000 })).rejects.toThrow(
+      /out binds/,
+    );
+    expect(db.executeManyCalls().some((c) => c.sql === oracleQuery('merge_orders'))).toBe(false);
+  });
+
+  it('through processing: the held row ends RETRY_WAIT with ORA-30006, the other DONE, in one committed chunk', async () => {
+    const rows = [1, 2].map((id) => ({
+      STAGE_ID: String(id),
+      SOURCE_KEY: `K${id}`,
+      CUSTOMER_ID: '42',
+      ORDER_DATE: '2024-04-01',
+      AMOUNT: '12.00',
+      CURRENCY: 'JPY',
+      ATTEMPT_COUNT: '0',
+      TRANSIENT_FAILURES: '0',
+      LOAD_ID: '7',
+      LINE_NO: String(id + 1),
+    }));
+    let claims = 0;
+    const db = new RecordingDatabase({
+      resultSetRows: (sql) => (sql === oracleQuery('claim') && claims++ === 0 ? rows : []),
+      executeMany: (sql, binds: OraBinds[]) =>
+        isLock(sql)
+          ? { outBinds: binds.map((b) => ({ failure: b.stage_id === 2 ? BUSY : null })) }
+          : { rowsAffected: binds.length, ...(sql === oracleQuery('merge_orders') ? { batchErrors: [] } : {}) },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const result = await processBacklog(engine, {
+      runId: 1,
+      chunkSize: 10,
+      workers: 1,
+      maxAttempts: 5,
+      rowRetryBaseMs: 30_000,
+      rowRetryMaxMs: 600_000,
+      lockWaitMs: 10_000,
+      retry: DEFAULT_RETRY,
+      logger: memoryLogger().logger,
+    });
+    expect(result.counts).toMatchObject({ claimed: 2, done: 1, retryWait: 1, error: 0 });
+    const done = db.executeManyCalls().find((c) => c.sql === oracleQuery('finalize_done'));
+    expect(done?.binds.map((b) => b.stage_id)).toEqual([1]);
+    const failed = db.executeManyCalls().find((c) => c.sql === oracleQuery('finalize_failed'));
+    expect(failed?.binds).toEqual([expect.objectContaining({ stage_id: 2, status: 'RETRY_WAIT', error_code: 'ORA-30006' })]);
+    expect(db.executeManyCalls().find((c) => c.sql === oracleQuery('merge_orders'))?.binds).toEqual([{ stage_id: 1 }]);
+    expect(db.trace().filter((t) => t.endsWith(':commit')).length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('Oracle driver: a discarded connection whose close hangs (recording connection)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is destroyed after 5 s, and counts against maxOpen until then: the waiting caller gets a connection only after', async () => {
+    vi.useFakeTimers();
+    let broke = false;
+    const db = new RecordingDatabase({
+      execute: (_sql, _binds, _options, conn) => {
+        if (conn === 1 && !broke) {
+          broke = true;
+          throw driverError('ORA-03113', 'end-of-file on communication channel');
+        }
+        return { rows: [] };
+      },
+      // the logoff of session 1 never comes back: a dead network path
+      close: (conn) => (conn === 1 ? new Promise<void>(() => undefined) : undefined),
+    });
+    const opened: number[] = [];
+    const connector = {
+      async getConnection(): Promise<OraConnection> {
+        const connection = await db.getConnection();
+        opened.push(connection.id);
+        return connection;
+      },
+    };
+    const engine = createOracleEngineWith(connector, constants, { maxIdle: 1, maxOpen: 1 });
+    const first = engine.transaction((tx) => tx.lockStaleProcessing(new Date(0))).catch((e: unknown) => e);
+    const second = engine.transaction((tx) => tx.lockStaleProcessing(new Date(0)));
+    await vi.advanceTimersByTimeAsync(4_900);
+    // session 1 is still closing: no second session yet, the cap holds
+    expect(opened).toEqual([1]);
+    expect(db.calls.some((c) => c.kind === 'destroy')).toBe(false);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(db.calls.filter((c) => c.kind === 'destroy')).toEqual([{ kind: 'destroy', conn: 1 }]);
+    expect(db.ended.has(1)).toBe(true);
+    await expect(second).resolves.toEqual([]);
+    expect(opened).toEqual([1, 2]);
+    expect(String(await first)).toMatch(/ORA-03113/);
+    await engine.close();
+  });
+
+  it('a close that ends in time is not destroyed', async () => {
+    const db = new RecordingDatabase({
+      execute: () => {
+        throw driverError('ORA-03113', 'end-of-file on communication channel');
+      },
+    });
+    const engine = createOracleEngineWith(db, constants, { maxIdle: 1, maxOpen: 1 });
+    await expect(engine.transaction((tx) => tx.lockStaleProcessing(new Date(0)))).rejects.toThrow(/ORA-03113/);
+    expect(db.calls.some((c) => c.kind === 'destroy')).toBe(false);
+    expect(db.ended.has(1)).toBe(true);
+  });
+});
