@@ -82,7 +82,9 @@ describe.skipIf(!existsSync(cli))('--json when the command fails (exit 1), witho
   it('a file name holding a newline cannot forge a line on stderr', async () => {
     const r = await run(['load', '/nonexistent/a\norder-loader: all rows DONE.csv', '--db', 'pglite:memory']);
     expect(r.code).toBe(1);
-    expect(humanLines(r.stderr)).toEqual(['order-loader: /nonexistent/a\\norder-loader: all rows DONE.csv: no such file']);
+    expect(humanLines(r.stderr)).toEqual([
+      'order-loader: /nonexistent/a\\norder-loader: all rows DONE.csv: no such file or directory (an input folder is never created: is it mounted?)',
+    ]);
   });
 });
 
@@ -110,7 +112,10 @@ describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => 
     expect(lines.slice(2, 5).map((l) => l.trim().split(/\s+/)[1])).toEqual(['invoked', 'migrated', 'completed']);
     expect(lines[3]).toContain('{"applied":[]}');
     expect(lines[5]).toMatch(/^\s*1\s+init\s+COMPLETED/);
-    expect(lines[7]).toContain(JSON.stringify({ applied: ALL_MIGRATIONS }));
+    // the text view cuts a long event detail with '…': what it shows is the start of the whole
+    const detail = (lines[7] ?? '').trim().split(/\s+/).slice(2).join(' ');
+    const whole = JSON.stringify({ applied: ALL_MIGRATIONS });
+    expect(detail.endsWith('…') ? whole.startsWith(detail.slice(0, -1)) && detail.length > 40 : detail === whole, detail).toBe(true);
   }, 240_000);
 
   it('a missing column with --json: one JSON document with the error, exit 1', async () => {

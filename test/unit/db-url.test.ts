@@ -23,7 +23,7 @@ describe('parseDbUrl', () => {
       user: 'loader',
       password: 's3cret',
       connectString: 'db.example:1522/FREEPDB1',
-      place: { host: 'db.example', port: 1522, database: 'FREEPDB1', user: 'loader' },
+      place: { host: 'db.example', port: 1522, database: 'FREEPDB1', user: 'loader', passwordFrom: 'env' },
     });
     expect(parseDbUrl('oracle://loader@db/FREEPDB1', {})).toMatchObject({ connectString: 'db:1521/FREEPDB1', password: undefined });
   });
@@ -32,7 +32,7 @@ describe('parseDbUrl', () => {
       kind: 'postgres',
       url: 'postgres://u@h:5432/d',
       password: 'pw',
-      place: { host: 'h', port: 5432, database: 'd', user: 'u' },
+      place: { host: 'h', port: 5432, database: 'd', user: 'u', passwordFrom: 'env' },
     });
     expect(parseDbUrl('postgres://u:from-url@h/d', { ORDER_LOADER_DB_PASSWORD: 'pw' })).toMatchObject({
       url: 'postgres://u@h/d',
