@@ -40,7 +40,7 @@ const brief = (items: FileItem[]) =>
   items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code, i.endLine, i.endByte]);
 
 describe('the reader, whatever the content', () => {
-  it('blank lines are not held: 64 MiB of them between two lines hold less than 16 MiB of buffers, and lines are counted', async () => {
+  it('blank lines are not held: 64 MiB of them between two lines hold less than 40 MiB of buffers, and lines are counted', async () => {
     const path = await blankLinesGzip(64);
     // buffers still referenced (after a full collection), sampled while reading
     const held = () => {
@@ -63,7 +63,10 @@ describe('the reader, whatever the content', () => {
       ['record', 3 + 64 * MB, 'B', 3 + 64 * MB, end],
     ]);
     expect(peak).toBeGreaterThan(0); // sampled
-    expect(peak).toBeLessThan(16 * MB);
+    // Kept, the blank lines alone are 64 MiB (and were copied again at every chunk). What is held
+    // besides the reader's window is the byte source's read-ahead, which grows when the process
+    // gets little CPU: 29 MB was seen with the machine's load at 20 (under 16 MB when idle).
+    expect(peak).toBeLessThan(40 * MB);
   }, 60_000);
 
   it('line numbers, offsets and raw text stay exact when long runs of LF, CR and CRLF blank lines are dropped (BOM before them)', async () => {
