@@ -3,6 +3,7 @@ import { DEFAULT_DB, maskDbUrl, parseDbUrl, type DbTarget } from './engine/db-ur
 import { openEngine } from './engine/open.js';
 import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
+import { checkFileEncoding } from './input/encoding-sniff.js';
 import { openOrderFile } from './input/order-file.js';
 import {
   checkRetryRequest,
@@ -214,7 +215,10 @@ export class OrderLoader {
     const o = { ...DEFAULT_LOAD_OPTIONS, ...stripUndefined(options) };
     const opened = [];
     try {
-      for (const path of files) opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
+      for (const path of files) {
+        await checkFileEncoding(path, o.encoding);
+        opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
+      }
     } catch (error) {
       for (const f of opened) f.close();
       throw error;

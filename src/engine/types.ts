@@ -139,6 +139,11 @@ export interface ErrorLogInput {
   code: string;
   message: string;
   rawRecord: string | null;
+  /**
+   * sourceKey is the rejected line's own key, logged for the `errors` export only: the line has
+   * no stage row, and none is looked up by it (a stage row of that key is another line's).
+   */
+  keyOnly?: boolean | undefined;
 }
 
 /** A stage row as an operator sees it (retry, recover, errors export). */

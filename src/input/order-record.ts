@@ -105,8 +105,12 @@ const orderDate = text.transform((v, ctx): string | null => {
 });
 
 /**
- * Plain decimal text, at most 2 decimals (trailing zeros aside), within the stage's precision.
- * Returned in canonical form ("-0" → "0", no "+", no leading zeros).
+ * Plain decimal text, at most 2 decimal digits as written, within the stage's precision.
+ * Returned in canonical form ("-0" → "0", no "+", no leading zeros, no trailing zeros).
+ *
+ * A third decimal digit is refused even when it is 0: in a file written with a decimal comma and
+ * a point for thousands (`--delimiter ';'`, a German `1.200` is one thousand two hundred), `1.200`
+ * read as 1.20 would be stored without a word. The point is the decimal point of this format.
  */
 export function parseAmount(v: string): { value: string } | { error: string } {
   const m = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(v);
@@ -116,8 +120,13 @@ export function parseAmount(v: string): { value: string } | { error: string } {
   }
   const sign = m[1] === '-' ? '-' : '';
   const integer = (m[2] ?? '0').replace(/^0+(?=\d)/, '');
-  const fraction = (m[3] ?? '').replace(/0+$/, '');
-  if (fraction.length > 2) return { error: `amount has more than 2 decimals: ${quoteValue(v)}` };
+  const written = m[3] ?? '';
+  if (written.length > 2) {
+    // 1.200, 12.345.678: what a point as thousands separator looks like
+    const hint = written.length === 3 ? ' (the point is the decimal point: no thousands separators)' : '';
+    return { error: `amount has more than 2 decimals${hint}: ${quoteValue(v)}` };
+  }
+  const fraction = written.replace(/0+$/, '');
   if (integer.length > STAGE_AMOUNT_INTEGER_DIGITS)
     return { error: `amount is too large (more than ${STAGE_AMOUNT_INTEGER_DIGITS} digits before the point): ${quoteValue(v)}` };
   const isZero = /^0*$/.test(integer) && fraction === '';

@@ -92,6 +92,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   const result = await stageFile(engine, runId, file, {
     loadId,
     batchSize: options.batchSize,
+    delimiter: options.delimiter,
     retry: options.retry,
     logger,
     signal: run.processing.signal,

@@ -1,6 +1,7 @@
 import type { RunCounts } from '../engine/types.js';
 import { errorMessage, UserError } from '../errors.js';
 import { changedSinceListed, type ListedFile } from '../input/inputs.js';
+import { checkFileEncoding } from '../input/encoding-sniff.js';
 import { openOrderFile, type OrderFile } from '../input/order-file.js';
 import { dirname } from 'node:path';
 import { statSync } from 'node:fs';
@@ -50,11 +51,13 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
 }
 
 /**
- * Open a file and check its header. A file whose header is refused is set aside with
+ * Open a file and check its encoding and header. A file whose header is refused is set aside with
  * --failed-dir (null), else that refuses the run.
  */
 async function openChecked(path: string, options: LoadOptions, aside: SetAside, signal?: AbortSignal): Promise<OrderFile | null> {
   try {
+    // a file read as UTF-8 that reads as Shift_JIS or EUC-JP is refused as a header is
+    await checkFileEncoding(path, options.encoding);
     return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, signal });
   } catch (error) {
     if (options.failedDir === undefined || !(error instanceof UserError)) throw error;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ErrorLogInput, StageBatchResult, StageInput } from '../engine/types.js';
 import type { FileItem, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder } from '../input/order-record.js';
+import { rejectedLineKey } from '../input/rejected-key.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -44,6 +45,11 @@ export interface StageFileOptions {
   retry: RetryPolicy;
   logger: Logger;
   signal?: AbortSignal | undefined;
+  /**
+   * The file's delimiter: a line the reader rejects is logged with its source_key when it can be
+   * told (src/input/rejected-key.ts), so that `errors` drops it once that key is DONE later.
+   */
+  delimiter?: string | undefined;
   /** Called after each committed batch. */
   onBatch?: ((counts: FileStageCounts, checkpoint: StageCheckpoint) => void) | undefined;
   /** Counts carried over from the committed part of an interrupted run (resume). */
@@ -202,9 +208,11 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     batch.checkpoint = { line: item.endLine, byte: item.endByte };
     if (item.kind === 'reject') {
       batch.rejected++;
+      const key = options.delimiter === undefined ? null : rejectedLineKey(item, file.header, options.delimiter);
       batch.errors.push({
         stageId: null,
-        sourceKey: null,
+        sourceKey: key,
+        keyOnly: key !== null,
         loadId,
         lineNo: item.lineNo,
         batchId: null,

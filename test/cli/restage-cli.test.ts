@@ -29,7 +29,12 @@ describe.skipIf(!existsSync(cli))('load --encoding after a mistake, and --restag
         Buffer.from(',1,2026-01-01,1,JPY\r\n'),
       ]),
     );
-    expect(await load([file, '--db', db])).toMatchObject({ code: 2, report: { files: [{ counts: { read: 1, rejected: 1 } }] } });
+    // read as UTF-8 (the default): refused before the database is touched, naming the option
+    const wrong = await runCli(['load', file, '--db', db, '--log-level', 'silent']);
+    expect([wrong.code, wrong.stdout]).toEqual([1, '']);
+    expect(wrong.stderr).toBe(
+      `order-loader: ${file}: not UTF-8 (byte 0x92 at offset ${HEADER.length + 2}, line 2); it reads as Shift_JIS: load it with --encoding shift_jis\n`,
+    );
     const right = await load([file, '--db', db, '--encoding', 'shift_jis']);
     expect(right).toMatchObject({ code: 0, report: { files: [{ skipped: null, counts: { read: 1, inserted: 1 } }] } });
     const same = await load([file, '--db', db, '--encoding', 'shift_jis']);

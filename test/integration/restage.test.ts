@@ -20,17 +20,27 @@ function shiftJisFile(): string {
 forEachTarget('staging a file again on $kind', () => {
   targetTest('the encoding and the delimiter belong to the identity of a staged file; --restage stages it again', async ({ db }) => {
     const { loader } = await db.open();
-    const file = shiftJisFile();
-    // read as UTF-8 (the default), every line is rejected: the mistake to recover from
-    const wrong = await loader.load([file]);
-    expect(wrong.exitCode).toBe(2);
-    expect(wrong.files[0]?.counts).toMatchObject({ read: 2, rejected: 2, inserted: 0 });
+    // the same bytes read as UTF-8 and as Shift_JIS are two files: staged as a new load, not skipped
+    const ascii = writeTestFile(`${HEADER}\nA-1,1,2026-01-01,1,JPY\n`, 'ascii.csv');
+    const asUtf8 = await loader.load([ascii]);
+    const asSjis = await loader.load([ascii], { encoding: 'shift_jis' });
+    expect(asSjis.files[0]).toMatchObject({ skipped: null, counts: { read: 1, unchanged: 1 } });
+    expect(asSjis.files[0]?.loadId).not.toBe(asUtf8.files[0]?.loadId);
+    await db.sql('DELETE FROM orders');
+    await db.sql('DELETE FROM order_stage');
 
-    // the same bytes with the right encoding are another file: staged as a new load, not skipped
+    const file = shiftJisFile();
+    // read as UTF-8 (the default): refused before anything is staged, naming the option to use
+    const runsBefore = await db.sql('SELECT count(*) AS n FROM load_run');
+    await expect(loader.load([file])).rejects.toThrow(
+      `${file}: not UTF-8 (byte 0x92 at offset ${HEADER.length + 2}, line 2); it reads as Shift_JIS: load it with --encoding shift_jis`,
+    );
+    expect(await db.sql('SELECT count(*) AS n FROM load_run')).toEqual(runsBefore);
+    expect(await db.sql('SELECT count(*) AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
+
     const right = await loader.load([file], { encoding: 'shift_jis' });
     expect(right.exitCode).toBe(0);
     expect(right.files[0]?.skipped).toBeNull();
-    expect(right.files[0]?.loadId).not.toBe(wrong.files[0]?.loadId);
     expect(right.files[0]?.counts).toMatchObject({ read: 2, inserted: 2, rejected: 0 });
     expect(await db.sql('SELECT source_key, process_status FROM order_stage ORDER BY source_key')).toEqual([
       { source_key: '注文-壱', process_status: 'DONE' },

@@ -197,18 +197,15 @@ forEachTarget('the staging plan follows what was committed, on $kind', () => {
     'the same bytes read as UTF-8, then as Shift_JIS, then as UTF-8 again: the last is skipped, not staged again',
     async ({ db }) => {
       const { loader } = await db.open();
-      const key = (last: number[]) => Buffer.from([0x92, 0x8d, 0x95, 0xb6, 0x2d, ...last]);
-      const path = writeTestFile(
-        Buffer.concat([Buffer.from(`${HEADER}\n`), key([0x88, 0xeb]), Buffer.from(',1,2026-01-01,1,JPY\n')]),
-        'sjis-again.csv',
-      );
+      // (a file whose start is Shift_JIS is refused when read as UTF-8: these bytes read alike in both)
+      const path = writeTestFile(Buffer.from(`${HEADER}\nJ-1,1,2026-01-01,1,JPY\n`), 'sjis-again.csv');
       const utf8 = await loader.load([path]);
-      expect(utf8.files[0]?.counts).toMatchObject({ read: 1, rejected: 1 });
+      expect(utf8.files[0]?.counts).toMatchObject({ read: 1, inserted: 1 });
       const sjis = await loader.load([path], { encoding: 'shift_jis' });
-      expect(sjis.files[0]).toMatchObject({ skipped: null, counts: { inserted: 1 } });
+      expect(sjis.files[0]).toMatchObject({ skipped: null, counts: { unchanged: 1 } });
+      expect(sjis.files[0]?.loadId).not.toBe(utf8.files[0]?.loadId);
       const again = await loader.load([path]);
       expect([again.files[0]?.loadId, again.files[0]?.skipped?.includes('already staged')]).toEqual([utf8.files[0]!.loadId, true]);
-      expect(await db.sql("SELECT count(*) AS n FROM order_bulk_error WHERE phase = 'PARSE'")).toEqual([{ n: 1 }]);
     },
   );
 });

@@ -746,6 +746,32 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
     expect(db.trace().filter((t) => t.endsWith('commit'))).toHaveLength(1);
   });
 
+  it("logErrors does not look up the stage row of a rejected line's own key (keyOnly): it is logged for the errors export only", async () => {
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
+    const base = {
+      stageId: null,
+      loadId: 3,
+      lineNo: 9,
+      batchId: null,
+      attemptNo: null,
+      phase: 'PARSE' as const,
+      message: 'm',
+      rawRecord: 'r',
+    };
+    await engine.transaction((tx) =>
+      tx.logErrors([
+        { ...base, code: 'PARSE_ENCODING', sourceKey: 'K-1', keyOnly: true },
+        { ...base, code: 'PARSE_AMOUNT', sourceKey: 'K-2' },
+      ]),
+    );
+    const [call] = db.executeManyCalls();
+    expect(call!.binds.map((b) => [b.source_key, b.lookup_key])).toEqual([
+      ['K-1', null],
+      ['K-2', 'K-2'],
+    ]);
+  });
+
   it('logErrors looks the stage row up by the full source_key only, never by a cut one', async () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);

@@ -78,11 +78,28 @@ describe('parseOrderRecord (PARSE: can the value be staged?)', () => {
     expect(isValidIsoDate('1582-10-10')).toBe(false);
   });
 
-  it('accepts 2 decimals, trailing zeros and -0', () => {
-    expect(parseAmount('12.340')).toEqual({ value: '12.34' });
+  it('accepts 2 decimals, trailing zeros within them and -0', () => {
+    expect(parseAmount('12.30')).toEqual({ value: '12.3' });
+    expect(parseAmount('12.00')).toEqual({ value: '12' });
     expect(parseAmount('-0')).toEqual({ value: '0' });
     expect(parseAmount('-0.00')).toEqual({ value: '0' });
     expect(parseAmount('999999999999.99')).toEqual({ value: '999999999999.99' });
+  });
+
+  it.each(['1.200', '5.000000', '12.345', '12.340', '0.000', '-1.500'])(
+    'refuses %j: more than 2 decimal digits as written, zeros too (a German 1.200 is one thousand two hundred)',
+    (value) => {
+      expect(parseAmount(value)).toEqual({ error: expect.stringContaining(`amount has more than 2 decimals`) as unknown });
+      expect(parseAmount(value)).toEqual({ error: expect.stringContaining(JSON.stringify(value)) as unknown });
+      expect(parseOrderRecord(fields({ amount: value }))).toMatchObject({ ok: false, sourceKey: 'K-1', error: { code: 'PARSE_AMOUNT' } });
+    },
+  );
+
+  it('says the point is the decimal point when three decimals look like a thousands group', () => {
+    expect(parseAmount('1.200')).toEqual({
+      error: 'amount has more than 2 decimals (the point is the decimal point: no thousands separators): "1.200"',
+    });
+    expect(parseAmount('5.000000')).toEqual({ error: 'amount has more than 2 decimals: "5.000000"' });
   });
 
   it('knows the calendar', () => {
@@ -186,6 +203,10 @@ describe('the fast paths of parseOrderRecord and validateOrder agree with the sc
       '12.5',
       '12.05',
       '12.345',
+      '12.340',
+      '1.200',
+      '5.000000',
+      '12.30',
       '-1',
       '-0',
       '+1',

@@ -3,6 +3,8 @@
 -- :lookup_key is the full source_key, or NULL when it is longer than the column (no stage row
 -- can have it): :source_key may be cut to 100 characters for the log, and a cut key must
 -- never be looked up, or the error would be attached to another row that has that prefix.
+-- Nor is a line rejected by the reader looked up: its key is logged for the `errors` export
+-- only (src/input/rejected-key.ts), and a stage row of that key is another line's.
 -- :raw_record is bound as a VARCHAR2 (all values of the call up to 4000 bytes, the common
 -- case) or as a CLOB (a longer line anywhere in the call).
 INSERT INTO order_bulk_error

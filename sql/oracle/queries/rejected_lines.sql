@@ -3,6 +3,10 @@
 -- sql/postgres/queries/rejected_lines.sql). The load and error-code lists are slot binds as in
 -- error_rows.sql. ix_order_bulk_error_stage (stage_id, error_id) holds the rows with a NULL
 -- stage_id too (error_id is never NULL), in error_id order.
+-- A line whose own key was made DONE by a later load is fixed and left out (the error log keeps
+-- it); a key DONE from an earlier or the same load does not fix it (as in
+-- sql/postgres/queries/rejected_lines.sql). Plan: the NOT EXISTS is one probe of
+-- uq_order_stage_source per row the keyset range yields, none for a row without a key.
 SELECT b.error_id,
        b.load_id,
        b.line_no,
@@ -24,5 +28,10 @@ SELECT b.error_id,
                             :error_code6, :error_code7, :error_code8, :error_code9, :error_code10,
                             :error_code11, :error_code12, :error_code13, :error_code14, :error_code15,
                             :error_code16, :error_code17, :error_code18, :error_code19, :error_code20))
+   AND NOT EXISTS (SELECT 1
+                     FROM order_stage s
+                    WHERE s.source_key = b.source_key
+                      AND s.process_status = 'DONE'
+                      AND s.load_id > b.load_id)
  ORDER BY b.error_id
  FETCH FIRST :row_limit ROWS ONLY

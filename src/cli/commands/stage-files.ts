@@ -2,6 +2,7 @@
 import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
 import { checkInputsExist, expandInputs, inputFolder, type ListingRules } from '../../input/inputs.js';
+import { checkFileEncoding } from '../../input/encoding-sniff.js';
 import { openOrderFile } from '../../input/order-file.js';
 import { OrderLoader } from '../../loader.js';
 import type { LoadReport } from '../../pipeline/load.js';
@@ -94,13 +95,16 @@ async function listAndStage(
   // `stage` with nothing to stage needs no database; `load` still processes the rows of earlier loads that are due
   if (files.length === 0 && command === 'stage') return nothingToLoad(ctx, command, listing);
   const paths = files.map((f) => f.path);
-  // Every header is checked before the database is opened: creating and migrating a fresh
+  // Every header (and the encoding of the file's start) is checked before the database is opened: creating and migrating a fresh
   // embedded database takes seconds, and a file missing a column would be refused anyway.
   // With --failed-dir such a file is moved there instead, and the others are loaded.
   if (folders.failedDir === undefined) {
     // a zero-byte file is an empty load, not a file without a header
-    for (const f of files)
-      if (f.size > 0) (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter })).close();
+    for (const f of files) {
+      if (f.size === 0) continue;
+      await checkFileEncoding(f.path, options.encoding);
+      (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter })).close();
+    }
   }
   return withLoader(ctx, { processes: command === 'load' }, async (loader) => {
     const progress = progressOf(ctx);

@@ -153,7 +153,8 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         // was rejected) is cut here, its full text stays in raw_record.
         source_key: r.sourceKey === null ? null : cutChars(r.sourceKey, LIMITS.sourceKey),
         // the stage row is looked up by the full key only (a cut key could match another row)
-        lookup_key: r.sourceKey !== null && Array.from(r.sourceKey).length <= LIMITS.sourceKey ? r.sourceKey : null,
+        // (nor a rejected line's own key: keyOnly, it has no stage row)
+        lookup_key: r.sourceKey !== null && r.keyOnly !== true && Array.from(r.sourceKey).length <= LIMITS.sourceKey ? r.sourceKey : null,
         load_id: r.loadId,
         line_no: r.lineNo,
         batch_id: r.batchId === null ? null : cutChars(r.batchId, LIMITS.batchId),

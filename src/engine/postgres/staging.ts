@@ -121,6 +121,7 @@ export function stagingSlice(session: PgSession): StagingTx {
         rows.map((r) => r.code),
         rows.map((r) => r.message),
         rows.map((r) => r.rawRecord),
+        rows.map((r) => r.keyOnly !== true),
       ]);
     },
   };
