@@ -70,12 +70,13 @@ export function copyText(loadId: number, rows: readonly StageInput[]): string {
 }
 
 /**
- * When a batch is first tried as a COPY. Every batch is, until one fails on a key already staged
- * (a reload, a correction file) or a refused value: then the next batch is staged by the
- * function directly, and after each further failure twice as many (up to 64), since a file
- * that repeats keys tends to go on doing so; a COPY that goes through starts the count again.
- * A reload of a whole known file thus costs a failed COPY (of its first row) for about one batch
- * in 2^k, not for every one. One policy per engine, shared by its connections.
+ * When a batch is first tried as a COPY. Every batch is, until one gives way (a key already
+ * staged: a reload, a correction file; or a refused value): then the next `backoff` batches go
+ * to the function directly, `backoff` doubling at each further failure (1, 2, 4 … 64) and halving
+ * at each COPY that goes through. A failed COPY costs at most about the COPY of the batch, a
+ * successful one saves about as much, so COPY is worth trying while about half the tries go
+ * through; a reload of a whole known file costs a failed COPY (of its first row) about once in
+ * 64 batches. One policy per engine, shared by its connections.
  */
 export class StageCopyPolicy {
   private skipNext = 0;
@@ -91,10 +92,10 @@ export class StageCopyPolicy {
     return true;
   }
   copied(): void {
-    this.backoff = 0;
+    this.backoff = Math.floor(this.backoff / 2);
   }
-  fellBack(): void {
-    this.backoff = Math.min(this.backoff === 0 ? 1 : this.backoff * 2, 64);
+  gaveWay(): void {
+    this.backoff = Math.min(Math.max(1, this.backoff * 2), 64);
     this.skipNext = this.backoff;
   }
 }
@@ -134,16 +135,18 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
    * value it is rolled back to the savepoint (nothing of it stays) and false is returned.
    * Measured with bench/run.ts (PostgreSQL 15, 300,000 rows): see bench/RESULTS.md, "Staging".
    */
-  async function stageByCopy(loadId: number, rows: StageInput[]): Promise<boolean> {
+  async function stageByCopy(loadId: number, rows: StageInput[], out: StageBatchResult): Promise<boolean> {
     const copyFrom = session.copyFrom?.bind(session);
     if (copyFrom === undefined || copyPolicy?.tryCopy() !== true) return false;
     await session.exec(`SAVEPOINT ${SAVEPOINT}`);
     try {
       await copyFrom(sqlQuery('stage_copy'), copyText(loadId, rows));
     } catch (error) {
-      if (copyFallbackCode(error) === undefined) throw error;
+      const code = copyFallbackCode(error);
+      if (code === undefined) throw error;
+      out.copyGaveWayOn = code;
       await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
-      copyPolicy.fellBack();
+      copyPolicy.gaveWay();
       return false;
     }
     await session.exec(`RELEASE SAVEPOINT ${SAVEPOINT}`);
@@ -209,11 +212,13 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
   return {
     async stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult> {
       const out: StageBatchResult = { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
-      if (rows.length > 0 && (await stageByCopy(loadId, rows))) {
+      if (rows.length > 0 && (await stageByCopy(loadId, rows, out))) {
         out.inserted = rows.length; // every key was new: the COPY inserted each
+        out.by = 'copy';
         return out;
       }
       await stageIsolating(loadId, rows, out, false);
+      out.by = 'function';
       out.refused.sort((a: StageRefusal, b: StageRefusal) => a.lineNo - b.lineNo);
       return out;
     },
