@@ -112,6 +112,18 @@ function copyFallbackCode(error: unknown): string | undefined {
   return code === '23505' ? code : rowRefusalCode(error);
 }
 
+/**
+ * stage_copy.sql without its comment lines: the statement alone is what pg_stat_activity shows
+ * (its first 1024 bytes, track_activity_query_size), and what a DBA looking for it will search.
+ */
+let copySql: string | undefined;
+function copyStatement(): string {
+  copySql ??= sqlQuery('stage_copy')
+    .replace(/^\s*--.*(\n|$)/gm, '')
+    .trim();
+  return copySql;
+}
+
 function addCounts(into: StageBatchCounts, more: StageBatchCounts): void {
   into.inserted += more.inserted;
   into.updated += more.updated;
@@ -140,7 +152,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
     if (copyFrom === undefined || copyPolicy?.tryCopy() !== true) return false;
     await session.exec(`SAVEPOINT ${SAVEPOINT}`);
     try {
-      await copyFrom(sqlQuery('stage_copy'), copyText(loadId, rows));
+      await copyFrom(copyStatement(), copyText(loadId, rows));
     } catch (error) {
       const code = copyFallbackCode(error);
       if (code === undefined) throw error;
