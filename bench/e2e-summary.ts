@@ -19,7 +19,7 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
   out.push(`| measurement | wall | rows/s | peak RSS | Node CPU |`);
   out.push(`|---|---|---|---|---|`);
   out.push(
-    `| load (workers ${load.workers}, chunk ${load.chunkSize}) | ${fmtMs(load.wallMs)} | ${fmtRate(load.rowsPerSec)} | ${load.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(load)} |`,
+    `| load (workers ${load.workers}, chunk ${load.chunkSize}; stage ${fmtMs(load.stageMs ?? 0)}, process ${fmtMs(load.processMs ?? 0)}) | ${fmtMs(load.wallMs)} | ${fmtRate(load.rowsPerSec)} | ${load.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(load)} |`,
   );
   if (ceiling !== null) {
     out.push(
@@ -46,7 +46,7 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
   }
   for (const m of r.matrix) {
     out.push(
-      `| load workers ${m.workers}, chunk ${m.chunkSize} | ${fmtMs(m.wallMs)} | ${fmtRate(m.rowsPerSec)} | ${m.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(m)} |`,
+      `| load ${m.label} (stage ${fmtMs(m.stageMs ?? 0)}, process ${fmtMs(m.processMs ?? 0)}) | ${fmtMs(m.wallMs)} | ${fmtRate(m.rowsPerSec)} | ${m.peakRssMb?.toFixed(0) ?? '?'} MB | ${cpu(m)} |`,
     );
   }
   out.push('');

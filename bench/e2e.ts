@@ -25,7 +25,7 @@ export interface E2eOptions {
   workers: number;
   chunkSize: number;
   /** Extra configurations, each one more `load` in its own database. */
-  matrix: Array<{ workers: number; chunkSize: number; overlap?: boolean }>;
+  matrix: Array<{ workers: number; chunkSize: number; overlap?: boolean; functionStaging?: boolean }>;
   /** Also load the same file without overflow rows (failure-isolation ratio). */
   isolation: boolean;
   /** Also load a file where every amount overflows orders.amount and a clean one (no failing row). */
@@ -93,15 +93,17 @@ export async function runE2e(options: E2eOptions): Promise<E2eResult> {
   const matrix: LoadMeasurement[] = [];
   for (const m of options.matrix) {
     const overlap = m.overlap === true;
+    const functionStaging = m.functionStaging === true;
     matrix.push(
       await measureLoad(
         options,
-        `w${m.workers}_c${m.chunkSize}${overlap ? '_overlap' : ''}`,
+        `w${m.workers}_c${m.chunkSize}${overlap ? '_overlap' : ''}${functionStaging ? '_fn' : ''}`,
         withOverflow.path,
         rows,
         m.workers,
         m.chunkSize,
         overlap ? ['--overlap'] : [],
+        functionStaging ? { ORDER_LOADER_STAGE_COPY: 'off' } : {},
       ),
     );
   }

@@ -49,6 +49,7 @@ export async function measureLoad(
   workers: number,
   chunkSize: number,
   extraArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<LoadMeasurement> {
   return withBenchDatabase(options, label, async (url) => {
     const args = [
@@ -67,7 +68,7 @@ export async function measureLoad(
       '--json',
       ...extraArgs,
     ];
-    const r = await runMeasured(process.execPath, args);
+    const r = await runMeasured(process.execPath, args, env);
     let report: CliLoadReport;
     try {
       report = JSON.parse(r.stdout) as CliLoadReport;

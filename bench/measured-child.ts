@@ -18,10 +18,12 @@ export interface ChildResult {
   sysS: number | null;
 }
 
-export function runMeasured(command: string, args: string[]): Promise<ChildResult> {
+/** `env`: set in the child's environment beside this process's. */
+export function runMeasured(command: string, args: string[], env: Record<string, string> = {}): Promise<ChildResult> {
   const useTime = existsSync(GNU_TIME);
   const started = performance.now();
-  const child = useTime ? spawn(GNU_TIME, ['-v', command, ...args]) : spawn(command, args);
+  const options = { env: { ...process.env, ...env } };
+  const child = useTime ? spawn(GNU_TIME, ['-v', command, ...args], options) : spawn(command, args, options);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

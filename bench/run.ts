@@ -2,7 +2,7 @@
  * `npm run bench`: the end-to-end benchmark (bench/e2e.ts) against server PostgreSQL.
  *
  *   node dist/bench/run.js [--rows 1000000] [--db postgres://postgres@127.0.0.1:5432/postgres]
- *     [--workers 2] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000] [--isolation] [--all-failing]
+ *     [--workers 2] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000,2x2000f] [--isolation] [--all-failing]
  *     [--row-subset 20000] [--repeat 1] [--skip-ceiling] [--skip-rowwise] [--keep]
  *     [--data-dir /tmp/order-loader-bench] [--seed 42] [--json-out FILE] [--node-flag=--cpu-prof …]
  *
@@ -21,13 +21,17 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   return n;
 }
 
-/** WORKERSxCHUNK, with a trailing "o" for `load --overlap` (e.g. 2x2000o). */
-function parseMatrix(text: string | undefined): Array<{ workers: number; chunkSize: number; overlap: boolean }> {
+/**
+ * WORKERSxCHUNK, with a trailing "o" for `load --overlap` (e.g. 2x2000o), and/or "f" for staging
+ * by order_loader_stage_batch alone (ORDER_LOADER_STAGE_COPY=off: the staging before COPY).
+ */
+function parseMatrix(text: string | undefined): Array<{ workers: number; chunkSize: number; overlap: boolean; functionStaging: boolean }> {
   if (text === undefined || text.trim() === '') return [];
   return text.split(',').map((item) => {
-    const m = /^(\d+)x(\d+)(o?)$/.exec(item.trim());
-    if (m === null) throw new Error(`--matrix items are WORKERSxCHUNK[o], e.g. 2x2000 or 2x2000o (--overlap), not ${item}`);
-    return { workers: Number(m[1]), chunkSize: Number(m[2]), overlap: m[3] === 'o' };
+    const m = /^(\d+)x(\d+)(o?)(f?)$/.exec(item.trim());
+    if (m === null)
+      throw new Error(`--matrix items are WORKERSxCHUNK[o][f], e.g. 2x2000, 2x2000o (--overlap), 2x2000f (function staging), not ${item}`);
+    return { workers: Number(m[1]), chunkSize: Number(m[2]), overlap: m[3] === 'o', functionStaging: m[4] === 'f' };
   });
 }
 

@@ -58,6 +58,14 @@ export interface StageRefusal {
 /** What staging one batch did: its counts (refused rows are in none of them) and the refused rows, in line order. */
 export interface StageBatchResult extends StageBatchCounts {
   refused: StageRefusal[];
+  /**
+   * How the engine wrote the batch, where it has more than one way (PostgreSQL: `copy`, every
+   * key new, or `function`, order_loader_stage_batch); absent elsewhere. Tests and logs only:
+   * the counts mean the same either way.
+   */
+  by?: 'copy' | 'function';
+  /** With `function`: the SQLSTATE that made the COPY of this batch give way to the function. */
+  copyGaveWayOn?: string;
 }
 
 /** A row claimed for processing, locked by the chunk's transaction. */

@@ -13,17 +13,26 @@ import { migrationHooks } from './migrations.js';
 import { operatorSlice } from './operator.js';
 import { reports } from './reports.js';
 import type { PgConnector } from './session.js';
-import { stagingSlice } from './staging.js';
+import { StageCopyPolicy, stagingSlice } from './staging.js';
 import { workspaces } from './workspaces.js';
 
+/**
+ * `ORDER_LOADER_STAGE_COPY=off` stages every batch with order_loader_stage_batch alone, as
+ * before COPY staging (a way back should COPY ever misbehave; the tests compare both ways).
+ */
+export function stageCopyEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.ORDER_LOADER_STAGE_COPY !== 'off';
+}
+
 export function createPostgresEngine(connector: PgConnector): Engine {
+  const copyPolicy = new StageCopyPolicy(stageCopyEnabled());
   const driver = pgDriver(connector);
   const withSession = withSessionOf(driver);
   const migrate = () => runMigrations(migrationHooks(driver));
   const engine = assembleEngine({
     driver,
     transactionSlices: ({ session }) => ({
-      ...stagingSlice(session),
+      ...stagingSlice(session, copyPolicy),
       ...chunkSlice(session),
       ...operatorSlice(session),
       ...journalSlice(session),

@@ -67,6 +67,67 @@ class PgClientSession implements PgSession {
   async exec(text: string): Promise<void> {
     await this.client.query(text);
   }
+  copyFrom(copyStatement: string, data: string): Promise<number> {
+    return new Promise<number>((resolve, reject) => {
+      void this.client.query(new CopyFromStdin(copyStatement, Buffer.from(data, 'utf8'), resolve, reject) as unknown as pg.QueryConfig);
+    });
+  }
+}
+
+/** The part of node-postgres's Connection a submittable query talks to (not in @types/pg). */
+interface PgWire {
+  query(text: string): void;
+  sendCopyFromChunk(chunk: Buffer): void;
+  endCopyFrom(): void;
+}
+
+/**
+ * `COPY … FROM STDIN` on node-postgres, which has no COPY of its own: a "submittable" (an
+ * object with `submit(connection)`, which Client#query queues like any query and then hands the
+ * protocol events of its turn) that sends the statement as a simple query, answers the server's
+ * CopyInResponse with the whole input as one CopyData message and CopyDone, and settles on
+ * CommandComplete + ReadyForQuery or on the ErrorResponse (the server's error, SQLSTATE in
+ * `code`, as for any query). What pg-copy-streams does for a stream, for a buffer we already
+ * hold: a batch is at most a few hundred kilobytes, so no dependency for it. A lost connection
+ * reaches handleError through the client like any active query's.
+ */
+class CopyFromStdin {
+  private copied = 0;
+  private settled = false;
+  constructor(
+    private readonly text: string,
+    private readonly data: Buffer,
+    private readonly resolve: (rows: number) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+  submit(connection: PgWire): void {
+    connection.query(this.text);
+  }
+  handleCopyInResponse(connection: PgWire): void {
+    if (this.data.length > 0) connection.sendCopyFromChunk(this.data);
+    connection.endCopyFrom();
+  }
+  handleCommandComplete(message: { text?: string }): void {
+    // "COPY <n>"
+    const n = Number(/^COPY (\d+)/.exec(message.text ?? '')?.[1]);
+    this.copied = Number.isFinite(n) ? n : 0;
+  }
+  handleReadyForQuery(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(this.copied);
+  }
+  handleError(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.reject(error);
+  }
+  // not sent in answer to COPY FROM STDIN; present because the client may call them
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyData(): void {}
 }
 
 /**

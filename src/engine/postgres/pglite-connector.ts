@@ -105,6 +105,12 @@ export function pgliteConnectorFor(db: PGliteInterface, checkpointWalBytes = PGL
       await turnOfEventLoop();
       await db.exec(text);
     },
+    // PGlite's COPY reads its input from the virtual file /dev/blob, given as a query option
+    async copyFrom(copyStatement: string, data: string): Promise<number> {
+      await turnOfEventLoop();
+      const result = await db.query(copyStatement.replace(/\bFROM STDIN\s*$/, "FROM '/dev/blob'"), [], { blob: new Blob([data]) });
+      return result.affectedRows ?? 0;
+    },
   };
   let queue: Promise<void> = Promise.resolve();
   // Between two leases no transaction is open: the place to checkpoint. The WAL position is read

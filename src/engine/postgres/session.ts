@@ -12,6 +12,11 @@ export interface PgSession {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<PgQueryResult<R>>;
   /** Several statements, no parameters (migrations, BEGIN/COMMIT). */
   exec(text: string): Promise<void>;
+  /**
+   * `COPY … FROM STDIN` (text format) with `data` as its input; resolves with the rows copied.
+   * Absent where the connection cannot do it (the statement then goes another way).
+   */
+  copyFrom?(copyStatement: string, data: string): Promise<number>;
 }
 
 export interface PgLease {
