@@ -177,7 +177,8 @@ export function runOptions(ctx: CommandContext, progress: Progress) {
     lockWaitMs: options['row-lock-wait'],
     encoding: options.encoding,
     delimiter: options.delimiter,
-    overlap: options.overlap,
+    // processing beside staging is the default (server databases); --overlap is kept for scripts
+    overlap: !options['no-overlap'],
     restage: options.restage,
     signal: ctx.signal,
     onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),

@@ -57,7 +57,7 @@ export const METRIC_FAMILIES = {
 export type MetricName = keyof typeof METRIC_FAMILIES;
 
 const STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY'] as const;
-const STATE_STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY', 'PROCESSING'] as const;
+const STATE_STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY', 'PROCESSING', 'HELD'] as const;
 const PHASES = ['PARSE', 'VALIDATE', 'MERGE'] as const;
 const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty', 'left', 'ignored'] as const;
 

@@ -109,8 +109,11 @@ or warn on a terminal without --log-file, written there as readable lines)`,
   'log-file': value(z.string().min(1).optional(), { arg: '<path>', common: true, help: 'write logs there instead of stderr' }),
   'dry-run': flag({ help: 'load/stage: parse and validate only, write nothing; retry/recover: show, change nothing' }),
   overlap: flag({
-    help: `load on a server database: process while staging (faster; for files whose keys are
-unique: a key repeated in the file may reach orders with an earlier line's values)`,
+    help: 'load on a server database: process while staging (the default there; kept for scripts)',
+  }),
+  'no-overlap': flag({
+    help: `load on a server database: process only once every file is staged (phases in sequence;
+the default processes while staging, with the same outcome)`,
   }),
   restage: flag({
     help: `load/stage: stage each file again as a new load, even when the same file (same bytes,

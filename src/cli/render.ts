@@ -206,11 +206,17 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
   for (const c of report.changes.slice(0, 50))
     lines.push(`  stage_id ${c.stageId} ${e(c.sourceKey)}: ${e(c.oldValues)} → ${e(c.newValues)}`);
   if (report.count > 50) lines.push(`  … ${report.count - 50} more`);
+  if (report.released !== undefined && report.released > 0)
+    lines.push(`${command}: released ${report.released} HELD row${report.released === 1 ? '' : 's'} of loads no running run stages`);
   return lines.join('\n');
 }
 
 export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): string {
-  const statuses = ['READY', 'PROCESSING', 'RETRY_WAIT', 'DONE', 'ERROR'] as const;
+  // HELD (rows a load holds from processing while it stages) is shown only when there are some
+  const held = report.counts.some((c) => c.status === 'HELD' && c.count > 0);
+  const statuses = held
+    ? (['READY', 'HELD', 'PROCESSING', 'RETRY_WAIT', 'DONE', 'ERROR'] as const)
+    : (['READY', 'PROCESSING', 'RETRY_WAIT', 'DONE', 'ERROR'] as const);
   const byLoad = new Map<string, Record<string, number>>();
   const total: Record<string, number> = {};
   for (const c of report.counts) {
@@ -231,6 +237,11 @@ export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): str
   }
   if (report.retryWait.count > 0) {
     lines.push(`RETRY_WAIT: ${report.retryWait.count} rows, next due ${report.retryWait.nextDueAt?.toISOString() ?? '-'}`);
+  }
+  if (held) {
+    lines.push(
+      `HELD: ${total.HELD ?? 0} rows whose key is on several lines of a load's files, held from processing until that load's staging ends: a load killed while staging releases them when its files are loaded again, or \`order-loader recover\``,
+    );
   }
   if (report.runs !== undefined && report.runs.length > 0)
     lines.push('', 'recent runs:', renderRuns(report.runs.map((r) => ({ ...r, events: [] }))));

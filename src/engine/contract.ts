@@ -98,6 +98,14 @@ export interface StagingTx {
   stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult>;
   /** Append rows to order_bulk_error. */
   logErrors(rows: ErrorLogInput[]): Promise<void>;
+  /**
+   * After stageBatch, in its transaction: the rows of these keys that this load staged and that
+   * processing could take (READY, RETRY_WAIT) become HELD (their key is on several lines of the
+   * file: processing waits for its last line).
+   */
+  holdRows(loadId: number, sourceKeys: string[]): Promise<void>;
+  /** The HELD rows of these loads back to READY (RETRY_WAIT when next_attempt_at is set); returns how many. */
+  releaseHeld(loadIds: number[]): Promise<number>;
 }
 
 /** Processing one chunk: claim, merge, finalize, all in one transaction. */
@@ -122,6 +130,8 @@ export interface OperatorTx {
   findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
   /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
   lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
+  /** `recover`: the HELD rows of every load that no RUNNING run stages, released; returns how many. */
+  releaseAbandonedHolds(): Promise<number>;
   /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
   applyManualChanges(changes: ManualChange[]): Promise<void>;
   /** The raw text of the latest error-log row of each of these stage rows (rows without one are left out). */

@@ -9,7 +9,7 @@
 
 export type EngineKind = 'pglite' | 'postgres' | 'oracle';
 
-export const PROCESS_STATUSES = ['READY', 'PROCESSING', 'DONE', 'ERROR', 'RETRY_WAIT'] as const;
+export const PROCESS_STATUSES = ['READY', 'PROCESSING', 'DONE', 'ERROR', 'RETRY_WAIT', 'HELD'] as const;
 export type ProcessStatus = (typeof PROCESS_STATUSES)[number];
 
 export type ErrorPhase = 'PARSE' | 'VALIDATE' | 'MERGE';

@@ -1,6 +1,7 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
 import { openOrderFile, type OrderFile } from '../input/order-file.js';
 import { sha256File } from '../input/file-digest.js';
+import type { RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadJournal } from './load-journal.js';
 import type { FileReport, LoadOptions } from './load-options.js';
 import type { LoadProcessing } from './load-processing.js';
@@ -16,6 +17,11 @@ export interface FileStaging {
   db: ReturnType<typeof retried>;
   journal: LoadJournal;
   processing: LoadProcessing;
+  /**
+   * Processing beside staging: the keys on more than one line of the run's files, whose rows are
+   * staged HELD (src/input/repeated-keys.ts); released by runLoad when the run's staging ends.
+   */
+  held?: RepeatedKeys | undefined;
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
   rejected: { files: number; current: number };
 }
@@ -91,6 +97,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
   const result = await stageFile(engine, runId, file, {
     loadId,
+    held: run.held,
     batchSize: options.batchSize,
     delimiter: options.delimiter,
     retry: options.retry,

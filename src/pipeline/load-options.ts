@@ -50,7 +50,7 @@ export interface ProcessRunOptions {
   logger: Logger;
   signal?: AbortSignal | undefined;
   onProcessProgress?: ((counts: ProcessCounts) => void) | undefined;
-  /** `load` on a server database: process while staging (see LoadProcessing for the trade-off). */
+  /** `load` on a server database: process while staging (default true; false: after staging). See LoadProcessing. */
   overlap?: boolean | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;

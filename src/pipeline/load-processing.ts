@@ -44,15 +44,14 @@ export function maxErrorsMessage(maxErrors: number, rejected: number, errored: n
 }
 
 /**
- * The processing of a `load`: started after staging, or with the first file's run under
- * --overlap (server databases), which processes while staging. Staging is bound by this
- * process's CPU (parsing), processing by the database, so together they take about the longer
- * of the two instead of their sum (bench/RESULTS.md: 0.46 → 0.54 of the ceiling). Not the
- * default: a key repeated within one file can then be merged with its earlier line before the
- * later line is staged, and if the later line is rejected, orders keeps the earlier line's values
- * (the staging rule, "the last occurrence wins", holds for the stage, not for orders:
- * docs/ARCHITECTURE.md, section 2). For files known to have unique keys it is safe. PGlite has
- * one connection: its phases always run in sequence.
+ * The processing of a `load`: on a server database it starts with the first file's run and
+ * processes while staging (the default; `--no-overlap`, `overlap: false`, processes after
+ * staging). Staging is bound by this process's CPU (parsing), processing by the database, so
+ * together they take about the longer of the two instead of their sum (bench/RESULTS.md). The
+ * outcome is that of sequential phases: the keys on more than one line of the run's files are
+ * found by a pre-scan and their rows staged HELD, which the claim skips, until the run's staging
+ * ends (src/pipeline/load.ts), so an earlier line of a key never reaches orders before its last
+ * line is staged. PGlite has one connection: its phases always run in sequence.
  */
 export class LoadProcessing {
   readonly overlap: boolean;
@@ -70,7 +69,7 @@ export class LoadProcessing {
     private readonly rejectedWhileStaging: () => number,
     private readonly ownLoad?: (loadId: number | null) => boolean,
   ) {
-    this.overlap = command === 'load' && options.overlap === true && engine.capabilities.concurrentConnections;
+    this.overlap = command === 'load' && options.overlap !== false && engine.capabilities.concurrentConnections;
     this.signal = options.signal === undefined ? this.internal.signal : AbortSignal.any([options.signal, this.internal.signal]);
   }
 

@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { statSync } from 'node:fs';
 import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
 import { LoadJournal } from './load-journal.js';
+import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
 import type { FileReport, LoadOptions, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
 import { LoadProcessing, maxErrorsMessage, processOptions, stoppedMessage } from './load-processing.js';
@@ -130,6 +131,39 @@ async function stageFiles(
   return null;
 }
 
+/**
+ * Processing beside staging (`load` on a server database): the keys on more than one line of the
+ * run's files, within a file or across them, read before anything is staged (every file from its
+ * first line, also one whose staging will resume or be skipped: its rows may be HELD already).
+ * Their rows are staged HELD and released when the run's staging ends, so that processing sees
+ * each key only once its last line in the run is staged: the outcome of sequential phases.
+ */
+async function scanRepeatedKeys(files: string[], options: LoadOptions, signal: AbortSignal): Promise<RepeatedKeys> {
+  const started = performance.now();
+  const keys = await findRepeatedKeys(files, { encoding: options.encoding, delimiter: options.delimiter, signal });
+  options.logger.info(
+    { files: files.length, lines: keys.lines, repeatedKeys: keys.count, ms: Math.round(performance.now() - started) },
+    keys.count > 0
+      ? `${keys.count} key(s) on more than one line: held from processing until every file is staged`
+      : 'no key on more than one line: nothing held from processing',
+  );
+  return keys;
+}
+
+/**
+ * The run's staging ended (every file's last line is in, or the file cannot be read past a
+ * line): the HELD rows of its loads are released, whoever held them (this run, or a killed run
+ * of one of its files that this one resumed or skipped). One statement on a partial index that
+ * holds only HELD rows. A run interrupted or stopped by --max-errors leaves them HELD: its rerun
+ * (which resumes) releases them, or `recover`.
+ */
+async function releaseHeld(run: FileStaging, reports: FileReport[]): Promise<void> {
+  const loadIds = [...new Set(reports.map((r) => r.loadId))];
+  if (loadIds.length === 0) return;
+  const released = await run.db('releasing the held rows of the run', () => run.engine.transaction((tx) => tx.releaseHeld(loadIds)));
+  if (released > 0) run.options.logger.info({ loadIds, released }, `${released} held row(s) released to processing`);
+}
+
 /** Each file's statuses at the end of the run: its load's rows, and its rows held by the load that made them DONE. */
 async function tallyFiles(run: FileStaging, reports: FileReport[]): Promise<void> {
   for (const report of reports) {
@@ -179,6 +213,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     db: retried(engine, options),
     journal,
     processing,
+    held: undefined,
     rejected,
   };
   const reports: FileReport[] = [];
@@ -192,7 +227,9 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
+      if (processing.overlap) run.held = await scanRepeatedKeys(files, options, processing.signal);
       staging = await stageFiles(run, files, reports, tooManyRejected, beingWritten, aside);
+      if (staging === null) await releaseHeld(run, reports);
     } finally {
       processing.stagingFinished();
       stageMs = performance.now() - stageStarted;

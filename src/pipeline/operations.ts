@@ -107,6 +107,8 @@ export interface ManualChangeReport {
   count: number;
   /** The first REPORTED_CHANGES of them, in stage_id order (the report's memory stays bounded). */
   changes: ManualChange[];
+  /** `recover`: HELD rows released to processing (not audited: their values did not change). */
+  released?: number;
 }
 
 /** Changes listed in a report; `count` has the total. */
@@ -261,17 +263,23 @@ async function lineValuesOf(
   return values;
 }
 
-/** `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY, audited. */
+/**
+ * `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY,
+ * audited; and HELD rows of loads that no running run stages (a `load` killed while it staged
+ * beside processing, whose files are not loaded again) → READY, or RETRY_WAIT when they were
+ * waiting: their values are not changed, only handed to processing (counted in `released`).
+ */
 export async function recoverRows(engine: OperatorPort, request: RecoverRequest): Promise<ManualChangeReport> {
   const who = recoverAuditOf(request);
-  const changes = await engine.transaction(async (tx) => {
+  const { changes, released } = await engine.transaction(async (tx) => {
     const planned = (await tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs))).map((row) =>
       plannedChange(row, 'RECOVER', who, {}),
     );
-    if (!request.dryRun) await tx.applyManualChanges(planned);
-    return planned;
+    if (request.dryRun) return { changes: planned, released: 0 };
+    await tx.applyManualChanges(planned);
+    return { changes: planned, released: await tx.releaseAbandonedHolds() };
   });
-  return { dryRun: request.dryRun, count: changes.length, changes };
+  return { dryRun: request.dryRun, count: changes.length, changes, ...(released > 0 ? { released } : {}) };
 }
 
 /** The operator and reason a recover records (each defaulted when not given or blank). */

@@ -54,6 +54,11 @@ export interface StageFileOptions {
   onBatch?: ((counts: FileStageCounts, checkpoint: StageCheckpoint) => void) | undefined;
   /** Counts carried over from the committed part of an interrupted run (resume). */
   initialCounts?: FileStageCounts | undefined;
+  /**
+   * Keys on more than one line of the file (processing beside staging): their rows are staged
+   * HELD, in the batch's transaction, and released when the file's staging ends (load-file.ts).
+   */
+  held?: { has(key: string): boolean } | undefined;
   /** This run's last committed checkpoint (read when a batch is retried). */
   committedCheckpoint?: (() => Promise<{ line: number; counts: unknown } | null>) | undefined;
 }
@@ -168,6 +173,12 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
         return engine.transaction(async (tx) => {
           const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows) : null;
           const refusals = refusalRows(loadId, b, staged);
+          const held = options.held;
+          if (held !== undefined && staged !== null) {
+            const refused = new Set(staged.refused.map((r) => r.sourceKey));
+            const keys = rows.filter((r) => held.has(r.sourceKey) && !refused.has(r.sourceKey)).map((r) => r.sourceKey);
+            if (keys.length > 0) await tx.holdRows(loadId, keys);
+          }
           // in line order, as the parse rejects are
           await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
           const next = addBatch(counts, b, staged, refusals.rejected);

@@ -12,7 +12,7 @@ export const load: CommandSpec = {
     options: [
       ...FILE_OPTIONS,
       ...PROCESSING_OPTIONS,
-      { option: 'overlap', text: 'server databases: process while staging (for files whose keys are unique)' },
+      { option: 'no-overlap', text: 'server databases: process once every file is staged (default: while staging, same outcome)' },
       DRY_RUN_FILES,
       REPORT_FORMAT,
     ],

@@ -100,6 +100,11 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
       return rows.map(stageSnapshot);
     },
 
+    async releaseAbandonedHolds(): Promise<number> {
+      const result = await connection.execute(oracleQuery('release_held_abandoned'), {}, { autoCommit: false });
+      return result.rowsAffected ?? 0;
+    },
+
     /** queries/latest_raw_records.sql, per slice of 20 stage ids. */
     async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
       const ids = [...new Set(stageIds.map((id) => int(id, 'stage id')))];

@@ -175,5 +175,26 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         });
       }
     },
+
+    /** queries/hold_rows.sql, one iteration per key. */
+    async holdRows(loadId: number, sourceKeys: string[]): Promise<void> {
+      for (const part of slices(sourceKeys, ORACLE_MAX_CHUNK)) {
+        await connection.executeMany(
+          oracleQuery('hold_rows'),
+          part.map((key) => ({ source_key: key, load_id: loadId })),
+          { autoCommit: false, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() } },
+        );
+      }
+    },
+
+    /** queries/release_held.sql, once per load. */
+    async releaseHeld(loadIds: number[]): Promise<number> {
+      let released = 0;
+      for (const loadId of new Set(loadIds)) {
+        const result = await connection.execute(oracleQuery('release_held'), { load_id: binds.num(loadId) }, { autoCommit: false });
+        released += result.rowsAffected ?? 0;
+      }
+      return released;
+    },
   };
 }

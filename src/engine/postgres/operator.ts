@@ -34,6 +34,10 @@ export function operatorSlice(session: PgSession): OperatorTx {
       return rows.map(toSnapshot);
     },
 
+    async releaseAbandonedHolds(): Promise<number> {
+      return (await session.query(sqlQuery('release_held_abandoned'), [])).affectedRows;
+    },
+
     async applyManualChanges(changes: ManualChange[]): Promise<void> {
       if (changes.length === 0) return;
       const c = changes;

@@ -252,5 +252,15 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
         rows.map((r) => r.keyOnly !== true),
       ]);
     },
+
+    async holdRows(loadId: number, sourceKeys: string[]): Promise<void> {
+      if (sourceKeys.length === 0) return;
+      await session.query(sqlQuery('hold_rows'), [sourceKeys, loadId]);
+    },
+
+    async releaseHeld(loadIds: number[]): Promise<number> {
+      if (loadIds.length === 0) return 0;
+      return (await session.query(sqlQuery('release_held'), [loadIds])).affectedRows;
+    },
   };
 }

@@ -1,0 +1,8 @@
+-- HELD for the claimable row of one key that this load staged (migration 007; the PostgreSQL
+-- twin is sql/postgres/queries/hold_rows.sql): its key is on more than one line of the file.
+-- executeMany, one iteration per key, in the staging batch's transaction after it.
+UPDATE order_stage
+   SET process_status = 'HELD'
+ WHERE source_key = :source_key
+   AND load_id = :load_id
+   AND process_status IN ('READY', 'RETRY_WAIT')

@@ -1,0 +1,84 @@
+/**
+ * The pre-scan of a run's files for `load` with processing beside staging (src/pipeline/load.ts):
+ * which source keys are on more than one line of them. Their rows are staged HELD until the run's
+ * staging ends, so that processing never merges an earlier line of a key before its last line is
+ * staged (the staging rule: the last line of a key wins; if it is rejected, orders must not have
+ * taken an earlier one).
+ *
+ * Keys are read by the same reader as staging (src/input/order-file.ts: the same CSV rules,
+ * encoding, gzip, formula guard) and trimmed as parseOrderRecord trims them, so a key staging
+ * sees twice is always found here. Each key is kept as a 53-bit hash in a Float64Array (8 bytes a
+ * line), sorted once at the end: equal neighbours are the repeated hashes. Two keys with the same
+ * hash are both taken as repeated: a collision only holds a key until the file is staged, it
+ * never lets one through.
+ */
+import { openOrderFile, type FileEncoding } from './order-file.js';
+
+/** A 53-bit hash of a string: two 32-bit FNV-1a-like hashes of its UTF-16 units, 32 + 21 bits. */
+export function keyHash53(key: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 15;
+  }
+  return (a >>> 0) * 0x200000 + ((b >>> 0) >>> 11);
+}
+
+export interface RepeatedKeys {
+  /** Whether `key` (as staged: trimmed) may be on more than one line of the file. */
+  has(key: string): boolean;
+  /** Distinct hashes found more than once. */
+  readonly count: number;
+  /** Lines whose key was read. */
+  readonly lines: number;
+}
+
+/** The hashes found more than once among the first `n` of `hashes` (sorted in place). */
+function repeatedHashes(hashes: Float64Array, n: number): Set<number> {
+  const sorted = hashes.subarray(0, n).sort();
+  const repeated = new Set<number>();
+  for (let i = 1; i < n; i++) {
+    const h = sorted[i] as number;
+    if (h === sorted[i - 1]) repeated.add(h);
+  }
+  return repeated;
+}
+
+/**
+ * Read the files whole (each from its first line, also when staging resumes) and find the keys on
+ * more than one line of them, within a file or across files. One file open at a time.
+ */
+export async function findRepeatedKeys(
+  paths: readonly string[],
+  options: { encoding: FileEncoding; delimiter: string; signal?: AbortSignal | undefined },
+): Promise<RepeatedKeys> {
+  let hashes = new Float64Array(1 << 16);
+  let n = 0;
+  for (const path of paths) {
+    const file = await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, signal: options.signal });
+    try {
+      for await (const item of file.items) {
+        if (item.kind !== 'record') continue;
+        const key = item.fields.source_key.trim();
+        if (key === '') continue;
+        if (n === hashes.length) {
+          const bigger = new Float64Array(hashes.length * 2);
+          bigger.set(hashes);
+          hashes = bigger;
+        }
+        hashes[n++] = keyHash53(key);
+      }
+    } finally {
+      file.close();
+    }
+  }
+  const repeated = repeatedHashes(hashes, n);
+  return {
+    has: (key: string) => repeated.size > 0 && repeated.has(keyHash53(key)),
+    count: repeated.size,
+    lines: n,
+  };
+}
