@@ -39,12 +39,12 @@ describe.skipIf(!existsSync(cli))('what a person meets in the first hour (built 
     expect(result.stderr).toContain('unknown command "frobnicate"');
   });
 
-  it('the --encoding error lists the spellings the README documents', async () => {
+  it('the --encoding error lists the spellings docs/files.md documents', async () => {
     const result = await run(['load', 'x.csv', '--encoding', 'latin1']);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('order-loader: --encoding: --encoding must be one of utf-8, shift_jis, cp932, windows-31j\n');
-    const readme = readFileSync(`${root}README.md`, 'utf8');
-    for (const name of ['utf-8', 'shift_jis', 'cp932', 'windows-31j']) expect(readme).toContain(`\`${name}\``);
+    const page = readFileSync(`${root}docs/files.md`, 'utf8');
+    for (const name of ['utf-8', 'shift_jis', 'cp932', 'windows-31j']) expect(page).toContain(`\`${name}\``);
   });
 
   it('a file missing a column is refused before the database is opened: no database is created', async () => {

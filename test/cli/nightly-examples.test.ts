@@ -1,5 +1,5 @@
 /**
- * The recipes under examples/ (README.md, "Nightly imports") do what they say: the crontab line
+ * The recipes under examples/ (docs/nightly.md) do what they say: the crontab line
  * and the systemd unit's command run as written (their fixed paths moved into a temporary
  * folder, PGlite as the database), the units pass `systemd-analyze verify`, and the alert rules
  * are YAML whose expressions select metrics and labels the metrics writer really emits.

@@ -1,7 +1,7 @@
 /**
  * The real-Oracle test target, for the integration suite. Off unless ORDER_LOADER_TEST_ORACLE
  * is set to an Easy Connect URL such as oracle://loader@localhost:1521/FREEPDB1 (the password
- * comes from ORDER_LOADER_TEST_ORACLE_PASSWORD). Only `npm run test:oracle` uses it (see README,
+ * comes from ORDER_LOADER_TEST_ORACLE_PASSWORD). Only `npm run test:oracle` uses it (see docs/oracle.md,
  * "Running the tests against a real Oracle"); `npm test` never does.
  */
 import { type DbTarget, parseDbUrl } from '../../src/engine/db-url.js';

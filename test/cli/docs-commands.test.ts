@@ -1,0 +1,41 @@
+/**
+ * The commands of each page of docs/, run as written: every `$` line of a page's ```console
+ * blocks, in order, in one fresh folder per page holding a copy of the repository's fixtures/,
+ * with the exit code and the output the page shows (test/support/doc-commands.ts says how a
+ * transcript is read). A block a page does not run (a server, an Oracle, minutes of measuring)
+ * must say why. docs/ARCHITECTURE.md describes the code and shows no commands to run.
+ */
+import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/files.js';
+import { CLI, REPO_ROOT } from '../support/cli-run.js';
+import { binShim, normalizeOutput, outputPattern, pageCommands, Transcript } from '../support/doc-commands.js';
+
+const pages = readdirSync(join(REPO_ROOT, 'docs'))
+  .filter((f) => f.endsWith('.md') && f !== 'ARCHITECTURE.md')
+  .sort();
+
+describe.each(pages)('docs/%s', (page) => {
+  const { commands, unrun } = pageCommands(readFileSync(join(REPO_ROOT, 'docs', page), 'utf8'), `docs/${page}`);
+
+  it('says why each command block it does not run is not run', () => {
+    expect(unrun.filter((b) => b.reason === null)).toEqual([]);
+  });
+
+  it.skipIf(!existsSync(CLI) || commands.length === 0)(
+    'runs its commands as written, in order, with the output it shows',
+    async () => {
+      const root = tempDir();
+      cpSync(join(REPO_ROOT, 'fixtures'), join(root, 'fixtures'), { recursive: true });
+      const transcript = new Transcript(root, binShim(join(root, '.bin')));
+      for (const command of commands) {
+        const result = await transcript.run(command.line);
+        const what = `${command.where}: ${command.line}\n--- output:\n${result.output}`;
+        expect(result.code, what).toBe(command.exitCode);
+        if (command.output.length > 0) expect(normalizeOutput(result.output), what).toMatch(outputPattern(command.output));
+      }
+    },
+    300_000,
+  );
+});

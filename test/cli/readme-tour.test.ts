@@ -1,0 +1,41 @@
+/**
+ * README.md's tour, run as written: every `$` line of its ```console blocks, in order, in one
+ * fresh folder (a copy of the clone's fixtures/ beside it, as the tour's first lines expect),
+ * each with the exit code and the output the README shows (test/support/doc-commands.ts says how
+ * a transcript is read). Followed top to bottom in one folder, each step must get what it
+ * promises. Every other command block of the README says why it is not run.
+ */
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/files.js';
+import { CLI, REPO_ROOT } from '../support/cli-run.js';
+import { binShim, normalizeOutput, outputPattern, pageCommands, Transcript } from '../support/doc-commands.js';
+
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const { commands, unrun } = pageCommands(readme, 'README.md');
+
+describe('README.md', () => {
+  it('shows the tour, and says why each block it does not run is not run', () => {
+    expect(commands.length).toBeGreaterThan(10);
+    expect(unrun.filter((b) => b.reason === null)).toEqual([]);
+  });
+
+  it.skipIf(!existsSync(CLI))(
+    'the tour: each command as written, in order, in one fresh folder, gets what the README shows',
+    async () => {
+      const root = tempDir();
+      const clone = join(root, 'clone');
+      mkdirSync(clone);
+      cpSync(join(REPO_ROOT, 'fixtures'), join(clone, 'fixtures'), { recursive: true });
+      const transcript = new Transcript(clone, binShim(join(root, 'bin')));
+      for (const command of commands) {
+        const result = await transcript.run(command.line);
+        const what = `${command.where}: ${command.line}\n--- output:\n${result.output}`;
+        expect(result.code, what).toBe(command.exitCode);
+        if (command.output.length > 0) expect(normalizeOutput(result.output), what).toMatch(outputPattern(command.output));
+      }
+    },
+    300_000,
+  );
+});
