@@ -25,7 +25,6 @@ import { oracleTestSql } from './oracle-query.js';
 export const ORACLE_JOB_TEST_FILES = [
   'test/integration/attempts-and-retry.test.ts',
   'test/integration/bad-input.test.ts',
-  'test/integration/copy-staging.test.ts',
   'test/integration/dry-run.test.ts',
   'test/integration/encoding-refusal.test.ts',
   'test/integration/errors-export.test.ts',
@@ -40,6 +39,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/row-problems.test.ts',
   'test/integration/staging-history.test.ts',
   'test/integration/staging-refusal.test.ts',
+  'test/integration/waiting-rows.test.ts',
   'test/oracle-server/bench.test.ts',
   'test/oracle-server/session-settings.test.ts',
   'test/oracle-server/survival.test.ts',
