@@ -26,7 +26,8 @@ async function outcome(db: TestDatabase) {
   return {
     stage: await db.sql('SELECT source_key, process_status, error_code, amount FROM order_stage ORDER BY source_key'),
     orders: await db.sql('SELECT source_key, customer_id, order_date, amount, currency FROM orders ORDER BY source_key'),
-    errors: await db.sql('SELECT phase, error_code, raw_record FROM order_bulk_error ORDER BY phase, raw_record'),
+    // ordered by line, not by raw_record: a CLOB on Oracle, which refuses to sort one (ORA-00932)
+    errors: await db.sql('SELECT phase, error_code, raw_record FROM order_bulk_error ORDER BY phase, line_no'),
   };
 }
 

@@ -11,6 +11,9 @@ import { COMPOSE_ORACLE } from './compose-target.js';
  *     the test user (wait-for-oracle.ts), then runs the tests.
  *   npx vitest run --config test/oracle-server/vitest.config.ts (no mode)
  *     only what the environment names: without ORDER_LOADER_TEST_ORACLE every test is skipped.
+ *   npx vitest list --config test/oracle-server/vitest.config.ts --mode list
+ *     names every test the Oracle job runs (vitest list leaves skipped tests out): a placeholder
+ *     ORDER_LOADER_TEST_ORACLE that nothing connects to (listing runs no test) and no wait.
  *
  * Only tests named "… oracle …" run (the integration suites are named "… on <target>"): the
  * PGlite and PostgreSQL runs of the same files belong to `npm test`. One file at a time: the
@@ -24,13 +27,18 @@ export default defineConfig(({ mode }) => {
       process.env.ORDER_LOADER_TEST_ORACLE_PASSWORD ??= COMPOSE_ORACLE.password;
     }
   }
+  const listing = mode === 'list';
+  if (listing) {
+    process.env.ORDER_LOADER_TEST_ORACLE = 'oracle://list@127.0.0.1:1/LISTING_ONLY';
+    process.env.ORDER_LOADER_TEST_ORACLE_PASSWORD = '';
+  }
   return {
     root: fileURLToPath(new URL('../..', import.meta.url)),
     test: {
       include: ['test/integration/**/*.test.ts', 'test/oracle-server/**/*.test.ts'],
       testNamePattern: /\boracle\b/,
       // the run's temporary folder (inject('testTempRoot')) and templates, as for npm test; then the wait
-      globalSetup: ['test/support/global-setup.ts', 'test/oracle-server/wait-for-oracle.ts'],
+      globalSetup: listing ? ['test/support/global-setup.ts'] : ['test/support/global-setup.ts', 'test/oracle-server/wait-for-oracle.ts'],
       env: { ORDER_LOADER_TEST_ORACLE_SUITE: '1' },
       fileParallelism: false,
       pool: 'forks',
