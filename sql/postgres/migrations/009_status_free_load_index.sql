@@ -11,8 +11,8 @@
 -- the same cost as before). A BRIN takes none that writes: the row stays in a block range whose
 -- summary already holds its load_id (and a range without a summary has nothing to update).
 -- Measured (bench/finalize-cpu.ts, PostgreSQL 15, 300k rows, chunks of 2000, server CPU of the
--- finalize call per row, 2 rounds alternated on a loaded 2-core machine; bench/RESULTS.md run
--- 12): (load_id, process_status) 8.4 µs/row, this BRIN 7.6 (-10 %), a btree on load_id alone 8.5;
+-- finalize call per row, 2 rounds alternated on a loaded 2-core machine; bench/RESULTS.md,
+-- "The DONE update and the indexes of order_stage"): (load_id, process_status) 8.4 µs/row, this BRIN 7.6 (-10 %), a btree on load_id alone 8.5;
 -- WAL records 4.8 -> 3.8 per row, order_stage's indexes 41.6 -> 37.4 MiB. For the record, with no index
 -- naming process_status at all (the claim could not work) 24 % of the updates were HOT at
 -- fillfactor 80 and the call cost 7.0 µs/row: the rest of the study's figure is out of reach while
@@ -28,7 +28,7 @@
 -- off; a range without a summary is always read, never missed. Nothing else used this index:
 -- status_counts.sql and a tally of most of the table are sequential scans, `errors`/`retry`
 -- walk ix_order_stage_error, the release ix_order_stage_held, the claim ix_order_stage_claimable
--- (EXPLAIN of each, before and after: bench/RESULTS.md, run 12).
+-- (EXPLAIN of each, before and after: bench/RESULTS.md, same section).
 --
 -- IF EXISTS / IF NOT EXISTS: a database whose ledger lost this migration can apply it again.
 DROP INDEX IF EXISTS ix_order_stage_load;
