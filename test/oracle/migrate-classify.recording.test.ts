@@ -120,6 +120,47 @@ describe('Oracle migrate (recording database)', () => {
     expect(db.calls.filter((c) => c.kind === 'execute' && /^(UPDATE|MERGE) /.test(c.sql))).toHaveLength(2);
   });
 
+  it('006 on a database of 001-004 and 007: ix_order_stage_load made again on load_id alone; a re-run whose DROP finds it gone (ORA-01418) is recorded', async () => {
+    const earlier = migrations.filter((m) => m.version !== 6).map((m) => ({ VERSION: m.version }));
+    for (const interrupted of [false, true]) {
+      const db = new RecordingDatabase({
+        execute: (sql, binds) => {
+          if (sql.startsWith('CREATE TABLE order_loader_migration'))
+            throw driverError('ORA-00955', 'name is already used by an existing object');
+          if (sql.startsWith('SELECT version')) return { rows: earlier };
+          if (interrupted && sql.startsWith('DROP INDEX')) throw driverError('ORA-01418', 'specified index does not exist');
+          return dictionary()(sql, binds) ?? { rows: [] };
+        },
+      });
+      const engine = createOracleEngineWith(db, constants);
+      expect(await engine.migrate()).toEqual(['006_load_index_without_status']);
+      const ddl = db.calls.filter((c) => c.kind === 'execute' && /^(DROP|CREATE) INDEX/.test(c.sql));
+      expect(ddl.map((c) => c.kind === 'execute' && c.sql)).toEqual([
+        'DROP INDEX ix_order_stage_load',
+        'CREATE INDEX ix_order_stage_load ON order_stage (load_id)',
+      ]);
+      expect(recorded(db)).toBe(true);
+    }
+  });
+
+  it("no index of order_stage but the claim's, the errors' and the held rows' names process_status once every migration ran", () => {
+    // the last CREATE of each index name is the one a migrated schema holds
+    const indexes = new Map<string, string>();
+    for (const statement of migrations.flatMap((m) => splitStatements(m.sql))) {
+      const created = /^CREATE INDEX (\w+) ON order_stage \(([\s\S]*)\)$/.exec(statement);
+      if (created) indexes.set(created[1]!, created[2]!.trim());
+      const dropped = /^DROP INDEX (\w+)$/.exec(statement);
+      if (dropped) indexes.delete(dropped[1]!);
+    }
+    expect(
+      [...indexes]
+        .filter(([, key]) => /process_status/.test(key))
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(['ix_order_stage_claimable', 'ix_order_stage_error', 'ix_order_stage_held']);
+    expect(indexes.get('ix_order_stage_load')).toBe('load_id');
+  });
+
   it('is a no-op when every migration is recorded', async () => {
     const db = new RecordingDatabase({
       execute: (sql, binds) => {

@@ -48,6 +48,7 @@ export const ALREADY_APPLIED: ReadonlyMap<string, string> = new Map([
   ['ORA-02264', 'name already used by an existing constraint'],
   ['ORA-02275', 'such a referential constraint already exists in the table'],
   ['ORA-01442', 'column to be modified to NOT NULL is already NOT NULL'],
+  ['ORA-01418', 'specified index does not exist (DROP INDEX: dropped by the interrupted run)'],
 ]);
 
 /** The bookkeeping tables may have been created by another process first. */

@@ -45,6 +45,8 @@ export function createPostgresEngine(connector: PgConnector): Engine {
   engine.refreshStageStatistics = () =>
     withSession(async (s) => {
       await s.query(sqlQuery('analyze_stage'));
+      // the block ranges staging appended, summarized for tally_loads (migration 009)
+      await s.query(sqlQuery('summarize_stage'));
     });
   return engine;
 }

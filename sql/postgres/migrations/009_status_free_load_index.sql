@@ -1,0 +1,35 @@
+-- ix_order_stage_load without process_status: a BRIN on load_id, so that the DONE update of a
+-- processed row (order_loader_finalize_done, the top statement of a load) no longer inserts into
+-- a btree of its own. Issue 22.
+--
+-- Why: (load_id, process_status) of migration 001 had the status in its key, so every status
+-- change was one more btree insertion per row. On PostgreSQL 15 (16 and 17 exempt only BRIN) an UPDATE that
+-- changes a column named in any index's key *or partial-index predicate* is never HOT, and the
+-- partial indexes the claim, `retry`/`errors` and the release need (ix_order_stage_claimable,
+-- ix_order_stage_error, ix_order_stage_held) all name process_status: READY → DONE is never HOT
+-- while they exist, so a btree on load_id alone would still take an insertion per row (measured
+-- the same cost as before). A BRIN takes none that writes: the row stays in a block range whose
+-- summary already holds its load_id (and a range without a summary has nothing to update).
+-- Measured (bench/finalize-cpu.ts, PostgreSQL 15, 300k rows, chunks of 2000, server CPU of the
+-- finalize call per row, 2 rounds alternated on a loaded 2-core machine; bench/RESULTS.md,
+-- "The DONE update and the indexes of order_stage"): (load_id, process_status) 8.4 µs/row, this BRIN 7.6 (-10 %), a btree on load_id alone 8.5;
+-- WAL records 4.8 -> 3.8 per row, order_stage's indexes 41.6 -> 37.4 MiB. For the record, with no index
+-- naming process_status at all (the claim could not work) 24 % of the updates were HOT at
+-- fillfactor 80 and the call cost 7.0 µs/row: the rest of the study's figure is out of reach while
+-- the claim walks a partial index. fillfactor is left at 80 (another value not measured here):
+-- without HOT its free space only lets a new version stay on its page when it fits.
+--
+-- What the index still serves: tally_loads.sql (the statuses of one load, at the end of every
+-- file of a `load`/`stage`), as a bitmap scan of the block ranges whose summary may hold the
+-- load. pages_per_range 32 (~1,800 rows at fillfactor 80) keeps that scan near the load's own
+-- pages for a load of new keys; a load that restages keys scattered over the table reads every
+-- range holding one of them (a btree read their pages only). Summaries of the ranges a load
+-- appended are written after its staging (queries/summarize_stage.sql), since autovacuum may be
+-- off; a range without a summary is always read, never missed. Nothing else used this index:
+-- status_counts.sql and a tally of most of the table are sequential scans, `errors`/`retry`
+-- walk ix_order_stage_error, the release ix_order_stage_held, the claim ix_order_stage_claimable
+-- (EXPLAIN of each, before and after: bench/RESULTS.md, same section).
+--
+-- IF EXISTS / IF NOT EXISTS: a database whose ledger lost this migration can apply it again.
+DROP INDEX IF EXISTS ix_order_stage_load;
+CREATE INDEX IF NOT EXISTS ix_order_stage_load ON order_stage USING brin (load_id) WITH (pages_per_range = 32);
