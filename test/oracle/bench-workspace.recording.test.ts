@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { renderChart } from '../../src/bench/chart.js';
+import { listMigrations } from '../../src/sql-files.js';
+import { splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { runBench } from '../../src/bench/run-bench.js';
 import { renderBench } from '../../src/cli/render.js';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
@@ -246,6 +248,22 @@ describe('Oracle bench workspace: the SQL pointed at the workspace', () => {
     expect(workspaceObjectName('OLB_0123ABCD', 'order_loader_migration_lock')).toBe(long);
     expect(workspaceObjectName('OLB_0123ABCD', 'ORDER_LOADER_MIGRATION')).not.toBe(long);
     expect(() => workspaceObjectName('ORDERS; DROP', 'ORDERS')).toThrow(/not a bench workspace prefix/);
+  });
+
+  it("no migration names a loader object inside a string literal (a workspace would run it on the loader's own object)", () => {
+    // replaceNames leaves literals alone, so `EXECUTE IMMEDIATE 'ALTER TABLE order_stage …'` in a
+    // migration, run in a workspace, would change the loader's table instead of the workspace's
+    const names = [...loaderObjectNames()];
+    const inLiterals = listMigrations('oracle').flatMap((m) =>
+      splitStatements(m.sql).flatMap((statement) =>
+        [...statement.matchAll(/'((?:[^']|'')*)'/g)].flatMap(([, literal]) =>
+          names
+            .filter((name) => new RegExp(`(^|[^A-Za-z0-9_$#])${name}($|[^A-Za-z0-9_$#])`, 'i').test(literal ?? ''))
+            .map((name) => `${m.name}: ${name}`),
+        ),
+      ),
+    );
+    expect(inLiterals).toEqual([]);
   });
 
   it('replaces whole names only: not in literals, binds, columns of an alias or plain comments; in hints yes', () => {

@@ -49,6 +49,7 @@ export const ALREADY_APPLIED: ReadonlyMap<string, string> = new Map([
   ['ORA-02275', 'such a referential constraint already exists in the table'],
   ['ORA-01442', 'column to be modified to NOT NULL is already NOT NULL'],
   ['ORA-01418', 'specified index does not exist (DROP INDEX: dropped by the interrupted run)'],
+  ['ORA-02443', 'cannot drop constraint - nonexistent constraint (DROP CONSTRAINT: dropped by the interrupted run)'],
 ]);
 
 /** The bookkeeping tables may have been created by another process first. */
