@@ -10,6 +10,7 @@ import { orderFile, tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { humanLines } from '../support/cli-output.js';
 import { CLI as cli, runCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const run = (args: string[]) => runCli(args);
 
@@ -27,7 +28,7 @@ async function expectRefused(args: string[], message: string | RegExp) {
   expect(existsSync(dbDir)).toBe(false);
 }
 
-describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, nothing done', () => {
+describe.skipIf(unavailable(NEEDS.cli))('mistakes in the arguments: one line, exit 1, nothing done', () => {
   it('--reason over 1000 characters', async () => {
     await expectRefused(['retry', '--all-errors', '--reason', 'x'.repeat(1001)], '--reason: --reason takes at most 1000 characters');
   });
@@ -91,7 +92,7 @@ try {
   mounted = false;
 }
 
-describe.skipIf(!existsSync(cli) || !mounted)('--log-file on a full device', () => {
+describe.skipIf(unavailable(NEEDS.cli) || !mounted)('--log-file on a full device', () => {
   beforeAll(() => {
     try {
       for (let i = 0; ; i++) writeFileSync(join(full, `fill${i}`), Buffer.alloc(4096));

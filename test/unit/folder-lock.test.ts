@@ -21,6 +21,7 @@ import { defaultLockTimeoutMs, parseCommandLine } from '../../src/cli/options.js
 import { memoryLogger } from '../support/memory-logger.js';
 import { tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const builtLock = `${root}dist/src/engine/folder-lock.js`;
@@ -167,7 +168,7 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
     expect((error as Error).message).toContain('interrupted while waiting');
   });
 
-  it.skipIf(!existsSync(builtLock))(
+  it.skipIf(unavailable(NEEDS.cli) || !existsSync(builtLock))(
     'several processes finding one stale lock at the same instant: exactly one takes it',
     async () => {
       const takers = 6;
