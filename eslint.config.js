@@ -4,7 +4,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/out/', '.order-loader/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/out/', '.order-loader/', '.stryker-tmp/', 'reports/'] },
   js.configs.recommended,
   tseslint.configs.strictTypeChecked,
   {

@@ -11,6 +11,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI, REPO_ROOT } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 import { serverPgTarget } from '../support/databases.js';
 import { tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
@@ -118,7 +119,7 @@ async function untilStaging(bench: { stderr: () => string }): Promise<void> {
   while (!bench.stderr().includes('"msg":"staging"')) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
-describe.skipIf(!existsSync(CLI)).each(targets)('bench whose reader went away ($kind)', (target) => {
+describe.skipIf(unavailable(NEEDS.cli)).each(targets)('bench whose reader went away ($kind)', (target) => {
   it('runs to its end and leaves neither its workspace schema nor its generated file', async () => {
     const db = await target.create();
     try {
@@ -138,7 +139,7 @@ describe.skipIf(!existsSync(CLI)).each(targets)('bench whose reader went away ($
   }, 180_000);
 });
 
-describe.skipIf(!existsSync(CLI)).each(targets)('the workspace of a bench that died ($kind)', (target) => {
+describe.skipIf(unavailable(NEEDS.cli)).each(targets)('the workspace of a bench that died ($kind)', (target) => {
   it('is dropped by the next bench, and its generated file removed; it says so', async () => {
     const db = await target.create();
     try {

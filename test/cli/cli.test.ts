@@ -1,12 +1,13 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { CLI as cli, runCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 60_000 });
 
-describe.skipIf(!existsSync(cli))('the order-loader command (built CLI, embedded PGlite)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('the order-loader command (built CLI, embedded PGlite)', () => {
   it('is executable after a build, so that `npx order-loader` runs it (tsc writes it without the x bit)', () => {
     expect(statSync(cli).mode & 0o111).not.toBe(0);
   });

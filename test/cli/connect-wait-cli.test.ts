@@ -15,6 +15,7 @@ import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { TEST_PG_URL } from '../support/server-url.js';
 import { humanLines } from '../support/cli-output.js';
 import { sleep } from '../../src/sleep.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const target = serverPgTarget();
 const SECRET = 'pw-Kq7-not-in-any-log';
@@ -72,7 +73,7 @@ const logRecords = (file: string): LogRecord[] =>
     .map((l) => JSON.parse(l) as LogRecord);
 const waits = (file: string) => logRecords(file).filter((r) => r.attempt !== undefined);
 
-describe.skipIf(!existsSync(cli) || target === null)('--connect-timeout (built CLI, PostgreSQL)', () => {
+describe.skipIf(unavailable(NEEDS.cli, NEEDS.server))('--connect-timeout (built CLI, PostgreSQL)', () => {
   let db: TestDatabase | undefined;
   let proxy: Server | undefined;
   afterEach(async () => {

@@ -3,14 +3,15 @@
  * private server that requires a password, scram-sha-256), URL shapes that must never print the
  * password, and failures to connect named in one line.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orderFile, tempDir } from '../support/files.js';
-import { PrivatePostgres, privatePostgresUnavailable } from '../survival/private-postgres.js';
+import { PrivatePostgres } from '../survival/private-postgres.js';
 import { humanLines } from '../support/cli-output.js';
-import { CLI as cli, runCli, spawnCli } from '../support/cli-run.js';
+import { runCli, spawnCli } from '../support/cli-run.js';
 import { TEST_PG_URL } from '../support/server-url.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env, timeoutMs: 30_000, killSignal: 'SIGKILL' });
 /** The bin as a child process: whether the process ends is the question. */
@@ -22,84 +23,81 @@ const spawned = (args: string[], env: Record<string, string> = {}) =>
 /** Special characters of every kind a URL gives a meaning to. */
 const PASSWORD = 'S3cr@t/pa?ss#wo:rd%41';
 
-describe.skipIf(!existsSync(cli) || privatePostgresUnavailable() !== null)(
-  'a PostgreSQL server that requires a password (scram-sha-256)',
-  () => {
-    let server: PrivatePostgres;
-    let n = 0;
-    beforeAll(async () => {
-      server = await PrivatePostgres.create({ password: PASSWORD });
-    });
-    afterAll(async () => {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
-      await server?.destroy();
-    });
-    const database = async () => (await server.createDatabase(`pw_${++n}`)).url.replace(/^postgres:\/\/postgres@/, '');
+describe.skipIf(unavailable(NEEDS.cli, NEEDS.privatePostgres))('a PostgreSQL server that requires a password (scram-sha-256)', () => {
+  let server: PrivatePostgres;
+  let n = 0;
+  beforeAll(async () => {
+    server = await PrivatePostgres.create({ password: PASSWORD });
+  });
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed
+    await server?.destroy();
+  });
+  const database = async () => (await server.createDatabase(`pw_${++n}`)).url.replace(/^postgres:\/\/postgres@/, '');
 
-    function expectNoSecret(...texts: string[]) {
-      for (const text of texts) {
-        expect(text).not.toContain(PASSWORD);
-        expect(text).not.toContain(encodeURIComponent(PASSWORD));
-        expect(text).not.toContain('S3cr@t');
-      }
+  function expectNoSecret(...texts: string[]) {
+    for (const text of texts) {
+      expect(text).not.toContain(PASSWORD);
+      expect(text).not.toContain(encodeURIComponent(PASSWORD));
+      expect(text).not.toContain('S3cr@t');
     }
+  }
 
-    it('ORDER_LOADER_DB_PASSWORD works with a postgres:// URL; nothing prints it', async () => {
-      const db = `postgres://postgres@${await database()}`;
-      const logFile = join(tempDir(), 'load.log');
-      const load = await run(
-        ['load', orderFile([['PW-1', '1', '2026-01-01', '10', 'EUR']]), '--db', db, '--log-file', logFile, '--log-level', 'debug'],
-        { ORDER_LOADER_DB_PASSWORD: PASSWORD },
-      );
-      expect(load.stderr).toBe('');
-      expect(load.code).toBe(0);
-      expect(load.stdout).toContain('1 DONE');
-      expectNoSecret(load.stdout, readFileSync(logFile, 'utf8'));
-    });
+  it('ORDER_LOADER_DB_PASSWORD works with a postgres:// URL; nothing prints it', async () => {
+    const db = `postgres://postgres@${await database()}`;
+    const logFile = join(tempDir(), 'load.log');
+    const load = await run(
+      ['load', orderFile([['PW-1', '1', '2026-01-01', '10', 'EUR']]), '--db', db, '--log-file', logFile, '--log-level', 'debug'],
+      { ORDER_LOADER_DB_PASSWORD: PASSWORD },
+    );
+    expect(load.stderr).toBe('');
+    expect(load.code).toBe(0);
+    expect(load.stdout).toContain('1 DONE');
+    expectNoSecret(load.stdout, readFileSync(logFile, 'utf8'));
+  });
 
-    it.each([
-      ['unencoded special characters in the URL', (hostDb: string) => `postgres://postgres:${PASSWORD.replace('%', '%25')}@${hostDb}`],
-      [
-        'the URL percent-encoded, after a space and a tab',
-        (hostDb: string) => ` \tpostgres://postgres:${encodeURIComponent(PASSWORD)}@${hostDb}`,
-      ],
-      ['?password= in the query', (hostDb: string) => `postgres://postgres@${hostDb}?password=${encodeURIComponent(PASSWORD)}`],
-    ])('a password in the URL works (%s) and is never printed', async (_shape, url) => {
-      const db = url(await database());
-      const status = await run(['status', '--db', db, '--log-level', 'info']);
-      expect(status.code).toBe(0);
-      expectNoSecret(status.stdout, status.stderr);
-    });
+  it.each([
+    ['unencoded special characters in the URL', (hostDb: string) => `postgres://postgres:${PASSWORD.replace('%', '%25')}@${hostDb}`],
+    [
+      'the URL percent-encoded, after a space and a tab',
+      (hostDb: string) => ` \tpostgres://postgres:${encodeURIComponent(PASSWORD)}@${hostDb}`,
+    ],
+    ['?password= in the query', (hostDb: string) => `postgres://postgres@${hostDb}?password=${encodeURIComponent(PASSWORD)}`],
+  ])('a password in the URL works (%s) and is never printed', async (_shape, url) => {
+    const db = url(await database());
+    const status = await run(['status', '--db', db, '--log-level', 'info']);
+    expect(status.code).toBe(0);
+    expectNoSecret(status.stdout, status.stderr);
+  });
 
-    it('no password, or a wrong one: one line naming the role, and the process ends at once', async () => {
-      const db = `postgres://postgres@${await database()}`;
-      const missing = spawned(['status', '--db', db]);
-      expect(missing.signal).toBeNull(); // not killed by the timeout
-      expect(missing.code).toBe(1);
-      expect(humanLines(missing.stderr).join('\n')).toMatch(
-        /^order-loader: cannot open database postgres:\/\/postgres@127\.0\.0\.1:\d+\/pw_\d+: 127\.0\.0\.1:\d+ asks a password of role postgres and none was given: set ORDER_LOADER_DB_PASSWORD$/,
-      );
+  it('no password, or a wrong one: one line naming the role, and the process ends at once', async () => {
+    const db = `postgres://postgres@${await database()}`;
+    const missing = spawned(['status', '--db', db]);
+    expect(missing.signal).toBeNull(); // not killed by the timeout
+    expect(missing.code).toBe(1);
+    expect(humanLines(missing.stderr).join('\n')).toMatch(
+      /^order-loader: cannot open database postgres:\/\/postgres@127\.0\.0\.1:\d+\/pw_\d+: 127\.0\.0\.1:\d+ asks a password of role postgres and none was given: set ORDER_LOADER_DB_PASSWORD$/,
+    );
 
-      const wrong = spawned(['status', '--db', db], { ORDER_LOADER_DB_PASSWORD: `${PASSWORD}x` });
-      expect(wrong.signal).toBeNull();
-      expect(wrong.code).toBe(1);
-      expect(humanLines(wrong.stderr).join('\n')).toMatch(
-        /^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check ORDER_LOADER_DB_PASSWORD$/,
-      );
-      expectNoSecret(wrong.stderr);
+    const wrong = spawned(['status', '--db', db], { ORDER_LOADER_DB_PASSWORD: `${PASSWORD}x` });
+    expect(wrong.signal).toBeNull();
+    expect(wrong.code).toBe(1);
+    expect(humanLines(wrong.stderr).join('\n')).toMatch(
+      /^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check ORDER_LOADER_DB_PASSWORD$/,
+    );
+    expectNoSecret(wrong.stderr);
 
-      // a wrong password given in the URL is to be fixed there, not in the environment
-      const inUrl = spawned(['status', '--db', `postgres://postgres:${encodeURIComponent(`${PASSWORD}x`)}@${await database()}`]);
-      expect(inUrl.code).toBe(1);
-      expect(humanLines(inUrl.stderr).join('\n')).toMatch(
-        /^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check the password in the --db URL$/,
-      );
-      expectNoSecret(inUrl.stderr);
-    });
-  },
-);
+    // a wrong password given in the URL is to be fixed there, not in the environment
+    const inUrl = spawned(['status', '--db', `postgres://postgres:${encodeURIComponent(`${PASSWORD}x`)}@${await database()}`]);
+    expect(inUrl.code).toBe(1);
+    expect(humanLines(inUrl.stderr).join('\n')).toMatch(
+      /^order-loader: cannot open database \S+: password authentication failed for role postgres on 127\.0\.0\.1:\d+ \(28P01\): check the password in the --db URL$/,
+    );
+    expectNoSecret(inUrl.stderr);
+  });
+});
 
-describe.skipIf(!existsSync(cli))('URLs that cannot be read: one line, never the password', () => {
+describe.skipIf(unavailable(NEEDS.cli))('URLs that cannot be read: one line, never the password', () => {
   it.each([
     ['postgres://u:S3cr@t%zz@127.0.0.1:1/d', 'has a "%" that is not an escape', 'S3cr@t'],
     ['postgres://u:a@S3cr@t?x@127.0.0.1:1/d', 'cannot tell where the password ends', 'S3cr@t'],
@@ -114,7 +112,7 @@ describe.skipIf(!existsSync(cli))('URLs that cannot be read: one line, never the
   });
 });
 
-describe.skipIf(!existsSync(cli))('a server that cannot be reached', () => {
+describe.skipIf(unavailable(NEEDS.cli))('a server that cannot be reached', () => {
   it('a port where nothing listens: "cannot connect to host:port", not a schema problem', async () => {
     const result = await run(['status', '--db', 'postgres://loader@127.0.0.1:1/orders']);
     expect(result.code).toBe(1);
@@ -125,7 +123,7 @@ describe.skipIf(!existsSync(cli))('a server that cannot be reached', () => {
 });
 
 const serverUrl = TEST_PG_URL;
-describe.skipIf(!existsSync(cli) || serverUrl === null)('the local PostgreSQL server: names in the message', () => {
+describe.skipIf(unavailable(NEEDS.cli, NEEDS.server))('the local PostgreSQL server: names in the message', () => {
   const place = new URL(serverUrl ?? 'postgres://postgres@127.0.0.1:5432/test');
   const hostPort = `${place.hostname}:${place.port || '5432'}`;
   it('a database that does not exist is named, and not created', async () => {

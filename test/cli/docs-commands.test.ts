@@ -5,11 +5,12 @@
  * transcript is read). A block a page does not run (a server, an Oracle, minutes of measuring)
  * must say why. docs/ARCHITECTURE.md describes the code and shows no commands to run.
  */
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
-import { CLI, REPO_ROOT } from '../support/cli-run.js';
+import { REPO_ROOT } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 import { binShim, normalizeOutput, outputPattern, pageCommands, Transcript } from '../support/doc-commands.js';
 
 const pages = readdirSync(join(REPO_ROOT, 'docs'))
@@ -23,7 +24,7 @@ describe.each(pages)('docs/%s', (page) => {
     expect(unrun.filter((b) => b.reason === null)).toEqual([]);
   });
 
-  it.skipIf(!existsSync(CLI) || commands.length === 0)(
+  it.skipIf(unavailable(NEEDS.cli) || commands.length === 0)(
     'runs its commands as written, in order, with the output it shows',
     async () => {
       const root = tempDir();

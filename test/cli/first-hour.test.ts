@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { CLI as cli, REPO_ROOT as root, runCli, spawnCli } from '../support/cli-run.js';
+import { REPO_ROOT as root, runCli, spawnCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env });
 
@@ -12,7 +13,7 @@ const logRecords = (path: string) =>
     .split('\n')
     .map((l) => JSON.parse(l) as { level: number; msg: string; [k: string]: unknown });
 
-describe.skipIf(!existsSync(cli))('what a person meets in the first hour (built CLI)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('what a person meets in the first hour (built CLI)', () => {
   it.each([
     [['help'], 'Usage: order-loader <command>'],
     [['--help'], 'Usage: order-loader <command>'],

@@ -13,6 +13,7 @@ import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI, REPO_ROOT, runCli, type CliResult } f
 import { serverPgTarget } from '../support/databases.js';
 import { HEADER, tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const server = serverPgTarget();
 
@@ -76,7 +77,7 @@ async function until(what: string, probe: () => boolean, timeoutMs = 90_000): Pr
   }
 }
 
-describe.skipIf(!existsSync(CLI))('load from an inbox (built CLI)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('load from an inbox (built CLI)', () => {
   it('an empty inbox: exit 0, says there is nothing to load; `stage` opens no database (`load` processes the due rows of earlier loads)', async () => {
     const inbox = tempDir();
     writeFileSync(join(inbox, 'upload.csv.part'), order('P'));

@@ -4,13 +4,13 @@
  * statement, so that no backend of ours is left waiting with the chunk's row locks held.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { orderFile } from '../support/files.js';
 import { CHILD_NODE_FLAGS } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -31,7 +31,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-describe.skipIf(!existsSync(cli) || server === null)('a load blocked on a held row, interrupted (built CLI, server PostgreSQL)', () => {
+describe.skipIf(unavailable(NEEDS.cli, NEEDS.server))('a load blocked on a held row, interrupted (built CLI, server PostgreSQL)', () => {
   let db: TestDatabase;
   let holder: pg.Client;
   let child: ChildProcessWithoutNullStreams | undefined;

@@ -3,15 +3,15 @@
  * is set) as a Markdown document: outcome, the per-file table, the error codes with their
  * counts, where the files went; a file name cannot break the table.
  */
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { CLI as cli, runCli } from '../support/cli-run.js';
+import { runCli } from '../support/cli-run.js';
 import { serverPgTarget } from '../support/databases.js';
 import { humanLines } from '../support/cli-output.js';
 import { renderLoadMarkdown } from '../../src/cli/render-markdown.js';
 import type { LoadReport } from '../../src/pipeline/load.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 /** The cells of a Markdown table row (split at `|` not escaped by a backslash). */
 const cells = (row: string) =>
@@ -37,7 +37,7 @@ const targets: Array<[string, () => Promise<string>]> = [['pglite', async () => 
 const pg = serverPgTarget();
 if (pg !== null) targets.push(['postgres', async () => (await pg.create()).url ?? '']);
 
-describe.skipIf(!existsSync(cli))('--format markdown (built CLI)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('--format markdown (built CLI)', () => {
   it.each(targets)('%s: a load with every kind of failure', async (_kind, database) => {
     const db = await database();
     const bad = writeTestFile(

@@ -1,12 +1,13 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { HEADER, tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { CLI as cli, runCli } from '../support/cli-run.js';
+import { runCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const run = (args: string[]) => runCli([...args, '--log-level', 'warn']);
 
-describe.skipIf(!existsSync(cli))('--max-errors and retry batches (built CLI, embedded PGlite)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('--max-errors and retry batches (built CLI, embedded PGlite)', () => {
   it('7 lines rejected while parsing with --max-errors 2: exit 1; with --max-errors 7: exit 2', async () => {
     const dir = tempDir();
     const file = `${dir}/bad.csv`;

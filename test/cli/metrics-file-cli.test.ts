@@ -3,15 +3,16 @@
  * a file that a Prometheus text-format parser reads, with the numbers of that run; a later run
  * that cannot finish keeps the last success of the one before.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
 import { HEADER, tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { CLI as cli, runCli } from '../support/cli-run.js';
+import { runCli } from '../support/cli-run.js';
 import { serverPgTarget } from '../support/databases.js';
 import { METRIC_FAMILIES } from '../../src/cli/metrics-file.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 /** A metric's samples as [labels, value] (the parser gives values as text, as prom2json does). */
 function samples(text: string, name: string): Array<{ labels: Record<string, string>; value: number }> {
@@ -39,7 +40,7 @@ const targets: Array<[string, () => Promise<string>]> = [['pglite', async () => 
 const pg = serverPgTarget();
 if (pg !== null) targets.push(['postgres', async () => (await pg.create()).url ?? '']);
 
-describe.skipIf(!existsSync(cli))('--metrics-file (built CLI)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('--metrics-file (built CLI)', () => {
   it.each(targets)('%s: the numbers of a real load, in a file the format parser reads', async (_kind, database) => {
     const db = await database();
     const dir = tempDir();

@@ -16,6 +16,7 @@ import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI, REPO_ROOT, runCli } from '../support/
 import { serverPgTarget } from '../support/databases.js';
 import { HEADER, tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const targets: Array<[string, () => Promise<string>]> = [['pglite', async () => (await migratedPgliteDb()).url]];
 const pg = serverPgTarget();
@@ -147,38 +148,41 @@ describe('nightly runs (CLI)', () => {
     });
   }
 
-  it.skipIf(!existsSync(CLI))('the metrics file is written while the inbox lock is still held (a queued run writes after)', async () => {
-    const { url } = await migratedPgliteDb();
-    const inbox = inboxWith({ 'a.csv': ['L-1,1,2026-01-01,1.00,EUR'] });
-    // a FIFO as the metrics file: the run blocks reading the previous file until the test opens it,
-    // so the test sees the inbox as the run leaves it at the moment it writes its metrics
-    const metrics = join(tempDir(), 'order-loader.prom');
-    expect(spawnSync('mkfifo', [metrics]).status).toBe(0);
-    const child = spawn(
-      process.execPath,
-      [...CHILD_NODE_FLAGS, CLI, 'load', inbox, '--db', url, '--archive-dir', join(inbox, '..', 'archive'), '--metrics-file', metrics],
-      { cwd: REPO_ROOT, env: CLEAN_ENV },
-    );
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    // opened without blocking once the run opens the FIFO to read it (until then: ENXIO)
-    let writer: number | null = null;
-    const deadline = Date.now() + 90_000;
-    while (writer === null) {
-      try {
-        writer = openSync(metrics, constants.O_WRONLY | constants.O_NONBLOCK);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENXIO' || Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+  it.skipIf(unavailable(NEEDS.cli))(
+    'the metrics file is written while the inbox lock is still held (a queued run writes after)',
+    async () => {
+      const { url } = await migratedPgliteDb();
+      const inbox = inboxWith({ 'a.csv': ['L-1,1,2026-01-01,1.00,EUR'] });
+      // a FIFO as the metrics file: the run blocks reading the previous file until the test opens it,
+      // so the test sees the inbox as the run leaves it at the moment it writes its metrics
+      const metrics = join(tempDir(), 'order-loader.prom');
+      expect(spawnSync('mkfifo', [metrics]).status).toBe(0);
+      const child = spawn(
+        process.execPath,
+        [...CHILD_NODE_FLAGS, CLI, 'load', inbox, '--db', url, '--archive-dir', join(inbox, '..', 'archive'), '--metrics-file', metrics],
+        { cwd: REPO_ROOT, env: CLEAN_ENV },
+      );
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      // opened without blocking once the run opens the FIFO to read it (until then: ENXIO)
+      let writer: number | null = null;
+      const deadline = Date.now() + 90_000;
+      while (writer === null) {
+        try {
+          writer = openSync(metrics, constants.O_WRONLY | constants.O_NONBLOCK);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENXIO' || Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
       }
-    }
-    const lockHeld = existsSync(join(inbox, INBOX_LOCK_NAME));
-    closeSync(writer);
-    const code = await exited;
-    expect(code, stderr).toBe(0);
-    expect(lockHeld).toBe(true);
-    expect(existsSync(join(inbox, INBOX_LOCK_NAME))).toBe(false);
-    expect(value(readFileSync(metrics, 'utf8'), 'order_loader_last_run_exit_code', { command: 'load' })).toBe(0);
-  });
+      const lockHeld = existsSync(join(inbox, INBOX_LOCK_NAME));
+      closeSync(writer);
+      const code = await exited;
+      expect(code, stderr).toBe(0);
+      expect(lockHeld).toBe(true);
+      expect(existsSync(join(inbox, INBOX_LOCK_NAME))).toBe(false);
+      expect(value(readFileSync(metrics, 'utf8'), 'order_loader_last_run_exit_code', { command: 'load' })).toBe(0);
+    },
+  );
 });

@@ -5,7 +5,7 @@
  * are YAML whose expressions select metrics and labels the metrics writer really emits.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { CLEAN_ENV, CLI as cli, REPO_ROOT } from '../support/cli-run.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { renderMetrics } from '../../src/cli/metrics-file.js';
 import type { LoadReport } from '../../src/pipeline/load.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const example = (path: string) => readFileSync(join(REPO_ROOT, 'examples', path), 'utf8');
 
@@ -60,7 +61,7 @@ function expectNightDone(root: string, result: { status: number | null; stdout: 
   expect(result.stdout).toContain('| archive: ');
 }
 
-describe.skipIf(!existsSync(cli))('examples/ (the nightly recipes)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('examples/ (the nightly recipes)', () => {
   it('the crontab line runs as written', async () => {
     const lines = example('cron/order-loader.crontab')
       .split('\n')

@@ -6,10 +6,11 @@ import { tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { TEST_PG_URL } from '../support/server-url.js';
 import { CHILD_NODE_FLAGS, CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const run = (args: string[]) => runCli([...args, '--log-level', 'warn']);
 
-describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlite)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('operating commands (built CLI, embedded PGlite)', () => {
   it('errors → fix → load, retry with --set and --reason, status and runs', async () => {
     const dir = tempDir();
     const { url: db } = await migratedPgliteDb();
@@ -81,7 +82,7 @@ describe.skipIf(!existsSync(cli))('operating commands (built CLI, embedded PGlit
 });
 
 const pgUrl = TEST_PG_URL;
-describe.skipIf(!existsSync(cli) || pgUrl === null)('bench (built CLI, server PostgreSQL)', () => {
+describe.skipIf(unavailable(NEEDS.cli, NEEDS.server))('bench (built CLI, server PostgreSQL)', () => {
   const schemas = async () => {
     const client = new pg.Client({ connectionString: pgUrl ?? undefined });
     await client.connect();
@@ -156,7 +157,7 @@ describe.skipIf(!existsSync(cli) || pgUrl === null)('bench (built CLI, server Po
   }, 120_000);
 });
 
-describe.skipIf(!existsSync(cli))('errors (built CLI, embedded PGlite): every rejected line, streamed, a closed pipe', () => {
+describe.skipIf(unavailable(NEEDS.cli))('errors (built CLI, embedded PGlite): every rejected line, streamed, a closed pipe', () => {
   it('lists lines rejected without a stage row under their load; `errors | head -1` ends quietly with exit 0', async () => {
     const dir = tempDir();
     const { url: db } = await migratedPgliteDb();

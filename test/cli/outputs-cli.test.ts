@@ -4,7 +4,7 @@
  * and no line forged by a control character in a name.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { orderFile, tempDir, writeTestFile } from '../support/files.js';
@@ -14,6 +14,7 @@ import { humanLines } from '../support/cli-output.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 import { CHILD_NODE_FLAGS, CLEAN_ENV as env, CLI as cli, REPO_ROOT as root, runCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 /** Every PostgreSQL migration, in the order a fresh database applies them. */
 const ALL_MIGRATIONS = listMigrations('postgres').map((m) => m.name);
@@ -46,6 +47,8 @@ if (pgUrl !== null) {
     return { url: await createDatabase(pgUrl, name), dispose: () => dropDatabase(pgUrl, name) };
   };
   targets.push({ kind: 'postgres', create, migrated: create });
+} else {
+  unavailable(NEEDS.server);
 }
 
 /** stdout must be exactly one JSON document. */
@@ -54,7 +57,7 @@ function jsonDocument(stdout: string): unknown {
   return JSON.parse(stdout) as unknown;
 }
 
-describe.skipIf(!existsSync(cli))('--json when the command fails (exit 1), without a database', () => {
+describe.skipIf(unavailable(NEEDS.cli))('--json when the command fails (exit 1), without a database', () => {
   it.each([
     [['load', 'x.csv', '--chunk-size', 'many', '--json'], 'user', '--chunk-size must be a whole number'],
     [['frobnicate', '--json'], 'user', 'unknown command'],
@@ -88,7 +91,7 @@ describe.skipIf(!existsSync(cli))('--json when the command fails (exit 1), witho
   });
 });
 
-describe.skipIf(!existsSync(cli)).each(targets)('the CLI on $kind', (target) => {
+describe.skipIf(unavailable(NEEDS.cli)).each(targets)('the CLI on $kind', (target) => {
   let db: CliDb | undefined;
   afterEach(async () => {
     await db?.dispose();

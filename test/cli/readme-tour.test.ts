@@ -5,11 +5,12 @@
  * a transcript is read). Followed top to bottom in one folder, each step must get what it
  * promises. Every other command block of the README says why it is not run.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
-import { CLI, REPO_ROOT } from '../support/cli-run.js';
+import { REPO_ROOT } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 import { binShim, normalizeOutput, outputPattern, pageCommands, Transcript } from '../support/doc-commands.js';
 
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
@@ -21,7 +22,7 @@ describe('README.md', () => {
     expect(unrun.filter((b) => b.reason === null)).toEqual([]);
   });
 
-  it.skipIf(!existsSync(CLI))(
+  it.skipIf(unavailable(NEEDS.cli))(
     'the tour: each command as written, in order, in one fresh folder, gets what the README shows',
     async () => {
       const root = tempDir();

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { CLI as cli, runCli } from '../support/cli-run.js';
+import { runCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 async function load(args: string[]) {
   const result = await runCli(['load', ...args, '--json', '--log-level', 'silent']);
@@ -19,7 +19,7 @@ async function load(args: string[]) {
   };
 }
 
-describe.skipIf(!existsSync(cli))('load --encoding after a mistake, and --restage (built CLI, PGlite)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('load --encoding after a mistake, and --restage (built CLI, PGlite)', () => {
   it('stages the file read right, skips it when read the same way, stages it again with --restage', async () => {
     const { url: db } = await migratedPgliteDb();
     const file = writeTestFile(

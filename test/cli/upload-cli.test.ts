@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { describe, expect, it } from 'vitest';
 import { OrderLoader } from '../../src/loader.js';
-import { CLI, runCli } from '../support/cli-run.js';
+import { runCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 import { serverPgTarget } from '../support/databases.js';
 import { HEADER, tempDir } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
@@ -73,7 +74,7 @@ interface Report {
   exitCode: number;
 }
 
-describe.skipIf(!existsSync(CLI))('files still being uploaded, entries that are not files (built CLI)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('files still being uploaded, entries that are not files (built CLI)', () => {
   it.each(targets)(
     '%s: a file modified within the quiet period is left for the next run (exit 0, said once), then loaded whole',
     async (_kind, database) => {

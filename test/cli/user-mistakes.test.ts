@@ -9,7 +9,8 @@ import { orderFile, tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { fullDeviceAvailable, mountFullDevice, type FullDevice } from '../support/full-device.js';
 import { humanLines } from '../support/cli-output.js';
-import { CLI as cli, runCli, spawnCli } from '../support/cli-run.js';
+import { runCli, spawnCli } from '../support/cli-run.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const run = (args: string[]) => runCli(args);
 
@@ -27,7 +28,7 @@ async function expectRefused(args: string[], message: string | RegExp) {
   expect(existsSync(dbDir)).toBe(false);
 }
 
-describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, nothing done', () => {
+describe.skipIf(unavailable(NEEDS.cli))('mistakes in the arguments: one line, exit 1, nothing done', () => {
   it('--reason over 1000 characters', async () => {
     await expectRefused(['retry', '--all-errors', '--reason', 'x'.repeat(1001)], '--reason: --reason takes at most 1000 characters');
   });
@@ -64,7 +65,7 @@ describe.skipIf(!existsSync(cli))('mistakes in the arguments: one line, exit 1, 
 });
 
 /** A tiny file system, filled up: root only (mount). */
-describe.skipIf(!existsSync(cli) || !fullDeviceAvailable())('--log-file on a full device', () => {
+describe.skipIf(unavailable(NEEDS.cli) || !fullDeviceAvailable())('--log-file on a full device', () => {
   let full: FullDevice | null = null;
   beforeAll(() => {
     full = mountFullDevice();

@@ -5,6 +5,7 @@ import { forEachTarget, targetTest } from '../support/target-test.js';
 import { faultyEngine } from '../support/fault-engine.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 import { failingKeys } from '../support/transient-failures.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const operator = 'test-operator';
 
@@ -294,6 +295,45 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
     },
   );
 
+  targetTest(
+    'retry --load-id over a load with DONE and ERROR rows changes only its ERROR rows: the DONE rows keep their state, unaudited',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const good = (prefix: string) =>
+        Array.from({ length: 3 }, (_, i) => [`${prefix}-${i}`, '1', '2026-01-01', '10', 'JPY'] as [string, string, string, string, string]);
+      const bad = missingAmounts(3, 'E');
+      // DONE and ERROR rows interleaved in stage_id order, so that a batch holds both
+      const chosen = await loader.load([orderFile([good('D')[0]!, bad[0]!, good('D')[1]!, bad[1]!, bad[2]!, good('D')[2]!])]);
+      const loadId = chosen.files[0]!.loadId;
+      // another load's DONE and ERROR rows, not chosen
+      await loader.load([orderFile([...good('O'), ...missingAmounts(1, 'O')])]);
+      const doneBefore = await db.sql(
+        "SELECT source_key, attempt_count, updated_at FROM order_stage WHERE process_status = 'DONE' ORDER BY source_key",
+      );
+      expect(doneBefore).toHaveLength(6);
+      const errorKeys = bad.map((r) => r[0]);
+      const request = retryAll({ all: false, selector: { loadIds: [loadId] }, corrections: {} });
+
+      const dry = await loader.retry({ ...request, dryRun: true }, { chunkSize: 2 });
+      expect(dry.retry.changes.map((c) => [c.sourceKey, c.oldStatus])).toEqual(errorKeys.map((k) => [k, 'ERROR']));
+      const { retry } = await loader.retry(request, { chunkSize: 2, process: false });
+      expect(retry.count).toBe(3);
+      expect(retry.changes.map((c) => [c.sourceKey, c.oldStatus])).toEqual(errorKeys.map((k) => [k, 'ERROR']));
+
+      expect(
+        await db.sql("SELECT source_key, attempt_count, updated_at FROM order_stage WHERE process_status = 'DONE' ORDER BY source_key"),
+      ).toEqual(doneBefore);
+      expect(
+        await db.sql("SELECT source_key, process_status FROM order_stage WHERE process_status NOT IN ('DONE') ORDER BY source_key"),
+      ).toEqual([...errorKeys.map((k) => ({ source_key: k, process_status: 'READY' })), { source_key: 'O-0000', process_status: 'ERROR' }]);
+      expect(
+        await db.sql(
+          'SELECT s.source_key, a.old_status FROM order_stage_audit a JOIN order_stage s ON s.stage_id = a.stage_id ORDER BY s.source_key',
+        ),
+      ).toEqual(errorKeys.map((k) => ({ source_key: k, old_status: 'ERROR' })));
+    },
+  );
+
   targetTest('the report of a large retry counts every row and lists the first 1000', async ({ db }) => {
     const { loader } = await db.open();
     await loader.load([orderFile(missingAmounts(1003, 'M'))]);
@@ -305,7 +345,7 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
 });
 
 const server = serverPgTarget();
-describe.skipIf(server === null)('retry on server PostgreSQL', () => {
+describe.skipIf(unavailable(NEEDS.server))('retry on server PostgreSQL', () => {
   it('a dry run returns at once while another session holds one of the rows locked', async () => {
     const db = await server!.create();
     const pg = await import('pg');

@@ -4,6 +4,7 @@ import { serverPgTarget } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { connectionLost, faultyEngine, lostCommitReplies } from '../support/fault-engine.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const fastRetry = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
 
@@ -124,7 +125,7 @@ forEachTarget('chunk transactions on $kind', () => {
 });
 
 const server = serverPgTarget();
-describe.skipIf(server === null)('load --overlap on server PostgreSQL', () => {
+describe.skipIf(unavailable(NEEDS.server))('load --overlap on server PostgreSQL', () => {
   it('processes while staging and ends with every row accounted for', async () => {
     const db = await server!.create();
     try {
@@ -166,7 +167,7 @@ describe.skipIf(server === null)('load --overlap on server PostgreSQL', () => {
   });
 });
 
-describe.skipIf(server === null)('concurrent workers on server PostgreSQL', () => {
+describe.skipIf(unavailable(NEEDS.server))('concurrent workers on server PostgreSQL', () => {
   it('two process runs over one backlog never process the same row', async () => {
     const db = await server!.create();
     try {

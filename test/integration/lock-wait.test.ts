@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serverPgTarget, testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { orderFile } from '../support/files.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 type Row = [string, string, string, string, string];
 const rows = (n: number, amount: string): Row[] =>
@@ -104,9 +105,36 @@ forEachTarget(
   pgTargets,
 );
 
+forEachTarget(
+  'the claim locks the rows it claims, on $kind',
+  () => {
+    targetTest('while a chunk merges, each of its stage rows is locked by the chunk transaction (FOR UPDATE)', async ({ db }) => {
+      // A row lock is the xid of its holder in the row's xmax: read it while the chunk merges (a
+      // trigger on orders), before the chunk's own UPDATE of the stage row. A claim without its
+      // lock clause leaves xmax 0, and two workers could then merge the same row at once.
+      await db.sql('CREATE TABLE claim_seen (source_key text, locked_by_chunk boolean)');
+      await db.sql(`CREATE FUNCTION test_claim_seen() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO claim_seen
+        SELECT NEW.source_key, s.xmax::text::bigint = pg_current_xact_id()::text::bigint % 4294967296
+          FROM order_stage s WHERE s.source_key = NEW.source_key;
+        RETURN NEW;
+      END $$`);
+      await db.sql('CREATE TRIGGER test_claim_seen BEFORE INSERT OR UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION test_claim_seen()');
+      const { loader } = await db.open();
+      const report = await loader.load([orderFile(rows(5, '1000'))], { chunkSize: 2, workers: 1 });
+      expect(report.process).toMatchObject({ chunks: 3, done: 5 });
+      expect(await db.sql('SELECT source_key, locked_by_chunk FROM claim_seen ORDER BY source_key')).toEqual(
+        rows(5, '1000').map((r) => ({ source_key: r[0], locked_by_chunk: true })),
+      );
+    });
+  },
+  pgTargets,
+);
+
 const server = serverPgTarget();
 
-describe.skipIf(server === null)('a row held by another session, on server PostgreSQL', () => {
+describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on server PostgreSQL', () => {
   let db: TestDatabase;
   let holder: pg.Client;
   beforeEach(async () => {
@@ -148,6 +176,31 @@ describe.skipIf(server === null)('a row held by another session, on server Postg
     expect((await loader.process()).exitCode).toBe(0);
     expect((await stageRows()).every((r) => r.process_status === 'DONE')).toBe(true);
     expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'LK-033'")).toEqual([{ amount: '2000.00' }]);
+  });
+
+  it('a claimable row another session holds is skipped, not waited for: process ends well within the row-lock wait, the row still READY', async () => {
+    const { loader } = await db.open();
+    await loader.stage([orderFile(rows(20, '1000'))]);
+    await holder.query('BEGIN');
+    await holder.query("SELECT 1 FROM order_stage WHERE source_key = 'LK-007' FOR UPDATE");
+    // a claim that waited for the row would wait up to the row-lock wait (60 s) on every pass
+    const processing = loader.process({ lockWaitMs: 60_000, workers: 1 });
+    let outcome: Awaited<typeof processing> | 'still waiting after 10 s';
+    try {
+      outcome = await Promise.race([
+        processing,
+        new Promise<'still waiting after 10 s'>((resolve) => setTimeout(() => resolve('still waiting after 10 s'), 10_000)),
+      ]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await Promise.allSettled([processing]);
+    }
+    expect(outcome).not.toBe('still waiting after 10 s');
+    expect(outcome).toMatchObject({ aborted: null, process: { claimed: 19, done: 19, error: 0, retryWait: 0 } });
+    expect((await stageRows()).filter((r) => r.process_status !== 'DONE')).toEqual([
+      { source_key: 'LK-007', process_status: 'READY', error_code: null },
+    ]);
+    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 19 }]);
   });
 
   it('a lock on the whole orders table fails the chunk (retried, then the run stops), not every row one by one', async () => {

@@ -8,6 +8,7 @@ import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 import { failingKeys } from '../support/transient-failures.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 const operator = 'test-operator';
@@ -235,6 +236,21 @@ forEachTarget('operations on $kind', (target) => {
     ]);
   });
 
+  targetTest(
+    "leaves a RUNNING run of another host RUNNING, its pid dead or not (another host's processes cannot be seen)",
+    async ({ db }) => {
+      await db.sql(`INSERT INTO load_run (command, host, pid) VALUES ('load', $1, 2147483646)`, [`not-${hostname()}`]);
+      const { loader } = await db.open();
+      const { markAbandonedRuns } = await import('../../src/pipeline/operations.js');
+      // every pid reported gone: only the host can keep the run
+      expect(await markAbandonedRuns(loader.engine, () => true)).toEqual([]);
+      expect(await db.sql('SELECT status, message, finished_at FROM load_run')).toEqual([
+        { status: 'RUNNING', message: null, finished_at: null },
+      ]);
+      expect(await db.sql("SELECT count(*) AS n FROM load_run_event WHERE event = 'failed'")).toEqual([{ n: 0 }]);
+    },
+  );
+
   targetTest.skipIf(target.kind === 'oracle')(
     'a transient row failure goes through RETRY_WAIT to DONE, and to ERROR after the maximum',
     async ({ db }) => {
@@ -351,7 +367,7 @@ forEachTarget('operations on $kind', (target) => {
 });
 
 const server = serverPgTarget();
-describe.skipIf(server === null)('recover on server PostgreSQL', () => {
+describe.skipIf(unavailable(NEEDS.server))('recover on server PostgreSQL', () => {
   it('leaves a PROCESSING row alone while a live transaction holds it', async () => {
     const db = await server!.create();
     try {

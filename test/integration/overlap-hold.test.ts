@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { serverPgTarget } from '../support/databases.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 import { runCli } from '../support/cli-run.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
@@ -18,7 +19,7 @@ function repeatedKeyFile(n: number): string {
   return writeTestFile(`${lines.join('\n')}\n`);
 }
 
-describe.skipIf(server === null)('load on server PostgreSQL: processing beside staging, keys held', () => {
+describe.skipIf(unavailable(NEEDS.server))('load on server PostgreSQL: processing beside staging, keys held', () => {
   it('by default processes while staging, and a key whose last line is rejected never reaches orders with an earlier line', async () => {
     const db = await server!.create();
     try {

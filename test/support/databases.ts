@@ -27,6 +27,7 @@ import { runOracleTestQuery } from './oracle-query.js';
 import { parseDbUrl } from '../../src/engine/db-url.js';
 import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
 import { TEST_PG_URL } from './server-url.js';
+import { missingTarget, NEEDS } from './requirements.js';
 
 /**
  * The migrated template database, named after the migrations it holds: concurrent test runs
@@ -427,6 +428,10 @@ async function oracleQuery<R>(db: string, env: Record<string, string>, text: str
 export function testTargets(): TestTarget[] {
   const targets = [pgliteTarget];
   if (TEST_PG_URL !== null) targets.push(pgTarget(TEST_PG_URL));
+  else {
+    const standIn = missingTarget('postgres', NEEDS.server);
+    if (standIn !== null) targets.push(standIn);
+  }
   // Oracle only under npm run test:oracle (ORDER_LOADER_TEST_ORACLE_SUITE, set by its config): it
   // runs one file at a time, as the one Oracle schema needs; npm test runs files in parallel
   if (process.env.ORDER_LOADER_TEST_ORACLE && process.env.ORDER_LOADER_TEST_ORACLE_SUITE === '1') targets.push(oracleTarget);

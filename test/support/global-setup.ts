@@ -19,6 +19,7 @@ import { OrderLoader } from '../../src/loader.js';
 import { PG_TEMPLATE_DB } from './databases.js';
 import { memoryLogger } from './memory-logger.js';
 import { startMigratedPglite } from './pglite-template.js';
+import { skipSummary } from './requirements.js';
 import { TEST_PG_URL } from './server-url.js';
 
 /** Older than any test run: a database of a run started this long ago is a leftover. */
@@ -39,6 +40,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const adminUrl = TEST_PG_URL;
   const teardown = async () => {
+    // what did not run here (test/support/requirements.ts): one line, before the folder goes
+    const skipped = skipSummary(tempRoot);
+    if (skipped !== null) console.warn(`[${project.name}] ${skipped}`);
     await stopPglite();
     rmSync(tempRoot, { recursive: true, force: true });
     if (adminUrl !== null) await dropTestDatabases(adminUrl, (tag) => tag === runTag);

@@ -15,7 +15,6 @@ import { orderFile } from '../support/files.js';
 import { checkInvariants } from '../support/invariants.js';
 import {
   FULL,
-  PG_ADMIN_URL,
   PG_SKIP_REASON,
   SIZES,
   assertBuilt,
@@ -29,6 +28,7 @@ import {
   startCli,
   type ServerDb,
 } from './harness.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const dbs: ServerDb[] = [];
 const fresh = async () => {
@@ -69,7 +69,7 @@ describe('survival: unreachable database and secrets (no server needed)', () => 
   });
 });
 
-if (PG_ADMIN_URL === null) {
+if (unavailable(NEEDS.server)) {
   describe('survival: concurrent workers, connection faults, secrets (server PostgreSQL)', () => {
     it.skip(PG_SKIP_REASON, () => undefined);
   });

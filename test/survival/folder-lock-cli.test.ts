@@ -5,13 +5,14 @@
  * scenario (four processes racing for a new folder; a load stopped by SIGTERM): project survival.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADER, tempDir, writeTestFile } from '../support/files.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = `${root}dist/src/cli.js`;
@@ -61,7 +62,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!existsSync(cli))('one embedded database folder, several commands at once (PGlite only)', () => {
+describe.skipIf(unavailable(NEEDS.cli))('one embedded database folder, several commands at once (PGlite only)', () => {
   it('two loads, a process and a status started together: they take turns, every row of both files lands once, the folder is private', async () => {
     const base = tempDir();
     dirs.push(base);

@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { OrderLoader } from '../../src/loader.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { PG_ADMIN_URL, PG_SKIP_REASON, assertBuilt, freshServerDb, sleep, startCli, survivalPath } from './harness.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const ROWS = 3000;
 
@@ -114,7 +115,7 @@ describe('survival: kill -9 between the final commit and the archive move', () =
   }
 
   // a server database can be watched while the loader runs: the kill lands after a committed checkpoint
-  it.skipIf(PG_ADMIN_URL === null)(
+  it.skipIf(unavailable(NEEDS.server))(
     `postgres: a .csv.gz killed while staging resumes after its last checkpoint (an offset into its content), and ends as a clean load${PG_ADMIN_URL === null ? ` (${PG_SKIP_REASON})` : ''}`,
     async () => {
       assertBuilt();

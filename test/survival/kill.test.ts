@@ -14,7 +14,6 @@ import { compareWithFile } from '../support/file-invariants.js';
 import { checkInvariants, statusCounts } from '../support/invariants.js';
 import {
   FULL,
-  PG_ADMIN_URL,
   PG_SKIP_REASON,
   freshServerDb,
   type ServerDb,
@@ -31,6 +30,7 @@ import {
   waitForNoBackends,
   type GeneratedFile,
 } from './harness.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const LOAD_ARGS = ['--chunk-size', '200', '--batch-size', '2000', '--log-level', 'debug'];
 
@@ -43,7 +43,7 @@ CREATE CONSTRAINT TRIGGER survival_slow_commit AFTER UPDATE ON order_stage
   WHEN (NEW.process_status = 'DONE' AND OLD.process_status <> 'DONE' AND NEW.stage_id % 1999 = 0)
   EXECUTE FUNCTION survival_slow_commit();`;
 
-if (PG_ADMIN_URL === null) {
+if (unavailable(NEEDS.server)) {
   describe('survival: kill -9 and signals (server PostgreSQL)', () => {
     it.skip(PG_SKIP_REASON, () => undefined);
   });

@@ -41,6 +41,7 @@ import {
 } from './harness.js';
 import { DEFAULT_RETRY } from '../../src/pipeline/retry.js';
 import { PrivatePostgres, privatePostgresUnavailable } from './private-postgres.js';
+import { NEEDS, recordSkip } from '../support/requirements.js';
 
 const ROWS = FULL ? 100_000 : 20_000;
 /** The loader must have given up within this long after the server went down (its budget is ≈ 8–16 s of waits). */
@@ -135,6 +136,7 @@ const badRows = (f: GeneratedFile) => f.bad.missingAmount + f.bad.overflow + f.b
 // ---------------------------------------------------------------------------------------------
 
 const unavailable = privatePostgresUnavailable();
+if (unavailable !== null) recordSkip(NEEDS.privatePostgres);
 
 describe('survival: the database restarted or down during a load (private PostgreSQL 15 instance)', () => {
   let instance: PrivatePostgres | null = null;

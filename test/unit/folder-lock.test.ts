@@ -23,6 +23,7 @@ import { memoryLogger } from '../support/memory-logger.js';
 import { tempDir } from '../support/files.js';
 import { fullDeviceAvailable, mountFullDevice, type FullDevice } from '../support/full-device.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
+import { NEEDS, unavailable } from '../support/requirements.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const builtLock = `${root}dist/src/engine/folder-lock.js`;
@@ -169,7 +170,7 @@ describe('the lock on an embedded database folder (PGlite only)', () => {
     expect((error as Error).message).toContain('interrupted while waiting');
   });
 
-  it.skipIf(!existsSync(builtLock))(
+  it.skipIf(unavailable(NEEDS.cli) || !existsSync(builtLock))(
     'several processes finding one stale lock at the same instant: exactly one takes it',
     async () => {
       const takers = 6;

@@ -1,0 +1,101 @@
+/**
+ * Named mutants: small, realistic defects in the SQL (and the few rules Stryker's TypeScript
+ * mutants do not reach with a database) that the suite must catch. Each is a text replacement in
+ * one file of a copy of the tree, and names the tests that must fail with it:
+ * test/survival/named-mutants.test.ts applies each to its own copy and runs those tests there.
+ *
+ * A mutant of a PostgreSQL migration changes the migrations' hash, so its run builds its own
+ * PGlite folder and server template (a few seconds more; the template is dropped afterwards).
+ * Add one whenever a defect got past the suite: the first step of its fix.
+ */
+export interface NamedMutant {
+  name: string;
+  /** What the defect would do. */
+  defect: string;
+  /** The file changed, from the repository root. */
+  file: string;
+  /** The text replaced (must occur exactly once). */
+  from: string;
+  to: string;
+  /** The test file that must fail, and the test names (vitest -t) to run in it. */
+  killedBy: { file: string; testNamePattern: string };
+  /** Its killing tests run on server PostgreSQL only (PGlite has one session: the mutant is equivalent there). */
+  serverOnly?: boolean;
+  /**
+   * forEachTarget tests: a test must fail on each of these targets (its name says "on '<kind>'");
+   * postgres only when ORDER_LOADER_TEST_PG is set. Not given: any failing test kills it.
+   */
+  failOn?: Array<'pglite' | 'postgres'>;
+}
+
+export const NAMED_MUTANTS: NamedMutant[] = [
+  {
+    name: 'pg-claim-waits-for-locked-rows',
+    defect: 'the claim waits for a row another session holds instead of skipping it (FOR UPDATE without SKIP LOCKED)',
+    file: 'sql/postgres/migrations/003_pinned_plans.sql',
+    from: '     FOR UPDATE SKIP LOCKED\n$$;',
+    to: '     FOR UPDATE\n$$;',
+    killedBy: { file: 'test/integration/lock-wait.test.ts', testNamePattern: 'skipped, not waited for' },
+    serverOnly: true,
+  },
+  {
+    name: 'pg-claim-without-lock',
+    defect: 'the claim locks nothing: two workers can merge the same row',
+    file: 'sql/postgres/migrations/003_pinned_plans.sql',
+    from: '     FOR UPDATE SKIP LOCKED\n$$;',
+    to: '$$;',
+    killedBy: { file: 'test/integration/lock-wait.test.ts', testNamePattern: 'the claim locks the rows it claims' },
+    failOn: ['pglite', 'postgres'],
+  },
+  {
+    name: 'pg-retry-selects-done-rows',
+    defect: 'retry sets DONE rows of the chosen load READY again (and audits them)',
+    file: 'sql/postgres/queries/lock_error_rows.sql',
+    from: "WHERE process_status = 'ERROR'",
+    to: "WHERE process_status IN ('ERROR', 'DONE')",
+    killedBy: { file: 'test/integration/attempts-and-retry.test.ts', testNamePattern: 'over a load with DONE and ERROR rows' },
+    failOn: ['pglite', 'postgres'],
+  },
+  {
+    name: 'pg-retry-dry-run-selects-done-rows',
+    defect: 'retry --dry-run plans DONE rows too (the plan is not what the retry does)',
+    file: 'sql/postgres/queries/find_error_rows.sql',
+    from: "WHERE process_status = 'ERROR'",
+    to: "WHERE process_status IN ('ERROR', 'DONE')",
+    killedBy: { file: 'test/integration/attempts-and-retry.test.ts', testNamePattern: 'over a load with DONE and ERROR rows' },
+    failOn: ['pglite', 'postgres'],
+  },
+  {
+    name: 'abandon-other-hosts-runs',
+    defect: 'a RUNNING run of another host, whose pid means nothing here, is closed FAILED as abandoned',
+    file: 'src/pipeline/operations.ts',
+    from: 'if (run.host !== host || run.pid === process.pid',
+    to: 'if (run.pid === process.pid',
+    killedBy: { file: 'test/integration/operations.test.ts', testNamePattern: 'RUNNING run of another host' },
+    failOn: ['pglite', 'postgres'],
+  },
+  {
+    name: 'oracle-claim-waits-for-locked-rows',
+    defect: 'Oracle: the claim waits for a row another session holds (FOR UPDATE without SKIP LOCKED)',
+    file: 'sql/oracle/queries/claim.sql',
+    from: '   FOR UPDATE SKIP LOCKED',
+    to: '   FOR UPDATE',
+    killedBy: { file: 'test/oracle/engine.recording.test.ts', testNamePattern: 'claim, merge, finalize in one transaction' },
+  },
+  {
+    name: 'oracle-claim-without-lock',
+    defect: 'Oracle: the claim locks nothing',
+    file: 'sql/oracle/queries/claim.sql',
+    from: '\n   FOR UPDATE SKIP LOCKED',
+    to: '',
+    killedBy: { file: 'test/oracle/engine.recording.test.ts', testNamePattern: 'claim, merge, finalize in one transaction' },
+  },
+  {
+    name: 'oracle-retry-selects-done-rows',
+    defect: 'Oracle: retry sets DONE rows READY again',
+    file: 'sql/oracle/queries/lock_error_rows.sql',
+    from: "WHERE process_status = 'ERROR'",
+    to: "WHERE process_status IN ('ERROR', 'DONE')",
+    killedBy: { file: 'test/oracle/operations.recording.test.ts', testNamePattern: 'lock: the batch is found without a lock' },
+  },
+];

@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests StrykerJS runs against each mutant of the rule modules (stryker.config.mjs): the unit
+ * tests of those modules and the Oracle recording tests (the pipeline's process and operations
+ * over a recording connection). No database: a PGlite test costs about a second, and Stryker runs
+ * every test that covers a mutant for that mutant. The database behaviour of these modules is
+ * held by the integration suite and by the named mutants (test/mutants/named-mutants.ts).
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('../..', import.meta.url)),
+  test: {
+    include: [
+      'test/unit/{order-file,order-record,inputs,gzip-input,formula-guard,staging-plan,outcome,db-error,pg-row-level,ports}.test.ts',
+      'test/oracle/*.recording.test.ts',
+    ],
+    // it replaces a module with vi.mock: not in a shared module registry (vitest.config.ts, MOCKING)
+    exclude: ['test/oracle/connections.recording.test.ts'],
+    globalSetup: ['test/mutation/global-setup.ts'],
+    testTimeout: 60_000,
+  },
+});
