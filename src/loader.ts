@@ -214,7 +214,8 @@ export class OrderLoader {
     const o = { ...DEFAULT_LOAD_OPTIONS, ...stripUndefined(options) };
     const opened = [];
     try {
-      for (const path of files) opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
+      for (const path of files)
+        opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter, profile: o.profile }));
     } catch (error) {
       for (const f of opened) f.close();
       throw error;

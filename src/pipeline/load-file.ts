@@ -1,6 +1,7 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
-import { openOrderFile, type OrderFile } from '../input/order-file.js';
+import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { sha256File } from '../input/file-digest.js';
+import { BUILTIN_PROFILE_ID } from '../input/profile/builtin.js';
 import type { LoadJournal } from './load-journal.js';
 import type { FileReport, LoadOptions } from './load-options.js';
 import type { LoadProcessing } from './load-processing.js';
@@ -35,24 +36,40 @@ async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: 
   return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
 }
 
+/** The report's `profile` of a file read through one (nothing for the built-in format). */
+function profileOf(options: LoadOptions): { profile?: { name: string; sha256: string } } {
+  return options.profile === undefined ? {} : { profile: { name: options.profile.name, sha256: options.profile.sha256 } };
+}
+
 /** One file of a `load`/`stage`: its run, then skip, stop, resume or stage it as its staging plan says. */
 export async function stageListedFile(run: FileStaging, listed: OrderFile): Promise<{ report: FileReport; interrupted: boolean }> {
   const { engine, options } = run;
   const logger = options.logger;
   const sha = await sha256File(listed.path, run.processing.signal);
-  const identity = { sha256: sha, encoding: options.encoding, delimiter: options.delimiter };
-  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), options);
+  const profile = options.profile;
+  // how the file is read is part of its identity: the encoding it is decoded with (a UTF-16 BOM
+  // decides), the delimiter, and the profile that maps it (its content's hash)
+  const readAs = {
+    encoding: await fileEncoding(listed.path, profile?.spec.encoding ?? options.encoding),
+    delimiter: profile === undefined ? options.delimiter : (profile.spec.delimiter ?? ','),
+    profile: profile?.sha256 ?? BUILTIN_PROFILE_ID,
+  };
+  const identity = { sha256: sha, ...readAs };
+  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
+    ...readAs,
+    restage: options.restage,
+  });
   const fileRun = await run.journal.startFile(listed, sha);
   const runId = fileRun.runId;
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
-  await fileRun.invoked(listed, sha, loadId, options);
+  await fileRun.invoked(listed, sha, loadId, { ...readAs, restage: options.restage, profile });
 
   if (plan.action === 'skip' || plan.action === 'stop') {
     listed.close();
     const message =
       plan.action === 'skip'
-        ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
+        ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding, delimiter and profile): staging skipped (--restage stages it again)`
         : `${listed.path}: load ${loadId} could not read this file past line ${plan.stoppedAt.line}: not read again (fix the file and load it)`;
     if (plan.action === 'skip') logger.info({ runId, loadId, file: listed.path }, message);
     else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);
@@ -68,6 +85,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       stoppedAt: plan.action === 'stop' ? plan.stoppedAt : null,
       skipped: message,
       resumedAt: null,
+      ...profileOf(options),
     };
     run.rejected.files += rejected;
     return { report, interrupted: false };
@@ -79,6 +97,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     file = await openOrderFile(listed.path, {
       encoding: options.encoding,
       delimiter: options.delimiter,
+      profile,
       resumeAt: plan.from,
       signal: run.processing.signal,
     });
@@ -109,6 +128,11 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   });
   run.rejected.files += result.counts.rejected;
   run.rejected.current = 0;
+  if (profile !== undefined && result.discarded > 0 && result.counts.read === 0)
+    logger.warn(
+      { runId, loadId, file: file.path, discarded: result.discarded },
+      `${file.path}: profile ${profile.name} discarded every line (${result.discarded}): nothing was loaded from it (check when:)`,
+    );
   await fileRun.staged(loadId, result);
   logger.info({ runId, loadId, ...result.counts }, 'staged');
   // right after staging, before a later file of this run can take rows over
@@ -124,6 +148,8 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       stoppedAt: result.stoppedAt,
       skipped: null,
       resumedAt: resumedAt(plan),
+      ...profileOf(options),
+      ...(profile === undefined ? {} : { discarded: result.discarded }),
     },
     interrupted: result.interrupted,
   };

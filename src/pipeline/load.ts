@@ -55,7 +55,7 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
  */
 async function openChecked(path: string, options: LoadOptions, aside: SetAside, signal?: AbortSignal): Promise<OrderFile | null> {
   try {
-    return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, signal });
+    return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, profile: options.profile, signal });
   } catch (error) {
     if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
     options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
@@ -268,9 +268,14 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
         reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
         // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
         (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
-      filesFailed: aside.unreadable.length > 0,
+      filesFailed: aside.unreadable.length > 0 || reports.some(discardedEverything),
     }),
   };
+}
+
+/** A file of which the profile's `when` (or comment, skip_lines) discarded every line it read: surely not what was meant (exit 2). */
+export function discardedEverything(r: { counts: { read: number }; discarded?: number | undefined; skipped?: string | null }): boolean {
+  return r.skipped == null && r.discarded !== undefined && r.discarded > 0 && r.counts.read === 0;
 }
 
 /**

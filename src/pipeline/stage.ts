@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ErrorLogInput, StageBatchResult, StageInput } from '../engine/types.js';
 import type { FileItem, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder } from '../input/order-record.js';
+import { parseMappedRecord } from '../input/profile/mapping.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -58,6 +59,8 @@ export interface FileStageResult {
   stoppedAt: { line: number; message: string } | null;
   interrupted: boolean;
   checkpoint: StageCheckpoint | null;
+  /** Lines the file's profile discarded (`when`, `comment`, `skip_lines`): counted apart, never errors. */
+  discarded: number;
 }
 
 interface Batch {
@@ -216,7 +219,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
       });
       return;
     }
-    const parsed = parseOrderRecord(item.fields);
+    const parsed = item.problem == null ? parseOrderRecord(item.fields) : parseMappedRecord(item.fields, item.problem);
     let row: StageInput;
     if (parsed.ok) {
       row = { ...parsed.order, lineNo: item.lineNo };
@@ -284,7 +287,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   } finally {
     file.close();
   }
-  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint };
+  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint, discarded: file.discarded() };
 }
 
 export interface DryRunCounts extends FileStageCounts {
@@ -310,6 +313,8 @@ export interface DryRunResult {
   stoppedAt: { line: number; message: string } | null;
   /** Header names the loader does not use (a real load ignores them with a warning). */
   extraColumns: string[];
+  /** Lines the file's profile discarded (`when`, `comment`, `skip_lines`); absent without a profile. */
+  discarded?: number;
 }
 
 /** What a dry run keeps per distinct source_key: the outcome of its last line. */
@@ -344,7 +349,7 @@ export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
         }
         continue;
       }
-      const parsed = parseOrderRecord(item.fields);
+      const parsed = item.problem == null ? parseOrderRecord(item.fields) : parseMappedRecord(item.fields, item.problem);
       let key: string | null;
       let outcome: number;
       if (parsed.ok) {
@@ -373,5 +378,6 @@ export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
     else if (outcome === KEY_INVALID) counts.invalid++;
     else counts.stagedAsError++;
   }
-  return { counts, samples, stoppedAt, extraColumns: file.header.extraColumns };
+  const discarded = file.discarded();
+  return { counts, samples, stoppedAt, extraColumns: file.header.extraColumns, ...(discarded > 0 ? { discarded } : {}) };
 }

@@ -3,6 +3,7 @@ import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
 import { checkInputsExist, expandInputs, inputFolder, type ListingRules } from '../../input/inputs.js';
 import { openOrderFile } from '../../input/order-file.js';
+import { loadProfileFile, type LoadProfile } from '../../input/profile/load-profile.js';
 import { OrderLoader } from '../../loader.js';
 import type { LoadReport } from '../../pipeline/load.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
@@ -37,13 +38,15 @@ function inboxDirs(args: string[], movesFiles: boolean): string[] {
 export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage'): Promise<number> {
   const { options } = ctx;
   const format = reportFormat(command, options.format);
+  // checked before any file is opened or the database touched
+  const profile = options.profile === undefined ? undefined : loadProfileFile(options.profile);
   if (options['dry-run']) {
     // --dry-run writes nothing, moves nothing and needs no database
     const { files } = expandInputs(ctx.files);
     if (files.length === 0) return nothingToLoad(ctx, command);
     const results = await OrderLoader.dryRunFiles(
       files.map((f) => f.path),
-      { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger: ctx.logger },
+      { encoding: options.encoding, delimiter: options.delimiter, profile, batchSize: options['batch-size'], logger: ctx.logger },
     );
     print(ctx.session, options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
     return dryRunExitCode(results, command);
@@ -66,7 +69,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   });
   let code = EXIT_FAILED;
   try {
-    code = await listAndStage(ctx, command, format, folders, rules);
+    code = await listAndStage(ctx, command, format, folders, rules, profile);
     return code;
   } finally {
     // --metrics-file before the lock goes: a run queued behind this one writes its own after
@@ -84,6 +87,7 @@ async function listAndStage(
   format: 'text' | 'markdown',
   folders: { archiveDir: string | undefined; failedDir: string | undefined },
   rules: ListingRules,
+  profile: LoadProfile | undefined,
 ): Promise<number> {
   const { options } = ctx;
   const { files, notReady, ignored } = expandInputs(ctx.files, rules);
@@ -100,7 +104,7 @@ async function listAndStage(
   if (folders.failedDir === undefined) {
     // a zero-byte file is an empty load, not a file without a header
     for (const f of files)
-      if (f.size > 0) (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter })).close();
+      if (f.size > 0) (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter, profile })).close();
   }
   return withLoader(ctx, { processes: command === 'load' }, async (loader) => {
     const progress = progressOf(ctx);
@@ -112,7 +116,15 @@ async function listAndStage(
       if (markdown) codes = await loader.errorCodeCounts(loadIds);
       await readStateForMetrics(ctx, loader);
     };
-    const run = { ...runOptions(ctx, progress), ...folders, listed: files, readySuffix: options['ready-suffix'], listing, beforeMoves };
+    const run = {
+      ...runOptions(ctx, progress),
+      profile,
+      ...folders,
+      listed: files,
+      readySuffix: options['ready-suffix'],
+      listing,
+      beforeMoves,
+    };
     const report = command === 'load' ? await loader.load(paths, run) : await loader.stage(paths, run);
     progress.clear();
     ctx.session.report = report;
