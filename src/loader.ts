@@ -215,7 +215,14 @@ export class OrderLoader {
     const opened = [];
     try {
       for (const path of files)
-        opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter, profile: o.profile }));
+        opened.push(
+          await openOrderFile(path, {
+            encoding: o.encoding,
+            delimiter: o.delimiter,
+            profile: o.profile,
+            onWarning: (message) => o.logger?.warn({ file: path }, message),
+          }),
+        );
     } catch (error) {
       for (const f of opened) f.close();
       throw error;

@@ -52,6 +52,8 @@ export interface OrderFileOptions {
   signal?: AbortSignal | undefined;
   /** A load profile (src/input/profile/): the file's format and its mapping onto the five fields; none: the built-in format. */
   profile?: LoadProfile | undefined;
+  /** Told what a reader finds wrong with the file as a whole (a profile's date mask that matches none of the first lines). */
+  onWarning?: ((message: string) => void) | undefined;
 }
 
 export interface OrderFileHeader {
@@ -223,6 +225,7 @@ interface RecordReader {
  */
 interface CsvApi {
   info: { readonly bytes: number; readonly lines: number };
+  state?: { expectedRecordLength?: number };
   parse(buffer: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
 }
 
@@ -299,6 +302,8 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     skip_empty_lines: true,
     max_record_size: options.maxRecordSize ?? 1_048_576,
   });
+  // the lines up to the header of a profile's file (its banner lines, then the header)
+  const fieldsFrom = csv !== undefined && options.resumeAt === undefined ? csv.skip_lines + 1 : 0;
   // The input not yet handed back as records: `window` starts at parser byte `windowStart`.
   let window: Buffer = Buffer.alloc(0);
   let windowStart = 0;
@@ -316,6 +321,11 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     // record means no line break inside this one and no blank line before it; else count them
     if (api.info.lines !== csvLines + 1) ({ startLine, endLine } = countLines(window, start, end - windowStart, lineCount));
     queue.push({ record, window, start, end: end - windowStart, startLine, endLine, bytes: end, clean: false });
+    // csv-parse compares each record's field count with the first record's, and for every record
+    // that differs builds an error object with its position info (dropped under
+    // relax_column_count, but costly: a banner line before the header made every record one and
+    // the read several times slower): the count to compare with is the header's
+    if (startLine <= fieldsFrom && api.state !== undefined) api.state.expectedRecordLength = record.length;
     recordEnd = end;
     lineCount = endLine;
     csvLines = api.info.lines;
@@ -477,7 +487,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   let profileColumns: ProfileColumns | null = null;
   if (spec !== undefined && spec.header === false) {
     header = { names: [], errorExport: false, positions: new Map(), extraColumns: [], columnCount: 0 };
-    profileColumns = profileHeader([], path, profile as LoadProfile, 0);
+    profileColumns = profileHeader([], path, profile as LoadProfile, 0, options.onWarning);
   } else if (options.resumeAt === undefined) {
     let first: ParsedRecord | null;
     try {
@@ -498,7 +508,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     try {
       if (profile === undefined) header = describeHeader(first.record, path);
       else {
-        profileColumns = profileHeader(first.record, path, profile, lineBase + first.startLine);
+        profileColumns = profileHeader(first.record, path, profile, lineBase + first.startLine, options.onWarning);
         header = profileColumns.header;
       }
     } catch (error) {
@@ -511,7 +521,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     // Resuming mid-file: the header was checked by the run that started the load; read it
     // again from the first line without consuming the resumed stream.
     header = await readHeaderOnly(path, options);
-    if (profile !== undefined) profileColumns = profileHeader(header.names, path, profile, 0);
+    if (profile !== undefined) profileColumns = profileHeader(header.names, path, profile, 0, options.onWarning);
   }
 
   const errorExport = header.errorExport;
@@ -580,6 +590,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         discarded++;
         return null;
       }
+
       return toProfileItem(next, profileColumns, record, lineNo, endByte, endLine);
     }
     if (record.length !== columnCount) {
@@ -677,6 +688,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   const result = (next: ParsedRecord | null): IteratorResult<FileItem> | Promise<IteratorResult<FileItem>> => {
     if (next === null) {
       finished = true;
+      profileColumns?.mapping.finish();
       return DONE;
     }
     const item = toItem(next);
@@ -741,7 +753,13 @@ interface ProfileColumns {
  * blanks and full-width/half-width differences; a list of aliases: the first found) or by their
  * 1-based number. A column the header lacks refuses the file before anything is written.
  */
-function profileHeader(names: string[], path: string, profile: LoadProfile, headerLine: number): ProfileColumns {
+function profileHeader(
+  names: string[],
+  path: string,
+  profile: LoadProfile,
+  headerLine: number,
+  warn?: (message: string) => void,
+): ProfileColumns {
   const keys = names.map(headerKey);
   const used = new Set<number>();
   const foundNames: Partial<Record<OrderColumn, string>> = {};
@@ -783,7 +801,7 @@ function profileHeader(names: string[], path: string, profile: LoadProfile, head
     indexes,
     when,
     needed,
-    mapping: compileMapping(profile, foundNames),
+    mapping: compileMapping(profile, foundNames, warn === undefined ? undefined : (m) => warn(`${path}: ${m}`)),
   };
 }
 

@@ -98,6 +98,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       encoding: options.encoding,
       delimiter: options.delimiter,
       profile,
+      onWarning: (message) => logger.warn({ runId, loadId, file: listed.path }, message),
       resumeAt: plan.from,
       signal: run.processing.signal,
     });

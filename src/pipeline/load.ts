@@ -55,7 +55,13 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
  */
 async function openChecked(path: string, options: LoadOptions, aside: SetAside, signal?: AbortSignal): Promise<OrderFile | null> {
   try {
-    return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, profile: options.profile, signal });
+    return await openOrderFile(path, {
+      encoding: options.encoding,
+      delimiter: options.delimiter,
+      profile: options.profile,
+      signal,
+      onWarning: (message) => options.logger.warn({ file: path }, message),
+    });
   } catch (error) {
     if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
     options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);

@@ -74,7 +74,7 @@ forEachTarget('load profiles on $kind', () => {
     // the canonical five columns: the fields the profile read, the wrong one as found
     const exported = parse<Record<string, string>>(errorsToCsv(rows), { columns: true });
     expect(exported.map((r) => [r.source_key, r.customer_id, r.order_date, r.amount, r.currency])).toEqual([
-      ['EU-1', '7', '31.02.2026', '5.00', 'EUR'],
+      ['EU-1', '7', '31.02.2026', '5', 'EUR'],
       ['EU-2', '8', '2026-12-01', '1.23,4', 'EUR'],
     ]);
     exported[0]!.order_date = '2026-02-28';

@@ -114,7 +114,7 @@ describe('the mapping onto the five fields', () => {
 
   test('dates by the masks in order, strictly; amounts by the decimal and group separators', () => {
     expect(map('01.12.2026', '1.234,50')).toEqual({
-      fields: { source_key: 'K-1', customer_id: '7', order_date: '2026-12-01', amount: '1234,50'.replace(',', '.'), currency: 'EUR' },
+      fields: { source_key: 'K-1', customer_id: '7', order_date: '2026-12-01', amount: '1234.5', currency: 'EUR' },
       problem: null,
     });
     expect(map('2026/12/01', '99').fields.order_date).toBe('2026-12-01');
@@ -169,7 +169,8 @@ columns:
       amount: '-15',
       currency: 'JPY',
     });
-    expect(run('(12.50)').fields.amount).toBe('-12.50');
+    expect(run('(12.50)').fields.amount).toBe('-12.5');
+    expect(run('▲0').fields.amount).toBe('0');
     expect(run('－3').fields.amount).toBe('-3');
     expect(run('3', 'n/a').fields.customer_id).toBe('');
   });
@@ -210,7 +211,7 @@ describe('the readers with a profile', () => {
     const items: FileItem[] = [];
     for await (const item of file.items) items.push(item);
     expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields : i.code])).toEqual([
-      ['record', 3, { source_key: '1', customer_id: '7', order_date: '2026-12-01', amount: '5.00', currency: 'EUR' }],
+      ['record', 3, { source_key: '1', customer_id: '7', order_date: '2026-12-01', amount: '5', currency: 'EUR' }],
     ]);
     expect(file.discarded()).toBe(2);
     expect(file.header.extraColumns).toEqual(['Name']);
@@ -243,6 +244,35 @@ columns:
   amount: { at: [18, 6], negative: ["▲"] }
   currency: { const: "JPY" }
 `;
+
+  test('a date mask that matches none of the first 1000 lines is said once; each line is still rejected on its own', async () => {
+    const lines = Array.from({ length: 1200 }, (_, i) => `${i};7;2026-12-01;5,00;EUR`);
+    const path = writeTestFile(`Order No;Customer;Date;Total;Cur\n${lines.join('\n')}\n`);
+    const warnings: string[] = [];
+    const file = await openOrderFile(path, {
+      encoding: 'utf-8',
+      delimiter: ',',
+      profile: profileOf(BASE),
+      onWarning: (m) => warnings.push(m),
+    });
+    let rejected = 0;
+    for await (const item of file.items) if (item.kind === 'record' && item.problem?.code === 'PARSE_ORDER_DATE') rejected++;
+    expect(rejected).toBe(1200);
+    expect(warnings).toEqual([
+      `${path}: profile p: columns.order_date: no value of the first 1000 line(s) fits date: DD.MM.YYYY,YYYY/MM/DD (column "Date"; such as "2026-12-01"): each line is rejected`,
+    ]);
+    // a mask that matches some lines: nothing said
+    const mixed = writeTestFile(`Order No;Customer;Date;Total;Cur\n1;7;2026-12-01;5,00;EUR\n2;7;01.12.2026;5,00;EUR\n`);
+    const quiet: string[] = [];
+    const other = await openOrderFile(mixed, {
+      encoding: 'utf-8',
+      delimiter: ',',
+      profile: profileOf(BASE),
+      onWarning: (m) => quiet.push(m),
+    });
+    for await (const _ of other.items);
+    expect(quiet).toEqual([]);
+  });
 
   test('fixed width in bytes: a cut double-byte character and a short line are PARSE_* rejections with their text; resume offsets for every line', async () => {
     const sjis = (s: string) => Buffer.from(new TextEncoder().encode(s)); // ASCII only here

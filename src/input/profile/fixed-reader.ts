@@ -171,12 +171,14 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   const decode = (b: Buffer): string => (decoder === null ? b.toString('utf8') : decoder.decode(b));
   const fields = fieldsOf(profile);
   const bytes = profile.spec.units !== 'chars';
-  const mapping = compileMapping(profile);
+  const mapping = compileMapping(profile, {}, options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`));
   const skipLines = profile.spec.skip_lines;
   const comment = profile.spec.comment === undefined ? null : Buffer.from(profile.spec.comment, 'utf8');
   const hasWhen = profile.spec.when !== undefined;
   let discarded = 0;
   let closed = false;
+  let lastLine = options.resumeAt?.line ?? 0;
+  let lastByte = from;
 
   async function* lines(): AsyncGenerator<{ line: Buffer; lineNo: number; endByte: number }> {
     let lineNo = options.resumeAt?.line ?? 0;
@@ -225,6 +227,8 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   async function* items(): AsyncGenerator<FileItem> {
     try {
       for await (const { line, lineNo, endByte } of lines()) {
+        lastLine = lineNo;
+        lastByte = endByte;
         if (line.length === 0) continue; // a blank line: no record
         if (lineNo <= skipLines || (comment !== null && line.subarray(0, comment.length).equals(comment))) {
           discarded++;
@@ -262,9 +266,19 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
         const mapped = mapping.map((c) => values.get(c) ?? '');
         yield new FixedRecord(lineNo, mapped.fields, endByte, lineNo, line, decode, mapped.problem);
       }
+      mapping.finish();
     } catch (error) {
       if (error instanceof GzipDataError) {
-        yield { kind: 'reject', lineNo: 0, raw: '', code: error.code, message: error.message, endByte: null, endLine: 0, stopsFile: true };
+        yield {
+          kind: 'reject',
+          lineNo: lastLine + 1,
+          raw: '',
+          code: error.code,
+          message: `${error.message}; the file could not be read past line ${lastLine}`,
+          endByte: lastByte,
+          endLine: lastLine + 1,
+          stopsFile: true,
+        };
         return;
       }
       if (error instanceof RunAbortedError) throw error;

@@ -119,9 +119,11 @@ function amountConverter(spec: ColumnSpec, where: string): Convert {
     if (!negative && s.startsWith('+')) s = s.slice(1);
     const m = body.exec(s);
     if (m === null) return { error: `amount: ${quoteValue(v)} is not a number with ${form} (${where})` };
-    const integer = (m[1] ?? '').replaceAll(group ?? '\u0000', '');
-    const fraction = m[2];
-    return `${negative ? '-' : ''}${integer}${fraction === undefined ? '' : `.${fraction}`}`;
+    // canonical, as parseOrderRecord's fast path reads it: no leading zeros, no trailing zeros
+    const integer = (m[1] ?? '').replaceAll(group ?? '\u0000', '').replace(/^0+(?=\d)/, '');
+    const fraction = (m[2] ?? '').replace(/0+$/, '');
+    const zero = integer === '0' && fraction === '';
+    return `${negative && !zero ? '-' : ''}${integer}${fraction === '' ? '' : `.${fraction}`}`;
   };
 }
 
@@ -142,8 +144,13 @@ export function headerKey(name: string): string {
   return name.normalize('NFKC').trim().toLowerCase();
 }
 
+/** Lines after which a mask that matched none of them is said (then every line is still rejected on its own). */
+export const MASK_CHECK_LINES = 1000;
+
 export interface Mapping {
   profile: LoadProfile;
+  /** The end of the file (or of its first MASK_CHECK_LINES lines): a form that read none of its values is said once. */
+  finish(): void;
   /** The five fields (and the line's problem) from the text found for each column ('' for a const column). */
   map(raw: (column: OrderColumn) => string): MappedRecord;
   /** Whether a line is kept by `when` (its tested value as read); always true without `when`. */
@@ -151,7 +158,11 @@ export interface Mapping {
 }
 
 /** Compile a profile's columns. `found` gives the header name each column was found under (CSV with a header). */
-export function compileMapping(profile: LoadProfile, found: Partial<Record<OrderColumn, string>> = {}): Mapping {
+export function compileMapping(
+  profile: LoadProfile,
+  found: Partial<Record<OrderColumn, string>> = {},
+  warn?: (message: string) => void,
+): Mapping {
   const spec: LoadProfileSpec = profile.spec;
   const nfkc = spec.normalize === 'nfkc';
   const nulls = new Set(spec.null_if);
@@ -176,9 +187,28 @@ export function compileMapping(profile: LoadProfile, found: Partial<Record<Order
     }
     return v;
   };
+  // how many values each form (date masks, number form) read and failed to read in the first lines
+  const checked = new Map<OrderColumn, { read: number; failed: number; example: string }>();
+  let seen = 0;
+  let said = false;
+  const finish = (): void => {
+    if (said || warn === undefined) return;
+    said = true;
+    for (const [name, c] of checked) {
+      if (c.read > 0 || c.failed === 0) continue;
+      const column = columns.find((x) => x.name === name);
+      const form = name === 'order_date' ? `date: ${String(column?.spec.date)}` : `decimal ${JSON.stringify(column?.spec.decimal ?? '.')}`;
+      warn(
+        `profile ${profile.name}: columns.${name}: no value of the first ${seen} line(s) fits ${form} (${column?.where ?? ''}; such as ${quoteValue(c.example)}): each line is rejected`,
+      );
+    }
+  };
   return {
     profile,
+    finish,
     map(raw) {
+      const counting = warn !== undefined && seen < MASK_CHECK_LINES;
+      if (counting) seen++;
       const fields = {} as Record<OrderColumn, string>;
       let problem: MappingProblem | null = null;
       for (const c of columns) {
@@ -194,6 +224,12 @@ export function compileMapping(profile: LoadProfile, found: Partial<Record<Order
         }
         if (c.convert !== null) {
           const out = c.convert(v);
+          if (counting) {
+            const counts = checked.get(c.name) ?? { read: 0, failed: 0, example: v };
+            if (typeof out === 'string') counts.read++;
+            else counts.failed++;
+            checked.set(c.name, counts);
+          }
           if (typeof out !== 'string') {
             fields[c.name] = v;
             problem ??= { column: c.name, code: `PARSE_${c.name.toUpperCase()}`, message: out.error };
@@ -203,6 +239,7 @@ export function compileMapping(profile: LoadProfile, found: Partial<Record<Order
         }
         fields[c.name] = s.prefix === undefined ? v : `${s.prefix}${v}`;
       }
+      if (counting && seen === MASK_CHECK_LINES) finish();
       return { fields, problem };
     },
     keep(value) {
