@@ -110,6 +110,25 @@ forEachTarget('load profiles on $kind', () => {
     expect(JSON.parse(invoked!.detail)).toMatchObject({ profile: { name: 'legacy-jp', sha256: changed.sha256 } });
   });
 
+  targetTest('a UTF-16 file (by its BOM) interrupted mid-file is read as UTF-16 again by the next run: every row loads', async ({ db }) => {
+    const { loader } = await db.open();
+    const lines = Array.from({ length: 40 }, (_, i) => `U-${i},${i + 1},2026-12-01,${i + 10},JPY`);
+    const text = `source_key,customer_id,order_date,amount,currency\r\n${lines.join('\r\n')}\r\n`;
+    const file = writeTestFile(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    const controller = new AbortController();
+    const first = await loader.stage([file], { batchSize: 10, signal: controller.signal, onStageProgress: () => controller.abort() });
+    expect(first.aborted).toContain('interrupted while staging');
+    const second = await loader.load([file], { batchSize: 10 });
+    expect(second.files[0]!.counts).toMatchObject({ rejected: 0 });
+    expect(second.exitCode).toBe(0);
+    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 40 }]);
+    // the encoding it was read with is recorded in its identity
+    const [invoked] = await db.sql<{ detail: string }>(
+      `SELECT detail FROM load_run_event WHERE run_id = ${second.files[0]!.runId} AND event = 'invoked'`,
+    );
+    expect(JSON.parse(invoked!.detail)).toMatchObject({ encoding: 'utf-16le' });
+  });
+
   targetTest('the built-in format written as a profile reads the seed files as the built-in reader does', async ({ db }) => {
     const { loader } = await db.open();
     const seed = fileURLToPath(new URL('../../fixtures/orders-sample.csv', import.meta.url));
