@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { stat } from 'node:fs/promises';
 import { Parser, type Options } from 'csv-parse';
 import { RunAbortedError, UserError } from '../errors.js';
@@ -284,6 +284,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   const source = openByteSource(path, { gzip: options.gzip === true, from: options.resumeAt?.byte ?? 0 });
   const chunks = source.chunks;
   const decoder = options.encoding === 'utf-8' ? null : new TextDecoder(options.encoding);
+  const singleByte = options.encoding === 'windows-1252';
   let queue: ParsedRecord[] = [];
   let head = 0;
   let failure: Error | null = null;
@@ -404,7 +405,10 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         ended = true;
         continue;
       }
-      feed(decoder === null ? chunk.value : Buffer.from(decoder.decode(chunk.value, { stream: true }), 'utf8'), false);
+      // a chunk of ASCII bytes is the same text in UTF-8: a single-byte encoding keeps no state
+      // between chunks, so such a chunk needs no decoding (a European export is mostly ASCII)
+      const same = decoder === null || (singleByte && isAscii(chunk.value));
+      feed(same ? chunk.value : Buffer.from(decoder.decode(chunk.value, { stream: true }), 'utf8'), false);
     }
     chunksWithoutRecord = 0;
     return queue[head++] ?? null;

@@ -69,7 +69,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     listed.close();
     const message =
       plan.action === 'skip'
-        ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding, delimiter and profile): staging skipped (--restage stages it again)`
+        ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding${profile === undefined ? ' and delimiter' : ', delimiter and profile'}): staging skipped (--restage stages it again)`
         : `${listed.path}: load ${loadId} could not read this file past line ${plan.stoppedAt.line}: not read again (fix the file and load it)`;
     if (plan.action === 'skip') logger.info({ runId, loadId, file: listed.path }, message);
     else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);

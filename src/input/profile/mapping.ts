@@ -207,9 +207,10 @@ export function compileMapping(
     profile,
     finish,
     map(raw) {
+      const out: Record<OrderColumn, string> = { source_key: '', customer_id: '', order_date: '', amount: '', currency: '' };
       const counting = warn !== undefined && seen < MASK_CHECK_LINES;
       if (counting) seen++;
-      const fields = {} as Record<OrderColumn, string>;
+      const fields = out;
       let problem: MappingProblem | null = null;
       for (const c of columns) {
         const s = c.spec;
