@@ -60,6 +60,9 @@ describe('a profile file', () => {
     expect(refusal(BASE.replace('{ column: "Customer" }', '{ column: "Customer", date: "YYYYMMDD" }'))).toMatch(
       /columns\.customer_id\.date: date masks are for order_date/,
     );
+    expect(refusal(`${BASE}extra: keep\n`)).toBe(
+      'profile p.yaml: extra: keeping extra columns (attributes) is not supported by this version: use extra: ignore (line 10)',
+    );
     expect(refusal(BASE.replace('"YYYY/MM/DD"', '"YY/MM/DD"'))).toMatch(
       /columns\.order_date\.date\[1\]: unknown letters in date mask "YY\/MM\/DD" \(use YYYY, MM, DD, M, D\) \(line 7\)$/,
     );

@@ -119,6 +119,9 @@ export const profileSchema = z
     } else if (p.units !== undefined) issue(['units'], 'units is for format: fixed');
     if (p.extra !== 'ignore' && p.extra !== 'keep' && p.header === false)
       issue(['extra'], 'a list of extra column names needs header: true');
+    // kept as a key so that profiles stay portable; the attributes it would fill are not stored yet
+    else if (p.extra !== 'ignore')
+      issue(['extra'], 'keeping extra columns (attributes) is not supported by this version: use extra: ignore');
     const spans: Array<{ column: string; start: number; end: number }> = [];
     for (const name of ORDER_COLUMNS) {
       const c = p.columns[name];
