@@ -14,3 +14,6 @@ export type { RetryRequest, RecoverRequest, ManualChangeReport } from './pipelin
 export type { DryRunResult, DryRunCounts } from './pipeline/stage.js';
 export type { ErrorRowReport, RowSelector, ManualChange } from './engine/types.js';
 export type { ErrorExportRow, ErrorExportFilter } from './pipeline/errors-export.js';
+export { loadProfileFile, parseProfileText, type LoadProfile } from './input/profile/load-profile.js';
+export { profileSchema, profileJsonSchema, type LoadProfileSpec } from './input/profile/schema.js';
+export { BUILTIN_PROFILE } from './input/profile/builtin.js';

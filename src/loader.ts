@@ -4,7 +4,7 @@ import { openEngine } from './engine/open.js';
 import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
 import { checkFileEncoding } from './input/encoding-sniff.js';
-import { openOrderFile } from './input/order-file.js';
+import { fileEncoding, openOrderFile } from './input/order-file.js';
 import {
   checkRetryRequest,
   markAbandonedRuns,
@@ -216,8 +216,15 @@ export class OrderLoader {
     const opened = [];
     try {
       for (const path of files) {
-        await checkFileEncoding(path, o.encoding);
-        opened.push(await openOrderFile(path, { encoding: o.encoding, delimiter: o.delimiter }));
+        await checkFileEncoding(path, await fileEncoding(path, o.profile?.spec.encoding ?? o.encoding));
+        opened.push(
+          await openOrderFile(path, {
+            encoding: o.encoding,
+            delimiter: o.delimiter,
+            profile: o.profile,
+            onWarning: (message) => o.logger?.warn({ file: path }, message),
+          }),
+        );
       }
     } catch (error) {
       for (const f of opened) f.close();

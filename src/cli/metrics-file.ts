@@ -68,7 +68,11 @@ interface Sample {
 
 /** The file's text for this run; `previous`, the file as it was (for the last successes). */
 export function renderMetrics(run: RunMetrics, previous: string | null): string {
-  const command = { command: run.command };
+  // a run that read its files through a load profile: its name labels the run's numbers
+  const profile =
+    run.report !== undefined && run.report.command !== 'process' ? run.report.files.find((f) => f.profile)?.profile : undefined;
+  const command: Record<string, string> =
+    profile === undefined ? { command: run.command } : { command: run.command, profile: profile.name };
   const families = new Map<MetricName, Sample[]>();
   const set = (name: MetricName, samples: Sample[]) => families.set(name, samples);
   const one = (value: number) => [{ labels: command, value }];

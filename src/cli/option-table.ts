@@ -99,6 +99,12 @@ encoding, Microsoft's Shift_JIS)`,
     detail: 'utf-8 (default) | shift_jis | cp932 | windows-31j',
   }),
   delimiter: value(delimiter.default(','), { arg: '<c>', help: 'field delimiter (default ","; "tab" for tab)' }),
+  profile: value(z.string().min(1).optional(), {
+    arg: '<file>',
+    help: `load/stage/bench: read the files as a load profile says (YAML or JSON: encoding, CSV or
+fixed width, columns, date and number forms; README "Files from other systems"); without it
+the built-in format; --encoding and --delimiter are then the profile's`,
+  }),
   json: flag({ common: true, help: 'one JSON document on stdout' }),
   'log-level': value(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(), {
     arg: '<level>',

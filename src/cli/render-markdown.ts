@@ -73,6 +73,10 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
     );
   const notes: string[] = [];
   for (const f of report.files) {
+    if (f.profile !== undefined)
+      notes.push(`- ${md(f.file)}: read with profile ${md(f.profile.name)} (sha256 ${f.profile.sha256.slice(0, 12)})`);
+    if (f.discarded !== undefined && f.discarded > 0)
+      notes.push(`- ${md(f.file)}: ${f.discarded} line(s) discarded by the profile: not errors`);
     if (f.skipped !== null) notes.push(`- ${md(f.skipped)}`);
     if (f.resumedAt !== null) notes.push(`- ${md(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line}`);
     if (f.stoppedAt !== null)

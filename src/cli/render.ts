@@ -80,6 +80,10 @@ export function renderLoadReport(report: LoadReport): string {
   }
   lines.push(table(rows));
   for (const f of report.files) {
+    if (f.profile !== undefined)
+      lines.push(`${e(f.file)}: read with profile ${e(f.profile.name)} (sha256 ${f.profile.sha256.slice(0, 12)})`);
+    if (f.discarded !== undefined && f.discarded > 0)
+      lines.push(`${e(f.file)}: ${f.discarded} line(s) discarded by the profile (when, comment, skip_lines): not errors`);
     if (f.skipped !== null) lines.push(e(f.skipped));
     if (f.resumedAt !== null)
       lines.push(
@@ -182,6 +186,8 @@ export function renderDryRun(results: Array<DryRunResult & { file: string }>): s
   for (const r of results) {
     const c = r.counts;
     if (r.extraColumns.length > 0) lines.push(`${e(r.file)}: ignoring extra column(s) ${r.extraColumns.map(e).join(', ')}`);
+    if (r.discarded !== undefined)
+      lines.push(`${e(r.file)}: ${r.discarded} line(s) discarded by the profile (when, comment, skip_lines): not errors`);
     if (c.stagedAsError + c.invalid > 0) {
       lines.push(
         `${e(r.file)}: ${c.stagedAsError + c.invalid} rows would end ERROR: ${c.invalid} by validation, ${c.stagedAsError} staged as ERROR from a rejected line with a usable source_key`,

@@ -32,6 +32,7 @@ export function stagingHistoryFromEvents(
     readAs: {
       encoding: typeof invoked?.encoding === 'string' ? invoked.encoding : 'utf-8',
       delimiter: typeof invoked?.delimiter === 'string' ? invoked.delimiter : ',',
+      ...profileSha256(invoked?.profile),
     },
     checkpoint:
       checkpoint !== null && typeof checkpoint.line === 'number'
@@ -52,7 +53,18 @@ export function fileLayoutFromInvoked(detailText: string | null): FileLayout | n
   const delimiter = detail?.delimiter;
   if (!Array.isArray(header) || !header.every((h) => typeof h === 'string') || typeof delimiter !== 'string' || delimiter === '')
     return null;
+  const profile = detail?.profile as { name?: unknown; sha256?: unknown; spec?: unknown } | undefined;
+  if (profile !== undefined && typeof profile.name === 'string' && typeof profile.sha256 === 'string') {
+    const encoding = typeof detail?.encoding === 'string' ? detail.encoding : 'utf-8';
+    return { header, delimiter, profile: { name: profile.name, sha256: profile.sha256, spec: profile.spec, encoding } };
+  }
   return { header, delimiter };
+}
+
+/** The profile hash of an 'invoked' event's `profile`, when it has one (runs without one read the built-in format). */
+function profileSha256(profile: unknown): { profile?: string } {
+  const sha = (profile as { sha256?: unknown } | null | undefined)?.sha256;
+  return typeof sha === 'string' ? { profile: sha } : {};
 }
 
 /** A recorded message as text (written by us as a string; anything else is shown as JSON). */

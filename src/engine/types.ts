@@ -223,6 +223,8 @@ export interface FileLayout {
   /** Header names in file order, as written in the file. */
   header: string[];
   delimiter: string;
+  /** The load profile's spec and the encoding it was read with, when the file was read through one. */
+  profile?: { name: string; sha256: string; spec: unknown; encoding: string } | undefined;
 }
 
 /** The latest error-log row of a stage row. */
@@ -239,6 +241,8 @@ export interface FileIdentity {
   sha256: string;
   encoding: string;
   delimiter: string;
+  /** The sha256 of the load profile it is read with; absent or 'builtin': the built-in format (src/input/profile/builtin.ts). */
+  profile?: string | undefined;
 }
 
 /**
@@ -262,7 +266,7 @@ export interface StagingHistory {
    * How that run read the file (from its 'invoked' event): with another encoding or delimiter
    * the same bytes are another file. Runs recorded before these were kept read UTF-8 and ','.
    */
-  readAs: { encoding: string; delimiter: string };
+  readAs: { encoding: string; delimiter: string; profile?: string };
 }
 
 export interface RunStart {

@@ -1,12 +1,39 @@
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { stat } from 'node:fs/promises';
 import { Parser, type Options } from 'csv-parse';
 import { RunAbortedError, UserError } from '../errors.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
 import { GzipDataError, isGzipFile, openByteSource } from './gzip.js';
+import type { LoadProfile } from './profile/load-profile.js';
+import { compileMapping, describeSource, headerKey, type MappingProblem } from './profile/mapping.js';
+import type { ProfileEncoding } from './profile/schema.js';
+import { openFixedFile } from './profile/fixed-reader.js';
 
-export type FileEncoding = 'utf-8' | 'shift_jis';
+/** How a file's bytes are decoded: `utf-8` is read as is, every other through a TextDecoder (no byte offsets, so no resume point). */
+export type FileEncoding = 'utf-8' | 'shift_jis' | 'euc-jp' | 'utf-16le' | 'utf-16be' | 'windows-1252';
+
+/**
+ * The encoding a file is read with: a UTF-16 byte order mark decides for UTF-16 whatever was
+ * asked (a UTF-16 file read as UTF-8 is NUL bytes), and a profile's `utf-16` needs one. The
+ * same answer on a resumed read, which starts mid-file: it is part of the file's identity.
+ */
+export async function fileEncoding(path: string, asked: FileEncoding | ProfileEncoding): Promise<FileEncoding> {
+  const source = openByteSource(path, { gzip: await isGzipFile(path), highWaterMark: 64 });
+  let first: Buffer = Buffer.alloc(0);
+  try {
+    const chunk = await source.chunks.next();
+    if (chunk.done !== true) first = chunk.value;
+  } catch {
+    // a file that cannot be read is said by the reader
+  } finally {
+    source.close();
+  }
+  if (first[0] === 0xff && first[1] === 0xfe) return 'utf-16le';
+  if (first[0] === 0xfe && first[1] === 0xff) return 'utf-16be';
+  if (asked === 'utf-16') throw new UserError(`${path}: encoding utf-16 is known by its byte order mark, and this file has none`);
+  return asked;
+}
 
 export interface OrderFileOptions {
   encoding: FileEncoding;
@@ -23,6 +50,10 @@ export interface OrderFileOptions {
    * read, so also while a run of blank lines yields no record for a long time.
    */
   signal?: AbortSignal | undefined;
+  /** A load profile (src/input/profile/): the file's format and its mapping onto the five fields; none: the built-in format. */
+  profile?: LoadProfile | undefined;
+  /** Told what a reader finds wrong with the file as a whole (a profile's date mask that matches none of the first lines). */
+  onWarning?: ((message: string) => void) | undefined;
 }
 
 export interface OrderFileHeader {
@@ -47,6 +78,8 @@ export interface FileRecord {
   /** Byte offset just past this record (a resume point), when the encoding allows it. */
   endByte: number | null;
   endLine: number;
+  /** A field the profile could not map (the line is a PARSE_* error of that field); absent with the built-in format. */
+  problem?: MappingProblem | null;
 }
 
 class ReadRecord implements FileRecord {
@@ -57,6 +90,7 @@ class ReadRecord implements FileRecord {
     readonly endByte: number | null,
     readonly endLine: number,
     private readonly span: RawSpan,
+    readonly problem: MappingProblem | null = null,
   ) {}
 
   get raw(): string {
@@ -91,6 +125,8 @@ export interface OrderFile {
   items: AsyncIterable<FileItem>;
   /** Bytes consumed so far (for progress). */
   bytesRead(): number;
+  /** Lines a profile discarded so far (`skip_lines` after the header's, `comment`, `when`): counted apart, never errors. */
+  discarded(): number;
   close(): void;
 }
 
@@ -189,6 +225,7 @@ interface RecordReader {
  */
 interface CsvApi {
   info: { readonly bytes: number; readonly lines: number };
+  state?: { expectedRecordLength?: number };
   parse(buffer: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
 }
 
@@ -247,19 +284,27 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   const source = openByteSource(path, { gzip: options.gzip === true, from: options.resumeAt?.byte ?? 0 });
   const chunks = source.chunks;
   const decoder = options.encoding === 'utf-8' ? null : new TextDecoder(options.encoding);
+  const singleByte = options.encoding === 'windows-1252';
   let queue: ParsedRecord[] = [];
   let head = 0;
   let failure: Error | null = null;
   let ended = false;
   let closed = false;
+  const csv = options.profile?.spec;
   const api = csvApi({
     bom: true,
     delimiter: options.delimiter,
+    ...(csv?.quote !== undefined ? { quote: csv.quote } : {}),
+    ...(csv?.escape !== undefined ? { escape: csv.escape } : {}),
+    // a quote inside an unquoted field is data (SQL*Loader's OPTIONALLY ENCLOSED BY)
+    ...(csv !== undefined ? { relax_quotes: true } : {}),
     record_delimiter: ['\r\n', '\n', '\r'],
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: options.maxRecordSize ?? 1_048_576,
   });
+  // the lines up to the header of a profile's file (its banner lines, then the header)
+  const fieldsFrom = csv !== undefined && options.resumeAt === undefined ? csv.skip_lines + 1 : 0;
   // The input not yet handed back as records: `window` starts at parser byte `windowStart`.
   let window: Buffer = Buffer.alloc(0);
   let windowStart = 0;
@@ -277,6 +322,11 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     // record means no line break inside this one and no blank line before it; else count them
     if (api.info.lines !== csvLines + 1) ({ startLine, endLine } = countLines(window, start, end - windowStart, lineCount));
     queue.push({ record, window, start, end: end - windowStart, startLine, endLine, bytes: end, clean: false });
+    // csv-parse compares each record's field count with the first record's, and for every record
+    // that differs builds an error object with its position info (dropped under
+    // relax_column_count, but costly: a banner line before the header made every record one and
+    // the read several times slower): the count to compare with is the header's
+    if (startLine <= fieldsFrom && api.state !== undefined) api.state.expectedRecordLength = record.length;
     recordEnd = end;
     lineCount = endLine;
     csvLines = api.info.lines;
@@ -355,7 +405,10 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         ended = true;
         continue;
       }
-      feed(decoder === null ? chunk.value : Buffer.from(decoder.decode(chunk.value, { stream: true }), 'utf8'), false);
+      // a chunk of ASCII bytes is the same text in UTF-8: a single-byte encoding keeps no state
+      // between chunks, so such a chunk needs no decoding (a European export is mostly ASCII)
+      const same = decoder === null || (singleByte && isAscii(chunk.value));
+      feed(same ? chunk.value : Buffer.from(decoder.decode(chunk.value, { stream: true }), 'utf8'), false);
     }
     chunksWithoutRecord = 0;
     return queue[head++] ?? null;
@@ -409,8 +462,24 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   }
   if (size === 0) throw new UserError(`${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`);
 
-  const utf8 = options.encoding === 'utf-8';
   if (options.gzip === undefined) options = { ...options, gzip: await isGzipFile(path) };
+  const profile = options.profile;
+  if (profile !== undefined) {
+    // the profile says how the file is read: its encoding (a BOM says UTF-16) and delimiter
+    options = { ...options, encoding: await fileEncoding(path, profile.spec.encoding), delimiter: profile.spec.delimiter ?? ',' };
+    if (profile.spec.format === 'fixed') return openFixedFile(path, size, options, profile);
+  } else if (options.encoding === 'utf-8') {
+    // a UTF-16 file (by its BOM) is decoded as such, also on a resumed read
+    options = { ...options, encoding: await fileEncoding(path, options.encoding) };
+  }
+  const utf8 = options.encoding === 'utf-8';
+  const spec = profile?.spec;
+  const skipLines = spec?.skip_lines ?? 0;
+  const comment = spec?.comment;
+  let discarded = 0;
+  /** A record a profile passes over before the header or anywhere: banner lines, comments. */
+  const passedOver = (next: ParsedRecord): boolean =>
+    lineBase + next.startLine <= skipLines || (comment !== undefined && (next.record[0] ?? '').trimStart().startsWith(comment));
   let reader = openRecordReader(path, options);
   let iterator = reader;
   let lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
@@ -419,10 +488,15 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   let header: OrderFileHeader;
   // where the header ends: a line-local error on the first data line is skipped from there
   let headerEnd = { line: lineBase + 1, byte: byteBase };
-  if (options.resumeAt === undefined) {
+  let profileColumns: ProfileColumns | null = null;
+  if (spec !== undefined && spec.header === false) {
+    header = { names: [], errorExport: false, positions: new Map(), extraColumns: [], columnCount: 0 };
+    profileColumns = profileHeader([], path, profile as LoadProfile, 0, options.onWarning);
+  } else if (options.resumeAt === undefined) {
     let first: ParsedRecord | null;
     try {
-      first = await iterator.next();
+      do first = await iterator.next();
+      while (first !== null && spec !== undefined && passedOver(first) && ++discarded > 0);
     } catch (error) {
       reader.close();
       throw new UserError(`${path}: line 1: cannot read the header: ${csvErrorSummary(error as Error)}`);
@@ -430,19 +504,28 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     if (first === null) {
       reader.close();
       if (options.signal?.aborted === true) throw new RunAbortedError(`interrupted while reading the header of ${path}`, 'interrupted');
-      throw new UserError(`${path}: the file has no header line (expected ${ORDER_COLUMNS.join(',')})`);
+      throw new UserError(
+        `${path}: the file has no header line (expected ${profile === undefined ? ORDER_COLUMNS.join(',') : 'the header the profile names'})`,
+      );
     }
     headerEnd = { line: lineBase + first.endLine, byte: byteBase + first.bytes };
     try {
-      header = describeHeader(first.record, path);
+      if (profile === undefined) header = describeHeader(first.record, path);
+      else {
+        profileColumns = profileHeader(first.record, path, profile, lineBase + first.startLine, options.onWarning);
+        header = profileColumns.header;
+      }
     } catch (error) {
       reader.close();
       throw error;
     }
+    // the lines passed over before the header are not data lines
+    discarded = 0;
   } else {
     // Resuming mid-file: the header was checked by the run that started the load; read it
     // again from the first line without consuming the resumed stream.
     header = await readHeaderOnly(path, options);
+    if (profile !== undefined) profileColumns = profileHeader(header.names, path, profile, 0, options.onWarning);
   }
 
   const errorExport = header.errorExport;
@@ -498,14 +581,22 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     };
   }
 
-  /** The item of a record the parser read. */
-  function toItem(next: ParsedRecord): FileItem {
+  /** The item of a record the parser read; null: a line the profile discards. */
+  function toItem(next: ParsedRecord): FileItem | null {
     const record = next.record;
     const endLine = lineBase + next.endLine;
     const endByte = utf8 ? byteBase + next.bytes : null;
     lastEndLine = endLine;
     lastEndByte = endByte;
     const lineNo = lineBase + next.startLine;
+    if (profileColumns !== null) {
+      if (passedOver(next)) {
+        discarded++;
+        return null;
+      }
+
+      return toProfileItem(next, profileColumns, record, lineNo, endByte, endLine);
+    }
     if (record.length !== columnCount) {
       return reject(
         lineNo,
@@ -561,13 +652,52 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     return new ReadRecord(lineNo, fields, endByte, endLine, next);
   }
 
+  /** A record read through the profile: its columns found, `when` applied, mapped onto the five fields. */
+  function toProfileItem(
+    next: ParsedRecord,
+    columns: ProfileColumns,
+    record: string[],
+    lineNo: number,
+    endByte: number | null,
+    endLine: number,
+  ): FileItem | null {
+    if (columns.header.columnCount > 0 ? record.length !== columns.header.columnCount : record.length < columns.needed) {
+      const expected =
+        columns.header.columnCount > 0 ? `${columns.header.columnCount} fields as in the header` : `at least ${columns.needed} fields`;
+      return reject(lineNo, next, 'PARSE_FIELD_COUNT', `expected ${expected}, found ${record.length}`, endByte, endLine);
+    }
+    if (!next.clean && utf8 && anyIncludes(record, '\uFFFD')) {
+      return reject(lineNo, next, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)', endByte, endLine);
+    }
+    if (!next.clean && anyIncludes(record, '\u0000')) {
+      return reject(
+        lineNo,
+        next,
+        'PARSE_NUL_BYTE',
+        'the line contains a NUL byte (0x00), which no database text value can hold',
+        endByte,
+        endLine,
+      );
+    }
+    if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {
+      discarded++;
+      return null;
+    }
+    const indexes = columns.indexes;
+    const mapped = columns.mapping.map((c) => record[indexes[c]] ?? '');
+    return new ReadRecord(lineNo, mapped.fields, endByte, endLine, next, mapped.problem);
+  }
+
   const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
-  const result = (next: ParsedRecord | null): IteratorResult<FileItem> => {
+  const result = (next: ParsedRecord | null): IteratorResult<FileItem> | Promise<IteratorResult<FileItem>> => {
     if (next === null) {
       finished = true;
+      profileColumns?.mapping.finish();
       return DONE;
     }
-    return { done: false, value: toItem(next) };
+    const item = toItem(next);
+    // a discarded line: on to the next record
+    return item === null ? iteratorOfItems.next() : { done: false, value: item };
   };
   // An async iterator by hand rather than an async generator: while the parser has records
   // queued, an item costs one resolved promise (a generator's yield costs several microtask
@@ -575,14 +705,20 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   const iteratorOfItems: AsyncIterableIterator<FileItem> = {
     next(): Promise<IteratorResult<FileItem>> {
       if (finished) return Promise.resolve(DONE);
-      let pending: ParsedRecord | null | Promise<ParsedRecord | null>;
-      try {
-        pending = iterator.next();
-      } catch (error) {
-        return afterFailure(error).then((item) => ({ done: false, value: item }));
+      for (;;) {
+        let pending: ParsedRecord | null | Promise<ParsedRecord | null>;
+        try {
+          pending = iterator.next();
+        } catch (error) {
+          return afterFailure(error).then((item) => ({ done: false, value: item }));
+        }
+        if (pending instanceof Promise)
+          return pending.then(result, (error: unknown) => afterFailure(error).then((item) => ({ done: false as const, value: item })));
+        if (pending === null) return Promise.resolve(result(null));
+        const item = toItem(pending);
+        // a discarded line: on to the next record, without a promise while records are queued
+        if (item !== null) return Promise.resolve({ done: false, value: item });
       }
-      if (!(pending instanceof Promise)) return Promise.resolve(result(pending));
-      return pending.then(result, (error: unknown) => afterFailure(error).then((item) => ({ done: false as const, value: item })));
     },
     return(): Promise<IteratorResult<FileItem>> {
       finished = true;
@@ -599,7 +735,77 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     header,
     items: iteratorOfItems,
     bytesRead: () => reader.bytesRead(),
+    discarded: () => discarded,
     close: () => reader.close(),
+  };
+}
+
+/** What reading a CSV file through a profile needs of its header. */
+interface ProfileColumns {
+  header: OrderFileHeader;
+  /** The record index of each of the five fields (-1: a const field). */
+  indexes: Record<OrderColumn, number>;
+  /** The record index `when` tests, or -1. */
+  when: number;
+  /** Fields a header-less record must have at least. */
+  needed: number;
+  mapping: ReturnType<typeof compileMapping>;
+}
+
+/**
+ * The columns a profile names, found in the header (names matched ignoring case, surrounding
+ * blanks and full-width/half-width differences; a list of aliases: the first found) or by their
+ * 1-based number. A column the header lacks refuses the file before anything is written.
+ */
+function profileHeader(
+  names: string[],
+  path: string,
+  profile: LoadProfile,
+  headerLine: number,
+  warn?: (message: string) => void,
+): ProfileColumns {
+  const keys = names.map(headerKey);
+  const used = new Set<number>();
+  const foundNames: Partial<Record<OrderColumn, string>> = {};
+  const locate = (ref: string | number | string[] | undefined, what: string): number => {
+    if (ref === undefined) return -1;
+    if (typeof ref === 'number') {
+      if (names.length > 0 && ref > names.length)
+        throw new UserError(`profile ${profile.name}: ${what}: column ${ref}, but the header of ${path} has ${names.length} columns`);
+      return ref - 1;
+    }
+    const wanted = typeof ref === 'string' ? [ref] : ref;
+    for (const w of wanted) {
+      const i = keys.indexOf(headerKey(w));
+      if (i >= 0) return i;
+    }
+    const shown = names.map((n) => n.trim()).join(', ');
+    throw new UserError(
+      `profile ${profile.name}: ${what}: ${describeSource({ column: ref })} is not in the header of ${path}${headerLine > 0 ? ` (line ${headerLine}: ${shown})` : ''}`,
+    );
+  };
+  const indexes = {} as Record<OrderColumn, number>;
+  const positions = new Map<OrderColumn, number>();
+  for (const c of ORDER_COLUMNS) {
+    const spec = profile.spec.columns[c];
+    const i = spec.const !== undefined ? -1 : locate(spec.column, `columns.${c}.column`);
+    indexes[c] = i;
+    if (i >= 0) {
+      used.add(i);
+      positions.set(c, i);
+      if (names[i] !== undefined) foundNames[c] = names[i].trim();
+    }
+  }
+  const when = locate(profile.spec.when?.column, 'when.column');
+  if (when >= 0) used.add(when);
+  const needed = Math.max(...Object.values(indexes), when) + 1;
+  const extraColumns = names.map((n) => n.trim()).filter((_, i) => !used.has(i));
+  return {
+    header: { names: names.map((n) => n.trim()), errorExport: false, positions, extraColumns, columnCount: names.length },
+    indexes,
+    when,
+    needed,
+    mapping: compileMapping(profile, foundNames, warn === undefined ? undefined : (m) => warn(`${path}: ${m}`)),
   };
 }
 

@@ -2,6 +2,10 @@ import { parse } from 'csv-parse/sync';
 import type { FileLayout } from '../engine/types.js';
 import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
+import type { FileEncoding } from './order-file.js';
+import { splitFixedText } from './profile/fixed-reader.js';
+import { compileMapping, headerKey } from './profile/mapping.js';
+import { profileSchema } from './profile/schema.js';
 
 /**
  * A rejected line's own values by column, split again from its raw text (as logged) with the
@@ -10,6 +14,10 @@ import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
  * person fixing the one wrong cell of an exported line does not have to retype the others.
  */
 export function splitRawLine(raw: string, layout: FileLayout): Record<OrderColumn, string> {
+  if (layout.profile !== undefined) {
+    const mapped = splitProfiledLine(raw, layout, layout.profile);
+    if (mapped !== null) return mapped;
+  }
   let fields: string[];
   try {
     const records = parse(raw, {
@@ -38,4 +46,52 @@ export function splitRawLine(raw: string, layout: FileLayout): Record<OrderColum
     values[column] = restore ? restoreFormula(value) : value;
   }
   return values;
+}
+
+/**
+ * A line of a file read through a load profile, split and mapped again as the profile maps it:
+ * the five fields as they were loaded (a field the profile could not read: its text as found),
+ * so that `errors` exports the canonical five columns of any file. Null when the recorded spec
+ * is not a profile this version reads (then the plain split is the best reading left).
+ */
+function splitProfiledLine(
+  raw: string,
+  layout: FileLayout,
+  recorded: NonNullable<FileLayout['profile']>,
+): Record<OrderColumn, string> | null {
+  const checked = profileSchema.safeParse(recorded.spec);
+  if (!checked.success) return null;
+  const profile = { name: recorded.name, sha256: recorded.sha256, spec: checked.data };
+  const spec = profile.spec;
+  if (spec.format === 'fixed') return splitFixedText(raw, profile, recorded.encoding as FileEncoding);
+  let fields: string[];
+  try {
+    const records = parse(raw, {
+      delimiter: spec.delimiter ?? ',',
+      ...(spec.quote !== undefined ? { quote: spec.quote } : {}),
+      ...(spec.escape !== undefined ? { escape: spec.escape } : {}),
+      record_delimiter: ['\r\n', '\n', '\r'],
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: false,
+    });
+    fields = records.length <= 1 ? (records[0] ?? []) : records.flat();
+  } catch {
+    fields = raw.split(spec.delimiter ?? ',');
+  }
+  const keys = layout.header.map(headerKey);
+  const indexOf = (ref: string | number | string[] | undefined): number => {
+    if (ref === undefined) return -1;
+    if (typeof ref === 'number') return ref - 1;
+    for (const name of typeof ref === 'string' ? [ref] : ref) {
+      const i = keys.indexOf(headerKey(name));
+      if (i >= 0) return i;
+    }
+    return -1;
+  };
+  const mapping = compileMapping(profile);
+  return mapping.map((c) => {
+    const i = indexOf(spec.columns[c].column);
+    return i < 0 ? '' : (fields[i] ?? '');
+  }).fields;
 }

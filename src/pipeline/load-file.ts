@@ -1,7 +1,8 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
-import { openOrderFile, type OrderFile } from '../input/order-file.js';
+import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { sha256File } from '../input/file-digest.js';
 import type { RepeatedKeys } from '../input/repeated-keys.js';
+import { BUILTIN_PROFILE_ID } from '../input/profile/builtin.js';
 import type { LoadJournal } from './load-journal.js';
 import type { FileReport, LoadOptions } from './load-options.js';
 import type { LoadProcessing } from './load-processing.js';
@@ -41,24 +42,40 @@ async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: 
   return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
 }
 
+/** The report's `profile` of a file read through one (nothing for the built-in format). */
+function profileOf(options: LoadOptions): { profile?: { name: string; sha256: string } } {
+  return options.profile === undefined ? {} : { profile: { name: options.profile.name, sha256: options.profile.sha256 } };
+}
+
 /** One file of a `load`/`stage`: its run, then skip, stop, resume or stage it as its staging plan says. */
 export async function stageListedFile(run: FileStaging, listed: OrderFile): Promise<{ report: FileReport; interrupted: boolean }> {
   const { engine, options } = run;
   const logger = options.logger;
   const sha = await sha256File(listed.path, run.processing.signal);
-  const identity = { sha256: sha, encoding: options.encoding, delimiter: options.delimiter };
-  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), options);
+  const profile = options.profile;
+  // how the file is read is part of its identity: the encoding it is decoded with (a UTF-16 BOM
+  // decides), the delimiter, and the profile that maps it (its content's hash)
+  const readAs = {
+    encoding: await fileEncoding(listed.path, profile?.spec.encoding ?? options.encoding),
+    delimiter: profile === undefined ? options.delimiter : (profile.spec.delimiter ?? ','),
+    profile: profile?.sha256 ?? BUILTIN_PROFILE_ID,
+  };
+  const identity = { sha256: sha, ...readAs };
+  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
+    ...readAs,
+    restage: options.restage,
+  });
   const fileRun = await run.journal.startFile(listed, sha);
   const runId = fileRun.runId;
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
-  await fileRun.invoked(listed, sha, loadId, options);
+  await fileRun.invoked(listed, sha, loadId, { ...readAs, restage: options.restage, profile });
 
   if (plan.action === 'skip' || plan.action === 'stop') {
     listed.close();
     const message =
       plan.action === 'skip'
-        ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding and delimiter): staging skipped (--restage stages it again)`
+        ? `${listed.path}: already staged by load ${loadId} (same sha256, encoding${profile === undefined ? ' and delimiter' : ', delimiter and profile'}): staging skipped (--restage stages it again)`
         : `${listed.path}: load ${loadId} could not read this file past line ${plan.stoppedAt.line}: not read again (fix the file and load it)`;
     if (plan.action === 'skip') logger.info({ runId, loadId, file: listed.path }, message);
     else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);
@@ -74,6 +91,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       stoppedAt: plan.action === 'stop' ? plan.stoppedAt : null,
       skipped: message,
       resumedAt: null,
+      ...profileOf(options),
     };
     run.rejected.files += rejected;
     return { report, interrupted: false };
@@ -85,6 +103,8 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     file = await openOrderFile(listed.path, {
       encoding: options.encoding,
       delimiter: options.delimiter,
+      profile,
+      onWarning: (message) => logger.warn({ runId, loadId, file: listed.path }, message),
       resumeAt: plan.from,
       signal: run.processing.signal,
     });
@@ -99,7 +119,9 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     loadId,
     held: run.held,
     batchSize: options.batchSize,
-    delimiter: options.delimiter,
+    // a profile's file: its columns are the profile's, not the header's split by the delimiter,
+    // so a rejected line's key is not told (it stays listed by `errors`)
+    delimiter: options.profile === undefined ? options.delimiter : undefined,
     retry: options.retry,
     logger,
     signal: run.processing.signal,
@@ -117,6 +139,11 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   });
   run.rejected.files += result.counts.rejected;
   run.rejected.current = 0;
+  if (profile !== undefined && result.discarded > 0 && result.counts.read === 0)
+    logger.warn(
+      { runId, loadId, file: file.path, discarded: result.discarded },
+      `${file.path}: profile ${profile.name} discarded every line (${result.discarded}): nothing was loaded from it (check when:)`,
+    );
   await fileRun.staged(loadId, result);
   logger.info({ runId, loadId, ...result.counts }, 'staged');
   // right after staging, before a later file of this run can take rows over
@@ -132,6 +159,8 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       stoppedAt: result.stoppedAt,
       skipped: null,
       resumedAt: resumedAt(plan),
+      ...profileOf(options),
+      ...(profile === undefined ? {} : { discarded: result.discarded }),
     },
     interrupted: result.interrupted,
   };

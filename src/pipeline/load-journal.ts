@@ -1,6 +1,7 @@
 import type { RunCounts } from '../engine/types.js';
 import { errorMessage } from '../errors.js';
 import type { OrderFile } from '../input/order-file.js';
+import type { LoadProfile } from '../input/profile/load-profile.js';
 import type { ProcessCounts } from './process.js';
 import type { RunRecordPort } from './ports.js';
 import { startRun, type RecordedRun, type RunRecordOptions } from './run-record.js';
@@ -20,7 +21,7 @@ export class FileRun {
     file: OrderFile,
     sha256: string,
     loadId: number,
-    readAs: { encoding: string; delimiter: string; restage?: boolean | undefined },
+    readAs: { encoding: string; delimiter: string; restage?: boolean | undefined; profile?: LoadProfile | undefined },
   ): Promise<void> {
     return this.record.event('invoked', {
       file: file.path,
@@ -31,6 +32,9 @@ export class FileRun {
       encoding: readAs.encoding,
       delimiter: readAs.delimiter,
       restage: readAs.restage === true ? true : undefined,
+      // the profile read by a rerun's staging plan (its hash) and by `errors` (its spec, to split a rejected line again)
+      profile:
+        readAs.profile === undefined ? undefined : { name: readAs.profile.name, sha256: readAs.profile.sha256, spec: readAs.profile.spec },
     });
   }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { StatusTally } from '../engine/types.js';
 import type { ListedFile } from '../input/inputs.js';
 import type { FileEncoding } from '../input/order-file.js';
+import type { LoadProfile } from '../input/profile/load-profile.js';
 import type { ProcessCounts } from './process.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry.js';
 import type { FileStageCounts, StageCheckpoint } from './stage.js';
@@ -11,6 +12,8 @@ import type { FileStageCounts, StageCheckpoint } from './stage.js';
 export interface StageOptions {
   encoding: FileEncoding;
   delimiter: string;
+  /** How files are read and mapped onto the five fields (src/input/profile/); none: the built-in format. */
+  profile?: LoadProfile | undefined;
   /** Lines per staging transaction. */
   batchSize: number;
   retry: RetryPolicy;
@@ -95,6 +98,10 @@ export interface FileReport {
    */
   unchangedDone: number;
   stoppedAt: { line: number; message: string } | null;
+  /** The load profile the file was read with (absent: the built-in format). */
+  profile?: { name: string; sha256: string };
+  /** Lines the profile discarded (`when`, `comment`, `skip_lines`), this run: counted apart, never errors. */
+  discarded?: number;
 }
 
 export interface LoadReport {

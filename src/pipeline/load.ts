@@ -2,7 +2,7 @@ import type { RunCounts } from '../engine/types.js';
 import { errorMessage, UserError } from '../errors.js';
 import { changedSinceListed, type ListedFile } from '../input/inputs.js';
 import { checkFileEncoding } from '../input/encoding-sniff.js';
-import { openOrderFile, type OrderFile } from '../input/order-file.js';
+import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { dirname } from 'node:path';
 import { statSync } from 'node:fs';
 import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
@@ -57,9 +57,16 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
  */
 async function openChecked(path: string, options: LoadOptions, aside: SetAside, signal?: AbortSignal): Promise<OrderFile | null> {
   try {
-    // a file read as UTF-8 that reads as Shift_JIS or EUC-JP is refused as a header is
-    await checkFileEncoding(path, options.encoding);
-    return await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, signal });
+    // a file read as UTF-8 that reads as Shift_JIS or EUC-JP is refused as a header is (the
+    // encoding the file is read with: a profile's, and a UTF-16 byte order mark decides)
+    await checkFileEncoding(path, await fileEncoding(path, options.profile?.spec.encoding ?? options.encoding));
+    return await openOrderFile(path, {
+      encoding: options.encoding,
+      delimiter: options.delimiter,
+      profile: options.profile,
+      signal,
+      onWarning: (message) => options.logger.warn({ file: path }, message),
+    });
   } catch (error) {
     if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
     options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
@@ -308,9 +315,14 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
         reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
         // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
         (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
-      filesFailed: aside.unreadable.length > 0,
+      filesFailed: aside.unreadable.length > 0 || reports.some(discardedEverything),
     }),
   };
+}
+
+/** A file of which the profile's `when` (or comment, skip_lines) discarded every line it read: surely not what was meant (exit 2). */
+export function discardedEverything(r: { counts: { read: number }; discarded?: number | undefined; skipped?: string | null }): boolean {
+  return r.skipped == null && r.discarded !== undefined && r.discarded > 0 && r.counts.read === 0;
 }
 
 /**

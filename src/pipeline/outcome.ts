@@ -25,11 +25,13 @@ export function notDone(tally: StatusTally): number {
  * the database itself would refuse aside (`stage` does not validate: a rule broken is found later).
  */
 export function dryRunExitCode(
-  results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number } }>,
+  results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number; read?: number }; discarded?: number | undefined }>,
   command: 'load' | 'stage' = 'load',
 ): number {
   return exitCodeFor({
     failed: results.some((r) => r.stoppedAt !== null),
     rowsRejected: results.some((r) => r.counts.rejected + (command === 'load' ? r.counts.invalid : 0) > 0),
+    // a profile that discarded every line of a file: nothing of it would load
+    filesFailed: results.some((r) => r.discarded !== undefined && r.discarded > 0 && (r.counts.read ?? 0) === 0),
   });
 }

@@ -3,6 +3,7 @@ import type { ErrorLogInput, StageBatchResult, StageInput } from '../engine/type
 import type { FileItem, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder } from '../input/order-record.js';
 import { rejectedLineKey } from '../input/rejected-key.js';
+import { parseMappedRecord } from '../input/profile/mapping.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -69,6 +70,8 @@ export interface FileStageResult {
   stoppedAt: { line: number; message: string } | null;
   interrupted: boolean;
   checkpoint: StageCheckpoint | null;
+  /** Lines the file's profile discarded (`when`, `comment`, `skip_lines`): counted apart, never errors. */
+  discarded: number;
 }
 
 interface Batch {
@@ -235,7 +238,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
       });
       return;
     }
-    const parsed = parseOrderRecord(item.fields);
+    const parsed = item.problem == null ? parseOrderRecord(item.fields) : parseMappedRecord(item.fields, item.problem);
     let row: StageInput;
     if (parsed.ok) {
       row = { ...parsed.order, lineNo: item.lineNo };
@@ -303,7 +306,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   } finally {
     file.close();
   }
-  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint };
+  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint, discarded: file.discarded() };
 }
 
 export interface DryRunCounts extends FileStageCounts {
@@ -329,6 +332,8 @@ export interface DryRunResult {
   stoppedAt: { line: number; message: string } | null;
   /** Header names the loader does not use (a real load ignores them with a warning). */
   extraColumns: string[];
+  /** Lines the file's profile discarded (`when`, `comment`, `skip_lines`); absent without a profile. */
+  discarded?: number;
 }
 
 /** What a dry run keeps per distinct source_key: the outcome of its last line. */
@@ -363,7 +368,7 @@ export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
         }
         continue;
       }
-      const parsed = parseOrderRecord(item.fields);
+      const parsed = item.problem == null ? parseOrderRecord(item.fields) : parseMappedRecord(item.fields, item.problem);
       let key: string | null;
       let outcome: number;
       if (parsed.ok) {
@@ -392,5 +397,6 @@ export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
     else if (outcome === KEY_INVALID) counts.invalid++;
     else counts.stagedAsError++;
   }
-  return { counts, samples, stoppedAt, extraColumns: file.header.extraColumns };
+  const discarded = file.discarded();
+  return { counts, samples, stoppedAt, extraColumns: file.header.extraColumns, ...(discarded > 0 ? { discarded } : {}) };
 }

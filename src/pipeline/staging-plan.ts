@@ -5,6 +5,8 @@ import { isStageCounts, type FileStageCounts, type StageCheckpoint } from './sta
 export interface StagingPlanOptions {
   encoding: string;
   delimiter: string;
+  /** The sha256 of the load profile the file is read with (absent or 'builtin': the built-in format). */
+  profile?: string | undefined;
   /** --restage: stage the file again as a new load, whatever its history says. */
   restage?: boolean | undefined;
 }
@@ -15,7 +17,7 @@ export type FreshReason =
   | 'new'
   /** --restage. */
   | 'restage'
-  /** The recorded load read the same bytes with another encoding or delimiter: another file. */
+  /** The recorded load read the same bytes with another encoding, delimiter or profile: another file. */
   | 'read-differently'
   /** The recorded load committed no batch. */
   | 'nothing-committed'
@@ -43,7 +45,11 @@ export function planStaging(recorded: StagingHistory | null, options: StagingPla
   if (options.restage === true) return { action: 'fresh', reason: 'restage' };
   // The same bytes read with another encoding or delimiter are another file: a rerun that
   // corrects --encoding must stage it, not skip it.
-  if (recorded.readAs.encoding !== options.encoding || recorded.readAs.delimiter !== options.delimiter) {
+  if (
+    recorded.readAs.encoding !== options.encoding ||
+    recorded.readAs.delimiter !== options.delimiter ||
+    (recorded.readAs.profile ?? 'builtin') !== (options.profile ?? 'builtin')
+  ) {
     return { action: 'fresh', reason: 'read-differently' };
   }
   const checkpoint = recorded.checkpoint;

@@ -866,6 +866,7 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
       sha256: { val: sha, type: VARCHAR, maxSize: 64 },
       read_encoding: { val: 'utf-8', type: VARCHAR, maxSize: 160 },
       read_delimiter: { val: ',', type: VARCHAR, maxSize: 160 },
+      read_profile: { val: 'builtin', type: VARCHAR, maxSize: 160 },
     });
     await engine.stagingHistory({ sha256: sha, encoding: 'shift_jis', delimiter: '\t' });
     expect(executes(db)[1]!.binds).toMatchObject({

@@ -1,6 +1,6 @@
 -- What was committed of a file's staging (sql/postgres/queries/staging_history.sql): the latest
--- load or stage run of its identity (sha256, and the encoding and delimiter of its 'invoked'
--- event; runs recorded before these were kept read UTF-8 and ',') that committed a staging
+-- load or stage run of its identity (sha256, and the encoding, delimiter and load profile hash of
+-- its 'invoked' event; runs recorded before these were kept read UTF-8, ',' and the built-in format) that committed a staging
 -- fact, a 'staged' event (complete) or a 'staged_checkpoint' (a batch). A later run that
 -- committed none (killed right after its row was inserted, or before its first batch) does not
 -- hide it. INVOKED is the detail of that run's first 'invoked' event (the engine reads loadId
@@ -26,6 +26,7 @@ r AS (
    WHERE runs.committed = 1
      AND NVL(JSON_VALUE(inv.detail, '$.encoding'), 'utf-8') = :read_encoding
      AND NVL(JSON_VALUE(inv.detail, '$.delimiter'), ',') = :read_delimiter
+     AND NVL(JSON_VALUE(inv.detail, '$.profile.sha256'), 'builtin') = :read_profile
    ORDER BY runs.run_id DESC
    FETCH FIRST 1 ROW ONLY
 )

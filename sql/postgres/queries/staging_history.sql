@@ -1,6 +1,6 @@
 -- What was committed of a file's staging: the latest load or stage run of its identity (sha256,
--- and the encoding and delimiter of its 'invoked' event; runs recorded before these were kept
--- read UTF-8 and ',') that committed a staging fact, a 'staged' event (complete) or a
+-- and the encoding, delimiter and load profile hash of its 'invoked' event; runs recorded before
+-- these were kept read UTF-8, ',' and the built-in format) that committed a staging fact, a 'staged' event (complete) or a
 -- 'staged_checkpoint' (a batch, which commits with its checkpoint). A later run that committed
 -- none (killed right after its row was inserted, or before its first batch) does not hide it:
 -- the plan follows what was committed, whatever runs came after it. The last
@@ -18,6 +18,7 @@ SELECT r.run_id,
    AND r.command IN ('load', 'stage')
    AND coalesce(inv.detail::jsonb ->> 'encoding', 'utf-8') = $2
    AND coalesce(inv.detail::jsonb ->> 'delimiter', ',') = $3
+   AND coalesce(inv.detail::jsonb #>> '{profile,sha256}', 'builtin') = $4
    AND EXISTS (SELECT 1 FROM load_run_event e
                 WHERE e.run_id = r.run_id AND e.event IN ('staged', 'staged_checkpoint'))
  ORDER BY r.run_id DESC

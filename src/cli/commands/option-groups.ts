@@ -9,6 +9,7 @@ export const FILE_OPTIONS: readonly OptionLine[] = [
   'batch-size',
   'encoding',
   'delimiter',
+  'profile',
   'restage',
   'archive-dir',
   'failed-dir',

@@ -3,7 +3,8 @@ import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
 import { checkInputsExist, expandInputs, inputFolder, type ListingRules } from '../../input/inputs.js';
 import { checkFileEncoding } from '../../input/encoding-sniff.js';
-import { openOrderFile } from '../../input/order-file.js';
+import { fileEncoding, openOrderFile } from '../../input/order-file.js';
+import { loadProfileFile, type LoadProfile } from '../../input/profile/load-profile.js';
 import { OrderLoader } from '../../loader.js';
 import type { LoadReport } from '../../pipeline/load.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
@@ -38,13 +39,15 @@ function inboxDirs(args: string[], movesFiles: boolean): string[] {
 export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage'): Promise<number> {
   const { options } = ctx;
   const format = reportFormat(command, options.format);
+  // checked before any file is opened or the database touched
+  const profile = options.profile === undefined ? undefined : loadProfileFile(options.profile);
   if (options['dry-run']) {
     // --dry-run writes nothing, moves nothing and needs no database
     const { files } = expandInputs(ctx.files);
     if (files.length === 0) return nothingToLoad(ctx, command);
     const results = await OrderLoader.dryRunFiles(
       files.map((f) => f.path),
-      { encoding: options.encoding, delimiter: options.delimiter, batchSize: options['batch-size'], logger: ctx.logger },
+      { encoding: options.encoding, delimiter: options.delimiter, profile, batchSize: options['batch-size'], logger: ctx.logger },
     );
     print(ctx.session, options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
     return dryRunExitCode(results, command);
@@ -67,7 +70,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   });
   let code = EXIT_FAILED;
   try {
-    code = await listAndStage(ctx, command, format, folders, rules);
+    code = await listAndStage(ctx, command, format, folders, rules, profile);
     return code;
   } finally {
     // --metrics-file before the lock goes: a run queued behind this one writes its own after
@@ -85,6 +88,7 @@ async function listAndStage(
   format: 'text' | 'markdown',
   folders: { archiveDir: string | undefined; failedDir: string | undefined },
   rules: ListingRules,
+  profile: LoadProfile | undefined,
 ): Promise<number> {
   const { options } = ctx;
   const { files, notReady, ignored } = expandInputs(ctx.files, rules);
@@ -102,8 +106,8 @@ async function listAndStage(
     // a zero-byte file is an empty load, not a file without a header
     for (const f of files) {
       if (f.size === 0) continue;
-      await checkFileEncoding(f.path, options.encoding);
-      (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter })).close();
+      await checkFileEncoding(f.path, await fileEncoding(f.path, profile?.spec.encoding ?? options.encoding));
+      (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter, profile })).close();
     }
   }
   return withLoader(ctx, { processes: command === 'load' }, async (loader) => {
@@ -116,7 +120,15 @@ async function listAndStage(
       if (markdown) codes = await loader.errorCodeCounts(loadIds);
       await readStateForMetrics(ctx, loader);
     };
-    const run = { ...runOptions(ctx, progress), ...folders, listed: files, readySuffix: options['ready-suffix'], listing, beforeMoves };
+    const run = {
+      ...runOptions(ctx, progress),
+      profile,
+      ...folders,
+      listed: files,
+      readySuffix: options['ready-suffix'],
+      listing,
+      beforeMoves,
+    };
     const report = command === 'load' ? await loader.load(paths, run) : await loader.stage(paths, run);
     progress.clear();
     ctx.session.report = report;

@@ -67,6 +67,7 @@ export function oracleRunJournal(driver: Driver<OraConnection>, kit: OracleKit):
             sha256: binds.str(file.sha256, 64),
             read_encoding: binds.str(file.encoding, MAX_BYTES.readAs),
             read_delimiter: binds.str(file.delimiter, MAX_BYTES.readAs),
+            read_profile: binds.str(file.profile ?? 'builtin', MAX_BYTES.readAs),
           })
         )[0];
         if (r === undefined) return null;

@@ -40,7 +40,7 @@ export function runJournal(withSession: WithSession): RunJournal {
       withSession(async (s) => {
         const { rows } = await s.query<{ run_id: number; invoked: string | null; staged: boolean; checkpoint: string | null }>(
           sqlQuery('staging_history'),
-          [file.sha256, file.encoding, file.delimiter],
+          [file.sha256, file.encoding, file.delimiter, file.profile ?? 'builtin'],
         );
         const r = rows[0];
         return r === undefined ? null : stagingHistoryFromEvents(r.run_id, r.invoked, r.staged, r.checkpoint);

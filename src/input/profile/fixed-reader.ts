@@ -1,0 +1,302 @@
+/**
+ * The fixed-width format reader (`format: fixed`): one record per line, each field at
+ * `at: [start, length]` (1-based), counted in bytes (SQL*Loader's default: a double-byte
+ * Shift_JIS character counts 2) or in characters. Works on the file's bytes, so every line has
+ * a byte offset to resume at, whatever the encoding. A field boundary that cuts a multi-byte
+ * character, or a line shorter than the last field, is a PARSE_* rejection of that line, never
+ * a corrupted value.
+ */
+import { RunAbortedError } from '../../errors.js';
+import { GzipDataError, openByteSource } from '../gzip.js';
+import type { FileEncoding, FileItem, FileReject, FileRecord, OrderFile, OrderFileOptions } from '../order-file.js';
+import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
+import type { LoadProfile } from './load-profile.js';
+import { compileMapping, type MappingProblem } from './mapping.js';
+
+const RAW_LIMIT = 4000;
+
+/** The length in bytes of the character starting with byte `b` in `encoding`. */
+function charWidth(encoding: FileEncoding, b: number): number {
+  switch (encoding) {
+    case 'shift_jis':
+      return (b >= 0x81 && b <= 0x9f) || (b >= 0xe0 && b <= 0xfc) ? 2 : 1;
+    case 'euc-jp':
+      return b === 0x8f ? 3 : b === 0x8e || (b >= 0xa1 && b <= 0xfe) ? 2 : 1;
+    case 'utf-8':
+      return b < 0xc0 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+    default:
+      return 1;
+  }
+}
+
+/** The bytes of a character's text in `encoding` (for a text already decoded: an exported line split again). */
+function textWidth(encoding: FileEncoding, ch: string): number {
+  const cp = ch.codePointAt(0) ?? 0;
+  if (cp < 0x80) return 1;
+  switch (encoding) {
+    case 'shift_jis':
+      return cp >= 0xff61 && cp <= 0xff9f ? 1 : 2;
+    case 'euc-jp':
+      return 2;
+    case 'utf-8':
+      return Buffer.byteLength(ch, 'utf8');
+    default:
+      return 1;
+  }
+}
+
+interface FixedField {
+  name: OrderColumn | 'when';
+  /** 0-based start and end (exclusive), in the profile's units. */
+  start: number;
+  end: number;
+  what: string;
+}
+
+function fieldsOf(profile: LoadProfile): FixedField[] {
+  const fields: FixedField[] = [];
+  for (const c of ORDER_COLUMNS) {
+    const at = profile.spec.columns[c].at;
+    if (at !== undefined) fields.push({ name: c, start: at[0] - 1, end: at[0] - 1 + at[1], what: `columns.${c}` });
+  }
+  const w = profile.spec.when?.at;
+  if (w !== undefined) fields.push({ name: 'when', start: w[0] - 1, end: w[0] - 1 + w[1], what: 'when' });
+  return fields;
+}
+
+/** The text of each field of one line (bytes), or the reason the line cannot be split. */
+function splitLine(
+  line: Buffer,
+  fields: FixedField[],
+  encoding: FileEncoding,
+  bytes: boolean,
+  decode: (b: Buffer) => string,
+): { values: Map<string, string> } | { code: string; message: string } {
+  const values = new Map<string, string>();
+  if (bytes) {
+    // the character boundaries of the line, as far as the last field reaches
+    const last = Math.max(...fields.map((f) => f.end));
+    const boundary = new Uint8Array(Math.min(last, line.length) + 1);
+    let i = 0;
+    while (i < boundary.length) {
+      boundary[i] = 1;
+      i += charWidth(encoding, line[i] ?? 0);
+    }
+    for (const f of fields) {
+      if (f.end > line.length) {
+        return {
+          code: 'PARSE_FIXED_SHORT',
+          message: `the line is ${line.length} bytes: ${f.what} at ${f.start + 1}–${f.end} reaches past its end`,
+        };
+      }
+      for (const at of [f.start, f.end]) {
+        if (at < line.length && boundary[at] !== 1)
+          return {
+            code: 'PARSE_FIXED_SPLIT',
+            message: `${f.what} at ${f.start + 1}–${f.end} cuts a multi-byte character between bytes ${at} and ${at + 1}`,
+          };
+      }
+      values.set(f.name, decode(line.subarray(f.start, f.end)));
+    }
+    return { values };
+  }
+  const chars = Array.from(decode(line));
+  for (const f of fields) {
+    if (f.end > chars.length)
+      return {
+        code: 'PARSE_FIXED_SHORT',
+        message: `the line is ${chars.length} characters: ${f.what} at ${f.start + 1}–${f.end} reaches past its end`,
+      };
+    values.set(f.name, chars.slice(f.start, f.end).join(''));
+  }
+  return { values };
+}
+
+/**
+ * A line of a fixed-width file exported again (its decoded text, as logged) split into the five
+ * fields as the profile maps them, leniently: what cannot be read is its text as found.
+ */
+export function splitFixedText(raw: string, profile: LoadProfile, encoding: FileEncoding): Record<OrderColumn, string> {
+  const bytes = profile.spec.units !== 'chars';
+  const chars = Array.from(raw);
+  const offsets: number[] = [0];
+  for (const ch of chars) offsets.push((offsets.at(-1) ?? 0) + (bytes ? textWidth(encoding, ch) : 1));
+  const slice = (start: number, end: number): string => {
+    let out = '';
+    chars.forEach((ch, i) => {
+      if ((offsets[i] ?? 0) >= start && (offsets[i + 1] ?? 0) <= end) out += ch;
+    });
+    return out;
+  };
+  const mapping = compileMapping(profile);
+  const mapped = mapping.map((c) => {
+    const at = profile.spec.columns[c].at;
+    return at === undefined ? '' : slice(at[0] - 1, at[0] - 1 + at[1]);
+  });
+  return mapped.fields;
+}
+
+class FixedRecord implements FileRecord {
+  readonly kind = 'record' as const;
+  constructor(
+    readonly lineNo: number,
+    readonly fields: Record<OrderColumn, string>,
+    readonly endByte: number,
+    readonly endLine: number,
+    private readonly line: Buffer,
+    private readonly decode: (b: Buffer) => string,
+    readonly problem: MappingProblem | null,
+  ) {}
+
+  get raw(): string {
+    return cleanRaw(this.decode(this.line));
+  }
+
+  toJSON() {
+    return { kind: this.kind, lineNo: this.lineNo, raw: this.raw, fields: this.fields, endByte: this.endByte, endLine: this.endLine };
+  }
+}
+
+function cleanRaw(text: string): string {
+  const t = text.replace(/^\uFEFF/, '').replaceAll('\u0000', '\u2400');
+  return t.length > RAW_LIMIT ? `${t.slice(0, RAW_LIMIT)}…` : t;
+}
+
+/** Open a fixed-width file read through its profile (openOrderFile's `format: fixed`). */
+export function openFixedFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): OrderFile {
+  const encoding = options.encoding;
+  const from = options.resumeAt?.byte ?? 0;
+  const source = openByteSource(path, { gzip: options.gzip === true, from });
+  const decoder = encoding === 'utf-8' ? null : new TextDecoder(encoding);
+  const decode = (b: Buffer): string => (decoder === null ? b.toString('utf8') : decoder.decode(b));
+  const fields = fieldsOf(profile);
+  const bytes = profile.spec.units !== 'chars';
+  const mapping = compileMapping(profile, {}, options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`));
+  const skipLines = profile.spec.skip_lines;
+  const comment = profile.spec.comment === undefined ? null : Buffer.from(profile.spec.comment, 'utf8');
+  const hasWhen = profile.spec.when !== undefined;
+  let discarded = 0;
+  let closed = false;
+  let lastLine = options.resumeAt?.line ?? 0;
+  let lastByte = from;
+
+  async function* lines(): AsyncGenerator<{ line: Buffer; lineNo: number; endByte: number }> {
+    let lineNo = options.resumeAt?.line ?? 0;
+    let offset = from; // content offset of `pending`'s first byte
+    let pending: Buffer = Buffer.alloc(0);
+    let first = from === 0;
+    for (;;) {
+      if (closed || options.signal?.aborted === true) return;
+      const chunk = await source.chunks.next();
+      if (chunk.done === true) break;
+      let data = pending.length === 0 ? chunk.value : Buffer.concat([pending, chunk.value]);
+      if (first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
+        data = data.subarray(3);
+        offset += 3;
+      }
+      first = false;
+      let start = 0;
+      for (let i = 0; i < data.length; i++) {
+        const b = data[i];
+        if (b !== 0x0a && b !== 0x0d) continue;
+        // a CR as the chunk's last byte may be the first half of a CRLF: wait for the next chunk
+        if (b === 0x0d && i + 1 >= data.length) break;
+        const end = b === 0x0d && data[i + 1] === 0x0a ? i + 2 : i + 1;
+        lineNo++;
+        yield { line: data.subarray(start, i), lineNo, endByte: offset + end };
+        i = end - 1;
+        start = end;
+      }
+      offset += start;
+      pending = data.subarray(start);
+    }
+    if (pending.length > 0) yield { line: pending, lineNo: lineNo + 1, endByte: offset + pending.length };
+  }
+
+  const reject = (lineNo: number, line: Buffer, endByte: number, code: string, message: string): FileReject => ({
+    kind: 'reject',
+    lineNo,
+    raw: cleanRaw(decode(line)),
+    code,
+    message,
+    endByte,
+    endLine: lineNo,
+    stopsFile: false,
+  });
+
+  async function* items(): AsyncGenerator<FileItem> {
+    try {
+      for await (const { line, lineNo, endByte } of lines()) {
+        lastLine = lineNo;
+        lastByte = endByte;
+        if (line.length === 0) continue; // a blank line: no record
+        if (lineNo <= skipLines || (comment !== null && line.subarray(0, comment.length).equals(comment))) {
+          discarded++;
+          continue;
+        }
+        if (line.includes(0)) {
+          yield reject(
+            lineNo,
+            line,
+            endByte,
+            'PARSE_NUL_BYTE',
+            'the line contains a NUL byte (0x00), which no database text value can hold',
+          );
+          continue;
+        }
+        if (hasWhen) {
+          const w = fields.find((f) => f.name === 'when');
+          const text =
+            w === undefined ? '' : bytes ? decode(line.subarray(w.start, w.end)) : Array.from(decode(line)).slice(w.start, w.end).join('');
+          if (!mapping.keep(text)) {
+            discarded++;
+            continue;
+          }
+        }
+        const split = splitLine(line, fields, encoding, bytes, decode);
+        if ('code' in split) {
+          yield reject(lineNo, line, endByte, split.code, split.message);
+          continue;
+        }
+        const values = split.values;
+        if (encoding === 'utf-8' && [...values.values()].some((v) => v.includes('\uFFFD'))) {
+          yield reject(lineNo, line, endByte, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)');
+          continue;
+        }
+        const mapped = mapping.map((c) => values.get(c) ?? '');
+        yield new FixedRecord(lineNo, mapped.fields, endByte, lineNo, line, decode, mapped.problem);
+      }
+      mapping.finish();
+    } catch (error) {
+      if (error instanceof GzipDataError) {
+        yield {
+          kind: 'reject',
+          lineNo: lastLine + 1,
+          raw: '',
+          code: error.code,
+          message: `${error.message}; the file could not be read past line ${lastLine}`,
+          endByte: lastByte,
+          endLine: lastLine + 1,
+          stopsFile: true,
+        };
+        return;
+      }
+      if (error instanceof RunAbortedError) throw error;
+      // eslint-disable-next-line preserve-caught-error -- the message names the OS code; as a cause, src/pipeline/db-error.ts would classify it
+      throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+
+  return {
+    path,
+    size,
+    header: { names: [], errorExport: false, positions: new Map(), extraColumns: [], columnCount: 0 },
+    items: items(),
+    bytesRead: () => source.fileBytesRead(),
+    discarded: () => discarded,
+    close() {
+      closed = true;
+      source.close();
+    },
+  };
+}

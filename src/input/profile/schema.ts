@@ -1,0 +1,179 @@
+/**
+ * A load profile (issue 21): how another system's file maps onto the five order fields. Written
+ * as YAML (or JSON, same schema) by a user; checked here before any file is opened or the
+ * database touched (src/input/profile/load-profile.ts). The JSON Schema of this schema is
+ * published as schema/profile.schema.json (test/unit/profile-schema.test.ts keeps it equal).
+ */
+import { z } from 'zod';
+import { ORDER_COLUMNS } from '../order-record.js';
+
+/** Encodings a profile may name, and the aliases each stands for. */
+export const PROFILE_ENCODINGS = {
+  'utf-8': ['utf-8', 'utf8'],
+  shift_jis: ['shift_jis', 'shift-jis', 'sjis', 'cp932', 'windows-31j', 'ms932'],
+  'euc-jp': ['euc-jp', 'eucjp'],
+  'utf-16': ['utf-16', 'utf16'],
+  'windows-1252': ['windows-1252', 'cp1252', 'latin1', 'iso-8859-1'],
+} as const;
+export type ProfileEncoding = keyof typeof PROFILE_ENCODINGS;
+
+const ENCODING_ALIASES = new Map<string, ProfileEncoding>(
+  Object.entries(PROFILE_ENCODINGS).flatMap(([name, aliases]) => aliases.map((a) => [a, name as ProfileEncoding] as const)),
+);
+
+/** The date mask tokens: YYYY, MM and DD two digits exactly, M and D one or two digits. */
+const DATE_TOKEN = /YYYY|MM|DD|M|D/g;
+
+/** What is wrong with a date mask, or null. */
+export function dateMaskProblem(mask: string): string | null {
+  const tokens = mask.match(DATE_TOKEN) ?? [];
+  const letters = mask.replace(DATE_TOKEN, '');
+  if (/[A-Za-z]/.test(letters)) return `unknown letters in date mask ${JSON.stringify(mask)} (use YYYY, MM, DD, M, D)`;
+  if (/\d/.test(letters)) return `date mask ${JSON.stringify(mask)} holds a digit`;
+  const kinds = tokens.map((t) => t[0]);
+  for (const k of ['Y', 'M', 'D']) {
+    if (kinds.filter((x) => x === k).length !== 1) return `date mask ${JSON.stringify(mask)} needs one year (YYYY), one month and one day`;
+  }
+  return null;
+}
+
+const text = z.string();
+const nonEmpty = z.string().min(1);
+const position = z.number().int().min(1);
+
+/** `at: [start, length]`, 1-based, as SQL*Loader's POSITION. */
+const at = z.tuple([position, position]);
+
+/** A header name, a list of aliases (the first found is used), or a 1-based field number. */
+const columnRef = z.union([nonEmpty, position, z.array(nonEmpty).min(1)]);
+
+const columnSpec = z.strictObject({
+  column: columnRef.optional(),
+  at: at.optional(),
+  trim: z.boolean().optional(),
+  prefix: text.optional(),
+  default: text.optional(),
+  const: text.optional(),
+  date: z.union([nonEmpty, z.array(nonEmpty).min(1)]).optional(),
+  decimal: z.enum(['.', ',']).optional(),
+  group: z.enum([',', '.', ' ', "'", '\u00a0']).optional(),
+  negative: z.array(nonEmpty).min(1).optional(),
+});
+export type ColumnSpec = z.infer<typeof columnSpec>;
+
+const whenSpec = z.strictObject({
+  column: columnRef.optional(),
+  at: at.optional(),
+  equals: text.optional(),
+  in: z.array(text).min(1).optional(),
+  not_in: z.array(text).min(1).optional(),
+});
+export type WhenSpec = z.infer<typeof whenSpec>;
+
+const columnsSpec = z.strictObject({
+  source_key: columnSpec,
+  customer_id: columnSpec,
+  order_date: columnSpec,
+  amount: columnSpec,
+  currency: columnSpec,
+});
+
+export const profileSchema = z
+  .strictObject({
+    version: z.literal(1),
+    /** Shown in reports and metrics; the file name without extension when not given. */
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a name of letters, digits, ".", "_" or "-" (at most 64)')
+      .optional(),
+    match: nonEmpty.optional(),
+    format: z.enum(['csv', 'fixed']).default('csv'),
+    encoding: z
+      .enum([...ENCODING_ALIASES.keys()] as [string, ...string[]])
+      .transform((v) => ENCODING_ALIASES.get(v) as ProfileEncoding)
+      .default('utf-8'),
+    delimiter: z
+      .string()
+      .length(1)
+      .refine((v) => v !== '\n' && v !== '\r', 'not a line break')
+      .optional(),
+    quote: z.string().length(1).optional(),
+    escape: z.string().length(1).optional(),
+    header: z.boolean().optional(),
+    skip_lines: z.number().int().min(0).default(0),
+    comment: nonEmpty.optional(),
+    null_if: z.array(text).default(['']),
+    normalize: z.enum(['nfkc', 'none']).default('none'),
+    when: whenSpec.optional(),
+    units: z.enum(['bytes', 'chars']).optional(),
+    columns: columnsSpec,
+    extra: z.union([z.enum(['keep', 'ignore']), z.array(nonEmpty)]).default('ignore'),
+  })
+  .superRefine((p, ctx) => {
+    const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const fixed = p.format === 'fixed';
+    if (fixed) {
+      for (const key of ['delimiter', 'quote', 'escape', 'header'] as const)
+        if (p[key] !== undefined) issue([key], `a ${key} has no meaning for format: fixed`);
+      if (p.encoding === 'utf-16') issue(['encoding'], 'utf-16 is not read as format: fixed (use csv)');
+    } else if (p.units !== undefined) issue(['units'], 'units is for format: fixed');
+    if (p.extra !== 'ignore' && p.extra !== 'keep' && p.header === false)
+      issue(['extra'], 'a list of extra column names needs header: true');
+    // kept as a key so that profiles stay portable; the attributes it would fill are not stored yet
+    else if (p.extra !== 'ignore')
+      issue(['extra'], 'keeping extra columns (attributes) is not supported by this version: use extra: ignore');
+    const spans: Array<{ column: string; start: number; end: number }> = [];
+    for (const name of ORDER_COLUMNS) {
+      const c = p.columns[name];
+      const path = ['columns', name];
+      const sources = [c.column, c.at, c.const].filter((v) => v !== undefined).length;
+      if (sources === 0) issue(path, fixed ? 'needs at: [start, length] (or const)' : 'needs column (or const)');
+      if (sources > 1) issue(path, 'takes one of column, at and const');
+      if (fixed && c.column !== undefined) issue([...path, 'column'], 'format: fixed reads columns by at: [start, length]');
+      if (!fixed && c.at !== undefined) issue([...path, 'at'], 'at is for format: fixed (csv reads by column)');
+      if (!fixed && p.header === false && c.column !== undefined && typeof c.column !== 'number')
+        issue([...path, 'column'], 'header: false: a column is its 1-based number');
+      if (c.const !== undefined && c.default !== undefined) issue(path, 'takes const or default, not both');
+      if (name === 'source_key' && (c.const !== undefined || c.default !== undefined))
+        issue(path, 'source_key is read from the file: no const or default');
+      if (c.date !== undefined) {
+        if (name !== 'order_date') issue([...path, 'date'], 'date masks are for order_date');
+        const masks = typeof c.date === 'string' ? [c.date] : c.date;
+        masks.forEach((m, i) => {
+          const problem = dateMaskProblem(m);
+          if (problem !== null) issue([...path, 'date', ...(typeof c.date === 'string' ? [] : [i])], problem);
+        });
+      }
+      if (name !== 'amount')
+        for (const key of ['decimal', 'group', 'negative'] as const)
+          if (c[key] !== undefined) issue([...path, key], `${key} is for amount`);
+      if (c.decimal !== undefined && c.group !== undefined && c.decimal === c.group)
+        issue([...path, 'group'], 'the group separator cannot be the decimal separator');
+      if (c.decimal === ',' && c.group === undefined && p.delimiter === undefined && !fixed)
+        issue([...path, 'decimal'], 'a decimal comma in a comma-separated file: set delimiter');
+      if (c.at !== undefined) spans.push({ column: name, start: c.at[0], end: c.at[0] + c.at[1] });
+    }
+    spans.sort((a, b) => a.start - b.start);
+    for (let i = 1; i < spans.length; i++) {
+      const a = spans[i - 1];
+      const b = spans[i];
+      if (a !== undefined && b !== undefined && b.start < a.end)
+        issue(['columns', b.column, 'at'], `overlaps columns.${a.column} (${a.start}–${a.end - 1})`);
+    }
+    if (p.when !== undefined) {
+      const w = p.when;
+      const tests = [w.equals, w.in, w.not_in].filter((v) => v !== undefined).length;
+      if (tests !== 1) issue(['when'], 'takes one of equals, in and not_in');
+      if (fixed && w.at === undefined) issue(['when'], 'format: fixed: when needs at: [start, length]');
+      if (!fixed && w.column === undefined) issue(['when'], 'when needs column');
+      if (fixed && w.column !== undefined) issue(['when', 'column'], 'format: fixed reads by at');
+      if (!fixed && w.at !== undefined) issue(['when', 'at'], 'at is for format: fixed');
+    }
+  });
+
+export type LoadProfileSpec = z.infer<typeof profileSchema>;
+
+/** The JSON Schema published as schema/profile.schema.json (what a profile may hold, for editors). */
+export function profileJsonSchema(): unknown {
+  return z.toJSONSchema(profileSchema, { io: 'input', unrepresentable: 'any' });
+}
