@@ -14,3 +14,4 @@ export type { RetryRequest, RecoverRequest, ManualChangeReport } from './pipelin
 export type { DryRunResult, DryRunCounts } from './pipeline/stage.js';
 export type { ErrorRowReport, RowSelector, ManualChange } from './engine/types.js';
 export type { ErrorExportRow, ErrorExportFilter } from './pipeline/errors-export.js';
+export { guessProfile, type ProfileGuess } from './input/guess/index.js';

@@ -123,7 +123,7 @@ export function guessEncoding(sample: Uint8Array, complete: boolean): EncodingGu
   candidates.sort((a, b) => b.share - a.share);
   const [best, second] = candidates;
   const latin = [...new Set(Array.from(cp1252).filter((c) => (c.codePointAt(0) ?? 0) >= 0x80))].slice(0, 6).join(' ');
-  if (best !== undefined && best.share >= 0.5) {
+  if (best !== undefined && best.share >= 0.7) {
     const pct = (s: number) => `${Math.round(s * 100)}%`;
     const why = [
       at,
