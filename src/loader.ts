@@ -21,6 +21,7 @@ import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
+import { guessProfile, type ProfileGuess } from './input/guess/index.js';
 import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
 import { countErrorCodes, type ErrorCodeCount } from './pipeline/error-codes.js';
 import {
@@ -115,6 +116,15 @@ export class OrderLoader {
         },
       );
     }
+  }
+
+  /**
+   * A draft load profile of a file from its start (what `order-loader guess` prints): `yaml` with
+   * its evidence as comments, and the proposed mapping. No database is opened. A file that
+   * cannot be read as text: UserError saying why.
+   */
+  static guess(path: string): Promise<ProfileGuess> {
+    return guessProfile(path);
   }
 
   static async open(options: OpenLoaderOptions = {}): Promise<OrderLoader> {

@@ -213,6 +213,9 @@ refuse at once); a refused login or a missing database fails at once`,
   // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown
   format: value(z.enum(['csv', 'json', 'text', 'markdown']).optional(), { arg: '<format>' }),
 
+  // guess
+  out: value(z.string().min(1).optional(), { arg: '<path>' }),
+
   // bench
   rows: value(positiveInt('--rows', 100_000_000).default(100_000), { arg: '<n>', detail: 'default 100000' }),
   'chunk-sizes': value(numberList('--chunk-sizes', 65_535, 'a list such as 500,2000,10000').default([500, 2000, 10000]), {

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { UserError } from '../errors.js';
 import { OPTIONS, type OptionName } from './option-table.js';
 
-export const COMMANDS = ['init', 'load', 'stage', 'process', 'retry', 'recover', 'status', 'errors', 'runs', 'bench'] as const;
+export const COMMANDS = ['init', 'load', 'stage', 'process', 'retry', 'recover', 'status', 'errors', 'runs', 'guess', 'bench'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 type Shape = { [K in OptionName]: (typeof OPTIONS)[K]['schema'] };
@@ -81,7 +81,8 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   if ((command === 'load' || command === 'stage') && files.length === 0) throw new UserError(`${command}: name at least one file`);
   if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1)
     throw new UserError('--workers takes one number (a list is for bench)');
-  if (command !== 'load' && command !== 'stage' && files.length > 0)
+  if (command === 'guess' && files.length !== 1) throw new UserError('guess: name one file to read');
+  if (command !== 'load' && command !== 'stage' && command !== 'guess' && files.length > 0)
     throw new UserError(`${command} takes no file arguments (got ${files[0] ?? ''})`);
   return { command, files, options: result.data };
 }

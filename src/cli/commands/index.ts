@@ -3,6 +3,7 @@ import type { CommandSpec } from '../command.js';
 import type { Command } from '../options.js';
 import { bench } from './bench.js';
 import { errors } from './errors.js';
+import { guess } from './guess.js';
 import { init } from './init.js';
 import { load } from './load.js';
 import { processCommand } from './process.js';
@@ -22,5 +23,6 @@ export const COMMAND_TABLE: Record<Command, CommandSpec> = {
   recover,
   errors,
   runs,
+  guess,
   bench,
 };

@@ -1,0 +1,162 @@
+/**
+ * `order-loader guess` (issue 21 §4) on the example data files (examples/profiles/, the mapping
+ * their profiles hold) and on the files the issue names: a European semicolon file, ambiguous
+ * day/month dates, a binary file, a gzip file. The draft must parse as YAML.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import type { ProfileGuess } from '../../src/input/guess/index.js';
+import { runCli } from '../support/cli-run.js';
+import { tempDir, writeTestFile } from '../support/files.js';
+
+async function guess(file: string): Promise<{ guessed: ProfileGuess; yaml: Record<string, unknown>; text: string }> {
+  const json = await runCli(['guess', file, '--json', '--log-level', 'silent']);
+  expect(json.stderr).toBe('');
+  expect(json.code).toBe(0);
+  const guessed = JSON.parse(json.stdout) as ProfileGuess;
+  const plain = await runCli(['guess', file, '--log-level', 'silent']);
+  expect(plain.code).toBe(0);
+  expect(plain.stdout).toBe(guessed.yaml);
+  return { guessed, yaml: parse(guessed.yaml) as Record<string, unknown>, text: guessed.yaml };
+}
+
+describe('guess on the example data files proposes the mapping of their profiles', () => {
+  it('eu-erp.csv: windows-1252, ";", a banner line, German names, DD.MM.YYYY and YYYY/MM/DD, decimal comma', async () => {
+    const { guessed, yaml, text } = await guess('examples/profiles/eu-erp.csv');
+    expect(yaml).toMatchObject({ version: 1, format: 'csv', encoding: 'windows-1252', delimiter: ';', header: true, skip_lines: 1 });
+    expect(yaml.columns).toEqual({
+      source_key: { column: 'Auftragsnr' },
+      customer_id: { column: 'Kunde' },
+      order_date: { column: 'Datum', date: ['DD.MM.YYYY', 'YYYY/MM/DD'] },
+      amount: { column: 'Betrag', decimal: ',', group: '.' },
+      currency: { column: 'Währung' },
+    });
+    expect(guessed.columns.amount).toMatchObject({ decimal: ',', group: '.' });
+    expect(text).toContain('# encoding: neither Shift_JIS nor EUC-JP decodes it');
+    expect(text).toContain('# date masks that fit: DD.MM.YYYY 3/4 (75%), YYYY/MM/DD 1/4 (25%)');
+    // an empty currency: the most frequent code offered as a commented default
+    expect(text).toContain('    # default: "EUR"');
+  });
+
+  it('headerless.csv: no header, columns by number, YYYYMMDD, no currency column (a commented const)', async () => {
+    const { yaml, text } = await guess('examples/profiles/headerless.csv');
+    expect(yaml).toMatchObject({ format: 'csv', encoding: 'utf-8', delimiter: ',', header: false });
+    expect(yaml.skip_lines).toBeUndefined();
+    expect(yaml.columns).toEqual({
+      source_key: { column: 1 },
+      customer_id: { column: 3 },
+      order_date: { column: 2, date: ['YYYYMMDD'] },
+      amount: { column: 4, decimal: '.' },
+      currency: null,
+    });
+    expect(text).toContain('    # no column holds currency codes: choose the currency every order of this file is in\n    # const: "EUR"');
+  });
+
+  it('mainframe-sjis.dat: Shift_JIS fixed width in bytes, D records between H and T, full-width digits, ▲', async () => {
+    const { yaml, text } = await guess('examples/profiles/mainframe-sjis.dat');
+    expect(yaml).toMatchObject({
+      format: 'fixed',
+      encoding: 'shift_jis',
+      units: 'bytes',
+      normalize: 'nfkc',
+      when: { at: [1, 1], equals: 'D' },
+    });
+    expect(yaml.columns).toEqual({
+      source_key: { at: [2, 10] },
+      customer_id: { at: [12, 8] },
+      order_date: { at: [20, 8], date: ['YYYYMMDD'] },
+      amount: { at: [28, 12], decimal: '.', negative: ['▲'] },
+      currency: { at: [40, 3] },
+    });
+    expect(text).toContain('field boundaries seen: 1–1, 2–11, 12–19, 20–27, 28–39, 40–42, 43–50');
+    expect(text).toContain('#   at [43, 8]: "東京支店", "大阪支店", "名古屋"');
+  });
+});
+
+describe('guess on the files of issue 21', () => {
+  it('a European semicolon file: English names, DD.MM.YYYY, 1.234,50, a banner; written with --out, never over a file', async () => {
+    const file = writeTestFile(
+      'Export 2026-12-01\r\nOrder No;Customer;Date;Total;Cur\r\nEU-1;1001;01.12.2026;1.234,50;EUR\r\nEU-2;1002;31.12.2026;-99,00;EUR\r\nEU-3;1003;15.11.2026;12,00;CHF\r\n',
+      'eu.csv',
+    );
+    const out = join(tempDir(), 'profile.yaml');
+    const written = await runCli(['guess', file, '--out', out, '--log-level', 'silent']);
+    expect(written.code).toBe(0);
+    expect(written.stdout).toBe(`draft profile of ${file} written to ${out}: check it before loading with it\n`);
+    const yaml = parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
+    expect(yaml).toMatchObject({ encoding: 'utf-8', delimiter: ';', header: true, skip_lines: 1 });
+    expect(yaml.columns).toEqual({
+      source_key: { column: 'Order No' },
+      customer_id: { column: 'Customer' },
+      order_date: { column: 'Date', date: ['DD.MM.YYYY'] },
+      amount: { column: 'Total', decimal: ',', group: '.', negative: ['-'] },
+      currency: { column: 'Cur' },
+    });
+    expect(readFileSync(out, 'utf8')).toContain('# line endings: CRLF (5 lines)');
+    const again = await runCli(['guess', file, '--out', out, '--log-level', 'silent']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`order-loader: --out ${out} exists: remove it or name another file\n`);
+  });
+
+  it('01/02/2026 dates: said ambiguous, both masks commented, none decided', async () => {
+    const file = writeTestFile('id,customer,date,amount,currency\nA1,1,01/02/2026,5.00,USD\nA2,2,03/04/2026,6.00,USD\n', 'us.csv');
+    const { guessed, yaml, text } = await guess(file);
+    expect(yaml.columns).toMatchObject({ order_date: { column: 'date' } });
+    expect((yaml.columns as { order_date: Record<string, unknown> }).order_date.date).toBeUndefined();
+    expect(guessed.columns.order_date.date).toBeNull();
+    expect(text).toContain('# ambiguous: every value reads both as DD/MM/YYYY and as MM/DD/YYYY ("01/02/2026": day first or month first?)');
+    expect(text).toContain('    # date: "DD/MM/YYYY"\n    # date: "MM/DD/YYYY"');
+  });
+
+  it('a gzip file: its content is read', async () => {
+    const file = writeTestFile(gzipSync(readFileSync('examples/profiles/headerless.csv')), 'partner.csv.gz');
+    const { guessed, yaml } = await guess(file);
+    expect(guessed.gzip).toBe(true);
+    expect(guessed.yaml).toContain('bytes of its decompressed gzip content read: the whole file');
+    expect(yaml.columns).toMatchObject({ order_date: { column: 2, date: ['YYYYMMDD'] } });
+  });
+
+  it('a binary file, a missing one: exit 1, one line saying why, nothing on stdout', async () => {
+    const bin = writeTestFile(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]), 'archive.zip');
+    const r = await runCli(['guess', bin, '--log-level', 'silent']);
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toBe(`order-loader: ${bin}: not a text file (a NUL byte at offset 5); guess reads CSV and fixed-width text\n`);
+    const missing = join(tempDir(), 'nope.csv');
+    expect(existsSync(missing)).toBe(false);
+    const m = await runCli(['guess', missing, '--log-level', 'silent']);
+    expect(m).toMatchObject({ code: 1, stdout: '', stderr: `order-loader: ${missing}: no such file\n` });
+    const none = await runCli(['guess', '--log-level', 'silent']);
+    expect(none).toMatchObject({ code: 1, stderr: 'order-loader: guess: name one file to read\n' });
+  });
+});
+
+describe('guess against the example profiles themselves (read from examples/profiles/*.yaml)', () => {
+  const examples = [
+    ['eu-erp.csv', 'eu-erp.yaml'],
+    ['headerless.csv', 'headerless.yaml'],
+    ['mainframe-sjis.dat', 'mainframe-sjis.yaml'],
+  ] as const;
+  const asList = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  it.each(examples)('%s: every field where %s has it, the format, encoding and record filter', async (data, profileFile) => {
+    const profile = parse(readFileSync(join('examples/profiles', profileFile), 'utf8')) as Record<string, unknown>;
+    const { yaml } = await guess(join('examples/profiles', data));
+    for (const key of ['format', 'encoding', 'delimiter', 'header', 'units', 'when'] as const) {
+      // the record filter of a fixed file is guessed; a CSV `when` (a business rule) is not
+      if (profile[key] !== undefined && !(key === 'when' && profile.format === 'csv')) expect(yaml[key], key).toEqual(profile[key]);
+    }
+    const want = profile.columns as Record<string, Record<string, unknown>>;
+    const got = yaml.columns as Record<string, Record<string, unknown> | null>;
+    for (const [field, spec] of Object.entries(want)) {
+      if (spec.const !== undefined) continue; // a constant is the user's choice: offered as a comment
+      const proposed = got[field] ?? {};
+      if (spec.column !== undefined) expect(asList(spec.column), field).toContain(proposed.column);
+      if (spec.at !== undefined) expect(proposed.at, field).toEqual(spec.at);
+      if (spec.date !== undefined) expect(asList(proposed.date), field).toEqual(asList(spec.date));
+      for (const style of ['decimal', 'group'] as const)
+        if (spec[style] !== undefined) expect(proposed[style], `${field}.${style}`).toEqual(spec[style]);
+    }
+  });
+});
