@@ -1,4 +1,5 @@
 import type { StatusReport } from '../engine/types.js';
+import type { LoadStatus } from '../loader.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
@@ -209,21 +210,33 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
   return lines.join('\n');
 }
 
-export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): string {
+/** A moment to the second, in UTC: 2026-01-31T06:00:00Z. */
+const utcSeconds = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
+
+export function renderStatus(report: StatusReport & { runs?: RunRecord[]; loads: LoadStatus[]; otherLoads: number }): string {
   const statuses = ['READY', 'PROCESSING', 'RETRY_WAIT', 'DONE', 'ERROR'] as const;
-  const byLoad = new Map<string, Record<string, number>>();
   const total: Record<string, number> = {};
+  const noLoad: Record<string, number> = {};
   for (const c of report.counts) {
-    const key = c.loadId === null ? '-' : String(c.loadId);
-    const entry = byLoad.get(key) ?? {};
-    entry[c.status] = (entry[c.status] ?? 0) + c.count;
-    byLoad.set(key, entry);
     total[c.status] = (total[c.status] ?? 0) + c.count;
+    if (c.loadId === null) noLoad[c.status] = (noLoad[c.status] ?? 0) + c.count;
   }
-  const rows: Array<Array<string | number>> = [['load', ...statuses]];
-  for (const [load, counts] of byLoad) rows.push([load, ...statuses.map((s) => counts[s] ?? 0)]);
-  rows.push(['total', ...statuses.map((s) => total[s] ?? 0)]);
+  const rows: Array<Array<string | number>> = [['load', 'started', ...statuses, 'file']];
+  for (const l of report.loads)
+    rows.push([
+      String(l.loadId),
+      l.startedAt === null ? '-' : utcSeconds(l.startedAt),
+      ...statuses.map((s) => l.counts[s] ?? 0),
+      l.fileName ?? '-',
+    ]);
+  if (Object.keys(noLoad).length > 0) rows.push(['-', '(no load)', ...statuses.map((s) => noLoad[s] ?? 0), '']);
+  const loadCount = report.loads.length + report.otherLoads;
+  rows.push(['total', `(${loadCount} load${loadCount === 1 ? '' : 's'})`, ...statuses.map((s) => total[s] ?? 0), '']);
   const lines = [table(rows)];
+  if (report.otherLoads > 0)
+    lines.push(
+      `${report.otherLoads} other load${report.otherLoads === 1 ? '' : 's'} not shown (counted in total): status --all shows every load, --load-id <n> or --since <when> some`,
+    );
   if (report.oldestReady !== null) {
     lines.push(
       `oldest READY: stage_id ${report.oldestReady.stageId} (${e(report.oldestReady.sourceKey)}), staged ${report.oldestReady.stagedAt.toISOString()}`,

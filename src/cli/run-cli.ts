@@ -69,7 +69,7 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
   let code: number;
   let logger: Logger | undefined;
   let cmd: ParsedCommandLine | undefined;
-  const started = performance.now();
+  const started = session.startedAt;
   const summary: RunSummary = {};
   let metricsWritten = false;
   session.writeMetrics = (exitCode) => {
@@ -102,8 +102,8 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
       code = EXIT_FAILED;
     } else {
       logger = cliLogger(cmd.options, io);
-      const { command, files, options } = cmd;
-      code = await COMMAND_TABLE[command].run({ command, files, options, logger, signal, session, summary });
+      const { command, files, options, given } = cmd;
+      code = await COMMAND_TABLE[command].run({ command, files, options, given, logger, signal, session, summary });
     }
   } catch (error) {
     const user = error instanceof UserError || error instanceof RunAbortedError;

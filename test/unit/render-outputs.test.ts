@@ -46,6 +46,8 @@ describe('human-readable outputs cannot be forged by a value holding a newline',
       oldestReady: { stageId: 7, sourceKey: key, stagedAt: new Date('2026-01-01T00:00:00Z') },
       retryWait: { count: 0, nextDueAt: null },
       oldestWaitingSince: new Date('2026-01-01T00:00:00Z'),
+      loads: [{ loadId: 1, fileName: 'in/a.csv', startedAt: new Date('2026-01-01T00:00:00Z'), counts: { READY: 1 } }],
+      otherLoads: 0,
     });
     expect(text.split('\n')).toHaveLength(4);
     expect(text).toContain('oldest READY: stage_id 7 (K1\\norder-loader: all rows DONE)');
