@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { parseCommandLine, type CliOptions, type ParsedCommandLine } from './options.js';
+import { COMMANDS, parseCommandLine, type CliOptions, type ParsedCommandLine } from './options.js';
+import { renderFailureMarkdown } from './render-markdown.js';
 import { COMMAND_TABLE } from './commands/index.js';
 import { newSession, print, type CliIo, type RunSummary, type Session } from './command.js';
 import { USAGE, usageFor } from './usage.js';
@@ -49,6 +50,13 @@ function cliLogger(options: CliOptions, io: CliIo): Logger {
 export function wantsJson(argv: string[]): boolean {
   const terminator = argv.indexOf('--');
   return (terminator === -1 ? argv : argv.slice(0, terminator)).includes('--json');
+}
+
+/** --format markdown among the arguments as given (before a `--`): also when they cannot be parsed. */
+export function wantsMarkdown(argv: string[]): boolean {
+  const terminator = argv.indexOf('--');
+  const args = terminator === -1 ? argv : argv.slice(0, terminator);
+  return args.some((a, i) => a === '--format=markdown' || (a === '--format' && args[i + 1] === 'markdown'));
 }
 
 /** What kind of failure ended the command, for the --json error document. */
@@ -118,6 +126,11 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
     // --json promises one JSON document on stdout, also when the command fails
     if (wantsJson(argv) && !session.printed) {
       print(session, JSON.stringify({ error: { kind: errorKind(error), message }, exitCode: EXIT_FAILED }));
+    }
+    // and --format markdown a report, the one a cron job mails every morning
+    else if (wantsMarkdown(argv) && !session.printed) {
+      const command = cmd?.command ?? argv.find((a) => (COMMANDS as readonly string[]).includes(a)) ?? null;
+      print(session, renderFailureMarkdown(command, message, new Date(), performance.now() - started));
     }
     // The error that ends the command goes to the log too, so that a --log-file (or a cron
     // job's captured JSON) holds it; on a terminal the line above already says it.
