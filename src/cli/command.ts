@@ -196,9 +196,16 @@ export async function withLoader(
   }
 }
 
-/** The progress line on a terminal (none with --json). */
+/** The progress line on a terminal (none with --json); a wait says what it may be waiting for. */
 export function progressOf(ctx: CommandContext): Progress {
-  return ctx.options.json ? createProgress({ isTTY: false, write: () => true }) : createProgress(ctx.session.io.stderr);
+  const lockWaitMs = ctx.options['row-lock-wait'];
+  const waitNote = () =>
+    lockWaitMs === 0
+      ? ' (a row another session holds is waited for until released: --row-lock-wait 0)'
+      : ` (a row another session holds is given up after ${lockWaitMs >= 1000 ? `${Math.ceil(lockWaitMs / 1000)} s` : `${lockWaitMs} ms`}: --row-lock-wait)`;
+  return ctx.options.json
+    ? createProgress({ isTTY: false, write: () => true })
+    : createProgress(ctx.session.io.stderr, { waitNote: ctx.command === 'stage' ? undefined : waitNote });
 }
 
 /** The options of a staging and processing run, from the command line. */
