@@ -52,12 +52,11 @@ a table, --json, and an SVG chart (--chart path)
                 `bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`,
               ),
       });
-      const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
       // only complete cases are charted (a cut-short case is no measurement)
       writeFileSync(
         options.chart,
         renderChart(
-          points,
+          report.cases,
           `order-loader bench: ${report.rows} rows on ${report.engine}${report.interrupted ? ' (interrupted: complete cases only)' : ''}`,
         ),
       );
