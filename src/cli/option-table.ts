@@ -257,7 +257,8 @@ refuse at once); a refused login or a missing database fails at once`,
   'all-errors': flag({ commands: ['retry'], help: 'retry: every ERROR row' }),
   set: repeatable(z.string(), {
     commands: ['retry'],
-    help: 'retry: correct a value of the chosen rows (repeatable): customer_id, order_date, amount, currency',
+    help: `retry: correct a value of the chosen rows (repeatable): customer_id, order_date,
+amount, currency`,
     arg: 'field=value',
     detail: "correct customer_id, order_date, amount or currency (checked like a file's values)",
   }),
@@ -299,7 +300,8 @@ refuse at once); a refused login or a missing database fails at once`,
   since: value(sinceDate.optional(), {
     commands: ['status'],
     arg: '<when>',
-    help: 'status: the loads started since then: a date (2026-01-31), a time (2026-01-31T06:00Z) or a duration ago (7d, 12h)',
+    help: `status: the loads started since then: a date (2026-01-31), a time (2026-01-31T06:00Z)
+or a duration ago (7d, 12h)`,
     detail: 'the loads started since then: a date (2026-01-31), a time (2026-01-31T06:00Z) or a duration ago (7d, 12h)',
   }),
 

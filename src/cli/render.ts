@@ -126,7 +126,8 @@ export function elapsedParts(
       timing.openMs -
       (stage === null ? 0 : (report.stageMs ?? 0)) -
       (process === null ? 0 : (report.processMs ?? report.elapsedMs));
-    if (rest >= 5) parts.push(`other ${seconds(rest)} (reading files' headers, reports, closing)`);
+    // listing and checking the files, reading what the report needs
+    if (rest >= 5) parts.push(`other ${seconds(rest)}`);
   }
   return `elapsed ${seconds(total)}: ${parts.join(', ')}`;
 }

@@ -7,7 +7,8 @@ export const errors: CommandSpec = {
   usage: {
     label: 'errors',
     summary: `every rejected line with its latest error: the ERROR rows and the lines refused
-while staging; --format csv (re-loadable once fixed) | json; --load-id, --error-code, --limit`,
+while staging; --format csv (re-loadable once fixed) | json;
+--load-id, --error-code, --limit`,
     synopsis: 'errors [--format csv|json] [--load-id <n>] [--error-code <code>] [--limit <n>]',
     about:
       'Every rejected line with its latest error: the ERROR rows and the lines refused while staging. CSV (default) can be loaded again once fixed. Exit 0.',
