@@ -1,11 +1,14 @@
 /**
- * The end of a benchmark run: one table of every measurement, then the ratios against their
- * targets (load / set-based ceiling: floor 0.40, target 0.80; all-failing file / clean ≤ about 2; load / row-at-a-time ≥ 25; with
- * 0.1 % overflow rows / without ≥ 0.80; peak RSS ≤ 256 MB). Ratios are only ever computed between
- * figures of the same run: the machine is shared.
+ * The end of a benchmark run: one table of every measurement, then the ratios a user can act on,
+ * each with what it means (how near the loader comes to the fastest set-based path on this
+ * machine, what failing rows cost, the memory a load needs). Ratios are only ever computed between
+ * figures of the same run: the machine is shared. The project's own goals for these ratios are in
+ * bench/RESULTS.md, not printed: a user was never told of them.
  */
 import type { E2eOptions, E2eResult } from './e2e.js';
 import { fmtMs, fmtRate, median } from './figures.js';
+
+const percent = (x: number) => `${Math.round(x * 100)} %`;
 import type { LoadMeasurement } from './load-run.js';
 
 export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'workers' | 'chunkSize'>): string {
@@ -50,7 +53,7 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
     );
   }
   out.push('');
-  const check = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+  out.push('What the figures mean (ratios of this run only):');
   if (ceiling !== null) {
     // with --repeat, ratios of the alternating (ceiling, load) pairs, and their median
     const pairs = r.load
@@ -60,23 +63,33 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
       })
       .filter((x): x is number => x !== null);
     const ratio = pairs.length > 1 ? median(pairs, (x) => x) : load.rowsPerSec / ceiling.rowsPerSec;
-    if (pairs.length > 1) out.push(`load / ceiling per pair: ${pairs.map((x) => x.toFixed(2)).join(', ')}`);
-    out.push(`load / ceiling        = ${ratio.toFixed(2)}  (floor ≥ 0.40: ${check(ratio >= 0.4)}; target ≥ 0.80: ${check(ratio >= 0.8)})`);
+    if (pairs.length > 1) out.push(`- load / set-based path per pair: ${pairs.map((x) => x.toFixed(2)).join(', ')}`);
+    out.push(
+      `- load / set-based path = ${ratio.toFixed(2)}: the load reaches ${percent(ratio)} of the rate of the set-based path on this machine (${fmtRate(load.rowsPerSec)} against ${fmtRate(ceiling.rowsPerSec)}): COPY, then one MERGE and one UPDATE of the whole file, the failing rows left out beforehand by a WHERE the loader cannot know. That path is the most the database does with the file; the rest of the rate pays for what the loader adds: chunks that commit on their own, each failing row found and set ERROR with its error.`,
+    );
   }
   if (r.rowwise !== null) {
     const ratio = load.rowsPerSec / r.rowwise.rowsPerSec;
-    out.push(`load / row-at-a-time = ${ratio.toFixed(1)}  (target ≥ 25: ${check(ratio >= 25)})`);
+    out.push(
+      `- load / row-at-a-time = ${ratio.toFixed(1)}: the load is ${ratio.toFixed(1)} times as fast as a loader that stages and merges each row on its own in a savepoint (${fmtRate(r.rowwise.rowsPerSec)}), the usual way to keep going past a failing row.`,
+    );
   }
   if (r.isolationLoad !== null) {
     const ratio = load.rowsPerSec / r.isolationLoad.rowsPerSec;
-    out.push(`with 0.1% overflow / without = ${ratio.toFixed(2)}  (target ≥ 0.80: ${check(ratio >= 0.8)})`);
+    out.push(
+      `- with 0.1% overflow rows / without = ${ratio.toFixed(2)}: rows the database refuses cost ${percent(Math.max(0, 1 - ratio))} of the rate (each refused chunk is split until its failing rows are found).`,
+    );
   }
   if (r.allFailing !== null) {
     const ratio = r.allFailing.failing.wallMs / r.allFailing.clean.wallMs;
-    out.push(`all failing / clean file (time) = ${ratio.toFixed(2)}  (target ≤ about 2: ${check(ratio <= 2.2)})`);
+    out.push(
+      `- every row failing / clean file (time) = ${ratio.toFixed(2)}: a file whose every row the database refuses takes ${ratio.toFixed(1)} times as long as a clean one (${fmtMs(r.allFailing.failing.wallMs)} against ${fmtMs(r.allFailing.clean.wallMs)}): a bad file does not stall the night.`,
+    );
   }
   if (load.peakRssMb !== null)
-    out.push(`peak RSS of load      = ${load.peakRssMb.toFixed(0)} MB  (target ≤ 256: ${check(load.peakRssMb <= 256)})`);
+    out.push(
+      `- peak RSS of the load = ${load.peakRssMb.toFixed(0)} MB: the memory the loader process needed for this file at these settings (--workers ${load.workers}, --chunk-size ${load.chunkSize}).`,
+    );
   if (r.load.length > 1)
     out.push(
       `(load and ceiling rows: the faster of ${r.load.length} alternating runs for 2, else the median; load / ceiling: median of the pair ratios)`,

@@ -1,5 +1,5 @@
 /** order-loader as a library: the same operations as the CLI. */
-export { OrderLoader, type OpenLoaderOptions } from './loader.js';
+export { OrderLoader, STATUS_RECENT_LOADS, type LoadStatus, type OpenLoaderOptions, type StatusFilter } from './loader.js';
 export type { LoadOptions, LoadReport, FileReport, ProcessReport, ProcessRunOptions } from './pipeline/load.js';
 export type { FileStageCounts } from './pipeline/stage.js';
 export type { ProcessCounts } from './pipeline/process.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { DEFAULT_DB, maskDbUrl, parseDbUrl, type DbTarget } from './engine/db-url.js';
 import { openEngine } from './engine/open.js';
-import type { Engine, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
+import type { Engine, RunEventRecord, RunRecord, StatusReport, StatusTally } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
 import { checkFileEncoding } from './input/encoding-sniff.js';
 import { fileEncoding, openOrderFile } from './input/order-file.js';
@@ -58,6 +58,8 @@ export interface OpenLoaderOptions {
   signal?: AbortSignal | undefined;
   /** Told, besides the info log line, when a wait for the folder starts. */
   onLockWait?: ((message: string) => void) | undefined;
+  /** Called with the parsed --db target before anything is opened: may refuse it (throw). */
+  beforeOpen?: ((target: DbTarget) => void) | undefined;
   /**
    * A server database that cannot be reached (refused, reset, starting up, too many
    * connections): how long to keep trying the first connection and the migrations, with
@@ -69,6 +71,25 @@ export interface OpenLoaderOptions {
 
 /** How long OrderLoader.open waits for a pglite folder another process holds, unless told. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10 * 60_000;
+
+/** The loads `status` shows when not told which: the newest ten. */
+export const STATUS_RECENT_LOADS = 10;
+
+/** Which loads OrderLoader.status shows (see there). */
+export interface StatusFilter {
+  all?: boolean | undefined;
+  loadIds?: readonly number[] | undefined;
+  since?: Date | null | undefined;
+  recent?: number | undefined;
+}
+
+/** A load as `status` shows it: its file, when it started, and its rows by status now. */
+export interface LoadStatus {
+  loadId: number;
+  fileName: string | null;
+  startedAt: Date | null;
+  counts: StatusTally;
+}
 
 /** The library's entry point: one database, the operations of the CLI as methods. */
 export class OrderLoader {
@@ -132,6 +153,7 @@ export class OrderLoader {
     const db = options.db ?? (env.ORDER_LOADER_DB !== undefined && env.ORDER_LOADER_DB !== '' ? env.ORDER_LOADER_DB : DEFAULT_DB);
     const logger = options.logger ?? createLogger('info');
     const target = parseDbUrl(db, env);
+    options.beforeOpen?.(target);
     const label = maskDbUrl(db);
     const connectWait = { timeoutMs: options.connectTimeoutMs ?? 0, signal: options.signal };
     let engine: Engine;
@@ -336,8 +358,36 @@ export class OrderLoader {
     return { readAt: new Date(), rows, oldestWaitingSince: report.oldestWaitingSince };
   }
 
-  async status(): Promise<StatusReport & { runs: RunRecord[] }> {
-    return { ...(await this.engine.statusReport()), runs: await this.engine.listRuns(5) };
+  /**
+   * Counts by status (of every row), the loads asked for with their file, start and counts, and
+   * the last 5 runs. Loads: those of `loadIds` and started since `since` (each given filter
+   * must hold), or with neither every load (`all`) or the newest `recent` (default 10);
+   * `otherLoads` counts the loads not shown.
+   */
+  async status(filter: StatusFilter = {}): Promise<StatusReport & { runs: RunRecord[]; loads: LoadStatus[]; otherLoads: number }> {
+    const report = await this.engine.statusReport();
+    const byLoad = new Map<number, StatusTally>();
+    for (const c of report.counts) {
+      if (c.loadId === null) continue;
+      const tally = byLoad.get(c.loadId) ?? {};
+      tally[c.status] = (tally[c.status] ?? 0) + c.count;
+      byLoad.set(c.loadId, tally);
+    }
+    const every = [...byLoad.keys()].sort((a, b) => a - b);
+    const asked = filter.loadIds !== undefined && filter.loadIds.length > 0 ? new Set(filter.loadIds) : null;
+    const since = filter.since ?? null;
+    let chosen = asked === null ? every : every.filter((id) => asked.has(id));
+    if (asked === null && since === null && filter.all !== true) chosen = chosen.slice(-(filter.recent ?? STATUS_RECENT_LOADS));
+    const runs = await this.engine.loadRuns({ loadIds: since === null ? chosen : [], since });
+    const info = new Map(runs.map((r) => [r.loadId, r]));
+    if (since !== null) chosen = chosen.filter((id) => info.has(id));
+    const loads = chosen.map((loadId) => ({
+      loadId,
+      fileName: info.get(loadId)?.fileName ?? null,
+      startedAt: info.get(loadId)?.startedAt ?? null,
+      counts: byLoad.get(loadId) ?? {},
+    }));
+    return { ...report, loads, otherLoads: every.length - loads.length, runs: await this.engine.listRuns(5) };
   }
 
   async runs(limit = 20): Promise<Array<RunRecord & { events: RunEventRecord[] }>> {

@@ -10,7 +10,10 @@ import { OrderLoader } from '../loader.js';
 import { DEFAULT_LOAD_OPTIONS, type DatabaseState, type LoadReport, type ProcessReport } from '../pipeline/load.js';
 import { escapeControl } from './escape.js';
 import { defaultConnectTimeoutMs, defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
-import type { OptionName } from './option-table.js';
+import { OPTIONS, type OptionName } from './option-table.js';
+import { UserError } from '../errors.js';
+import type { DbTarget } from '../engine/db-url.js';
+import { DATABASE_NAMES, targetCapabilities } from '../engine/open.js';
 import { createProgress, type Progress } from './progress.js';
 
 /**
@@ -65,10 +68,24 @@ export interface Session {
    * while they still hold the inbox lock, so that a run queued behind them writes after them.
    */
   writeMetrics?: ((exitCode: number) => void) | undefined;
+  /** performance.now() when runCli started: the whole command's time is measured from there. */
+  startedAt: number;
+  /** How long opening (and migrating) the database took, once it is open. */
+  openMs?: number | undefined;
+}
+
+/** The whole command's time so far and its first part, opening and migrating the database. */
+export interface CommandTiming {
+  commandMs: number;
+  openMs: number;
+}
+
+export function commandTiming(session: Session): CommandTiming {
+  return { commandMs: performance.now() - session.startedAt, openMs: session.openMs ?? 0 };
 }
 
 export function newSession(io: CliIo): Session {
-  return { io, printed: false, cancelRunning: undefined, blockedChunkNote: '' };
+  return { io, printed: false, cancelRunning: undefined, blockedChunkNote: '', startedAt: performance.now() };
 }
 
 /** The database's state for --metrics-file, when one is asked for (a count over order_stage otherwise spared). */
@@ -80,6 +97,8 @@ export interface CommandContext {
   command: Command;
   files: string[];
   options: CliOptions;
+  /** The options given on the command line (src/cli/options.ts). */
+  given: readonly OptionName[];
   logger: Logger;
   signal: AbortSignal;
   session: Session;
@@ -117,6 +136,20 @@ function lockWaitNote(engine: string, lockWaitMs: number): string {
   return `${waiting} gives up on it after at most ${limit} (--row-lock-wait)`;
 }
 
+/**
+ * An option given that this database cannot honour (the option table's `needs`): refused in one
+ * line naming the command, the option and why, before anything is opened.
+ */
+function refuseUnhonoured(ctx: CommandContext, target: DbTarget): void {
+  const can = targetCapabilities(target);
+  for (const name of ctx.given) {
+    const needs = (OPTIONS[name] as { needs?: (typeof OPTIONS)['workers']['needs'] }).needs;
+    const asks = needs?.asks ?? (() => true);
+    if (needs !== undefined && needs.commands.includes(ctx.command) && !can[needs.capability] && asks(ctx.options[name]))
+      throw new UserError(`${ctx.command} --${name} is refused on ${DATABASE_NAMES[target.kind]}: ${needs.why}`);
+  }
+}
+
 /** 2 workers by default: measured best on 2 cores with staging alongside (bench/RESULTS.md). */
 export function workersOf(options: CliOptions): number {
   return Math.max(...(options.workers ?? [DEFAULT_LOAD_OPTIONS.workers]));
@@ -133,7 +166,9 @@ export async function withLoader(
 ): Promise<number> {
   const { command, options, logger } = ctx;
   const { stderr, env } = ctx.session.io;
+  const opening = performance.now();
   const loader = await OrderLoader.open({
+    beforeOpen: (target) => refuseUnhonoured(ctx, target),
     db: options.db,
     env,
     logger,
@@ -150,6 +185,7 @@ export async function withLoader(
         ? (message) => stderr.write(`order-loader: ${escapeControl(message)}\n`)
         : undefined,
   });
+  ctx.session.openMs = performance.now() - opening;
   // PGlite runs inside this process and ends with it; Oracle has no cancel here yet
   if (loader.engine.kind === 'postgres') ctx.session.cancelRunning = () => loader.cancelRunning();
   if (how.processes === true) ctx.session.blockedChunkNote = lockWaitNote(loader.engine.kind, options['row-lock-wait']);
@@ -160,9 +196,16 @@ export async function withLoader(
   }
 }
 
-/** The progress line on a terminal (none with --json). */
+/** The progress line on a terminal (none with --json); a wait says what it may be waiting for. */
 export function progressOf(ctx: CommandContext): Progress {
-  return ctx.options.json ? createProgress({ isTTY: false, write: () => true }) : createProgress(ctx.session.io.stderr);
+  const lockWaitMs = ctx.options['row-lock-wait'];
+  const waitNote = () =>
+    lockWaitMs === 0
+      ? ' (a row another session holds is waited for until released: --row-lock-wait 0)'
+      : ` (a row another session holds is given up after ${lockWaitMs >= 1000 ? `${Math.ceil(lockWaitMs / 1000)} s` : `${lockWaitMs} ms`}: --row-lock-wait)`;
+  return ctx.options.json
+    ? createProgress({ isTTY: false, write: () => true })
+    : createProgress(ctx.session.io.stderr, { waitNote: ctx.command === 'stage' ? undefined : waitNote });
 }
 
 /** The options of a staging and processing run, from the command line. */

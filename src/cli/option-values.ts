@@ -57,3 +57,23 @@ export const delimiter = z
   .string()
   .transform((v) => (v === '\\t' || v.toLowerCase() === 'tab' ? '\t' : v))
   .refine((v) => v.length === 1 && v !== '"' && v !== '\n' && v !== '\r', '--delimiter must be one character (not a quote or newline)');
+
+const AGO_UNITS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/**
+ * A moment: an ISO date or time (2026-01-31, 2026-01-31T06:00Z), or a duration ago (30m, 12h,
+ * 7d), read when the command line is; a date without a zone is UTC midnight, as Date reads it.
+ */
+export const sinceDate = z.string().transform((v, ctx) => {
+  const ago = /^(\d+)(m|h|d)$/.exec(v);
+  if (ago !== null) return new Date(Date.now() - Number(ago[1]) * AGO_UNITS[ago[2] as keyof typeof AGO_UNITS]);
+  const at = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) ? new Date(v) : null;
+  if (at === null || Number.isNaN(at.getTime())) {
+    ctx.addIssue({
+      code: 'custom',
+      message: '--since takes a date (2026-01-31), a time (2026-01-31T06:00Z) or a duration ago (30m, 12h, 7d)',
+    });
+    return z.NEVER;
+  }
+  return at;
+});

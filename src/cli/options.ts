@@ -5,10 +5,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { UserError } from '../errors.js';
-import { OPTIONS, type OptionName } from './option-table.js';
+import { COMMANDS, commandsTaking, OPTIONS, type Command, type OptionName } from './option-table.js';
 
-export const COMMANDS = ['init', 'load', 'stage', 'process', 'retry', 'recover', 'status', 'errors', 'runs', 'guess', 'bench'] as const;
-export type Command = (typeof COMMANDS)[number];
+export { COMMANDS, type Command } from './option-table.js';
 
 type Shape = { [K in OptionName]: (typeof OPTIONS)[K]['schema'] };
 const entries = Object.entries(OPTIONS) as Array<[OptionName, (typeof OPTIONS)[OptionName]]>;
@@ -47,6 +46,14 @@ export interface ParsedCommandLine {
   options: CliOptions;
   /** `help [command]`, `<command> --help`, `-h`: print the usage (of that command) and exit 0. */
   help?: { command: Command | null } | undefined;
+  /** The options given on the command line (not their defaults), in the table's order. */
+  given: OptionName[];
+}
+
+/** An option given to a command that does not take it: refused in one line, as git and psql do. */
+function refuseUnused(command: Command, given: readonly OptionName[]): void {
+  const unused = given.find((name) => !commandsTaking(name).includes(command));
+  if (unused !== undefined) throw new UserError(`${command} does not take --${unused} (order-loader help ${command} lists its options)`);
 }
 
 export function parseCommandLine(argv: string[]): ParsedCommandLine {
@@ -62,9 +69,10 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
     const name = issue?.path[0];
     throw new UserError(`${typeof name === 'string' ? `--${name}: ` : ''}${issue?.message ?? 'invalid option'}`);
   }
+  const given = (Object.keys(OPTIONS) as OptionName[]).filter((name) => parsed.values[name] !== undefined);
   const [commandName, ...files] = parsed.positionals;
   if (commandName === undefined)
-    return { command: null, files: [], options: result.data, help: result.data.help ? { command: null } : undefined };
+    return { command: null, files: [], options: result.data, help: result.data.help ? { command: null } : undefined, given };
   const known = (name: string): Command => {
     if (!(COMMANDS as readonly string[]).includes(name)) {
       throw new UserError(`unknown command "${name}" (commands: ${COMMANDS.join(', ')}; see order-loader help)`);
@@ -73,16 +81,17 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   };
   if (commandName === 'help') {
     const topic = files[0];
-    return { command: null, files: [], options: result.data, help: { command: topic === undefined ? null : known(topic) } };
+    return { command: null, files: [], options: result.data, help: { command: topic === undefined ? null : known(topic) }, given };
   }
   const command = known(commandName);
   // asking for help is never an error, whatever else the command line lacks
-  if (result.data.help) return { command, files, options: result.data, help: { command } };
+  if (result.data.help) return { command, files, options: result.data, help: { command }, given };
+  refuseUnused(command, given);
   if ((command === 'load' || command === 'stage') && files.length === 0) throw new UserError(`${command}: name at least one file`);
   if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1)
     throw new UserError('--workers takes one number (a list is for bench)');
   if (command === 'guess' && files.length !== 1) throw new UserError('guess: name one file to read');
   if (command !== 'load' && command !== 'stage' && command !== 'guess' && files.length > 0)
     throw new UserError(`${command} takes no file arguments (got ${files[0] ?? ''})`);
-  return { command, files, options: result.data };
+  return { command, files, options: result.data, given };
 }

@@ -3,11 +3,22 @@
  * reads in the morning (mailed by cron, pasted into a ticket): the outcome first, the files in a
  * table, the error codes with their counts, where each file went, and what to do next.
  *
- * Every value that came from outside (file names, error codes, messages) is shown with its
- * control characters escaped (escape.ts) and Markdown's own characters backslash-escaped, so
- * that a file name can neither break the table nor inject markup.
+ * Cron mails it as text: it reads as plain text too. Tables are padded so that their columns
+ * align in a monospace font; a name from outside (a file, an error code, a folder) is a code
+ * span, shown as it is (only a `|`, which would end a table cell, takes a backslash); a message
+ * from outside escapes only what would start markup. Control characters are escaped first
+ * (escape.ts): a value can neither break the table nor inject markup.
  */
-import { earlierLoadsLine, FILE_COUNT_COLUMNS, fileCounts } from './render.js';
+import {
+  earlierLoadsLine,
+  elapsedParts,
+  ROWS_NOW_COLUMNS,
+  ROWS_NOW_HEADING,
+  RUN_COLUMNS,
+  RUN_HEADING,
+  rowsNow,
+  runCounts,
+} from './render.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { ErrorCodeCount } from '../pipeline/error-codes.js';
 import { UserError } from '../errors.js';
@@ -19,17 +30,61 @@ export function reportFormat(command: string, format: string | undefined): 'text
   throw new UserError(`${command} --format takes text or markdown (--format ${format} is for errors; --json gives JSON)`);
 }
 
-/** A value from outside, as Markdown text: control characters escaped, then Markdown's punctuation. */
+/** A name from outside (file, folder, error code) as a code span: shown as it is, a `|` escaped for the table it may stand in. */
+export function code(text: string): string {
+  const value = escapeControl(text).replaceAll('|', '\\|');
+  const longest = Math.max(0, ...(value.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = value.startsWith('`') || value.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${value}${pad}${fence}`;
+}
+
+/**
+ * A message from outside as Markdown text: only what would start markup is escaped (a `*`, a
+ * backtick, a bracket, `<`, a `_` at a word's edge, a backslash before punctuation); a path such
+ * as in/orders_2026-01.csv stays as it is.
+ */
 export function md(text: string): string {
-  return escapeControl(text).replace(/[\\`*_{}[\]()<>#+!|~]/g, '\\$&');
+  return escapeControl(text)
+    .replace(/\\(?=[!-/:-@[-`{-~])/g, '\\\\')
+    .replace(/[`*[\]<]/g, '\\$&')
+    .replace(/(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, '\\_');
 }
 
 const rate = (n: number, ms: number) => (ms > 0 ? Math.round((n * 1000) / ms) : 0);
-const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const capitalize = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
+/**
+ * The report of a command that could not finish (exit 1) with no report of its own (a refused
+ * option, a database that cannot be reached, an unexpected error): as --json gives an error
+ * document, --format markdown gives this one.
+ */
+export function renderFailureMarkdown(command: string | null, message: string, endedAt: Date, elapsedMs: number): string {
+  return [
+    `# order-loader${command === null ? '' : ` ${command}`}: could not finish (exit 1)`,
+    '',
+    `Ended ${endedAt.toISOString()}, elapsed ${(elapsedMs / 1000).toFixed(2)} s.`,
+    '',
+    `**Failed:** ${md(message)}`,
+    '',
+    '## Next',
+    '',
+    '- What was committed stays: fix the cause and run the command again (the next run goes on from there).',
+    '',
+  ].join('\n');
+}
+
+/** A Markdown table padded so that its columns align in a monospace font (as a mail read as text shows it). */
 function table(header: string[], align: Array<'l' | 'r'>, rows: Array<Array<string | number>>): string[] {
-  const line = (cells: Array<string | number>) => `| ${cells.map(String).join(' | ')} |`;
-  return [line(header), line(align.map((a) => (a === 'r' ? '--:' : '---'))), ...rows.map(line)];
+  const all = [header, ...rows].map((row) => row.map(String));
+  const widths = header.map((_, i) => Math.max(3, ...all.map((row) => (row[i] ?? '').length)));
+  const pad = (cell: string, i: number) => {
+    const fill = ' '.repeat(Math.max(0, (widths[i] ?? 0) - cell.length));
+    return align[i] === 'r' ? fill + cell : cell + fill;
+  };
+  const line = (cells: string[]) => `| ${cells.map(pad).join(' | ')} |`;
+  const rule = `| ${widths.map((w, i) => (align[i] === 'r' ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w))).join(' | ')} |`;
+  return [line(all[0] ?? []), rule, ...all.slice(1).map(line)];
 }
 
 function outcome(exitCode: number, aborted: string | null): string {
@@ -41,36 +96,51 @@ function outcome(exitCode: number, aborted: string | null): string {
 /** Where the file went after the run: the archive or failed folder (--archive-dir, --failed-dir), or nowhere. */
 function wentTo(report: LoadReport, f: FileReport): string {
   const archived = report.archived.find((a) => a.file === f.file);
-  if (archived !== undefined) return `archive: ${md(archived.movedTo)}`;
+  if (archived !== undefined) return `archive: ${code(archived.movedTo)}`;
   const failed = report.unreadable.find((u) => u.file === f.file && u.movedTo !== null);
-  if (failed?.movedTo != null) return `failed: ${md(failed.movedTo)}`;
+  if (failed?.movedTo != null) return `failed: ${code(failed.movedTo)}`;
   return 'stayed';
 }
 
 /** The load or stage report; `codes` from OrderLoader.errorCodeCounts over the report's loads. */
-export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], endedAt: Date): string {
+export function renderLoadMarkdown(
+  report: LoadReport,
+  codes: ErrorCodeCount[],
+  endedAt: Date,
+  timing?: { commandMs: number; openMs: number },
+): string {
   const out: string[] = [`# order-loader ${report.command}: ${outcome(report.exitCode, report.aborted)}`, ''];
-  const read = report.files.reduce((n, f) => n + f.counts.read, 0);
+  const read = report.files.reduce((n, f) => n + (f.skipped === null ? f.counts.read : 0), 0);
   const processed =
-    report.process === null
-      ? ''
-      : `; process ${seconds(report.processMs)} (${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s)`;
+    report.process === null ? null : `${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s`;
   out.push(
-    `Ended ${endedAt.toISOString()}, elapsed ${seconds(report.elapsedMs)}: stage ${seconds(report.stageMs)} (${read} lines, ${rate(read, report.stageMs)} lines/s)${processed}.`,
+    `Ended ${endedAt.toISOString()}, ${elapsedParts(report, timing, `${read} lines read, ${rate(read, report.stageMs)} lines/s`, processed)}.`,
   );
   if (report.earlierLoadRows > 0) out.push('', earlierLoadsLine(report.earlierLoadRows));
   if (report.aborted !== null) out.push('', `**Not finished:** ${md(report.aborted)}`);
 
   out.push('', '## Files', '');
   if (report.files.length === 0) out.push('None: no order file was read.');
-  else
+  else {
+    // what this run did with each file's lines, then its load's rows now: two tables, each headed
     out.push(
+      `${capitalize(RUN_HEADING)}:`,
+      '',
       ...table(
-        ['file', ...FILE_COUNT_COLUMNS, 'went to'],
-        ['l', ...FILE_COUNT_COLUMNS.map(() => 'r' as const), 'l'],
-        report.files.map((f) => [md(f.file), ...fileCounts(f), wentTo(report, f)]),
+        ['file', 'load', ...RUN_COLUMNS, 'went to'],
+        ['l', 'r', ...RUN_COLUMNS.map(() => 'r' as const), 'l'],
+        report.files.map((f) => [code(f.file), f.loadId, ...runCounts(f), wentTo(report, f)]),
+      ),
+      '',
+      `${capitalize(ROWS_NOW_HEADING)}:`,
+      '',
+      ...table(
+        ['file', 'load', ...ROWS_NOW_COLUMNS],
+        ['l', 'r', ...ROWS_NOW_COLUMNS.map(() => 'r' as const)],
+        report.files.map((f) => [code(f.file), f.loadId, ...rowsNow(f)]),
       ),
     );
+  }
   const notes: string[] = [];
   for (const f of report.files) {
     if (f.profile !== undefined)
@@ -78,20 +148,20 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
     if (f.discarded !== undefined && f.discarded > 0)
       notes.push(`- ${md(f.file)}: ${f.discarded} line(s) discarded by the profile: not errors`);
     if (f.skipped !== null) notes.push(`- ${md(f.skipped)}`);
-    if (f.resumedAt !== null) notes.push(`- ${md(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line}`);
+    if (f.resumedAt !== null) notes.push(`- ${code(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line}`);
     if (f.stoppedAt !== null)
-      notes.push(`- ${md(f.file)}: line ${f.stoppedAt.line}: cannot be read past this point: ${md(f.stoppedAt.message)}`);
+      notes.push(`- ${code(f.file)}: line ${f.stoppedAt.line}: cannot be read past this point: ${md(f.stoppedAt.message)}`);
   }
   const listed = new Set(report.files.map((f) => f.file));
   for (const u of report.unreadable) {
     if (listed.has(u.file)) continue;
-    const went = u.movedTo === null ? 'stayed' : `moved to ${md(u.movedTo)}`;
-    notes.push(`- ${md(u.file)}: cannot be read as an order file (${md(u.reason)}): ${went}`);
+    const went = u.movedTo === null ? 'stayed' : `moved to ${code(u.movedTo)}`;
+    notes.push(`- ${code(u.file)}: cannot be read as an order file (${md(u.reason)}): ${went}`);
   }
-  for (const n of report.notRead) notes.push(`- ${md(n.file)}: not read this time: ${md(n.reason)}`);
-  for (const i of report.ignored) notes.push(`- ${md(i.file)}: not an order file: ${md(i.reason)}`);
+  for (const n of report.notRead) notes.push(`- ${code(n.file)}: not read this time: ${md(n.reason)}`);
+  for (const i of report.ignored) notes.push(`- ${code(i.file)}: not an order file: ${md(i.reason)}`);
   for (const m of report.empty)
-    notes.push(`- ${md(m.file)}: empty (0 bytes), nothing to load: ${m.movedTo === null ? 'stayed' : `archive: ${md(m.movedTo)}`}`);
+    notes.push(`- ${code(m.file)}: empty (0 bytes), nothing to load: ${m.movedTo === null ? 'stayed' : `archive: ${code(m.movedTo)}`}`);
   if (notes.length > 0) out.push('', ...notes);
 
   out.push('', '## Error codes', '');
@@ -101,7 +171,7 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
       ...table(
         ['code', 'phase', 'rows', 'what'],
         ['l', 'l', 'r', 'l'],
-        codes.map((c) => [md(c.code), c.phase ?? '-', c.rows, c.kind === 'ERROR' ? 'rows ended ERROR' : 'lines rejected (no stage row)']),
+        codes.map((c) => [code(c.code), c.phase ?? '-', c.rows, c.kind === 'ERROR' ? 'rows ended ERROR' : 'lines rejected (no stage row)']),
       ),
     );
   out.push(
@@ -114,12 +184,12 @@ export function renderLoadMarkdown(report: LoadReport, codes: ErrorCodeCount[], 
   return `${out.join('\n')}\n`;
 }
 
-export function renderProcessMarkdown(report: ProcessReport, endedAt: Date): string {
+export function renderProcessMarkdown(report: ProcessReport, endedAt: Date, timing?: { commandMs: number; openMs: number }): string {
   const p = report.process;
   const out = [
     `# order-loader process: ${outcome(report.exitCode, report.aborted)}`,
     '',
-    `Run ${report.runId}, ended ${endedAt.toISOString()}, elapsed ${seconds(report.elapsedMs)} (${rate(p.claimed, report.elapsedMs)} rows/s).`,
+    `Run ${report.runId}, ended ${endedAt.toISOString()}, ${elapsedParts(report, timing, null, `${p.claimed} rows, ${rate(p.claimed, report.elapsedMs)} rows/s`)}.`,
   ];
   if (report.aborted !== null) out.push('', `**Not finished:** ${md(report.aborted)}`);
   out.push(

@@ -1,4 +1,5 @@
 import type { StatusReport } from '../engine/types.js';
+import type { LoadStatus } from '../loader.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
@@ -6,37 +7,73 @@ import type { DryRunResult } from '../pipeline/stage.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { escapeControl as e } from './escape.js';
 
-/** The columns of a file's line in a load report after its name (the text and Markdown reports). */
-export const FILE_COUNT_COLUMNS = ['load', 'read', 'staged', 'unchanged', 'duplicates', 'rejected', 'DONE', 'ERROR', 'waiting'];
+/**
+ * A file's line in a load report tells two things apart: what this run did with the file's lines
+ * (RUN_COLUMNS), and the statuses of its load's rows now, after this run (ROWS_NOW_COLUMNS;
+ * rows an earlier run staged count there too: a file skipped as already staged shows them).
+ */
+export const RUN_COLUMNS = ['read', 'staged', 'unchanged', 'duplicates', 'rejected'];
+export const ROWS_NOW_COLUMNS = ['DONE', 'ERROR', 'waiting'];
+export const RUN_HEADING = 'this run: lines of the file';
+export const ROWS_NOW_HEADING = "the load's rows now";
 
-/** A file's values for FILE_COUNT_COLUMNS. */
-export function fileCounts(f: FileReport): number[] {
-  return [
-    f.loadId,
-    f.counts.read,
-    f.counts.inserted + f.counts.updated,
-    f.counts.unchanged,
-    f.counts.duplicates,
-    f.counts.rejected,
-    f.tally.DONE ?? 0,
-    f.tally.ERROR ?? 0,
-    (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0),
-  ];
+/** This run's counts of a file's lines (RUN_COLUMNS): '-' when the file was not read (skipped). */
+export function runCounts(f: FileReport): Array<number | string> {
+  if (f.skipped !== null) return ['skipped', '-', '-', '-', '-'];
+  return [f.counts.read, f.counts.inserted + f.counts.updated, f.counts.unchanged, f.counts.duplicates, f.counts.rejected];
 }
 
-/** A text table; string cells are shown with control characters escaped (they may come from a file or the database). */
-function table(input: Array<Array<string | number>>): string {
+/** The statuses of a file's load's rows now (ROWS_NOW_COLUMNS). */
+export function rowsNow(f: FileReport): number[] {
+  return [f.tally.DONE ?? 0, f.tally.ERROR ?? 0, (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0)];
+}
+
+type Cell = string | number;
+
+/**
+ * A text table aligned in a monospace font; string cells are shown with control characters
+ * escaped (they may come from a file or the database). Numbers are right-aligned, and so are the
+ * strings of the columns `right` names (a '-' among numbers).
+ */
+function tableLines(input: Cell[][], right: ReadonlySet<number> = new Set()): { lines: string[]; starts: number[]; widths: number[] } {
   const rows = input.map((row) => row.map((cell) => (typeof cell === 'number' ? cell : e(cell))));
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, String(cell).length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => (typeof cell === 'number' ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  const starts = widths.map((_, i) => widths.slice(0, i).reduce((sum, w) => sum + w + 2, 0));
+  const lines = rows.map((row, r) =>
+    row
+      .map((cell, i) =>
+        typeof cell === 'number' || (r > 0 && right.has(i)) ? String(cell).padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0),
+      )
+      .join('  ')
+      .trimEnd(),
+  );
+  return { lines, starts, widths };
+}
+
+function table(input: Cell[][]): string {
+  return tableLines(input).lines.join('\n');
+}
+
+/**
+ * A table whose columns are grouped under headings: a line above the header names each group
+ * from its first column, ruled with '-' to its last, so that a monospace font (a terminal, a
+ * mail read as text) shows which columns it covers.
+ */
+export function groupedTable(
+  input: Cell[][],
+  groups: Array<{ title: string; from: number; to: number }>,
+  right?: ReadonlySet<number>,
+): string {
+  const { lines, starts, widths } = tableLines(input, right);
+  let heading = '';
+  for (const g of groups) {
+    const from = starts[g.from] ?? 0;
+    // to the end of the group's last column; a title longer than its columns is not ruled
+    const width = (starts[g.to] ?? 0) + (widths[g.to] ?? 0) - from;
+    heading = heading.padEnd(from) + (g.title.length + 1 < width ? `${g.title} `.padEnd(width, '-') : g.title);
+  }
+  return [heading, ...lines].join('\n');
 }
 
 const rate = (rows: number, ms: number) => (ms > 0 ? Math.round((rows * 1000) / ms) : 0);
@@ -70,15 +107,46 @@ function waitingLines(report: LoadReport): string[] {
   return lines;
 }
 
-export function renderLoadReport(report: LoadReport): string {
-  const lines: string[] = [];
-  const rows: Array<Array<string | number>> = [['file', ...FILE_COUNT_COLUMNS]];
-  let read = 0;
-  for (const f of report.files) {
-    read += f.counts.read;
-    rows.push([f.file, ...fileCounts(f)]);
+/** The whole command's time and its parts: opening and migrating the database, staging, processing, the rest. */
+export function elapsedParts(
+  report: { elapsedMs: number; stageMs?: number; processMs?: number },
+  timing: { commandMs: number; openMs: number } | undefined,
+  stage: string | null,
+  process: string | null,
+): string {
+  const total = timing?.commandMs ?? report.elapsedMs;
+  const parts: string[] = [];
+  if (timing !== undefined) parts.push(`open and migrate the database ${seconds(timing.openMs)}`);
+  if (stage !== null) parts.push(`stage ${seconds(report.stageMs ?? 0)} (${stage})`);
+  if (process !== null) parts.push(`process ${seconds(report.processMs ?? report.elapsedMs)} (${process})`);
+  if (timing !== undefined) {
+    // staging and processing overlap with --overlap: the rest is then what is left, if anything
+    const rest =
+      total -
+      timing.openMs -
+      (stage === null ? 0 : (report.stageMs ?? 0)) -
+      (process === null ? 0 : (report.processMs ?? report.elapsedMs));
+    // listing and checking the files, reading what the report needs
+    if (rest >= 5) parts.push(`other ${seconds(rest)}`);
   }
-  lines.push(table(rows));
+  return `elapsed ${seconds(total)}: ${parts.join(', ')}`;
+}
+
+/** A load or stage report's files: this run's counts and the rows now, under their headings. */
+export function filesTable(report: LoadReport): string {
+  const rows: Cell[][] = [['file', 'load', ...RUN_COLUMNS, ...ROWS_NOW_COLUMNS]];
+  for (const f of report.files) rows.push([f.file, f.loadId, ...runCounts(f), ...rowsNow(f)]);
+  const run = { title: RUN_HEADING, from: 2, to: 1 + RUN_COLUMNS.length };
+  const now = { title: ROWS_NOW_HEADING, from: 2 + RUN_COLUMNS.length, to: 1 + RUN_COLUMNS.length + ROWS_NOW_COLUMNS.length };
+  // the '-' of a skipped file stands where its numbers would
+  return groupedTable(rows, [run, now], new Set(RUN_COLUMNS.map((_, i) => 3 + i)));
+}
+
+/** `timing`: the whole command's time and how long opening the database took (the CLI's; a library caller has none). */
+export function renderLoadReport(report: LoadReport, timing?: { commandMs: number; openMs: number }): string {
+  const lines: string[] = [];
+  const read = report.files.reduce((n, f) => n + (f.skipped === null ? f.counts.read : 0), 0);
+  lines.push(filesTable(report));
   for (const f of report.files) {
     if (f.profile !== undefined)
       lines.push(`${e(f.file)}: read with profile ${e(f.profile.name)} (sha256 ${f.profile.sha256.slice(0, 12)})`);
@@ -112,12 +180,8 @@ export function renderLoadReport(report: LoadReport): string {
   if (report.retryWait !== null && report.retryWait.count > 0) lines.push(...waitingLines({ ...report, aborted: null }));
   // each rate over its own phase: lines read per second of staging, rows processed per second of processing
   const processed =
-    report.process === null
-      ? ''
-      : `, process ${seconds(report.processMs)} (${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s)`;
-  lines.push(
-    `elapsed ${seconds(report.elapsedMs)}: stage ${seconds(report.stageMs)} (${read} lines read, ${rate(read, report.stageMs)} lines/s)${processed}`,
-  );
+    report.process === null ? null : `${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s`;
+  lines.push(elapsedParts(report, timing, `${read} lines read, ${rate(read, report.stageMs)} lines/s`, processed));
   if (report.aborted === null && report.unreadable.length > 0)
     lines.push(`${report.unreadable.length} file(s) could not be read as order files: each is in --failed-dir beside <name>.error.txt`);
   const rowsRejected = report.files.some((f) => f.counts.rejected + (f.tally.ERROR ?? 0) + (f.tally.RETRY_WAIT ?? 0) > 0);
@@ -129,11 +193,11 @@ export function renderLoadReport(report: LoadReport): string {
   return lines.join('\n');
 }
 
-export function renderProcessReport(report: ProcessReport): string {
+export function renderProcessReport(report: ProcessReport, timing?: { commandMs: number; openMs: number }): string {
   const p = report.process;
   const lines = [
     `run ${report.runId}: processed ${p.claimed} rows in ${p.chunks} chunks: ${p.done} DONE, ${p.error} ERROR, ${p.retryWait} waiting to retry`,
-    `elapsed ${seconds(report.elapsedMs)}, ${rate(p.claimed, report.elapsedMs)} rows/s`,
+    elapsedParts(report, timing, null, `${p.claimed} rows, ${rate(p.claimed, report.elapsedMs)} rows/s`),
   ];
   if (report.retryWait.count > 0) {
     lines.push(
@@ -217,25 +281,37 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
   return lines.join('\n');
 }
 
-export function renderStatus(report: StatusReport & { runs?: RunRecord[] }): string {
+/** A moment to the second, in UTC: 2026-01-31T06:00:00Z. */
+const utcSeconds = (at: Date) => `${at.toISOString().slice(0, 19)}Z`;
+
+export function renderStatus(report: StatusReport & { runs?: RunRecord[]; loads: LoadStatus[]; otherLoads: number }): string {
   // HELD (rows a load holds from processing while it stages) is shown only when there are some
   const held = report.counts.some((c) => c.status === 'HELD' && c.count > 0);
   const statuses = held
     ? (['READY', 'HELD', 'PROCESSING', 'RETRY_WAIT', 'DONE', 'ERROR'] as const)
     : (['READY', 'PROCESSING', 'RETRY_WAIT', 'DONE', 'ERROR'] as const);
-  const byLoad = new Map<string, Record<string, number>>();
   const total: Record<string, number> = {};
+  const noLoad: Record<string, number> = {};
   for (const c of report.counts) {
-    const key = c.loadId === null ? '-' : String(c.loadId);
-    const entry = byLoad.get(key) ?? {};
-    entry[c.status] = (entry[c.status] ?? 0) + c.count;
-    byLoad.set(key, entry);
     total[c.status] = (total[c.status] ?? 0) + c.count;
+    if (c.loadId === null) noLoad[c.status] = (noLoad[c.status] ?? 0) + c.count;
   }
-  const rows: Array<Array<string | number>> = [['load', ...statuses]];
-  for (const [load, counts] of byLoad) rows.push([load, ...statuses.map((s) => counts[s] ?? 0)]);
-  rows.push(['total', ...statuses.map((s) => total[s] ?? 0)]);
+  const rows: Array<Array<string | number>> = [['load', 'started', ...statuses, 'file']];
+  for (const l of report.loads)
+    rows.push([
+      String(l.loadId),
+      l.startedAt === null ? '-' : utcSeconds(l.startedAt),
+      ...statuses.map((s) => l.counts[s] ?? 0),
+      l.fileName ?? '-',
+    ]);
+  if (Object.keys(noLoad).length > 0) rows.push(['-', '(no load)', ...statuses.map((s) => noLoad[s] ?? 0), '']);
+  const loadCount = report.loads.length + report.otherLoads;
+  rows.push(['total', `(${loadCount} load${loadCount === 1 ? '' : 's'})`, ...statuses.map((s) => total[s] ?? 0), '']);
   const lines = [table(rows)];
+  if (report.otherLoads > 0)
+    lines.push(
+      `${report.otherLoads} other load${report.otherLoads === 1 ? '' : 's'} not shown (counted in total): status --all shows every load, --load-id <n> or --since <when> some`,
+    );
   if (report.oldestReady !== null) {
     lines.push(
       `oldest READY: stage_id ${report.oldestReady.stageId} (${e(report.oldestReady.sourceKey)}), staged ${report.oldestReady.stagedAt.toISOString()}`,

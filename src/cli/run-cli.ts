@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { parseCommandLine, type CliOptions, type ParsedCommandLine } from './options.js';
+import { COMMANDS, parseCommandLine, type CliOptions, type ParsedCommandLine } from './options.js';
+import { renderFailureMarkdown } from './render-markdown.js';
 import { COMMAND_TABLE } from './commands/index.js';
 import { newSession, print, type CliIo, type RunSummary, type Session } from './command.js';
 import { USAGE, usageFor } from './usage.js';
@@ -51,6 +52,13 @@ export function wantsJson(argv: string[]): boolean {
   return (terminator === -1 ? argv : argv.slice(0, terminator)).includes('--json');
 }
 
+/** --format markdown among the arguments as given (before a `--`): also when they cannot be parsed. */
+export function wantsMarkdown(argv: string[]): boolean {
+  const terminator = argv.indexOf('--');
+  const args = terminator === -1 ? argv : argv.slice(0, terminator);
+  return args.some((a, i) => a === '--format=markdown' || (a === '--format' && args[i + 1] === 'markdown'));
+}
+
 /** What kind of failure ended the command, for the --json error document. */
 function errorKind(error: unknown): 'user' | 'database' | 'interrupted' | 'max-errors' | 'unexpected' {
   if (error instanceof UserError) return 'user';
@@ -69,7 +77,7 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
   let code: number;
   let logger: Logger | undefined;
   let cmd: ParsedCommandLine | undefined;
-  const started = performance.now();
+  const started = session.startedAt;
   const summary: RunSummary = {};
   let metricsWritten = false;
   session.writeMetrics = (exitCode) => {
@@ -102,8 +110,8 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
       code = EXIT_FAILED;
     } else {
       logger = cliLogger(cmd.options, io);
-      const { command, files, options } = cmd;
-      code = await COMMAND_TABLE[command].run({ command, files, options, logger, signal, session, summary });
+      const { command, files, options, given } = cmd;
+      code = await COMMAND_TABLE[command].run({ command, files, options, given, logger, signal, session, summary });
     }
   } catch (error) {
     const user = error instanceof UserError || error instanceof RunAbortedError;
@@ -118,6 +126,11 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
     // --json promises one JSON document on stdout, also when the command fails
     if (wantsJson(argv) && !session.printed) {
       print(session, JSON.stringify({ error: { kind: errorKind(error), message }, exitCode: EXIT_FAILED }));
+    }
+    // and --format markdown a report, the one a cron job mails every morning
+    else if (wantsMarkdown(argv) && !session.printed) {
+      const command = cmd?.command ?? argv.find((a) => (COMMANDS as readonly string[]).includes(a)) ?? null;
+      print(session, renderFailureMarkdown(command, message, new Date(), performance.now() - started));
     }
     // The error that ends the command goes to the log too, so that a --log-file (or a cron
     // job's captured JSON) holds it; on a terminal the line above already says it.

@@ -35,6 +35,7 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
     listRuns: (limit) => reports.listRuns(limit),
     listRunEvents: (runIds) => reports.listRunEvents(runIds),
     statusReport: () => reports.statusReport(),
+    loadRuns: (filter) => reports.loadRuns(filter),
     retryWaitSummary: () => reports.retryWaitSummary(),
     tallyLoads: (loadIds) => reports.tallyLoads(loadIds),
     tallyBatch: (batchId) => reports.tallyBatch(batchId),

@@ -15,6 +15,7 @@
  * the transaction slices it needs, plus the connection-level methods it calls).
  */
 import type {
+  LoadRunInfo,
   ChunkFinalization,
   ClaimQuery,
   ClaimedRow,
@@ -172,6 +173,11 @@ export interface Reports {
   listRuns(limit: number): Promise<RunRecord[]>;
   listRunEvents(runIds: number[]): Promise<RunEventRecord[]>;
   statusReport(): Promise<StatusReport>;
+  /**
+   * The file and start of loads (a load's id is the run_id of the run that started it): those of
+   * `loadIds`, and with `since` every run started since then; in run_id order.
+   */
+  loadRuns(filter: { loadIds: readonly number[]; since: Date | null }): Promise<LoadRunInfo[]>;
   /** Rows in RETRY_WAIT and when the first is due (statusReport's summary, without its counts per load). */
   retryWaitSummary(): Promise<StatusReport['retryWait']>;
   /** Counts by status of the rows whose last staging load is one of `loadIds`. */

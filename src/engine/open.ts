@@ -10,6 +10,19 @@ export interface OpenOptions {
   folderLock?: FolderLockOptions | undefined;
 }
 
+/**
+ * What an engine of this target can do, known before it is opened (the engine's own
+ * `capabilities` say the same once open): the command line refuses an option the database
+ * cannot honour before it opens (and migrates) anything.
+ */
+export function targetCapabilities(target: DbTarget): { concurrentConnections: boolean } {
+  // PGlite runs in this process on one connection (src/engine/postgres/pglite-connector.ts)
+  return { concurrentConnections: target.kind !== 'pglite' };
+}
+
+/** How a target's kind is named to a person. */
+export const DATABASE_NAMES: Record<DbTarget['kind'], string> = { pglite: 'PGlite', postgres: 'PostgreSQL', oracle: 'Oracle' };
+
 /** Open the engine for a parsed --db target. Drivers are loaded only for the engine used. */
 export async function openEngine(target: DbTarget, options: OpenOptions): Promise<Engine> {
   switch (target.kind) {

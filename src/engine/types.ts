@@ -289,6 +289,13 @@ export interface RunEventInput {
   detail?: Record<string, unknown> | undefined;
 }
 
+/** A load's file and start (`status`). */
+export interface LoadRunInfo {
+  loadId: number;
+  fileName: string | null;
+  startedAt: Date;
+}
+
 export interface RunRecord {
   runId: number;
   command: string;

@@ -20,17 +20,21 @@ const cells = (row: string) =>
     .split(/(?<!\\)\|/)
     .map((c) => c.trim());
 
-/** The table under a `## heading`: its rows as cell lists, header first (the alignment row left out). */
-function tableUnder(doc: string, heading: string): string[][] {
+/** The lines of the first table after the line `heading`, alignment row included. */
+function tableLinesUnder(doc: string, heading: string): string[] {
   const lines = doc.split('\n');
-  const start = lines.indexOf(`## ${heading}`);
+  const start = lines.indexOf(heading);
   expect(start).toBeGreaterThan(-1);
-  const rows: string[][] = [];
-  for (const line of lines.slice(start + 2)) {
-    if (!line.startsWith('|')) break;
-    rows.push(cells(line));
-  }
-  return rows.filter((_, i) => i !== 1);
+  const first = lines.findIndex((l, i) => i > start && l.startsWith('|'));
+  const end = lines.findIndex((l, i) => i > first && !l.startsWith('|'));
+  return lines.slice(first, end === -1 ? undefined : end);
+}
+
+/** The table after the line `heading`: its rows as cell lists, header first (the alignment row left out). */
+function tableUnder(doc: string, heading: string): string[][] {
+  return tableLinesUnder(doc, heading)
+    .map(cells)
+    .filter((_, i) => i !== 1);
 }
 
 const targets: Array<[string, () => Promise<string>]> = [['pglite', async () => (await migratedPgliteDb()).url]];
@@ -62,56 +66,40 @@ describe.skipIf(unavailable(NEEDS.cli))('--format markdown (built CLI)', () => {
     const doc = r.stdout;
     expect(doc.split('\n')[0]).toBe('# order-loader load: finished, some rows need a look (exit 2)');
 
-    const files = tableUnder(doc, 'Files');
-    expect(files[0]).toEqual([
-      'file',
-      'load',
-      'read',
-      'staged',
-      'unchanged',
-      'duplicates',
-      'rejected',
-      'DONE',
-      'ERROR',
-      'waiting',
-      'went to',
-    ]);
-    // the escaped name is one cell: the table keeps its columns
+    // this run's counts and the rows now: two tables, each under its own heading
+    const files = tableUnder(doc, 'This run: lines of the file:');
+    expect(files[0]).toEqual(['file', 'load', 'read', 'staged', 'unchanged', 'duplicates', 'rejected', 'went to']);
+    // the name is one cell, a code span with only its `|` escaped: the table keeps its columns
     expect(files[1]).toEqual([
-      expect.stringMatching(/night\\\|ly \\\*1\\\*\.csv$/),
+      expect.stringMatching(/night\\\|ly \*1\*\.csv`$/),
       expect.stringMatching(/^\d+$/),
       '7',
       '6',
       '0',
       '0',
       '1',
-      '2',
-      '4',
-      '0',
       'stayed',
     ]);
-    expect(files[2]).toEqual([
-      expect.stringMatching(/good\.csv$/),
-      expect.stringMatching(/^\d+$/),
-      '1',
-      '1',
-      '0',
-      '0',
-      '0',
-      '1',
-      '0',
-      '0',
-      'stayed',
+    expect(files[2]).toEqual([expect.stringMatching(/good\.csv`$/), expect.stringMatching(/^\d+$/), '1', '1', '0', '0', '0', 'stayed']);
+    const now = tableUnder(doc, "The load's rows now:");
+    expect(now[0]).toEqual(['file', 'load', 'DONE', 'ERROR', 'waiting']);
+    expect(now.slice(1).map((row) => row.slice(2))).toEqual([
+      ['2', '4', '0'],
+      ['1', '0', '0'],
     ]);
+    // read as plain text (cron mails it): every table's lines are as wide as each other
+    for (const heading of ['This run: lines of the file:', "The load's rows now:", '## Error codes'])
+      expect(new Set(tableLinesUnder(doc, heading).map((l) => l.length)).size).toBe(1);
 
-    const codes = tableUnder(doc, 'Error codes');
+    const codes = tableUnder(doc, '## Error codes');
     expect(codes).toEqual([
       ['code', 'phase', 'rows', 'what'],
-      ['INVALID\\_AMOUNT', 'VALIDATE', '2', 'rows ended ERROR'],
-      ['22003', 'MERGE', '1', 'rows ended ERROR'],
-      ['INVALID\\_CURRENCY', 'VALIDATE', '1', 'rows ended ERROR'],
-      ['PARSE\\_FIELD\\_COUNT', 'PARSE', '1', 'lines rejected (no stage row)'],
+      ['`INVALID_AMOUNT`', 'VALIDATE', '2', 'rows ended ERROR'],
+      ['`22003`', 'MERGE', '1', 'rows ended ERROR'],
+      ['`INVALID_CURRENCY`', 'VALIDATE', '1', 'rows ended ERROR'],
+      ['`PARSE_FIELD_COUNT`', 'PARSE', '1', 'lines rejected (no stage row)'],
     ]);
+    expect(doc).not.toMatch(/\\_/);
     const [first, second] = [files[1]?.[1] ?? '?', files[2]?.[1] ?? '?'];
     expect(doc).toContain(`- \`order-loader errors --load-id ${first} --load-id ${second}\` lists the rows`);
 
@@ -121,6 +109,9 @@ describe.skipIf(unavailable(NEEDS.cli))('--format markdown (built CLI)', () => {
     expect(again.stdout.split('\n')[0]).toBe('# order-loader load: every row DONE (exit 0)');
     expect(again.stdout).toContain('None: no row of these files is ERROR and no line was rejected.');
     expect(again.stdout).toMatch(/^- .*good\.csv.*already staged/m);
+    // skipped reads as skipped, not as 0 lines read
+    const skipped = tableUnder(again.stdout, 'This run: lines of the file:')[1];
+    expect(skipped?.slice(2, 7)).toEqual(['skipped', '-', '-', '-', '-']);
   });
 
   it('process and stage take it too; csv and json are refused for a report, markdown for errors', async () => {
@@ -132,7 +123,7 @@ describe.skipIf(unavailable(NEEDS.cli))('--format markdown (built CLI)', () => {
     const processed = await runCli(['process', '--db', db, '--format', 'markdown', '--log-level', 'silent']);
     expect(processed.code).toBe(2);
     expect(processed.stdout.split('\n')[0]).toBe('# order-loader process: finished, some rows need a look (exit 2)');
-    expect(processed.stdout).toContain('| 2 | 1 | 1 | 1 | 1 | 0 | 0 |');
+    expect(processed.stdout).toMatch(/^\| +2 \| +1 \| +1 \| +1 \| +1 \| +0 \| +0 \|$/m);
 
     const csv = await runCli(['load', file, '--db', db, '--format', 'csv']);
     expect(csv.code).toBe(1);
@@ -142,6 +133,25 @@ describe.skipIf(unavailable(NEEDS.cli))('--format markdown (built CLI)', () => {
     const errors = await runCli(['errors', '--db', db, '--format', 'markdown']);
     expect(errors.code).toBe(1);
     expect(humanLines(errors.stderr)).toEqual(['order-loader: errors --format takes csv or json (not markdown)']);
+  });
+
+  it('exit 1 without a report of its own (a missing inbox, a refused option): a Markdown report of the failure', async () => {
+    const missing = `${writeTestFile('x')}-gone/in_box`;
+    const r = await runCli(['load', missing, '--format', 'markdown', '--log-level', 'silent']);
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('# order-loader load: could not finish (exit 1)');
+    expect(lines[2]).toMatch(/^Ended \d{4}-\d\d-\d\dT[\d:.]+Z, elapsed \d+\.\d\d s\.$/);
+    // the path as it is: no backslash before its underscore
+    expect(lines[4]).toBe(`**Failed:** ${missing}: no such file or directory (an input folder is never created: is it mounted?)`);
+    expect(humanLines(r.stderr)).toEqual([
+      `order-loader: ${missing}: no such file or directory (an input folder is never created: is it mounted?)`,
+    ]);
+
+    const refused = await runCli(['process', '--overlap', '--format', 'markdown']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('# order-loader process: could not finish (exit 1)');
+    expect(refused.stdout).toContain('**Failed:** process does not take --overlap');
   });
 
   it('the "went to" column says the folder a file was moved to; a file with no stage rows is listed under the table', () => {
@@ -177,9 +187,9 @@ describe.skipIf(unavailable(NEEDS.cli))('--format markdown (built CLI)', () => {
       exitCode: 0,
     };
     const markdown = renderLoadMarkdown(report, [], new Date());
-    const files = tableUnder(markdown, 'Files');
-    expect(files.map((row) => row[10])).toEqual(['went to', 'archive: archive/a\\_1.csv', 'failed: failed/b.csv', 'stayed']);
-    expect(markdown).toContain('- in/e.txt: cannot be read as an order file (not an order file): moved to failed/e.txt');
-    expect(markdown).toContain('- in/d.csv: not read this time: still being written');
+    const files = tableUnder(markdown, 'This run: lines of the file:');
+    expect(files.map((row) => row[7])).toEqual(['went to', 'archive: `archive/a_1.csv`', 'failed: `failed/b.csv`', 'stayed']);
+    expect(markdown).toContain('- `in/e.txt`: cannot be read as an order file (not an order file): moved to `failed/e.txt`');
+    expect(markdown).toContain('- `in/d.csv`: not read this time: still being written');
   });
 });

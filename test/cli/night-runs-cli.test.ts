@@ -137,7 +137,7 @@ describe('nightly runs (CLI)', () => {
         expect(result.stderr).not.toContain('unexpected error');
         expect(result.code, result.stderr).toBe(2);
         expect(result.stdout).toContain('# order-loader load: finished, some rows need a look (exit 2)');
-        expect(result.stdout).toMatch(/\| VALIDATE \| 1 \| rows ended ERROR \|/);
+        expect(result.stdout).toMatch(/\| VALIDATE +\| +1 \| rows ended ERROR +\|/);
         expect(readdirSync(archive)).toHaveLength(1);
         const text = readFileSync(metrics, 'utf8');
         expect(value(text, 'order_loader_last_run_exit_code', { command: 'load' })).toBe(2);

@@ -172,6 +172,22 @@ describe.skipIf(unavailable(NEEDS.cli)).each(targets)('the CLI on $kind', (targe
     expect(r.stdout).toMatch(/stage [\d.]+ s \(0 lines read, 0 lines\/s\), process [\d.]+ s \(2000 rows, [1-9]\d* rows\/s\)/);
   }, 240_000);
 
+  it("elapsed is the whole command's time, opening and migrating the database included, with its parts", async () => {
+    // a new database: opening it migrates it, the longest part of a first load
+    db = await target.create();
+    const file = orderFile([['E-1', '1', '2026-01-01', '10', 'JPY']]);
+    const r = await run(['load', file, '--db', db.url, '--log-level', 'warn']);
+    expect(r.code, r.stderr).toBe(0);
+    const m = /^elapsed ([\d.]+) s: open and migrate the database ([\d.]+) s, stage ([\d.]+) s .*, process ([\d.]+) s /m.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    const [total, open, stage, processing] = (m ?? []).slice(1).map(Number) as [number, number, number, number];
+    expect(open).toBeGreaterThan(0);
+    expect(total).toBeGreaterThanOrEqual(open + stage + processing - 0.02);
+    const json = await run(['process', '--db', db.url, '--json', '--log-level', 'warn']);
+    const doc = JSON.parse(json.stdout) as { commandMs: number; openMs: number; elapsedMs: number };
+    expect(doc.commandMs).toBeGreaterThanOrEqual(doc.openMs + doc.elapsedMs);
+  }, 240_000);
+
   it('bench interrupted: says so, reports and charts only complete cases, records a FAILED bench run', async () => {
     db = await target.migrated();
     const dir = tempDir();

@@ -46,6 +46,31 @@ describe.skipIf(unavailable(NEEDS.cli))('mistakes in the arguments: one line, ex
     await expectRefused(args, message);
   });
 
+  it.each([
+    [['status', '--chunk-size', '10'], 'status does not take --chunk-size (order-loader help status lists its options)'],
+    [['status', '--format', 'markdown'], 'status does not take --format (order-loader help status lists its options)'],
+    [['init', '--dry-run'], 'init does not take --dry-run (order-loader help init lists its options)'],
+    [['errors', '--reason', 'x'], 'errors does not take --reason (order-loader help errors lists its options)'],
+    [['runs', '--all'], 'runs does not take --all (order-loader help runs lists its options)'],
+  ])('%j: an option the command does not take', async (args, message) => {
+    await expectRefused(args, message);
+  });
+
+  it.each([
+    [['load', '--workers', '4'], 'load --workers is refused on PGlite: it has one connection, so one worker processes'],
+    [['process', '--workers', '2'], 'process --workers is refused on PGlite: it has one connection, so one worker processes'],
+    [['load', '--overlap'], 'load --overlap is refused on PGlite: it has one connection, so staging and processing take turns'],
+  ])('%j on PGlite: an option the database cannot honour, before it is made', async (args, message) => {
+    const command = args[0] === 'load' ? [...args, orderFile([])] : args;
+    await expectRefused(command, message);
+  });
+
+  it('--workers 1 on PGlite asks for what it does: not refused', async () => {
+    const result = await run(['process', '--workers', '1', '--db', (await migratedPgliteDb()).url]);
+    expect(humanLines(result.stderr)).toEqual([]);
+    expect(result.code).toBe(0);
+  });
+
   it('--log-file in a folder that cannot be made', async () => {
     const notAFolder = writeTestFile('x');
     await expectRefused(

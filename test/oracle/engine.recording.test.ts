@@ -937,6 +937,27 @@ describe('Oracle engine (recording connection): error log, runs, reports', () =>
     });
   });
 
+  it('loadRuns binds the load ids in slots and --since as UTC text, and reads each run once', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql) =>
+        sql === oracleQuery('status_load_runs')
+          ? { rows: [{ RUN_ID: '3', FILE_NAME: 'in/day.csv', STARTED_AT: '2026-01-31T06:00:00.000Z' }] }
+          : { rows: [] },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const ids = Array.from({ length: 21 }, (_, i) => i + 1);
+    expect(await engine.loadRuns({ loadIds: ids, since: new Date('2026-01-01T00:00:00Z') })).toEqual([
+      { loadId: 3, fileName: 'in/day.csv', startedAt: new Date('2026-01-31T06:00:00.000Z') },
+    ]);
+    const calls = db.calls.filter((c) => c.kind === 'execute' && c.sql === oracleQuery('status_load_runs'));
+    // 21 ids: two executions of 20 slots
+    expect(calls).toHaveLength(2);
+    const binds = (calls[1] as { binds: Record<string, { val: unknown }> }).binds;
+    expect(binds.id1?.val).toBe(21);
+    expect(binds.id2?.val).toBeNull();
+    expect(binds.since_utc?.val).toBe('2026-01-01T00:00:00.000');
+  });
+
   it('queries fetch NUMBER and CLOB columns as strings (fetchTypeHandler)', async () => {
     const db = new RecordingDatabase({ execute: () => ({ rows: [] }) });
     const engine = createOracleEngineWith(db, constants);

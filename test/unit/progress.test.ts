@@ -52,3 +52,39 @@ describe('progress rates', () => {
     expect(writes.at(-1)).toMatch(/processing: 4000 rows, \d+ rows\/s$/);
   });
 });
+
+describe('the progress line and other output', () => {
+  it('is cleared before anything else is written to its stream, and drawn again below at the next update', async () => {
+    const { stream, writes } = fakeStream(true);
+    const p = createProgress(stream);
+    p.processingStart(1000);
+    p.processing(100);
+    // a log line written to the same stream (the readable logger, a warning)
+    stream.write('WARN: the database is slow\n');
+    expect(writes.slice(-2)).toEqual(['\r\x1b[2K', 'WARN: the database is slow\n']);
+    // the next update is drawn at once (not held back by the 4-a-second limit) on its own line
+    p.processing(200);
+    expect(writes.at(-1)).toMatch(/^\r\x1b\[2Kprocessing: 200 \/ 1000 rows/);
+    p.clear();
+    // once cleared, the stream writes as before: nothing added
+    stream.write('done\n');
+    expect(writes.at(-1)).toBe('done\n');
+    expect(writes.at(-2)).toBe('\r\x1b[2K');
+  });
+
+  it('says it is waiting for the database when no progress comes, with what the wait may be', async () => {
+    const { stream, writes } = fakeStream(true);
+    const p = createProgress(stream, { waitShownMs: 200, waitNote: () => ' (a row another session holds: 10 s)' });
+    p.processingStart(1000);
+    p.processing(960);
+    await new Promise((r) => setTimeout(r, 700));
+    expect(writes.at(-1)).toMatch(
+      /^\r\x1b\[2Kprocessing: 960 \/ 1000 rows \(96%\), .*; waiting \d+ s for the database \(a row another session holds: 10 s\)$/,
+    );
+    p.clear();
+    const count = writes.length;
+    await new Promise((r) => setTimeout(r, 500));
+    // cleared: no waiting line drawn after the summary
+    expect(writes).toHaveLength(count);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeControl } from '../../src/cli/escape.js';
 import { renderBench, renderLoadReport, renderManualChanges, renderProcessReport, renderRuns, renderStatus } from '../../src/cli/render.js';
-import type { LoadReport, ProcessReport } from '../../src/pipeline/load.js';
+import type { FileReport, LoadReport, ProcessReport } from '../../src/pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../../src/engine/types.js';
 
 const counts = { chunks: 63, claimed: 126_000, done: 126_000, error: 0, retryWait: 0, validateErrors: 0, mergeErrors: 0 };
@@ -46,6 +46,8 @@ describe('human-readable outputs cannot be forged by a value holding a newline',
       oldestReady: { stageId: 7, sourceKey: key, stagedAt: new Date('2026-01-01T00:00:00Z') },
       retryWait: { count: 0, nextDueAt: null },
       oldestWaitingSince: new Date('2026-01-01T00:00:00Z'),
+      loads: [{ loadId: 1, fileName: 'in/a.csv', startedAt: new Date('2026-01-01T00:00:00Z'), counts: { READY: 1 } }],
+      otherLoads: 0,
     });
     expect(text.split('\n')).toHaveLength(4);
     expect(text).toContain('oldest READY: stage_id 7 (K1\\norder-loader: all rows DONE)');
@@ -123,6 +125,51 @@ describe('rates in the load summary', () => {
     // a skipped file: nothing read, 126,000 rows processed in 2 s
     const text = renderLoadReport(loadReport());
     expect(text).toContain('elapsed 3.00 s: stage 1.00 s (0 lines read, 0 lines/s), process 2.00 s (126000 rows, 63000 rows/s)');
+  });
+});
+
+describe('the load summary tells this run from the rows now', () => {
+  const file = (over: Partial<FileReport>): FileReport => ({
+    file: 'in/a.csv',
+    loadId: 1,
+    runId: 2,
+    skipped: null,
+    resumedAt: null,
+    counts: { ...stageCounts, read: 5, inserted: 4, rejected: 1 },
+    tally: { DONE: 3, ERROR: 1 },
+    unchangedDone: 0,
+    stoppedAt: null,
+    ...over,
+  });
+
+  it('two groups of columns under headings: the lines of this run, then the rows of the load now', () => {
+    const lines = renderLoadReport(loadReport({ files: [file({})] })).split('\n');
+    const header = lines[1] ?? '';
+    expect(header).toMatch(/^file\s+load\s+read\s+staged\s+unchanged\s+duplicates\s+rejected\s+DONE\s+ERROR\s+waiting$/);
+    // each heading starts above the first column of its group
+    expect(lines[0]?.indexOf('this run: lines of the file')).toBe(header.indexOf('read'));
+    expect(lines[0]?.indexOf("the load's rows now")).toBe(header.indexOf('DONE'));
+    expect(lines[2]).toMatch(/^in\/a\.csv\s+1\s+5\s+4\s+0\s+0\s+1\s+3\s+1\s+0$/);
+  });
+
+  it('a skipped file reads as skipped, not as 0 lines read', () => {
+    const skipped = file({
+      file: 'in/b.csv',
+      skipped: 'in/b.csv: already staged by load 1',
+      counts: stageCounts,
+      tally: { DONE: 2 },
+    });
+    const lines = renderLoadReport(loadReport({ files: [file({}), skipped] })).split('\n');
+    expect(lines[3]).toMatch(/^in\/b\.csv\s+1\s+skipped\s+-\s+-\s+-\s+-\s+2\s+0\s+0$/);
+    // the '-' stand where the numbers would
+    expect(lines[3]?.lastIndexOf('-')).toBe((lines[2] ?? '').indexOf('1', (lines[1] ?? '').indexOf('rejected')));
+  });
+
+  it("the whole command's time with its parts: opening and migrating the database, staging, processing, the rest", () => {
+    const text = renderLoadReport(loadReport(), { commandMs: 15_120, openMs: 11_000 });
+    expect(text).toContain(
+      'elapsed 15.12 s: open and migrate the database 11.00 s, stage 1.00 s (0 lines read, 0 lines/s), process 2.00 s (126000 rows, 63000 rows/s), other 1.12 s',
+    );
   });
 });
 

@@ -21,7 +21,13 @@ a table, --json, and an SVG chart (--chart path)
     synopsis: 'bench [--rows <n>] [--chunk-sizes <list>] [--workers <list>] [--chart <path>] [--json]',
     about:
       'Synthetic orders staged and processed per chunk size × workers, each in a workspace of its own (dropped): a schema on PostgreSQL, prefixed tables on Oracle.',
-    options: ['rows', 'chunk-sizes', { option: 'workers', arg: '<list>', text: `default ${WORKERS.join(',')}` }, 'chart'],
+    options: [
+      'rows',
+      'chunk-sizes',
+      { option: 'workers', arg: '<list>', text: `default ${WORKERS.join(',')}` },
+      { option: 'batch-size', text: 'lines per staging transaction of each case (default 5000)' },
+      'chart',
+    ],
     exitCodes: 'Exit codes: 0 done; 1 interrupted or could not run.',
   },
   async run(ctx) {
@@ -46,12 +52,11 @@ a table, --json, and an SVG chart (--chart path)
                 `bench: chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.endToEndRowsPerSec} rows/s end to end\n`,
               ),
       });
-      const points = report.cases.map((c) => ({ chunkSize: c.chunkSize, workers: c.workers, rowsPerSec: c.endToEndRowsPerSec }));
       // only complete cases are charted (a cut-short case is no measurement)
       writeFileSync(
         options.chart,
         renderChart(
-          points,
+          report.cases,
           `order-loader bench: ${report.rows} rows on ${report.engine}${report.interrupted ? ' (interrupted: complete cases only)' : ''}`,
         ),
       );

@@ -6,10 +6,12 @@ import { writeErrorsCsv, writeErrorsJson } from '../errors-csv.js';
 export const errors: CommandSpec = {
   usage: {
     label: 'errors',
-    summary: `ERROR rows with their latest error: --format csv (re-loadable once fixed) | json;
+    summary: `every rejected line with its latest error: the ERROR rows and the lines refused
+while staging; --format csv (re-loadable once fixed) | json;
 --load-id, --error-code, --limit`,
     synopsis: 'errors [--format csv|json] [--load-id <n>] [--error-code <code>] [--limit <n>]',
-    about: 'ERROR rows with their latest error. CSV (default) can be loaded again once fixed. Exit 0.',
+    about:
+      'Every rejected line with its latest error: the ERROR rows and the lines refused while staging. CSV (default) can be loaded again once fixed. Exit 0.',
     options: [
       { option: ['load-id', 'error-code'], text: 'repeatable filters' },
       { option: 'limit', text: 'at most n rows (default: all, streamed)' },

@@ -13,6 +13,7 @@ export const load: CommandSpec = {
       ...FILE_OPTIONS,
       ...PROCESSING_OPTIONS,
       { option: 'no-overlap', text: 'server databases: process once every file is staged (default: while staging, same outcome)' },
+      { option: 'overlap', text: 'server databases: process while staging (the default; kept for scripts)' },
       DRY_RUN_FILES,
       REPORT_FORMAT,
     ],

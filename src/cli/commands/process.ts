@@ -1,4 +1,13 @@
-import { printReport, progressOf, readStateForMetrics, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
+import {
+  commandTiming,
+  printReport,
+  progressOf,
+  readStateForMetrics,
+  runOptions,
+  sayAborted,
+  withLoader,
+  type CommandSpec,
+} from '../command.js';
 import { renderProcessReport } from '../render.js';
 import { PROCESSING_OPTIONS, REPORT_FORMAT } from './option-groups.js';
 import { renderProcessMarkdown, reportFormat } from '../render-markdown.js';
@@ -21,7 +30,12 @@ export const processCommand: CommandSpec = {
       await readStateForMetrics(ctx, loader);
       ctx.session.report = report;
       Object.assign(ctx.summary, { runIds: [report.runId], process: report.process, aborted: report.aborted });
-      printReport(ctx, report, format === 'markdown' ? (r) => renderProcessMarkdown(r, new Date()) : renderProcessReport);
+      const timing = commandTiming(ctx.session);
+      printReport(
+        ctx,
+        { ...report, ...timing },
+        format === 'markdown' ? (r) => renderProcessMarkdown(r, new Date(), timing) : (r) => renderProcessReport(r, timing),
+      );
       sayAborted(ctx.session, report.aborted);
       return report.exitCode;
     });

@@ -1,6 +1,6 @@
 import { checkRetryRequest, defaultOperator, parseCorrections } from '../../pipeline/operations.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
-import { print, progressOf, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
+import { commandTiming, print, progressOf, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
 import { renderManualChanges, renderProcessReport } from '../render.js';
 import { DRY_RUN_CHANGES, PROCESSING_OPTIONS } from './option-groups.js';
 
@@ -56,7 +56,8 @@ its values; different selectors must all match.`,
         ctx.session,
         options.json
           ? JSON.stringify({ retry, process: processed })
-          : renderManualChanges('retry', retry) + (processed === null ? '' : `\n${renderProcessReport(processed)}`),
+          : renderManualChanges('retry', retry) +
+              (processed === null ? '' : `\n${renderProcessReport(processed, commandTiming(ctx.session))}`),
       );
       sayAborted(ctx.session, processed?.aborted);
       return processed === null ? EXIT_OK : processed.exitCode;

@@ -11,6 +11,7 @@ import { checkFileFolders } from '../../pipeline/archive.js';
 import type { ErrorCodeCount } from '../../pipeline/error-codes.js';
 import { dryRunExitCode, EXIT_FAILED, EXIT_OK } from '../../pipeline/outcome.js';
 import {
+  commandTiming,
   print,
   printReport,
   progressOf,
@@ -144,16 +145,19 @@ async function listAndStage(
       empty: report.empty.length,
       ignored: report.ignored.length,
     });
+    // the whole command's time, from the start of the command line (opening the database included)
+    const timing = commandTiming(ctx.session);
+    const shown = { ...report, ...timing };
     if (files.length === 0) {
       const message = nothingMessage(ctx, command, listing);
-      if (options.json) printReport(ctx, { ...report, message }, (r) => JSON.stringify(r));
-      else if (markdown) printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date()));
+      if (options.json) printReport(ctx, { ...shown, message }, (r) => JSON.stringify(r));
+      else if (markdown) printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date(), timing));
       else
         printReport(ctx, report, (r) =>
           [...listingLines(listing).map((l) => escapeControl(l)), renderNothingToLoad(message, r)].join('\n'),
         );
-    } else if (markdown) printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date()));
-    else printReport(ctx, report, renderLoadReport);
+    } else if (markdown) printReport(ctx, report, (r) => renderLoadMarkdown(r, codes, new Date(), timing));
+    else printReport(ctx, shown, (r) => renderLoadReport(r, timing));
     sayAborted(ctx.session, report.aborted);
     return report.exitCode;
   });

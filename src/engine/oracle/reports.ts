@@ -1,11 +1,20 @@
 import type { Driver, Reports } from '../contract.js';
 import { parseJsonObject } from '../run-events.js';
-import type { ErrorPhase, ErrorRowReport, ProcessStatus, RejectedLine, RunEventRecord, StatusReport, StatusTally } from '../types.js';
+import type {
+  ErrorPhase,
+  ErrorRowReport,
+  LoadRunInfo,
+  ProcessStatus,
+  RejectedLine,
+  RunEventRecord,
+  StatusReport,
+  StatusTally,
+} from '../types.js';
 import { ID_SLOTS, idList, LIMITS, matchesNothing, MAX_BYTES, type SlotList, slices, textList } from './binds.js';
 import { onOracleConnection } from './driver.js';
 import type { OraConnection } from './oracledb-types.js';
 import { int, intOrNull, type OracleKit, queryRows, type Row, runRecord, stageSnapshot, text } from './rows.js';
-import { cutChars, parseUtcText } from './sql-text.js';
+import { cutChars, parseUtcText, utcTimestampText } from './sql-text.js';
 
 /**
  * The page of an error listing (ERROR rows, rejected lines): its row limit and its load / error
@@ -85,6 +94,21 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
           retryWait: retryWait(wait),
           oldestWaitingSince: waiting === undefined ? null : parseUtcText(waiting.WAITING_SINCE),
         };
+      }),
+
+    loadRuns: ({ loadIds, since }) =>
+      read(async (connection) => {
+        const ids = [...new Set(loadIds.map((id) => int(id, 'load id')))];
+        const sinceText = binds.str(since === null ? null : utcTimestampText(since), MAX_BYTES.timestampText);
+        const found = new Map<number, LoadRunInfo>();
+        // one execution at least: `since` alone has no id to slice
+        for (const part of ids.length === 0 ? [[]] : slices(ids, ID_SLOTS)) {
+          for (const r of await queryRows(connection, kit, 'status_load_runs', { ...binds.idSlots(part), since_utc: sinceText })) {
+            const loadId = int(r.RUN_ID, 'run_id');
+            found.set(loadId, { loadId, fileName: text(r.FILE_NAME), startedAt: parseUtcText(r.STARTED_AT) ?? new Date(0) });
+          }
+        }
+        return [...found.values()].sort((a, b) => a.loadId - b.loadId);
       }),
 
     retryWaitSummary: () => read(async (connection) => retryWait((await queryRows(connection, kit, 'status_retry_wait'))[0])),

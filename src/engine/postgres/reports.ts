@@ -2,6 +2,7 @@ import type { Reports } from '../contract.js';
 import { parseJsonObject } from '../run-events.js';
 import type {
   ErrorPhase,
+  LoadRunInfo,
   ErrorRowReport,
   ProcessStatus,
   RejectedLine,
@@ -47,6 +48,15 @@ export function reports(withSession: WithSession): Reports {
           retryWait: wait,
           oldestWaitingSince: waiting.rows[0]?.waiting_since ?? null,
         };
+      }),
+
+    loadRuns: ({ loadIds, since }): Promise<LoadRunInfo[]> =>
+      withSession(async (s) => {
+        const { rows } = await s.query<{ run_id: number; file_name: string | null; started_at: Date }>(sqlQuery('status_load_runs'), [
+          [...loadIds],
+          since,
+        ]);
+        return rows.map((r) => ({ loadId: r.run_id, fileName: r.file_name, startedAt: r.started_at }));
       }),
 
     retryWaitSummary: () => withSession(retryWait),
