@@ -112,7 +112,9 @@ describe('signal timing', () => {
       it('SIGTERM while processing: stops after the current chunk within seconds, exit 1, says so; a rerun accounts for every row', async () => {
         const db = await target.open();
         try {
-          const run = startCli(['load', file.path, '--db', db.url, '--log-level', 'debug']);
+          // --no-overlap: the phase aimed at is processing alone (by default a server database
+          // processes while it stages, and the signal would stop the staging)
+          const run = startCli(['load', file.path, '--db', db.url, '--log-level', 'debug', '--no-overlap']);
           expect(await run.waitFor(/"msg":"chunk committed"/), 'processing started').toBe(true);
           const { result, afterFirst } = await timeToExit(run);
           expect(result.signal, result.stderr.slice(-1500)).toBeNull();
@@ -136,7 +138,7 @@ describe('signal timing', () => {
       it('a second SIGTERM while processing exits at once with exit 1, and says so', async () => {
         const db = await target.open();
         try {
-          const run = startCli(['load', file.path, '--db', db.url, '--log-level', 'debug', '--chunk-size', '5000']);
+          const run = startCli(['load', file.path, '--db', db.url, '--log-level', 'debug', '--chunk-size', '5000', '--no-overlap']);
           expect(await run.waitFor(/"msg":"chunk committed"/), 'processing started').toBe(true);
           const { result, afterLast } = await timeToExit(run, [0, 200]);
           expect(result.signal, result.stderr.slice(-1500)).toBeNull();
