@@ -29,6 +29,7 @@ describe.each(pages)('docs/%s', (page) => {
     async () => {
       const root = tempDir();
       cpSync(join(REPO_ROOT, 'fixtures'), join(root, 'fixtures'), { recursive: true });
+      cpSync(join(REPO_ROOT, 'examples'), join(root, 'examples'), { recursive: true });
       const transcript = new Transcript(root, binShim(join(root, '.bin')));
       for (const command of commands) {
         const result = await transcript.run(command.line);
