@@ -106,6 +106,8 @@ describe('the ready-made PGlite database', () => {
       expect(again.logs.records.filter((r) => r.msg === WRITTEN)).toHaveLength(0);
       expect(await systemId(again.sql)).toBe(expectedId);
       expect(await appliedMigrations(again.sql)).toEqual(listMigrations('postgres').map((m) => m.name));
+      // the loader's database only: template0 and template1 are left out of the ready-made one
+      expect(await again.sql('SELECT datname FROM pg_database ORDER BY datname')).toEqual([{ datname: 'postgres' }]);
       expect(await again.sql('SELECT source_key, process_status, attempt_count, error_code FROM order_stage ORDER BY source_key')).toEqual([
         { source_key: 'SRC-101', process_status: 'DONE', attempt_count: 1, error_code: null },
         { source_key: 'SRC-102', process_status: 'ERROR', attempt_count: 1, error_code: 'INVALID_AMOUNT' },

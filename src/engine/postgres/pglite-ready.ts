@@ -1,7 +1,8 @@
 /**
  * The ready-made database: a PGlite data folder that ran initdb and the PostgreSQL migrations,
  * made by `npm run build` (pglite-ready-build.ts; `npm ci` runs it through `prepare`) into
- * dist/pglite-ready/, as a gzipped tar and a manifest saying what it holds. A new folder (no
+ * dist/pglite-ready/, as a gzipped tar and a manifest saying what it holds. It holds the
+ * database `postgres` only (template0 and template1, which nothing here uses, are left out). A new folder (no
  * PG_VERSION) is written from it instead of running PGlite's initdb, which took 7–9 s and a peak
  * RSS of about 800 MB (it runs a second PGlite instance, then copies its result over); migrations
  * added since it was made are applied by the usual migrate() of the first open.
@@ -19,6 +20,8 @@ import { listMigrations, packageRoot } from '../../sql-files.js';
 
 /** What a ready-made database holds: made by this PGlite, with these migrations applied. */
 export interface ReadyMadeManifest {
+  /** How it was made (pglite-ready-build.ts): a new recipe makes the build make it again. */
+  recipe: number;
   pglite: string;
   migrations: { name: string; sha256: string }[];
 }
@@ -48,9 +51,13 @@ export function readyMadePaths(folder = readyMadeFolder()): { archive: string; m
   return { archive: join(folder, 'pglite-ready.tar.gz'), manifest: join(folder, 'pglite-ready.json') };
 }
 
+/** 2: template0 and template1 dropped (pglite-ready-build.ts). */
+export const READY_MADE_RECIPE = 2;
+
 /** What a ready-made database made now would hold: this PGlite, the current migration files. */
 export function currentManifest(): ReadyMadeManifest {
   return {
+    recipe: READY_MADE_RECIPE,
     pglite: pgliteVersion(),
     migrations: listMigrations('postgres').map((m) => ({ name: m.name, sha256: createHash('sha256').update(m.sql).digest('hex') })),
   };
