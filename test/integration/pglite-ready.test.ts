@@ -125,6 +125,7 @@ describe('the ready-made PGlite database', () => {
     const loader = await OrderLoader.open({ db: 'pglite:memory', logger: logs.logger, command: 'test' });
     try {
       expect(logs.text()).not.toContain('initdb');
+      expect(logs.records.filter((r) => r.msg === 'new in-memory database loaded from the ready-made database')).toHaveLength(1);
       const report = await loader.load([fixture('orders-sample.csv')]);
       expect(report.files[0]?.tally).toEqual({ DONE: 2, ERROR: 2 });
     } finally {

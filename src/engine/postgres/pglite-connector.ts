@@ -37,14 +37,14 @@ export async function createPgliteConnector(
   const debug = options.debug ?? (() => undefined);
   if (dataDir === null) {
     const ready = readyMadeFor('a new in-memory database', readyMade, debug);
-    return pgliteConnectorFor(
-      await PGlite.create({
-        parsers: PGLITE_PARSERS,
-        startParams: PGLITE_START_PARAMS,
-        fsBundle: await pgliteFsBundle(),
-        ...(ready === null ? {} : { loadDataDir: new Blob([ready.tar]) }),
-      }),
-    );
+    const db = await PGlite.create({
+      parsers: PGLITE_PARSERS,
+      startParams: PGLITE_START_PARAMS,
+      fsBundle: await pgliteFsBundle(),
+      ...(ready === null ? {} : { loadDataDir: new Blob([ready.tar]) }),
+    });
+    if (ready !== null) debug({ readyMade }, 'new in-memory database loaded from the ready-made database');
+    return pgliteConnectorFor(db);
   }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   restrictToOwner(dataDir, false);
