@@ -35,8 +35,8 @@ export async function buildReadyMade(folder = readyMadeFolder()): Promise<boolea
       throw new Error(`the migrations applied (${applied.join(', ')}) are not the ones listed`);
     // Without template0 and template1: the loader's database is `postgres` and nothing creates a
     // database in a PGlite folder. 26 MB to write instead of 41 MB, and a pglite:memory command
-    // (which PGlite loads the archive into) peaks about 60 MB lower: bench --rows 2000 at
-    // 404–435 MB instead of 469–490 MB (bench/RESULTS.md, run 14).
+    // (which PGlite loads the archive into) peaks about 60–70 MB lower: bench --rows 2000 at
+    // 396–409 MB instead of 458–478 MB (bench/RESULTS.md, run 14).
     await db.exec("UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')");
     for (const statement of ['DROP DATABASE template0', 'DROP DATABASE template1', 'CHECKPOINT']) await db.exec(statement);
     tar = new Uint8Array(await (await db.dumpDataDir('none')).arrayBuffer());
