@@ -7,7 +7,7 @@
  * random system identifier (pg_control), a database written from the ready-made one has the
  * identifier stored in it.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -116,6 +116,25 @@ describe('the ready-made PGlite database', () => {
       ]);
     } finally {
       await again.loader.close();
+    }
+  });
+
+  it('a write stopped halfway leaves no PG_VERSION: the next open writes the folder again', async () => {
+    const expectedId = await readyMadeSystemId();
+    const dataDir = join(tempDir(), 'db');
+    // a folder in the way of the last files of the archive (pg_hba.conf comes after PG_VERSION in it)
+    mkdirSync(join(dataDir, 'pg_hba.conf'), { recursive: true, mode: 0o700 });
+    await expect(openFolder(dataDir, readyMadeFolder())).rejects.toThrow(/EISDIR/);
+    expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(false);
+    expect(existsSync(join(dataDir, 'global', 'pg_control'))).toBe(true);
+    rmSync(join(dataDir, 'pg_hba.conf'), { recursive: true });
+    const opened = await openFolder(dataDir, readyMadeFolder());
+    try {
+      expect(opened.logs.records.filter((r) => r.msg === WRITTEN)).toHaveLength(1);
+      expect(await opened.loader.init()).toEqual([]);
+      expect(await systemId(opened.sql)).toBe(expectedId);
+    } finally {
+      await opened.loader.close();
     }
   });
 
