@@ -162,6 +162,7 @@ export class OrderLoader {
       const open = () =>
         openEngine(target, {
           connections: Math.max(1, options.workers ?? DEFAULT_LOAD_OPTIONS.workers),
+          debug: (fields, message) => logger.debug(fields, message),
           folderLock: {
             command: options.command ?? 'library',
             timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,

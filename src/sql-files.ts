@@ -14,6 +14,12 @@ function findPackageRoot(): string {
 }
 
 const root = findPackageRoot();
+
+/** The package's root folder (it holds sql/ and package.json; dist/ when built). */
+export function packageRoot(): string {
+  return root;
+}
+
 const cache = new Map<string, string>();
 
 /** The text of sql/<engine>/<relativePath>, read once. */

@@ -8,6 +8,8 @@ export interface OpenOptions {
   connections: number;
   /** An embedded database folder is locked for this process: how to wait, and what to call us. */
   folderLock?: FolderLockOptions | undefined;
+  /** Debug lines of opening (pglite: whether a new database came from the ready-made one or initdb). */
+  debug?: ((fields: Record<string, unknown>, message: string) => void) | undefined;
 }
 
 /**
@@ -28,7 +30,7 @@ export async function openEngine(target: DbTarget, options: OpenOptions): Promis
   switch (target.kind) {
     case 'pglite': {
       const { createPgliteConnector } = await import('./postgres/pglite-connector.js');
-      return createPostgresEngine(await createPgliteConnector(target.dataDir, options.folderLock));
+      return createPostgresEngine(await createPgliteConnector(target.dataDir, options.folderLock, { debug: options.debug }));
     }
     case 'postgres': {
       const { createPgServerConnector } = await import('./postgres/pg-connector.js');

@@ -1,10 +1,10 @@
 /**
  * PGlite data folders for CLI tests (and, loaded into memory, the template of the integration
- * tests: test/support/databases.ts). A fresh folder costs the first command PGlite's
- * initdb and every migration (about 4 s of CPU of the 6 s an `init` takes, against 1.6 s for a
- * `status` on a migrated folder); a test that is not about a fresh folder starts from a copy of
- * one migrated folder (39 MB, copied in well under a second), made by the global setup while
- * the first tests run (pglite-template.ts).
+ * tests: test/support/databases.ts). A fresh folder costs the first command writing the
+ * ready-made database (src/engine/postgres/pglite-ready.ts; PGlite's initdb and every migration
+ * when the build did not make it: about 4 s of CPU more); a test that is not about a fresh folder
+ * starts from a copy of one migrated folder (39 MB, copied in well under a second), made by the
+ * global setup while the first tests run (pglite-template.ts).
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,8 +1,20 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
 import { acquireFolderLock, restrictToOwner, type FolderLockOptions } from '../folder-lock.js';
 import type { PgConnector, PgLease, PgSession } from './session.js';
 import { pgliteFsBundle } from './pglite-assets.js';
+import { readReadyMade, readyMadeFolder, writeReadyMade } from './pglite-ready.js';
+
+export interface PgliteOpenOptions {
+  /**
+   * The folder of the ready-made database a new database is made from (default: the package's
+   * dist/pglite-ready, pglite-ready.ts); null: always run PGlite's initdb.
+   */
+  readyMade?: string | null | undefined;
+  /** Where the connector says how a new database was made (the logger's debug). */
+  debug?: ((fields: Record<string, unknown>, message: string) => void) | undefined;
+}
 
 /**
  * Embedded PostgreSQL (PGlite): one connection in this process. Leases are handed out one at
@@ -12,17 +24,41 @@ import { pgliteFsBundle } from './pglite-assets.js';
  * after PGlite closed it. It is the owner's alone (0700, files 0600): PGlite creates most files
  * 0666 whatever the umask, so permissions are taken off after opening and after closing (the
  * folder's own 0700 keeps everyone else out of what is created in between).
+ *
+ * A new database (in memory, or a folder without PG_VERSION) is made from the ready-made one
+ * (pglite-ready.ts) when it is usable, else by PGlite's initdb; `options.debug` is told which.
  */
-export async function createPgliteConnector(dataDir: string | null, lock?: FolderLockOptions): Promise<PgConnector> {
-  if (dataDir === null)
-    return pgliteConnectorFor(
-      await PGlite.create({ parsers: PGLITE_PARSERS, startParams: PGLITE_START_PARAMS, fsBundle: await pgliteFsBundle() }),
-    );
+export async function createPgliteConnector(
+  dataDir: string | null,
+  lock?: FolderLockOptions,
+  options: PgliteOpenOptions = {},
+): Promise<PgConnector> {
+  const readyMade = options.readyMade === undefined ? readyMadeFolder() : options.readyMade;
+  const debug = options.debug ?? (() => undefined);
+  if (dataDir === null) {
+    const ready = readyMadeFor('a new in-memory database', readyMade, debug);
+    const db = await PGlite.create({
+      parsers: PGLITE_PARSERS,
+      startParams: PGLITE_START_PARAMS,
+      fsBundle: await pgliteFsBundle(),
+      ...(ready === null ? {} : { loadDataDir: new Blob([ready.tar]) }),
+    });
+    if (ready !== null) debug({ readyMade }, 'new in-memory database loaded from the ready-made database');
+    return pgliteConnectorFor(db);
+  }
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   restrictToOwner(dataDir, false);
   const folderLock = await acquireFolderLock(dataDir, lock ?? { command: 'order-loader', timeoutMs: 0 });
   let db: PGliteInterface;
   try {
+    // under the lock: one process writes a new folder
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+      const ready = readyMadeFor(`the new database folder ${dataDir}`, readyMade, debug);
+      if (ready !== null) {
+        writeReadyMade(dataDir, ready.entries);
+        debug({ dataDir, readyMade }, 'new database folder written from the ready-made database');
+      }
+    }
     db = await PGlite.create({ dataDir, parsers: PGLITE_PARSERS, startParams: PGLITE_START_PARAMS, fsBundle: await pgliteFsBundle() });
   } catch (error) {
     folderLock.release();
@@ -47,6 +83,22 @@ export async function createPgliteConnector(dataDir: string | null, lock?: Folde
       }
     },
   };
+}
+
+/** The ready-made database when it is usable; else null, and `debug` says why initdb runs. */
+function readyMadeFor(
+  what: string,
+  folder: string | null,
+  debug: (fields: Record<string, unknown>, message: string) => void,
+): Extract<ReturnType<typeof readReadyMade>, { usable: true }> | null {
+  if (folder === null) {
+    debug({}, `${what}: PGlite runs initdb (no ready-made database asked for)`);
+    return null;
+  }
+  const ready = readReadyMade(folder);
+  if (ready.usable) return ready;
+  debug({ reason: ready.reason }, `${what}: no usable ready-made database, PGlite runs initdb`);
+  return null;
 }
 
 /**
