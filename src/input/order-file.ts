@@ -19,15 +19,17 @@ export type FileEncoding = 'utf-8' | 'shift_jis' | 'euc-jp' | 'utf-16le' | 'utf-
  * same answer on a resumed read, which starts mid-file: it is part of the file's identity.
  */
 export async function fileEncoding(path: string, asked: FileEncoding | ProfileEncoding): Promise<FileEncoding> {
-  const source = openByteSource(path, { gzip: await isGzipFile(path), highWaterMark: 64 });
   let first: Buffer = Buffer.alloc(0);
   try {
-    const chunk = await source.chunks.next();
-    if (chunk.done !== true) first = chunk.value;
+    const source = openByteSource(path, { gzip: await isGzipFile(path), highWaterMark: 64 });
+    try {
+      const chunk = await source.chunks.next();
+      if (chunk.done !== true) first = chunk.value;
+    } finally {
+      source.close();
+    }
   } catch {
-    // a file that cannot be read is said by the reader
-  } finally {
-    source.close();
+    // a file that cannot be read (missing, a folder, no permission) is said by the reader
   }
   if (first[0] === 0xff && first[1] === 0xfe) return 'utf-16le';
   if (first[0] === 0xfe && first[1] === 0xff) return 'utf-16be';

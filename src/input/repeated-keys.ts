@@ -13,6 +13,7 @@
  * never lets one through.
  */
 import { openOrderFile, type FileEncoding } from './order-file.js';
+import type { LoadProfile } from './profile/load-profile.js';
 
 /** A 53-bit hash of a string: two 32-bit FNV-1a-like hashes of its UTF-16 units, 32 + 21 bits. */
 export function keyHash53(key: string): number {
@@ -53,12 +54,18 @@ function repeatedHashes(hashes: Float64Array, n: number): Set<number> {
  */
 export async function findRepeatedKeys(
   paths: readonly string[],
-  options: { encoding: FileEncoding; delimiter: string; signal?: AbortSignal | undefined },
+  options: { encoding: FileEncoding; delimiter: string; profile?: LoadProfile | undefined; signal?: AbortSignal | undefined },
 ): Promise<RepeatedKeys> {
   let hashes = new Float64Array(1 << 16);
   let n = 0;
   for (const path of paths) {
-    const file = await openOrderFile(path, { encoding: options.encoding, delimiter: options.delimiter, signal: options.signal });
+    // the key as staging reads it: through the file's profile (its columns, prefix) when it has one
+    const file = await openOrderFile(path, {
+      encoding: options.encoding,
+      delimiter: options.delimiter,
+      profile: options.profile,
+      signal: options.signal,
+    });
     try {
       for await (const item of file.items) {
         if (item.kind !== 'record') continue;

@@ -147,7 +147,12 @@ async function stageFiles(
  */
 async function scanRepeatedKeys(files: string[], options: LoadOptions, signal: AbortSignal): Promise<RepeatedKeys> {
   const started = performance.now();
-  const keys = await findRepeatedKeys(files, { encoding: options.encoding, delimiter: options.delimiter, signal });
+  const keys = await findRepeatedKeys(files, {
+    encoding: options.encoding,
+    delimiter: options.delimiter,
+    profile: options.profile,
+    signal,
+  });
   options.logger.info(
     { files: files.length, lines: keys.lines, repeatedKeys: keys.count, ms: Math.round(performance.now() - started) },
     keys.count > 0
