@@ -14,9 +14,10 @@ export interface NamedMutant {
   defect: string;
   /** The file changed, from the repository root. */
   file: string;
-  /** The text replaced (must occur exactly once). */
+  /** The text replaced (must occur exactly `occurrences` times, once unless said; each is replaced). */
   from: string;
   to: string;
+  occurrences?: number;
   /** The test file that must fail, and the test names (vitest -t) to run in it. */
   killedBy: { file: string; testNamePattern: string };
   /** Its killing tests run on server PostgreSQL only (PGlite has one session: the mutant is equivalent there). */
@@ -94,8 +95,10 @@ export const NAMED_MUTANTS: NamedMutant[] = [
     name: 'oracle-retry-selects-done-rows',
     defect: 'Oracle: retry sets DONE rows READY again',
     file: 'sql/oracle/queries/lock_error_rows.sql',
-    from: "WHERE process_status = 'ERROR'",
-    to: "WHERE process_status IN ('ERROR', 'DONE')",
+    // its predicates and its ORDER BY read the ERROR-row index's expression (migration 004)
+    from: "CASE WHEN process_status = 'ERROR' THEN stage_id END",
+    to: "CASE WHEN process_status IN ('ERROR', 'DONE') THEN stage_id END",
+    occurrences: 3,
     killedBy: { file: 'test/oracle/operations.recording.test.ts', testNamePattern: 'lock: the batch is found without a lock' },
   },
 ];

@@ -55,11 +55,12 @@ function applyMutant(dir: string, mutant: NamedMutant): void {
   const path = join(dir, mutant.file);
   const text = readFileSync(path, 'utf8');
   // exactly once: a mutant whose text is gone (the code moved on) must be updated, not pass
-  expect(text.split(mutant.from).length - 1, `${mutant.file} holds the mutated text once`).toBe(1);
+  const occurrences = mutant.occurrences ?? 1;
+  expect(text.split(mutant.from).length - 1, `${mutant.file} holds the mutated text ${occurrences} time(s)`).toBe(occurrences);
   // a function: a replacement string would read $$ (PL/pgSQL's quotes) as one $
   writeFileSync(
     path,
-    text.replace(mutant.from, () => mutant.to),
+    text.replaceAll(mutant.from, () => mutant.to),
   );
 }
 
