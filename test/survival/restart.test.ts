@@ -47,6 +47,8 @@ const ROWS = FULL ? 100_000 : 20_000;
 /** The loader must have given up within this long after the server went down (its budget is ≈ 8–16 s of waits). */
 const DOWN_LIMIT_MS = 60_000;
 const LOAD_ARGS = ['--chunk-size', '200', '--batch-size', '2000', '--log-level', 'debug'];
+/** `stage` takes no --chunk-size (an option a command does not take is refused). */
+const STAGE_ARGS = ['--batch-size', '2000', '--log-level', 'debug'];
 
 /** The loader's own budget (the CLI has no option for it): 6 attempts, waits of 0.25–0.5, 0.5–1, 1–2, 2–4, 4–8 s. */
 const POLICY = DEFAULT_RETRY;
@@ -224,7 +226,7 @@ describe('survival: the database restarted or down during a load (private Postgr
       const db = await server.createDatabase('restart_c');
       // `load` processes while it stages (and staging writes checkpoint events), so the
       // run-level statement after the last chunk is reached through `stage`, then `process`
-      const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
+      const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...STAGE_ARGS]), 90_000, 'staging');
       expect(staged.code, staged.stderr.slice(-3000)).toBe(2); // the file's unparseable lines
       const run = startCli(['process', '--db', db.url, ...LOAD_ARGS]);
       expect(await run.waitFor(/"msg":"chunk committed"/), 'the run reached processing').toBe(true);
@@ -260,7 +262,7 @@ describe('survival: the database restarted or down during a load (private Postgr
       const server = instance;
       const db = await server.createDatabase('restart_b');
       // staged first, so that the outage lands on processing alone (`load` overlaps the two)
-      const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...LOAD_ARGS]), 90_000, 'staging');
+      const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...STAGE_ARGS]), 90_000, 'staging');
       expect(staged.code, staged.stderr.slice(-3000)).toBe(2);
       // one worker: each worker retries on its own, and the retry sequence is asserted below
       const run = startCli(['process', '--db', db.url, ...LOAD_ARGS, '--workers', '1']);
