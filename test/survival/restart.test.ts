@@ -47,8 +47,9 @@ const ROWS = FULL ? 100_000 : 20_000;
 /** The loader must have given up within this long after the server went down (its budget is ≈ 8–16 s of waits). */
 const DOWN_LIMIT_MS = 60_000;
 const LOAD_ARGS = ['--chunk-size', '200', '--batch-size', '2000', '--log-level', 'debug'];
-/** `stage` takes no --chunk-size (an option a command does not take is refused). */
+/** `stage` takes no --chunk-size, `process` no --batch-size (an option a command does not take is refused). */
 const STAGE_ARGS = ['--batch-size', '2000', '--log-level', 'debug'];
+const PROCESS_ARGS = ['--chunk-size', '200', '--log-level', 'debug'];
 
 /** The loader's own budget (the CLI has no option for it): 6 attempts, waits of 0.25–0.5, 0.5–1, 1–2, 2–4, 4–8 s. */
 const POLICY = DEFAULT_RETRY;
@@ -228,7 +229,7 @@ describe('survival: the database restarted or down during a load (private Postgr
       // run-level statement after the last chunk is reached through `stage`, then `process`
       const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...STAGE_ARGS]), 90_000, 'staging');
       expect(staged.code, staged.stderr.slice(-3000)).toBe(2); // the file's unparseable lines
-      const run = startCli(['process', '--db', db.url, ...LOAD_ARGS]);
+      const run = startCli(['process', '--db', db.url, ...PROCESS_ARGS]);
       expect(await run.waitFor(/"msg":"chunk committed"/), 'the run reached processing').toBe(true);
       // chunks never touch load_run_event: the run does every chunk, then waits on the lock
       // with its "processed" event, and the restart lands there
@@ -265,7 +266,7 @@ describe('survival: the database restarted or down during a load (private Postgr
       const staged = await withDeadline(startCli(['stage', file.path, '--db', db.url, ...STAGE_ARGS]), 90_000, 'staging');
       expect(staged.code, staged.stderr.slice(-3000)).toBe(2);
       // one worker: each worker retries on its own, and the retry sequence is asserted below
-      const run = startCli(['process', '--db', db.url, ...LOAD_ARGS, '--workers', '1']);
+      const run = startCli(['process', '--db', db.url, ...PROCESS_ARGS, '--workers', '1']);
       let committed = 0;
       while (committed < 3 && (await run.waitFor(/"msg":"chunk committed"/))) committed++;
       expect(committed, 'the run reached processing').toBe(3);
