@@ -18,6 +18,9 @@ export type FileEncoding = 'utf-8' | 'shift_jis' | 'euc-jp' | 'utf-16le' | 'utf-
  * asked (a UTF-16 file read as UTF-8 is NUL bytes), and a profile's `utf-16` needs one. The
  * same answer on a resumed read, which starts mid-file: it is part of the file's identity.
  */
+/** A NUL byte in a line, whatever the format: no database text value holds one. */
+const NUL_BYTE_MESSAGE = 'the line contains a NUL byte (0x00), which no database text value can hold';
+
 export async function fileEncoding(path: string, asked: FileEncoding | ProfileEncoding): Promise<FileEncoding> {
   let first: Buffer = Buffer.alloc(0);
   try {
@@ -626,16 +629,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         endLine,
       );
     }
-    if (!next.clean && anyIncludes(record, '\u0000')) {
-      return reject(
-        lineNo,
-        next,
-        'PARSE_NUL_BYTE',
-        'the line contains a NUL byte (0x00), which no database text value can hold',
-        endByte,
-        endLine,
-      );
-    }
+    if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
     const fields: Record<OrderColumn, string> = errorExport
       ? {
           source_key: restoreFormula(record[iSourceKey] ?? ''),
@@ -671,16 +665,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     if (!next.clean && utf8 && anyIncludes(record, '\uFFFD')) {
       return reject(lineNo, next, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)', endByte, endLine);
     }
-    if (!next.clean && anyIncludes(record, '\u0000')) {
-      return reject(
-        lineNo,
-        next,
-        'PARSE_NUL_BYTE',
-        'the line contains a NUL byte (0x00), which no database text value can hold',
-        endByte,
-        endLine,
-      );
-    }
+    if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
     if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {
       discarded++;
       return null;

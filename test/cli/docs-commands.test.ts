@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
 import { REPO_ROOT } from '../support/cli-run.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
-import { binShim, normalizeOutput, outputPattern, pageCommands, Transcript } from '../support/doc-commands.js';
+import { Transcript, binShim, expectTranscript, pageCommands } from '../support/doc-commands.js';
 
 const pages = readdirSync(join(REPO_ROOT, 'docs'))
   .filter((f) => f.endsWith('.md') && f !== 'ARCHITECTURE.md')
@@ -31,12 +31,7 @@ describe.each(pages)('docs/%s', (page) => {
       cpSync(join(REPO_ROOT, 'fixtures'), join(root, 'fixtures'), { recursive: true });
       cpSync(join(REPO_ROOT, 'examples'), join(root, 'examples'), { recursive: true });
       const transcript = new Transcript(root, binShim(join(root, '.bin')));
-      for (const command of commands) {
-        const result = await transcript.run(command.line);
-        const what = `${command.where}: ${command.line}\n--- output:\n${result.output}`;
-        expect(result.code, what).toBe(command.exitCode);
-        if (command.output.length > 0) expect(normalizeOutput(result.output), what).toMatch(outputPattern(command.output));
-      }
+      await expectTranscript(transcript, commands);
     },
     300_000,
   );

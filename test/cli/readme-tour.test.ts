@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
 import { REPO_ROOT } from '../support/cli-run.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
-import { binShim, normalizeOutput, outputPattern, pageCommands, Transcript } from '../support/doc-commands.js';
+import { Transcript, binShim, expectTranscript, pageCommands } from '../support/doc-commands.js';
 
 const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 const { commands, unrun } = pageCommands(readme, 'README.md');
@@ -30,12 +30,7 @@ describe('README.md', () => {
       mkdirSync(clone);
       cpSync(join(REPO_ROOT, 'fixtures'), join(clone, 'fixtures'), { recursive: true });
       const transcript = new Transcript(clone, binShim(join(root, 'bin')));
-      for (const command of commands) {
-        const result = await transcript.run(command.line);
-        const what = `${command.where}: ${command.line}\n--- output:\n${result.output}`;
-        expect(result.code, what).toBe(command.exitCode);
-        if (command.output.length > 0) expect(normalizeOutput(result.output), what).toMatch(outputPattern(command.output));
-      }
+      await expectTranscript(transcript, commands);
     },
     300_000,
   );

@@ -21,6 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
+import { expect } from 'vitest';
 import { runCli as runCommandLine } from '../../src/cli/run-cli.js';
 import { CHILD_NODE_FLAGS, CLEAN_ENV, CLI } from './cli-run.js';
 
@@ -220,4 +221,17 @@ export function normalizeOutput(text: string): string {
   if (text === '') return '';
   const lines = text.replace(/\n$/, '').split('\n');
   return lines.map((l) => `${l.trimEnd()}\n`).join('');
+}
+
+/**
+ * Run a page's commands in order in `transcript`'s folder, each expected to exit as the page says
+ * and to print what it shows (the README tour and every docs page are checked by this).
+ */
+export async function expectTranscript(transcript: Transcript, commands: readonly DocCommand[]): Promise<void> {
+  for (const command of commands) {
+    const result = await transcript.run(command.line);
+    const what = `${command.where}: ${command.line}\n--- output:\n${result.output}`;
+    expect(result.code, what).toBe(command.exitCode);
+    if (command.output.length > 0) expect(normalizeOutput(result.output), what).toMatch(outputPattern(command.output));
+  }
 }
