@@ -396,14 +396,7 @@ describe('Oracle bench (recording connection): the whole bench in workspaces of 
     expect(sent.length).toBeGreaterThan(50);
 
     // the loader's own MERGE, finalize and claim statements, pointed at the workspace
-    for (const name of [
-      'merge_orders',
-      'finalize_done',
-      'finalize_failed',
-      'finalize_failed_log',
-      'claim',
-      'stage_batch_direct',
-    ])
+    for (const name of ['merge_orders', 'finalize_done', 'finalize_failed', 'finalize_failed_log', 'claim', 'stage_batch_direct'])
       expect(sent.some((sql) => sql !== oracleQuery(name) && unprefixed(sql) === oracleQuery(name))).toBe(true);
     const claim = sent.find((sql) => unprefixed(sql) === oracleQuery('claim')) ?? '';
     const hinted = /INDEX_ASC\((OLB_[0-9A-F]{8})_ORDER_STAGE (OLB_[0-9A-F]{8}_[A-Z0-9_]+)\)/.exec(claim);

@@ -50,7 +50,9 @@ function keyValue(key: string, row: StageRow): string | number | null {
 
 /** The columns a key expression reads. */
 function keyColumns(key: string): string[] {
-  return [...key.replace(/'[^']*'/g, '').matchAll(/\b[a-z_]+\b/g)].map((m) => m[0]).filter((w) => !['case', 'when', 'then', 'end', 'in'].includes(w));
+  return [...key.replace(/'[^']*'/g, '').matchAll(/\b[a-z_]+\b/g)]
+    .map((m) => m[0])
+    .filter((w) => !['case', 'when', 'then', 'end', 'in'].includes(w));
 }
 
 /**
@@ -105,7 +107,8 @@ describe('Oracle: the indexes of order_stage a status change writes (read from t
 
   it('an index with the status in its key would be written by every DONE (the check can fail)', () => {
     const withStatus = (key: string) =>
-      keyColumns(key).includes('process_status') && keyValue(key, { process_status: 'READY' }) !== keyValue(key, { process_status: 'DONE' });
+      keyColumns(key).includes('process_status') &&
+      keyValue(key, { process_status: 'READY' }) !== keyValue(key, { process_status: 'DONE' });
     expect(withStatus('process_status')).toBe(true);
     expect(withStatus("case when process_status = 'HELD' then load_id end")).toBe(false);
   });

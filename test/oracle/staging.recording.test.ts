@@ -289,7 +289,16 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
   it('new keys only: one array insert of stage_batch_direct.sql, every line bound with its load, nothing through the batch table', async () => {
     const { model, db, engine } = modelled();
     const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2), row(3), row(4)]));
-    expect(result).toEqual({ inserted: 3, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [], by: 'direct', fellBack: 0 });
+    expect(result).toEqual({
+      inserted: 3,
+      updated: 0,
+      unchanged: 0,
+      unchangedError: 0,
+      repeatedInLoad: 0,
+      refused: [],
+      by: 'direct',
+      fellBack: 0,
+    });
     expect(db.trace()).toEqual(['1:execute:SET TRANSACTION ISOLATION', '1:executeMany:INSERT INTO order_stage', '1:commit']);
     const [direct] = db.executeManyCalls();
     expect(direct?.sql).toBe(oracleQuery('stage_batch_direct'));
@@ -308,7 +317,16 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
     const { model, db, engine } = modelled();
     for (const n of [2, 3]) model.addStage({ source_key: `K${n}`, customer_id: '1', order_date: '2026-01-01', amount: 10, load_id: 1 });
     const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2, { amount: '11' }), row(3)]));
-    expect(result).toEqual({ inserted: 0, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 0, refused: [], by: 'direct', fellBack: 2 });
+    expect(result).toEqual({
+      inserted: 0,
+      updated: 1,
+      unchanged: 1,
+      unchangedError: 0,
+      repeatedInLoad: 0,
+      refused: [],
+      by: 'direct',
+      fellBack: 2,
+    });
     expect(db.trace()).toEqual([
       '1:execute:SET TRANSACTION ISOLATION',
       '1:executeMany:INSERT INTO order_stage',
@@ -333,9 +351,22 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
     const { model, db, engine } = modelled();
     model.addStage({ source_key: 'K3', customer_id: '1', order_date: '2026-01-01', amount: 10, load_id: 1, process_status: 'DONE' });
     const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2), row(3, { amount: '12.50' }), row(4)]));
-    expect(result).toEqual({ inserted: 2, updated: 1, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [], by: 'direct', fellBack: 1 });
+    expect(result).toEqual({
+      inserted: 2,
+      updated: 1,
+      unchanged: 0,
+      unchangedError: 0,
+      repeatedInLoad: 0,
+      refused: [],
+      by: 'direct',
+      fellBack: 1,
+    });
     const calls = db.executeManyCalls();
-    expect(calls.map((c) => c.sql)).toEqual([oracleQuery('stage_batch_direct'), oracleQuery('stage_batch_insert'), oracleQuery('stage_batch_update')]);
+    expect(calls.map((c) => c.sql)).toEqual([
+      oracleQuery('stage_batch_direct'),
+      oracleQuery('stage_batch_insert'),
+      oracleQuery('stage_batch_update'),
+    ]);
     expect(calls[1]?.binds).toEqual([{ ...bindOf(3), amount: '12.50' }]);
     expect(calls[1]?.options).toEqual({ autoCommit: false, batchErrors: true, bindDefs: STAGE_DEFS });
     expect(calls[2]?.binds).toEqual([{ source_key: 'K3', load_id: 3 }]);
@@ -379,29 +410,38 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
     ['transient', "ORA-08177: can't serialize access for this transaction", 'ORA-08177'],
     ['transient', 'ORA-00060: deadlock detected while waiting for resource', 'ORA-00060'],
     ['fatal', 'ORA-00604: error occurred at recursive SQL level 1\nORA-01653: unable to extend table LOADER.ORDER_STAGE', 'ORA-01653'],
-  ] as const)('a %s code in the direct insert (%s) fails the whole batch: rolled back, nothing sent after it', async (kind, message, code) => {
-    const db = new RecordingDatabase({
-      executeMany: (sql, binds) =>
-        sql === oracleQuery('stage_batch_direct')
-          ? { rowsAffected: binds.length - 1, batchErrors: [batchError(1, message)] }
-          : { rowsAffected: binds.length, batchErrors: [] },
-    });
-    const engine = createOracleEngineWith(db, constants);
-    const error = await engine.transaction((tx) => tx.stageBatch(3, [row(2), row(3), row(4)])).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(OracleChunkError);
-    expect((error as OracleChunkError).code).toBe(code);
-    expect((error as Error).message).toContain('line 3');
-    expect(engine.classifyError(error)).toBe(kind);
-    // (a fatal code also closes the connection after the rollback: driver.ts)
-    expect(db.trace().slice(0, 3)).toEqual(['1:execute:SET TRANSACTION ISOLATION', '1:executeMany:INSERT INTO order_stage', '1:rollback']);
-    expect(db.trace()).not.toContain('1:commit');
-  });
+  ] as const)(
+    'a %s code in the direct insert (%s) fails the whole batch: rolled back, nothing sent after it',
+    async (kind, message, code) => {
+      const db = new RecordingDatabase({
+        executeMany: (sql, binds) =>
+          sql === oracleQuery('stage_batch_direct')
+            ? { rowsAffected: binds.length - 1, batchErrors: [batchError(1, message)] }
+            : { rowsAffected: binds.length, batchErrors: [] },
+      });
+      const engine = createOracleEngineWith(db, constants);
+      const error = await engine.transaction((tx) => tx.stageBatch(3, [row(2), row(3), row(4)])).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OracleChunkError);
+      expect((error as OracleChunkError).code).toBe(code);
+      expect((error as Error).message).toContain('line 3');
+      expect(engine.classifyError(error)).toBe(kind);
+      // (a fatal code also closes the connection after the rollback: driver.ts)
+      expect(db.trace().slice(0, 3)).toEqual([
+        '1:execute:SET TRANSACTION ISOLATION',
+        '1:executeMany:INSERT INTO order_stage',
+        '1:rollback',
+      ]);
+      expect(db.trace()).not.toContain('1:commit');
+    },
+  );
 
   it('a batch larger than one executeMany (65,535 rows): each slice its own call, a batch error mapped to its line through the slice it is in', async () => {
     let directCalls = 0;
     const db = new RecordingDatabase({
       execute: (sql) =>
-        sql === oracleQuery('stage_batch_counts') ? { rows: [{ UPDATED: '1', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] } : { rows: [] },
+        sql === oracleQuery('stage_batch_counts')
+          ? { rows: [{ UPDATED: '1', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }
+          : { rows: [] },
       executeMany: (sql, binds) => {
         if (sql !== oracleQuery('stage_batch_direct')) return { rowsAffected: binds.length, batchErrors: [] };
         // the second slice's second row: a key staged already
@@ -438,7 +478,11 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
     const db = new RecordingDatabase(new TableModel().script());
     const off = createOracleEngineWith(db, constants, { stageDirect: false });
     expect(await off.transaction((tx) => tx.stageBatch(3, [row(2)]))).toMatchObject({ inserted: 1, by: 'batch-table' });
-    expect(db.executeManyCalls().map((c) => c.sql)).toEqual([oracleQuery('stage_batch_insert'), oracleQuery('stage_batch_update'), oracleQuery('stage_batch_new')]);
+    expect(db.executeManyCalls().map((c) => c.sql)).toEqual([
+      oracleQuery('stage_batch_insert'),
+      oracleQuery('stage_batch_update'),
+      oracleQuery('stage_batch_new'),
+    ]);
   });
 
   it('through the pipeline: a key repeated within a batch keeps its last line, one repeated across batches is counted once as repeated; a line the CHECK refuses logged as a parse reject', async () => {

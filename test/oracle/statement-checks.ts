@@ -96,7 +96,14 @@ export const modelChecks: Check[] = [
       const refuseXxx = (r: StageRow) => (r.currency === 'XXX' ? 'ORA-02290: check constraint (LOADER.TEST_REFUSE_XXX) violated' : null);
       const batches: [number, StageInput[]][] = [
         [1, [line('A', 2), line('B', 3), line('X', 4, { currency: 'XXX' }), line('H', 5, { amount: '99999999999999999' })]],
-        [1, [line('C', 6), line('A', 7, { amount: '5.00' }), line('P', 8, { amount: null, parseError: { code: 'PARSE_AMOUNT', message: 'x' } })]],
+        [
+          1,
+          [
+            line('C', 6),
+            line('A', 7, { amount: '5.00' }),
+            line('P', 8, { amount: null, parseError: { code: 'PARSE_AMOUNT', message: 'x' } }),
+          ],
+        ],
         [2, [line('B', 2, { currency: 'XXX' }), line('P', 3), line('D', 4), line('A', 5, { amount: '5.00' }), line('Q', 6), line('R', 7)]],
         [2, [line('E', 8), line('F', 9), line('OLD', 10, { currency: 'XXX' })]],
         [3, [line('G', 2), line('D', 3, { amount: '7.00' }), line('C', 4), line('B', 5)]],
@@ -113,9 +120,7 @@ export const modelChecks: Check[] = [
           const { by: _by, fellBack: _fellBack, ...result } = await engine.transaction((tx) => tx.stageBatch(loadId, rows));
           results.push(result);
         }
-        const stage = [...model.stage]
-          .sort((a, b) => a.stage_id - b.stage_id)
-          .map(({ stage_id: _id, updated_at: _at, ...row }) => row);
+        const stage = [...model.stage].sort((a, b) => a.stage_id - b.stage_id).map(({ stage_id: _id, updated_at: _at, ...row }) => row);
         return { results, stage, answers: model.answers.map((a) => a.statement) };
       };
       const direct = await run(true);
@@ -307,7 +312,13 @@ export const modelChecks: Check[] = [
       // DUP's last line does not parse: staged ERROR through the batch table (its key is staged), not held
       const second = await stage([
         line('K2', 5),
-        line('DUP', 6, { customerId: null, orderDate: null, amount: null, currency: null, parseError: { code: 'PARSE_AMOUNT', message: 'x' } }),
+        line('DUP', 6, {
+          customerId: null,
+          orderDate: null,
+          amount: null,
+          currency: null,
+          parseError: { code: 'PARSE_AMOUNT', message: 'x' },
+        }),
         line('TWICE', 7, { amount: '200.00' }),
       ]);
       expect(second).toMatchObject({ by: 'direct', inserted: 1, repeatedInLoad: 2, fellBack: 2 });
@@ -340,7 +351,16 @@ export const modelChecks: Check[] = [
       const stage = structuredClone(model.stage);
       const orders = structuredClone(model.orders);
       const again = await engine.transaction((tx) => tx.stageBatch(2, file));
-      expect(again).toEqual({ inserted: 0, updated: 0, unchanged: 2, unchangedError: 0, repeatedInLoad: 0, refused: [], by: 'direct', fellBack: 2 });
+      expect(again).toEqual({
+        inserted: 0,
+        updated: 0,
+        unchanged: 2,
+        unchangedError: 0,
+        repeatedInLoad: 0,
+        refused: [],
+        by: 'direct',
+        fellBack: 2,
+      });
       expect(await engine.transaction((tx) => tx.claimChunk({ afterStageId: 0, limit: 10 }))).toEqual([]);
       expect(model.stage).toEqual(stage);
       expect(model.orders).toEqual(orders);

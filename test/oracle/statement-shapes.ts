@@ -291,8 +291,15 @@ export function shapeProblems(name: string, sql: string): string[] {
     const m = /^insert into [a-z_]+ \(([^)]*)\) values \((.*)\)$/.exec(text);
     const columns = splitTop(m?.[1] ?? '', ',');
     const values = splitTop(m?.[2] ?? '', ',');
-    const actual = columns.length === values.length ? columns.map((c, i) => `${c} = ${values[i] ?? ''}`) : [`${columns.length} columns, ${values.length} values`];
-    compare('VALUES', Object.entries(shape.values).map(([c, v]) => `${c} = ${v}`), actual);
+    const actual =
+      columns.length === values.length
+        ? columns.map((c, i) => `${c} = ${values[i] ?? ''}`)
+        : [`${columns.length} columns, ${values.length} values`];
+    compare(
+      'VALUES',
+      Object.entries(shape.values).map(([c, v]) => `${c} = ${v}`),
+      actual,
+    );
   }
   return problems;
 }

@@ -660,7 +660,8 @@ function valueOf(expr: string, binds: Binds): unknown {
     if (!/^\d{4}-\d{2}-\d{2}$/.test(textOf(v))) throw new RowError('ORA-01861: literal does not match format string');
     return textOf(v);
   }
-  if ((m = /^case when :([a-z_]+) is null then '([^']*)' else '([^']*)' end$/.exec(expr)) !== null) return bind(m[1]) === null ? m[2] : m[3];
+  if ((m = /^case when :([a-z_]+) is null then '([^']*)' else '([^']*)' end$/.exec(expr)) !== null)
+    return bind(m[1]) === null ? m[2] : m[3];
   throw new Error(`model: a VALUES expression it does not know: ${expr}`);
 }
 

@@ -101,7 +101,11 @@ export async function insertDirect(
   const outcome: DirectOutcome = { inserted: 0, existing: 0, rest: [] };
   for (let start = 0; start < rows.length; start += ORACLE_MAX_CHUNK) {
     const part = binds.slice(start, start + ORACLE_MAX_CHUNK);
-    const result = await connection.executeMany(oracleQuery('stage_batch_direct'), part, { autoCommit: false, batchErrors: true, bindDefs });
+    const result = await connection.executeMany(oracleQuery('stage_batch_direct'), part, {
+      autoCommit: false,
+      batchErrors: true,
+      bindDefs,
+    });
     const errors = result.batchErrors ?? [];
     const failed = new Set<number>();
     for (const error of errors) {
@@ -112,7 +116,10 @@ export async function insertDirect(
       const kind = directErrorKind(error.message);
       if (typeof kind === 'object') {
         const codes = oracleCodesFromMessage(error.message);
-        throw new OracleChunkError(kind.fail, `stage batch (direct): ${codes.join(' ')} reported for line ${row.lineNo}; the batch is rolled back`);
+        throw new OracleChunkError(
+          kind.fail,
+          `stage batch (direct): ${codes.join(' ')} reported for line ${row.lineNo}; the batch is rolled back`,
+        );
       }
       if (kind === 'existing') outcome.existing++;
       failed.add(index);
