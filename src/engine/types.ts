@@ -60,12 +60,15 @@ export interface StageBatchResult extends StageBatchCounts {
   refused: StageRefusal[];
   /**
    * How the engine wrote the batch, where it has more than one way (PostgreSQL: `copy`, every
-   * key new, or `function`, order_loader_stage_batch); absent elsewhere. Tests and logs only:
-   * the counts mean the same either way.
+   * key new, or `function`, order_loader_stage_batch; Oracle: `direct`, an array insert into
+   * order_stage first, or `batch-table`, through the session's order_stage_batch alone). Tests
+   * and logs only: the counts mean the same either way.
    */
-  by?: 'copy' | 'function';
+  by?: 'copy' | 'function' | 'direct' | 'batch-table';
   /** With `function`: the SQLSTATE that made the COPY of this batch give way to the function. */
   copyGaveWayOn?: string;
+  /** With `direct` (Oracle): the lines the direct insert left to the batch table (keys staged already, refused values). */
+  fellBack?: number;
 }
 
 /** A row claimed for processing, locked by the chunk's transaction. */

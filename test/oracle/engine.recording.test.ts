@@ -582,14 +582,14 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     ...over,
   });
 
-  it('sets SERIALIZABLE, array-binds the batch, counts, updates each key (array-bound), then inserts the new keys in line order', async () => {
+  it('through the batch table (ORDER_LOADER_STAGE_DIRECT=off): sets SERIALIZABLE, array-binds the batch, counts, updates each key (array-bound), then inserts the new keys in line order', async () => {
     const db = new RecordingDatabase({
       execute: (sql) =>
         sql === oracleQuery('stage_batch_counts')
-          ? { rows: [{ UPDATED: '1', UNCHANGED: '1', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '1' }] }
+          ? { rows: [{ UPDATED: '1', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '1' }] }
           : { rowsAffected: 0 },
     });
-    const engine = createOracleEngineWith(db, constants);
+    const engine = createOracleEngineWith(db, constants, { stageDirect: false });
     const counts = await engine.transaction((tx) =>
       tx.stageBatch(7, [
         input(),
@@ -608,7 +608,7 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     // inserted: the new-key insert's own rowsAffected (the recording database answers every row
     // bound), not a count read before it
     expect(oracleQuery('stage_batch_counts')).not.toMatch(/AS inserted/i);
-    expect(counts).toEqual({ inserted: 3, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 1, refused: [] });
+    expect(counts).toEqual({ inserted: 3, updated: 1, unchanged: 0, unchangedError: 0, repeatedInLoad: 1, refused: [], by: 'batch-table' });
     expect(db.trace()).toEqual([
       '1:execute:SET TRANSACTION ISOLATION',
       '1:executeMany:INSERT INTO order_stage_batch',
@@ -702,13 +702,18 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     expect(db.trace()).toEqual(['1:rollback']);
   });
 
-  it('100 four-byte characters fit the 400-byte maxSize', async () => {
-    const db = new RecordingDatabase({
-      execute: () => ({ rows: [{ UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }),
-    });
-    const engine = createOracleEngineWith(db, constants);
-    await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: '𠮷'.repeat(100) })]));
-    expect(db.executeManyCalls()).toHaveLength(3);
+  it('100 four-byte characters fit the 400-byte maxSize, directly and through the batch table', async () => {
+    for (const [stageDirect, calls] of [
+      [true, 1],
+      [false, 3],
+    ] as const) {
+      const db = new RecordingDatabase({
+        execute: () => ({ rows: [{ UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] }),
+      });
+      const engine = createOracleEngineWith(db, constants, { stageDirect });
+      await engine.transaction((tx) => tx.stageBatch(1, [input({ sourceKey: '𠮷'.repeat(100) })]));
+      expect(db.executeManyCalls()).toHaveLength(calls);
+    }
   });
 });
 

@@ -44,6 +44,12 @@ const MUTANTS: Mutant[] = [
     to: '',
   },
   {
+    name: 'direct insert stages a line that failed parsing READY',
+    file: 'stage_batch_direct.sql',
+    from: "CASE WHEN :parse_code IS NULL THEN 'READY' ELSE 'ERROR' END",
+    to: "CASE WHEN :parse_code IS NULL THEN 'READY' ELSE 'READY' END",
+  },
+  {
     name: 'claim without its due-time predicate',
     file: 'claim.sql',
     from: "\n   AND (process_status = 'READY' OR next_attempt_at <= SYSTIMESTAMP)",

@@ -15,7 +15,7 @@ import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ClaimQuery, StageInput } from '../../src/engine/types.js';
 import { constants, RecordingDatabase } from './recording-connection.js';
 import { SHAPES, shapeProblems } from './statement-shapes.js';
-import { TableModel } from './table-model.js';
+import { type StageRow, TableModel } from './table-model.js';
 
 export interface Check {
   name: string;
@@ -29,9 +29,9 @@ export const literalChecks: Check[] = Object.keys(SHAPES).map((name) => ({
   },
 }));
 
-function modelled(model = new TableModel()) {
+function modelled(model = new TableModel(), settings: { stageDirect?: boolean } = {}) {
   const db = new RecordingDatabase(model.script());
-  const engine = createOracleEngineWith(db, constants);
+  const engine = createOracleEngineWith(db, constants, settings);
   return { model, db, engine };
 }
 
@@ -47,22 +47,120 @@ function answered(model: TableModel, statement: string): number[] {
 
 export const modelChecks: Check[] = [
   {
-    name: 'staging: new keys inserted in line order, a known key updated, not inserted again; counts from the model',
+    name: 'staging: new keys straight into order_stage in line order; known keys only, and a mixed batch, send only their known keys through the batch table; counts from the model',
     async run() {
       const { model, engine } = modelled();
-      const first = await engine.transaction((tx) => tx.stageBatch(1, [line('A', 2), line('B', 3)]));
-      expect(first).toEqual({ inserted: 2, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] });
-      expect(model.stage.map((r) => [r.stage_id, r.source_key, r.process_status, r.load_id])).toEqual([
-        [1, 'A', 'READY', 1],
-        [2, 'B', 'READY', 1],
+      const counts = { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
+      const parseError = { code: 'PARSE_AMOUNT', message: 'amount: not a number' };
+      // new keys only: one array insert, nothing through the batch table
+      const first = await engine.transaction((tx) =>
+        tx.stageBatch(1, [line('A', 2), line('B', 3), line('P', 4, { amount: null, parseError })]),
+      );
+      expect(first).toEqual({ ...counts, inserted: 3, by: 'direct', fellBack: 0 });
+      expect(answered(model, 'stage batch direct')).toEqual([3]);
+      expect(answered(model, 'stage batch insert')).toEqual([]);
+      expect(model.stage.map((r) => [r.stage_id, r.source_key, r.process_status, r.error_code, r.load_id, r.line_no])).toEqual([
+        [1, 'A', 'READY', null, 1, 2],
+        [2, 'B', 'READY', null, 1, 3],
+        [3, 'P', 'ERROR', 'PARSE_AMOUNT', 1, 4],
       ]);
-      const second = await engine.transaction((tx) => tx.stageBatch(2, [line('A', 2, { amount: '99.50' }), line('B', 3), line('C', 4)]));
-      expect(second).toEqual({ inserted: 1, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 0, refused: [] });
-      expect(answered(model, 'stage batch new')).toEqual([2, 1]);
-      expect(model.stage.map((r) => [r.stage_id, r.source_key, r.amount, r.load_id])).toEqual([
-        [1, 'A', 99.5, 2],
-        [2, 'B', 1200, 2], // unchanged and not DONE: moved to this load (stage_batch_update.sql)
-        [3, 'C', 1200, 2],
+      // known keys only: both refused by the unique index (ORA-00001), then updated / counted
+      // unchanged through the batch table; no new key, so no new-key insert
+      const second = await engine.transaction((tx) => tx.stageBatch(2, [line('A', 2, { amount: '99.50' }), line('B', 3)]));
+      expect(second).toEqual({ ...counts, updated: 1, unchanged: 1, by: 'direct', fellBack: 2 });
+      expect(model.answers.filter((a) => a.statement === 'stage batch direct').map((a) => a.batchErrors)).toEqual([[], [0, 1]]);
+      expect(answered(model, 'stage batch direct')).toEqual([3, 0]);
+      expect(answered(model, 'stage batch insert')).toEqual([2]);
+      expect(answered(model, 'stage batch new')).toEqual([]);
+      // every key of that batch was known: the next one goes through the batch table alone
+      const third = await engine.transaction((tx) => tx.stageBatch(2, [line('C', 5), line('A', 6, { amount: '99.50' })]));
+      expect(third).toEqual({ ...counts, inserted: 1, repeatedInLoad: 1, by: 'batch-table' });
+      expect(answered(model, 'stage batch new')).toEqual([1]);
+      // half of that batch's keys were known: the next one goes direct again
+      const fourth = await engine.transaction((tx) => tx.stageBatch(3, [line('D', 2), line('C', 3), line('E', 4)]));
+      expect(fourth).toEqual({ ...counts, inserted: 2, unchanged: 1, by: 'direct', fellBack: 1 });
+      // stage_id in line order; the identity values the refused inserts took are gaps (4, 5, 8)
+      expect(model.stage.map((r) => [r.stage_id, r.source_key, r.amount, r.load_id, r.line_no])).toEqual([
+        [1, 'A', 99.5, 2, 2], // repeated in load 2 with the same values: untouched
+        [2, 'B', 1200, 2, 3], // unchanged and not DONE: moved to this load (stage_batch_update.sql)
+        [3, 'P', null, 1, 4],
+        [6, 'C', 1200, 3, 3],
+        [7, 'D', 1200, 3, 2],
+        [9, 'E', 1200, 3, 4],
+      ]);
+    },
+  },
+  {
+    name: 'staging: the direct insert leaves the same order_stage and counts as the batch table alone, over new, known, repeated, parse-failed and refused lines',
+    async run() {
+      const refuseXxx = (r: StageRow) => (r.currency === 'XXX' ? 'ORA-02290: check constraint (LOADER.TEST_REFUSE_XXX) violated' : null);
+      const batches: [number, StageInput[]][] = [
+        [1, [line('A', 2), line('B', 3), line('X', 4, { currency: 'XXX' }), line('H', 5, { amount: '99999999999999999' })]],
+        [
+          1,
+          [
+            line('C', 6),
+            line('A', 7, { amount: '5.00' }),
+            line('P', 8, { amount: null, parseError: { code: 'PARSE_AMOUNT', message: 'x' } }),
+          ],
+        ],
+        [2, [line('B', 2, { currency: 'XXX' }), line('P', 3), line('D', 4), line('A', 5, { amount: '5.00' }), line('Q', 6), line('R', 7)]],
+        [2, [line('E', 8), line('F', 9), line('OLD', 10, { currency: 'XXX' })]],
+        [3, [line('G', 2), line('D', 3, { amount: '7.00' }), line('C', 4), line('B', 5)]],
+      ];
+      const run = async (stageDirect: boolean) => {
+        const model = new TableModel();
+        // a DONE row the site's CHECK would refuse now (added NOVALIDATE after it was staged):
+        // staged again with the same values it is unchanged, whichever way it goes
+        model.addStage({ stage_id: 100, source_key: 'OLD', currency: 'XXX', customer_id: '42', amount: 1200, process_status: 'DONE' });
+        model.siteChecks.push(refuseXxx);
+        const { engine } = modelled(model, { stageDirect });
+        const results = [];
+        for (const [loadId, rows] of batches) {
+          const { by: _by, fellBack: _fellBack, ...result } = await engine.transaction((tx) => tx.stageBatch(loadId, rows));
+          results.push(result);
+        }
+        const stage = [...model.stage].sort((a, b) => a.stage_id - b.stage_id).map(({ stage_id: _id, updated_at: _at, ...row }) => row);
+        return { results, stage, answers: model.answers.map((a) => a.statement) };
+      };
+      const direct = await run(true);
+      const alone = await run(false);
+      expect(direct.results).toEqual(alone.results);
+      expect(direct.stage).toEqual(alone.stage);
+      expect(alone.answers).not.toContain('stage batch direct');
+      // each batch had at most half of its keys known: each went direct first
+      expect(direct.answers.filter((a) => a === 'stage batch direct')).toHaveLength(batches.length);
+      // what the rule says, beyond being equal
+      expect(direct.results.map((r) => r.refused.map((x) => [x.lineNo, x.sourceKey, x.code]))).toEqual([
+        [
+          [4, 'X', 'ORA-02290'],
+          [5, 'H', 'ORA-01438'],
+        ],
+        [],
+        [[2, 'B', 'ORA-02290']],
+        [],
+        [],
+      ]);
+      expect(direct.results.map(({ refused: _refused, ...c }) => c)).toEqual([
+        { inserted: 2, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0 },
+        { inserted: 2, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 1 },
+        { inserted: 3, updated: 1, unchanged: 1, unchangedError: 0, repeatedInLoad: 0 },
+        // OLD: refused by the CHECK in the direct insert, unchanged through the batch table
+        { inserted: 2, updated: 0, unchanged: 1, unchangedError: 0, repeatedInLoad: 0 },
+        { inserted: 1, updated: 1, unchanged: 2, unchangedError: 0, repeatedInLoad: 0 },
+      ]);
+      expect(direct.stage.map((r) => [r.source_key, r.process_status, r.load_id, r.line_no])).toEqual([
+        ['OLD', 'DONE', 1, 2],
+        ['A', 'READY', 2, 5],
+        ['B', 'READY', 3, 5],
+        ['C', 'READY', 3, 4],
+        ['P', 'READY', 2, 3],
+        ['D', 'READY', 3, 3],
+        ['Q', 'READY', 2, 6],
+        ['R', 'READY', 2, 7],
+        ['E', 'READY', 2, 8],
+        ['F', 'READY', 2, 9],
+        ['G', 'READY', 3, 2],
       ]);
     },
   },
@@ -180,6 +278,61 @@ export const modelChecks: Check[] = [
     },
   },
   {
+    name: 'processing beside staging with the hold rule: a key on several lines is HELD in each batch that stages it, never claimed until released; a last line refused keeps it out of orders',
+    async run() {
+      const { model, engine } = modelled();
+      // load processes while it stages on a server database (load-processing.ts), Oracle included
+      expect(engine.capabilities.concurrentConnections).toBe(true);
+      const processChunk = () =>
+        engine.transaction(async (tx) => {
+          const rows = await tx.claimChunk({ afterStageId: 0, limit: 10 });
+          expect(await tx.mergeOrders(rows, { isolationBlock: 10 })).toEqual([]);
+          await tx.finalizeChunk({ batchId: 'b', done: rows.map((r) => r.stageId), failed: [] });
+          return rows.map((r) => r.sourceKey);
+        });
+      const held = ['DUP', 'TWICE'];
+      // a batch's transaction as stage.ts runs it: stageBatch, then holdRows for its repeated keys
+      const stage = (rows: StageInput[]) =>
+        engine.transaction(async (tx) => {
+          const result = await tx.stageBatch(5, rows);
+          await tx.holdRows(
+            5,
+            rows.filter((r) => held.includes(r.sourceKey)).map((r) => r.sourceKey),
+          );
+          return result;
+        });
+      const first = await stage([line('DUP', 2, { amount: '100.00' }), line('TWICE', 3, { amount: '100.00' }), line('K1', 4)]);
+      expect(first).toMatchObject({ by: 'direct', inserted: 3 });
+      expect(model.stage.map((r) => [r.source_key, r.process_status])).toEqual([
+        ['DUP', 'HELD'],
+        ['TWICE', 'HELD'],
+        ['K1', 'READY'],
+      ]);
+      expect(await processChunk()).toEqual(['K1']);
+      // DUP's last line does not parse: staged ERROR through the batch table (its key is staged), not held
+      const second = await stage([
+        line('K2', 5),
+        line('DUP', 6, {
+          customerId: null,
+          orderDate: null,
+          amount: null,
+          currency: null,
+          parseError: { code: 'PARSE_AMOUNT', message: 'x' },
+        }),
+        line('TWICE', 7, { amount: '200.00' }),
+      ]);
+      expect(second).toMatchObject({ by: 'direct', inserted: 1, repeatedInLoad: 2, fellBack: 2 });
+      expect(await processChunk()).toEqual(['K2']);
+      // the end of the run's staging releases what is still HELD
+      expect(await engine.transaction((tx) => tx.releaseHeld([5]))).toBe(1);
+      expect(await processChunk()).toEqual(['TWICE']);
+      expect(await processChunk()).toEqual([]);
+      expect(model.stageRow('DUP')).toMatchObject({ process_status: 'ERROR', error_code: 'PARSE_AMOUNT', line_no: 6 });
+      expect(model.order('DUP')).toBeUndefined();
+      expect(model.order('TWICE')).toMatchObject({ amount: 200 });
+    },
+  },
+  {
     name: 'the whole way: staged, claimed, merged, finalized; the same file again changes nothing and leaves nothing to claim',
     async run() {
       const { model, engine } = modelled();
@@ -198,7 +351,16 @@ export const modelChecks: Check[] = [
       const stage = structuredClone(model.stage);
       const orders = structuredClone(model.orders);
       const again = await engine.transaction((tx) => tx.stageBatch(2, file));
-      expect(again).toEqual({ inserted: 0, updated: 0, unchanged: 2, unchangedError: 0, repeatedInLoad: 0, refused: [] });
+      expect(again).toEqual({
+        inserted: 0,
+        updated: 0,
+        unchanged: 2,
+        unchangedError: 0,
+        repeatedInLoad: 0,
+        refused: [],
+        by: 'direct',
+        fellBack: 2,
+      });
       expect(await engine.transaction((tx) => tx.claimChunk({ afterStageId: 0, limit: 10 }))).toEqual([]);
       expect(model.stage).toEqual(stage);
       expect(model.orders).toEqual(orders);

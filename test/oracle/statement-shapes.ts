@@ -113,6 +113,8 @@ export interface Shape {
   set?: readonly string[];
   /** Other fragments the normalized statement must contain. */
   contains?: readonly string[];
+  /** An INSERT ... VALUES: each column with the expression its value is, as a set: none missing, none added. */
+  values?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -195,6 +197,24 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
       " case when i.parse_code is null then 'READY' else 'ERROR' end, i.parse_code, i.parse_message, :load_id, i.line_no from order_stage_batch i ",
     ],
   },
+  // one line of the batch straight into order_stage: converted as stage_batch_insert.sql converts
+  // it, READY or ERROR from the line's parse error, this load and line; every other column (stage_id,
+  // attempt_count, transient_failures, timestamps) its default
+  stage_batch_direct: {
+    head: 'insert into order_stage (',
+    values: {
+      source_key: ':source_key',
+      customer_id: "cast(to_number(:customer_id, '99999999999999999999999999999999999999', 'NLS_NUMERIC_CHARACTERS=''.,''') as number(19))",
+      order_date: "to_date(:order_date, 'YYYY-MM-DD')",
+      amount: "cast(to_number(:amount, '99999999999999999999999999D999999999999', 'NLS_NUMERIC_CHARACTERS=''.,''') as number(18, 2))",
+      currency: ':currency',
+      process_status: "case when :parse_code is null then 'READY' else 'ERROR' end",
+      error_code: ':parse_code',
+      error_message: ':parse_message',
+      load_id: ':load_id',
+      line_no: ':line_no',
+    },
+  },
   // the stored row of one key, from its batch row: only when something changes
   stage_batch_update: {
     head: 'merge into order_stage s using (select',
@@ -267,5 +287,19 @@ export function shapeProblems(name: string, sql: string): string[] {
   compare('WHERE (AND)', shape.where, where === undefined ? [] : splitTop(where, ' and '));
   compare('WHERE (OR)', shape.whereAny, where === undefined ? [] : splitTop(where, ' or '));
   compare('SET', shape.set, setList(text));
+  if (shape.values !== undefined) {
+    const m = /^insert into [a-z_]+ \(([^)]*)\) values \((.*)\)$/.exec(text);
+    const columns = splitTop(m?.[1] ?? '', ',');
+    const values = splitTop(m?.[2] ?? '', ',');
+    const actual =
+      columns.length === values.length
+        ? columns.map((c, i) => `${c} = ${values[i] ?? ''}`)
+        : [`${columns.length} columns, ${values.length} values`];
+    compare(
+      'VALUES',
+      Object.entries(shape.values).map(([c, v]) => `${c} = ${v}`),
+      actual,
+    );
+  }
   return problems;
 }

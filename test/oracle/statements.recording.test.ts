@@ -101,7 +101,10 @@ describe('the statement reader and the table model themselves', () => {
     const result = await connection.executeMany(insert, keys, many(keys[0]!, true));
     expect(result.rowsAffected).toBe(1);
     expect(result.batchErrors?.map((e) => [e.offset, e.message])).toEqual([
-      [0, 'ORA-00001: unique constraint (LOADER.UQ_ORDER_STAGE_SOURCE) violated'],
+      [
+        0,
+        "ORA-00001: unique constraint (LOADER.UQ_ORDER_STAGE_SOURCE) violated on table LOADER.ORDER_STAGE columns (SOURCE_KEY)\nORA-03301: (ORA-00001 details) row with column values (SOURCE_KEY:'A') already exists",
+      ],
     ]);
     expect(model.stage.map((r) => r.source_key)).toEqual(['A', 'B']);
     await connection.rollback();

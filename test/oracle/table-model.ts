@@ -12,13 +12,28 @@
  * would on a real database; a predicate the model does not know, a SET expression it cannot
  * evaluate, or a statement on these tables it does not recognise throws ("model: ..."), which
  * fails the test. Constraints that decide outcomes are kept: order_stage's unique source_key
- * (ORA-00001 as a batch error), NUMBER(18, 2) amounts in the batch insert (ORA-01438), and a
- * MERGE's stable set of source rows (ORA-30926).
+ * (ORA-00001 as a batch error, worded as 23ai words it: the first line, then ORA-03301 with the
+ * key's value), NUMBER(18, 2) amounts in the batch insert and the direct insert (ORA-01438), its
+ * status CHECK, CHECK constraints a test adds (`siteChecks`, ORA-02290, on every write of
+ * order_stage), and a MERGE's stable set of source rows (ORA-30926). In an INSERT they are
+ * checked in Oracle's order: the values first (a conversion error), then the CHECKs, then the
+ * unique index, so a line that breaks a CHECK is refused with ORA-02290 even when its key is
+ * staged already.
+ *
+ * The direct insert (stage_batch_direct.sql, INSERT ... VALUES) is evaluated from its own column
+ * and VALUES lists: each expression must be one the model knows (a bind, the explicit TO_NUMBER
+ * / TO_DATE conversions with their CAST, `CASE WHEN :b IS NULL THEN 'x' ELSE 'y' END`), and a
+ * column the statement leaves out gets its default. An array DML with batchErrors goes on after
+ * a refused iteration, each refused iteration undone alone (statement-level rollback), and its
+ * rowsAffected counts the rows of the iterations that went through, as thin mode reports it
+ * (lib/thin/protocol/messages/base.js: the error array; withData.js: the call does not throw).
  *
  * Time: SYSTIMESTAMP is `now` (ms), which moves 1 ms per statement so that each write has its
  * own updated_at. One transaction at a time (one connection): commit keeps, rollback restores
  * the tables as the transaction found them, ROLLBACK TO SAVEPOINT as the savepoint found them;
- * commit empties order_stage_batch (ON COMMIT DELETE ROWS). Row locks are not modelled.
+ * commit empties order_stage_batch (ON COMMIT DELETE ROWS). The identity of order_stage is a
+ * sequence: a value taken is never given back, by a refused iteration or a rollback (stage_id
+ * then has gaps, as on Oracle). Row locks are not modelled.
  */
 import type { OraBatchError, OraBinds, OraExecuteManyResult, OraExecuteResult } from '../../src/engine/oracle/oracledb-types.js';
 import { batchError, type Script } from './recording-connection.js';
@@ -103,7 +118,14 @@ function same(a: unknown, b: unknown): boolean {
   return a === b || (a === null && b === null);
 }
 
-const ORA_00001 = 'ORA-00001: unique constraint (LOADER.UQ_ORDER_STAGE_SOURCE) violated';
+/** ORA-00001 on order_stage's source_key as 23ai words it (19c: the first line, without "on table ..."). */
+function ora00001(key: string): string {
+  return [
+    'ORA-00001: unique constraint (LOADER.UQ_ORDER_STAGE_SOURCE) violated on table LOADER.ORDER_STAGE columns (SOURCE_KEY)',
+    `ORA-03301: (ORA-00001 details) row with column values (SOURCE_KEY:'${key}') already exists`,
+  ].join('\n');
+}
+const STATUSES = ['READY', 'PROCESSING', 'DONE', 'ERROR', 'RETRY_WAIT', 'HELD'];
 const ORA_01438 = 'ORA-01438: value larger than specified precision allowed for this column';
 
 /** The predicates the model knows, by their normalized text (see the file comment). */
@@ -153,6 +175,11 @@ export class TableModel implements Tables {
   /** SYSTIMESTAMP, ms since the epoch; +1 per statement. */
   now = Date.parse('2024-05-01T10:00:00.000Z');
   readonly answers: Answer[] = [];
+  /**
+   * CHECK constraints a test adds to order_stage: each returns the ORA-02290 message for a row
+   * it refuses, or null. Checked on every insert and update of order_stage.
+   */
+  readonly siteChecks: ((row: StageRow) => string | null)[] = [];
   private txStart: Tables | undefined;
   private savepoint: Tables | undefined;
 
@@ -200,8 +227,20 @@ export class TableModel implements Tables {
     });
   }
 
+  /** The tables as `t` holds them; the identity's sequence keeps the values it gave. */
   private restore(t: Tables): void {
+    const sequence = this.nextStageId;
     Object.assign(this, structuredClone(t));
+    this.nextStageId = Math.max(this.nextStageId, sequence);
+  }
+
+  /** order_stage's CHECKs on a row written: its status list, then the site's. */
+  private checkStage(row: StageRow): void {
+    if (!STATUSES.includes(row.process_status)) throw new RowError('ORA-02290: check constraint (LOADER.CK_ORDER_STAGE_STATUS) violated');
+    for (const check of this.siteChecks) {
+      const refused = check(row);
+      if (refused !== null) throw new RowError(refused);
+    }
   }
 
   private begin(): void {
@@ -269,6 +308,8 @@ export class TableModel implements Tables {
     let each: (binds: Binds) => number;
     if (text.startsWith('insert into order_stage_batch ')) [statement, each] = ['stage batch insert', (b) => this.batchInsert(b)];
     else if (text.startsWith('merge into order_stage s ')) [statement, each] = ['stage batch update', (b) => this.stageUpdate(text, b)];
+    else if (text.startsWith('insert into order_stage (') && / values \(/.test(text))
+      [statement, each] = ['stage batch direct', (b) => this.stageDirect(text, b)];
     else if (text.startsWith('insert into order_stage (')) [statement, each] = ['stage batch new', (b) => this.stageNew(text, b)];
     else if (text.startsWith('delete from order_stage_batch where source_key = :source_key'))
       [statement, each] = ['stage batch drop key', (b) => this.dropKey(b)];
@@ -336,8 +377,7 @@ export class TableModel implements Tables {
       // every SET expression sees the row as it was before the update
       const values = sets.map(([column, expr]) => [column, evaluate(expr, row, binds, this)] as const);
       for (const [column, value] of values) (row as unknown as Record<string, unknown>)[column] = value;
-      if (!['READY', 'PROCESSING', 'DONE', 'ERROR', 'RETRY_WAIT', 'HELD'].includes(row.process_status))
-        throw new RowError('ORA-02290: check constraint (LOADER.CK_ORDER_STAGE_STATUS) violated');
+      this.checkStage(row);
       n++;
     }
     return n;
@@ -436,6 +476,7 @@ export class TableModel implements Tables {
       line_no: i.line_no,
       updated_at: this.now,
     });
+    this.checkStage(s);
     return 1;
   }
 
@@ -448,9 +489,9 @@ export class TableModel implements Tables {
     const where = conjuncts(outerWhere(text), known, 'stage batch new');
     const rows = this.batch.filter((i) => where.every((p) => p(i, b, this)));
     for (const i of rows) {
-      if (this.stageRow(i.source_key) !== undefined) throw new RowError(ORA_00001);
-      this.stage.push({
-        stage_id: this.nextStageId++,
+      const stageId = this.nextStageId++;
+      const row: StageRow = {
+        stage_id: stageId,
         source_key: i.source_key,
         customer_id: i.customer_id,
         order_date: i.order_date,
@@ -467,9 +508,58 @@ export class TableModel implements Tables {
         batch_id: null,
         processed_at: null,
         updated_at: this.now,
-      });
+      };
+      this.insertStage(row);
     }
     return rows.length;
+  }
+
+  /** An INSERT of one order_stage row: its CHECKs, then the unique index on source_key. */
+  private insertStage(row: StageRow): void {
+    this.checkStage(row);
+    if (this.stageRow(row.source_key) !== undefined) throw new RowError(ora00001(row.source_key));
+    this.stage.push(row);
+  }
+
+  /**
+   * queries/stage_batch_direct.sql for one line: the row its column and VALUES lists make (a
+   * column left out takes its default; stage_id the next identity value, taken before any check,
+   * so a refused line leaves a gap), inserted as insertStage inserts it.
+   */
+  private stageDirect(text: string, b: Binds): number {
+    const m = /^insert into order_stage \(([^)]*)\) values \((.*)\)$/.exec(text);
+    if (m?.[1] === undefined || m[2] === undefined) throw new Error('model: stage batch direct of an unknown form');
+    const columns = splitTop(m[1], ',');
+    const values = splitTop(m[2], ',');
+    if (columns.length !== values.length) throw new Error('model: stage batch direct: columns and values differ in number');
+    const row: StageRow = {
+      stage_id: this.nextStageId++,
+      source_key: '',
+      customer_id: null,
+      order_date: null,
+      amount: null,
+      currency: null,
+      process_status: 'READY',
+      attempt_count: 0,
+      transient_failures: 0,
+      next_attempt_at: null,
+      load_id: null,
+      line_no: null,
+      error_code: null,
+      error_message: null,
+      batch_id: null,
+      processed_at: null,
+      updated_at: this.now,
+    };
+    const known = new Set(Object.keys(row).filter((c) => c !== 'stage_id' && c !== 'updated_at'));
+    columns.forEach((column, k) => {
+      if (!known.has(column)) throw new Error(`model: stage batch direct: column "${column}"`);
+      (row as unknown as Record<string, unknown>)[column] = valueOf(values[k] ?? 'null', b);
+    });
+    if (typeof row.source_key !== 'string' || row.source_key === '')
+      throw new RowError('ORA-01400: cannot insert NULL into ("LOADER"."ORDER_STAGE"."SOURCE_KEY")');
+    this.insertStage(row);
+    return 1;
   }
 
   private dropKey(b: Binds): number {
@@ -530,6 +620,50 @@ export class TableModel implements Tables {
 
 /** A refusal of one iteration (a batch error); anything else is the model's own failure. */
 class RowError extends Error {}
+
+/** NUMBER(p, s) of a decimal text: rounded to s decimals; ORA-01438 past p - s integer digits. */
+function numberOf(text: string, precision: number, scale: number): number | string {
+  if (!/^-?\d*(\.\d*)?$/.test(text) || !/\d/.test(text)) throw new RowError('ORA-01722: invalid number');
+  if (scale === 0) {
+    if (text.includes('.')) throw new Error('model: an integer column given a decimal text');
+    const digits = text.replace(/^-/, '').replace(/^0+(?=\d)/, '');
+    if (digits.length > precision) throw new RowError(ORA_01438);
+    return BigInt(text).toString(); // as batchInsert keeps customer_id: text of the integer
+  }
+  const value = Math.round(Number(text) * 10 ** scale) / 10 ** scale;
+  if (Math.abs(value) >= 10 ** (precision - scale)) throw new RowError(ORA_01438);
+  return value;
+}
+
+/** CAST(TO_NUMBER(:b, '9…[D9…]', 'NLS_NUMERIC_CHARACTERS=''.,''') AS NUMBER(p[, s])), normalized. */
+const CAST_TO_NUMBER = new RegExp(
+  String.raw`^cast\(to_number\(:([a-z_]+), '9+(?:D9+)?', 'NLS_NUMERIC_CHARACTERS=''\.,'''\) as number\((\d+)(?:, (\d+))?\)\)$`,
+);
+
+/** A VALUES expression of the direct insert, for one line's binds (the forms the model knows). */
+function valueOf(expr: string, binds: Binds): unknown {
+  let m: RegExpExecArray | null;
+  const bind = (name: string | undefined) => {
+    const v = binds[name ?? ''];
+    return v === undefined ? null : v;
+  };
+  if (expr === 'null') return null;
+  if ((m = /^:([a-z_]+)$/.exec(expr)) !== null) return bind(m[1]);
+  if ((m = /^'([^']*)'$/.exec(expr)) !== null) return m[1];
+  if ((m = CAST_TO_NUMBER.exec(expr)) !== null) {
+    const v = bind(m[1]);
+    return v === null ? null : numberOf(textOf(v), Number(m[2]), Number(m[3] ?? 0));
+  }
+  if ((m = /^to_date\(:([a-z_]+), 'YYYY-MM-DD'\)$/.exec(expr)) !== null) {
+    const v = bind(m[1]);
+    if (v === null) return null;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(textOf(v))) throw new RowError('ORA-01861: literal does not match format string');
+    return textOf(v);
+  }
+  if ((m = /^case when :([a-z_]+) is null then '([^']*)' else '([^']*)' end$/.exec(expr)) !== null)
+    return bind(m[1]) === null ? m[2] : m[3];
+  throw new Error(`model: a VALUES expression it does not know: ${expr}`);
+}
 
 function assignment(text: string): [string, string] {
   const m = /^([a-z_.]+) = (.+)$/.exec(text);

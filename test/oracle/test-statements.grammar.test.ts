@@ -2,7 +2,9 @@
  * The statements the Oracle job's tests send to Oracle themselves (test/support/oracle-test-statements.ts:
  * db.sql in the shared integration tests, translated as oracle-query.ts translates them; the
  * invariants' queries; the Oracle server tests' own execute calls) must be Oracle SQL: each goes
- * through the PL/SQL grammar check of /work/shared/tools/plsql (check.sh, one statement per file).
+ * through the PL/SQL grammar check of /work/shared/tools/plsql (check.sh, one statement per file),
+ * together with the loader's own (every file of sql/oracle/queries as the engine sends it, every
+ * statement of sql/oracle/migrations), in the same run of the checker.
  *
  * That checker needs a JDK, ANTLR 4.7 and a mirror of antlr/grammars-v4, built once into
  * ~/.cache/order-loader-plsql (its build.sh). CI has none of these: there the grammar test is
@@ -13,7 +15,21 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clobMisuse, ORACLE_JOB_TEST_FILES, oracleJobTestStatements } from '../support/oracle-test-statements.js';
+import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
+import { listMigrations } from '../../src/sql-files.js';
+import { clobMisuse, ORACLE_JOB_TEST_FILES, oracleJobTestStatements, type TestStatement } from '../support/oracle-test-statements.js';
+
+/** The loader's own statements, as the engine sends them (comment lines stripped, one per file). */
+function loaderStatements(): TestStatement[] {
+  const queries = readdirSync('sql/oracle/queries')
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => ({ where: `sql/oracle/queries/${f}`, text: oracleQuery(f.replace(/\.sql$/, '')) }));
+  const migrations = listMigrations('oracle').flatMap((m) =>
+    splitStatements(m.sql).map((text, i) => ({ where: `sql/oracle/migrations/${m.name}.sql #${i + 1}`, text })),
+  );
+  return [...queries, ...migrations];
+}
 
 const CHECK = process.env.ORDER_LOADER_PLSQL_CHECK ?? '/work/shared/tools/plsql/check.sh';
 const BUILT = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'order-loader-plsql', '.built');
@@ -60,11 +76,13 @@ describe("the Oracle job's own test statements", () => {
   });
 
   it.skipIf(checkerMissing !== null)(
-    `pass the PL/SQL grammar check${checkerMissing === null ? '' : ` (skipped: ${checkerMissing})`}`,
+    `pass the PL/SQL grammar check, with the loader's own statements${checkerMissing === null ? '' : ` (skipped: ${checkerMissing})`}`,
     () => {
       const dir = mkdtempSync(join(tmpdir(), 'ora-test-sql-'));
+      const checked = [...statements, ...loaderStatements()];
+      expect(checked.some((s) => s.where === 'sql/oracle/queries/stage_batch_direct.sql')).toBe(true);
       try {
-        const files = statements.map((s, i) => {
+        const files = checked.map((s, i) => {
           const file = join(dir, `s${String(i).padStart(3, '0')}.sql`);
           writeFileSync(file, s.text);
           return file;
@@ -80,7 +98,7 @@ describe("the Oracle job's own test statements", () => {
           else if (current !== '' && verdicts.get(current) !== 'PASS')
             verdicts.set(current, `${verdicts.get(current) ?? ''} ${line.trim()}`);
         }
-        const failed = statements
+        const failed = checked
           .map((s, i) => ({ ...s, verdict: verdicts.get(files[i] ?? '') ?? 'not checked' }))
           .filter((s) => s.verdict !== 'PASS')
           .map((s) => `${s.where}: ${s.text.replace(/\s+/g, ' ')} →${s.verdict.replace(/ \/\S+:/g, ' ')}`);

@@ -42,6 +42,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/staging-refusal.test.ts',
   'test/integration/waiting-rows.test.ts',
   'test/oracle-server/bench.test.ts',
+  'test/oracle-server/direct-staging.test.ts',
   'test/oracle-server/session-settings.test.ts',
   'test/oracle-server/survival.test.ts',
 ] as const;

@@ -3,7 +3,8 @@
 -- that no session NLS setting (NLS_NUMERIC_CHARACTERS, NLS_DATE_FORMAT) can change their
 -- meaning, and cast to order_stage's own column types, so that a value order_stage cannot
 -- hold (ORA-01438: an amount past NUMBER(18, 2)) is refused here, for its row alone, as a
--- batch error, and never reaches the statements that write order_stage.
+-- batch error, and never reaches the statements that write order_stage from this table.
+-- stage_batch_direct.sql converts the same way; the lines it did not insert come here.
 INSERT INTO order_stage_batch
        (source_key, customer_id, order_date, amount, currency, line_no, parse_code, parse_message)
 VALUES (:source_key,

@@ -3,7 +3,10 @@
 -- order: array DML runs its iterations in bind order, so the identity column numbers the new
 -- rows in the order of their lines, as on PostgreSQL. A key order_stage already holds (updated
 -- by stage_batch_update.sql) inserts nothing. The statement's rowsAffected is the batch's
--- "inserted" count; its values come from order_stage_batch, already converted.
+-- "inserted" count (added to the direct insert's); its values come from order_stage_batch,
+-- already converted. Not sent when stage_batch_counts.sql found every key staged already.
+-- A new key is mostly inserted by stage_batch_direct.sql; it comes here when the direct insert
+-- was skipped (DirectInsertPolicy) or refused its line for another reason than the key.
 -- The hints: the batch row by its primary key and order_stage by its unique index on
 -- source_key, whatever the optimizer guesses for a global temporary table without statistics
 -- (stage_batch_update.sql says why).

@@ -1,9 +1,17 @@
 -- The first statement of a staging batch's transaction: every later statement of it (the
--- counts of stage_batch_counts.sql, the update of stage_batch_update.sql, the inserts of
--- stage_batch_new.sql) reads the same snapshot, taken when the transaction began, so the
--- counts describe exactly what the writes did. A row another session changed and committed
--- since then raises ORA-08177 (transient: the batch rolls back and is staged again); a key it
--- inserted meanwhile raises ORA-00001 (transient, likewise). The session's global temporary
--- table order_stage_batch is empty here: ON COMMIT DELETE ROWS emptied it at the last commit
--- or rollback.
+-- direct insert of stage_batch_direct.sql, the counts of stage_batch_counts.sql, the update of
+-- stage_batch_update.sql, the inserts of stage_batch_new.sql) reads the same snapshot, taken
+-- when the transaction began, plus what this transaction wrote before it, so the counts
+-- describe exactly what the writes did. The direct insert's rows are such writes: the counts
+-- and the update that follow see them, but they join the batch table by source_key, and the
+-- lines in the batch table are those the direct insert did not insert (a batch's keys are
+-- distinct), so those rows never change what they count or write. A row another session
+-- changed and committed since then raises ORA-08177 (transient: the batch rolls back and is
+-- staged again); a key it inserted meanwhile raises ORA-00001 in the direct insert (the line
+-- goes to the batch table, where the key is missing from this snapshot, so the new-key insert
+-- raises ORA-00001 or ORA-08177: transient, likewise). Inserting new keys reads no row another
+-- session changed, so it adds no ORA-08177 beyond the block-level false alarms INITRANS 3
+-- guards against (migration 003_initrans.sql). The
+-- session's global temporary table order_stage_batch is empty here: ON COMMIT DELETE ROWS
+-- emptied it at the last commit or rollback.
 SET TRANSACTION ISOLATION LEVEL SERIALIZABLE

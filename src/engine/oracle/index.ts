@@ -22,6 +22,7 @@ import {
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
+import { DirectInsertPolicy, stageDirectEnabled } from './stage-direct.js';
 import { detectVarcharLimit } from './string-size.js';
 import { oracleWorkspaces } from './workspaces.js';
 import { WorkspaceScope, scopedConnector } from './workspace-scope.js';
@@ -52,12 +53,17 @@ export const DEFAULT_CALL_TIMEOUT_SECONDS = 1_800;
 /** TCP keepalive after 2 idle minutes. */
 export const DEFAULT_EXPIRE_TIME_MINUTES = 2;
 
-/** The engine's connection settings, the URL's parameters over the defaults. */
+/** The engine's settings: its connections (the URL's parameters over the defaults) and how it stages. */
 export interface OracleEngineSettings {
   readonly callTimeoutMs: number;
   readonly maxIdle: number;
   /** Connections open at once, at most (driver.ts); default: maxIdle + OPEN_OVER_IDLE. */
   readonly maxOpen: number;
+  /**
+   * Staging tries the direct insert into order_stage first (stage-direct.ts); default: unless
+   * ORDER_LOADER_STAGE_DIRECT=off, read when the engine is made.
+   */
+  readonly stageDirect: boolean;
 }
 
 /** Connections that may be open beyond those kept idle: short-lived work (a report, the run
@@ -105,10 +111,11 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     lockWaits,
   });
   const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants), lockWaits };
+  const direct = new DirectInsertPolicy(settings?.stageDirect ?? stageDirectEnabled());
   const engine = assembleEngine({
     driver,
     transactionSlices: (connection) => ({
-      ...oracleStagingTx(connection, kit),
+      ...oracleStagingTx(connection, kit, direct),
       ...oracleChunkTx(connection, kit),
       ...oracleOperatorTx(connection, kit),
       ...oracleJournalTx(connection, kit),

@@ -3,6 +3,7 @@ import type { ErrorLogInput, StageBatchResult, StageInput, StageRefusal } from '
 import { classifyOracleCode, classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
 import { OracleChunkError } from './merge.js';
 import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
+import { type DirectInsertPolicy, insertDirect } from './stage-direct.js';
 import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
@@ -35,10 +36,23 @@ function refusalsOf(what: string, rows: readonly StageInput[], batchErrors: read
   return refused;
 }
 
+/** The counts of a batch that nothing was staged by yet, and no refusal. */
+function emptyResult(): StageBatchResult {
+  return { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
+}
+
 /**
  * Staging on one connection, in one SERIALIZABLE transaction (stage_batch_serializable.sql:
- * every statement below reads the same snapshot):
- *  1. the batch goes into the session's global temporary table order_stage_batch (executeMany
+ * every statement below reads the same snapshot, and sees what the ones before it wrote):
+ *  0. unless the engine's DirectInsertPolicy says otherwise (stage-direct.ts), the batch goes
+ *     straight into order_stage (executeMany of stage_batch_direct.sql, batchErrors: true): a
+ *     new key is staged by that alone, READY or ERROR, stage_id in line order. The lines it did
+ *     not insert (ORA-00001: the key is staged already; or refused for another row-level reason)
+ *     go on through steps 1 to 4, and only they: as the batch's keys are distinct (the
+ *     contract), what step 0 inserted is no key of theirs, so the counts and the writes of
+ *     steps 2 to 4 are the ones the batch table alone would make for those lines. A transient
+ *     or fatal code fails the batch.
+ *  1. the lines go into the session's global temporary table order_stage_batch (executeMany
  *     of stage_batch_insert.sql, batchErrors: true): a row the database refuses there (a value
  *     order_stage cannot hold) is left out and returned as refused, the rest goes on;
  *  2. the rows left are counted against order_stage (stage_batch_counts.sql);
@@ -50,98 +64,144 @@ function refusalsOf(what: string, rows: readonly StageInput[], batchErrors: read
  *     batch (stage_batch_drop_key.sql), and steps 2 and 3 run again without them;
  *  4. the new keys are inserted in line order (executeMany of stage_batch_new.sql, one
  *     iteration per row, batchErrors: true): stage_id follows the file's order, and the
- *     statement's own rowsAffected is the "inserted" count.
+ *     statement's own rowsAffected is the "inserted" count. Not sent when the counts of step 2
+ *     found every key staged already (a reload): it would insert nothing.
  * A transient or fatal code in any batch error fails the batch (refusalsOf).
  */
-export function oracleStagingTx(connection: OraConnection, { binds, queryOptions }: OracleKit): StagingTx {
-  return {
-    async stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult> {
-      const result: StageBatchResult = { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
-      if (rows.length === 0) return result;
-      const values: OraBinds[] = rows.map((r) => {
-        const bind = {
-          source_key: r.sourceKey,
-          customer_id: r.customerId,
-          order_date: r.orderDate,
-          amount: r.amount,
-          currency: r.currency,
-          line_no: r.lineNo,
-          parse_code: r.parseError === undefined ? null : cutChars(nonEmpty(r.parseError.code, 'PARSE'), LIMITS.code),
-          parse_message: r.parseError === undefined ? null : cutChars(nonEmpty(r.parseError.message, '(no message)'), LIMITS.message),
-        };
-        // A failed batch is then the same outcome as on PostgreSQL (varchar(100) / cast errors).
-        checkValueSizes('stage batch', `line ${r.lineNo}`, r.sourceKey, r);
-        return bind;
+export function oracleStagingTx(connection: OraConnection, { binds, queryOptions }: OracleKit, direct?: DirectInsertPolicy): StagingTx {
+  const stageDefs: Record<string, OraBindDef> = {
+    source_key: binds.varchar(MAX_BYTES.sourceKey),
+    customer_id: binds.varchar(MAX_BYTES.numberText),
+    order_date: binds.varchar(MAX_BYTES.dateText),
+    amount: binds.varchar(MAX_BYTES.numberText),
+    currency: binds.varchar(MAX_BYTES.currency),
+    line_no: binds.number(),
+    parse_code: binds.varchar(MAX_BYTES.code),
+    parse_message: binds.varchar(MAX_BYTES.message),
+  };
+  const keyDefs = { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() };
+
+  /** A line's binds for stage_batch_insert.sql (and, with load_id, stage_batch_direct.sql). */
+  function stageBind(r: StageInput): OraBinds {
+    // A failed batch is then the same outcome as on PostgreSQL (varchar(100) / cast errors).
+    checkValueSizes('stage batch', `line ${r.lineNo}`, r.sourceKey, r);
+    return {
+      source_key: r.sourceKey,
+      customer_id: r.customerId,
+      order_date: r.orderDate,
+      amount: r.amount,
+      currency: r.currency,
+      line_no: r.lineNo,
+      parse_code: r.parseError === undefined ? null : cutChars(nonEmpty(r.parseError.code, 'PARSE'), LIMITS.code),
+      parse_message: r.parseError === undefined ? null : cutChars(nonEmpty(r.parseError.message, '(no message)'), LIMITS.message),
+    };
+  }
+
+  /**
+   * Steps 1 to 4 for `rows` (`values` their stage binds): into `result` go the refused lines,
+   * the counts of step 2 and the inserts of step 4. Returns how many of the lines staged had a
+   * key order_stage held, and how many were staged (for the DirectInsertPolicy).
+   */
+  async function throughBatchTable(
+    loadId: number,
+    rows: readonly StageInput[],
+    values: readonly OraBinds[],
+    result: StageBatchResult,
+  ): Promise<{ existing: number; staged: number }> {
+    const refused = new Set<number>();
+    for (let start = 0; start < rows.length; start += ORACLE_MAX_CHUNK) {
+      const part = values.slice(start, start + ORACLE_MAX_CHUNK);
+      const inserted = await connection.executeMany(oracleQuery('stage_batch_insert'), part, {
+        autoCommit: false,
+        batchErrors: true,
+        bindDefs: stageDefs,
       });
-      const bindDefs: Record<string, OraBindDef> = {
-        source_key: binds.varchar(MAX_BYTES.sourceKey),
-        customer_id: binds.varchar(MAX_BYTES.numberText),
-        order_date: binds.varchar(MAX_BYTES.dateText),
-        amount: binds.varchar(MAX_BYTES.numberText),
-        currency: binds.varchar(MAX_BYTES.currency),
-        line_no: binds.number(),
-        parse_code: binds.varchar(MAX_BYTES.code),
-        parse_message: binds.varchar(MAX_BYTES.message),
-      };
-      await connection.execute(oracleQuery('stage_batch_serializable'), {}, { autoCommit: false });
-      const refused = new Set<number>();
-      for (let start = 0; start < rows.length; start += ORACLE_MAX_CHUNK) {
-        const part = values.slice(start, start + ORACLE_MAX_CHUNK);
-        const inserted = await connection.executeMany(oracleQuery('stage_batch_insert'), part, {
-          autoCommit: false,
-          batchErrors: true,
-          bindDefs,
-        });
-        for (const refusal of refusalsOf('stage batch', rows.slice(start, start + ORACLE_MAX_CHUNK), inserted.batchErrors ?? [])) {
-          result.refused.push(refusal);
-          refused.add(refusal.lineNo);
-        }
+      for (const refusal of refusalsOf('stage batch', rows.slice(start, start + ORACLE_MAX_CHUNK), inserted.batchErrors ?? [])) {
+        result.refused.push(refusal);
+        refused.add(refusal.lineNo);
       }
-      let staged = rows.filter((r) => !refused.has(r.lineNo));
-      let row: Row | undefined;
-      for (;;) {
-        if (staged.length === 0) return { ...result, refused: result.refused.sort((a, b) => a.lineNo - b.lineNo) };
-        const counted = await connection.execute(oracleQuery('stage_batch_counts'), { load_id: binds.num(loadId) }, queryOptions);
-        row = (counted.rows?.[0] ?? undefined) as Row | undefined;
-        if (row === undefined) throw new Error('stage batch: the count query returned no row');
-        await connection.execute(oracleQuery('stage_batch_savepoint'), {}, { autoCommit: false });
-        const refusedUpdates: StageRefusal[] = [];
-        for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
-          const updated = await connection.executeMany(
-            oracleQuery('stage_batch_update'),
-            part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
-            { autoCommit: false, batchErrors: true, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() } },
-          );
-          refusedUpdates.push(...refusalsOf('stage batch (update)', part, updated.batchErrors ?? []));
-        }
-        if (refusedUpdates.length === 0) break;
-        // the counts included the refused keys: undo the updates, take those keys out, count again
-        await connection.execute(oracleQuery('stage_batch_rollback'), {}, { autoCommit: false });
-        await connection.executeMany(
-          oracleQuery('stage_batch_drop_key'),
-          refusedUpdates.map((r) => ({ source_key: r.sourceKey })),
-          { autoCommit: false, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey) } },
+    }
+    let staged = rows.filter((r) => !refused.has(r.lineNo));
+    let row: Row | undefined;
+    for (;;) {
+      if (staged.length === 0) return { existing: 0, staged: 0 };
+      const counted = await connection.execute(oracleQuery('stage_batch_counts'), { load_id: binds.num(loadId) }, queryOptions);
+      row = (counted.rows?.[0] ?? undefined) as Row | undefined;
+      if (row === undefined) throw new Error('stage batch: the count query returned no row');
+      await connection.execute(oracleQuery('stage_batch_savepoint'), {}, { autoCommit: false });
+      const refusedUpdates: StageRefusal[] = [];
+      for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
+        const updated = await connection.executeMany(
+          oracleQuery('stage_batch_update'),
+          part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
+          { autoCommit: false, batchErrors: true, bindDefs: keyDefs },
         );
-        result.refused.push(...refusedUpdates);
-        const out = new Set(refusedUpdates.map((r) => r.lineNo));
-        staged = staged.filter((r) => !out.has(r.lineNo));
+        refusedUpdates.push(...refusalsOf('stage batch (update)', part, updated.batchErrors ?? []));
       }
-      let inserted = 0;
+      if (refusedUpdates.length === 0) break;
+      // the counts included the refused keys: undo the updates, take those keys out, count again
+      await connection.execute(oracleQuery('stage_batch_rollback'), {}, { autoCommit: false });
+      await connection.executeMany(
+        oracleQuery('stage_batch_drop_key'),
+        refusedUpdates.map((r) => ({ source_key: r.sourceKey })),
+        { autoCommit: false, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey) } },
+      );
+      result.refused.push(...refusedUpdates);
+      const out = new Set(refusedUpdates.map((r) => r.lineNo));
+      staged = staged.filter((r) => !out.has(r.lineNo));
+    }
+    const updated = int(row.UPDATED, 'updated');
+    const unchanged = int(row.UNCHANGED, 'unchanged');
+    const repeatedInLoad = int(row.REPEATED_IN_LOAD, 'repeated_in_load');
+    result.updated += updated;
+    result.unchanged += unchanged;
+    result.unchangedError += int(row.UNCHANGED_ERROR, 'unchanged_error');
+    result.repeatedInLoad += repeatedInLoad;
+    // every other line of `staged` has a new key (the counts and the inserts read one snapshot)
+    const existing = updated + unchanged + repeatedInLoad;
+    if (existing < staged.length) {
       for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
         const done = await connection.executeMany(
           oracleQuery('stage_batch_new'),
           part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
-          { autoCommit: false, batchErrors: true, bindDefs: { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() } },
+          { autoCommit: false, batchErrors: true, bindDefs: keyDefs },
         );
         result.refused.push(...refusalsOf('stage batch (new keys)', part, done.batchErrors ?? []));
-        inserted += done.rowsAffected ?? 0;
+        result.inserted += done.rowsAffected ?? 0;
+      }
+    }
+    return { existing, staged: staged.length };
+  }
+
+  return {
+    async stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult> {
+      const result = emptyResult();
+      if (rows.length === 0) return result;
+      const values = rows.map(stageBind);
+      await connection.execute(oracleQuery('stage_batch_serializable'), {}, { autoCommit: false });
+      let rest: readonly StageInput[] = rows;
+      let restValues: readonly OraBinds[] = values;
+      if (direct?.tryDirect() === true) {
+        const outcome = await insertDirect(
+          connection,
+          rows,
+          values.map((v) => ({ ...v, load_id: loadId })),
+          { ...stageDefs, load_id: binds.number() },
+        );
+        result.by = 'direct';
+        result.inserted += outcome.inserted;
+        result.fellBack = outcome.rest.length;
+        direct.observe(outcome.existing, rows.length - (outcome.rest.length - outcome.existing));
+        rest = outcome.rest.map((i) => rows[i] as StageInput);
+        restValues = outcome.rest.map((i) => values[i] as OraBinds);
+      } else {
+        result.by = 'batch-table';
+      }
+      if (rest.length > 0) {
+        const seen = await throughBatchTable(loadId, rest, restValues, result);
+        if (result.by === 'batch-table') direct?.observe(seen.existing, seen.staged);
       }
       result.refused.sort((a, b) => a.lineNo - b.lineNo);
-      result.inserted = inserted;
-      result.updated = int(row.UPDATED, 'updated');
-      result.unchanged = int(row.UNCHANGED, 'unchanged');
-      result.unchangedError = int(row.UNCHANGED_ERROR, 'unchanged_error');
-      result.repeatedInLoad = int(row.REPEATED_IN_LOAD, 'repeated_in_load');
       return result;
     },
 
