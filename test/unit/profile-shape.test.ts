@@ -5,9 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { profileShape } from '../../src/bench/profile-shape.js';
-import { orderLines, syntheticOrders, type SyntheticOrder } from '../../src/bench/synthetic-orders.js';
+import { profileShape, shapedLines } from '../../src/bench/profile-shape.js';
+import { orderLines, syntheticOrders, writeLines, type SyntheticOrder } from '../../src/bench/synthetic-orders.js';
+import { openOrderFile } from '../../src/input/order-file.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
+import { dryRunFile } from '../../src/pipeline/stage.js';
+import { writeTestFile } from '../support/files.js';
 
 const order: SyntheticOrder = { n: 42, customerId: '1234', orderDate: '2021-03-07', amount: '123456.70', currency: 'EUR' };
 const profile = (yaml: string) => parseProfileText(yaml, 'p.yaml', 'p');
@@ -70,6 +73,34 @@ describe('the synthetic file in a profile shape', () => {
         10,
       ),
     ).toThrow("bench --profile p: columns.customer_id.column: column 1 is columns.source_key's too: bench writes one value per column");
+  });
+
+  it.each([
+    [
+      'UTF-16 with Japanese header names',
+      'encoding: utf-16\ncolumns:\n  source_key: { column: 注文番号 }\n  customer_id: { column: 顧客 }\n  order_date: { column: 日付, date: "YYYY年M月D日" }\n  amount: { column: 金額 }\n  currency: { column: 通貨 }\n',
+    ],
+    [
+      'Shift_JIS, numbered and named columns mixed, a when column',
+      'encoding: shift_jis\ndelimiter: "\\t"\nwhen: { column: 区分, in: ["受注"] }\ncolumns:\n  source_key: { column: 3 }\n  customer_id: { column: 顧客 }\n  order_date: { column: 1, date: "D/M/YYYY" }\n  amount: { column: 金額, decimal: ",", group: " " }\n  currency: { column: 通貨 }\n',
+    ],
+    [
+      'EUC-JP fixed width in bytes with a banner',
+      'format: fixed\nencoding: euc-jp\nskip_lines: 2\nwhen: { at: [1, 2], not_in: ["D", "K"] }\ncolumns:\n  source_key: { at: [3, 13] }\n  customer_id: { at: [16, 6] }\n  order_date: { at: [30, 10], date: "YYYY.MM.DD" }\n  amount: { at: [40, 14], decimal: "," }\n  currency: { const: "EUR" }\n',
+    ],
+    [
+      'a quote and a delimiter in header names, an escape',
+      'delimiter: ";"\nescape: "\\\\"\ncolumns:\n  source_key: { column: "Order; No" }\n  customer_id: { column: \'Customer "id"\' }\n  order_date: { column: Date, date: "MM/DD/YYYY" }\n  amount: { column: Total, group: "," }\n  currency: { column: Cur }\n',
+    ],
+  ])('%s: the file reads back through the profile, every line a data line, none rejected', async (_what, yaml) => {
+    const p = profile(`version: 1\n${yaml}`);
+    const path = writeTestFile('', 'shaped.txt');
+    await writeLines(path, shapedLines(profileShape(p, 500), { rows: 500, seed: 7 }), profileShape(p, 500).encode);
+    const dry = await dryRunFile(await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: p }));
+    expect(dry.counts).toMatchObject({ read: 500, rejected: 0, inserted: 500 });
+    expect(dry.stoppedAt).toBeNull();
+    // the missing amounts only
+    expect(dry.counts.invalid).toBe([...syntheticOrders({ rows: 500, seed: 7 })].filter((o) => o.amount === '').length);
   });
 
   it('the built-in generator writes the same file as before the orders were split from their lines', () => {
