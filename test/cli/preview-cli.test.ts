@@ -93,6 +93,23 @@ describe('preview', () => {
     }).toThrow();
   });
 
+  it('on a terminal, full-width characters take two columns: the columns stay aligned', async () => {
+    const { code, stdout } = await onTerminal(
+      ['preview', '--profile', 'examples/profiles/mainframe-sjis.yaml', 'examples/profiles/mainframe-sjis.dat'],
+      80,
+    );
+    expect(code).toBe(2);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.every((l) => displayWidth(l) <= 80)).toBe(true);
+    const key = lines.findIndex((l) => l.includes('source_key   0000000102'));
+    const keyLine = lines[key] ?? '';
+    const customer = lines[key + 1] ?? '';
+    expect(customer).toContain('１００２');
+    // the normalised column starts at the same terminal column on both lines
+    const at = (line: string, i: number) => displayWidth(line.slice(0, i));
+    expect(at(customer, customer.indexOf('1002'))).toBe(at(keyLine, keyLine.indexOf('0000000102', keyLine.indexOf('0000000102') + 1)));
+  });
+
   it('exit codes as load --dry-run: 2 for a line that would end ERROR, 2 when `when` discards every line, 1 when the file cannot be read', async () => {
     expect((await runCli(['preview', 'fixtures/orders-sample.csv'])).code).toBe(2);
     expect((await runCli(['load', '--dry-run', 'fixtures/orders-sample.csv'])).code).toBe(2);
