@@ -18,3 +18,11 @@ export { loadProfileFile, parseProfileText, type LoadProfile } from './input/pro
 export { profileSchema, profileJsonSchema, type LoadProfileSpec } from './input/profile/schema.js';
 export { BUILTIN_PROFILE } from './input/profile/builtin.js';
 export { guessProfile, type ProfileGuess } from './input/guess/index.js';
+export {
+  previewFile,
+  type PreviewOptions,
+  type PreviewResult,
+  type PreviewLine,
+  type PreviewField,
+  type PreviewTotals,
+} from './pipeline/preview.js';

@@ -6,8 +6,12 @@ import type { Logger } from 'pino';
 import type { Engine } from '../engine/types.js';
 import { processBacklog } from '../pipeline/process.js';
 import { DEFAULT_LOAD_OPTIONS, runLoad } from '../pipeline/load.js';
-import { generateOrderFile } from './synthetic-orders.js';
-import { errorMessage } from '../errors.js';
+import { generateOrderFile, writeLines, type GenerateResult } from './synthetic-orders.js';
+import { shapedLines, type FileShape } from './profile-shape.js';
+import { errorMessage, UserError } from '../errors.js';
+import { openOrderFile } from '../input/order-file.js';
+import type { LoadProfile } from '../input/profile/load-profile.js';
+import { dryRunFile } from '../pipeline/stage.js';
 import { startRecordedRun, type RecordedRun } from '../pipeline/run-record.js';
 
 export interface BenchOptions {
@@ -19,6 +23,8 @@ export interface BenchOptions {
   signal?: AbortSignal | undefined;
   /** Called after each case, for live output. */
   onCase?: ((result: BenchCase) => void) | undefined;
+  /** `--profile`: the file is written in the profile's shape (profile-shape.ts) and staged through it. */
+  profile?: { profile: LoadProfile; shape: FileShape } | undefined;
 }
 
 export interface BenchCase {
@@ -35,6 +41,8 @@ export interface BenchCase {
   peakRssMb: number;
   done: number;
   error: number;
+  /** Lines rejected while staging (none expected: every generated line is readable). */
+  rejected: number;
 }
 
 export interface BenchReport {
@@ -47,6 +55,10 @@ export interface BenchReport {
   interrupted: boolean;
   /** The case that was running when the signal came (cut short: not in `cases`, not charted). */
   interruptedCase: { chunkSize: number; workers: number } | null;
+  /** The generated file: its rows with a missing amount (VALIDATE errors) and with an amount orders.amount cannot hold (MERGE errors). */
+  generated: { missing: number; overflow: number };
+  /** `--profile`: the profile the file was written in and read through, and what its shape changed in the data. */
+  profile: { name: string; sha256: string; notes: string[] } | null;
 }
 
 function percentile(values: number[], p: number): number {
@@ -65,7 +77,13 @@ type BenchRecord = Pick<RecordedRun, 'event' | 'complete' | 'fail'>;
  * (`benchRunInLoaderHistory`), else log lines only (Oracle: no statement on the loader's tables).
  */
 async function benchRecord(engine: Engine, options: BenchOptions): Promise<BenchRecord> {
-  const invoked = { rows: options.rows, chunkSizes: options.chunkSizes, workers: options.workers, batchSize: options.batchSize };
+  const invoked = {
+    rows: options.rows,
+    chunkSizes: options.chunkSizes,
+    workers: options.workers,
+    batchSize: options.batchSize,
+    ...(options.profile === undefined ? {} : { profile: { name: options.profile.profile.name, sha256: options.profile.profile.sha256 } }),
+  };
   if (engine.benchRunInLoaderHistory) return startRecordedRun(engine, 'bench', { logger: options.logger }, invoked);
   const log = options.logger.child({ bench: engine.kind });
   log.info(invoked, "bench started (its run is not recorded in the loader's history on this engine)");
@@ -126,13 +144,15 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
   const skipped: string[] = [];
   let interrupted = false;
   let interruptedCase: { chunkSize: number; workers: number } | null = null;
+  let generatedCounts: BenchReport['generated'] | undefined;
   // The bench's own run is recorded outside every workspace, in the loader's run history where
   // the engine keeps it there (the runs of its cases live and go with their workspace).
   const run = await benchRecord(engine, options);
   try {
     for (const leftover of await removeDeadBenchFiles(tmpdir()))
       options.logger.warn({ file: leftover }, 'bench: removed the generated file of a run that is gone');
-    await generateOrderFile(file, { rows: options.rows, seed: 7 });
+    const generated = await generateBenchFile(file, options);
+    generatedCounts = { missing: generated.missing, overflow: generated.overflow };
     for (const chunkSize of options.chunkSizes) {
       for (const workers of options.workers) {
         if (options.signal?.aborted === true) {
@@ -154,6 +174,7 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
             batchSize: options.batchSize,
             logger: options.logger,
             signal: options.signal,
+            profile: options.profile?.profile,
           });
           const stageMs = performance.now() - started;
           const processStarted = performance.now();
@@ -186,6 +207,7 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
               peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
               done: processed.counts.done,
               error: processed.counts.error,
+              rejected: staged.files[0]?.counts.rejected ?? 0,
             };
           }
         } finally {
@@ -217,5 +239,39 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
   } else {
     await run.complete({ cases: cases.length });
   }
-  return { engine: engine.kind, rows: options.rows, cases, skipped, interrupted, interruptedCase };
+  const profile = options.profile === undefined ? null : options.profile;
+  return {
+    engine: engine.kind,
+    rows: options.rows,
+    cases,
+    skipped,
+    interrupted,
+    interruptedCase,
+    generated: generatedCounts,
+    profile: profile === null ? null : { name: profile.profile.name, sha256: profile.profile.sha256, notes: profile.shape.notes },
+  };
+}
+
+/**
+ * The bench's file: the built-in format, or the profile's shape, then read back through the
+ * profile (a dry run: the reader and mapping of a load) so that a file the profile does not read
+ * as written is refused before any case, with its first rejected line.
+ */
+async function generateBenchFile(file: string, options: BenchOptions): Promise<GenerateResult> {
+  const shaped = options.profile;
+  if (shaped === undefined) return generateOrderFile(file, { rows: options.rows, seed: 7 });
+  const result = await writeLines(file, shapedLines(shaped.shape, { rows: options.rows, seed: 7 }), shaped.shape.encode);
+  const check = await dryRunFile(await openOrderFile(file, { encoding: 'utf-8', delimiter: ',', profile: shaped.profile }));
+  const c = check.counts;
+  if (check.stoppedAt !== null || c.rejected > 0 || c.read !== options.rows) {
+    const first = check.samples.find((s) => !s.code.startsWith('INVALID_'));
+    const detail =
+      first === undefined
+        ? `${c.read} of ${options.rows} lines read as data lines`
+        : `line ${first.lineNo}: ${first.code}: ${first.message}`;
+    throw new UserError(
+      `bench --profile ${shaped.profile.name}: the file written in the profile's shape does not read back through it (${detail})`,
+    );
+  }
+  return result;
 }

@@ -56,17 +56,22 @@ function cents(n: number): string {
   return `${whole}.${frac < 10 ? '0' : ''}${frac}`;
 }
 
-/** The rows, as lines (with the header first), lazily. */
-export function* orderLines(options: GenerateOptions): Generator<string, GenerateResult> {
+/** One synthetic order: its number (1 …) and its values as the built-in format writes them ('' for a missing amount). */
+export interface SyntheticOrder {
+  n: number;
+  customerId: string;
+  orderDate: string;
+  amount: string;
+  currency: string;
+}
+
+/** The orders, lazily; returns the counts (bytes 0: no file). */
+export function* syntheticOrders(options: GenerateOptions): Generator<SyntheticOrder, GenerateResult> {
   const rng = mulberry32(options.seed ?? 42);
   const missingRate = options.missingRate ?? 0.01;
   const overflowRate = options.overflowRate ?? 0.001;
   let missing = 0;
   let overflow = 0;
-  let bytes = 0;
-  const header = `${HEADER}\n`;
-  bytes += header.length;
-  yield header;
   for (let i = 1; i <= options.rows; i++) {
     // always the same six draws per row, whatever the rates
     const rCustomer = rng();
@@ -89,19 +94,39 @@ export function* orderLines(options: GenerateOptions): Generator<string, Generat
       amount = cents(1 + Math.floor(rAmount * 10_000_000)); // 0.01 … 100000.00
     }
     const currency = CURRENCIES[Math.floor(rCurrency * CURRENCIES.length)] ?? 'JPY';
-    const line = `SRC-${String(i).padStart(9, '0')},${customer},${day},${amount},${currency}\n`;
+    yield { n: i, customerId: String(customer), orderDate: day, amount, currency };
+  }
+  return { rows: options.rows, missing, overflow, bytes: 0 };
+}
+
+/** The rows, as lines (with the header first), lazily. */
+export function* orderLines(options: GenerateOptions): Generator<string, GenerateResult> {
+  let bytes = 0;
+  const header = `${HEADER}\n`;
+  bytes += header.length;
+  yield header;
+  const orders = syntheticOrders(options);
+  for (;;) {
+    const next = orders.next();
+    if (next.done === true) return { ...next.value, bytes };
+    const o = next.value;
+    const line = `SRC-${String(o.n).padStart(9, '0')},${o.customerId},${o.orderDate},${o.amount},${o.currency}\n`;
     bytes += line.length;
     yield line;
   }
-  return { rows: options.rows, missing, overflow, bytes };
 }
 
-/** Write the file, honouring backpressure (bounded memory). */
-export async function generateOrderFile(path: string, options: GenerateOptions): Promise<GenerateResult> {
+/**
+ * Write lines to a file, honouring backpressure (bounded memory); `encode` turns the text into the
+ * file's bytes (default UTF-8). Returns what the lines' generator returns.
+ */
+export async function writeLines<R>(path: string, lines: Generator<string, R>, encode?: (text: string) => Buffer): Promise<R> {
   const out = createWriteStream(path, { highWaterMark: 1 << 20 });
-  const lines = orderLines(options);
   let buffer = '';
-  let result: GenerateResult | undefined;
+  let result: R | undefined;
+  const write = async (text: string): Promise<void> => {
+    if (!out.write(encode === undefined ? text : encode(text))) await once(out, 'drain');
+  };
   try {
     for (;;) {
       const next = lines.next();
@@ -111,11 +136,11 @@ export async function generateOrderFile(path: string, options: GenerateOptions):
       }
       buffer += next.value;
       if (buffer.length >= 1 << 16) {
-        if (!out.write(buffer)) await once(out, 'drain');
+        await write(buffer);
         buffer = '';
       }
     }
-    if (buffer !== '') out.write(buffer);
+    if (buffer !== '') await write(buffer);
     out.end();
     await once(out, 'finish');
   } catch (error) {
@@ -123,4 +148,9 @@ export async function generateOrderFile(path: string, options: GenerateOptions):
     throw error;
   }
   return result;
+}
+
+/** Write the file, honouring backpressure (bounded memory). */
+export function generateOrderFile(path: string, options: GenerateOptions): Promise<GenerateResult> {
+  return writeLines(path, orderLines(options));
 }

@@ -13,7 +13,20 @@
 import { z } from 'zod';
 import { delimiter, duration, encoding, numberList, positiveInt, safeWholeNumber, sinceDate } from './option-values.js';
 
-export const COMMANDS = ['init', 'load', 'stage', 'process', 'retry', 'recover', 'status', 'errors', 'runs', 'guess', 'bench'] as const;
+export const COMMANDS = [
+  'init',
+  'load',
+  'stage',
+  'process',
+  'retry',
+  'recover',
+  'status',
+  'errors',
+  'runs',
+  'guess',
+  'preview',
+  'bench',
+] as const;
 export type Command = (typeof COMMANDS)[number];
 
 /** What a database can do that an option needs (src/engine/open.ts targetCapabilities). */
@@ -127,23 +140,24 @@ counted again from 0 when its values change or an operator retries it)`,
     },
   ),
   encoding: value(encoding.default('utf-8'), {
-    commands: ['load', 'stage'],
+    commands: ['load', 'stage', 'preview'],
     arg: '<name>',
     help: `utf-8 (default, BOM stripped) | shift_jis | cp932 | windows-31j (the last three: one
 encoding, Microsoft's Shift_JIS)`,
     detail: 'utf-8 (default) | shift_jis | cp932 | windows-31j',
   }),
   delimiter: value(delimiter.default(','), {
-    commands: ['load', 'stage'],
+    commands: ['load', 'stage', 'preview'],
     arg: '<c>',
     help: 'field delimiter (default ","; "tab" for tab)',
   }),
   profile: value(z.string().min(1).optional(), {
-    commands: ['load', 'stage'],
+    commands: ['load', 'stage', 'preview', 'bench'],
     arg: '<file>',
-    help: `load/stage: read the files as a load profile says (YAML or JSON: encoding, CSV or fixed
-width, columns, date and number forms; docs/files.md); without it the built-in format;
---encoding and --delimiter are then the profile's`,
+    help: `load/stage/preview: read the files as a load profile says (YAML or JSON: encoding, CSV or
+fixed width, columns, date and number forms; docs/files.md); without it the built-in format;
+--encoding and --delimiter are then the profile's; bench: write the synthetic file in the
+profile's shape and load it through the profile`,
   }),
   json: flag({ common: true, help: 'one JSON document on stdout' }),
   'log-level': value(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(), {
@@ -301,9 +315,10 @@ amount, currency`,
   // errors
   // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown
   format: value(z.enum(['csv', 'json', 'text', 'markdown']).optional(), {
-    commands: ['load', 'stage', 'process', 'errors'],
+    commands: ['load', 'stage', 'process', 'errors', 'preview'],
     arg: '<format>',
-    help: 'load, stage, process: text (default) | markdown; errors: csv (default) | json',
+    help: `load, stage, process: text (default) | markdown; errors: csv (default) | json;
+preview: text (default on a terminal) | json (default otherwise)`,
   }),
 
   // status
@@ -324,11 +339,11 @@ or a duration ago (7d, 12h)`,
   }),
 
   // bench
-  rows: value(positiveInt('--rows', 100_000_000).default(100_000), {
-    commands: ['bench'],
+  // the default is the command's: bench 100000 rows, preview 20 lines
+  rows: value(positiveInt('--rows', 100_000_000).optional(), {
+    commands: ['bench', 'preview'],
     arg: '<n>',
-    help: 'bench: synthetic rows per case (default 100000)',
-    detail: 'default 100000',
+    help: 'bench: synthetic rows per case (default 100000); preview: lines shown (default 20)',
   }),
   'chunk-sizes': value(numberList('--chunk-sizes', 65_535, 'a list such as 500,2000,10000').default([500, 2000, 10000]), {
     commands: ['bench'],

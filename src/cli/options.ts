@@ -90,8 +90,8 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   if ((command === 'load' || command === 'stage') && files.length === 0) throw new UserError(`${command}: name at least one file`);
   if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1)
     throw new UserError('--workers takes one number (a list is for bench)');
-  if (command === 'guess' && files.length !== 1) throw new UserError('guess: name one file to read');
-  if (command !== 'load' && command !== 'stage' && command !== 'guess' && files.length > 0)
+  if ((command === 'guess' || command === 'preview') && files.length !== 1) throw new UserError(`${command}: name one file to read`);
+  if (command !== 'load' && command !== 'stage' && command !== 'guess' && command !== 'preview' && files.length > 0)
     throw new UserError(`${command} takes no file arguments (got ${files[0] ?? ''})`);
   return { command, files, options: result.data, given };
 }

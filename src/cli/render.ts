@@ -224,10 +224,15 @@ export function renderBench(report: BenchReport): string {
       c.peakRssMb,
     ]);
   }
-  const lines = [
-    `bench: ${report.rows} synthetic rows on ${report.engine} (1% missing amounts, 0.1% database-level overflows)`,
-    table(rows),
-  ];
+  const overflows = report.profile !== null && report.generated.overflow === 0 ? 'no' : '0.1%';
+  const lines = [`bench: ${report.rows} synthetic rows on ${report.engine} (1% missing amounts, ${overflows} database-level overflows)`];
+  if (report.profile !== null)
+    lines.push(
+      `file written in the shape of profile ${e(report.profile.name)} (sha256 ${report.profile.sha256.slice(0, 12)}) and staged through it${report.profile.notes.length > 0 ? `: ${report.profile.notes.map((n) => e(n)).join('; ')}` : ''}`,
+    );
+  lines.push(table(rows));
+  const rejected = report.cases.filter((c) => c.rejected > 0);
+  for (const c of rejected) lines.push(`chunk ${c.chunkSize}, ${c.workers} worker(s): ${c.rejected} line(s) rejected while staging`);
   for (const s of report.skipped) lines.push(`skipped: ${e(s)}`);
   if (report.interrupted) {
     const cut = report.interruptedCase;

@@ -81,7 +81,8 @@ export async function runCli(argv: string[], io: CliIo, run: { session?: Session
   const summary: RunSummary = {};
   let metricsWritten = false;
   session.writeMetrics = (exitCode) => {
-    if (metricsWritten || cmd?.command == null || cmd.help !== undefined || cmd.options['dry-run']) return;
+    // a dry run and a preview write nothing
+    if (metricsWritten || cmd?.command == null || cmd.help !== undefined || cmd.options['dry-run'] || cmd.command === 'preview') return;
     metricsWritten = true;
     writeRunMetrics(
       cmd.options['metrics-file'],

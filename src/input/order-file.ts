@@ -59,6 +59,23 @@ export interface OrderFileOptions {
   profile?: LoadProfile | undefined;
   /** Told what a reader finds wrong with the file as a whole (a profile's date mask that matches none of the first lines). */
   onWarning?: ((message: string) => void) | undefined;
+  /** Told about each line as it is read (`preview`, src/pipeline/preview.ts); nothing is asked of it on a load. */
+  observe?: ReadObserver | undefined;
+}
+
+/** Why a line is not a data line: a banner line (`skip_lines`), a `comment`, the header; or `when` discarded it. */
+export type PassedOverReason = 'skip_lines' | 'comment' | 'header' | 'when';
+
+/**
+ * What `preview` is told by the reader, in file order, as the items are read: the lines that are
+ * no data lines, and for each data line the text the format reader found for each field, just
+ * before the profile maps it (the built-in format: the fields as written). A rejected line (field
+ * count, encoding, a CSV error) is an item and has no fields.
+ */
+export interface ReadObserver {
+  passedOver(line: { lineNo: number; raw: string; reason: PassedOverReason; value?: string }): void;
+  /** null: a field the file does not hold (a profile's `const`). */
+  fieldsRead(lineNo: number, raw: Record<OrderColumn, string | null>): void;
 }
 
 export interface OrderFileHeader {
@@ -482,9 +499,17 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   const skipLines = spec?.skip_lines ?? 0;
   const comment = spec?.comment;
   let discarded = 0;
+  const observe = options.observe;
   /** A record a profile passes over before the header or anywhere: banner lines, comments. */
   const passedOver = (next: ParsedRecord): boolean =>
     lineBase + next.startLine <= skipLines || (comment !== undefined && (next.record[0] ?? '').trimStart().startsWith(comment));
+  const tellPassedOver = (next: ParsedRecord, reason: PassedOverReason, value?: string): void =>
+    observe?.passedOver({
+      lineNo: lineBase + next.startLine,
+      raw: rawText(next),
+      reason: reason === 'when' || reason === 'header' || lineBase + next.startLine > skipLines ? reason : 'skip_lines',
+      ...(value === undefined ? {} : { value }),
+    });
   let reader = openRecordReader(path, options);
   let iterator = reader;
   let lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
@@ -500,8 +525,12 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   } else if (options.resumeAt === undefined) {
     let first: ParsedRecord | null;
     try {
-      do first = await iterator.next();
-      while (first !== null && spec !== undefined && passedOver(first) && ++discarded > 0);
+      for (;;) {
+        first = await iterator.next();
+        if (first === null || spec === undefined || !passedOver(first)) break;
+        discarded++;
+        tellPassedOver(first, 'comment');
+      }
     } catch (error) {
       reader.close();
       throw new UserError(`${path}: line 1: cannot read the header: ${csvErrorSummary(error as Error)}`);
@@ -524,6 +553,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       reader.close();
       throw error;
     }
+    if (observe !== undefined) tellPassedOver(first, 'header');
     // the lines passed over before the header are not data lines
     discarded = 0;
   } else {
@@ -597,6 +627,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     if (profileColumns !== null) {
       if (passedOver(next)) {
         discarded++;
+        if (observe !== undefined) tellPassedOver(next, 'comment');
         return null;
       }
 
@@ -645,6 +676,14 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
           amount: record[iAmount] ?? '',
           currency: record[iCurrency] ?? '',
         };
+    if (observe !== undefined)
+      observe.fieldsRead(lineNo, {
+        source_key: record[iSourceKey] ?? '',
+        customer_id: record[iCustomerId] ?? '',
+        order_date: record[iOrderDate] ?? '',
+        amount: record[iAmount] ?? '',
+        currency: record[iCurrency] ?? '',
+      });
     return new ReadRecord(lineNo, fields, endByte, endLine, next);
   }
 
@@ -668,9 +707,15 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
     if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {
       discarded++;
+      if (observe !== undefined) tellPassedOver(next, 'when', record[columns.when] ?? '');
       return null;
     }
     const indexes = columns.indexes;
+    if (observe !== undefined) {
+      const raw = {} as Record<OrderColumn, string | null>;
+      for (const c of ORDER_COLUMNS) raw[c] = indexes[c] < 0 ? null : (record[indexes[c]] ?? '');
+      observe.fieldsRead(lineNo, raw);
+    }
     const mapped = columns.mapping.map((c) => record[indexes[c]] ?? '');
     return new ReadRecord(lineNo, mapped.fields, endByte, endLine, next, mapped.problem);
   }
@@ -878,7 +923,7 @@ function csvErrorSummary(e: Error & { code?: string }): string {
 }
 
 async function readHeaderOnly(path: string, options: OrderFileOptions): Promise<OrderFileHeader> {
-  const file = await openOrderFile(path, { ...options, resumeAt: undefined });
+  const file = await openOrderFile(path, { ...options, resumeAt: undefined, observe: undefined });
   file.close();
   return file.header;
 }

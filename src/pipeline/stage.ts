@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ErrorLogInput, StageBatchResult, StageInput } from '../engine/types.js';
-import type { FileItem, OrderFile } from '../input/order-file.js';
-import { parseOrderRecord, validateOrder } from '../input/order-record.js';
+import type { FileItem, FileRecord, FileReject, OrderFile } from '../input/order-file.js';
+import { parseOrderRecord, validateOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
 import { rejectedLineKey } from '../input/rejected-key.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
 import type { StagingPort } from './ports.js';
@@ -336,6 +336,12 @@ export interface DryRunResult {
   discarded?: number;
 }
 
+/**
+ * One data line of a dry run as it was judged (for `preview`, src/pipeline/preview.ts): a line
+ * the reader rejected, or a record with its parse and, when it parsed, the business rule it breaks.
+ */
+export type DryRunLine = { item: FileReject } | { item: FileRecord; parsed: ParseOutcome; invalid: ValidationFailure | null };
+
 /** What a dry run keeps per distinct source_key: the outcome of its last line. */
 const KEY_READY = 0;
 const KEY_INVALID = 1;
@@ -348,7 +354,7 @@ const KEY_PARSE_ERROR = 2;
  * the number of distinct keys (a Map entry per key: measured 45–62 bytes per key of 11–21
  * characters, so some 50–100 MB per million keys).
  */
-export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
+export async function dryRunFile(file: OrderFile, onLine?: (line: DryRunLine) => void): Promise<DryRunResult> {
   const counts: DryRunCounts = { ...emptyStageCounts(), stagedAsError: 0, invalid: 0, toMerge: 0 };
   const samples: DryRunResult['samples'] = [];
   let stoppedAt: DryRunResult['stoppedAt'] = null;
@@ -362,6 +368,7 @@ export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
       if (item.kind === 'reject') {
         counts.rejected++;
         sample(item.lineNo, item.code, item.message);
+        onLine?.({ item });
         if (item.stopsFile) {
           stoppedAt = { line: item.lineNo, message: item.message };
           break;
@@ -377,11 +384,13 @@ export async function dryRunFile(file: OrderFile): Promise<DryRunResult> {
         outcome = problem === null ? KEY_READY : KEY_INVALID;
         // samples show every line with a problem, also one that a later line of its key replaces
         if (problem !== null) sample(item.lineNo, problem.code, problem.message);
+        onLine?.({ item, parsed, invalid: problem });
       } else {
         key = parsed.sourceKey;
         outcome = KEY_PARSE_ERROR;
         counts.rejected++;
         sample(item.lineNo, parsed.error.code, parsed.error.message);
+        onLine?.({ item, parsed, invalid: null });
       }
       if (key === null) continue;
       const known = keys.size;

@@ -229,6 +229,8 @@ describe('bench summary', () => {
       skipped: [],
       interrupted: true,
       interruptedCase: { chunkSize: 500, workers: 1 },
+      generated: { missing: 0, overflow: 0 },
+      profile: null,
     });
     expect(text).toContain(
       'INTERRUPTED: chunk 500, 1 worker(s) was cut short and is not shown; the table and the chart hold only the 0 complete case(s)',

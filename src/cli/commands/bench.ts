@@ -7,6 +7,11 @@ import { print, withLoader, type CommandSpec } from '../command.js';
 import { escapeControl } from '../escape.js';
 import { checkChartPath } from '../output-files.js';
 import { renderBench } from '../render.js';
+import { loadProfileFile } from '../../input/profile/load-profile.js';
+import { profileShape } from '../../bench/profile-shape.js';
+
+/** Synthetic rows per case unless --rows says how many. */
+const ROWS = 100_000;
 
 /** The worker counts measured unless --workers says others. */
 const WORKERS = [1, 2, 4];
@@ -18,14 +23,20 @@ export const bench: CommandSpec = {
 of its own (dropped afterwards: a schema on PostgreSQL, OLB_<id>_ tables on Oracle);
 a table, --json, and an SVG chart (--chart path)
 --rows (default 100000), --chunk-sizes (default 500,2000,10000), --workers (default ${WORKERS.join(',')})`,
-    synopsis: 'bench [--rows <n>] [--chunk-sizes <list>] [--workers <list>] [--chart <path>] [--json]',
+    synopsis: 'bench [--rows <n>] [--chunk-sizes <list>] [--workers <list>] [--profile <file>] [--chart <path>] [--json]',
     about:
       'Synthetic orders staged and processed per chunk size × workers, each in a workspace of its own (dropped): a schema on PostgreSQL, prefixed tables on Oracle.',
     options: [
-      'rows',
+      { option: 'rows', text: `default ${ROWS}` },
       'chunk-sizes',
       { option: 'workers', arg: '<list>', text: `default ${WORKERS.join(',')}` },
       { option: 'batch-size', text: 'lines per staging transaction of each case (default 5000)' },
+      {
+        option: 'profile',
+        text: `write the synthetic file in this load profile's shape (delimiter, header names or
+positions, first date mask, number style, encoding, fixed-width positions) and stage it
+through the profile; a profile it cannot write is refused, naming the key`,
+      },
       'chart',
     ],
     exitCodes: 'Exit codes: 0 done; 1 interrupted or could not run.',
@@ -34,12 +45,17 @@ a table, --json, and an SVG chart (--chart path)
     const { options, logger, signal } = ctx;
     checkChartPath(options.chart);
     const workers = options.workers ?? WORKERS;
+    const rows = options.rows ?? ROWS;
+    // refused before the database is opened: a bad profile, or one the bench cannot write
+    const profile = options.profile === undefined ? undefined : loadProfileFile(options.profile);
+    const shaped = profile === undefined ? undefined : { profile, shape: profileShape(profile, rows) };
     // where the bench's run is not in the loader's history (Oracle), the loader's schema is
     // not touched either: no migration, no statement on its tables
     const migrate = (engine: Engine) => engine.benchRunInLoaderHistory;
     return withLoader(ctx, { workers: Math.max(...workers), migrate }, async (loader) => {
       const report = await runBench(loader.engine, {
-        rows: options.rows,
+        rows,
+        profile: shaped,
         chunkSizes: options['chunk-sizes'],
         workers,
         batchSize: options['batch-size'],

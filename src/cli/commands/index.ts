@@ -6,6 +6,7 @@ import { errors } from './errors.js';
 import { guess } from './guess.js';
 import { init } from './init.js';
 import { load } from './load.js';
+import { preview } from './preview.js';
 import { processCommand } from './process.js';
 import { recover } from './recover.js';
 import { retry } from './retry.js';
@@ -24,5 +25,6 @@ export const COMMAND_TABLE: Record<Command, CommandSpec> = {
   errors,
   runs,
   guess,
+  preview,
   bench,
 };

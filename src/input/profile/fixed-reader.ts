@@ -8,7 +8,7 @@
  */
 import { RunAbortedError } from '../../errors.js';
 import { GzipDataError, openByteSource } from '../gzip.js';
-import type { FileEncoding, FileItem, FileReject, FileRecord, OrderFile, OrderFileOptions } from '../order-file.js';
+import type { FileEncoding, FileItem, FileReject, FileRecord, OrderFile, OrderFileOptions, PassedOverReason } from '../order-file.js';
 import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
 import { compileMapping, type MappingProblem } from './mapping.js';
@@ -177,6 +177,9 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   const hasWhen = profile.spec.when !== undefined;
   let discarded = 0;
   let closed = false;
+  const observe = options.observe;
+  const tellPassedOver = (lineNo: number, line: Buffer, reason: PassedOverReason, value?: string): void =>
+    observe?.passedOver({ lineNo, raw: cleanRaw(decode(line)), reason, ...(value === undefined ? {} : { value }) });
   let lastLine = options.resumeAt?.line ?? 0;
   let lastByte = from;
 
@@ -232,6 +235,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
         if (line.length === 0) continue; // a blank line: no record
         if (lineNo <= skipLines || (comment !== null && line.subarray(0, comment.length).equals(comment))) {
           discarded++;
+          if (observe !== undefined) tellPassedOver(lineNo, line, lineNo <= skipLines ? 'skip_lines' : 'comment');
           continue;
         }
         if (line.includes(0)) {
@@ -250,6 +254,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
             w === undefined ? '' : bytes ? decode(line.subarray(w.start, w.end)) : Array.from(decode(line)).slice(w.start, w.end).join('');
           if (!mapping.keep(text)) {
             discarded++;
+            if (observe !== undefined) tellPassedOver(lineNo, line, 'when', text);
             continue;
           }
         }
@@ -262,6 +267,11 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
         if (encoding === 'utf-8' && [...values.values()].some((v) => v.includes('\uFFFD'))) {
           yield reject(lineNo, line, endByte, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)');
           continue;
+        }
+        if (observe !== undefined) {
+          const raw = {} as Record<OrderColumn, string | null>;
+          for (const c of ORDER_COLUMNS) raw[c] = values.get(c) ?? null;
+          observe.fieldsRead(lineNo, raw);
         }
         const mapped = mapping.map((c) => values.get(c) ?? '');
         yield new FixedRecord(lineNo, mapped.fields, endByte, lineNo, line, decode, mapped.problem);

@@ -192,6 +192,12 @@ export interface Mapping {
   map(raw: (column: OrderColumn) => string): MappedRecord;
   /** Whether a line is kept by `when` (its tested value as read); always true without `when`. */
   keep(value: string): boolean;
+  /**
+   * Each field's text as `map` reads it before its date or number form and prefix: trimmed (unless
+   * `trim: false`), `null_if` and `normalize` applied; null when missing (its `default` applies)
+   * or not in the file (`const`, or `raw` gives null). For `preview`; `map` does the same.
+   */
+  normalize(raw: (column: OrderColumn) => string | null): Record<OrderColumn, string | null>;
 }
 
 /** Compile a profile's columns. `found` gives the header name each column was found under (CSV with a header). */
@@ -224,6 +230,9 @@ export function compileMapping(
     }
     return v;
   };
+  /** A column's text as read, prepared as its spec says (map and normalize). */
+  const prepareColumn = (c: CompiledColumn, value: string): string =>
+    prepare(value, c.spec.trim !== false, nfkc && c.name !== 'source_key');
   // how many values each form (date masks, number form) read and failed to read in the first lines
   const checked = new Map<OrderColumn, { read: number; failed: number; example: string }>();
   let seen = 0;
@@ -255,7 +264,7 @@ export function compileMapping(
           fields[c.name] = s.const;
           continue;
         }
-        let v = prepare(raw(c.name), s.trim !== false, nfkc && c.name !== 'source_key');
+        let v = prepareColumn(c, raw(c.name));
         if (v === '') {
           fields[c.name] = s.default ?? '';
           continue;
@@ -279,6 +288,15 @@ export function compileMapping(
       }
       if (counting && seen === MASK_CHECK_LINES) finish();
       return { fields, problem };
+    },
+    normalize(raw) {
+      const out = {} as Record<OrderColumn, string | null>;
+      for (const c of columns) {
+        const value = c.spec.const === undefined ? raw(c.name) : null;
+        const v = value === null ? '' : prepareColumn(c, value);
+        out[c.name] = v === '' ? null : v;
+      }
+      return out;
     },
     keep(value) {
       if (when === undefined) return true;

@@ -1,0 +1,323 @@
+/**
+ * `bench --profile`: the synthetic orders (synthetic-orders.ts) written in a load profile's shape,
+ * so that users benchmark their own format: CSV with its delimiter, quote, header names at their
+ * places (or positions without a header), banner lines; fixed width at the profile's positions,
+ * in bytes or characters; dates in the profile's first mask, amounts with its decimal and group
+ * separators; the file in its encoding (UTF-16 with its byte order mark); the value its `when`
+ * keeps. A `const` field is not written (the profile gives it).
+ *
+ * Honest: what it cannot write so that the profile reads it back as written is refused before
+ * anything is generated, naming the profile key (`profileShape`); and run-bench.ts reads the
+ * written file back through the profile (a dry run) before the cases: a line it rejects refuses
+ * the bench. A field too narrow for the amounts that overflow orders.amount makes a file without
+ * them (said in the report's notes).
+ */
+import { UserError } from '../errors.js';
+import { charLength, ORDER_COLUMNS, type OrderColumn } from '../input/order-record.js';
+import type { LoadProfile } from '../input/profile/load-profile.js';
+import { headerKey } from '../input/profile/mapping.js';
+import type { ProfileEncoding } from '../input/profile/schema.js';
+import { syntheticOrders, type GenerateOptions, type GenerateResult, type SyntheticOrder } from './synthetic-orders.js';
+
+/** How the synthetic orders are written for a profile. */
+export interface FileShape {
+  /** The lines before the first order (banner lines, the header), each without its line end. */
+  head: string[];
+  /** One order's line, without its line end. */
+  line: (order: SyntheticOrder) => string;
+  /** The file's bytes of a text (the whole file is written through it; a byte order mark first for UTF-16). */
+  encode: (text: string) => Buffer;
+  /** The file starts with a byte order mark (UTF-16: how the reader knows it). */
+  bom: boolean;
+  /** Whether the amounts that overflow orders.amount can be written (a fixed-width field may be too narrow). */
+  overflow: boolean;
+  /** What the shape changes in the synthetic data, for the report. */
+  notes: string[];
+}
+
+/** The largest amounts generated: a normal one, and one that overflows orders.amount (synthetic-orders.ts). */
+const LARGEST_AMOUNT = '100000.00';
+const LARGEST_OVERFLOW = '999999999999.99';
+/** customer_id 1 … 500000. */
+const CUSTOMER_DIGITS = 6;
+const BANNER = 'order-loader bench: synthetic orders';
+
+type Encoder = (text: string) => Buffer | null;
+
+/** ASCII is the same bytes in every encoding a profile names but UTF-16. */
+function isAsciiText(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/**
+ * The bytes of each character of a legacy encoding, found by decoding every byte sequence the
+ * reader's TextDecoder knows (so that what is written is what the reader reads), lazily.
+ */
+function legacyTable(encoding: 'shift_jis' | 'euc-jp' | 'windows-1252'): Map<string, Buffer> {
+  const decoder = new TextDecoder(encoding, { fatal: true });
+  const table = new Map<string, Buffer>();
+  const add = (bytes: number[]) => {
+    try {
+      const ch = decoder.decode(Uint8Array.from(bytes));
+      if (charLength(ch) === 1 && !table.has(ch)) table.set(ch, Buffer.from(bytes));
+    } catch {
+      // not a character of this encoding
+    }
+  };
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  if (encoding === 'windows-1252') for (const b of range(0x80, 0xff)) add([b]);
+  else if (encoding === 'shift_jis') {
+    for (const b of range(0xa1, 0xdf)) add([b]);
+    for (const lead of [...range(0x81, 0x9f), ...range(0xe0, 0xfc)])
+      for (const trail of [...range(0x40, 0x7e), ...range(0x80, 0xfc)]) add([lead, trail]);
+  } else {
+    for (const b of range(0xa1, 0xdf)) add([0x8e, b]);
+    for (const lead of range(0xa1, 0xfe)) for (const trail of range(0xa1, 0xfe)) add([lead, trail]);
+  }
+  return table;
+}
+
+function encoderFor(encoding: ProfileEncoding): Encoder {
+  if (encoding === 'utf-8') return (text) => Buffer.from(text, 'utf8');
+  if (encoding === 'utf-16') return (text) => Buffer.from(text, 'utf16le');
+  let table: Map<string, Buffer> | null = null;
+  const decoder = new TextDecoder(encoding);
+  return (text) => {
+    if (isAsciiText(text)) return Buffer.from(text, 'latin1');
+    table ??= legacyTable(encoding);
+    const parts: Buffer[] = [];
+    for (const ch of text) {
+      const bytes = ch.charCodeAt(0) < 0x80 ? Buffer.from(ch, 'latin1') : table.get(ch);
+      if (bytes === undefined) return null;
+      parts.push(bytes);
+    }
+    const out = Buffer.concat(parts);
+    // written as the reader reads it, or not at all
+    return decoder.decode(out) === text ? out : null;
+  };
+}
+
+/** A date YYYY-MM-DD written with a mask (YYYY, MM, DD, M, D). */
+function dateWriter(mask: string): (iso: string) => string {
+  return (iso) =>
+    mask.replace(/YYYY|MM|DD|M|D/g, (token) => {
+      switch (token) {
+        case 'YYYY':
+          return iso.slice(0, 4);
+        case 'MM':
+          return iso.slice(5, 7);
+        case 'DD':
+          return iso.slice(8, 10);
+        case 'M':
+          return String(Number(iso.slice(5, 7)));
+        default:
+          return String(Number(iso.slice(8, 10)));
+      }
+    });
+}
+
+/** An amount written as `1234.56` written with the profile's decimal and group separators. */
+function amountWriter(decimal: string, group: string | undefined): (amount: string) => string {
+  return (amount) => {
+    if (amount === '') return '';
+    const [integer = '', fraction = ''] = amount.split('.');
+    const grouped = group === undefined ? integer : integer.replace(/\B(?=(\d{3})+$)/g, group);
+    return fraction === '' ? grouped : `${grouped}${decimal}${fraction}`;
+  };
+}
+
+/** A value that the profile's `when` keeps. */
+function keptValue(when: NonNullable<LoadProfile['spec']['when']>): string {
+  if (when.equals !== undefined) return when.equals;
+  if (when.in !== undefined) return when.in[0] ?? '';
+  const refused = new Set(when.not_in ?? []);
+  return ['D', 'K', 'X', '1', 'bench'].find((v) => !refused.has(v)) ?? `${[...refused].join('')}x`;
+}
+
+/**
+ * The shape of the synthetic file for `profile` and `rows` orders. Refuses (UserError, naming the
+ * profile key) what it cannot write so that the profile reads it back as written.
+ */
+export function profileShape(profile: LoadProfile, rows: number): FileShape {
+  const spec = profile.spec;
+  const refuse = (key: string, why: string): never => {
+    throw new UserError(`bench --profile ${profile.name}: ${key}: ${why}`);
+  };
+  const encode = encoderFor(spec.encoding);
+  const encoded = (text: string, key: string): Buffer =>
+    encode(text) ?? refuse(key, `${JSON.stringify(text)} cannot be written in ${spec.encoding}`);
+  const dateSpec = spec.columns.order_date.date;
+  const writeDate = dateWriter(
+    dateSpec === undefined ? 'YYYY-MM-DD' : typeof dateSpec === 'string' ? dateSpec : (dateSpec[0] ?? 'YYYY-MM-DD'),
+  );
+  const amountSpec = spec.columns.amount;
+  const writeAmount = amountWriter(amountSpec.decimal ?? '.', amountSpec.group);
+  const notes: string[] = [];
+  const written = (c: OrderColumn) => spec.columns[c].const === undefined;
+  for (const c of ORDER_COLUMNS) if (!written(c)) notes.push(`${c}: not written (const ${JSON.stringify(spec.columns[c].const)})`);
+  const comment = spec.comment;
+  const checkComment = (start: string, what: string): void => {
+    if (comment !== undefined && start.trimStart().startsWith(comment))
+      refuse('comment', `${what} would start with ${JSON.stringify(comment)} and be skipped`);
+  };
+  const bom = spec.encoding === 'utf-16';
+  const encodeText = (text: string): Buffer => encode(text) ?? refuse('encoding', `the file cannot be written in ${spec.encoding}`);
+  const head: string[] = Array.from({ length: spec.skip_lines }, () => BANNER);
+
+  if (spec.format === 'fixed') {
+    const bytes = spec.units !== 'chars';
+    const width = (text: string, key: string) => (isAsciiText(text) ? text.length : bytes ? encoded(text, key).length : charLength(text));
+    const fields: Array<{ start: number; length: number; value: (o: SyntheticOrder) => string; right: boolean }> = [];
+    const at = (c: OrderColumn): [number, number] | undefined => spec.columns[c].at;
+    const keyLength = at('source_key')?.[1] ?? 0;
+    const keyOf =
+      keyLength >= 13
+        ? (o: SyntheticOrder) => `SRC-${String(o.n).padStart(9, '0')}`
+        : String(rows).length <= keyLength
+          ? (o: SyntheticOrder) => String(o.n).padStart(keyLength, '0')
+          : refuse('columns.source_key.at', `${keyLength} positions cannot hold ${rows} distinct keys`);
+    if (keyLength < 13) notes.push(`source_key: the order number in ${keyLength} digits`);
+    const values: Record<OrderColumn, (o: SyntheticOrder) => string> = {
+      source_key: keyOf,
+      customer_id: (o) => o.customerId,
+      order_date: (o) => writeDate(o.orderDate),
+      amount: (o) => writeAmount(o.amount),
+      currency: (o) => o.currency,
+    };
+    const largest: Record<OrderColumn, string> = {
+      source_key: keyOf({ n: rows, customerId: '', orderDate: '', amount: '', currency: '' }),
+      customer_id: '9'.repeat(CUSTOMER_DIGITS),
+      order_date: writeDate('2025-12-28'),
+      amount: writeAmount(LARGEST_AMOUNT),
+      currency: 'JPY',
+    };
+    let overflow = true;
+    for (const c of ORDER_COLUMNS) {
+      const a = at(c);
+      if (a === undefined) continue;
+      if (spec.columns[c].trim === false)
+        refuse(`columns.${c}.trim`, 'bench pads fixed-width fields with blanks, which trim: false would keep');
+      const need = width(largest[c], `columns.${c}`);
+      if (need > a[1]) refuse(`columns.${c}.at`, `${a[1]} positions cannot hold ${JSON.stringify(largest[c])} (${need})`);
+      if (c === 'amount' && width(writeAmount(LARGEST_OVERFLOW), 'columns.amount') > a[1]) {
+        overflow = false;
+        notes.push(`amount: ${a[1]} positions cannot hold an amount too large for orders.amount`);
+      }
+      fields.push({ start: a[0] - 1, length: a[1], value: values[c], right: c === 'amount' });
+    }
+    const when = spec.when;
+    if (when?.at !== undefined) {
+      const kept = keptValue(when);
+      const need = width(kept, 'when');
+      if (need > when.at[1]) refuse('when.at', `${when.at[1]} positions cannot hold ${JSON.stringify(kept)}, the value when keeps`);
+      fields.push({ start: when.at[0] - 1, length: when.at[1], value: () => kept, right: false });
+    }
+    fields.sort((a, b) => a.start - b.start);
+    if (fields.some((f, i) => i > 0 && f.start < (fields[i - 1]?.start ?? 0) + (fields[i - 1]?.length ?? 0)))
+      refuse('when.at', 'overlaps a column: bench cannot write one value for both');
+    const pad = (text: string, length: number, right: boolean): string => {
+      const blanks = ' '.repeat(Math.max(0, length - width(text, 'columns')));
+      return right ? blanks + text : text + blanks;
+    };
+    const line = (o: SyntheticOrder): string => {
+      let out = '';
+      let position = 0;
+      for (const f of fields) {
+        out += ' '.repeat(f.start - position) + pad(f.value(o), f.length, f.right);
+        position = f.start + f.length;
+      }
+      return out;
+    };
+    const sample = line({ n: 1, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' });
+    checkComment(sample, 'each line');
+    return { head, line, encode: encodeText, bom, overflow, notes };
+  }
+
+  // CSV: each written field at its column; a column a field names by number at that number
+  const delimiter = spec.delimiter ?? ',';
+  const quote = spec.quote ?? '"';
+  const escape = spec.escape ?? quote;
+  const header = spec.header !== false;
+  type Slot = { name: string; key: string; value: (o: SyntheticOrder) => string };
+  const numbered = new Map<number, Slot>();
+  const named: Slot[] = [];
+  const place = (ref: string | number | string[] | undefined, key: string, value: (o: SyntheticOrder) => string, fallback: string) => {
+    if (ref === undefined) return;
+    if (typeof ref === 'number') {
+      const taken = numbered.get(ref);
+      if (taken !== undefined) refuse(`${key}.column`, `column ${ref} is ${taken.key}'s too: bench writes one value per column`);
+      numbered.set(ref, { name: fallback, key, value });
+      return;
+    }
+    const name = typeof ref === 'string' ? ref : (ref[0] ?? fallback);
+    named.push({ name, key, value });
+  };
+  const values: Record<OrderColumn, (o: SyntheticOrder) => string> = {
+    source_key: (o) => `SRC-${String(o.n).padStart(9, '0')}`,
+    customer_id: (o) => o.customerId,
+    order_date: (o) => writeDate(o.orderDate),
+    amount: (o) => writeAmount(o.amount),
+    currency: (o) => o.currency,
+  };
+  for (const c of ORDER_COLUMNS) if (written(c)) place(spec.columns[c].column, `columns.${c}`, values[c], c);
+  if (spec.when !== undefined) {
+    const kept = keptValue(spec.when);
+    place(spec.when.column, 'when', () => kept, 'when');
+  }
+  const slots: Slot[] = [];
+  const count = Math.max(numbered.size + named.length, ...numbered.keys());
+  const free = [...named];
+  for (let i = 1; i <= count; i++) {
+    const slot = numbered.get(i) ?? free.shift();
+    slots.push(slot ?? { name: `unused_${i}`, key: '', value: () => '' });
+  }
+  if (header) {
+    const seen = new Map<string, Slot>();
+    for (const s of slots) {
+      const taken = seen.get(headerKey(s.name));
+      if (taken !== undefined)
+        refuse(
+          `${s.key || taken.key}.column`,
+          `${JSON.stringify(s.name)} names ${taken.key}'s column too: bench writes one value per column`,
+        );
+      seen.set(headerKey(s.name), s);
+    }
+    if (slots.some((s) => s.name.includes('\n') || s.name.includes('\r'))) refuse('columns', 'a header name with a line break');
+  }
+  // quoted when it holds the delimiter, the quote or a line break (a quote inside doubled, or escaped)
+  const field = (text: string): string => {
+    if (!text.includes(delimiter) && !text.includes(quote) && !text.includes('\n') && !text.includes('\r')) return text;
+    const inner =
+      escape === quote ? text.replaceAll(quote, quote + quote) : text.replaceAll(escape, escape + escape).replaceAll(quote, escape + quote);
+    return `${quote}${inner}${quote}`;
+  };
+  if (header) {
+    const names = slots.map((s) => s.name);
+    names.forEach((n) => encoded(n, slots.find((s) => s.name === n)?.key || 'columns'));
+    checkComment(names[0] ?? '', 'the header');
+    head.push(names.map(field).join(delimiter));
+  }
+  const values0 = slots.map((s) => s.value);
+  const first = values0[0];
+  const line = (o: SyntheticOrder): string => {
+    let out = '';
+    for (let i = 0; i < values0.length; i++) out += (i === 0 ? '' : delimiter) + field((values0[i] as (o: SyntheticOrder) => string)(o));
+    return out;
+  };
+  if (first !== undefined)
+    checkComment(first({ n: 1, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' }), 'each line');
+  return { head, line, encode: encodeText, bom, overflow: true, notes };
+}
+
+/** The lines of the synthetic file in `shape`, each with its line end (a byte order mark first where the shape has one). */
+export function* shapedLines(shape: FileShape, options: GenerateOptions): Generator<string, GenerateResult> {
+  if (shape.bom) yield '\uFEFF';
+  for (const h of shape.head) yield `${h}\n`;
+  const orders = syntheticOrders(shape.overflow ? options : { ...options, overflowRate: 0 });
+  for (;;) {
+    const next = orders.next();
+    if (next.done === true) return next.value;
+    yield `${shape.line(next.value)}\n`;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * `bench --profile` writes the synthetic orders in a profile's shape (src/bench/profile-shape.ts):
+ * the examples' shapes line by line, the built-in generator's file unchanged, and the profiles it
+ * cannot write refused naming the key.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { profileShape, shapedLines } from '../../src/bench/profile-shape.js';
+import { orderLines, syntheticOrders, writeLines, type SyntheticOrder } from '../../src/bench/synthetic-orders.js';
+import { openOrderFile } from '../../src/input/order-file.js';
+import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
+import { dryRunFile } from '../../src/pipeline/stage.js';
+import { writeTestFile } from '../support/files.js';
+
+const order: SyntheticOrder = { n: 42, customerId: '1234', orderDate: '2021-03-07', amount: '123456.70', currency: 'EUR' };
+const profile = (yaml: string) => parseProfileText(yaml, 'p.yaml', 'p');
+
+describe('the synthetic file in a profile shape', () => {
+  it('eu-erp: a banner, the header names, ";", DD.MM.YYYY, a decimal comma with "." for thousands, windows-1252, the value when keeps', () => {
+    const shape = profileShape(loadProfileFile('examples/profiles/eu-erp.yaml'), 100);
+    expect(shape.head).toEqual(['order-loader bench: synthetic orders', 'Auftragsnr;Kunde;Datum;Betrag;Währung;Status']);
+    expect(shape.line(order)).toBe('SRC-000000042;1234;07.03.2021;123.456,70;EUR;D');
+    expect([...shape.encode('Währung')]).toEqual([0x57, 0xe4, 0x68, 0x72, 0x75, 0x6e, 0x67]);
+    expect(shape.line({ ...order, amount: '' })).toBe('SRC-000000042;1234;07.03.2021;;EUR;D');
+  });
+
+  it('headerless: columns by number, YYYYMMDD, the const currency not written', () => {
+    const shape = profileShape(loadProfileFile('examples/profiles/headerless.yaml'), 100);
+    expect(shape.head).toEqual([]);
+    expect(shape.line(order)).toBe('SRC-000000042;20210307;1234;123456.70'.replaceAll(';', ','));
+    expect(shape.notes).toEqual(['currency: not written (const "JPY")']);
+  });
+
+  it('mainframe-sjis: the fields at their byte positions, the key in the digits the field holds, no overflows in 12 positions', () => {
+    const shape = profileShape(loadProfileFile('examples/profiles/mainframe-sjis.yaml'), 100);
+    expect(shape.line(order)).toBe('D00000000421234    20210307   123456.70EUR');
+    expect(shape.overflow).toBe(false);
+    expect(shape.notes).toEqual([
+      'source_key: the order number in 10 digits',
+      'amount: 12 positions cannot hold an amount too large for orders.amount',
+    ]);
+  });
+
+  it('a field holding the delimiter is quoted; a header name another encoding cannot hold, a field too narrow, two fields in one column: refused naming the key', () => {
+    const dashed = profileShape(
+      profile(
+        'version: 1\ndelimiter: "-"\ncolumns:\n  source_key: { column: k }\n  customer_id: { column: c }\n  order_date: { column: d }\n  amount: { column: a }\n  currency: { column: x }\n',
+      ),
+      10,
+    );
+    expect(dashed.line(order)).toBe('"SRC-000000042"-1234-"2021-03-07"-123456.70-EUR');
+    expect(() =>
+      profileShape(
+        profile(
+          'version: 1\nencoding: windows-1252\ncolumns:\n  source_key: { column: 注文 }\n  customer_id: { column: c }\n  order_date: { column: d }\n  amount: { column: a }\n  currency: { column: x }\n',
+        ),
+        10,
+      ),
+    ).toThrow('bench --profile p: columns.source_key: "注文" cannot be written in windows-1252');
+    expect(() =>
+      profileShape(
+        profile(
+          'version: 1\nformat: fixed\ncolumns:\n  source_key: { at: [1, 2] }\n  customer_id: { at: [3, 8] }\n  order_date: { at: [11, 10] }\n  amount: { at: [21, 12] }\n  currency: { at: [33, 3] }\n',
+        ),
+        1000,
+      ),
+    ).toThrow('bench --profile p: columns.source_key.at: 2 positions cannot hold 1000 distinct keys');
+    expect(() =>
+      profileShape(
+        profile(
+          'version: 1\nheader: false\ncolumns:\n  source_key: { column: 1 }\n  customer_id: { column: 1 }\n  order_date: { column: 2 }\n  amount: { column: 3 }\n  currency: { column: 4 }\n',
+        ),
+        10,
+      ),
+    ).toThrow("bench --profile p: columns.customer_id.column: column 1 is columns.source_key's too: bench writes one value per column");
+  });
+
+  it.each([
+    [
+      'UTF-16 with Japanese header names',
+      'encoding: utf-16\ncolumns:\n  source_key: { column: 注文番号 }\n  customer_id: { column: 顧客 }\n  order_date: { column: 日付, date: "YYYY年M月D日" }\n  amount: { column: 金額 }\n  currency: { column: 通貨 }\n',
+    ],
+    [
+      'Shift_JIS, numbered and named columns mixed, a when column',
+      'encoding: shift_jis\ndelimiter: "\\t"\nwhen: { column: 区分, in: ["受注"] }\ncolumns:\n  source_key: { column: 3 }\n  customer_id: { column: 顧客 }\n  order_date: { column: 1, date: "D/M/YYYY" }\n  amount: { column: 金額, decimal: ",", group: " " }\n  currency: { column: 通貨 }\n',
+    ],
+    [
+      'EUC-JP fixed width in bytes with a banner',
+      'format: fixed\nencoding: euc-jp\nskip_lines: 2\nwhen: { at: [1, 2], not_in: ["D", "K"] }\ncolumns:\n  source_key: { at: [3, 13] }\n  customer_id: { at: [16, 6] }\n  order_date: { at: [30, 10], date: "YYYY.MM.DD" }\n  amount: { at: [40, 14], decimal: "," }\n  currency: { const: "EUR" }\n',
+    ],
+    [
+      'a quote and a delimiter in header names, an escape',
+      'delimiter: ";"\nescape: "\\\\"\ncolumns:\n  source_key: { column: "Order; No" }\n  customer_id: { column: \'Customer "id"\' }\n  order_date: { column: Date, date: "MM/DD/YYYY" }\n  amount: { column: Total, group: "," }\n  currency: { column: Cur }\n',
+    ],
+  ])('%s: the file reads back through the profile, every line a data line, none rejected', async (_what, yaml) => {
+    const p = profile(`version: 1\n${yaml}`);
+    const path = writeTestFile('', 'shaped.txt');
+    await writeLines(path, shapedLines(profileShape(p, 500), { rows: 500, seed: 7 }), profileShape(p, 500).encode);
+    const dry = await dryRunFile(await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: p }));
+    expect(dry.counts).toMatchObject({ read: 500, rejected: 0, inserted: 500 });
+    expect(dry.stoppedAt).toBeNull();
+    // the missing amounts only
+    expect(dry.counts.invalid).toBe([...syntheticOrders({ rows: 500, seed: 7 })].filter((o) => o.amount === '').length);
+  });
+
+  it('the built-in generator writes the same file as before the orders were split from their lines', () => {
+    const text = [...orderLines({ rows: 2000, seed: 7 })].join('');
+    // the sha256 of this file as generated before syntheticOrders existed
+    expect(createHash('sha256').update(text).digest('hex')).toBe('b2e0302d0b3e561315778f07b996c9cb5d16502ea8202c4cc10644d01a05d8dc');
+    expect([...syntheticOrders({ rows: 2000, seed: 7 })]).toHaveLength(2000);
+  });
+});
