@@ -186,6 +186,7 @@ export function renderLoadMarkdown(
       report.retryWait,
       report.files.map((f) => f.loadId),
       unmatched.length,
+      codes.length > 0,
     ),
   );
   return `${out.join('\n')}\n`;
@@ -216,11 +217,13 @@ function nextSteps(
   retryWait: { count: number; nextDueAt: Date | null } | null,
   loadIds: number[],
   unmatched = 0,
+  errorRows = true,
 ): string[] {
   const steps: string[] = [];
   if (unmatched > 0)
     steps.push(`- ${unmatched} file(s) matched no load profile: write a profile whose \`match:\` takes the name, or take the file away.`);
-  if (exitCode === 2) {
+  // exit 2 for files no profile matched alone: no row to list
+  if (exitCode === 2 && (errorRows || unmatched === 0)) {
     const loads = [...new Set(loadIds)].map((id) => ` --load-id ${id}`).join('');
     steps.push(`- \`order-loader errors${loads}\` lists the rows (CSV: fix it, load it back, or \`order-loader retry\`).`);
   }
