@@ -17,6 +17,8 @@ export type { ErrorExportRow, ErrorExportFilter } from './pipeline/errors-export
 export { loadProfileFile, parseProfileText, type LoadProfile } from './input/profile/load-profile.js';
 export { profileSchema, profileJsonSchema, type LoadProfileSpec } from './input/profile/schema.js';
 export { BUILTIN_PROFILE } from './input/profile/builtin.js';
+export { loadProfileFolder, profileMatches, routeFiles, type FileRouting, type UnmatchedFile } from './input/profile/routing.js';
+export type { DryRunFileResult } from './loader.js';
 export { guessProfile, type ProfileGuess } from './input/guess/index.js';
 export {
   previewFile,

@@ -17,7 +17,9 @@ import {
   type RetryRequest,
 } from './pipeline/operations.js';
 import { startRecordedRun } from './pipeline/run-record.js';
-import { dryRunFile, type DryRunResult } from './pipeline/stage.js';
+import { dryRunFile, emptyStageCounts, type DryRunResult } from './pipeline/stage.js';
+import type { LoadProfile } from './input/profile/load-profile.js';
+import { checkRoutingProfiles, routeFiles } from './input/profile/routing.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
@@ -90,6 +92,12 @@ export interface LoadStatus {
   startedAt: Date | null;
   counts: StatusTally;
 }
+
+/**
+ * A file of a dry run: its counts, with the profile it was read with (when one); or, when files
+ * are routed by name (`profiles`), a file no profile matched (`unmatched`: why; not read, counts 0).
+ */
+export type DryRunFileResult = DryRunResult & { file: string; profile?: { name: string; sha256: string }; unmatched?: string };
 
 /** The library's entry point: one database, the operations of the CLI as methods. */
 export class OrderLoader {
@@ -235,7 +243,7 @@ export class OrderLoader {
   }
 
   /** Parse and validate files, writing nothing (not even a run record). */
-  dryRun(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
+  dryRun(files: string[], options: Partial<LoadOptions> = {}): Promise<DryRunFileResult[]> {
     return OrderLoader.dryRunFiles(files, { logger: this.logger, ...stripUndefined(options) });
   }
 
@@ -244,17 +252,31 @@ export class OrderLoader {
    * counts (see DryRunResult for the two things only the database knows). Every header is
    * checked before any file is read, as `load` does.
    */
-  static async dryRunFiles(files: string[], options: Partial<LoadOptions> = {}): Promise<Array<DryRunResult & { file: string }>> {
+  static async dryRunFiles(files: string[], options: Partial<LoadOptions> = {}): Promise<DryRunFileResult[]> {
     const o = { ...DEFAULT_LOAD_OPTIONS, ...stripUndefined(options) };
+    // --profiles: each file's profile by its name, as a load routes them (a file two match refuses the run)
+    let routes: Map<string, LoadProfile> | null = null;
+    const unmatched = new Map<string, string>();
+    if (o.profiles !== undefined) {
+      if (o.profile !== undefined)
+        throw new UserError('profile and profiles together: one profile for every file, or each file’s profile by its name (choose one)');
+      checkRoutingProfiles(o.profiles);
+      const routing = routeFiles(files, o.profiles);
+      routes = routing.routes;
+      for (const u of routing.unmatched) unmatched.set(u.file, u.reason);
+    }
+    const profileOf = (path: string): LoadProfile | undefined => (routes === null ? o.profile : routes.get(path));
     const opened = [];
     try {
       for (const path of files) {
-        await checkFileEncoding(path, await fileEncoding(path, o.profile?.spec.encoding ?? o.encoding));
+        if (unmatched.has(path)) continue;
+        const profile = profileOf(path);
+        await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? o.encoding));
         opened.push(
           await openOrderFile(path, {
             encoding: o.encoding,
             delimiter: o.delimiter,
-            profile: o.profile,
+            profile,
             onWarning: (message) => o.logger?.warn({ file: path }, message),
           }),
         );
@@ -263,7 +285,7 @@ export class OrderLoader {
       for (const f of opened) f.close();
       throw error;
     }
-    const results = [];
+    const results: DryRunFileResult[] = [];
     for (const file of opened) {
       if (file.header.extraColumns.length > 0) {
         o.logger?.warn(
@@ -272,7 +294,29 @@ export class OrderLoader {
         );
       }
     }
-    for (const file of opened) results.push({ file: file.path, ...(await dryRunFile(file)) });
+    const read = new Map<string, DryRunFileResult>();
+    for (const file of opened) {
+      const profile = profileOf(file.path);
+      read.set(file.path, {
+        file: file.path,
+        ...(profile === undefined ? {} : { profile: { name: profile.name, sha256: profile.sha256 } }),
+        ...(await dryRunFile(file)),
+      });
+    }
+    // in the order given: a file no profile matched where it stands
+    const notRead = (file: string, reason: string): DryRunFileResult => ({
+      file,
+      unmatched: reason,
+      counts: { ...emptyStageCounts(), stagedAsError: 0, invalid: 0, toMerge: 0 },
+      samples: [],
+      stoppedAt: null,
+      extraColumns: [],
+    });
+    for (const path of files) {
+      const reason = unmatched.get(path);
+      const result = reason === undefined ? read.get(path) : notRead(path, reason);
+      if (result !== undefined) results.push(result);
+    }
     return results;
   }
 
@@ -391,10 +435,18 @@ export class OrderLoader {
     return { ...report, loads, otherLoads: every.length - loads.length, runs: await this.engine.listRuns(5) };
   }
 
-  async runs(limit = 20): Promise<Array<RunRecord & { events: RunEventRecord[] }>> {
+  /**
+   * The newest runs with their events; a run that read its file through a load profile (`--profile`,
+   * or the file's own by `--profiles`) has `profile`: its name and content hash, from its `invoked` event.
+   */
+  async runs(limit = 20): Promise<Array<RunRecord & { events: RunEventRecord[]; profile?: { name: string; sha256: string } }>> {
     const runs = await this.engine.listRuns(limit);
     const events = await this.engine.listRunEvents(runs.map((r) => r.runId));
-    return runs.map((r) => ({ ...r, events: events.filter((e) => e.runId === r.runId) }));
+    return runs.map((r) => {
+      const own = events.filter((e) => e.runId === r.runId);
+      const profile = profileOfRun(own);
+      return { ...r, events: own, ...(profile === null ? {} : { profile }) };
+    });
   }
 
   /**
@@ -412,6 +464,14 @@ export class OrderLoader {
   private loadOptions(options: Partial<LoadOptions>): LoadOptions {
     return { ...DEFAULT_LOAD_OPTIONS, logger: this.logger, ...stripUndefined(options) };
   }
+}
+
+/** The load profile a run read its file with, as its `invoked` event recorded it (src/pipeline/load-journal.ts); null: none. */
+function profileOfRun(events: RunEventRecord[]): { name: string; sha256: string } | null {
+  const recorded = events.find((e) => e.event === 'invoked')?.detail?.profile as { name?: unknown; sha256?: unknown } | null | undefined;
+  return typeof recorded?.name === 'string' && typeof recorded.sha256 === 'string'
+    ? { name: recorded.name, sha256: recorded.sha256 }
+    : null;
 }
 
 /** The driver's error behind a connect wait that timed out. */

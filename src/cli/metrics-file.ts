@@ -16,6 +16,7 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from 'pino';
+import { patternRegExp } from '../input/inputs.js';
 import type { DatabaseState, LoadReport, ProcessReport } from '../pipeline/load.js';
 import { EXIT_FAILED } from '../pipeline/outcome.js';
 import { escapeControl } from './escape.js';
@@ -43,7 +44,13 @@ export const METRIC_FAMILIES = {
   order_loader_last_run_failed_rows:
     "The last run's rows that failed, by phase: PARSE lines rejected while staging, VALIDATE and MERGE rows ended ERROR.",
   order_loader_last_run_files:
-    "The last run's files: loaded, skipped (staged completely before), stopped (unreadable past a line), archived, failed, empty (zero bytes), left (for the next run: in their quiet period, without their marker, or changed while listed), ignored (inbox entries that are not regular files: FIFO, dangling symlink, directory named like a file).",
+    "The last run's files: loaded, skipped (staged completely before), stopped (unreadable past a line), archived, failed, empty (zero bytes), left (for the next run: in their quiet period, without their marker, or changed while listed), ignored (inbox entries that are not regular files: FIFO, dangling symlink, directory named like a file), unmatched (not read: no load profile of --profiles matches the name).",
+  order_loader_last_run_profile_files:
+    "With --profiles: the last run's files by the load profile that matched their name (every profile of the folder, 0 when none came): loaded, skipped, stopped, archived, failed, empty, as order_loader_last_run_files.",
+  order_loader_last_run_profile_rows:
+    "With --profiles: the last run's rows by the load profile their file was read with, by final status (DONE, ERROR, RETRY_WAIT, READY).",
+  order_loader_last_run_profile_rejected_lines:
+    "With --profiles: the last run's lines rejected while staging (phase PARSE) by the load profile their file was read with.",
   order_loader_last_run_rows_per_second:
     "The last run's speed by phase: stage lines read per second of staging, process rows per second of processing.",
   order_loader_rows:
@@ -59,7 +66,16 @@ export type MetricName = keyof typeof METRIC_FAMILIES;
 const STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY'] as const;
 const STATE_STATUSES = ['DONE', 'ERROR', 'RETRY_WAIT', 'READY', 'PROCESSING', 'HELD'] as const;
 const PHASES = ['PARSE', 'VALIDATE', 'MERGE'] as const;
-const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty', 'left', 'ignored'] as const;
+const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty', 'left', 'ignored', 'unmatched'] as const;
+/** The outcomes counted per profile (--profiles): those of files a profile matched. */
+const PROFILE_FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty'] as const;
+
+/** The metric families written only for a run that routed its files by name (--profiles). */
+export const ROUTED_ONLY: readonly MetricName[] = [
+  'order_loader_last_run_profile_files',
+  'order_loader_last_run_profile_rows',
+  'order_loader_last_run_profile_rejected_lines',
+];
 
 interface Sample {
   labels: Record<string, string>;
@@ -68,9 +84,11 @@ interface Sample {
 
 /** The file's text for this run; `previous`, the file as it was (for the last successes). */
 export function renderMetrics(run: RunMetrics, previous: string | null): string {
-  // a run that read its files through a load profile: its name labels the run's numbers
-  const profile =
-    run.report !== undefined && run.report.command !== 'process' ? run.report.files.find((f) => f.profile)?.profile : undefined;
+  // a run that read its files through one load profile (--profile): its name labels the run's
+  // numbers; a run that picked each file's by its name (--profiles) has them by profile instead
+  const loadReport = run.report !== undefined && run.report.command !== 'process' ? run.report : undefined;
+  const routed = loadReport?.profiles !== undefined;
+  const profile = loadReport === undefined || routed ? undefined : loadReport.files.find((f) => f.profile)?.profile;
   const command: Record<string, string> =
     profile === undefined ? { command: run.command } : { command: run.command, profile: profile.name };
   const families = new Map<MetricName, Sample[]>();
@@ -105,6 +123,25 @@ export function renderMetrics(run: RunMetrics, previous: string | null): string 
     { labels: { ...command, phase: 'stage' }, value: counts.rate.stage },
     { labels: { ...command, phase: 'process' }, value: counts.rate.process },
   ]);
+  if (loadReport !== undefined && routed) {
+    const byProfile = profileCounts(loadReport);
+    set(
+      'order_loader_last_run_profile_files',
+      [...byProfile].flatMap(([name, c]) =>
+        PROFILE_FILE_OUTCOMES.map((outcome) => ({ labels: { ...command, profile: name, outcome }, value: c.files[outcome] })),
+      ),
+    );
+    set(
+      'order_loader_last_run_profile_rows',
+      [...byProfile].flatMap(([name, c]) =>
+        STATUSES.map((status) => ({ labels: { ...command, profile: name, status }, value: c.rows[status] })),
+      ),
+    );
+    set(
+      'order_loader_last_run_profile_rejected_lines',
+      [...byProfile].map(([name, c]) => ({ labels: { ...command, profile: name }, value: c.rejected })),
+    );
+  }
 
   // the state (labelled by command as the rest: one file per job, read together by one collector)
   const state = run.state;
@@ -142,7 +179,7 @@ function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
   const counts: Counts = {
     rows: { DONE: 0, ERROR: 0, RETRY_WAIT: 0, READY: 0 },
     failed: { PARSE: 0, VALIDATE: 0, MERGE: 0 },
-    files: { loaded: 0, skipped: 0, stopped: 0, archived: 0, failed: 0, empty: 0, left: 0, ignored: 0 },
+    files: { loaded: 0, skipped: 0, stopped: 0, archived: 0, failed: 0, empty: 0, left: 0, ignored: 0, unmatched: 0 },
     rate: { stage: 0, process: 0 },
   };
   if (report === undefined) return counts;
@@ -168,7 +205,9 @@ function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
   }
   // where the files went: --archive-dir and --failed-dir (src/pipeline/archive.ts)
   counts.files.archived = report.archived.length;
-  counts.files.failed = report.unreadable.filter((u) => u.movedTo !== null).length;
+  const unmatched = report.unmatched ?? [];
+  counts.files.failed = report.unreadable.filter((u) => u.movedTo !== null).length + unmatched.filter((u) => u.movedTo !== null).length;
+  counts.files.unmatched = unmatched.length;
   counts.files.empty = report.empty.length;
   counts.files.left = report.notRead.length;
   counts.files.ignored = report.ignored.length;
@@ -178,6 +217,54 @@ function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
 }
 
 const perSecond = (n: number, ms: number) => (ms > 0 ? (n * 1000) / ms : 0);
+
+interface ProfileCounts {
+  files: Record<(typeof PROFILE_FILE_OUTCOMES)[number], number>;
+  rows: Record<(typeof STATUSES)[number], number>;
+  rejected: number;
+}
+
+/**
+ * A routed run's numbers per profile of its folder, in the folder's order (every profile, so
+ * that a partner whose file did not come shows 0 loaded). A file's profile is the one whose
+ * match: takes its name: one at most, as a name two match refuses the run.
+ */
+function profileCounts(report: LoadReport): Map<string, ProfileCounts> {
+  const out = new Map<string, ProfileCounts>();
+  const patterns: Array<[RegExp, ProfileCounts]> = [];
+  for (const p of report.profiles ?? []) {
+    const c: ProfileCounts = {
+      files: { loaded: 0, skipped: 0, stopped: 0, archived: 0, failed: 0, empty: 0 },
+      rows: { DONE: 0, ERROR: 0, RETRY_WAIT: 0, READY: 0 },
+      rejected: 0,
+    };
+    out.set(p.name, c);
+    patterns.push([patternRegExp(p.match), c]);
+  }
+  const of = (file: string) => patterns.find(([re]) => re.test(basename(file)))?.[1];
+  for (const f of report.files) {
+    const c = of(f.file);
+    if (c === undefined) continue;
+    if (f.skipped !== null) c.files.skipped++;
+    else if (f.stoppedAt !== null) c.files.stopped++;
+    else c.files.loaded++;
+    for (const status of STATUSES) c.rows[status] += f.tally[status] ?? 0;
+    c.rejected += f.counts.rejected;
+  }
+  for (const a of report.archived) {
+    const c = of(a.file);
+    if (c !== undefined) c.files.archived++;
+  }
+  for (const u of report.unreadable) {
+    const c = u.movedTo === null ? undefined : of(u.file);
+    if (c !== undefined) c.files.failed++;
+  }
+  for (const m of report.empty) {
+    const c = of(m.file);
+    if (c !== undefined) c.files.empty++;
+  }
+  return out;
+}
 
 const SUCCESS_LINE = /^order_loader_last_success_timestamp_seconds\{command="((?:[^"\\]|\\.)*)"\} (\S+)/;
 

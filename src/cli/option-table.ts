@@ -233,6 +233,17 @@ command line is read, unless its last line has no line end within that time`,
 (such as x.csv.done) exists, whatever its age; the marker moves with the file`,
     },
   ),
+  profiles: value(z.string().min(1).optional(), {
+    commands: ['load', 'stage'],
+    arg: '<dir>',
+    help: `load/stage: an inbox of several partners: each file is read with the profile of that
+folder (its .yaml, .yml and .json files, all checked first) whose match: takes its name; a name
+two match refuses the run (exit 1); a file none matches is not read: moved to --failed-dir with
+a note, or left in the inbox (exit 2); not with --profile`,
+    detail: `read each file with the profile of that folder (its .yaml, .yml and .json files, all
+checked first) whose match: takes its name; a name two match: exit 1; a file none matches is
+moved to --failed-dir with a note, or left in the inbox with a warning (exit 2); not with --profile`,
+  }),
   limit: value(positiveInt('--limit', 10_000_000).optional(), {
     commands: ['errors', 'runs'],
     arg: '<n>',

@@ -158,6 +158,12 @@ export function renderLoadMarkdown(
     const went = u.movedTo === null ? 'stayed' : `moved to ${code(u.movedTo)}`;
     notes.push(`- ${code(u.file)}: cannot be read as an order file (${md(u.reason)}): ${went}`);
   }
+  const unmatched = report.unmatched ?? [];
+  for (const u of unmatched)
+    // the patterns it was tried against are in the text report, the log and the failed note
+    notes.push(
+      `- ${code(u.file)}: no load profile matches its name: not read, ${u.movedTo === null ? 'stayed' : `moved to ${code(u.movedTo)}`}`,
+    );
   for (const n of report.notRead) notes.push(`- ${code(n.file)}: not read this time: ${md(n.reason)}`);
   for (const i of report.ignored) notes.push(`- ${code(i.file)}: not an order file: ${md(i.reason)}`);
   for (const m of report.empty)
@@ -179,6 +185,8 @@ export function renderLoadMarkdown(
       report.exitCode,
       report.retryWait,
       report.files.map((f) => f.loadId),
+      unmatched.length,
+      codes.length > 0,
     ),
   );
   return `${out.join('\n')}\n`;
@@ -204,9 +212,18 @@ export function renderProcessMarkdown(report: ProcessReport, endedAt: Date, timi
   return `${out.join('\n')}\n`;
 }
 
-function nextSteps(exitCode: number, retryWait: { count: number; nextDueAt: Date | null } | null, loadIds: number[]): string[] {
+function nextSteps(
+  exitCode: number,
+  retryWait: { count: number; nextDueAt: Date | null } | null,
+  loadIds: number[],
+  unmatched = 0,
+  errorRows = true,
+): string[] {
   const steps: string[] = [];
-  if (exitCode === 2) {
+  if (unmatched > 0)
+    steps.push(`- ${unmatched} file(s) matched no load profile: write a profile whose \`match:\` takes the name, or take the file away.`);
+  // exit 2 for files no profile matched alone: no row to list
+  if (exitCode === 2 && (errorRows || unmatched === 0)) {
     const loads = [...new Set(loadIds)].map((id) => ` --load-id ${id}`).join('');
     steps.push(`- \`order-loader errors${loads}\` lists the rows (CSV: fix it, load it back, or \`order-loader retry\`).`);
   }

@@ -1,9 +1,8 @@
 import type { StatusReport } from '../engine/types.js';
-import type { LoadStatus } from '../loader.js';
+import type { DryRunFileResult, LoadStatus } from '../loader.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
-import type { DryRunResult } from '../pipeline/stage.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { escapeControl as e } from './escape.js';
 
@@ -168,6 +167,9 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
         ? `${e(u.file)}: cannot be read as an order file: ${e(u.reason)}`
         : `${e(u.file)}: cannot be read as an order file, moved to ${e(u.movedTo)}`,
     );
+  const unmatched = report.unmatched ?? [];
+  for (const u of unmatched)
+    lines.push(`${e(u.file)}: ${e(u.reason)}: not read, ${u.movedTo === null ? 'left in the inbox' : `moved to ${e(u.movedTo)}`}`);
   if (report.archived.length > 0)
     lines.push(`archived ${report.archived.length} file(s): ${report.archived.map((a) => e(a.movedTo)).join(', ')}`);
   if (report.process !== null) {
@@ -184,9 +186,13 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
   lines.push(elapsedParts(report, timing, `${read} lines read, ${rate(read, report.stageMs)} lines/s`, processed));
   if (report.aborted === null && report.unreadable.length > 0)
     lines.push(`${report.unreadable.length} file(s) could not be read as order files: each is in --failed-dir beside <name>.error.txt`);
+  if (report.aborted === null && unmatched.length > 0)
+    lines.push(
+      `${unmatched.length} file(s) matched no load profile: write a profile whose match: takes the name, or take the file away${unmatched.some((u) => u.movedTo !== null) ? ' (in --failed-dir beside <name>.error.txt)' : ''}`,
+    );
   const rowsRejected = report.files.some((f) => f.counts.rejected + (f.tally.ERROR ?? 0) + (f.tally.RETRY_WAIT ?? 0) > 0);
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
-  else if (report.exitCode === 2 && (rowsRejected || report.unreadable.length === 0))
+  else if (report.exitCode === 2 && (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0)))
     lines.push(
       'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',
     );
@@ -243,17 +249,25 @@ export function renderBench(report: BenchReport): string {
   return lines.join('\n');
 }
 
-export function renderDryRun(results: Array<DryRunResult & { file: string }>): string {
+export function renderDryRun(results: DryRunFileResult[]): string {
   const rows: Array<Array<string | number>> = [
     ['file (dry run: nothing written)', 'read', 'would stage', 'duplicates', 'rejected', 'ERROR', 'to MERGE'],
   ];
   for (const r of results) {
     const c = r.counts;
-    rows.push([r.file, c.read, c.inserted, c.duplicates, c.rejected, c.stagedAsError + c.invalid, c.toMerge]);
+    // a file no profile matched (--profiles) is not read: said below, not counted
+    if (r.unmatched === undefined)
+      rows.push([r.file, c.read, c.inserted, c.duplicates, c.rejected, c.stagedAsError + c.invalid, c.toMerge]);
   }
   const lines = [table(rows)];
   for (const r of results) {
     const c = r.counts;
+    if (r.unmatched !== undefined) {
+      lines.push(`${e(r.file)}: ${e(r.unmatched)}: not read (a load moves it to --failed-dir, or leaves it in the inbox)`);
+      continue;
+    }
+    if (r.profile !== undefined)
+      lines.push(`${e(r.file)}: read with profile ${e(r.profile.name)} (sha256 ${r.profile.sha256.slice(0, 12)})`);
     if (r.extraColumns.length > 0) lines.push(`${e(r.file)}: ignoring extra column(s) ${r.extraColumns.map(e).join(', ')}`);
     if (r.discarded !== undefined)
       lines.push(`${e(r.file)}: ${r.discarded} line(s) discarded by the profile (when, comment, skip_lines): not errors`);
@@ -345,9 +359,17 @@ function renderEvent(event: RunEventRecord): string {
   return `      ${event.at.toISOString()}  ${e(event.event)}${shown === '' ? '' : `  ${e(shown)}`}`;
 }
 
-export function renderRuns(runs: Array<RunRecord & { events: RunEventRecord[] }>): string {
-  const rows: Array<Array<string | number>> = [['run', 'command', 'status', 'started', 'finished', 'file', 'message']];
+/**
+ * Runs with their last events; a `profile` column (the load profile a run read its file with, and
+ * its hash) when one of them read its file through one.
+ */
+export function renderRuns(runs: Array<RunRecord & { events: RunEventRecord[]; profile?: { name: string; sha256: string } }>): string {
+  const profiles = runs.some((r) => r.profile !== undefined);
+  const rows: Array<Array<string | number>> = [
+    ['run', 'command', 'status', 'started', 'finished', 'file', ...(profiles ? ['profile'] : []), 'message'],
+  ];
   for (const r of runs) {
+    const profile = r.profile === undefined ? '-' : `${r.profile.name} (${r.profile.sha256.slice(0, 12)})`;
     rows.push([
       r.runId,
       r.command,
@@ -355,6 +377,7 @@ export function renderRuns(runs: Array<RunRecord & { events: RunEventRecord[] }>
       r.startedAt.toISOString(),
       r.finishedAt?.toISOString() ?? '-',
       r.fileName ?? '-',
+      ...(profiles ? [profile] : []),
       r.message ?? '',
     ]);
   }

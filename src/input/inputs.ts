@@ -80,8 +80,8 @@ export function isPattern(arg: string): boolean {
   return /[*?]/.test(arg);
 }
 
-/** A file name pattern as a RegExp: `*` any run of characters, `?` one, everything else itself. */
-function patternRegExp(pattern: string): RegExp {
+/** A file name pattern as a RegExp: `*` any run of characters, `?` one, everything else itself (also a profile's `match:`). */
+export function patternRegExp(pattern: string): RegExp {
   const body = pattern
     .replace(/[\\^$.|+()[\]{}]/g, '\\$&')
     .replaceAll('*', '.*')

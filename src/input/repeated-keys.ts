@@ -54,7 +54,14 @@ function repeatedHashes(hashes: Float64Array, n: number): Set<number> {
  */
 export async function findRepeatedKeys(
   paths: readonly string[],
-  options: { encoding: FileEncoding; delimiter: string; profile?: LoadProfile | undefined; signal?: AbortSignal | undefined },
+  options: {
+    encoding: FileEncoding;
+    delimiter: string;
+    profile?: LoadProfile | undefined;
+    /** Each file's own profile (an inbox routed by --profiles); `profile` for a file it gives none. */
+    profileOf?: ((path: string) => LoadProfile | undefined) | undefined;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<RepeatedKeys> {
   let hashes = new Float64Array(1 << 16);
   let n = 0;
@@ -63,7 +70,7 @@ export async function findRepeatedKeys(
     const file = await openOrderFile(path, {
       encoding: options.encoding,
       delimiter: options.delimiter,
-      profile: options.profile,
+      profile: options.profileOf?.(path) ?? options.profile,
       signal: options.signal,
     });
     try {

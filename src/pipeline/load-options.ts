@@ -14,6 +14,12 @@ export interface StageOptions {
   delimiter: string;
   /** How files are read and mapped onto the five fields (src/input/profile/); none: the built-in format. */
   profile?: LoadProfile | undefined;
+  /**
+   * Inbox routing (`--profiles`): each file is read with the profile whose `match:` takes its name
+   * (src/input/profile/routing.ts); a file two take refuses the run, a file none takes is not read
+   * (moved to `failedDir` with a note, or left where it is: `LoadReport.unmatched`). Not with `profile`.
+   */
+  profiles?: readonly LoadProfile[] | undefined;
   /** Lines per staging transaction. */
   batchSize: number;
   retry: RetryPolicy;
@@ -123,6 +129,13 @@ export interface LoadReport {
   empty: Array<{ file: string; movedTo: string | null }>;
   /** Entries of an inbox that are not read: not regular files (a FIFO, a dangling symlink, a directory named x.csv). */
   ignored: Array<{ file: string; reason: string }>;
+  /**
+   * Routed runs (`profiles`): files no profile's `match:` takes, not read: moved to --failed-dir
+   * (movedTo) or left where they are (null).
+   */
+  unmatched?: Array<{ file: string; reason: string; movedTo: string | null }>;
+  /** Routed runs (`profiles`): the profiles files were routed by, in their order. */
+  profiles?: Array<{ name: string; sha256: string; match: string }>;
   /**
    * Rows waiting to be retried after a transient failure (of any load), and when the first is
    * due: always read by `load` (it exits 2 while any row waits), by `stage` when its rows wait.

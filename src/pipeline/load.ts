@@ -8,6 +8,8 @@ import { statSync } from 'node:fs';
 import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
 import { LoadJournal } from './load-journal.js';
 import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
+import type { LoadProfile } from '../input/profile/load-profile.js';
+import { checkRoutingProfiles, routeFiles } from '../input/profile/routing.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
 import type { FileReport, LoadOptions, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
 import { LoadProcessing, maxErrorsMessage, processOptions, stoppedMessage } from './load-processing.js';
@@ -27,11 +29,38 @@ export {
   type StageOptions,
 } from './load-options.js';
 
-/** The files of a run that are not staged: not read this time, not order files (--failed-dir), or empty. */
+/** The files of a run that are not staged: not read this time, not order files (--failed-dir), empty, or no profile's (--profiles). */
 interface SetAside {
   notRead: LoadReport['notRead'];
   unreadable: LoadReport['unreadable'];
   empty: LoadReport['empty'];
+  unmatched: NonNullable<LoadReport['unmatched']>;
+}
+
+/** The options a file is read with: the run's, with the file's own profile when the run routes files by name (--profiles). */
+type OptionsOf = (path: string) => LoadOptions;
+
+/**
+ * Inbox routing (`profiles`, src/input/profile/routing.ts): each file's profile by its name, the
+ * files no profile takes set aside (said here: moved to --failed-dir, or left where they are). A
+ * file two profiles take refuses the run before anything is read. Without `profiles`, every file
+ * is read with the run's options.
+ */
+function routeByName(paths: string[], options: LoadOptions, aside: SetAside): { paths: string[]; optionsOf: OptionsOf } {
+  const profiles = options.profiles;
+  if (profiles === undefined) return { paths, optionsOf: () => options };
+  if (options.profile !== undefined)
+    throw new UserError('profile and profiles together: one profile for every file, or each file’s profile by its name (choose one)');
+  checkRoutingProfiles(profiles);
+  const { routes, unmatched } = routeFiles(paths, profiles);
+  for (const u of unmatched) {
+    // with --failed-dir, the move says it (moveFiles)
+    if (options.failedDir === undefined) options.logger.warn({ file: u.file }, `${u.file}: ${u.reason}: not read, left where it is`);
+    aside.unmatched.push({ ...u, movedTo: null });
+  }
+  const perFile = new Map<string, LoadOptions>();
+  for (const [path, profile] of routes) perFile.set(path, { ...options, profile });
+  return { paths: paths.filter((p) => routes.has(p)), optionsOf: (path) => perFile.get(path) ?? options };
 }
 
 /** Whether a file has no byte at all (a day without orders); a file that cannot be read is left to openOrderFile to say. */
@@ -81,9 +110,10 @@ async function openChecked(path: string, options: LoadOptions, aside: SetAside, 
  * staged. A file that changed since it was listed is set aside; with --failed-dir, so is a file
  * whose header is refused (the others are loaded), else that refuses the run.
  */
-async function checkFiles(paths: string[], options: LoadOptions, listed: Map<string, ListedFile>, aside: SetAside): Promise<string[]> {
+async function checkFiles(paths: string[], optionsOf: OptionsOf, listed: Map<string, ListedFile>, aside: SetAside): Promise<string[]> {
   const checked: string[] = [];
   for (const path of paths) {
+    const options = optionsOf(path);
     const changed = stillBeingWritten(path, listed, options);
     if (changed !== null) {
       aside.notRead.push({ file: path, reason: changed });
@@ -118,6 +148,7 @@ type StagingEnd = 'interrupted' | 'max-errors' | null;
  */
 async function stageFiles(
   run: FileStaging,
+  optionsOf: OptionsOf,
   paths: string[],
   reports: FileReport[],
   tooManyRejected: () => boolean,
@@ -129,9 +160,10 @@ async function stageFiles(
     if (tooManyRejected()) return 'max-errors';
     if (beingWritten(path)) continue;
     // the signal ends the reading too: a run of blank lines can be long to read and yields no line
-    const file = await openChecked(path, run.options, aside, run.processing.signal);
+    const options = optionsOf(path);
+    const file = await openChecked(path, options, aside, run.processing.signal);
     if (file === null) continue;
-    const staged = await stageListedFile(run, file);
+    const staged = await stageListedFile({ ...run, options }, file);
     reports.push(staged.report);
     if (staged.interrupted) return 'interrupted';
   }
@@ -145,12 +177,13 @@ async function stageFiles(
  * Their rows are staged HELD and released when the run's staging ends, so that processing sees
  * each key only once its last line in the run is staged: the outcome of sequential phases.
  */
-async function scanRepeatedKeys(files: string[], options: LoadOptions, signal: AbortSignal): Promise<RepeatedKeys> {
+async function scanRepeatedKeys(files: string[], options: LoadOptions, optionsOf: OptionsOf, signal: AbortSignal): Promise<RepeatedKeys> {
   const started = performance.now();
   const keys = await findRepeatedKeys(files, {
     encoding: options.encoding,
     delimiter: options.delimiter,
     profile: options.profile,
+    profileOf: (path: string): LoadProfile | undefined => optionsOf(path).profile,
     signal,
   });
   options.logger.info(
@@ -199,14 +232,17 @@ function runCounts(reports: FileReport[]): (runId: number) => RunCounts {
  */
 export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadReport> {
   const started = performance.now();
+  // what the listing left for the next run was said when it was listed: reported, not said again
+  const aside: SetAside = { notRead: [...(options.listing?.notReady ?? [])], unreadable: [], empty: [], unmatched: [] };
+  // each file's profile by its name (--profiles): before anything is made, read or moved
+  const routed = routeByName(paths, options, aside);
+  const optionsOf = routed.optionsOf;
   checkFileFolders(
     options,
     paths.map((p) => dirname(p)),
   );
   const listed = new Map((options.listed ?? []).map((f) => [f.path, f]));
-  // what the listing left for the next run was said when it was listed: reported, not said again
-  const aside: SetAside = { notRead: [...(options.listing?.notReady ?? [])], unreadable: [], empty: [] };
-  const files = await checkFiles(paths, options, listed, aside);
+  const files = await checkFiles(routed.paths, optionsOf, listed, aside);
   // checked again right before a file is read: it may have been listed long before
   const beingWritten = (path: string) => {
     const reason = stillBeingWritten(path, listed, options);
@@ -239,8 +275,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
-      if (processing.overlap) run.held = await scanRepeatedKeys(files, options, processing.signal);
-      staging = await stageFiles(run, files, reports, tooManyRejected, beingWritten, aside);
+      if (processing.overlap) run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal);
+      staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
       if (staging === null) await releaseHeld(run, reports);
     } finally {
       processing.stagingFinished();
@@ -313,6 +349,12 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     archived: moved.archived,
     empty: aside.empty,
     ignored: options.listing?.ignored ?? [],
+    ...(options.profiles === undefined
+      ? {}
+      : {
+          unmatched: aside.unmatched,
+          profiles: options.profiles.map((p) => ({ name: p.name, sha256: p.sha256, match: p.spec.match ?? '' })),
+        }),
     exitCode: exitCodeFor({
       failed: aborted !== null,
       // `stage` promises staged rows, `load` rows DONE
@@ -320,7 +362,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
         reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
         // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
         (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
-      filesFailed: aside.unreadable.length > 0 || reports.some(discardedEverything),
+      // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
+      filesFailed: aside.unreadable.length > 0 || aside.unmatched.length > 0 || reports.some(discardedEverything),
     }),
   };
 }
@@ -332,7 +375,8 @@ export function discardedEverything(r: { counts: { read: number }; discarded?: n
 
 /**
  * After the commit that ended the run: with --failed-dir, the files that cannot be read as order
- * files go there (header refused, or staging stopped at a line); with --archive-dir, when the
+ * files go there (header refused, or staging stopped at a line), and so do the files no profile
+ * matched (--profiles); with --archive-dir, when the
  * run did not stop early, every other file read goes there (unless it changed meanwhile). A file
  * not moved stays in the inbox. A move that fails stops the moves (exit 1).
  */
@@ -353,7 +397,9 @@ async function moveFiles(
   }
   const toArchive = archiveDir === undefined || aborted !== null ? [] : reports.filter((r) => r.stoppedAt === null);
   const emptyToArchive = archiveDir === undefined || aborted !== null ? [] : aside.empty;
-  if (toArchive.length === 0 && emptyToArchive.length === 0 && aside.unreadable.length === 0) return { archived, failure: null };
+  const unmatchedToFail = failedDir === undefined ? [] : aside.unmatched;
+  if (toArchive.length === 0 && emptyToArchive.length === 0 && aside.unreadable.length === 0 && unmatchedToFail.length === 0)
+    return { archived, failure: null };
   const markerOf = (path: string): Marker | undefined => {
     const marker = listed.get(path)?.marker;
     return marker === undefined || options.readySuffix === undefined ? undefined : { path: marker, suffix: options.readySuffix };
@@ -370,6 +416,12 @@ async function moveFiles(
           { file: u.file, movedTo: u.movedTo },
           `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`,
         );
+      }
+      // files no profile's match: takes (--profiles): not read, so never part of a load
+      for (const u of unmatchedToFail) {
+        current = u.file;
+        u.movedTo = failFile(u.file, failedDir, u.reason, null, markerOf(u.file));
+        logger.warn({ file: u.file, movedTo: u.movedTo }, `${u.file}: moved to ${u.movedTo} (${u.reason})`);
       }
     }
     for (const r of toArchive) {

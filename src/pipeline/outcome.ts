@@ -8,7 +8,8 @@ export const EXIT_ROWS_REJECTED = 2;
 /**
  * The one choice of an exit code: a run that failed or stopped early gives 1 whatever its rows
  * did; otherwise 2 when a row was rejected or did not end as the command promises, or a file
- * could not be read as an order file (moved to --failed-dir), else 0.
+ * could not be read as an order file (moved to --failed-dir) or no load profile matched its name
+ * (--profiles), else 0.
  */
 export function exitCodeFor(outcome: { failed: boolean; rowsRejected: boolean; filesFailed?: boolean }): number {
   if (outcome.failed) return EXIT_FAILED;
@@ -25,13 +26,21 @@ export function notDone(tally: StatusTally): number {
  * the database itself would refuse aside (`stage` does not validate: a rule broken is found later).
  */
 export function dryRunExitCode(
-  results: Array<{ stoppedAt: unknown; counts: { rejected: number; invalid: number; read?: number }; discarded?: number | undefined }>,
+  results: Array<{
+    stoppedAt: unknown;
+    counts: { rejected: number; invalid: number; read?: number };
+    discarded?: number | undefined;
+    unmatched?: string | undefined;
+  }>,
   command: 'load' | 'stage' = 'load',
 ): number {
   return exitCodeFor({
     failed: results.some((r) => r.stoppedAt !== null),
     rowsRejected: results.some((r) => r.counts.rejected + (command === 'load' ? r.counts.invalid : 0) > 0),
     // a profile that discarded every line of a file: nothing of it would load
-    filesFailed: results.some((r) => r.discarded !== undefined && r.discarded > 0 && (r.counts.read ?? 0) === 0),
+    // and a file no profile matched (--profiles): a load would not read it
+    filesFailed: results.some(
+      (r) => r.unmatched !== undefined || (r.discarded !== undefined && r.discarded > 0 && (r.counts.read ?? 0) === 0),
+    ),
   });
 }

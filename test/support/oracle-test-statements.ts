@@ -35,6 +35,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/load.test.ts',
   'test/integration/operations.test.ts',
   'test/integration/outputs.test.ts',
+  'test/integration/profile-routing.test.ts',
   'test/integration/profiles.test.ts',
   'test/integration/restage.test.ts',
   'test/integration/row-problems.test.ts',

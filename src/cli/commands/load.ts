@@ -18,7 +18,7 @@ export const load: CommandSpec = {
       REPORT_FORMAT,
     ],
     exitCodes:
-      'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry, or a file moved to --failed-dir; 1 could not finish.',
+      'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry, a file moved to --failed-dir, or a file no --profiles profile matches; 1 could not finish.',
   },
   run: (ctx) => stageFiles(ctx, 'load'),
 };

@@ -10,6 +10,7 @@ export const FILE_OPTIONS: readonly OptionLine[] = [
   'encoding',
   'delimiter',
   'profile',
+  'profiles',
   'restage',
   'archive-dir',
   'failed-dir',

@@ -1,10 +1,12 @@
 /** load and stage: the files are checked before the database is opened, then staged (and, for load, processed). */
+import { realpathSync } from 'node:fs';
 import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
 import { checkInputsExist, expandInputs, inputFolder, type ListingRules } from '../../input/inputs.js';
 import { checkFileEncoding } from '../../input/encoding-sniff.js';
 import { fileEncoding, openOrderFile } from '../../input/order-file.js';
 import { loadProfileFile, type LoadProfile } from '../../input/profile/load-profile.js';
+import { loadProfileFolder, routeFiles } from '../../input/profile/routing.js';
 import { OrderLoader } from '../../loader.js';
 import type { LoadReport } from '../../pipeline/load.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
@@ -37,18 +39,58 @@ function inboxDirs(args: string[], movesFiles: boolean): string[] {
   });
 }
 
+/**
+ * A --profiles folder that is an input folder (a directory or a pattern's) would have its
+ * profiles read as order files, and moved to --failed-dir as files no profile matches: refused.
+ */
+function checkProfilesFolder(dir: string, args: string[]): void {
+  const real = (path: string): string | null => {
+    try {
+      return realpathSync(path);
+    } catch {
+      // not there: said by the listing (or by loadProfileFolder)
+      return null;
+    }
+  };
+  const profiles = real(dir);
+  for (const arg of args) {
+    const input = inputFolder(arg);
+    if (input.kind !== 'file' && profiles !== null && real(input.dir) === profiles)
+      throw new UserError(
+        `--profiles ${dir} is a folder the files are read from: its profiles would be read as order files (keep them in a folder of their own)`,
+      );
+  }
+}
+
+/** The profiles of the command line: --profile's, or --profiles' (each file's by its name); never both. */
+function profilesOf(
+  command: 'load' | 'stage',
+  options: CommandContext['options'],
+  args: string[],
+): { profile: LoadProfile | undefined; profiles: LoadProfile[] | undefined } {
+  if (options.profile !== undefined && options.profiles !== undefined)
+    throw new UserError(
+      `${command}: --profile and --profiles together are refused: --profile reads every file with one profile, --profiles picks each file's profile by its name`,
+    );
+  if (options.profiles === undefined)
+    return { profile: options.profile === undefined ? undefined : loadProfileFile(options.profile), profiles: undefined };
+  checkProfilesFolder(options.profiles, args);
+  // every profile of the folder checked before any file is opened or the database touched
+  return { profile: undefined, profiles: loadProfileFolder(options.profiles) };
+}
+
 export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage'): Promise<number> {
   const { options } = ctx;
   const format = reportFormat(command, options.format);
   // checked before any file is opened or the database touched
-  const profile = options.profile === undefined ? undefined : loadProfileFile(options.profile);
+  const { profile, profiles } = profilesOf(command, options, ctx.files);
   if (options['dry-run']) {
     // --dry-run writes nothing, moves nothing and needs no database
     const { files } = expandInputs(ctx.files);
     if (files.length === 0) return nothingToLoad(ctx, command);
     const results = await OrderLoader.dryRunFiles(
       files.map((f) => f.path),
-      { encoding: options.encoding, delimiter: options.delimiter, profile, batchSize: options['batch-size'], logger: ctx.logger },
+      { encoding: options.encoding, delimiter: options.delimiter, profile, profiles, batchSize: options['batch-size'], logger: ctx.logger },
     );
     print(ctx.session, options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
     return dryRunExitCode(results, command);
@@ -71,7 +113,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
   });
   let code = EXIT_FAILED;
   try {
-    code = await listAndStage(ctx, command, format, folders, rules, profile);
+    code = await listAndStage(ctx, command, format, folders, rules, { profile, profiles });
     return code;
   } finally {
     // --metrics-file before the lock goes: a run queued behind this one writes its own after
@@ -89,7 +131,7 @@ async function listAndStage(
   format: 'text' | 'markdown',
   folders: { archiveDir: string | undefined; failedDir: string | undefined },
   rules: ListingRules,
-  profile: LoadProfile | undefined,
+  { profile, profiles }: { profile: LoadProfile | undefined; profiles: LoadProfile[] | undefined },
 ): Promise<number> {
   const { options } = ctx;
   const { files, notReady, ignored } = expandInputs(ctx.files, rules);
@@ -100,15 +142,19 @@ async function listAndStage(
   // `stage` with nothing to stage needs no database; `load` still processes the rows of earlier loads that are due
   if (files.length === 0 && command === 'stage') return nothingToLoad(ctx, command, listing);
   const paths = files.map((f) => f.path);
+  // --profiles: each file's profile by its name; a file two profiles match refuses the run here,
+  // before the database is opened (a file none matches is set aside by the run: moved or left)
+  const routes = profiles === undefined ? null : routeFiles(paths, profiles).routes;
   // Every header (and the encoding of the file's start) is checked before the database is opened: creating and migrating a fresh
   // embedded database takes seconds, and a file missing a column would be refused anyway.
   // With --failed-dir such a file is moved there instead, and the others are loaded.
   if (folders.failedDir === undefined) {
     // a zero-byte file is an empty load, not a file without a header
     for (const f of files) {
-      if (f.size === 0) continue;
-      await checkFileEncoding(f.path, await fileEncoding(f.path, profile?.spec.encoding ?? options.encoding));
-      (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter, profile })).close();
+      if (f.size === 0 || (routes !== null && !routes.has(f.path))) continue;
+      const fileProfile = routes === null ? profile : routes.get(f.path);
+      await checkFileEncoding(f.path, await fileEncoding(f.path, fileProfile?.spec.encoding ?? options.encoding));
+      (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter, profile: fileProfile })).close();
     }
   }
   return withLoader(ctx, { processes: command === 'load' }, async (loader) => {
@@ -124,6 +170,7 @@ async function listAndStage(
     const run = {
       ...runOptions(ctx, progress),
       profile,
+      profiles,
       ...folders,
       listed: files,
       readySuffix: options['ready-suffix'],
@@ -144,6 +191,7 @@ async function listAndStage(
       notRead: report.notRead.length,
       empty: report.empty.length,
       ignored: report.ignored.length,
+      unmatched: report.unmatched?.length ?? 0,
     });
     // the whole command's time, from the start of the command line (opening the database included)
     const timing = commandTiming(ctx.session);

@@ -16,6 +16,8 @@ export interface LoadProfile {
   /** sha256 of the profile's content as checked (canonical JSON): part of a load's identity. */
   sha256: string;
   spec: LoadProfileSpec;
+  /** The file it was read from (named in messages about it), when it was read from one. */
+  source?: string | undefined;
 }
 
 function pathText(path: ReadonlyArray<PropertyKey>): string {
@@ -132,7 +134,7 @@ export function loadProfileFile(path: string): LoadProfile {
     throw new UserError(`profile ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? 'error'})`}`);
   }
   if (content.includes('\u0000')) throw new UserError(`profile ${path}: not a YAML or JSON profile (a binary file)`);
-  return parseProfileText(content, path, basename(path, extname(path)));
+  return { ...parseProfileText(content, path, basename(path, extname(path))), source: path };
 }
 
 /** JSON with object keys sorted: the same profile written in another order or style hashes alike. */

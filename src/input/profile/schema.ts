@@ -86,7 +86,10 @@ export const profileSchema = z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a name of letters, digits, ".", "_" or "-" (at most 64)')
       .optional(),
-    match: nonEmpty.optional(),
+    /** Which file names the profile reads when an inbox is routed (`--profiles`, src/input/profile/routing.ts). */
+    match: nonEmpty
+      .refine((v) => !v.includes('/'), 'a file-name pattern (* and ?) without a folder: it is matched against the name')
+      .optional(),
     format: z.enum(['csv', 'fixed']).default('csv'),
     encoding: z
       .enum([...ENCODING_ALIASES.keys()] as [string, ...string[]])
