@@ -1,6 +1,6 @@
 /**
  * README.md's tour, run as written: every `$` line of its ```console blocks, in order, in one
- * fresh folder (a copy of the clone's fixtures/ beside it, as the tour's first lines expect),
+ * fresh folder (a copy of the clone's fixtures/ and examples/ beside it, as the tour's first lines expect),
  * each with the exit code and the output the README shows (test/support/doc-commands.ts says how
  * a transcript is read). Followed top to bottom in one folder, each step must get what it
  * promises. Every other command block of the README says why it is not run.
@@ -29,6 +29,7 @@ describe('README.md', () => {
       const clone = join(root, 'clone');
       mkdirSync(clone);
       cpSync(join(REPO_ROOT, 'fixtures'), join(clone, 'fixtures'), { recursive: true });
+      cpSync(join(REPO_ROOT, 'examples'), join(clone, 'examples'), { recursive: true });
       const transcript = new Transcript(clone, binShim(join(root, 'bin')));
       await expectTranscript(transcript, commands);
     },
