@@ -175,7 +175,7 @@ forEachTarget('attributes on $kind', () => {
     const orders = await db.sql<AttributeRow>(
       "SELECT source_key, attributes::text AS attributes FROM orders WHERE source_key IN ('P-3', 'P-4') ORDER BY source_key",
     );
-    expect(orders.map((o) => [o.source_key, JSON.parse(o.attributes ?? 'null')])).toEqual([
+    expect(orders.map((o) => [o.source_key, JSON.parse(o.attributes ?? 'null') as unknown])).toEqual([
       ['P-3', kept(FIRST[2]!)],
       ['P-4', { ...kept(FIRST[3]!), 'Extra 07': '=changed in the sheet' }],
     ]);

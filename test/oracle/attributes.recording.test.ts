@@ -56,7 +56,7 @@ describe('Oracle staging of attributes (recording connection)', () => {
     const inserts = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_insert'));
     expect(inserts).toHaveLength(1);
     expect(inserts[0]?.binds.map((b) => b.attributes)).toEqual(['{"Region":"EU"}', null]);
-    expect(inserts[0]?.options.bindDefs?.attributes).toEqual({ type: DB.DB_TYPE_VARCHAR, maxSize: 4000 });
+    expect(inserts[0]?.options.bindDefs.attributes).toEqual({ type: DB.DB_TYPE_VARCHAR, maxSize: 4000 });
     // the other statements read them from order_stage_batch: no bind of their own
     for (const name of ['stage_batch_update', 'stage_batch_new'])
       expect(db.executeManyCalls().find((c) => c.sql === oracleQuery(name))?.options.bindDefs).not.toHaveProperty('attributes');
@@ -70,7 +70,7 @@ describe('Oracle staging of attributes (recording connection)', () => {
       tx.stageBatch(3, [row(2, '{"a":"1"}'), row(3, '{"a":"refuse"}'), row(4, long), row(5, '{"a":"refuse"}'), row(6)]),
     );
     const inserts = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_insert'));
-    expect(inserts.map((c) => [c.binds.map((b) => b.source_key), c.options.bindDefs?.attributes])).toEqual([
+    expect(inserts.map((c) => [c.binds.map((b) => b.source_key), c.options.bindDefs.attributes])).toEqual([
       [['K2', 'K3'], { type: DB.DB_TYPE_VARCHAR, maxSize: 4000 }],
       [['K4'], { type: DB.DB_TYPE_CLOB }],
       [['K5', 'K6'], { type: DB.DB_TYPE_VARCHAR, maxSize: 4000 }],
@@ -94,7 +94,7 @@ describe('Oracle staging of attributes (recording connection)', () => {
     await engine.transaction((tx) => tx.stageBatch(3, [row(2, JSON.stringify({ Note: 'x'.repeat(5000) }))]));
     await engine.close();
     const inserts = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_insert'));
-    expect(inserts.map((c) => c.options.bindDefs?.attributes)).toEqual([{ type: DB.DB_TYPE_VARCHAR, maxSize: 32767 }]);
+    expect(inserts.map((c) => c.options.bindDefs.attributes)).toEqual([{ type: DB.DB_TYPE_VARCHAR, maxSize: 32767 }]);
   });
 });
 

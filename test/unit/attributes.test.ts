@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { ERRORS_CSV_HELD_ROWS, writeErrorsCsv } from '../../src/cli/errors-csv.js';
 import { copyText } from '../../src/engine/postgres/staging.js';
 import { UserError } from '../../src/errors.js';
-import { openOrderFile, type FileItem, type FileRecord } from '../../src/input/order-file.js';
+import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
 import { attributesJson, canonicalAttributes, parseAttributes } from '../../src/input/profile/attributes.js';
 import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { rawLineAttributes } from '../../src/input/raw-line.js';
@@ -37,7 +37,7 @@ async function records(path: string, profile?: LoadProfile): Promise<{ items: Fi
   return { items, extraColumns: file.header.extraColumns };
 }
 
-const attributesOf = (items: FileItem[]) => items.map((i) => (i.kind === 'record' ? (i as FileRecord).attributes : i.code));
+const attributesOf = (items: FileItem[]) => items.map((i) => (i.kind === 'record' ? i.attributes : i.code));
 
 describe('attributes as JSON text', () => {
   test('canonical: keys in code-unit order, values trimmed, an empty one left out, none at all is null', () => {
