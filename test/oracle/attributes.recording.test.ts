@@ -20,6 +20,8 @@ import { clobMisuse } from '../support/oracle-test-statements.js';
 import { batchError, constants, RecordingDatabase } from './recording-connection.js';
 
 const DB = oracledb as unknown as { DB_TYPE_VARCHAR: unknown; DB_TYPE_CLOB: unknown };
+/** Every batch through the session's batch table (the direct insert, stage_batch_direct.sql, has a test of its own below). */
+const BATCH_TABLE = { stageDirect: false };
 const COUNTS = { rows: [{ UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
 
 const row = (lineNo: number, attributes?: string): StageInput => ({
@@ -51,7 +53,7 @@ function database() {
 describe('Oracle staging of attributes (recording connection)', () => {
   it('binds them to the batch insert as VARCHAR2 of the database limit, NULL for a row without: one call', async () => {
     const db = database();
-    const engine = createOracleEngineWith(db, constants);
+    const engine = createOracleEngineWith(db, constants, BATCH_TABLE);
     await engine.transaction((tx) => tx.stageBatch(3, [row(2, '{"Region":"EU"}'), row(3)]));
     const inserts = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_insert'));
     expect(inserts).toHaveLength(1);
@@ -64,7 +66,7 @@ describe('Oracle staging of attributes (recording connection)', () => {
 
   it('a value past 4000 bytes goes as a CLOB, in a call of its own; batch errors map back to their lines', async () => {
     const db = database();
-    const engine = createOracleEngineWith(db, constants);
+    const engine = createOracleEngineWith(db, constants, BATCH_TABLE);
     const long = JSON.stringify({ Note: 'x'.repeat(5000) });
     const result = await engine.transaction((tx) =>
       tx.stageBatch(3, [row(2, '{"a":"1"}'), row(3, '{"a":"refuse"}'), row(4, long), row(5, '{"a":"refuse"}'), row(6)]),
@@ -81,6 +83,21 @@ describe('Oracle staging of attributes (recording connection)', () => {
     ]);
   });
 
+  it('the direct insert into order_stage binds them too: VARCHAR2, or a CLOB for the whole call when one value passes the limit', async () => {
+    for (const [rows, type] of [
+      [[row(2, '{"Region":"EU"}'), row(3)], { type: DB.DB_TYPE_VARCHAR, maxSize: 4000 }],
+      [[row(2, '{"Region":"EU"}'), row(3, JSON.stringify({ Note: 'x'.repeat(5000) }))], { type: DB.DB_TYPE_CLOB }],
+    ] as const) {
+      const db = database();
+      const engine = createOracleEngineWith(db, constants);
+      await engine.transaction((tx) => tx.stageBatch(3, [...rows]));
+      const direct = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_direct'));
+      expect(direct).toHaveLength(1);
+      expect(direct[0]?.binds.map((b) => b.attributes)).toEqual(rows.map((r) => r.attributes ?? null));
+      expect(direct[0]?.options.bindDefs.attributes).toEqual(type);
+    }
+  });
+
   it('under MAX_STRING_SIZE = EXTENDED (the probe answers 32767) a value up to 32767 bytes stays VARCHAR2', async () => {
     const db = new RecordingDatabase({
       execute: (sql) =>
@@ -90,7 +107,7 @@ describe('Oracle staging of attributes (recording connection)', () => {
             ? COUNTS
             : { rows: [] },
     });
-    const engine = await openOracleEngine(db, constants, { charsetCheck: false });
+    const engine = await openOracleEngine(db, constants, { charsetCheck: false, ...BATCH_TABLE });
     await engine.transaction((tx) => tx.stageBatch(3, [row(2, JSON.stringify({ Note: 'x'.repeat(5000) }))]));
     await engine.close();
     const inserts = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_insert'));
@@ -98,7 +115,15 @@ describe('Oracle staging of attributes (recording connection)', () => {
   });
 });
 
-const STATEMENTS = ['stage_batch_insert', 'stage_batch_update', 'stage_batch_counts', 'stage_batch_new', 'merge_orders', 'error_rows'];
+const STATEMENTS = [
+  'stage_batch_direct',
+  'stage_batch_insert',
+  'stage_batch_update',
+  'stage_batch_counts',
+  'stage_batch_new',
+  'merge_orders',
+  'error_rows',
+];
 const MIGRATION = 'sql/oracle/migrations/008_attributes.sql';
 
 function statements(): Array<{ where: string; text: string }> {
