@@ -11,6 +11,9 @@ export { neutraliseFormula } from '../input/formula-guard.js';
  * The CSV columns of `errors`: the order columns (what `load` reads back), then what went wrong,
  * where, and the line as it was read. `error_code`, `error_message`, `line_no` and `load_id`
  * together mark the file as our export when it is loaded back (src/input/formula-guard.ts).
+ * After them, one column per attribute name of the exported rows (a profile's `extra`), in
+ * code-unit order of the names, which the built-in reader keeps again as the rows' attributes
+ * when the file is loaded back (src/input/order-file.ts, describeHeader); none without attributes.
  */
 export const ERROR_EXPORT_COLUMNS = [
   'source_key',
@@ -26,25 +29,66 @@ export const ERROR_EXPORT_COLUMNS = [
 ] as const;
 
 /** One export row as CSV cells; a cell a spreadsheet would run as a formula gets the formula guard. */
-function cells(r: ErrorExportRow): string[] {
-  return [r.sourceKey, r.customerId, r.orderDate, r.amount, r.currency, r.errorCode, r.errorMessage, r.lineNo, r.loadId, r.rawRecord].map(
-    (v) => (v === null ? '' : neutraliseFormula(String(v))),
-  );
+function cells(r: ErrorExportRow, attributeNames: readonly string[]): string[] {
+  const base = [r.sourceKey, r.customerId, r.orderDate, r.amount, r.currency, r.errorCode, r.errorMessage, r.lineNo, r.loadId, r.rawRecord];
+  const attributes = r.attributes;
+  const all = attributeNames.length === 0 ? base : [...base, ...attributeNames.map((n) => attributes?.[n] ?? null)];
+  return all.map((v) => (v === null ? '' : neutraliseFormula(String(v))));
 }
 
-const CSV_OPTIONS = { header: true, columns: [...ERROR_EXPORT_COLUMNS], record_delimiter: 'unix' } as const;
+function csvOptions(attributeNames: readonly string[]) {
+  return { header: true, columns: [...ERROR_EXPORT_COLUMNS, ...attributeNames], record_delimiter: 'unix' } as const;
+}
+
+/** The attribute names of some rows, added to `names`. */
+function addNames(names: Set<string>, r: ErrorExportRow): void {
+  if (r.attributes !== undefined) for (const n of Object.keys(r.attributes)) names.add(n);
+}
+
+/** The attribute columns of the export: every name of the rows, in code-unit order (the same on every engine). */
+function sortedNames(names: Set<string>): string[] {
+  return [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
 
 /** The rows as one CSV text (a library convenience for a few rows; `errors` streams with writeErrorsCsv). */
 export function errorsToCsv(rows: ErrorExportRow[]): string {
-  return stringifySync(rows.map(cells), CSV_OPTIONS);
+  const names = new Set<string>();
+  for (const r of rows) addNames(names, r);
+  const attributeNames = sortedNames(names);
+  return stringifySync(
+    rows.map((r) => cells(r, attributeNames)),
+    csvOptions(attributeNames),
+  );
 }
 
-/** Stream the rows as CSV to `out`, with backpressure: memory holds a page of rows, not the export. */
-export async function writeErrorsCsv(rows: AsyncIterable<ErrorExportRow>, out: Writable): Promise<void> {
-  async function* records() {
-    for await (const r of rows) yield cells(r);
+/** Rows held while the attribute names are gathered: an export of at most this many rows is read once. */
+export const ERRORS_CSV_HELD_ROWS = 5000;
+
+/**
+ * Stream the rows as CSV to `out`, with backpressure: memory holds a page of rows (and at most
+ * ERRORS_CSV_HELD_ROWS), not the export. The header names every attribute column before the first
+ * row, so the rows are gathered first: an export of at most ERRORS_CSV_HELD_ROWS rows is written
+ * from those; a longer one is read to its end for the names alone, then read again (`rows` is
+ * called twice) and written. Rows added between the two reads with an attribute name the first
+ * did not see lose that cell (the export is not a snapshot, as it never was: pages).
+ */
+export async function writeErrorsCsv(rows: () => AsyncIterable<ErrorExportRow>, out: Writable): Promise<void> {
+  const names = new Set<string>();
+  const held: ErrorExportRow[] = [];
+  let complete = true;
+  for await (const r of rows()) {
+    addNames(names, r);
+    if (complete && held.length < ERRORS_CSV_HELD_ROWS) held.push(r);
+    else if (complete) {
+      complete = false;
+      held.length = 0;
+    }
   }
-  await pipeline(Readable.from(records()), stringify(CSV_OPTIONS), out, { end: false });
+  const attributeNames = sortedNames(names);
+  async function* records() {
+    for await (const r of complete ? held : rows()) yield cells(r, attributeNames);
+  }
+  await pipeline(Readable.from(records()), stringify(csvOptions(attributeNames)), out, { end: false });
 }
 
 /** Stream the rows as one JSON array, written element by element. */

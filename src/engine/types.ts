@@ -28,6 +28,11 @@ export interface StageInput extends OrderValues {
   lineNo: number;
   /** Set when the line could not be parsed: the row is staged as ERROR with null values. */
   parseError?: { code: string; message: string } | undefined;
+  /**
+   * The line's other columns kept (a profile's `extra`): canonical JSON text of an object of
+   * column name → text (src/input/profile/attributes.ts); absent or null: none (the built-in format).
+   */
+  attributes?: string | null | undefined;
 }
 
 export interface StageBatchCounts {
@@ -202,6 +207,8 @@ export interface ManualChange {
 
 /** An ERROR row with its latest error-log entry (the `errors` export). */
 export interface ErrorRowReport extends StageRowSnapshot {
+  /** The row's attributes as stored (JSON text of an object of column name → text); absent: none. */
+  attributes?: string | undefined;
   phase: ErrorPhase | null;
   rawRecord: string | null;
   loggedAt: Date | null;

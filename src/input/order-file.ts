@@ -9,6 +9,13 @@ import type { LoadProfile } from './profile/load-profile.js';
 import { compileMapping, describeSource, headerKey, type MappingProblem } from './profile/mapping.js';
 import type { ProfileEncoding } from './profile/schema.js';
 import { openFixedFile } from './profile/fixed-reader.js';
+import {
+  attributeColumns,
+  attributesJson,
+  positionalAttributes,
+  RESERVED_ATTRIBUTE_NAMES,
+  type AttributeColumns,
+} from './profile/attributes.js';
 
 /** How a file's bytes are decoded: `utf-8` is read as is, every other through a TextDecoder (no byte offsets, so no resume point). */
 export type FileEncoding = 'utf-8' | 'shift_jis' | 'euc-jp' | 'utf-16le' | 'utf-16be' | 'windows-1252';
@@ -88,6 +95,11 @@ export interface OrderFileHeader {
   /** Header names we do not use (ignored, with a warning). */
   extraColumns: string[];
   columnCount: number;
+  /**
+   * The columns kept as each record's attributes (a profile's `extra`; the attribute columns of
+   * an `errors` export read back), src/input/profile/attributes.ts; absent: none kept.
+   */
+  attributes?: AttributeColumns | undefined;
 }
 
 /** A data record of the file. */
@@ -102,6 +114,8 @@ export interface FileRecord {
   endLine: number;
   /** A field the profile could not map (the line is a PARSE_* error of that field); absent with the built-in format. */
   problem?: MappingProblem | null;
+  /** The line's other columns kept (canonical JSON text of name → text), or null: none kept, or all of them empty. */
+  attributes?: string | null;
 }
 
 class ReadRecord implements FileRecord {
@@ -113,6 +127,7 @@ class ReadRecord implements FileRecord {
     readonly endLine: number,
     private readonly span: RawSpan,
     readonly problem: MappingProblem | null = null,
+    readonly attributes: string | null = null,
   ) {}
 
   get raw(): string {
@@ -464,7 +479,24 @@ function describeHeader(names: string[], path: string): OrderFileHeader {
       `${path}: line 1: missing required column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (header must name ${ORDER_COLUMNS.join(',')}, in any order)`,
     );
   }
-  return { names: names.map((n) => n.trim()), errorExport: isErrorExportHeader(names), positions, extraColumns, columnCount: names.length };
+  const errorExport = isErrorExportHeader(names);
+  const header: OrderFileHeader = { names: names.map((n) => n.trim()), errorExport, positions, extraColumns, columnCount: names.length };
+  if (!errorExport) return header;
+  // Our own export read back: its columns past the export's own are the attributes of the rows
+  // it was written from (one column each, src/cli/errors-csv.ts), kept again.
+  const reserved = new Set<number>();
+  names.forEach((n, i) => {
+    if (RESERVED_ATTRIBUTE_NAMES.includes(n.trim().toLowerCase())) reserved.add(i);
+  });
+  if (reserved.size === names.length) return header;
+  const attributes = attributeColumns(names, reserved, 'keep', (n) => n.trim(), path);
+  const kept = new Set(attributes.indexes);
+  return { ...header, extraColumns: header.names.filter((_, i) => !positionsHas(positions, i) && !kept.has(i)), attributes };
+}
+
+function positionsHas(positions: Map<OrderColumn, number>, index: number): boolean {
+  for (const i of positions.values()) if (i === index) return true;
+  return false;
 }
 
 /**
@@ -564,6 +596,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   }
 
   const errorExport = header.errorExport;
+  const exportAttributes = profile === undefined ? header.attributes : undefined;
   const columnCount = header.columnCount;
   const position = (column: OrderColumn): number => header.positions.get(column) ?? -1;
   const [iSourceKey, iCustomerId, iOrderDate, iAmount, iCurrency] = ORDER_COLUMNS.map(position) as [number, number, number, number, number];
@@ -684,6 +717,9 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         amount: record[iAmount] ?? '',
         currency: record[iCurrency] ?? '',
       });
+    // our own export read back: its attribute columns are the row's attributes again
+    if (exportAttributes !== undefined)
+      return new ReadRecord(lineNo, fields, endByte, endLine, next, null, attributesJson(record, exportAttributes, restoreFormula));
     return new ReadRecord(lineNo, fields, endByte, endLine, next);
   }
 
@@ -717,7 +753,9 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       observe.fieldsRead(lineNo, raw);
     }
     const mapped = columns.mapping.map((c) => record[indexes[c]] ?? '');
-    return new ReadRecord(lineNo, mapped.fields, endByte, endLine, next, mapped.problem);
+    const kept = columns.attributes;
+    const attributes = kept === null ? null : attributesJson(record, typeof kept === 'function' ? kept(record.length) : kept);
+    return new ReadRecord(lineNo, mapped.fields, endByte, endLine, next, mapped.problem, attributes);
   }
 
   const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -782,6 +820,8 @@ interface ProfileColumns {
   /** Fields a header-less record must have at least. */
   needed: number;
   mapping: ReturnType<typeof compileMapping>;
+  /** The columns kept as attributes (by record length for a header-less file), or null (`extra: ignore`). */
+  attributes: AttributeColumns | ((length: number) => AttributeColumns) | null;
 }
 
 /**
@@ -828,16 +868,35 @@ function profileHeader(
       if (names[i] !== undefined) foundNames[c] = names[i].trim();
     }
   }
+  // the columns of the five fields: every other one may be kept (`when`'s too: it is data)
+  const mapped = new Set(used);
   const when = locate(profile.spec.when?.column, 'when.column');
   if (when >= 0) used.add(when);
   const needed = Math.max(...Object.values(indexes), when) + 1;
-  const extraColumns = names.map((n) => n.trim()).filter((_, i) => !used.has(i));
+  const extra = profile.spec.extra;
+  let attributes: ProfileColumns['attributes'] = null;
+  if (extra !== 'ignore') {
+    attributes =
+      names.length === 0 && extra === 'keep'
+        ? positionalAttributes(mapped)
+        : attributeColumns(names, mapped, extra, headerKey, `profile ${profile.name}: ${path}`);
+  }
+  const kept = attributes === null || typeof attributes === 'function' ? new Set<number>() : new Set(attributes.indexes);
+  const extraColumns = names.map((n) => n.trim()).filter((_, i) => !used.has(i) && !kept.has(i));
   return {
-    header: { names: names.map((n) => n.trim()), errorExport: false, positions, extraColumns, columnCount: names.length },
+    header: {
+      names: names.map((n) => n.trim()),
+      errorExport: false,
+      positions,
+      extraColumns,
+      columnCount: names.length,
+      ...(attributes !== null && typeof attributes !== 'function' ? { attributes } : {}),
+    },
     indexes,
     when,
     needed,
     mapping: compileMapping(profile, foundNames, warn === undefined ? undefined : (m) => warn(`${path}: ${m}`)),
+    attributes,
   };
 }
 

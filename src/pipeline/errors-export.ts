@@ -1,5 +1,6 @@
 import type { ErrorPhase, ErrorRowReport, FileLayout, OrderValues, ProcessStatus, RejectedLine } from '../engine/types.js';
-import { splitRawLine } from '../input/raw-line.js';
+import { parseAttributes } from '../input/profile/attributes.js';
+import { rawLineAttributes, splitRawLine } from '../input/raw-line.js';
 import type { ErrorExportPort } from './ports.js';
 
 /**
@@ -23,6 +24,12 @@ export interface ErrorExportRow extends OrderValues {
   rawRecord: string | null;
   loggedAt: Date | null;
   valuesFrom: 'stage' | 'line';
+  /**
+   * The line's other columns kept (a profile's `extra`): column name → text, from the stage row,
+   * or split again from the line when it has no stage row; null: none. The CSV writes one column
+   * per name (src/cli/errors-csv.ts), which the built-in reader keeps again on the way back.
+   */
+  attributes?: Record<string, string> | undefined;
 }
 
 export interface ErrorExportFilter {
@@ -67,15 +74,25 @@ function lineValues(raw: string | null, layout: FileLayout | null): (OrderValues
 }
 
 function fromStageRow(r: ErrorRowReport, layouts: LayoutCache): ErrorExportRow {
-  const { errorLoadId, ...row } = r;
+  const { errorLoadId, attributes: stored, ...row } = r;
   // the row's line was rejected while parsing: the stage holds no values, its line does
-  const line = r.phase === 'PARSE' ? lineValues(r.rawRecord, layouts.get(errorLoadId)) : null;
+  const layout = r.phase === 'PARSE' ? layouts.get(errorLoadId) : null;
+  const line = lineValues(r.rawRecord, layout);
   const values: OrderValues = line ?? { customerId: r.customerId, orderDate: r.orderDate, amount: r.amount, currency: r.currency };
-  return { ...row, ...values, sourceKey: r.sourceKey, valuesFrom: line === null ? 'stage' : 'line' };
+  // staged with the row (also when its line failed parsing); else what its line holds
+  const attributes = parseAttributes(stored) ?? (line === null || layout === null ? null : rawLineAttributes(r.rawRecord ?? '', layout));
+  return {
+    ...row,
+    ...values,
+    sourceKey: r.sourceKey,
+    valuesFrom: line === null ? 'stage' : 'line',
+    ...(attributes === null ? {} : { attributes }),
+  };
 }
 
 function fromRejectedLine(r: RejectedLine, layouts: LayoutCache): ErrorExportRow {
-  const line = lineValues(r.rawRecord, layouts.get(r.loadId));
+  const layout = layouts.get(r.loadId);
+  const line = lineValues(r.rawRecord, layout);
   return {
     stageId: null,
     sourceKey: line?.sourceKey ?? null,
@@ -94,7 +111,13 @@ function fromRejectedLine(r: RejectedLine, layouts: LayoutCache): ErrorExportRow
     rawRecord: r.rawRecord,
     loggedAt: r.loggedAt,
     valuesFrom: 'line',
+    ...attributesOf(r.rawRecord === null || layout === null ? null : rawLineAttributes(r.rawRecord, layout)),
   };
+}
+
+/** The row's attributes, present only when it has some (rows without them are exported as before). */
+function attributesOf(attributes: Record<string, string> | null): { attributes?: Record<string, string> } {
+  return attributes === null ? {} : { attributes };
 }
 
 /**

@@ -268,6 +268,9 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
         parseError: { code, message },
       };
     }
+    // the line's other columns (a profile's `extra`), also on a row staged as a parse error
+    const attributes = item.attributes;
+    if (attributes != null) row.attributes = attributes;
     // Last occurrence wins within the file; within a batch the map keeps only the last.
     if (batch.rows.delete(row.sourceKey)) batch.duplicates++;
     batch.rows.set(row.sourceKey, row);

@@ -631,6 +631,8 @@ describe('Oracle engine (recording connection): stageBatch', () => {
         line_no: { type: NUMBER },
         parse_code: { type: VARCHAR, maxSize: 120 },
         parse_message: { type: VARCHAR, maxSize: 4000 },
+        // the rows' attributes (none here): VARCHAR2 of the database's limit, a CLOB past it
+        attributes: { type: VARCHAR, maxSize: 4000 },
       },
     });
     expect(insert.binds[0]).toEqual({
@@ -642,6 +644,7 @@ describe('Oracle engine (recording connection): stageBatch', () => {
       line_no: 2,
       parse_code: null,
       parse_message: null,
+      attributes: null,
     });
     expect(insert.binds[2]).toMatchObject({
       source_key: 'bad',

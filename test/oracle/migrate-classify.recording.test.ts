@@ -292,6 +292,9 @@ describe('Oracle migrate (recording database)', () => {
       'COLUMN UPDATED_AT',
       'CONSTRAINT PK_ORDERS',
       'CONSTRAINT UQ_ORDERS_SOURCE',
+      // migrations/008_attributes.sql
+      'COLUMN ATTRIBUTES',
+      'CONSTRAINT CK_ORDERS_ATTRIBUTES',
     ]);
     expect(objectsCreatedBy('CREATE UNIQUE INDEX ix_a ON t_b (c)')).toEqual([
       { kind: 'INDEX', table: 'T_B', name: 'IX_A', columns: ['C'] },

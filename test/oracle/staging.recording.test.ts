@@ -274,6 +274,8 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
     line_no: { type: NUMBER },
     parse_code: { type: VARCHAR, maxSize: 120 },
     parse_message: { type: VARCHAR, maxSize: 4000 },
+    // the rows' attributes (none here: migrations/008_attributes.sql)
+    attributes: { type: VARCHAR, maxSize: 4000 },
   };
   const bindOf = (lineNo: number, key = `K${lineNo}`) => ({
     source_key: key,
@@ -284,6 +286,7 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
     line_no: lineNo,
     parse_code: null,
     parse_message: null,
+    attributes: null,
   });
 
   it('new keys only: one array insert of stage_batch_direct.sql, every line bound with its load, nothing through the batch table', async () => {

@@ -260,6 +260,44 @@ export const modelChecks: Check[] = [
     },
   },
   {
+    name: 'attributes: staged with the row and merged; an identical reload unchanged, a changed attribute alone updates stage and order',
+    async run() {
+      const { model, engine } = modelled();
+      const process = () =>
+        engine.transaction(async (tx) => {
+          const rows = await tx.claimChunk({ afterStageId: 0, limit: 10 });
+          expect(await tx.mergeOrders(rows, { isolationBlock: 10 })).toEqual([]);
+          await tx.finalizeChunk({ batchId: 'b', done: rows.map((r) => r.stageId), failed: [] });
+          return rows.length;
+        });
+      const file = [line('A', 2, { attributes: '{"Region":"EU"}' }), line('B', 3)];
+      await engine.transaction((tx) => tx.stageBatch(1, file));
+      expect(model.stage.map((r) => [r.source_key, r.attributes])).toEqual([
+        ['A', '{"Region":"EU"}'],
+        ['B', null],
+      ]);
+      expect(await process()).toBe(2);
+      expect(model.orders.map((o) => [o.source_key, o.attributes])).toEqual([
+        ['A', '{"Region":"EU"}'],
+        ['B', null],
+      ]);
+      const again = await engine.transaction((tx) => tx.stageBatch(2, file));
+      expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: 2 });
+      const changed = await engine.transaction((tx) =>
+        tx.stageBatch(3, [line('A', 2, { attributes: '{"Region":"US"}' }), line('B', 3, { attributes: '{"Note":"new"}' })]),
+      );
+      expect(changed).toMatchObject({ inserted: 0, updated: 2, unchanged: 0 });
+      const before = model.order('A')?.updated_at ?? 0;
+      expect(await process()).toBe(2);
+      expect(model.orders.map((o) => [o.source_key, o.attributes])).toEqual([
+        ['A', '{"Region":"US"}'],
+        ['B', '{"Note":"new"}'],
+      ]);
+      expect(model.order('A')?.updated_at).toBeGreaterThan(before);
+      expect(answered(model, 'merge orders')).toEqual([2, 2]);
+    },
+  },
+  {
     name: 'hold and release: only the claimable rows of the key and load HELD; released to READY, or RETRY_WAIT when waiting',
     async run() {
       const model = new TableModel();

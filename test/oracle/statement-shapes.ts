@@ -169,17 +169,18 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
   },
   // one stage row into orders by source_key; a matched row is updated only when a value differs
   merge_orders: {
-    head: 'merge into orders o using (select s.source_key, s.customer_id, s.order_date, s.amount, s.currency from order_stage s',
+    head: 'merge into orders o using (select s.source_key, s.customer_id, s.order_date, s.amount, s.currency, s.attributes from order_stage s',
     contains: [
       ' where s.stage_id = :stage_id) src ',
       ' on (o.source_key = src.source_key) ',
-      ' when not matched then insert (source_key, customer_id, order_date, amount, currency) values (src.source_key, src.customer_id, src.order_date, src.amount, src.currency)',
+      ' when not matched then insert (source_key, customer_id, order_date, amount, currency, attributes) values (src.source_key, src.customer_id, src.order_date, src.amount, src.currency, src.attributes)',
     ],
     set: [
       'o.customer_id = src.customer_id',
       'o.order_date = src.order_date',
       'o.amount = src.amount',
       'o.currency = src.currency',
+      'o.attributes = src.attributes',
       'o.updated_at = systimestamp',
     ],
     whereAny: [
@@ -187,14 +188,16 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
       'decode(o.order_date, src.order_date, 0, 1) = 1',
       'decode(o.amount, src.amount, 0, 1) = 1',
       'decode(o.currency, src.currency, 0, 1) = 1',
+      // attributes, a CLOB (no DECODE): NULL tests, then DBMS_LOB.COMPARE of the canonical text
+      'case when o.attributes is null and src.attributes is null then 0 when o.attributes is null or src.attributes is null then 1 when dbms_lob.compare(o.attributes, src.attributes) = 0 then 0 else 1 end = 1',
     ],
   },
   // the batch row of one key, only when order_stage does not hold that key yet
   stage_batch_new: {
-    head: 'insert into order_stage (source_key, customer_id, order_date, amount, currency, process_status, error_code, error_message, load_id, line_no) select',
+    head: 'insert into order_stage (source_key, customer_id, order_date, amount, currency, process_status, error_code, error_message, load_id, line_no, attributes) select',
     where: ['i.source_key = :source_key', 'not exists (select 1 from order_stage s where s.source_key = i.source_key)'],
     contains: [
-      " case when i.parse_code is null then 'READY' else 'ERROR' end, i.parse_code, i.parse_message, :load_id, i.line_no from order_stage_batch i ",
+      " case when i.parse_code is null then 'READY' else 'ERROR' end, i.parse_code, i.parse_message, :load_id, i.line_no, i.attributes from order_stage_batch i ",
     ],
   },
   // one line of the batch straight into order_stage: converted as stage_batch_insert.sql converts
@@ -213,6 +216,7 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
       error_message: ':parse_message',
       load_id: ':load_id',
       line_no: ':line_no',
+      attributes: ':attributes',
     },
   },
   // the stored row of one key, from its batch row: only when something changes
@@ -221,13 +225,14 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
     contains: [
       ' from order_stage_batch i join order_stage cur on cur.source_key = i.source_key where i.source_key = :source_key) src ',
       ' on (s.source_key = src.source_key) ',
-      " case when (cur.process_status = 'ERROR' and nvl(cur.error_code, '-') like 'PARSE%') or i.parse_code is not null or decode(cur.customer_id, i.customer_id, 0, 1) = 1 or decode(cur.order_date, i.order_date, 0, 1) = 1 or decode(cur.amount, i.amount, 0, 1) = 1 or decode(cur.currency, i.currency, 0, 1) = 1 then 1 else 0 end as is_changed ",
+      " case when (cur.process_status = 'ERROR' and nvl(cur.error_code, '-') like 'PARSE%') or i.parse_code is not null or decode(cur.customer_id, i.customer_id, 0, 1) = 1 or decode(cur.order_date, i.order_date, 0, 1) = 1 or decode(cur.amount, i.amount, 0, 1) = 1 or decode(cur.currency, i.currency, 0, 1) = 1 or case when cur.attributes is null and i.attributes is null then 0 when cur.attributes is null or i.attributes is null then 1 when dbms_lob.compare(cur.attributes, i.attributes) = 0 then 0 else 1 end = 1 then 1 else 0 end as is_changed ",
     ],
     set: [
       's.customer_id = src.customer_id',
       's.order_date = src.order_date',
       's.amount = src.amount',
       's.currency = src.currency',
+      's.attributes = src.attributes',
       "s.process_status = case when src.is_changed = 1 then case when src.parse_code is null then 'READY' else 'ERROR' end else s.process_status end",
       's.error_code = case when src.is_changed = 1 then src.parse_code else s.error_code end',
       's.error_message = case when src.is_changed = 1 then src.parse_message else s.error_message end',

@@ -57,6 +57,8 @@ export interface StageRow {
   batch_id: string | null;
   processed_at: number | null;
   updated_at: number;
+  /** JSON text (a CLOB); absent: NULL. */
+  attributes?: string | null;
 }
 
 export interface BatchRow {
@@ -68,6 +70,7 @@ export interface BatchRow {
   line_no: number | null;
   parse_code: string | null;
   parse_message: string | null;
+  attributes?: string | null;
 }
 
 export interface OrderRow {
@@ -77,6 +80,7 @@ export interface OrderRow {
   amount: number | null;
   currency: string | null;
   updated_at: number;
+  attributes?: string | null;
 }
 
 interface Tables {
@@ -399,6 +403,7 @@ export class TableModel implements Tables {
       line_no: b.line_no === null || b.line_no === undefined ? null : Number(b.line_no),
       parse_code: str(b.parse_code),
       parse_message: str(b.parse_message),
+      attributes: str(b.attributes),
     });
     return 1;
   }
@@ -410,6 +415,7 @@ export class TableModel implements Tables {
       same(s.order_date, i.order_date) &&
       same(s.amount, i.amount) &&
       same(s.currency, i.currency) &&
+      same(s.attributes ?? null, i.attributes ?? null) &&
       !(s.process_status === 'ERROR' && (s.error_code ?? '-').startsWith('PARSE'))
     );
   }
@@ -463,6 +469,7 @@ export class TableModel implements Tables {
       order_date: i.order_date,
       amount: i.amount,
       currency: i.currency,
+      attributes: i.attributes ?? null,
       ...(changed
         ? {
             process_status: i.parse_code === null ? 'READY' : 'ERROR',
@@ -508,6 +515,7 @@ export class TableModel implements Tables {
         batch_id: null,
         processed_at: null,
         updated_at: this.now,
+        attributes: i.attributes ?? null,
       };
       this.insertStage(row);
     }
@@ -550,6 +558,7 @@ export class TableModel implements Tables {
       batch_id: null,
       processed_at: null,
       updated_at: this.now,
+      attributes: null,
     };
     const known = new Set(Object.keys(row).filter((c) => c !== 'stage_id' && c !== 'updated_at'));
     columns.forEach((column, k) => {
@@ -586,6 +595,7 @@ export class TableModel implements Tables {
     const differs = (o: OrderRow, s: StageRow) =>
       matchedWhere === undefined ||
       splitTop(matchedWhere, ' or ').some((d) => {
+        if (d === ATTRIBUTES_DIFFER) return !same(o.attributes ?? null, s.attributes ?? null);
         const m = /^decode\(o\.(customer_id|order_date|amount|currency), src\.\1, 0, 1\) = 1$/.exec(d);
         if (m?.[1] === undefined) throw new Error(`model: merge into orders: unknown predicate "${d}"`);
         const column = m[1] as 'customer_id' | 'order_date' | 'amount' | 'currency';
@@ -617,6 +627,10 @@ export class TableModel implements Tables {
     return n;
   }
 }
+
+/** merge_orders.sql's comparison of the attributes (CLOBs): NULL tests, then DBMS_LOB.COMPARE. */
+const ATTRIBUTES_DIFFER =
+  'case when o.attributes is null and src.attributes is null then 0 when o.attributes is null or src.attributes is null then 1 when dbms_lob.compare(o.attributes, src.attributes) = 0 then 0 else 1 end = 1';
 
 /** A refusal of one iteration (a batch error); anything else is the model's own failure. */
 class RowError extends Error {}

@@ -24,6 +24,7 @@ import { oracleTestSql } from './oracle-query.js';
  */
 export const ORACLE_JOB_TEST_FILES = [
   'test/integration/attempts-and-retry.test.ts',
+  'test/integration/attributes.test.ts',
   'test/integration/bad-input.test.ts',
   'test/integration/dry-run.test.ts',
   'test/integration/encoding-refusal.test.ts',
@@ -70,7 +71,7 @@ function substitute(before: string, after: string): string {
 }
 
 /** Oracle's CLOB columns of the loader's tables (sql/oracle/migrations). */
-export const ORACLE_CLOB_COLUMNS = ['raw_record', 'counts', 'detail', 'old_values', 'new_values'] as const;
+export const ORACLE_CLOB_COLUMNS = ['raw_record', 'counts', 'detail', 'old_values', 'new_values', 'attributes'] as const;
 
 /**
  * Where a statement uses a CLOB column as Oracle refuses at run time (ORA-00932, which a syntax

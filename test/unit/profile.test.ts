@@ -60,8 +60,10 @@ describe('a profile file', () => {
     expect(refusal(BASE.replace('{ column: "Customer" }', '{ column: "Customer", date: "YYYYMMDD" }'))).toMatch(
       /columns\.customer_id\.date: date masks are for order_date/,
     );
-    expect(refusal(`${BASE}extra: keep\n`)).toBe(
-      'profile p.yaml: extra: keeping extra columns (attributes) is not supported by this version: use extra: ignore (line 10)',
+    expect(parseProfileText(`${BASE}extra: keep\n`, 'p.yaml', 'p').spec.extra).toBe('keep');
+    expect(parseProfileText(`${BASE}extra: ["Region", "Channel"]\n`, 'p.yaml', 'p').spec.extra).toEqual(['Region', 'Channel']);
+    expect(refusal(`${BASE}extra: [Region]\nheader: false\n`)).toMatch(
+      /^profile p\.yaml: extra: a list of extra column names needs header: true/,
     );
     expect(refusal(BASE.replace('"YYYY/MM/DD"', '"YY/MM/DD"'))).toMatch(
       /columns\.order_date\.date\[1\]: unknown letters in date mask "YY\/MM\/DD" \(use YYYY, MM, DD, M, D\) \(line 7\)$/,
@@ -79,6 +81,9 @@ columns:
   currency: { const: "JPY" }
 `;
     expect(refusal(fixed)).toMatch(/^profile p\.yaml: columns\.amount\.at\[1\]: .* \(line 7\)/);
+    expect(refusal(`${fixed.replace('[20, 0]', '[20, 5]')}extra: keep\n`)).toMatch(
+      /^profile p\.yaml: extra: format: fixed has no column names: extra \(keep or a list\) is for csv/,
+    );
     expect(refusal(fixed.replace('[20, 0]', '[20, 5]'))).toBe(
       'profile p.yaml: columns.customer_id.at: overlaps columns.source_key (1–10) (line 5)',
     );

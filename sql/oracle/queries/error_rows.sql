@@ -20,7 +20,7 @@ WITH picked AS (
   SELECT /*+ INDEX_ASC(s ix_order_stage_error) */
          s.stage_id, s.source_key, s.customer_id, s.order_date, s.amount, s.currency,
          s.process_status, s.attempt_count, s.load_id, s.line_no, s.error_code,
-         s.error_message, s.updated_at
+         s.error_message, s.updated_at, s.attributes
     FROM order_stage s
    WHERE CASE WHEN s.process_status = 'ERROR' THEN s.stage_id END > :after_stage_id
      AND (:by_load_id = 0
@@ -55,6 +55,7 @@ SELECT p.stage_id,
        p.error_code,
        p.error_message,
        TO_CHAR(SYS_EXTRACT_UTC(p.updated_at), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') AS updated_at,
+       p.attributes,
        e.phase,
        e.raw_record,
        TO_CHAR(SYS_EXTRACT_UTC(e.logged_at), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') AS logged_at,

@@ -9,7 +9,9 @@
 --                     here only, never also as updated/unchanged, so that each line of the
 --                     file is counted once (the pipeline adds it to the duplicates)
 -- "inserted" is not counted here: it is the rowsAffected of stage_batch_new.sql itself.
--- DECODE compares NULL with NULL as equal: it is Oracle's IS NOT DISTINCT FROM.
+-- DECODE compares NULL with NULL as equal: it is Oracle's IS NOT DISTINCT FROM. attributes, a CLOB,
+-- cannot go through DECODE: NULL tests first (no LOB call for rows without attributes), then
+-- DBMS_LOB.COMPARE (canonical text: equal attributes are equal text).
 -- The plan: order_stage_batch is a global temporary table without statistics; the hints pin
 -- a nested loop from each batch row into order_stage's unique index on source_key, linear in
 -- the batch whatever order_stage's size (a hash join would read all of order_stage for every
@@ -27,6 +29,10 @@ SELECT COUNT(CASE WHEN is_new = 0 AND is_repeated = 0 AND is_identical = 0 THEN 
                      AND DECODE(s.order_date, i.order_date, 0, 1) = 0
                      AND DECODE(s.amount, i.amount, 0, 1) = 0
                      AND DECODE(s.currency, i.currency, 0, 1) = 0
+                     AND CASE WHEN s.attributes IS NULL AND i.attributes IS NULL THEN 0
+                              WHEN s.attributes IS NULL OR i.attributes IS NULL THEN 1
+                              WHEN DBMS_LOB.COMPARE(s.attributes, i.attributes) = 0 THEN 0
+                              ELSE 1 END = 0
                      AND NOT (s.process_status = 'ERROR' AND NVL(s.error_code, '-') LIKE 'PARSE%')
                     THEN 1 ELSE 0 END AS is_identical,
                s.process_status,

@@ -17,12 +17,13 @@
 -- The values are converted exactly as stage_batch_insert.sql converts them (explicit formats, no
 -- session NLS setting; cast to order_stage's own column types), so a line gets the same values
 -- either way. :parse_code is bound once and read twice (thin mode binds a repeated name in SQL
--- to every occurrence, as stage_batch_update.sql's :load_id).
+-- to every occurrence, as stage_batch_update.sql's :load_id). :attributes as in
+-- stage_batch_insert.sql (migrations/008_attributes.sql).
 -- Not measured (no Oracle server here): one array INSERT per batch instead of four statements
 -- through the session's batch table (docs/oracle.md, "Staging").
 INSERT INTO order_stage
        (source_key, customer_id, order_date, amount, currency,
-        process_status, error_code, error_message, load_id, line_no)
+        process_status, error_code, error_message, load_id, line_no, attributes)
 VALUES (:source_key,
         CAST(TO_NUMBER(:customer_id, '99999999999999999999999999999999999999',
                        'NLS_NUMERIC_CHARACTERS=''.,''') AS NUMBER(19)),
@@ -34,4 +35,5 @@ VALUES (:source_key,
         :parse_code,
         :parse_message,
         :load_id,
-        :line_no)
+        :line_no,
+        :attributes)

@@ -5,8 +5,11 @@
 -- hold (ORA-01438: an amount past NUMBER(18, 2)) is refused here, for its row alone, as a
 -- batch error, and never reaches the statements that write order_stage from this table.
 -- stage_batch_direct.sql converts the same way; the lines it did not insert come here.
+-- :attributes is the row's attributes (JSON text or NULL; migrations/008_attributes.sql), bound
+-- as VARCHAR2 while it fits the database's VARCHAR2 limit and as a CLOB past it (binds.ts, longText).
 INSERT INTO order_stage_batch
-       (source_key, customer_id, order_date, amount, currency, line_no, parse_code, parse_message)
+       (source_key, customer_id, order_date, amount, currency, line_no, parse_code, parse_message,
+        attributes)
 VALUES (:source_key,
         CAST(TO_NUMBER(:customer_id, '99999999999999999999999999999999999999',
                        'NLS_NUMERIC_CHARACTERS=''.,''') AS NUMBER(19)),
@@ -16,4 +19,5 @@ VALUES (:source_key,
         :currency,
         :line_no,
         :parse_code,
-        :parse_message)
+        :parse_message,
+        :attributes)

@@ -12,11 +12,11 @@
 -- (stage_batch_update.sql says why).
 INSERT INTO order_stage
        (source_key, customer_id, order_date, amount, currency,
-        process_status, error_code, error_message, load_id, line_no)
+        process_status, error_code, error_message, load_id, line_no, attributes)
 SELECT /*+ INDEX(i pk_order_stage_batch) */
        i.source_key, i.customer_id, i.order_date, i.amount, i.currency,
        CASE WHEN i.parse_code IS NULL THEN 'READY' ELSE 'ERROR' END,
-       i.parse_code, i.parse_message, :load_id, i.line_no
+       i.parse_code, i.parse_message, :load_id, i.line_no, i.attributes
   FROM order_stage_batch i
  WHERE i.source_key = :source_key
    AND NOT EXISTS (SELECT /*+ INDEX(s uq_order_stage_source) */ 1 FROM order_stage s WHERE s.source_key = i.source_key)

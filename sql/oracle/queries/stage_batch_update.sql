@@ -13,6 +13,9 @@
 --                                   processing attempt, never reset; migration 002)
 --   values identical             -> untouched; when not DONE, load_id/line_no move
 --                                   to this load so that the load's outcome counts it
+-- attributes (a CLOB, migrations/008_attributes.sql) are compared with DBMS_LOB.COMPARE after
+-- a NULL test that settles rows without attributes (the built-in format) without a LOB call; the
+-- loader writes them in canonical form, so equal attributes are equal text.
 -- is_changed is computed in USING (against the same snapshot as the target: the transaction
 -- is SERIALIZABLE, stage_batch_serializable.sql); the UPDATE ... WHERE skips rows that would
 -- not change at all. In Oracle every SET expression sees the row's values before the update.
@@ -25,13 +28,17 @@
 MERGE /*+ USE_NL(s) INDEX(s uq_order_stage_source) */ INTO order_stage s
 USING (SELECT /*+ LEADING(i cur) USE_NL(cur) INDEX(i pk_order_stage_batch) INDEX(cur uq_order_stage_source) */
               i.source_key, i.customer_id, i.order_date, i.amount, i.currency, i.line_no,
-              i.parse_code, i.parse_message,
+              i.parse_code, i.parse_message, i.attributes,
               CASE WHEN (cur.process_status = 'ERROR' AND NVL(cur.error_code, '-') LIKE 'PARSE%')
                      OR i.parse_code IS NOT NULL
                      OR DECODE(cur.customer_id, i.customer_id, 0, 1) = 1
                      OR DECODE(cur.order_date, i.order_date, 0, 1) = 1
                      OR DECODE(cur.amount, i.amount, 0, 1) = 1
                      OR DECODE(cur.currency, i.currency, 0, 1) = 1
+                     OR CASE WHEN cur.attributes IS NULL AND i.attributes IS NULL THEN 0
+                             WHEN cur.attributes IS NULL OR i.attributes IS NULL THEN 1
+                             WHEN DBMS_LOB.COMPARE(cur.attributes, i.attributes) = 0 THEN 0
+                             ELSE 1 END = 1
                    THEN 1 ELSE 0 END AS is_changed
          FROM order_stage_batch i
          JOIN order_stage cur ON cur.source_key = i.source_key
@@ -42,6 +49,7 @@ WHEN MATCHED THEN UPDATE SET
        s.order_date         = src.order_date,
        s.amount             = src.amount,
        s.currency           = src.currency,
+       s.attributes         = src.attributes,
        s.process_status     = CASE WHEN src.is_changed = 1
                                    THEN CASE WHEN src.parse_code IS NULL THEN 'READY' ELSE 'ERROR' END
                                    ELSE s.process_status END,

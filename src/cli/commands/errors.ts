@@ -22,12 +22,12 @@ while staging; --format csv (re-loadable once fixed) | json;
     if (format !== 'csv' && format !== 'json') throw new UserError(`errors --format takes csv or json (not ${format})`);
     return withLoader(ctx, {}, async (loader) => {
       const { options } = ctx;
-      const rows = loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
+      const rows = () => loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
       // stdout is the export from here on: a later failure must not append a second document
       ctx.session.printed = true;
       try {
         await (format === 'json' || options.json
-          ? writeErrorsJson(rows, ctx.session.io.stdout)
+          ? writeErrorsJson(rows(), ctx.session.io.stdout)
           : writeErrorsCsv(rows, ctx.session.io.stdout));
       } catch (error) {
         // the reader went away (`errors | head -1`): nothing more is wanted, not a failure

@@ -160,6 +160,7 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
           for (const r of rows) {
             out.push({
               ...stageSnapshot(r),
+              ...attributesOf(text(r.ATTRIBUTES)),
               phase: text(r.PHASE) as ErrorPhase | null,
               rawRecord: text(r.RAW_RECORD),
               loggedAt: parseUtcText(r.LOGGED_AT),
@@ -207,4 +208,9 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
         return r === undefined ? 0 : int(r.N, 'count');
       }),
   };
+}
+
+/** A row's attributes (JSON text), present only when it has some: rows without them read as before. */
+function attributesOf(value: string | null): { attributes?: string } {
+  return value === null ? {} : { attributes: value };
 }

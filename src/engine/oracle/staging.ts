@@ -41,6 +41,30 @@ function emptyResult(): StageBatchResult {
   return { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
 }
 
+/** A stage bind's attributes (JSON text or NULL). */
+function attributesOf(v: OraBinds): string | null {
+  return typeof v.attributes === 'string' ? v.attributes : null;
+}
+
+/**
+ * The executeMany calls of a batch's insert into order_stage_batch: at most ORACLE_MAX_CHUNK rows
+ * each, and split where the attributes' bind type changes (Binds.textRuns: VARCHAR2 while every
+ * value fits the database's VARCHAR2 limit, a CLOB bind, a temporary LOB per value, only for the
+ * rows whose attributes pass it). A batch without attributes is one call per ORACLE_MAX_CHUNK rows,
+ * as before. `start`: the index of the run's first row in the batch (batch error offsets are the run's).
+ */
+function attributeRuns(values: readonly OraBinds[], binds: OracleKit['binds']): Array<{ start: number; part: OraBinds[] }> {
+  const runs: Array<{ start: number; part: OraBinds[] }> = [];
+  let start = 0;
+  for (const slice of slices(values, ORACLE_MAX_CHUNK)) {
+    for (const part of binds.textRuns(slice, (v) => [attributesOf(v)])) {
+      runs.push({ start, part });
+      start += part.length;
+    }
+  }
+  return runs;
+}
+
 /**
  * Staging on one connection, in one SERIALIZABLE transaction (stage_batch_serializable.sql:
  * every statement below reads the same snapshot, and sees what the ones before it wrote):
@@ -94,6 +118,7 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
       line_no: r.lineNo,
       parse_code: r.parseError === undefined ? null : cutChars(nonEmpty(r.parseError.code, 'PARSE'), LIMITS.code),
       parse_message: r.parseError === undefined ? null : cutChars(nonEmpty(r.parseError.message, '(no message)'), LIMITS.message),
+      attributes: r.attributes ?? null,
     };
   }
 
@@ -109,14 +134,13 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
     result: StageBatchResult,
   ): Promise<{ existing: number; staged: number }> {
     const refused = new Set<number>();
-    for (let start = 0; start < rows.length; start += ORACLE_MAX_CHUNK) {
-      const part = values.slice(start, start + ORACLE_MAX_CHUNK);
+    for (const { start, part } of attributeRuns(values, binds)) {
       const inserted = await connection.executeMany(oracleQuery('stage_batch_insert'), part, {
         autoCommit: false,
         batchErrors: true,
-        bindDefs: stageDefs,
+        bindDefs: { ...stageDefs, attributes: binds.longText(part.map(attributesOf)) },
       });
-      for (const refusal of refusalsOf('stage batch', rows.slice(start, start + ORACLE_MAX_CHUNK), inserted.batchErrors ?? [])) {
+      for (const refusal of refusalsOf('stage batch', rows.slice(start, start + part.length), inserted.batchErrors ?? [])) {
         result.refused.push(refusal);
         refused.add(refusal.lineNo);
       }
@@ -186,7 +210,9 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
           connection,
           rows,
           values.map((v) => ({ ...v, load_id: loadId })),
-          { ...stageDefs, load_id: binds.number() },
+          // attributes: one bind type for the whole direct insert (a CLOB only when a value passes
+          // the VARCHAR2 limit, then for every row of the batch: rare; the batch table splits runs)
+          { ...stageDefs, load_id: binds.number(), attributes: binds.longText(values.map(attributesOf)) },
         );
         result.by = 'direct';
         result.inserted += outcome.inserted;

@@ -79,10 +79,17 @@ export function reports(withSession: WithSession): Reports {
     listErrorRows: (filter): Promise<ErrorRowReport[]> =>
       withSession(async (s) => {
         const { rows } = await s.query<
-          SnapshotRow & { phase: ErrorPhase | null; raw_record: string | null; logged_at: Date | null; error_load_id: number | null }
+          SnapshotRow & {
+            attributes: string | null;
+            phase: ErrorPhase | null;
+            raw_record: string | null;
+            logged_at: Date | null;
+            error_load_id: number | null;
+          }
         >(sqlQuery('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterStageId ?? 0]);
         return rows.map((r) => ({
           ...toSnapshot(r),
+          ...(r.attributes === null ? {} : { attributes: r.attributes }),
           phase: r.phase,
           rawRecord: r.raw_record,
           loggedAt: r.logged_at,

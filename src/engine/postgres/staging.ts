@@ -64,6 +64,9 @@ export function copyText(loadId: number, rows: readonly StageInput[]): string {
       load +
       '\t' +
       copyField(r.lineNo) +
+      '\t' +
+      // JSON text: its backslashes (the JSON's own escapes) are doubled like any other
+      copyField(r.attributes) +
       '\n';
   }
   return out;
@@ -183,6 +186,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       rows.map((r) => r.lineNo),
       rows.map((r) => r.parseError?.code ?? null),
       rows.map((r) => r.parseError?.message ?? null),
+      rows.map((r) => r.attributes ?? null),
       loadId,
     ]);
     const counts = result[0];

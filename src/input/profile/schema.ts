@@ -120,11 +120,10 @@ export const profileSchema = z
         if (p[key] !== undefined) issue([key], `a ${key} has no meaning for format: fixed`);
       if (p.encoding === 'utf-16') issue(['encoding'], 'utf-16 is not read as format: fixed (use csv)');
     } else if (p.units !== undefined) issue(['units'], 'units is for format: fixed');
-    if (p.extra !== 'ignore' && p.extra !== 'keep' && p.header === false)
+    // the other columns kept as attributes (src/input/profile/attributes.ts): named by the header
+    if (fixed && p.extra !== 'ignore') issue(['extra'], 'format: fixed has no column names: extra (keep or a list) is for csv');
+    else if (p.extra !== 'ignore' && p.extra !== 'keep' && p.header === false)
       issue(['extra'], 'a list of extra column names needs header: true');
-    // kept as a key so that profiles stay portable; the attributes it would fill are not stored yet
-    else if (p.extra !== 'ignore')
-      issue(['extra'], 'keeping extra columns (attributes) is not supported by this version: use extra: ignore');
     const spans: Array<{ column: string; start: number; end: number }> = [];
     for (const name of ORDER_COLUMNS) {
       const c = p.columns[name];
