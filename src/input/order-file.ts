@@ -767,8 +767,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       discarded++;
       return null;
     }
-    const indexes = columns.indexes;
-    const mapped = columns.mapping.map((c) => record[indexes[c]] ?? '');
+    const mapped = columns.mapping.mapRecord(record, columns.order);
     return new ReadRecord(lineNo, mapped.fields, endByte, endLine, next, mapped.problem);
   }
 
@@ -829,6 +828,8 @@ interface ProfileColumns {
   header: OrderFileHeader;
   /** The record index of each of the five fields (-1: a const field). */
   indexes: Record<OrderColumn, number>;
+  /** The same in ORDER_COLUMNS order (Mapping.mapRecord). */
+  order: number[];
   /** The record index `when` tests, or -1. */
   when: number;
   /** Fields a header-less record must have at least. */
@@ -887,6 +888,7 @@ function profileHeader(
   return {
     header: { names: names.map((n) => n.trim()), errorExport: false, positions, extraColumns, columnCount: names.length },
     indexes,
+    order: ORDER_COLUMNS.map((c) => indexes[c]),
     when,
     needed,
     mapping: compileMapping(profile, foundNames, warn === undefined ? undefined : (m) => warn(`${path}: ${m}`)),
