@@ -128,7 +128,19 @@ function fixedDateMatcher(mask: string): ((v: string) => string | null) | null {
     if (year < 1900 || month < 1 || month > 12 || day < 1) return null;
     const leap = month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0);
     if (day > (leap ? 29 : (DAYS_IN_MONTH[month - 1] as number))) return null;
-    return v.slice(y, y + 4) + '-' + v.slice(m, m + 2) + '-' + v.slice(d, d + 2);
+    // one string made from its ten characters (slices and "+" made four intermediate strings)
+    return String.fromCharCode(
+      v.charCodeAt(y),
+      v.charCodeAt(y + 1),
+      v.charCodeAt(y + 2),
+      v.charCodeAt(y + 3),
+      45,
+      v.charCodeAt(m),
+      v.charCodeAt(m + 1),
+      45,
+      v.charCodeAt(d),
+      v.charCodeAt(d + 1),
+    );
   };
 }
 
