@@ -245,9 +245,28 @@ interface ParsedRecord extends RawSpan {
   clean: boolean;
 }
 
+/** The line a line-local parser error was on, passed over by `RecordReader.skipFailedLine`. */
+interface SkippedLine {
+  /** Its first RAW_LIMIT·4 bytes as text (blank lines before it and its line end left out). */
+  raw: string;
+  /** Its line number (counted from the reader's start, as ParsedRecord's lines). */
+  lineNo: number;
+  /** Bytes read up to the end of the line, its line end included (as ParsedRecord.bytes). */
+  bytes: number;
+  /** Nothing follows it. */
+  atEnd: boolean;
+}
+
 interface RecordReader {
   /** The next record, null at the end; throws the parser's error after every record before it. */
   next(): ParsedRecord | null | Promise<ParsedRecord | null>;
+  /**
+   * After next() threw an error that concerns one line (LINE_LOCAL_CSV_ERRORS): pass over the
+   * physical line the failed record starts on (the blank lines before it too), and read on from
+   * the next line with a fresh parser. In the input as the parser reads it, so the same for every
+   * encoding and for gzip (nothing is read twice).
+   */
+  skipFailedLine(): Promise<SkippedLine>;
   bytesRead(): number;
   close(): void;
 }
@@ -328,18 +347,24 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   let ended = false;
   let closed = false;
   const csv = options.profile?.spec;
-  const api = csvApi({
+  const parserOptions: Options = {
     bom: true,
     delimiter: options.delimiter,
     ...(csv?.quote !== undefined ? { quote: csv.quote } : {}),
     ...(csv?.escape !== undefined ? { escape: csv.escape } : {}),
-    // a quote inside an unquoted field is data (SQL*Loader's OPTIONALLY ENCLOSED BY)
-    ...(csv !== undefined ? { relax_quotes: true } : {}),
+    // A quote inside an unquoted field is data (SQL*Loader's OPTIONALLY ENCLOSED BY), in the
+    // built-in format too: `5"Display` in a column nobody loads must not cost the order its line.
+    // A quoted field's closing quote followed by other characters is kept as written with them.
+    relax_quotes: true,
     record_delimiter: ['\r\n', '\n', '\r'],
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: options.maxRecordSize ?? 1_048_576,
-  });
+  };
+  let api = csvApi(parserOptions);
+  // Input bytes before the current parser's first (a parser is replaced after a line-local error):
+  // every position below (windowStart, recordEnd, ParsedRecord.bytes) counts from the reader's start.
+  let parserBase = 0;
   // the lines up to the header of a profile's file (its banner lines, then the header)
   const fieldsFrom = csv !== undefined && options.resumeAt === undefined ? csv.skip_lines + 1 : 0;
   // The input not yet handed back as records: `window` starts at parser byte `windowStart`.
@@ -351,7 +376,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   let lineCount = 0; // the last line of the last record
   let csvLines = 0; // csv-parse's count at the last record
   const push = (record: string[]): void => {
-    const end = api.info.bytes;
+    const end = parserBase + api.info.bytes;
     const start = recordEnd - windowStart;
     let startLine = lineCount + 1;
     let endLine = startLine;
@@ -405,6 +430,21 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   };
   let chunksWithoutRecord = 0;
   let lastByte: number | undefined; // of the input so far
+  let inputEnded = false;
+  /** The next piece of the input as the parser reads it (decoded to UTF-8), null at its end. */
+  const nextInput = async (): Promise<Buffer | null> => {
+    if (inputEnded) return null;
+    const chunk = await chunks.next();
+    if (chunk.done === true) {
+      inputEnded = true;
+      const tail = decoder?.decode() ?? '';
+      return tail === '' ? null : Buffer.from(tail, 'utf8');
+    }
+    // a chunk of ASCII bytes is the same text in UTF-8: a single-byte encoding keeps no state
+    // between chunks, so such a chunk needs no decoding (a European export is mostly ASCII)
+    const same = decoder === null || (singleByte && isAscii(chunk.value));
+    return same ? chunk.value : Buffer.from(decoder.decode(chunk.value, { stream: true }), 'utf8');
+  };
   const refill = async (): Promise<ParsedRecord | null> => {
     while (head >= queue.length) {
       queue = [];
@@ -413,9 +453,9 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       if (ended || closed || options.signal?.aborted === true) return null;
       // chunks that make no record (blank lines) may come from buffers without a turn of the loop
       if (++chunksWithoutRecord % CHUNKS_PER_TURN === 0) await turnOfEventLoop();
-      let chunk: IteratorResult<Buffer>;
+      let data: Buffer | null;
       try {
-        chunk = await chunks.next();
+        data = await nextInput();
       } catch (error) {
         if (error instanceof GzipDataError) {
           // The content read so far is sound: its last line, when complete, is a record too
@@ -432,27 +472,91 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       // closed and failure change in close() and feed(), which TypeScript's narrowing cannot see
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (closed) return null;
-      if (chunk.done === true) {
-        if (decoder !== null) {
-          const tail = decoder.decode();
-          if (tail !== '') feed(Buffer.from(tail, 'utf8'), false);
-        }
+      if (data === null) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (failure === null) feed(undefined, true);
         ended = true;
         continue;
       }
-      // a chunk of ASCII bytes is the same text in UTF-8: a single-byte encoding keeps no state
-      // between chunks, so such a chunk needs no decoding (a European export is mostly ASCII)
-      const same = decoder === null || (singleByte && isAscii(chunk.value));
-      feed(same ? chunk.value : Buffer.from(decoder.decode(chunk.value, { stream: true }), 'utf8'), false);
+      feed(data, false);
     }
     chunksWithoutRecord = 0;
     return queue[head++] ?? null;
   };
+  const skipFailedLine = async (): Promise<SkippedLine> => {
+    // The failed record starts at recordEnd: feed() keeps the input from there on in `window`.
+    let buf = window.subarray(recordEnd - windowStart);
+    let at = recordEnd; // reader position of buf[0]
+    let i = 0;
+    /** True when buf[i] holds the next byte of the input (read on at a piece's end). */
+    const available = async (): Promise<boolean> => {
+      while (i >= buf.length) {
+        let data: Buffer | null;
+        try {
+          data = await nextInput();
+        } catch (error) {
+          // a broken gzip after the line: the line is passed over, then the reader stops there
+          if (!(error instanceof GzipDataError)) throw error;
+          failure = error;
+          data = null;
+        }
+        if (data === null) return false;
+        if (data.length > 0) lastByte = data[data.length - 1];
+        at += buf.length;
+        buf = data;
+        i = 0;
+      }
+      return true;
+    };
+    const kept: number[] = [];
+    let blankLines = 0;
+    let inLine = false;
+    while (i < buf.length || (await available())) {
+      const byte = buf[i++] as number;
+      if (byte === 0x0a || byte === 0x0d) {
+        // CRLF is one line end, a lone CR another
+        if (byte === 0x0d && (i < buf.length || (await available())) && buf[i] === 0x0a) i++;
+        if (inLine) break;
+        blankLines++;
+        continue;
+      }
+      inLine = true;
+      if (kept.length < RAW_LIMIT * 4) kept.push(byte);
+    }
+    const pendingFailure: Error | null = failure instanceof GzipDataError ? failure : null;
+    const atEnd = pendingFailure === null && !(i < buf.length || (await available()));
+    const from = at + i;
+    const skipped: SkippedLine = { raw: Buffer.from(kept).toString('utf8'), lineNo: lineCount + blankLines + 1, bytes: from, atEnd };
+    // a fresh parser from the next line on, told the field count to compare with
+    const expected = api.state?.expectedRecordLength;
+    api = csvApi(parserOptions);
+    if (expected !== undefined && api.state !== undefined) api.state.expectedRecordLength = expected;
+    parserBase = from;
+    windowStart = from;
+    recordEnd = from;
+    window = Buffer.alloc(0);
+    lineCount = skipped.lineNo;
+    csvLines = 0;
+    queue = [];
+    head = 0;
+    failure = null;
+    ended = atEnd;
+    if (!atEnd) {
+      feed(buf.subarray(i), false);
+      if (pendingFailure !== null) {
+        // as refill does at a broken gzip: the last complete line read is a record too
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- feed() sets failure
+        if (failure === null && isBlankByte(lastByte)) feed(undefined, true);
+        failure = pendingFailure;
+        ended = true;
+      }
+    }
+    return skipped;
+  };
   return {
     // synchronous while records are queued: no promise per record
     next: () => (head < queue.length ? (queue[head++] ?? null) : refill()),
+    skipFailedLine,
     bytesRead: () => source.fileBytesRead(),
     close() {
       closed = true;
@@ -542,13 +646,12 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       reason: reason === 'when' || reason === 'header' || lineBase + next.startLine > skipLines ? reason : 'skip_lines',
       ...(value === undefined ? {} : { value }),
     });
-  let reader = openRecordReader(path, options);
-  let iterator = reader;
-  let lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
-  let byteBase = options.resumeAt?.byte ?? 0;
+  const reader = openRecordReader(path, options);
+  const lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
+  const byteBase = options.resumeAt?.byte ?? 0;
 
   let header: OrderFileHeader;
-  // where the header ends: a line-local error on the first data line is skipped from there
+  // where the header ends: the last line read before the first data line
   let headerEnd = { line: lineBase + 1, byte: byteBase };
   let profileColumns: ProfileColumns | null = null;
   if (spec !== undefined && spec.header === false) {
@@ -558,7 +661,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     let first: ParsedRecord | null;
     try {
       for (;;) {
-        first = await iterator.next();
+        first = await reader.next();
         if (first === null || spec === undefined || !passedOver(first)) break;
         discarded++;
         tellPassedOver(first, 'comment');
@@ -608,31 +711,25 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   /** What the parser's failure makes of the rest of the file: one rejected line, or the end. */
   async function afterFailure(error: unknown): Promise<FileItem> {
     const e = error as Error & { code?: string; lines?: number };
-    if (lastEndByte !== null && e.code !== undefined && LINE_LOCAL_CSV_ERRORS.has(e.code)) {
-      // An error confined to one line (a record too large, a stray quote): reject that
-      // line with its text and read on from the next one, with a fresh parser.
-      reader.close();
-      const skipped = await skipLine(path, lastEndByte, options.gzip === true);
+    if (e.code !== undefined && LINE_LOCAL_CSV_ERRORS.has(e.code)) {
+      // An error confined to one line (a record too large): reject that line with its text and
+      // read on from the next one, in every encoding.
+      const skipped = await reader.skipFailedLine();
+      const endByte = utf8 ? byteBase + skipped.bytes : null;
+      const endLine = lineBase + skipped.lineNo;
       const item: FileReject = {
         kind: 'reject',
-        lineNo: lastEndLine + skipped.blankLines + 1,
+        lineNo: endLine,
         raw: cleanRaw(skipped.raw),
         code: `CSV_${e.code.replace(/^CSV_/, '')}`,
         message: `${csvErrorSummary(e)}; the line was skipped`,
-        endByte: skipped.nextByte,
-        endLine: lastEndLine + skipped.lines,
+        endByte,
+        endLine,
         stopsFile: false,
       };
-      lastEndLine += skipped.lines;
-      lastEndByte = skipped.nextByte;
-      if (skipped.atEnd) {
-        finished = true;
-        return item;
-      }
-      lineBase = lastEndLine;
-      byteBase = skipped.nextByte;
-      reader = openRecordReader(path, { ...options, resumeAt: { byte: byteBase, line: lineBase } });
-      iterator = reader;
+      lastEndLine = endLine;
+      lastEndByte = endByte;
+      if (skipped.atEnd) finished = true;
       return item;
     }
     const startLine = lastEndLine + 1;
@@ -746,13 +843,13 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       if (observe !== undefined) tellPassedOver(next, 'when', record[columns.when] ?? '');
       return null;
     }
-    const indexes = columns.indexes;
     if (observe !== undefined) {
+      const indexes = columns.indexes;
       const raw = {} as Record<OrderColumn, string | null>;
       for (const c of ORDER_COLUMNS) raw[c] = indexes[c] < 0 ? null : (record[indexes[c]] ?? '');
       observe.fieldsRead(lineNo, raw);
     }
-    const mapped = columns.mapping.map((c) => record[indexes[c]] ?? '');
+    const mapped = columns.mapping.mapRecord(record, columns.order);
     const kept = columns.attributes;
     const attributes = kept === null ? null : attributesJson(record, typeof kept === 'function' ? kept(record.length) : kept);
     return new ReadRecord(lineNo, mapped.fields, endByte, endLine, next, mapped.problem, attributes);
@@ -778,7 +875,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       for (;;) {
         let pending: ParsedRecord | null | Promise<ParsedRecord | null>;
         try {
-          pending = iterator.next();
+          pending = reader.next();
         } catch (error) {
           return afterFailure(error).then((item) => ({ done: false, value: item }));
         }
@@ -815,6 +912,8 @@ interface ProfileColumns {
   header: OrderFileHeader;
   /** The record index of each of the five fields (-1: a const field). */
   indexes: Record<OrderColumn, number>;
+  /** The same in ORDER_COLUMNS order (Mapping.mapRecord). */
+  order: number[];
   /** The record index `when` tests, or -1. */
   when: number;
   /** Fields a header-less record must have at least. */
@@ -893,6 +992,7 @@ function profileHeader(
       ...(attributes !== null && typeof attributes !== 'function' ? { attributes } : {}),
     },
     indexes,
+    order: ORDER_COLUMNS.map((c) => indexes[c]),
     when,
     needed,
     mapping: compileMapping(profile, foundNames, warn === undefined ? undefined : (m) => warn(`${path}: ${m}`)),
@@ -900,71 +1000,13 @@ function profileHeader(
   };
 }
 
-/** csv-parse errors that concern one line only: the line is rejected and reading goes on. */
-const LINE_LOCAL_CSV_ERRORS = new Set(['CSV_MAX_RECORD_SIZE', 'INVALID_OPENING_QUOTE', 'CSV_INVALID_CLOSING_QUOTE']);
-
 /**
- * The physical line starting at content byte `from` (blank lines before it passed over): its
- * first RAW_LIMIT·4 bytes as text, the offset just past its line end (LF, CRLF or a lone CR, as
- * the reader's record delimiters; or the end of the content), and whether that is the end.
- * Reads in 64 KiB steps: a line of any length costs constant memory.
+ * csv-parse errors that concern one line only: the line is rejected and reading goes on. Under
+ * relax_quotes only a record too large is one (the two quote errors stay listed: should a quote
+ * ever be read strictly again, they are line-local too). An unterminated quote that reaches the
+ * end of the file is structural: it stops the file.
  */
-async function skipLine(
-  path: string,
-  from: number,
-  gzip: boolean,
-): Promise<{ raw: string; nextByte: number; lines: number; blankLines: number; atEnd: boolean }> {
-  const source = openByteSource(path, { gzip, from, highWaterMark: 64 * 1024 });
-  try {
-    let buffer: Buffer = Buffer.alloc(0);
-    let i = 0;
-    let exhausted = false;
-    /** True when buffer[i] holds the next byte of the content (read on at a chunk's end). */
-    const available = async (): Promise<boolean> => {
-      while (i >= buffer.length) {
-        if (exhausted) return false;
-        const next = await source.chunks.next();
-        if (next.done === true) {
-          exhausted = true;
-          return false;
-        }
-        buffer = next.value;
-        i = 0;
-      }
-      return true;
-    };
-    const kept: number[] = [];
-    let blankLines = 0;
-    let inLine = false;
-    let position = from;
-    const ended = async () => ({
-      raw: Buffer.from(kept).toString('utf8'),
-      nextByte: position,
-      lines: blankLines + 1,
-      blankLines,
-      atEnd: !(await available()),
-    });
-    while (i < buffer.length || (await available())) {
-      const byte = buffer[i++];
-      position++;
-      if (byte === 0x0a || byte === 0x0d) {
-        // CRLF is one line end, a lone CR another
-        if (byte === 0x0d && (i < buffer.length || (await available())) && buffer[i] === 0x0a) {
-          i++;
-          position++;
-        }
-        if (inLine) return await ended();
-        blankLines++;
-        continue;
-      }
-      inLine = true;
-      if (kept.length < RAW_LIMIT * 4 && byte !== undefined) kept.push(byte);
-    }
-    return { raw: Buffer.from(kept).toString('utf8'), nextByte: position, lines: blankLines + 1, blankLines, atEnd: true };
-  } finally {
-    source.close();
-  }
-}
+const LINE_LOCAL_CSV_ERRORS = new Set(['CSV_MAX_RECORD_SIZE', 'INVALID_OPENING_QUOTE', 'CSV_INVALID_CLOSING_QUOTE']);
 
 function csvErrorSummary(e: Error & { code?: string }): string {
   switch (e.code) {

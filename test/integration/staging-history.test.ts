@@ -127,9 +127,9 @@ forEachTarget('the staging plan follows what was committed, on $kind', () => {
     'a resume interrupted right after it started resumes again the same load: each rejected line is listed once',
     async ({ db }) => {
       const { loader, engine } = await openWithEngine(db);
-      // 9 lines in batches of 3; line 3 (R-2) has a stray quote: rejected in the first batch
+      // 9 lines in batches of 3; line 3 (R-1) has a field too few: rejected in the first batch
       const lines = Array.from({ length: 9 }, (_, i) =>
-        i === 1 ? `R-${i},"1"x,2026-01-01,1,JPY` : `R-${i},${i + 1},2026-01-0${1 + (i % 9)},${i}.50,JPY`,
+        i === 1 ? `R-${i},2,2026-01-01,1` : `R-${i},${i + 1},2026-01-0${1 + (i % 9)},${i}.50,JPY`,
       );
       const path = writeTestFile(`${HEADER}\n${lines.join('\n')}\n`, 'resume.csv');
       const controller = new AbortController();

@@ -17,7 +17,7 @@ import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { HEADER } from '../support/files.js';
 import { PG_ADMIN_URL, assertBuilt, freshServerDb, startCli, survivalPath } from './harness.js';
 
-const A = `${HEADER}\nLWW-1,1,2026-01-01,100.00,EUR\nA-1,2,2026-01-02,1.00,EUR\nA-2,"1"x,2026-01-03,2.00,EUR\nA-3,4,2026-01-04,3.00,EUR\nA-4,5,2026-01-05,4.00,EUR\n`;
+const A = `${HEADER}\nLWW-1,1,2026-01-01,100.00,EUR\nA-1,2,2026-01-02,1.00,EUR\nA-2,3,2026-01-03,2.00\nA-3,4,2026-01-04,3.00,EUR\nA-4,5,2026-01-05,4.00,EUR\n`;
 const B = `${HEADER}\nLWW-1,1,2026-01-01,200.00,EUR\nB-1,6,2026-01-06,5.00,EUR\n`;
 
 /**

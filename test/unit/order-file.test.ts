@@ -54,26 +54,127 @@ describe('openOrderFile', () => {
     expect(items[0]).toMatchObject({ message: 'expected 5 fields as in the header, found 6', raw: 'A,1,2026-01-01,1,JPY,extra' });
   });
 
-  it('a stray quote on the first data line rejects that line, not the header, and the line numbers after it stay right', async () => {
+  // A record over maxRecordSize is the one CSV error that concerns one line (a stray quote is data)
+  const tooLong = `B,2,2026-01-01,2,${'X'.repeat(60)}`;
+  const small = { ...options, maxRecordSize: 48 }; // the header's fields hold 45
+
+  async function readWith(path: string, opts: Parameters<typeof openOrderFile>[1]): Promise<FileItem[]> {
+    const file = await openOrderFile(path, opts);
+    const items: FileItem[] = [];
+    for await (const item of file.items) items.push(item);
+    return items;
+  }
+
+  it('a line-local CSV error on the first data line rejects that line, not the header, and the line numbers after it stay right', async () => {
     for (const eol of ['\n', '\r\n']) {
-      const items = await readAll(writeTestFile(`\n${HEADER}${eol}B"x,2,2026-01-01,2,JPY${eol}C,3,2026-01-01,3,JPY${eol}`));
-      expect(items.map((i) => [i.kind, i.lineNo, i.raw])).toEqual([
-        ['reject', 3, 'B"x,2,2026-01-01,2,JPY'],
-        ['record', 4, 'C,3,2026-01-01,3,JPY'],
+      const items = await readWith(writeTestFile(`\n${HEADER}${eol}${tooLong}${eol}C,3,2026-01-01,3,JPY${eol}`), small);
+      expect(items.map((i) => [i.kind, i.lineNo, i.raw, i.kind === 'reject' ? i.code : ''])).toEqual([
+        ['reject', 3, tooLong, 'CSV_MAX_RECORD_SIZE'],
+        ['record', 4, 'C,3,2026-01-01,3,JPY', ''],
       ]);
     }
   });
 
-  it('a stray quote in a file with lone-CR line ends rejects that one line and reads on', async () => {
-    const items = await readAll(
-      writeTestFile(`${HEADER}\rA,1,2026-01-01,1,JPY\rB"x,2,2026-01-01,2,JPY\r\rC,3,2026-01-01,3,JPY\rD,4,2026-01-01,4,JPY\r`),
+  it('a line-local CSV error in a file with lone-CR line ends rejects that one line and reads on', async () => {
+    const items = await readWith(
+      writeTestFile(`${HEADER}\rA,1,2026-01-01,1,JPY\r${tooLong}\r\rC,3,2026-01-01,3,JPY\rD,4,2026-01-01,4,JPY\r`),
+      small,
     );
     expect(items.map((i) => [i.kind, i.lineNo, i.raw])).toEqual([
       ['record', 2, 'A,1,2026-01-01,1,JPY'],
-      ['reject', 3, 'B"x,2,2026-01-01,2,JPY'],
+      ['reject', 3, tooLong],
       ['record', 5, 'C,3,2026-01-01,3,JPY'],
       ['record', 6, 'D,4,2026-01-01,4,JPY'],
     ]);
+  });
+
+  it('a quote inside an unquoted field is data, in a column loaded or not; a closing quote followed by text is kept as written', async () => {
+    const path = writeTestFile(
+      `${HEADER},name\nA,1,2026-01-01,1,JPY,"27"" monitor"\nB,2,2026-01-01,2,JPY,5"Display\nC"x,3,2026-01-01,3,JPY,\nD,4,2026-01-01,4"0,JPY,"x"y\n`,
+    );
+    const items = await readAll(path);
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? [i.fields.source_key, i.fields.amount] : i.code])).toEqual([
+      ['record', 2, ['A', '1']],
+      ['record', 3, ['B', '2']],
+      ['record', 4, ['C"x', '3']],
+      ['record', 5, ['D', '4"0']],
+    ]);
+    expect(items.map((i) => i.raw)).toEqual([
+      'A,1,2026-01-01,1,JPY,"27"" monitor"',
+      'B,2,2026-01-01,2,JPY,5"Display',
+      'C"x,3,2026-01-01,3,JPY,',
+      'D,4,2026-01-01,4"0,JPY,"x"y',
+    ]);
+  });
+
+  // "注文" and "ディスプレイ" in Shift_JIS
+  const SJIS_ORDER = Buffer.from([0x92, 0x8d, 0x95, 0xb6]);
+  const SJIS_DISPLAY = Buffer.from([0x83, 0x66, 0x83, 0x42, 0x83, 0x58, 0x83, 0x76, 0x83, 0x8c, 0x83, 0x43]);
+  const sjisFile = (...parts: Array<string | Buffer>) =>
+    writeTestFile(Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : p))));
+
+  it('Shift_JIS: a stray quote in an unused column is data, and the lines after it are read', async () => {
+    const path = sjisFile(
+      `${HEADER},name\r\n`,
+      SJIS_ORDER,
+      `-1,1,2026-01-01,1,JPY,5"`,
+      SJIS_DISPLAY,
+      `\r\nB,2,2026-01-01,2"0,JPY,x\r\nC,3,2026-01-01,3,JPY,\r\n`,
+    );
+    const items = await readWith(path, { ...options, encoding: 'shift_jis' });
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code, i.raw])).toEqual([
+      ['record', 2, '注文-1', '注文-1,1,2026-01-01,1,JPY,5"ディスプレイ'],
+      ['record', 3, 'B', 'B,2,2026-01-01,2"0,JPY,x'],
+      ['record', 4, 'C', 'C,3,2026-01-01,3,JPY,'],
+    ]);
+  });
+
+  it('Shift_JIS (a decoded encoding): a line-local CSV error rejects that line with its text and the rest is read', async () => {
+    for (const encoding of ['shift_jis', 'windows-1252'] as const) {
+      const path = sjisFile(
+        `${HEADER}\r\nA,1,2026-01-01,1,JPY\r\n\r\n`,
+        SJIS_ORDER,
+        `${tooLong}\r\nC,3,2026-01-01,3,JPY\r\nD,4,2026-01-01,4,JPY`,
+      );
+      const items = await readWith(path, { ...options, encoding, maxRecordSize: 48 });
+      expect(
+        items.map((i) => [i.kind, i.lineNo, i.endLine, i.kind === 'record' ? i.fields.source_key : i.code, i.endByte]),
+        encoding,
+      ).toEqual([
+        ['record', 2, 2, 'A', null],
+        ['reject', 4, 4, 'CSV_MAX_RECORD_SIZE', null],
+        ['record', 5, 5, 'C', null],
+        ['record', 6, 6, 'D', null],
+      ]);
+      expect(items[1]?.raw, encoding).toBe(`${encoding === 'shift_jis' ? '注文' : '’\u008d•¶'}${tooLong}`);
+    }
+  });
+
+  it('a line-local CSV error far into a large file: the line is skipped in the stream, offsets and line numbers stay exact', async () => {
+    const lines = Array.from({ length: 30_000 }, (_, i) => `K-${i},1,2026-01-01,1,JPY`);
+    lines[20_000] = `K-bad,1,2026-01-01,1,${'Y'.repeat(300_000)}`; // over 256 KiB: the skip reads on across chunks
+    const text = `${HEADER}\n${lines.join('\n')}\n`;
+    const path = writeTestFile(text);
+    const items = await readWith(path, { ...options, maxRecordSize: 1000 });
+    expect(items).toHaveLength(30_000);
+    const bad = items[20_000];
+    expect(bad).toMatchObject({ kind: 'reject', lineNo: 20_002, endLine: 20_002, code: 'CSV_MAX_RECORD_SIZE' });
+    expect(bad?.raw.startsWith('K-bad,1,2026-01-01,1,YYY')).toBe(true);
+    const lineEnd = (n: number) => Buffer.byteLength(`${HEADER}\n${lines.slice(0, n - 1).join('\n')}\n`);
+    expect(bad?.endByte).toBe(lineEnd(20_002));
+    expect(items[20_001]).toMatchObject({ kind: 'record', lineNo: 20_003, endByte: lineEnd(20_003), fields: { source_key: 'K-20001' } });
+    expect(items.at(-1)).toMatchObject({ lineNo: 30_001, endByte: Buffer.byteLength(text) });
+    // resumed right after the skipped line, or right before it: the same items
+    const after = await readWith(path, { ...options, maxRecordSize: 1000, resumeAt: { byte: bad?.endByte ?? 0, line: bad?.endLine ?? 0 } });
+    const brief = (all: FileItem[]) => all.map((i) => [i.kind, i.lineNo, i.endLine, i.endByte, i.raw]);
+    expect(brief(after)).toEqual(brief(items.slice(20_001)));
+    const before = items[19_999];
+    const from = await readWith(path, {
+      ...options,
+      maxRecordSize: 1000,
+      resumeAt: { byte: before?.endByte ?? 0, line: before?.endLine ?? 0 },
+    });
+    expect(brief(from)).toEqual(brief(items.slice(20_000)));
   });
 
   it('reports an unterminated quote with the line where the broken record starts', async () => {

@@ -39,13 +39,68 @@ interface CompiledColumn {
   /** How the file's column is named in messages: `column "Date"`, `column 3`, `at 10–17`. */
   where: string;
   convert: Convert | null;
+  /** Read once from spec: the per-field loop does no property lookups of the profile. */
+  constant: string | undefined;
+  trim: boolean;
+  normalize: boolean;
+  fallback: string;
+  prefix: string | undefined;
+}
+
+/**
+ * A test of membership in a few strings (null_if, when's list) that hashes nothing: a field is
+ * compared only with the members of its length (a Set hashed every field of every line: the
+ * largest part of the mapping after the amounts). A Set past 8 members.
+ */
+function memberTest(values: readonly string[]): (v: string) => boolean {
+  if (values.length > 8) {
+    const set = new Set(values);
+    return (v) => set.has(v);
+  }
+  const list = [...new Set(values)];
+  if (list.length === 0) return () => false;
+  if (list.length === 1) {
+    const only = list[0] as string;
+    return only === '' ? (v) => v.length === 0 : (v) => v.length === only.length && v === only;
+  }
+  let lengths = 0; // bit n: a member of length n (n < 31)
+  for (const m of list) lengths |= m.length < 31 ? 1 << m.length : 0;
+  const long = list.some((m) => m.length >= 31);
+  return (v) => {
+    if (v.length < 31 && (lengths & (1 << v.length)) === 0) return false;
+    if (v.length >= 31 && !long) return false;
+    for (const m of list) if (v === m) return true;
+    return false;
+  };
+}
+
+/** NFKC changes no text of ASCII characters only: the common case needs no normalization. */
+function isAsciiText(v: string): boolean {
+  for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
+/** Days in each month of a common year. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The number of the `count` ASCII digits at `at` of `v`, or -1. */
+function digitsAt(v: string, at: number, count: number): number {
+  let n = 0;
+  for (let i = at; i < at + count; i++) {
+    const d = v.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
 /**
  * A mask of fixed-width tokens only (YYYY, MM, DD and separators: DD.MM.YYYY, YYYYMMDD) read by
  * position, without a regular expression (the common case; measured a third of the mapping).
+ * The date is checked from its numbers as isValidIsoDate checks it (from 1900 on; a unit test
+ * compares the two), and the ISO text built only for a date that is one.
  */
 function fixedDateMatcher(mask: string): ((v: string) => string | null) | null {
   if (/(^|[^M])M([^M]|$)|(^|[^D])D([^D]|$)/.test(mask)) return null;
@@ -53,25 +108,39 @@ function fixedDateMatcher(mask: string): ((v: string) => string | null) | null {
   const m = mask.indexOf('MM');
   const d = mask.indexOf('DD');
   if (y < 0 || m < 0 || d < 0) return null;
-  const separators: Array<[number, number]> = [];
+  const separatorAt: number[] = [];
+  const separatorCode: number[] = [];
   for (let i = 0; i < mask.length; i++) {
     const inToken = (i >= y && i < y + 4) || (i >= m && i < m + 2) || (i >= d && i < d + 2);
-    if (!inToken) separators.push([i, mask.charCodeAt(i)]);
+    if (!inToken) {
+      separatorAt.push(i);
+      separatorCode.push(mask.charCodeAt(i));
+    }
   }
   const length = mask.length;
-  const isDigits = (v: string, at: number, n: number): boolean => {
-    for (let i = at; i < at + n; i++) {
-      const c = v.charCodeAt(i);
-      if (c < 48 || c > 57) return false;
-    }
-    return true;
-  };
+  const separators = separatorAt.length;
   return (v) => {
     if (v.length !== length) return null;
-    for (const [i, c] of separators) if (v.charCodeAt(i) !== c) return null;
-    if (!isDigits(v, y, 4) || !isDigits(v, m, 2) || !isDigits(v, d, 2)) return null;
-    const iso = `${v.slice(y, y + 4)}-${v.slice(m, m + 2)}-${v.slice(d, d + 2)}`;
-    return isValidIsoDate(iso) ? iso : null;
+    for (let i = 0; i < separators; i++) if (v.charCodeAt(separatorAt[i] as number) !== separatorCode[i]) return null;
+    const year = digitsAt(v, y, 4);
+    const month = digitsAt(v, m, 2);
+    const day = digitsAt(v, d, 2);
+    if (year < 1900 || month < 1 || month > 12 || day < 1) return null;
+    const leap = month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0);
+    if (day > (leap ? 29 : (DAYS_IN_MONTH[month - 1] as number))) return null;
+    // one string made from its ten characters (slices and "+" made four intermediate strings)
+    return String.fromCharCode(
+      v.charCodeAt(y),
+      v.charCodeAt(y + 1),
+      v.charCodeAt(y + 2),
+      v.charCodeAt(y + 3),
+      45,
+      v.charCodeAt(m),
+      v.charCodeAt(m + 1),
+      45,
+      v.charCodeAt(d),
+      v.charCodeAt(d + 1),
+    );
   };
 }
 
@@ -124,15 +193,81 @@ function dateConverter(masks: string[], where: string): Convert {
   };
 }
 
+/**
+ * An amount as written with the profile's decimal and group separators, in canonical form (no
+ * group separators, no leading zeros, no trailing zeros of the fraction, "." for the point), or
+ * null when it is not one: digits, optionally grouped by threes (`1.234.567`: the first group of
+ * one to three digits, the others of three), then optionally the decimal separator and digits.
+ * One pass over the text instead of a regular expression and replaceAll (measured the largest
+ * part of the mapping); test/unit/profile.test.ts compares it with the regular expression.
+ */
+export function canonicalAmount(s: string, decimal: string, group: string | undefined): string | null {
+  const decimalCode = decimal.charCodeAt(0);
+  const groupCode = group === undefined ? -1 : group.charCodeAt(0);
+  const n = s.length;
+  let i = 0;
+  // the integer part: digits, or digits grouped by threes
+  let digits = 0; // digits since the last group separator (or the start)
+  let groups = 0;
+  let leadingZeros = 0;
+  let significant = false;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      digits++;
+      if (!significant) {
+        if (c === 48) leadingZeros++;
+        else significant = true;
+      }
+    } else if (c === groupCode) {
+      // a group separator follows one to three digits at first, exactly three after that
+      if (digits === 0 || (groups === 0 ? digits > 3 : digits !== 3)) return null;
+      groups++;
+      digits = 0;
+    } else break;
+  }
+  if (digits === 0 || (groups > 0 && digits !== 3)) return null;
+  const integerEnd = i;
+  let fractionEnd = n;
+  if (i < n) {
+    if (s.charCodeAt(i) !== decimalCode || i + 1 === n) return null;
+    for (let j = i + 1; j < n; j++) {
+      const c = s.charCodeAt(j);
+      if (c < 48 || c > 57) return null;
+    }
+    // trailing zeros of the fraction dropped
+    while (fractionEnd > i + 1 && s.charCodeAt(fractionEnd - 1) === 48) fractionEnd--;
+  }
+  const hasFraction = fractionEnd > integerEnd + 1;
+  // leading zeros dropped, one digit kept ("0", "0.5")
+  let integerStart = leadingZeros;
+  if (!significant) integerStart = leadingZeros - 1;
+  if (groups > 0) {
+    // the zeros counted may stand before a group separator: count them again without separators
+    let integer = '';
+    let from = 0;
+    for (let k = 0; k < integerEnd; k++) {
+      if (s.charCodeAt(k) === groupCode) {
+        integer += s.slice(from, k);
+        from = k + 1;
+      }
+    }
+    integer += s.slice(from, integerEnd);
+    let zeros = 0;
+    while (zeros < integer.length - 1 && integer.charCodeAt(zeros) === 48) zeros++;
+    if (zeros > 0) integer = integer.slice(zeros);
+    return hasFraction ? integer + '.' + s.slice(integerEnd + 1, fractionEnd) : integer;
+  }
+  if (!hasFraction) return integerStart === 0 && integerEnd === n ? s : s.slice(integerStart, integerEnd);
+  // already canonical as written (a "." point, nothing to drop): the text itself, no copy
+  if (decimalCode === 46 && integerStart === 0 && fractionEnd === n) return s;
+  return s.slice(integerStart, integerEnd) + '.' + s.slice(integerEnd + 1, fractionEnd);
+}
+
 function amountConverter(spec: ColumnSpec, where: string): Convert {
   const decimal = spec.decimal ?? '.';
   const group = spec.group;
   const negatives = spec.negative ?? ['-'];
-  const d = escapeRegex(decimal);
-  const body =
-    group === undefined
-      ? new RegExp(`^(\\d+)(?:${d}(\\d+))?$`)
-      : new RegExp(`^(\\d{1,3}(?:${escapeRegex(group)}\\d{3})+|\\d+)(?:${d}(\\d+))?$`);
   const form = `decimal ${JSON.stringify(decimal)}${group === undefined ? '' : `, group ${JSON.stringify(group)}`}`;
   return (v) => {
     let s = v;
@@ -150,17 +285,10 @@ function amountConverter(spec: ColumnSpec, where: string): Convert {
         break;
       }
     }
-    if (!negative && s.startsWith('+')) s = s.slice(1);
-    const m = body.exec(s);
-    if (m === null) return { error: `amount: ${quoteValue(v)} is not a number with ${form} (${where})` };
-    // canonical, as parseOrderRecord's fast path reads it: no leading zeros, no trailing zeros
-    let integer = m[1] ?? '';
-    if (group !== undefined && integer.includes(group)) integer = integer.replaceAll(group, '');
-    if (integer.length > 1 && integer.charCodeAt(0) === 48) integer = integer.replace(/^0+(?=\d)/, '');
-    let fraction = m[2] ?? '';
-    if (fraction.charCodeAt(fraction.length - 1) === 48) fraction = fraction.replace(/0+$/, '');
-    const zero = integer === '0' && fraction === '';
-    return `${negative && !zero ? '-' : ''}${integer}${fraction === '' ? '' : `.${fraction}`}`;
+    if (!negative && s.charCodeAt(0) === 43) s = s.slice(1); // "+"
+    const amount = canonicalAmount(s, decimal, group);
+    if (amount === null) return { error: `amount: ${quoteValue(v)} is not a number with ${form} (${where})` };
+    return negative && amount !== '0' ? '-' + amount : amount;
   };
 }
 
@@ -190,6 +318,11 @@ export interface Mapping {
   finish(): void;
   /** The five fields (and the line's problem) from the text found for each column ('' for a const column). */
   map(raw: (column: OrderColumn) => string): MappedRecord;
+  /**
+   * map() of a record's fields: `indexes[i]` is the index in `record` of ORDER_COLUMNS[i] (-1: a
+   * const column). The CSV reader's path: no function called per field.
+   */
+  mapRecord(record: readonly string[], indexes: readonly number[]): MappedRecord;
   /** Whether a line is kept by `when` (its tested value as read); always true without `when`. */
   keep(value: string): boolean;
   /**
@@ -208,7 +341,7 @@ export function compileMapping(
 ): Mapping {
   const spec: LoadProfileSpec = profile.spec;
   const nfkc = spec.normalize === 'nfkc';
-  const nulls = new Set(spec.null_if);
+  const isNull = memberTest(spec.null_if);
   const columns: CompiledColumn[] = ORDER_COLUMNS.map((name) => {
     const c = spec.columns[name];
     const where = describeSource(c, found[name]);
@@ -216,17 +349,27 @@ export function compileMapping(
     if (name === 'order_date' && c.date !== undefined) convert = dateConverter(typeof c.date === 'string' ? [c.date] : c.date, where);
     if (name === 'amount' && (c.decimal !== undefined || c.group !== undefined || c.negative !== undefined))
       convert = amountConverter(c, where);
-    return { name, spec: c, where, convert };
+    return {
+      name,
+      spec: c,
+      where,
+      convert,
+      constant: c.const,
+      trim: c.trim !== false,
+      normalize: nfkc && name !== 'source_key',
+      fallback: c.default ?? '',
+      prefix: c.prefix,
+    };
   });
   const when: WhenSpec | undefined = spec.when;
-  const whenSet = when?.in !== undefined ? new Set(when.in) : when?.not_in !== undefined ? new Set(when.not_in) : null;
+  const inWhen = memberTest(when?.in ?? when?.not_in ?? []);
   const prepare = (value: string, trim: boolean, normalize: boolean): string => {
     let v = trim ? value.trim() : value;
-    if (nulls.has(v)) return '';
-    if (normalize) {
+    if (isNull(v)) return '';
+    if (normalize && !isAsciiText(v)) {
       v = v.normalize('NFKC');
       if (trim) v = v.trim();
-      if (nulls.has(v)) return '';
+      if (isNull(v)) return '';
     }
     return v;
   };
@@ -249,42 +392,62 @@ export function compileMapping(
       );
     }
   };
+  /** A field's text as read → its canonical text in `fields`; a problem, or null. */
+  const field = (c: CompiledColumn, text: string, fields: Record<OrderColumn, string>, counting: boolean): MappingProblem | null => {
+    let v = prepare(text, c.trim, c.normalize);
+    if (v === '') {
+      fields[c.name] = c.fallback;
+      return null;
+    }
+    if (c.convert !== null) {
+      const out = c.convert(v);
+      if (counting) {
+        const counts = checked.get(c.name) ?? { read: 0, failed: 0, example: v };
+        if (typeof out === 'string') counts.read++;
+        else counts.failed++;
+        checked.set(c.name, counts);
+      }
+      if (typeof out !== 'string') {
+        fields[c.name] = v;
+        return { column: c.name, code: `PARSE_${c.name.toUpperCase()}`, message: out.error };
+      }
+      v = out;
+    }
+    fields[c.name] = c.prefix === undefined ? v : c.prefix + v;
+    return null;
+  };
+  const mapWith = (text: (column: CompiledColumn, i: number) => string): MappedRecord => {
+    const fields: Record<OrderColumn, string> = { source_key: '', customer_id: '', order_date: '', amount: '', currency: '' };
+    const counting = warn !== undefined && seen < MASK_CHECK_LINES;
+    if (counting) seen++;
+    let problem: MappingProblem | null = null;
+    for (let i = 0; i < columns.length; i++) {
+      const c = columns[i] as CompiledColumn;
+      if (c.constant !== undefined) fields[c.name] = c.constant;
+      else {
+        const p = field(c, text(c, i), fields, counting);
+        problem ??= p;
+      }
+    }
+    if (counting && seen === MASK_CHECK_LINES) finish();
+    return { fields, problem };
+  };
   return {
     profile,
     finish,
-    map(raw) {
-      const out: Record<OrderColumn, string> = { source_key: '', customer_id: '', order_date: '', amount: '', currency: '' };
+    map: (raw) => mapWith((c) => raw(c.name)),
+    mapRecord(record, indexes) {
+      const fields: Record<OrderColumn, string> = { source_key: '', customer_id: '', order_date: '', amount: '', currency: '' };
       const counting = warn !== undefined && seen < MASK_CHECK_LINES;
       if (counting) seen++;
-      const fields = out;
       let problem: MappingProblem | null = null;
-      for (const c of columns) {
-        const s = c.spec;
-        if (s.const !== undefined) {
-          fields[c.name] = s.const;
-          continue;
+      for (let i = 0; i < columns.length; i++) {
+        const c = columns[i] as CompiledColumn;
+        if (c.constant !== undefined) fields[c.name] = c.constant;
+        else {
+          const p = field(c, record[indexes[i] as number] ?? '', fields, counting);
+          problem ??= p;
         }
-        let v = prepareColumn(c, raw(c.name));
-        if (v === '') {
-          fields[c.name] = s.default ?? '';
-          continue;
-        }
-        if (c.convert !== null) {
-          const out = c.convert(v);
-          if (counting) {
-            const counts = checked.get(c.name) ?? { read: 0, failed: 0, example: v };
-            if (typeof out === 'string') counts.read++;
-            else counts.failed++;
-            checked.set(c.name, counts);
-          }
-          if (typeof out !== 'string') {
-            fields[c.name] = v;
-            problem ??= { column: c.name, code: `PARSE_${c.name.toUpperCase()}`, message: out.error };
-            continue;
-          }
-          v = out;
-        }
-        fields[c.name] = s.prefix === undefined ? v : `${s.prefix}${v}`;
       }
       if (counting && seen === MASK_CHECK_LINES) finish();
       return { fields, problem };
@@ -302,8 +465,8 @@ export function compileMapping(
       if (when === undefined) return true;
       const v = prepare(value, true, nfkc);
       if (when.equals !== undefined) return v === when.equals;
-      if (when.in !== undefined) return whenSet?.has(v) === true;
-      return whenSet?.has(v) !== true;
+      if (when.in !== undefined) return inWhen(v);
+      return !inWhen(v);
     },
   };
 }

@@ -39,7 +39,10 @@ export function dateMaskProblem(mask: string): string | null {
 
 const text = z.string();
 const nonEmpty = z.string().min(1);
-const position = z.number().int().min(1);
+const position = z.number().int().min(1, 'out of range: positions, lengths and column numbers count from 1');
+
+/** The end of a fixed field past which no record reaches (the CSV reader's largest record, in bytes or characters). */
+const FIXED_RECORD_LIMIT = 1_048_576;
 
 /** `at: [start, length]`, 1-based, as SQL*Loader's POSITION. */
 const at = z.tuple([position, position]);
@@ -153,7 +156,11 @@ export const profileSchema = z
         issue([...path, 'group'], 'the group separator cannot be the decimal separator');
       if (c.decimal === ',' && c.group === undefined && p.delimiter === undefined && !fixed)
         issue([...path, 'decimal'], 'a decimal comma in a comma-separated file: set delimiter');
-      if (c.at !== undefined) spans.push({ column: name, start: c.at[0], end: c.at[0] + c.at[1] });
+      if (c.at !== undefined) {
+        spans.push({ column: name, start: c.at[0], end: c.at[0] + c.at[1] });
+        if (c.at[0] + c.at[1] - 1 > FIXED_RECORD_LIMIT)
+          issue([...path, 'at'], `out of range: ends at ${c.at[0] + c.at[1] - 1}, past the longest record read (${FIXED_RECORD_LIMIT})`);
+      }
     }
     spans.sort((a, b) => a.start - b.start);
     for (let i = 1; i < spans.length; i++) {
@@ -167,6 +174,8 @@ export const profileSchema = z
       const tests = [w.equals, w.in, w.not_in].filter((v) => v !== undefined).length;
       if (tests !== 1) issue(['when'], 'takes one of equals, in and not_in');
       if (fixed && w.at === undefined) issue(['when'], 'format: fixed: when needs at: [start, length]');
+      if (w.at !== undefined && w.at[0] + w.at[1] - 1 > FIXED_RECORD_LIMIT)
+        issue(['when', 'at'], `out of range: ends at ${w.at[0] + w.at[1] - 1}, past the longest record read (${FIXED_RECORD_LIMIT})`);
       if (!fixed && w.column === undefined) issue(['when'], 'when needs column');
       if (fixed && w.column !== undefined) issue(['when', 'column'], 'format: fixed reads by at');
       if (!fixed && w.at !== undefined) issue(['when', 'at'], 'at is for format: fixed');
