@@ -45,6 +45,10 @@ describe('splitRawLine over the built-in format', () => {
       );
   });
 
+  it('mixed line ends (a file edited on two systems): each one ends a line', () => {
+    expect(splitRawLine('P-1,7\r\n2026-01-05\n12.5,JPY', plain)).toEqual(values('P-1', '7', '2026-01-05', '12.5', 'JPY'));
+  });
+
   it('a stray quote in a field after a quoted field: both read as written', () => {
     expect(splitRawLine('"P,1",7,2026-01-05,1"00,JPY', plain)).toEqual(values('P,1', '7', '2026-01-05', '1"00', 'JPY'));
   });
@@ -68,6 +72,13 @@ columns:
     expect(splitRawLine('A-2;42;x;2026-01-05', layout)).toEqual(values('A-2', '42', '2026-01-05', '', 'EUR'));
   });
 
+  it('as lenient as the built-in format: a stray quote, several records, mixed line ends, an empty text', () => {
+    const layout = profiled(EU, ['OrderNo', 'Customer', 'Note', 'Date', 'Total']);
+    expect(splitRawLine('"A;1";42;x"y;05.01.2026;7', layout)).toEqual(values('A;1', '42', '2026-01-05', '7', 'EUR'));
+    expect(splitRawLine('A-5;42\r\nx;05.01.2026\n7', layout)).toEqual(values('A-5', '42', '2026-01-05', '7', 'EUR'));
+    expect(splitRawLine('', layout)).toEqual(values('', '', '', '', 'EUR'));
+  });
+
   it('a column the header does not have is empty', () => {
     expect(splitRawLine('A-3;x;05.01.2026;7', profiled(EU, ['Order No', 'Note', 'Date', 'Total']))).toEqual(
       values('A-3', '', '2026-01-05', '7', 'EUR'),
@@ -87,6 +98,8 @@ columns:
 `;
     const layout = profiled(quoted, ['k', 'c', 'd', 'a', 'cur']);
     expect(splitRawLine("'it\\'s,1',7,2026-01-05,\"5\",JPY", layout)).toEqual(values("it's,1", '7', '2026-01-05', '"5"', 'JPY'));
+    // an unclosed quote: the plain split, by the comma
+    expect(splitRawLine("K-1,'7,2026-01-05,5,JPY", layout)).toEqual(values('K-1', "'7", '2026-01-05', '5', 'JPY'));
   });
 
   it('columns by number (no header)', () => {
@@ -122,11 +135,12 @@ columns:
   });
 
   it('a recorded profile this version does not read: the plain split by the recorded header and delimiter', () => {
+    // the sender's header: the columns it does not name by an order column's name are empty
     const layout: FileLayout = {
-      header: ORDER_HEADER,
+      header: ['source_key', 'Customer', 'order_date', 'Total', 'currency'],
       delimiter: ';',
       profile: { name: 'future', sha256: 'f'.repeat(64), spec: { version: 2, columns: {} }, encoding: 'utf-8' },
     };
-    expect(splitRawLine('P-5;7;2026-01-05;1;JPY', layout)).toEqual(values('P-5', '7', '2026-01-05', '1', 'JPY'));
+    expect(splitRawLine('P-5;7;2026-01-05;1;JPY', layout)).toEqual(values('P-5', '', '2026-01-05', '', 'JPY'));
   });
 });
