@@ -12,16 +12,16 @@ import { expect, it } from 'vitest';
 import { checkScores, inScope, scoreTable, type Floors, type ScoresFile } from './scores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const readJson = <T>(path: string): T => JSON.parse(readFileSync(`${ROOT}${path}`, 'utf8')) as T;
+const readJson = (path: string): unknown => JSON.parse(readFileSync(`${ROOT}${path}`, 'utf8'));
 
 it('every mutated rule module has a current mutation score that reaches its floor (test/mutation/floors.json)', () => {
-  const { mutate } = readJson<{ mutate: string[] }>('stryker.config.json');
+  const { mutate } = readJson('stryker.config.json') as { mutate: string[] };
   const mutated = readdirSync(`${ROOT}src`, { recursive: true, encoding: 'utf8' })
     .map((f) => `src/${f.split('\\').join('/')}`)
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && inScope(f, mutate))
     .sort();
-  const scores = readJson<ScoresFile>('test/mutation/scores.json');
-  const floors = readJson<Floors>('test/mutation/floors.json');
+  const scores = readJson('test/mutation/scores.json') as ScoresFile;
+  const floors = readJson('test/mutation/floors.json') as Floors;
   console.log(scoreTable(scores, floors, mutated));
   const problems = checkScores(scores, floors, mutated, (path) =>
     existsSync(`${ROOT}${path}`) ? readFileSync(`${ROOT}${path}`, 'utf8') : undefined,
