@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dryRunExitCode, EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED, exitCodeFor } from '../../src/pipeline/outcome.js';
+import { dryRunExitCode, EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED, exitCodeFor, notDone } from '../../src/pipeline/outcome.js';
 
 describe('exitCodeFor', () => {
   it('0 when nothing failed and no row was rejected', () => {
@@ -24,5 +24,28 @@ describe('dryRunExitCode', () => {
   it('a rejected line gives 2 for both; a file that stops gives 1', () => {
     expect(dryRunExitCode([{ stoppedAt: null, counts: { rejected: 1, invalid: 0 } }], 'stage')).toBe(EXIT_ROWS_REJECTED);
     expect(dryRunExitCode([clean, { stoppedAt: { line: 3 }, counts: { rejected: 1, invalid: 0 } }])).toBe(EXIT_FAILED);
+  });
+});
+
+describe('notDone and a file of which nothing could be read', () => {
+  it('notDone counts every row that did not end DONE', () => {
+    expect(notDone({ DONE: 5, ERROR: 1, RETRY_WAIT: 2, READY: 4, PROCESSING: 8 })).toBe(15);
+    expect(notDone({ DONE: 5 })).toBe(0);
+  });
+  it('a file that failed gives 2 when nothing else did', () => {
+    expect(exitCodeFor({ failed: false, rowsRejected: false, filesFailed: true })).toBe(EXIT_ROWS_REJECTED);
+    expect(exitCodeFor({ failed: false, rowsRejected: false, filesFailed: false })).toBe(EXIT_OK);
+  });
+  it('a dry run: a profile that discarded every line of a file gives 2; some lines read, or none discarded, 0', () => {
+    const run = (discarded: number | undefined, read: number | undefined) => ({
+      stoppedAt: null,
+      counts: { rejected: 0, invalid: 0, ...(read === undefined ? {} : { read }) },
+      discarded,
+    });
+    expect(dryRunExitCode([run(0, 4), run(3, 0)])).toBe(EXIT_ROWS_REJECTED);
+    expect(dryRunExitCode([run(3, undefined)])).toBe(EXIT_ROWS_REJECTED);
+    expect(dryRunExitCode([run(3, 1)])).toBe(EXIT_OK);
+    expect(dryRunExitCode([run(0, 0)])).toBe(EXIT_OK);
+    expect(dryRunExitCode([run(undefined, 0)])).toBe(EXIT_OK);
   });
 });

@@ -1,0 +1,195 @@
+/**
+ * The mutation scores of the rule modules as committed (test/mutation/scores.json), and the check
+ * that CI can afford (StrykerJS itself takes minutes to hours): every mutated module has a score
+ * measured on its current source and on the current text of the tests that covered or killed its
+ * mutants, and that score reaches its floor (test/mutation/floors.json). A score measured on
+ * another text is stale: the check fails and says how to measure again, it never passes on it.
+ *
+ * Pure functions over texts; the files are read by record.check.ts (after a run) and
+ * floor.check.ts (the check). Tested in test/unit/mutation-scores.test.ts.
+ */
+import { createHash } from 'node:crypto';
+
+/** What this code reads of StrykerJS's report (mutation-testing-report-schema, also its incremental file). */
+export interface StrykerReport {
+  files: Record<string, { source: string; mutants: Array<{ status: string; coveredBy?: string[]; killedBy?: string[] }> }>;
+  testFiles?: Record<string, { source?: string; tests: Array<{ id: string }> }>;
+  /** The options of the run that wrote the report: `mutate` is the run's scope (a `--mutate` on the command line replaces the config's). */
+  config?: { mutate?: string[] };
+}
+
+export interface ModuleScore {
+  killed: number;
+  timeout: number;
+  survived: number;
+  noCoverage: number;
+  /** Mutants the TypeScript checker refused (and runtime errors): not counted in the score. */
+  invalid: number;
+  /** (killed + timeout) / (killed + timeout + survived + no coverage), in %: Stryker's own mutation score. */
+  score: number;
+}
+
+export interface ModuleEntry extends ModuleScore {
+  /** When the run that measured it ended (the time the scores were recorded after it). */
+  measured: string;
+  /** sha256 of the module's source as StrykerJS mutated it. */
+  sha256: string;
+  /**
+   * sha256 of each test file whose tests covered or killed its mutants, as StrykerJS ran them,
+   * and of the test runner's configuration (RUNNER_CONFIG: which test files run at all).
+   */
+  tests: Record<string, string>;
+}
+
+export interface ScoresFile {
+  modules: Record<string, ModuleEntry>;
+}
+
+export interface Floors {
+  modules: Record<string, number>;
+}
+
+/** The vitest configuration StrykerJS runs the tests with: a test file taken out of it lowers scores. */
+export const RUNNER_CONFIG = 'test/mutation/vitest.config.ts';
+
+export const RERUN = 'npm run test:mutation (incremental: only changed code and the mutants of changed tests are tested again)';
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function countMutants(mutants: ReadonlyArray<{ status: string }>): ModuleScore {
+  const count = (...statuses: string[]) => mutants.filter((m) => statuses.includes(m.status)).length;
+  const killed = count('Killed');
+  const timeout = count('Timeout');
+  const survived = count('Survived');
+  const noCoverage = count('NoCoverage');
+  const invalid = count('CompileError', 'RuntimeError');
+  const valid = killed + timeout + survived + noCoverage;
+  return { killed, timeout, survived, noCoverage, invalid, score: valid === 0 ? 100 : (100 * (killed + timeout)) / valid };
+}
+
+/**
+ * A `mutate` pattern as a matcher of whole files: `**` (any folders), `*` (any name part) and
+ * literal text. Null for a pattern with a line range (`file.ts:10-20`): such a run measures part
+ * of a file only.
+ */
+export function patternMatcher(pattern: string): RegExp | null {
+  if (/:\d+(:\d+)?-\d+(:\d+)?$/.test(pattern)) return null;
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] ?? '';
+    if (pattern.startsWith('**/', i)) {
+      re += '(?:[^/]+/)*';
+      i += 2;
+    } else if (pattern.startsWith('**', i)) {
+      re += '.*';
+      i += 1;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/** Whether a file is wholly in the scope of `mutate` patterns (a leading `!` excludes). */
+export function inScope(file: string, patterns: readonly string[]): boolean {
+  let included = false;
+  for (const pattern of patterns) {
+    const negated = pattern.startsWith('!');
+    const matcher = patternMatcher(negated ? pattern.slice(1) : pattern);
+    if (matcher?.test(file) === true) included = !negated;
+  }
+  return included;
+}
+
+/**
+ * The scores after a run, from its report: the modules in the run's scope measured anew; every
+ * other module keeps its previous entry (StrykerJS carries their old results over, and drops the
+ * mutants of any code that changed since: a module's entry is only ever made by a run that
+ * mutated it whole). `runnerConfig` is the text of RUNNER_CONFIG now.
+ */
+export function recordScores(
+  report: StrykerReport,
+  previous: ScoresFile,
+  runnerConfig: string,
+  now: Date,
+): { scores: ScoresFile; measured: string[] } {
+  const scope = report.config?.mutate ?? [];
+  const fileOfTest = new Map<string, string>();
+  for (const [file, tests] of Object.entries(report.testFiles ?? {})) for (const t of tests.tests) fileOfTest.set(t.id, file);
+  const modules: Record<string, ModuleEntry> = { ...previous.modules };
+  const measured: string[] = [];
+  for (const [module, file] of Object.entries(report.files)) {
+    if (!inScope(module, scope)) continue;
+    const tests: Record<string, string> = { [RUNNER_CONFIG]: sha256(runnerConfig) };
+    for (const m of file.mutants)
+      for (const id of [...(m.coveredBy ?? []), ...(m.killedBy ?? [])]) {
+        const testFile = fileOfTest.get(id);
+        const source = testFile === undefined ? undefined : report.testFiles?.[testFile]?.source;
+        if (testFile !== undefined && source !== undefined) tests[testFile] = sha256(source);
+      }
+    modules[module] = {
+      ...countMutants(file.mutants),
+      measured: now.toISOString(),
+      sha256: sha256(file.source),
+      tests: Object.fromEntries(Object.entries(tests).sort(([a], [b]) => a.localeCompare(b))),
+    };
+    measured.push(module);
+  }
+  const sorted = Object.fromEntries(Object.entries(modules).sort(([a], [b]) => a.localeCompare(b)));
+  return { scores: { modules: sorted }, measured: measured.sort() };
+}
+
+/**
+ * What is wrong with the committed scores, one line each (empty: all is well). `mutated`: the
+ * modules StrykerJS mutates (stryker.config.json's `mutate` over the source files); `read`: a
+ * file's current text, or undefined when it is gone.
+ */
+export function checkScores(
+  scores: ScoresFile,
+  floors: Floors,
+  mutated: readonly string[],
+  read: (path: string) => string | undefined,
+): string[] {
+  const problems: string[] = [];
+  for (const module of mutated) {
+    const entry = scores.modules[module];
+    const floor = floors.modules[module];
+    if (entry === undefined) {
+      problems.push(`${module}: never measured: run npx stryker run --mutate ${module} && npm run test:mutation:record`);
+      continue;
+    }
+    const source = read(module);
+    const changed: string[] = [];
+    if (source === undefined || sha256(source) !== entry.sha256) changed.push(module);
+    for (const [file, hash] of Object.entries(entry.tests)) {
+      const text = read(file);
+      if (text === undefined || sha256(text) !== hash) changed.push(file);
+    }
+    if (changed.length > 0) {
+      problems.push(`${module}: its score (${entry.measured.slice(0, 10)}) is stale: ${changed.join(', ')} changed since: run ${RERUN}`);
+      continue;
+    }
+    if (floor === undefined) problems.push(`${module}: no floor in test/mutation/floors.json (measured ${entry.score.toFixed(1)} %)`);
+    else if (entry.score < floor) problems.push(`${module}: mutation score ${entry.score.toFixed(1)} % is below its floor ${floor} %`);
+  }
+  for (const module of Object.keys(floors.modules))
+    if (!mutated.includes(module)) problems.push(`${module}: has a floor but is not mutated (stryker.config.json mutate)`);
+  return problems;
+}
+
+/** The score table of docs/mutation.md. */
+export function scoreTable(scores: ScoresFile, floors: Floors, modules: readonly string[]): string {
+  const rows = modules.map((module) => {
+    const e = scores.modules[module];
+    if (e === undefined) return `| \`${module}\` | – | – | – | – | not measured | ${floors.modules[module] ?? '–'} |`;
+    return `| \`${module}\` | ${e.killed} (+${e.timeout}) | ${e.survived} | ${e.noCoverage} | ${e.invalid} | ${e.score.toFixed(1)} % | ${floors.modules[module] ?? '–'} |`;
+  });
+  return [
+    '| module | killed (+ timeout) | survived | no coverage | compile errors | score | floor |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+  ]
+    .concat(rows)
+    .join('\n');
+}
