@@ -87,15 +87,23 @@ async function aim(run: CliRun, target: RegExp, nth: number, later: RegExp[]): P
 type Phase = 'start' | 'staging' | 'processing' | 'moves';
 type Mode = 'early' | 'staging' | 'processing' | 'moves';
 
-/** The phase a run was in when it died: the last phase its log lines show (none yet: start). */
+/**
+ * The phase a run was in when it died: the last phase its log lines show (none yet: start). On a
+ * server database processing runs beside staging (overlap), so "chunk committed" lines come while
+ * a file is still being staged: a run that died with a file begun ("staging") and not finished
+ * ("staged") died while staging, whatever chunk committed last.
+ */
 function phaseOf(stderr: string): Phase {
   let phase: Phase = 'start';
+  let filesOpen = 0;
   for (const line of stderr.split('\n')) {
+    if (/"msg":"staging"/.test(line)) filesOpen++;
+    else if (/"msg":"staged"/.test(line)) filesOpen = Math.max(0, filesOpen - 1);
     if (/"msg":"(staging|staged)"|resuming load|staging skipped/.test(line)) phase = 'staging';
     else if (/"msg":"chunk committed"/.test(line)) phase = 'processing';
     else if (/holding before the moves|: archived as |: moved to /.test(line)) phase = 'moves';
   }
-  return phase;
+  return filesOpen > 0 && phase === 'processing' ? 'staging' : phase;
 }
 
 /**

@@ -48,4 +48,11 @@ describe('notDone and a file of which nothing could be read', () => {
     expect(dryRunExitCode([run(0, 0)])).toBe(EXIT_OK);
     expect(dryRunExitCode([run(undefined, 0)])).toBe(EXIT_OK);
   });
+  it('a dry run: a file no profile of --profiles matched gives 2, whatever the other files did', () => {
+    const clean = { stoppedAt: null, counts: { rejected: 0, invalid: 0, read: 4 } };
+    expect(dryRunExitCode([clean, { ...clean, counts: { rejected: 0, invalid: 0 }, unmatched: 'no load profile matches its name' }])).toBe(
+      EXIT_ROWS_REJECTED,
+    );
+    expect(dryRunExitCode([clean, { ...clean, unmatched: undefined }])).toBe(EXIT_OK);
+  });
 });
