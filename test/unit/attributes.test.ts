@@ -148,6 +148,56 @@ describe('an errors export read back by the built-in reader', () => {
   });
 });
 
+describe("a rejected line's attributes from its raw text (rawLineAttributes)", () => {
+  const EXPORT = [
+    'source_key',
+    'customer_id',
+    'order_date',
+    'amount',
+    'currency',
+    'error_code',
+    'error_message',
+    'line_no',
+    'load_id',
+    'raw_record',
+  ];
+  const withProfile = (profile: LoadProfile, header: string[]) => ({
+    header,
+    delimiter: ',',
+    profile: { ...profile, encoding: 'utf-8' as const },
+  });
+
+  test('an errors export read back: the columns after its own, names trimmed, formulas restored', () => {
+    const layout = { header: [...EXPORT.map((n) => n.toUpperCase()), ' Region ', 'Note'], delimiter: ',' };
+    expect(rawLineAttributes("K1,1,2026-12-01,,JPY,INVALID_AMOUNT,amount is missing,3,1,,EU,'=SUM(A1)", layout)).toEqual({
+      Region: 'EU',
+      Note: '=SUM(A1)',
+    });
+    // an empty attribute is left out; none left: null
+    expect(rawLineAttributes('K1,1,2026-12-01,,JPY,E,m,3,1,,,', layout)).toBeNull();
+  });
+
+  test('an errors export with no attribute columns, or a plain file, keeps none', () => {
+    expect(rawLineAttributes('K1,1,2026-12-01,,JPY,E,m,3,1,', { header: EXPORT, delimiter: ',' })).toBeNull();
+    expect(
+      rawLineAttributes('K1,1,2026-12-01,5,JPY,EU', {
+        header: ['source_key', 'customer_id', 'order_date', 'amount', 'currency', 'Region'],
+        delimiter: ',',
+      }),
+    ).toBeNull();
+  });
+
+  test('a profile: extra as a list keeps only the columns it names; extra: ignore keeps none', () => {
+    const header = ['Note', 'Key', 'Customer', 'Date', 'Amount', 'Region'];
+    expect(rawLineAttributes('n,K1,1,bad,5,EU', withProfile(profileWith('[Region]'), header))).toEqual({ Region: 'EU' });
+    expect(rawLineAttributes('n,K1,1,bad,5,EU', withProfile(profileWith('ignore'), header))).toBeNull();
+  });
+
+  test('a header-less profile keeps the other fields by their 1-based number', () => {
+    expect(rawLineAttributes('n,K1,1,bad,5,EU', withProfile(profileWith('keep', false), []))).toEqual({ '1': 'n', '6': 'EU' });
+  });
+});
+
 describe('the errors CSV', () => {
   const row = (i: number, attributes?: Record<string, string>): ErrorExportRow => ({
     stageId: i,
