@@ -8,39 +8,15 @@
  * correction file and a --restage.
  */
 import { expect } from 'vitest';
-import type { Engine, EngineTx } from '../../src/engine/contract.js';
 import type { StageBatchResult } from '../../src/engine/types.js';
 import type { OrderLoader } from '../../src/index.js';
 import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
+import { recordingStaging } from '../support/staging-record.js';
 
 /** A test-only CHECK: currency 'XXX' passes the loader's parse and validation, the database refuses it while staging. */
 const REFUSE = "ALTER TABLE order_stage ADD CONSTRAINT test_refuse_xxx CHECK (currency <> 'XXX')";
-
-/** The engine, with each stageBatch's result recorded (how it was staged). */
-function recordingStaging(seen: StageBatchResult[]): (engine: Engine) => Engine {
-  return (inner) => {
-    const wrapped = Object.create(inner) as Engine;
-    wrapped.transaction = (fn, options) =>
-      inner.transaction(async (tx) => {
-        const proxy = new Proxy(tx, {
-          get(target, prop, receiver) {
-            const value: unknown = Reflect.get(target, prop, receiver);
-            if (prop !== 'stageBatch' || typeof value !== 'function') return value;
-            return async (...args: Parameters<EngineTx['stageBatch']>) => {
-              const result = await (value as EngineTx['stageBatch']).apply(target, args);
-              seen.push(result);
-              return result;
-            };
-          },
-        });
-        return fn(proxy);
-      }, options);
-    wrapped.classifyError = (e) => inner.classifyError(e);
-    return wrapped;
-  };
-}
 
 /** A loader over `db` with COPY staging on or off (the engine reads the switch when it opens). */
 async function openLoader(db: TestDatabase, copy: boolean, seen: StageBatchResult[]): Promise<OrderLoader> {

@@ -13,41 +13,17 @@
  * check what is sent and model what Oracle answers; this file is what checks the answers.
  */
 import { describe, expect, it } from 'vitest';
-import type { Engine, EngineTx } from '../../src/engine/contract.js';
 import type { StageBatchResult } from '../../src/engine/types.js';
 import type { OrderLoader } from '../../src/index.js';
 import { testTargets, type TestDatabase } from '../support/databases.js';
 import { HEADER, writeTestFile } from '../support/files.js';
+import { recordingStaging } from '../support/staging-record.js';
 
 const oracle = testTargets().find((t) => t.kind === 'oracle');
 const underOracleConfig = process.env.ORDER_LOADER_TEST_ORACLE_SUITE === '1';
 
 /** A test-only CHECK: currency 'XXX' passes the loader's parse and validation, the database refuses it while staging. */
 const REFUSE = "ALTER TABLE order_stage ADD CONSTRAINT test_refuse_xxx CHECK (currency <> 'XXX')";
-
-/** The engine, with each stageBatch's result recorded (how it was staged). */
-function recordingStaging(seen: StageBatchResult[]): (engine: Engine) => Engine {
-  return (inner) => {
-    const wrapped = Object.create(inner) as Engine;
-    wrapped.transaction = (fn, options) =>
-      inner.transaction(async (tx) => {
-        const proxy = new Proxy(tx, {
-          get(target, prop, receiver) {
-            const value: unknown = Reflect.get(target, prop, receiver);
-            if (prop !== 'stageBatch' || typeof value !== 'function') return value;
-            return async (...args: Parameters<EngineTx['stageBatch']>) => {
-              const result = await (value as EngineTx['stageBatch']).apply(target, args);
-              seen.push(result);
-              return result;
-            };
-          },
-        });
-        return fn(proxy);
-      }, options);
-    wrapped.classifyError = (e) => inner.classifyError(e);
-    return wrapped;
-  };
-}
 
 const FIRST = [
   'A1,1,2026-01-01,10,JPY',
