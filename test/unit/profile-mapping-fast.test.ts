@@ -5,7 +5,7 @@
  * Set, NFKC skipped only where it changes nothing.
  */
 import { describe, expect, test } from 'vitest';
-import { isValidIsoDate, type OrderColumn } from '../../src/input/order-record.js';
+import { isValidIsoDate, ORDER_COLUMNS, type OrderColumn } from '../../src/input/order-record.js';
 import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import { canonicalAmount, compileMapping } from '../../src/input/profile/mapping.js';
 
@@ -222,5 +222,50 @@ describe('the mapping of one record', () => {
       amount: '1000',
       currency: 'CHF',
     });
+  });
+
+  test('mapRecord past the counted lines (its fast path) maps every record as map does, the first problem in column order', () => {
+    const profile = parseProfileText(
+      `version: 1
+format: csv
+header: true
+null_if: ["", "n/a"]
+normalize: nfkc
+columns:
+  source_key: { column: "k", prefix: "EU-", trim: false }
+  customer_id: { column: "c", default: "42" }
+  order_date: { column: "d", date: ["DD.MM.YYYY", "YYYYMMDD"] }
+  amount: { column: "a", decimal: ",", group: ".", negative: ["-", "()"] }
+  currency: { const: "EUR" }
+`,
+      'q.yaml',
+      'q',
+    );
+    const next = random(11);
+    const pick = (values: string[]) => values[Math.floor(next() * values.length)] ?? '';
+    const records: string[][] = [];
+    for (let i = 0; i < 3000; i++) {
+      records.push([
+        pick(['K1', ' K2 ', 'Ｋ３', '', 'n/a']),
+        pick(['7', ' 8 ', '', 'n/a', '１２', 'x']),
+        pick(['01.12.2026', '20261201', '2026-12-01', '', '31.02.2026', ' 01.12.2026 ']),
+        pick(['1.234,50', '(1,00)', '-0,00', '1.23,4', '', 'n/a', '１.２３４,５', 'abc']),
+        pick(['CHF', '', 'x']),
+      ]);
+    }
+    const indexes = [0, 1, 2, 3, -1];
+    const plain = compileMapping(profile);
+    const warnings: string[] = [];
+    const counted = compileMapping(profile, {}, (message) => warnings.push(message));
+    let problems = 0;
+    for (const record of records) {
+      const expected = plain.map((c) => record[ORDER_COLUMNS.indexOf(c)] ?? '');
+      if (expected.problem !== null) problems++;
+      expect(plain.mapRecord(record, indexes), record.join('|')).toEqual(expected);
+      expect(counted.mapRecord(record, indexes), record.join('|')).toEqual(expected);
+    }
+    // the cases hold lines with a problem in one column, in two, and none
+    expect(problems).toBeGreaterThan(500);
+    expect(problems).toBeLessThan(2900);
   });
 });
