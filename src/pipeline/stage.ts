@@ -274,7 +274,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     // Last occurrence wins within the file; within a batch the map keeps only the last.
     if (batch.rows.delete(row.sourceKey)) batch.duplicates++;
     batch.rows.set(row.sourceKey, row);
-    batch.raw.set(row.sourceKey, item);
+    batch.raw.set(row.sourceKey, item.rawLater?.() ?? item);
   };
 
   // Parsing is CPU-bound and, while the file's buffered records last, never returns to the event
