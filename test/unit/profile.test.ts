@@ -33,6 +33,19 @@ function refusal(text: string): string {
 }
 
 describe('a profile file', () => {
+  test('a YAML alias bomb is refused in one line (a UserError), not an unexpected error', () => {
+    const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const bomb = levels
+      .map(
+        (name, i) =>
+          `${name}: &${name} [${Array(9)
+            .fill(i === 0 ? '"x"' : `*${levels[i - 1] ?? ''}`)
+            .join(',')}]`,
+      )
+      .join('\n');
+    expect(refusal(`${BASE}${bomb}\n`)).toBe('profile p.yaml: not a profile: Excessive alias count indicates a resource exhaustion attack');
+  });
+
   test('is checked: an unknown key is refused in one line naming its key path and YAML line', () => {
     expect(refusal(`${BASE}  colour: { column: "x" }\n`)).toBe('profile p.yaml: columns.colour: unknown key (line 10)');
     expect(refusal(BASE.replace('date: [', 'dates: ['))).toBe('profile p.yaml: columns.order_date.dates: unknown key (line 7)');
@@ -301,5 +314,23 @@ columns:
     const split = items[1] as FileItem & { message: string; raw: string };
     expect(split.message).toBe('columns.order_date at 10–17 cuts a multi-byte character between bytes 17 and 18');
     expect(split.raw).toBe('DK002１２2026120３    5');
+  });
+
+  test('fixed width: a line over the longest record (a file without line ends) is one CSV_MAX_RECORD_SIZE rejection, not held whole; reading goes on', async () => {
+    const good = (key: string) => `D${key}123420261201    12`;
+    const long = (n: number) => `D${'x'.repeat(n)}`;
+    const text = `${good('K001')}\r\n${long(1_500_000)}\r\n${good('K003')}\r${long(1_200_000)}`;
+    const path = writeTestFile(Buffer.from(text, 'latin1'));
+    const items = await readAll(path, profileOf(FIXED));
+    const bytes = (s: string) => Buffer.byteLength(s, 'latin1');
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code, i.endByte])).toEqual([
+      ['record', 1, 'K001', 25],
+      ['reject', 2, 'CSV_MAX_RECORD_SIZE', 25 + bytes(long(1_500_000)) + 2],
+      ['record', 3, 'K003', 25 + bytes(long(1_500_000)) + 2 + 24],
+      ['reject', 4, 'CSV_MAX_RECORD_SIZE', bytes(text)],
+    ]);
+    const rejected = items[1] as FileItem & { raw: string; message: string };
+    expect(rejected.raw).toBe(`${long(3999)}…`);
+    expect(rejected.message).toBe('the line is longer than the longest record read (1048576 bytes); the line was skipped');
   });
 });

@@ -112,7 +112,13 @@ export function parseProfileText(textContent: string, source: string, fallbackNa
       `profile ${source}: ${pathText(date.path)}: ${value} reads as a date in YAML: quote it ("${value}")${lineOf(date.node, lines)}`,
     );
   }
-  const data: unknown = doc.toJS();
+  let data: unknown;
+  try {
+    // the yaml library's limit on alias expansion refuses a "billion laughs" document here
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw new UserError(`profile ${source}: not a profile: ${(error as Error).message}`, { cause: error });
+  }
   const result = profileSchema.safeParse(data);
   if (!result.success) {
     const first = result.error.issues[0];
