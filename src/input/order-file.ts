@@ -948,6 +948,12 @@ function profileHeader(
     const wanted = typeof ref === 'string' ? [ref] : ref;
     for (const w of wanted) {
       const i = keys.indexOf(headerKey(w));
+      const again = keys.indexOf(headerKey(w), i + 1);
+      // two columns of that name: which one is meant cannot be told (the built-in format refuses it too)
+      if (i >= 0 && again >= 0)
+        throw new UserError(
+          `profile ${profile.name}: ${what}: ${JSON.stringify(w)} names columns ${i + 1} and ${again + 1} of the header of ${path}: which one is meant cannot be told`,
+        );
       if (i >= 0) return i;
     }
     const shown = names.map((n) => n.trim()).join(', ');

@@ -247,6 +247,13 @@ describe('the readers with a profile', () => {
     );
   });
 
+  test('CSV: a column the profile names that appears twice in the header (alike but for case or width) is refused, not the first taken', async () => {
+    const path = writeTestFile('Order No;Customer;Date;Total;Cur;ＣＵＳＴＯＭＥＲ\n1;7;01.12.2026;5,00;EUR;8\n');
+    await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: profileOf(BASE) })).rejects.toThrow(
+      `profile p: columns.customer_id.column: "Customer" names columns 2 and 6 of the header of ${path}: which one is meant cannot be told`,
+    );
+  });
+
   test('CSV: header names match ignoring case, blanks and full-width forms', async () => {
     const path = writeTestFile('ＯＲＤＥＲ ＮＯ ; customer ;DATE;total;cur\n1;7;01.12.2026;5,00;EUR\n');
     const items = await readAll(path, profileOf(BASE));
