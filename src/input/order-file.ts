@@ -22,7 +22,8 @@ export type FileEncoding = 'utf-8' | 'shift_jis' | 'euc-jp' | 'utf-16le' | 'utf-
 
 /**
  * The encoding a file is read with: a UTF-16 byte order mark decides for UTF-16 whatever was
- * asked (a UTF-16 file read as UTF-8 is NUL bytes), and a profile's `utf-16` needs one. The
+ * asked (a UTF-16 file read as UTF-8 is NUL bytes), and a profile's `utf-16` needs one; a UTF-8
+ * byte order mark refuses any other encoding asked (the file is refused, not read). The
  * same answer on a resumed read, which starts mid-file: it is part of the file's identity.
  */
 /** A NUL byte in a line, whatever the format: no database text value holds one. */
@@ -44,6 +45,9 @@ export async function fileEncoding(path: string, asked: FileEncoding | ProfileEn
   if (first[0] === 0xff && first[1] === 0xfe) return 'utf-16le';
   if (first[0] === 0xfe && first[1] === 0xff) return 'utf-16be';
   if (asked === 'utf-16') throw new UserError(`${path}: encoding utf-16 is known by its byte order mark, and this file has none`);
+  // a UTF-8 byte order mark read as another encoding would be text of the first field (ï»¿ in windows-1252)
+  if (first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf && asked !== 'utf-8')
+    throw new UserError(`${path}: the file starts with a UTF-8 byte order mark, but it is to be read as ${asked}: read it as utf-8`);
   return asked;
 }
 

@@ -254,6 +254,19 @@ describe('the readers with a profile', () => {
     );
   });
 
+  test('a UTF-8 byte order mark in a file the profile reads as another encoding refuses the file (it would be text of the first field)', async () => {
+    const path = writeTestFile(Buffer.from('\uFEFFK-1,20261201,7,5\n', 'utf8'));
+    for (const encoding of ['windows-1252', 'shift_jis']) {
+      const profile = profileOf(
+        `version: 1\nheader: false\nencoding: ${encoding}\ncolumns:\n  source_key: { column: 1 }\n  customer_id: { column: 3 }\n` +
+          `  order_date: { column: 2, date: "YYYYMMDD" }\n  amount: { column: 4 }\n  currency: { const: "JPY" }\n`,
+      );
+      await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile })).rejects.toThrow(
+        `${path}: the file starts with a UTF-8 byte order mark, but it is to be read as ${encoding}: read it as utf-8`,
+      );
+    }
+  });
+
   test('CSV: header names match ignoring case, blanks and full-width forms', async () => {
     const path = writeTestFile('ＯＲＤＥＲ ＮＯ ; customer ;DATE;total;cur\n1;7;01.12.2026;5,00;EUR\n');
     const items = await readAll(path, profileOf(BASE));
