@@ -622,7 +622,12 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     const code = (error as NodeJS.ErrnoException).code;
     throw new UserError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read (${code ?? 'error'})`);
   }
-  if (size === 0) throw new UserError(`${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`);
+  if (size === 0)
+    throw new UserError(
+      options.profile === undefined
+        ? `${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`
+        : `${path}: the file is empty (profile ${options.profile.name})`,
+    );
 
   if (options.gzip === undefined) options = { ...options, gzip: await isGzipFile(path) };
   const profile = options.profile;

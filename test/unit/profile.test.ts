@@ -267,6 +267,13 @@ describe('the readers with a profile', () => {
     }
   });
 
+  test('an empty file read through a profile is refused naming the profile, not the built-in header it does not need', async () => {
+    const path = writeTestFile('');
+    await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: profileOf(BASE) })).rejects.toThrow(
+      new UserError(`${path}: the file is empty (profile p)`),
+    );
+  });
+
   test('CSV: header names match ignoring case, blanks and full-width forms', async () => {
     const path = writeTestFile('ＯＲＤＥＲ ＮＯ ; customer ;DATE;total;cur\n1;7;01.12.2026;5,00;EUR\n');
     const items = await readAll(path, profileOf(BASE));
