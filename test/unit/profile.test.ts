@@ -343,6 +343,23 @@ columns:
     expect(split.raw).toBe('DK002１２2026120３    5');
   });
 
+  test('fixed width: a comment that is not ASCII is found in a Shift_JIS line (compared as text, not as UTF-8 bytes)', async () => {
+    const path = writeTestFile(
+      Buffer.concat([
+        Buffer.from([0x81, 0x96]), // "＊"
+        Buffer.from(' note\r\nDK001', 'latin1'),
+        Buffer.from([0x82, 0x50, 0x82, 0x51]), // "１２"
+        Buffer.from('20261201    12\r\n', 'latin1'),
+      ]),
+    );
+    const profile = profileOf(`${FIXED.replace('when: { at: [1, 1], equals: "D" }\n', '')}comment: "＊"\n`);
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const items: FileItem[] = [];
+    for await (const item of file.items) items.push(item);
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([['record', 2, 'K001']]);
+    expect(file.discarded()).toBe(1);
+  });
+
   test('fixed width: a line over the longest record (a file without line ends) is one CSV_MAX_RECORD_SIZE rejection, not held whole; reading goes on', async () => {
     const good = (key: string) => `D${key}123420261201    12`;
     const long = (n: number) => `D${'x'.repeat(n)}`;

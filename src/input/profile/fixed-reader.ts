@@ -177,7 +177,11 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   const bytes = profile.spec.units !== 'chars';
   const mapping = compileMapping(profile, {}, options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`));
   const skipLines = profile.spec.skip_lines;
-  const comment = profile.spec.comment === undefined ? null : Buffer.from(profile.spec.comment, 'utf8');
+  const comment = profile.spec.comment ?? null;
+  // the comment's length in UTF-8: no fewer bytes than it takes in any encoding a profile names
+  const commentBytes = comment === null ? 0 : Buffer.byteLength(comment, 'utf8');
+  /** The line starts with the comment, compared as text: the comment is written in the profile (UTF-8), the line in the file's encoding. */
+  const isComment = (line: Buffer): boolean => comment !== null && decode(line.subarray(0, commentBytes)).startsWith(comment);
   const hasWhen = profile.spec.when !== undefined;
   let discarded = 0;
   let closed = false;
@@ -248,7 +252,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
         lastLine = lineNo;
         lastByte = endByte;
         if (line.length === 0) continue; // a blank line: no record
-        if (lineNo <= skipLines || (comment !== null && line.subarray(0, comment.length).equals(comment))) {
+        if (lineNo <= skipLines || isComment(line)) {
           discarded++;
           if (observe !== undefined) tellPassedOver(lineNo, line, lineNo <= skipLines ? 'skip_lines' : 'comment');
           continue;
