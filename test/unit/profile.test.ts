@@ -5,7 +5,7 @@ import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
 import { loadProfileFile, parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { compileMapping, parseMappedRecord } from '../../src/input/profile/mapping.js';
 import { profileJsonSchema } from '../../src/input/profile/schema.js';
-import { writeTestFile } from '../support/files.js';
+import { tempDir, writeTestFile } from '../support/files.js';
 
 const BASE = `version: 1
 format: csv
@@ -107,6 +107,16 @@ columns:
     expect(refusal('just a sentence')).toMatch(/^profile p\.yaml: not a profile/);
     const binary = writeTestFile(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00]), 'p.yaml');
     expect(() => loadProfileFile(binary)).toThrow(/not a YAML or JSON profile \(a binary file\)/);
+  });
+
+  test('a profile that is a device or larger than 1 MiB is refused in one line without being read whole', () => {
+    // a folder stands for a device here (/dev/zero, read whole, would exhaust memory before the fix)
+    const folder = tempDir();
+    expect(() => loadProfileFile(folder)).toThrow(new UserError(`profile ${folder}: not a file`));
+    const huge = writeTestFile(`${BASE}${'# padding\n'.repeat(110_000)}`, 'p.yaml');
+    expect(() => loadProfileFile(huge)).toThrow(
+      new UserError(`profile ${huge}: not a load profile (${BASE.length + 1_100_000} bytes; a profile is at most 1048576)`),
+    );
   });
 
   test('JSON is accepted with the same schema, and the same profile hashes alike however written', () => {
