@@ -51,6 +51,15 @@ export async function fileEncoding(path: string, asked: FileEncoding | ProfileEn
   return asked;
 }
 
+/**
+ * The rejection of a line whose decoded text holds U+FFFD, for the decoded encodings in which it
+ * can only stand for bytes the encoding does not have; null for the others (UTF-8 has its own).
+ */
+export function invalidBytesMessage(encoding: FileEncoding): string | null {
+  const name = encoding === 'shift_jis' ? 'Shift_JIS' : encoding === 'euc-jp' ? 'EUC-JP' : null;
+  return name === null ? null : `the line is not valid ${name}: it holds bytes that encoding does not have`;
+}
+
 export interface OrderFileOptions {
   encoding: FileEncoding;
   delimiter: string;
@@ -640,6 +649,9 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     options = { ...options, encoding: await fileEncoding(path, options.encoding) };
   }
   const utf8 = options.encoding === 'utf-8';
+  // a decoder's U+FFFD stands for bytes the encoding does not have, except in UTF-16 (which can
+  // hold the character itself) and windows-1252 (every byte is a character): such a line is rejected
+  const invalidBytes = invalidBytesMessage(options.encoding);
   const spec = profile?.spec;
   const skipLines = spec?.skip_lines ?? 0;
   const comment = spec?.comment;
@@ -787,14 +799,14 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     // line other than its delimiters and quotes is in one of its fields.
     if (
       !next.clean &&
-      utf8 &&
+      (utf8 || invalidBytes !== null) &&
       (errorExport ? orderIndexes.some((i) => record[i]?.includes('\uFFFD') === true) : anyIncludes(record, '\uFFFD'))
     ) {
       return reject(
         lineNo,
         next,
         'PARSE_ENCODING',
-        'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',
+        invalidBytes ?? 'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',
         endByte,
         endLine,
       );
@@ -843,8 +855,15 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         columns.header.columnCount > 0 ? `${columns.header.columnCount} fields as in the header` : `at least ${columns.needed} fields`;
       return reject(lineNo, next, 'PARSE_FIELD_COUNT', `expected ${expected}, found ${record.length}`, endByte, endLine);
     }
-    if (!next.clean && utf8 && anyIncludes(record, '\uFFFD')) {
-      return reject(lineNo, next, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)', endByte, endLine);
+    if (!next.clean && (utf8 || invalidBytes !== null) && anyIncludes(record, '\uFFFD')) {
+      return reject(
+        lineNo,
+        next,
+        'PARSE_ENCODING',
+        invalidBytes ?? 'the line is not valid UTF-8 (set encoding: in the profile)',
+        endByte,
+        endLine,
+      );
     }
     if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
     if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {

@@ -370,6 +370,31 @@ columns:
     expect(file.discarded()).toBe(1);
   });
 
+  test('Shift_JIS bytes that are not Shift_JIS (0xA0, a lead byte without its trail) are a PARSE_ENCODING rejection, CSV and fixed, not a key with U+FFFD', async () => {
+    const bad = Buffer.from([0x4b, 0xa0, 0x81, 0x7f]); // "K", then bytes Shift_JIS does not have
+    const csvPath = writeTestFile(Buffer.concat([bad, Buffer.from(',20261201,5,10\nK2,20261201,5,10\n', 'latin1')]));
+    const csv = profileOf(
+      'version: 1\nheader: false\nencoding: shift_jis\ncolumns:\n  source_key: { column: 1 }\n  customer_id: { column: 3 }\n' +
+        '  order_date: { column: 2, date: "YYYYMMDD" }\n  amount: { column: 4 }\n  currency: { const: "JPY" }\n',
+    );
+    const fixedPath = writeTestFile(
+      Buffer.concat([Buffer.from('D'), bad, Buffer.from('123420261201    12\r\nDK002123420261201    12\r\n', 'latin1')]),
+    );
+    for (const [path, profile] of [
+      [csvPath, csv],
+      [fixedPath, profileOf(FIXED)],
+    ] as const) {
+      const items = await readAll(path, profile);
+      expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([
+        ['reject', 1, 'PARSE_ENCODING'],
+        ['record', 2, profile === csv ? 'K2' : 'K002'],
+      ]);
+      expect((items[0] as FileItem & { message: string }).message).toBe(
+        'the line is not valid Shift_JIS: it holds bytes that encoding does not have',
+      );
+    }
+  });
+
   test('fixed width: a line over the longest record (a file without line ends) is one CSV_MAX_RECORD_SIZE rejection, not held whole; reading goes on', async () => {
     const good = (key: string) => `D${key}123420261201    12`;
     const long = (n: number) => `D${'x'.repeat(n)}`;

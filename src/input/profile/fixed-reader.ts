@@ -8,7 +8,16 @@
  */
 import { RunAbortedError } from '../../errors.js';
 import { GzipDataError, openByteSource } from '../gzip.js';
-import type { FileEncoding, FileItem, FileReject, FileRecord, OrderFile, OrderFileOptions, PassedOverReason } from '../order-file.js';
+import {
+  invalidBytesMessage,
+  type FileEncoding,
+  type FileItem,
+  type FileReject,
+  type FileRecord,
+  type OrderFile,
+  type OrderFileOptions,
+  type PassedOverReason,
+} from '../order-file.js';
 import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
 import { compileMapping, type MappingProblem } from './mapping.js';
@@ -174,6 +183,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   const decoder = encoding === 'utf-8' ? null : new TextDecoder(encoding);
   const decode = (b: Buffer): string => (decoder === null ? b.toString('utf8') : decoder.decode(b));
   const fields = fieldsOf(profile);
+  const invalidBytes = invalidBytesMessage(encoding);
   const bytes = profile.spec.units !== 'chars';
   const mapping = compileMapping(profile, {}, options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`));
   const skipLines = profile.spec.skip_lines;
@@ -293,8 +303,14 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
           continue;
         }
         const values = split.values;
-        if (encoding === 'utf-8' && [...values.values()].some((v) => v.includes('\uFFFD'))) {
-          yield reject(lineNo, line, endByte, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)');
+        if ((encoding === 'utf-8' || invalidBytes !== null) && [...values.values()].some((v) => v.includes('\uFFFD'))) {
+          yield reject(
+            lineNo,
+            line,
+            endByte,
+            'PARSE_ENCODING',
+            invalidBytes ?? 'the line is not valid UTF-8 (set encoding: in the profile)',
+          );
           continue;
         }
         if (observe !== undefined) {
