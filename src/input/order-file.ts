@@ -657,9 +657,13 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   const comment = spec?.comment;
   let discarded = 0;
   const observe = options.observe;
-  /** A record a profile passes over before the header or anywhere: banner lines, comments. */
+  /**
+   * A record a profile passes over before the header or anywhere: banner lines, comments (a line
+   * that starts with the comment, not a quoted first field that does: "#7" is data).
+   */
   const passedOver = (next: ParsedRecord): boolean =>
-    lineBase + next.startLine <= skipLines || (comment !== undefined && (next.record[0] ?? '').trimStart().startsWith(comment));
+    lineBase + next.startLine <= skipLines ||
+    (comment !== undefined && (next.record[0] ?? '').trimStart().startsWith(comment) && rawText(next).trimStart().startsWith(comment));
   const tellPassedOver = (next: ParsedRecord, reason: PassedOverReason, value?: string): void =>
     observe?.passedOver({
       lineNo: lineBase + next.startLine,

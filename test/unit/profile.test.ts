@@ -248,6 +248,16 @@ describe('the readers with a profile', () => {
     expect(file.header.extraColumns).toEqual(['Name']);
   });
 
+  test('CSV: a quoted first field that starts with the comment ("#7") is data, not a comment line', async () => {
+    const profile = profileOf(BASE.replace('format: csv', 'format: csv\ncomment: "#"'));
+    const path = writeTestFile('Order No;Customer;Date;Total;Cur\n# note\n"#7";7;01.12.2026;5,00;EUR\n  # indented note\n');
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const items: FileItem[] = [];
+    for await (const item of file.items) items.push(item);
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([['record', 3, '#7']]);
+    expect(file.discarded()).toBe(2);
+  });
+
   test('CSV: a column the header lacks is refused before any line is read', async () => {
     const path = writeTestFile('Order No;Kunde;Date;Total;Cur\n1;7;01.12.2026;5,00;EUR\n');
     await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: profileOf(BASE) })).rejects.toThrow(
