@@ -22,7 +22,8 @@ export type FileEncoding = 'utf-8' | 'shift_jis' | 'euc-jp' | 'utf-16le' | 'utf-
 
 /**
  * The encoding a file is read with: a UTF-16 byte order mark decides for UTF-16 whatever was
- * asked (a UTF-16 file read as UTF-8 is NUL bytes), and a profile's `utf-16` needs one. The
+ * asked (a UTF-16 file read as UTF-8 is NUL bytes), and a profile's `utf-16` needs one; a UTF-8
+ * byte order mark refuses any other encoding asked (the file is refused, not read). The
  * same answer on a resumed read, which starts mid-file: it is part of the file's identity.
  */
 /** A NUL byte in a line, whatever the format: no database text value holds one. */
@@ -44,7 +45,19 @@ export async function fileEncoding(path: string, asked: FileEncoding | ProfileEn
   if (first[0] === 0xff && first[1] === 0xfe) return 'utf-16le';
   if (first[0] === 0xfe && first[1] === 0xff) return 'utf-16be';
   if (asked === 'utf-16') throw new UserError(`${path}: encoding utf-16 is known by its byte order mark, and this file has none`);
+  // a UTF-8 byte order mark read as another encoding would be text of the first field (ï»¿ in windows-1252)
+  if (first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf && asked !== 'utf-8')
+    throw new UserError(`${path}: the file starts with a UTF-8 byte order mark, but it is to be read as ${asked}: read it as utf-8`);
   return asked;
+}
+
+/**
+ * The rejection of a line whose decoded text holds U+FFFD, for the decoded encodings in which it
+ * can only stand for bytes the encoding does not have; null for the others (UTF-8 has its own).
+ */
+export function invalidBytesMessage(encoding: FileEncoding): string | null {
+  const name = encoding === 'shift_jis' ? 'Shift_JIS' : encoding === 'euc-jp' ? 'EUC-JP' : null;
+  return name === null ? null : `the line is not valid ${name}: it holds bytes that encoding does not have`;
 }
 
 export interface OrderFileOptions {
@@ -647,7 +660,12 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     const code = (error as NodeJS.ErrnoException).code;
     throw new UserError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read (${code ?? 'error'})`);
   }
-  if (size === 0) throw new UserError(`${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`);
+  if (size === 0)
+    throw new UserError(
+      options.profile === undefined
+        ? `${path}: the file is empty (expected a header line ${ORDER_COLUMNS.join(',')})`
+        : `${path}: the file is empty (profile ${options.profile.name})`,
+    );
 
   if (options.gzip === undefined) options = { ...options, gzip: await isGzipFile(path) };
   const profile = options.profile;
@@ -660,14 +678,21 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     options = { ...options, encoding: await fileEncoding(path, options.encoding) };
   }
   const utf8 = options.encoding === 'utf-8';
+  // a decoder's U+FFFD stands for bytes the encoding does not have, except in UTF-16 (which can
+  // hold the character itself) and windows-1252 (every byte is a character): such a line is rejected
+  const invalidBytes = invalidBytesMessage(options.encoding);
   const spec = profile?.spec;
   const skipLines = spec?.skip_lines ?? 0;
   const comment = spec?.comment;
   let discarded = 0;
   const observe = options.observe;
-  /** A record a profile passes over before the header or anywhere: banner lines, comments. */
+  /**
+   * A record a profile passes over before the header or anywhere: banner lines, comments (a line
+   * that starts with the comment, not a quoted first field that does: "#7" is data).
+   */
   const passedOver = (next: ParsedRecord): boolean =>
-    lineBase + next.startLine <= skipLines || (comment !== undefined && (next.record[0] ?? '').trimStart().startsWith(comment));
+    lineBase + next.startLine <= skipLines ||
+    (comment !== undefined && (next.record[0] ?? '').trimStart().startsWith(comment) && rawText(next).trimStart().startsWith(comment));
   const tellPassedOver = (next: ParsedRecord, reason: PassedOverReason, value?: string): void =>
     observe?.passedOver({
       lineNo: lineBase + next.startLine,
@@ -807,14 +832,14 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     // line other than its delimiters and quotes is in one of its fields.
     if (
       !next.clean &&
-      utf8 &&
+      (utf8 || invalidBytes !== null) &&
       (errorExport ? orderIndexes.some((i) => record[i]?.includes('\uFFFD') === true) : anyIncludes(record, '\uFFFD'))
     ) {
       return reject(
         lineNo,
         next,
         'PARSE_ENCODING',
-        'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',
+        invalidBytes ?? 'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)',
         endByte,
         endLine,
       );
@@ -863,8 +888,15 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         columns.header.columnCount > 0 ? `${columns.header.columnCount} fields as in the header` : `at least ${columns.needed} fields`;
       return reject(lineNo, next, 'PARSE_FIELD_COUNT', `expected ${expected}, found ${record.length}`, endByte, endLine);
     }
-    if (!next.clean && utf8 && anyIncludes(record, '\uFFFD')) {
-      return reject(lineNo, next, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)', endByte, endLine);
+    if (!next.clean && (utf8 || invalidBytes !== null) && anyIncludes(record, '\uFFFD')) {
+      return reject(
+        lineNo,
+        next,
+        'PARSE_ENCODING',
+        invalidBytes ?? 'the line is not valid UTF-8 (set encoding: in the profile)',
+        endByte,
+        endLine,
+      );
     }
     if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
     if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {
@@ -977,6 +1009,12 @@ function profileHeader(
     const wanted = typeof ref === 'string' ? [ref] : ref;
     for (const w of wanted) {
       const i = keys.indexOf(headerKey(w));
+      const again = keys.indexOf(headerKey(w), i + 1);
+      // two columns of that name: which one is meant cannot be told (the built-in format refuses it too)
+      if (i >= 0 && again >= 0)
+        throw new UserError(
+          `profile ${profile.name}: ${what}: ${JSON.stringify(w)} names columns ${i + 1} and ${again + 1} of the header of ${path}: which one is meant cannot be told`,
+        );
       if (i >= 0) return i;
     }
     const shown = names.map((n) => n.trim()).join(', ');

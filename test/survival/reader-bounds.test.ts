@@ -1,6 +1,6 @@
 /**
  * The reader whatever the content: blank lines cost no memory (they were kept, and copied again
- * at every chunk, until the next record), a signal ends reading while only blank lines come,
+ * at every chunk, until the next record), nor does a fixed-width file without line ends, a signal ends reading while only blank lines come,
  * and a gzip file with trailing garbage gives every complete line of its members, then stops
  * with GZIP_CORRUPT where the garbage starts.
  */
@@ -10,6 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { createGzip, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
+import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import { HEADER, tempDir, writeTestFile } from '../support/files.js';
 
 setFlagsFromString('--expose-gc');
@@ -150,6 +151,48 @@ describe('the reader, whatever the content', () => {
     expect(read.every((i) => i.kind === 'record')).toBe(true);
     expect(read).toHaveLength(6000);
   });
+
+  it('a fixed-width file without line ends is not held: 64 MiB in one line hold less than 40 MiB of buffers, one CSV_MAX_RECORD_SIZE rejection', async () => {
+    const path = `${tempDir()}/noeol.dat.gz`;
+    const gzip = createGzip({ level: 1 });
+    const done = new Promise<void>((resolve, reject) => {
+      const out = createWriteStream(path);
+      out.on('finish', resolve).on('error', reject);
+      gzip.pipe(out);
+    });
+    gzip.write('D0001     5\n');
+    const run = Buffer.alloc(MB, 0x41);
+    for (let i = 0; i < 64; i++) if (!gzip.write(run)) await new Promise((resolve) => gzip.once('drain', resolve));
+    gzip.end('\nD0003     7\n');
+    await done;
+    const profile = parseProfileText(
+      'version: 1\nformat: fixed\ncolumns:\n  source_key: { at: [1, 5] }\n  customer_id: { at: [6, 6] }\n' +
+        '  order_date: { const: "2026-12-01" }\n  amount: { const: "1" }\n  currency: { const: "JPY" }\n',
+      'p.yaml',
+      'p',
+    );
+    const held = () => {
+      gc();
+      return process.memoryUsage().arrayBuffers;
+    };
+    const baseline = held();
+    let peak = 0;
+    const timer = setInterval(() => (peak = Math.max(peak, held() - baseline)), 100);
+    const file = await openOrderFile(path, { ...options, profile });
+    const items: FileItem[] = [];
+    try {
+      for await (const item of file.items) items.push(item);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(brief(items)).toEqual([
+      ['record', 1, 'D0001', 1, 12],
+      ['reject', 2, 'CSV_MAX_RECORD_SIZE', 2, 12 + 64 * MB + 1],
+      ['record', 3, 'D0003', 3, 12 + 64 * MB + 1 + 12],
+    ]);
+    expect(peak).toBeGreaterThan(0); // sampled
+    expect(peak).toBeLessThan(40 * MB); // as the blank lines above: the byte source's read-ahead, not the line
+  }, 60_000);
 
   it('gzip whose member fails its CRC: its lines are read, then GZIP_CORRUPT', async () => {
     const rows = Array.from({ length: 500 }, (_, i) => `K-${i},1,2026-01-01,1,JPY`);

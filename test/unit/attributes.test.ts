@@ -50,6 +50,11 @@ describe('attributes as JSON text', () => {
     // as PostgreSQL's jsonb gives it back (its own key order and spacing)
     expect(parseAttributes('{"b": "2", "aa": "1"}')).toEqual({ b: '2', aa: '1' });
     expect(parseAttributes('[1]')).toBeNull();
+    // a column named __proto__ is kept as an attribute of that name, not made the object's prototype
+    expect(Object.entries(parseAttributes('{"__proto__": "a", "constructor": "b"}') ?? {})).toEqual([
+      ['__proto__', 'a'],
+      ['constructor', 'b'],
+    ]);
     expect(attributesJson(['x', ' y '], { indexes: [1], names: ['n'], keys: ['"n":'] })).toBe('{"n":"y"}');
   });
 

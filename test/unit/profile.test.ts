@@ -5,7 +5,7 @@ import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
 import { loadProfileFile, parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { compileMapping, parseMappedRecord } from '../../src/input/profile/mapping.js';
 import { profileJsonSchema } from '../../src/input/profile/schema.js';
-import { writeTestFile } from '../support/files.js';
+import { tempDir, writeTestFile } from '../support/files.js';
 
 const BASE = `version: 1
 format: csv
@@ -33,6 +33,19 @@ function refusal(text: string): string {
 }
 
 describe('a profile file', () => {
+  test('a YAML alias bomb is refused in one line (a UserError), not an unexpected error', () => {
+    const levels = ['a', 'b', 'c', 'd', 'e', 'f', 'g'];
+    const bomb = levels
+      .map(
+        (name, i) =>
+          `${name}: &${name} [${Array(9)
+            .fill(i === 0 ? '"x"' : `*${levels[i - 1] ?? ''}`)
+            .join(',')}]`,
+      )
+      .join('\n');
+    expect(refusal(`${BASE}${bomb}\n`)).toBe('profile p.yaml: not a profile: Excessive alias count indicates a resource exhaustion attack');
+  });
+
   test('is checked: an unknown key is refused in one line naming its key path and YAML line', () => {
     expect(refusal(`${BASE}  colour: { column: "x" }\n`)).toBe('profile p.yaml: columns.colour: unknown key (line 10)');
     expect(refusal(BASE.replace('date: [', 'dates: ['))).toBe('profile p.yaml: columns.order_date.dates: unknown key (line 7)');
@@ -94,6 +107,16 @@ columns:
     expect(refusal('just a sentence')).toMatch(/^profile p\.yaml: not a profile/);
     const binary = writeTestFile(Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00]), 'p.yaml');
     expect(() => loadProfileFile(binary)).toThrow(/not a YAML or JSON profile \(a binary file\)/);
+  });
+
+  test('a profile that is a device or larger than 1 MiB is refused in one line without being read whole', () => {
+    // a folder stands for a device here (/dev/zero, read whole, would exhaust memory before the fix)
+    const folder = tempDir();
+    expect(() => loadProfileFile(folder)).toThrow(new UserError(`profile ${folder}: not a file`));
+    const huge = writeTestFile(`${BASE}${'# padding\n'.repeat(110_000)}`, 'p.yaml');
+    expect(() => loadProfileFile(huge)).toThrow(
+      new UserError(`profile ${huge}: not a load profile (${BASE.length + 1_100_000} bytes; a profile is at most 1048576)`),
+    );
   });
 
   test('JSON is accepted with the same schema, and the same profile hashes alike however written', () => {
@@ -225,12 +248,49 @@ describe('the readers with a profile', () => {
     expect(file.header.extraColumns).toEqual(['Name']);
   });
 
+  test('CSV: a quoted first field that starts with the comment ("#7") is data, not a comment line', async () => {
+    const profile = profileOf(BASE.replace('format: csv', 'format: csv\ncomment: "#"'));
+    const path = writeTestFile('Order No;Customer;Date;Total;Cur\n# note\n"#7";7;01.12.2026;5,00;EUR\n  # indented note\n');
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const items: FileItem[] = [];
+    for await (const item of file.items) items.push(item);
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([['record', 3, '#7']]);
+    expect(file.discarded()).toBe(2);
+  });
+
   test('CSV: a column the header lacks is refused before any line is read', async () => {
     const path = writeTestFile('Order No;Kunde;Date;Total;Cur\n1;7;01.12.2026;5,00;EUR\n');
     await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: profileOf(BASE) })).rejects.toThrow(
       'profile p: columns.customer_id.column: column "Customer" is not in the header of ' +
         path +
         ' (line 1: Order No, Kunde, Date, Total, Cur)',
+    );
+  });
+
+  test('CSV: a column the profile names that appears twice in the header (alike but for case or width) is refused, not the first taken', async () => {
+    const path = writeTestFile('Order No;Customer;Date;Total;Cur;ＣＵＳＴＯＭＥＲ\n1;7;01.12.2026;5,00;EUR;8\n');
+    await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: profileOf(BASE) })).rejects.toThrow(
+      `profile p: columns.customer_id.column: "Customer" names columns 2 and 6 of the header of ${path}: which one is meant cannot be told`,
+    );
+  });
+
+  test('a UTF-8 byte order mark in a file the profile reads as another encoding refuses the file (it would be text of the first field)', async () => {
+    const path = writeTestFile(Buffer.from('\uFEFFK-1,20261201,7,5\n', 'utf8'));
+    for (const encoding of ['windows-1252', 'shift_jis']) {
+      const profile = profileOf(
+        `version: 1\nheader: false\nencoding: ${encoding}\ncolumns:\n  source_key: { column: 1 }\n  customer_id: { column: 3 }\n` +
+          `  order_date: { column: 2, date: "YYYYMMDD" }\n  amount: { column: 4 }\n  currency: { const: "JPY" }\n`,
+      );
+      await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile })).rejects.toThrow(
+        `${path}: the file starts with a UTF-8 byte order mark, but it is to be read as ${encoding}: read it as utf-8`,
+      );
+    }
+  });
+
+  test('an empty file read through a profile is refused naming the profile, not the built-in header it does not need', async () => {
+    const path = writeTestFile('');
+    await expect(openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: profileOf(BASE) })).rejects.toThrow(
+      new UserError(`${path}: the file is empty (profile p)`),
     );
   });
 
@@ -301,5 +361,65 @@ columns:
     const split = items[1] as FileItem & { message: string; raw: string };
     expect(split.message).toBe('columns.order_date at 10–17 cuts a multi-byte character between bytes 17 and 18');
     expect(split.raw).toBe('DK002１２2026120３    5');
+  });
+
+  test('fixed width: a comment that is not ASCII is found in a Shift_JIS line (compared as text, not as UTF-8 bytes)', async () => {
+    const path = writeTestFile(
+      Buffer.concat([
+        Buffer.from([0x81, 0x96]), // "＊"
+        Buffer.from(' note\r\nDK001', 'latin1'),
+        Buffer.from([0x82, 0x50, 0x82, 0x51]), // "１２"
+        Buffer.from('20261201    12\r\n', 'latin1'),
+      ]),
+    );
+    const profile = profileOf(`${FIXED.replace('when: { at: [1, 1], equals: "D" }\n', '')}comment: "＊"\n`);
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const items: FileItem[] = [];
+    for await (const item of file.items) items.push(item);
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([['record', 2, 'K001']]);
+    expect(file.discarded()).toBe(1);
+  });
+
+  test('Shift_JIS bytes that are not Shift_JIS (0xA0, a lead byte without its trail) are a PARSE_ENCODING rejection, CSV and fixed, not a key with U+FFFD', async () => {
+    const bad = Buffer.from([0x4b, 0xa0, 0x81, 0x7f]); // "K", then bytes Shift_JIS does not have
+    const csvPath = writeTestFile(Buffer.concat([bad, Buffer.from(',20261201,5,10\nK2,20261201,5,10\n', 'latin1')]));
+    const csv = profileOf(
+      'version: 1\nheader: false\nencoding: shift_jis\ncolumns:\n  source_key: { column: 1 }\n  customer_id: { column: 3 }\n' +
+        '  order_date: { column: 2, date: "YYYYMMDD" }\n  amount: { column: 4 }\n  currency: { const: "JPY" }\n',
+    );
+    const fixedPath = writeTestFile(
+      Buffer.concat([Buffer.from('D'), bad, Buffer.from('123420261201    12\r\nDK002123420261201    12\r\n', 'latin1')]),
+    );
+    for (const [path, profile] of [
+      [csvPath, csv],
+      [fixedPath, profileOf(FIXED)],
+    ] as const) {
+      const items = await readAll(path, profile);
+      expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([
+        ['reject', 1, 'PARSE_ENCODING'],
+        ['record', 2, profile === csv ? 'K2' : 'K002'],
+      ]);
+      expect((items[0] as FileItem & { message: string }).message).toBe(
+        'the line is not valid Shift_JIS: it holds bytes that encoding does not have',
+      );
+    }
+  });
+
+  test('fixed width: a line over the longest record (a file without line ends) is one CSV_MAX_RECORD_SIZE rejection, not held whole; reading goes on', async () => {
+    const good = (key: string) => `D${key}123420261201    12`;
+    const long = (n: number) => `D${'x'.repeat(n)}`;
+    const text = `${good('K001')}\r\n${long(1_500_000)}\r\n${good('K003')}\r${long(1_200_000)}`;
+    const path = writeTestFile(Buffer.from(text, 'latin1'));
+    const items = await readAll(path, profileOf(FIXED));
+    const bytes = (s: string) => Buffer.byteLength(s, 'latin1');
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code, i.endByte])).toEqual([
+      ['record', 1, 'K001', 25],
+      ['reject', 2, 'CSV_MAX_RECORD_SIZE', 25 + bytes(long(1_500_000)) + 2],
+      ['record', 3, 'K003', 25 + bytes(long(1_500_000)) + 2 + 24],
+      ['reject', 4, 'CSV_MAX_RECORD_SIZE', bytes(text)],
+    ]);
+    const rejected = items[1] as FileItem & { raw: string; message: string };
+    expect(rejected.raw).toBe(`${long(3999)}…`);
+    expect(rejected.message).toBe('the line is longer than the longest record read (1048576 bytes); the line was skipped');
   });
 });

@@ -136,6 +136,13 @@ export function parseAttributes(text: string | null | undefined): Record<string,
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  // defined, not assigned: a column named __proto__ is an attribute like any other (assigned, it would set the prototype)
+  for (const [k, v] of Object.entries(value as Record<string, unknown>))
+    Object.defineProperty(out, k, {
+      value: typeof v === 'string' ? v : JSON.stringify(v),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   return out;
 }

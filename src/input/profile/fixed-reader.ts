@@ -8,12 +8,25 @@
  */
 import { RunAbortedError } from '../../errors.js';
 import { GzipDataError, openByteSource } from '../gzip.js';
-import type { FileEncoding, FileItem, FileReject, FileRecord, OrderFile, OrderFileOptions, PassedOverReason } from '../order-file.js';
+import {
+  invalidBytesMessage,
+  type FileEncoding,
+  type FileItem,
+  type FileReject,
+  type FileRecord,
+  type OrderFile,
+  type OrderFileOptions,
+  type PassedOverReason,
+} from '../order-file.js';
 import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
 import { compileMapping, type MappingProblem } from './mapping.js';
+import { FIXED_RECORD_LIMIT } from './schema.js';
 
 const RAW_LIMIT = 4000;
+
+/** The bytes kept of a line longer than FIXED_RECORD_LIMIT (its text as logged); the rest is passed over. */
+const LONG_LINE_HEAD = 4 * RAW_LIMIT;
 
 /** The length in bytes of the character starting with byte `b` in `encoding`. */
 function charWidth(encoding: FileEncoding, b: number): number {
@@ -170,10 +183,15 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   const decoder = encoding === 'utf-8' ? null : new TextDecoder(encoding);
   const decode = (b: Buffer): string => (decoder === null ? b.toString('utf8') : decoder.decode(b));
   const fields = fieldsOf(profile);
+  const invalidBytes = invalidBytesMessage(encoding);
   const bytes = profile.spec.units !== 'chars';
   const mapping = compileMapping(profile, {}, options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`));
   const skipLines = profile.spec.skip_lines;
-  const comment = profile.spec.comment === undefined ? null : Buffer.from(profile.spec.comment, 'utf8');
+  const comment = profile.spec.comment ?? null;
+  // the comment's length in UTF-8: no fewer bytes than it takes in any encoding a profile names
+  const commentBytes = comment === null ? 0 : Buffer.byteLength(comment, 'utf8');
+  /** The line starts with the comment, compared as text: the comment is written in the profile (UTF-8), the line in the file's encoding. */
+  const isComment = (line: Buffer): boolean => comment !== null && decode(line.subarray(0, commentBytes)).startsWith(comment);
   const hasWhen = profile.spec.when !== undefined;
   let discarded = 0;
   let closed = false;
@@ -183,10 +201,13 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   let lastLine = options.resumeAt?.line ?? 0;
   let lastByte = from;
 
-  async function* lines(): AsyncGenerator<{ line: Buffer; lineNo: number; endByte: number }> {
+  async function* lines(): AsyncGenerator<{ line: Buffer; lineNo: number; endByte: number; tooLong: boolean }> {
     let lineNo = options.resumeAt?.line ?? 0;
     let offset = from; // content offset of `pending`'s first byte
     let pending: Buffer = Buffer.alloc(0);
+    // the start of a line longer than FIXED_RECORD_LIMIT (a file without line ends): the rest of
+    // that line is passed over up to its end, never held, as the CSV reader's max_record_size
+    let head: Buffer | null = null;
     let first = from === 0;
     for (;;) {
       if (closed || options.signal?.aborted === true) return;
@@ -206,14 +227,22 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
         if (b === 0x0d && i + 1 >= data.length) break;
         const end = b === 0x0d && data[i + 1] === 0x0a ? i + 2 : i + 1;
         lineNo++;
-        yield { line: data.subarray(start, i), lineNo, endByte: offset + end };
+        yield { line: head ?? data.subarray(start, i), lineNo, endByte: offset + end, tooLong: head !== null };
+        head = null;
         i = end - 1;
         start = end;
       }
       offset += start;
       pending = data.subarray(start);
+      if (pending.length > FIXED_RECORD_LIMIT) {
+        head ??= Buffer.from(pending.subarray(0, LONG_LINE_HEAD));
+        // keep the last byte: a CR there may be the first half of a CRLF
+        offset += pending.length - 1;
+        pending = pending.subarray(pending.length - 1);
+      }
     }
-    if (pending.length > 0) yield { line: pending, lineNo: lineNo + 1, endByte: offset + pending.length };
+    if (pending.length > 0 || head !== null)
+      yield { line: head ?? pending, lineNo: lineNo + 1, endByte: offset + pending.length, tooLong: head !== null };
   }
 
   const reject = (lineNo: number, line: Buffer, endByte: number, code: string, message: string): FileReject => ({
@@ -229,13 +258,23 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
 
   async function* items(): AsyncGenerator<FileItem> {
     try {
-      for await (const { line, lineNo, endByte } of lines()) {
+      for await (const { line, lineNo, endByte, tooLong } of lines()) {
         lastLine = lineNo;
         lastByte = endByte;
         if (line.length === 0) continue; // a blank line: no record
-        if (lineNo <= skipLines || (comment !== null && line.subarray(0, comment.length).equals(comment))) {
+        if (lineNo <= skipLines || isComment(line)) {
           discarded++;
           if (observe !== undefined) tellPassedOver(lineNo, line, lineNo <= skipLines ? 'skip_lines' : 'comment');
+          continue;
+        }
+        if (tooLong) {
+          yield reject(
+            lineNo,
+            line,
+            endByte,
+            'CSV_MAX_RECORD_SIZE',
+            `the line is longer than the longest record read (${FIXED_RECORD_LIMIT} bytes); the line was skipped`,
+          );
           continue;
         }
         if (line.includes(0)) {
@@ -264,8 +303,14 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
           continue;
         }
         const values = split.values;
-        if (encoding === 'utf-8' && [...values.values()].some((v) => v.includes('\uFFFD'))) {
-          yield reject(lineNo, line, endByte, 'PARSE_ENCODING', 'the line is not valid UTF-8 (set encoding: in the profile)');
+        if ((encoding === 'utf-8' || invalidBytes !== null) && [...values.values()].some((v) => v.includes('\uFFFD'))) {
+          yield reject(
+            lineNo,
+            line,
+            endByte,
+            'PARSE_ENCODING',
+            invalidBytes ?? 'the line is not valid UTF-8 (set encoding: in the profile)',
+          );
           continue;
         }
         if (observe !== undefined) {

@@ -3,7 +3,7 @@
  * opened or the database touched. Every refusal is one line naming the key path and the YAML line.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
@@ -112,7 +112,13 @@ export function parseProfileText(textContent: string, source: string, fallbackNa
       `profile ${source}: ${pathText(date.path)}: ${value} reads as a date in YAML: quote it ("${value}")${lineOf(date.node, lines)}`,
     );
   }
-  const data: unknown = doc.toJS();
+  let data: unknown;
+  try {
+    // the yaml library's limit on alias expansion refuses a "billion laughs" document here
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw new UserError(`profile ${source}: not a profile: ${(error as Error).message}`, { cause: error });
+  }
   const result = profileSchema.safeParse(data);
   if (!result.success) {
     const first = result.error.issues[0];
@@ -124,12 +130,21 @@ export function parseProfileText(textContent: string, source: string, fallbackNa
   return { name: spec.name ?? fallbackName, sha256, spec };
 }
 
+/** The largest profile file read: a profile is a few dozen lines; a larger file is not one (and is not read into memory). */
+const PROFILE_SIZE_LIMIT = 1_048_576;
+
 /** Read and check a profile file (refused in one line: UserError, exit 1). */
 export function loadProfileFile(path: string): LoadProfile {
   let content: string;
   try {
+    // a device (/dev/zero) or a huge file would be read whole before anything could refuse it
+    const st = statSync(path);
+    if (!st.isFile()) throw new UserError(`profile ${path}: not a file`);
+    if (st.size > PROFILE_SIZE_LIMIT)
+      throw new UserError(`profile ${path}: not a load profile (${st.size} bytes; a profile is at most ${PROFILE_SIZE_LIMIT})`);
     content = readFileSync(path, 'utf8');
   } catch (error) {
+    if (error instanceof UserError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     throw new UserError(`profile ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? 'error'})`}`);
   }

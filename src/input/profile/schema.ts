@@ -42,7 +42,7 @@ const nonEmpty = z.string().min(1);
 const position = z.number().int().min(1, 'out of range: positions, lengths and column numbers count from 1');
 
 /** The end of a fixed field past which no record reaches (the CSV reader's largest record, in bytes or characters). */
-const FIXED_RECORD_LIMIT = 1_048_576;
+export const FIXED_RECORD_LIMIT = 1_048_576;
 
 /** `at: [start, length]`, 1-based, as SQL*Loader's POSITION. */
 const at = z.tuple([position, position]);
