@@ -786,6 +786,12 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
     expect(call!.sql).toContain('b.error_id > :after_error_id');
     expect(call!.sql).toContain('FETCH FIRST :row_limit ROWS ONLY');
     expect(call!.sql).not.toMatch(/FOR UPDATE|\bOFFSET\b/i);
+    // left out once a later load of the same file bytes read past the line (its last staging event)
+    expect(call!.sql).toContain('JOIN load_run r ON r.file_sha256 = l.file_sha256 AND r.run_id > l.run_id');
+    expect(call!.sql).toContain("AND r.command IN ('load', 'stage')");
+    expect(call!.sql).toContain("AND se.event IN ('staged', 'staged_checkpoint'))");
+    expect(call!.sql).toContain("AND NVL(JSON_VALUE(e.detail, '$.loadId' RETURNING NUMBER), r.run_id) > b.load_id");
+    expect(call!.sql).toMatch(/AND \(e\.event = 'staged'\s+OR JSON_VALUE\(e\.detail, '\$\.line' RETURNING NUMBER\) >= b\.line_no\)\)/);
     expect(call!.binds).toEqual({
       ...slots('load_id', [7]),
       ...slots('error_code', ['PARSE_FIELD_COUNT'], 120),

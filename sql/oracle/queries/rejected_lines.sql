@@ -7,6 +7,17 @@
 -- it); a key DONE from an earlier or the same load does not fix it (as in
 -- sql/postgres/queries/rejected_lines.sql). Plan: the NOT EXISTS is one probe of
 -- uq_order_stage_source per row the keyset range yields, none for a row without a key.
+-- A line read again by a later load of the same file bytes (load_run.file_sha256; a file without
+-- byte offsets, or a --restage, is staged again from line 1 as a new load) is shown as that load
+-- read it: the earlier rejection is left out once a run of a later load (the loadId of its
+-- event's detail, else its run_id, above b.load_id: a run resuming this line's own load, or
+-- skipping the file, did not read it again) committed 'staged' (complete) or a
+-- 'staged_checkpoint' whose detail's line is >= b.line_no, as in
+-- sql/postgres/queries/rejected_lines.sql. A later load killed before it reached the line does
+-- not hide it. Plan: one probe of pk_load_run for the line's load, a range of ix_load_run_sha
+-- (file_sha256, run_id > b.load_id) for the later runs of the same bytes, and per such run the
+-- range of pk_load_run_event (run_id, seq) for its last staging event (MAX(seq) reads the run's
+-- events, one per batch, as staging_history.sql does) and one probe for that event's detail.
 SELECT b.error_id,
        b.load_id,
        b.line_no,
@@ -33,5 +44,18 @@ SELECT b.error_id,
                     WHERE s.source_key = b.source_key
                       AND s.process_status = 'DONE'
                       AND s.load_id > b.load_id)
+   AND NOT EXISTS (SELECT 1
+                     FROM load_run l
+                     JOIN load_run r ON r.file_sha256 = l.file_sha256 AND r.run_id > l.run_id
+                     JOIN load_run_event e ON e.run_id = r.run_id
+                    WHERE l.run_id = b.load_id
+                      AND r.command IN ('load', 'stage')
+                      AND e.seq = (SELECT MAX(se.seq)
+                                     FROM load_run_event se
+                                    WHERE se.run_id = r.run_id
+                                      AND se.event IN ('staged', 'staged_checkpoint'))
+                      AND NVL(JSON_VALUE(e.detail, '$.loadId' RETURNING NUMBER), r.run_id) > b.load_id
+                      AND (e.event = 'staged'
+                           OR JSON_VALUE(e.detail, '$.line' RETURNING NUMBER) >= b.line_no))
  ORDER BY b.error_id
  FETCH FIRST :row_limit ROWS ONLY

@@ -9,6 +9,17 @@
 -- values never reached the stage. Plan: the NOT EXISTS is one probe of uq_order_stage_source per
 -- row the keyset range yields (none for a row without a key); a page that skips many fixed rows
 -- reads more index entries than $3, still from where the last page ended.
+-- A line read again by a later load of the same file bytes (load_run.file_sha256; a file without
+-- byte offsets, or a --restage, is staged again from line 1 as a new load) is shown as that load
+-- read it: the earlier rejection is left out once a run of a later load (the loadId of its
+-- event's detail, else its run_id, above b.load_id: a run resuming this line's own load, or
+-- skipping the file, did not read it again) committed 'staged' (complete) or a
+-- 'staged_checkpoint' whose detail's line is >= b.line_no. A later load killed before it reached
+-- the line does not hide it. Plan: one probe of pk_load_run for the line's load, a range of
+-- ix_load_run_sha (file_sha256, run_id > b.load_id) for the later runs of the same bytes, and per
+-- such run its last 'staged'/'staged_checkpoint' event through pk_load_run_event (run_id, seq):
+-- at most the run's events, one per batch (a backward walk stops at the first; staging_history.sql
+-- reads a run's last checkpoint the same way); only that event's detail is parsed.
 SELECT b.error_id, b.load_id, b.line_no, b.phase, b.error_code, b.error_message, b.raw_record,
        b.logged_at
   FROM order_bulk_error b
@@ -21,5 +32,18 @@ SELECT b.error_id, b.load_id, b.line_no, b.phase, b.error_code, b.error_message,
                     WHERE s.source_key = b.source_key
                       AND s.process_status = 'DONE'
                       AND s.load_id > b.load_id)
+   AND NOT EXISTS (SELECT 1
+                     FROM load_run l
+                     JOIN load_run r ON r.file_sha256 = l.file_sha256 AND r.run_id > l.run_id
+                     CROSS JOIN LATERAL (SELECT e.event, e.detail::jsonb AS detail
+                                           FROM load_run_event e
+                                          WHERE e.run_id = r.run_id
+                                            AND e.event IN ('staged', 'staged_checkpoint')
+                                          ORDER BY e.seq DESC
+                                          LIMIT 1) se
+                    WHERE l.run_id = b.load_id
+                      AND r.command IN ('load', 'stage')
+                      AND coalesce((se.detail ->> 'loadId')::bigint, r.run_id) > b.load_id
+                      AND (se.event = 'staged' OR (se.detail ->> 'line')::bigint >= b.line_no))
  ORDER BY b.error_id
  LIMIT $3;
