@@ -191,10 +191,16 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
       `${unmatched.length} file(s) matched no load profile: write a profile whose match: takes the name, or take the file away${unmatched.some((u) => u.movedTo !== null) ? ' (in --failed-dir beside <name>.error.txt)' : ''}`,
     );
   const rowsRejected = report.files.some((f) => f.counts.rejected + (f.tally.ERROR ?? 0) + (f.tally.RETRY_WAIT ?? 0) > 0);
+  // files whose every line the profile discarded (`when`, comments): exit 2, but nothing is in `errors`
+  const allDiscarded = report.files.filter((f) => (f.discarded ?? 0) > 0 && f.counts.read === 0).length;
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
-  else if (report.exitCode === 2 && (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0)))
+  else if (report.exitCode === 2 && (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0 && allDiscarded === 0)))
     lines.push(
       'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',
+    );
+  if (report.aborted === null && allDiscarded > 0)
+    lines.push(
+      `${allDiscarded} file(s) had every line discarded by the profile (when:, comment:): nothing of them was loaded; check the profile's when: with \`order-loader preview\``,
     );
   return lines.join('\n');
 }

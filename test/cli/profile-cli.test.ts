@@ -59,6 +59,9 @@ describe.skipIf(!existsSync(CLI))('load --profile', () => {
     expect(result.stderr).toMatch(/profile eu-erp discarded every line \(1\): nothing was loaded from it/);
     expect(result.stdout).toMatch(/read with profile eu-erp \(sha256 [0-9a-f]{12}\)/);
     expect(result.stdout).toMatch(/1 line\(s\) discarded by the profile/);
+    // the closing hint says what happened: nothing is in `errors` to fix
+    expect(result.stdout).toMatch(/1 file\(s\) had every line discarded by the profile/);
+    expect(result.stdout).not.toMatch(/some rows are ERROR or were rejected/);
     expect(readFileSync(metrics, 'utf8')).toMatch(/^order_loader_last_run_exit_code\{command="load",profile="eu-erp"\} 2$/m);
     const dry = await runCli(['load', '--dry-run', '--profile', EU, file]);
     expect(dry.code).toBe(2);
