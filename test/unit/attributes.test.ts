@@ -201,6 +201,23 @@ describe("a rejected line's attributes from its raw text (rawLineAttributes)", (
   test('a header-less profile keeps the other fields by their 1-based number', () => {
     expect(rawLineAttributes('n,K1,1,bad,5,EU', withProfile(profileWith('keep', false), []))).toEqual({ '1': 'n', '6': 'EU' });
   });
+
+  test('a profile’s mapped column in the first place of the header is not kept as an attribute', () => {
+    const header = ['Key', 'Customer', 'Date', 'Amount', 'Region'];
+    expect(rawLineAttributes('K1,1,bad,5,EU', withProfile(profileWith('keep'), header))).toEqual({ Region: 'EU' });
+    // by number too: the first field is the source key, the rest past the mapped ones are kept
+    const byNumber = profileWith('keep', false);
+    expect(rawLineAttributes('n,K1,1,bad,5,EU,x', withProfile(byNumber, []))).toEqual({ '1': 'n', '6': 'EU', '7': 'x' });
+  });
+
+  test('a profile with a header whose load recorded none: extra as a list keeps nothing (no positional guess)', () => {
+    expect(rawLineAttributes('n,K1,1,bad,5,EU', withProfile(profileWith('[Region]'), []))).toBeNull();
+  });
+
+  test('an errors export read back: its own columns are recognised in any case and with blanks around them', () => {
+    const layout = { header: [...EXPORT.slice(0, 7), ' Line_No ', ' LOAD_ID', 'raw_record ', 'Region'], delimiter: ',' };
+    expect(rawLineAttributes('K1,1,2026-12-01,,JPY,E,m,3,1,raw,EU', layout)).toEqual({ Region: 'EU' });
+  });
 });
 
 describe('the errors CSV', () => {

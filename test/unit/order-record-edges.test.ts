@@ -1,0 +1,57 @@
+/**
+ * parseOrderRecord's fast path (src/input/order-record.ts parsePlainRecord, isCanonicalAmount) on
+ * values it must hand to the schema: a fast answer for them would be wrong. Each case compares
+ * the fast result with the schema's (parseOrderRecordWithSchema) and says what it is.
+ */
+import { describe, expect, it } from 'vitest';
+import { ORDER_COLUMNS, parseOrderRecord, parseOrderRecordWithSchema, type OrderColumn } from '../../src/input/order-record.js';
+
+const base: Record<OrderColumn, string> = {
+  source_key: 'K-1',
+  customer_id: '10',
+  order_date: '2026-11-01',
+  amount: '1200',
+  currency: 'JPY',
+};
+
+function both(record: Record<OrderColumn, string>) {
+  const fast = parseOrderRecord(record);
+  expect(fast).toEqual(parseOrderRecordWithSchema(record));
+  return fast;
+}
+
+describe('parseOrderRecord: what the fast path must not take', () => {
+  it('a record lacking any one column (not even an empty text) is refused for that column, never thrown', () => {
+    for (const column of ORDER_COLUMNS) {
+      const record = Object.fromEntries(Object.entries(base).filter(([name]) => name !== column)) as Record<OrderColumn, string>;
+      const result = both(record);
+      expect(result.ok, column).toBe(false);
+      if (!result.ok) expect(result.issues.map((i) => i.column)).toEqual([column]);
+    }
+  });
+
+  it('an amount with a point and something other than digits after it is no amount', () => {
+    for (const amount of ['1.x', '1.5x', '12.a', '1.-', '1.+5']) {
+      const result = both({ ...base, amount });
+      expect(result, amount).toMatchObject({ ok: false, error: { code: 'PARSE_AMOUNT' } });
+    }
+    expect(both({ ...base, amount: '1.05' })).toMatchObject({ ok: true, order: { amount: '1.05' } });
+  });
+
+  it('a leap year has 29 days in February only: every other month keeps its length', () => {
+    for (const order_date of ['2024-01-31', '2024-03-31', '2024-04-30', '2024-12-31', '2000-08-31']) {
+      expect(both({ ...base, order_date }), order_date).toMatchObject({ ok: true, order: { orderDate: order_date } });
+    }
+    expect(both({ ...base, order_date: '2024-04-31' })).toMatchObject({ ok: false, error: { code: 'PARSE_ORDER_DATE' } });
+  });
+
+  it('a date whose separators, or whose ends, are wrong is not a date (and not "before 1900")', () => {
+    for (const order_date of ['2023-01/10', '2023/01-10', '2023x01-10', '2023-01_10', '01899-01-01', '1899-01-011', 'x1899-01-01']) {
+      const result = both({ ...base, order_date });
+      expect(result, order_date).toMatchObject({
+        ok: false,
+        error: { code: 'PARSE_ORDER_DATE', message: `order_date is not a valid date (YYYY-MM-DD): ${JSON.stringify(order_date)}` },
+      });
+    }
+  });
+});
