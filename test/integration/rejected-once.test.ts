@@ -26,7 +26,7 @@ function shiftJisFile(count: number, short: number[], name: string): string {
 }
 
 /** The export's rejected lines (PARSE phase) as [load, file line]. */
-async function rejected(loader: { errors: () => Promise<Array<{ phase: string; loadId: number | null; lineNo: number | null }>> }) {
+async function rejected(loader: { errors: () => Promise<Array<{ phase: string | null; loadId: number | null; lineNo: number | null }>> }) {
   return (await loader.errors()).filter((e) => e.phase === 'PARSE').map((e) => [e.loadId, e.lineNo]);
 }
 
