@@ -4,7 +4,7 @@ import { changedSinceListed, type ListedFile } from '../input/inputs.js';
 import { checkFileEncoding } from '../input/encoding-sniff.js';
 import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { dirname } from 'node:path';
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
 import { LoadJournal } from './load-journal.js';
 import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
@@ -426,6 +426,12 @@ async function moveFiles(
     }
     for (const r of toArchive) {
       current = r.file;
+      if (listed.has(r.file) && !existsSync(r.file)) {
+        // renamed or taken away after it was read: its rows are in, there is nothing to move
+        const reason = `${r.file}: gone before it could be archived (renamed or taken away while it was loaded): its rows are load ${r.loadId}; nothing archived`;
+        logger.warn({ file: r.file, loadId: r.loadId }, reason);
+        continue;
+      }
       const changed = stillBeingWritten(r.file, listed, options);
       if (changed !== null) {
         aside.notRead.push({ file: r.file, reason: `${changed}; it changed while it was loaded: left in the inbox` });

@@ -4,7 +4,7 @@
  * (PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -185,6 +185,32 @@ describe.skipIf(unavailable(NEEDS.cli))('load from an inbox (built CLI)', () => 
         expect(two.stdout.trim()).toBe(`nothing to load: no order files in ${inbox}`);
         expect(readdirSync(inbox)).toEqual([]);
         expect(readdirSync(archive)).toHaveLength(2);
+        expect(await stagings(url)).toEqual(['a.csv', 'b.csv']);
+      } finally {
+        await dispose();
+      }
+    });
+
+    it(`${target.kind}: a file renamed away after it was loaded, before the moves: said gone before it could be archived, not "not read"`, async () => {
+      const { url, dispose } = await target.create();
+      try {
+        const base = tempDir();
+        const inbox = join(base, 'inbox');
+        mkdirSync(inbox);
+        writeFileSync(join(inbox, 'a.csv'), order('A'));
+        writeFileSync(join(inbox, 'b.csv'), order('B'));
+        const archive = join(base, 'archive');
+        const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--log-level', 'info', '--settle', '0'];
+        const run = startCli(args, { ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS: '1500' });
+        await until('the run to hold before its moves', () => run.stderr().includes('holding before the moves'));
+        renameSync(join(inbox, 'a.csv'), join(base, 'a-taken.csv'));
+        const result = await run.done;
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toMatch(
+          /a\.csv: gone before it could be archived \(renamed or taken away while it was loaded\): its rows are load \d+; nothing archived/,
+        );
+        expect(`${result.stdout}\n${result.stderr}`).not.toMatch(/a\.csv: gone since it was listed|not read/);
+        expect(readdirSync(archive).map((n) => n.replace(/^load\d+-/, 'loadN-'))).toEqual(['loadN-b.csv']);
         expect(await stagings(url)).toEqual(['a.csv', 'b.csv']);
       } finally {
         await dispose();
