@@ -224,7 +224,7 @@ describe('the mapping of one record', () => {
     });
   });
 
-  test('mapRecord past the counted lines (its fast path) maps every record as map does, the first problem in column order', () => {
+  test('mapRecord, counted or not, maps every record as map does, the first problem in column order', () => {
     const profile = parseProfileText(
       `version: 1
 format: csv
@@ -263,6 +263,17 @@ columns:
       if (expected.problem !== null) problems++;
       expect(plain.mapRecord(record, indexes), record.join('|')).toEqual(expected);
       expect(counted.mapRecord(record, indexes), record.join('|')).toEqual(expected);
+    }
+    // a date and an amount that fit no form: the date's problem is the line's (column order)
+    for (const m of [plain, counted]) {
+      expect(m.mapRecord(['K1', '7', '31.02.2026', 'abc', ''], indexes)).toEqual({
+        fields: { source_key: 'EU-K1', customer_id: '7', order_date: '31.02.2026', amount: 'abc', currency: 'EUR' },
+        problem: {
+          column: 'order_date',
+          code: 'PARSE_ORDER_DATE',
+          message: 'order_date: "31.02.2026" matches none of DD.MM.YYYY, YYYYMMDD (column "d")',
+        },
+      });
     }
     // the cases hold lines with a problem in one column, in two, and none
     expect(problems).toBeGreaterThan(500);

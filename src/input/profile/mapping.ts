@@ -320,7 +320,7 @@ export interface Mapping {
   map(raw: (column: OrderColumn) => string): MappedRecord;
   /**
    * map() of a record's fields: `indexes[i]` is the index in `record` of ORDER_COLUMNS[i] (-1: a
-   * const column). The CSV reader's path: no function called per field.
+   * const column). The CSV reader's path: no function called per record to find a field.
    */
   mapRecord(record: readonly string[], indexes: readonly number[]): MappedRecord;
   /** Whether a line is kept by `when` (its tested value as read); always true without `when`. */
@@ -392,38 +392,13 @@ export function compileMapping(
       );
     }
   };
-  /** A field's text as read → its canonical text in `fields`; a problem, or null. */
-  const field = (c: CompiledColumn, text: string, fields: Record<OrderColumn, string>, counting: boolean): MappingProblem | null => {
-    let v = prepare(text, c.trim, c.normalize);
-    if (v === '') {
-      fields[c.name] = c.fallback;
-      return null;
-    }
-    if (c.convert !== null) {
-      const out = c.convert(v);
-      if (counting) {
-        const counts = checked.get(c.name) ?? { read: 0, failed: 0, example: v };
-        if (typeof out === 'string') counts.read++;
-        else counts.failed++;
-        checked.set(c.name, counts);
-      }
-      if (typeof out !== 'string') {
-        fields[c.name] = v;
-        return { column: c.name, code: `PARSE_${c.name.toUpperCase()}`, message: out.error };
-      }
-      v = out;
-    }
-    fields[c.name] = c.prefix === undefined ? v : c.prefix + v;
-    return null;
-  };
-  // The fast path of mapRecord: each column one function of its text with its options read
-  // once, and `fields` built as one object literal. The general loop stores `fields[c.name]` at
-  // one site under five names, a keyed store V8 cannot specialise; measured with
-  // bench/profile-rate.ts (bench/RESULTS.md, "Load profiles, third pass"). Used once the first
-  // MASK_CHECK_LINES lines are counted (or when nothing is counted): the same values, the same
-  // first problem in column order (an object literal's values are evaluated in source order).
-  let fastProblem: MappingProblem | null = null;
-  const fastReader = (c: CompiledColumn): ((text: string | undefined) => string) => {
+  // Each column one function of its text, with its options read once, and the five fields built
+  // as one object literal, whose values are evaluated in source order: the first problem kept is
+  // the first in column order. A loop storing `fields[c.name]` under five names at one site is a
+  // keyed store V8 cannot specialise (bench/RESULTS.md, "Load profiles, third pass").
+  let problem: MappingProblem | null = null; // of the record being mapped
+  let counting = false; // within the first MASK_CHECK_LINES records: each form counts what it read
+  const reader = (c: CompiledColumn): ((text: string | undefined) => string) => {
     const constant = c.constant;
     if (constant !== undefined) return () => constant;
     const { name, trim, normalize, fallback, prefix, convert } = c;
@@ -433,8 +408,14 @@ export function compileMapping(
       if (v === '') return fallback;
       if (convert !== null) {
         const out = convert(v);
+        if (counting) {
+          const counts = checked.get(name) ?? { read: 0, failed: 0, example: v };
+          if (typeof out === 'string') counts.read++;
+          else counts.failed++;
+          checked.set(name, counts);
+        }
         if (typeof out !== 'string') {
-          fastProblem ??= { column: name, code, message: out.error };
+          problem ??= { column: name, code, message: out.error };
           return v;
         }
         v = out;
@@ -442,60 +423,51 @@ export function compileMapping(
       return prefix === undefined ? v : prefix + v;
     };
   };
-  const [readKey, readCustomer, readDate, readAmount, readCurrency] = columns.map(fastReader) as [
+  const [readKey, readCustomer, readDate, readAmount, readCurrency] = columns.map(reader) as [
     (text: string | undefined) => string,
     (text: string | undefined) => string,
     (text: string | undefined) => string,
     (text: string | undefined) => string,
     (text: string | undefined) => string,
   ];
-  const mapWith = (text: (column: CompiledColumn, i: number) => string): MappedRecord => {
-    const fields: Record<OrderColumn, string> = { source_key: '', customer_id: '', order_date: '', amount: '', currency: '' };
-    const counting = warn !== undefined && seen < MASK_CHECK_LINES;
+  /** The five fields from each column's text as read (undefined for a const column). */
+  const mapFields = (
+    key: string | undefined,
+    customer: string | undefined,
+    date: string | undefined,
+    amount: string | undefined,
+    currency: string | undefined,
+  ): MappedRecord => {
+    counting = warn !== undefined && seen < MASK_CHECK_LINES;
     if (counting) seen++;
-    let problem: MappingProblem | null = null;
-    for (let i = 0; i < columns.length; i++) {
-      const c = columns[i] as CompiledColumn;
-      if (c.constant !== undefined) fields[c.name] = c.constant;
-      else {
-        const p = field(c, text(c, i), fields, counting);
-        problem ??= p;
-      }
-    }
+    problem = null;
+    const fields: Record<OrderColumn, string> = {
+      source_key: readKey(key),
+      customer_id: readCustomer(customer),
+      order_date: readDate(date),
+      amount: readAmount(amount),
+      currency: readCurrency(currency),
+    };
     if (counting && seen === MASK_CHECK_LINES) finish();
     return { fields, problem };
+  };
+  /** A column's text through `raw`, which is not asked for a const column. */
+  const textOf = (raw: (column: OrderColumn) => string, i: number): string | undefined => {
+    const c = columns[i] as CompiledColumn;
+    return c.constant === undefined ? raw(c.name) : undefined;
   };
   return {
     profile,
     finish,
-    map: (raw) => mapWith((c) => raw(c.name)),
-    mapRecord(record, indexes) {
-      if (warn === undefined || seen >= MASK_CHECK_LINES) {
-        fastProblem = null;
-        const fields: Record<OrderColumn, string> = {
-          source_key: readKey(record[indexes[0] as number]),
-          customer_id: readCustomer(record[indexes[1] as number]),
-          order_date: readDate(record[indexes[2] as number]),
-          amount: readAmount(record[indexes[3] as number]),
-          currency: readCurrency(record[indexes[4] as number]),
-        };
-        return { fields, problem: fastProblem };
-      }
-      // the first MASK_CHECK_LINES lines: each form counts what it read
-      const fields: Record<OrderColumn, string> = { source_key: '', customer_id: '', order_date: '', amount: '', currency: '' };
-      seen++;
-      let problem: MappingProblem | null = null;
-      for (let i = 0; i < columns.length; i++) {
-        const c = columns[i] as CompiledColumn;
-        if (c.constant !== undefined) fields[c.name] = c.constant;
-        else {
-          const p = field(c, record[indexes[i] as number] ?? '', fields, true);
-          problem ??= p;
-        }
-      }
-      if (seen === MASK_CHECK_LINES) finish();
-      return { fields, problem };
-    },
+    map: (raw) => mapFields(textOf(raw, 0), textOf(raw, 1), textOf(raw, 2), textOf(raw, 3), textOf(raw, 4)),
+    mapRecord: (record, indexes) =>
+      mapFields(
+        record[indexes[0] as number],
+        record[indexes[1] as number],
+        record[indexes[2] as number],
+        record[indexes[3] as number],
+        record[indexes[4] as number],
+      ),
     normalize(raw) {
       const out = {} as Record<OrderColumn, string | null>;
       for (const c of columns) {
