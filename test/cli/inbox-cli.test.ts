@@ -69,6 +69,19 @@ function startCli(args: string[], env: Record<string, string>): { done: Promise<
   return { done, stderr: () => stderr };
 }
 
+/** An inbox holding a.csv and b.csv, its archive folder, and the `load` of it (at info level). */
+function twoFileInbox(url: string): { base: string; inbox: string; archive: string; args: string[] } {
+  const base = tempDir();
+  const inbox = join(base, 'inbox');
+  mkdirSync(inbox);
+  writeFileSync(join(inbox, 'a.csv'), order('A'));
+  writeFileSync(join(inbox, 'b.csv'), order('B'));
+  const archive = join(base, 'archive');
+  // --settle 0: the files were written just now (the quiet period has its own tests)
+  const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--log-level', 'info', '--settle', '0'];
+  return { base, inbox, archive, args };
+}
+
 async function until(what: string, probe: () => boolean, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!probe()) {
@@ -153,14 +166,7 @@ describe.skipIf(unavailable(NEEDS.cli))('load from an inbox (built CLI)', () => 
     it(`${target.kind}: two overlapping runs on one inbox: the second waits for the first, then finds its files archived; nothing is staged twice`, async () => {
       const { url, dispose } = await target.create();
       try {
-        const base = tempDir();
-        const inbox = join(base, 'inbox');
-        mkdirSync(inbox);
-        writeFileSync(join(inbox, 'a.csv'), order('A'));
-        writeFileSync(join(inbox, 'b.csv'), order('B'));
-        const archive = join(base, 'archive');
-        // --settle 0: the files were written just now (the quiet period has its own tests)
-        const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--log-level', 'info', '--settle', '0'];
+        const { inbox, archive, args } = twoFileInbox(url);
         // the first run holds on after its commit, before moving its files: the second starts then
         const first = startCli(args, { ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS: '4000' });
         await until('the first run to hold', () => first.stderr().includes('holding before the moves'));
@@ -194,13 +200,7 @@ describe.skipIf(unavailable(NEEDS.cli))('load from an inbox (built CLI)', () => 
     it(`${target.kind}: a file renamed away after it was loaded, before the moves: said gone before it could be archived, not "not read"`, async () => {
       const { url, dispose } = await target.create();
       try {
-        const base = tempDir();
-        const inbox = join(base, 'inbox');
-        mkdirSync(inbox);
-        writeFileSync(join(inbox, 'a.csv'), order('A'));
-        writeFileSync(join(inbox, 'b.csv'), order('B'));
-        const archive = join(base, 'archive');
-        const args = ['load', inbox, '--db', url, '--archive-dir', archive, '--log-level', 'info', '--settle', '0'];
+        const { base, inbox, archive, args } = twoFileInbox(url);
         const run = startCli(args, { ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS: '1500' });
         await until('the run to hold before its moves', () => run.stderr().includes('holding before the moves'));
         renameSync(join(inbox, 'a.csv'), join(base, 'a-taken.csv'));
