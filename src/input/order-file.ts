@@ -79,6 +79,13 @@ export interface OrderFileOptions {
   profile?: LoadProfile | undefined;
   /** Told what a reader finds wrong with the file as a whole (a profile's date mask that matches none of the first lines). */
   onWarning?: ((message: string) => void) | undefined;
+  /**
+   * Every line read by csv-parse, also where the input has no quote (which is otherwise split
+   * without it, to the same records): for the tests that compare the two.
+   */
+  csvParseOnly?: boolean | undefined;
+  /** Bytes per read of the file (default 256 KiB): small in the tests that put many chunk boundaries in a small file. */
+  readChunkSize?: number | undefined;
   /** Told about each line as it is read (`preview`, src/pipeline/preview.ts); nothing is asked of it on a load. */
   observe?: ReadObserver | undefined;
 }
@@ -365,6 +372,42 @@ function leadingBlankBytes(bytes: Buffer, from: number): { length: number; lines
   return { length: i - from, lines };
 }
 
+/**
+ * The fields of an ASCII line (`start`–`end` of `bytes`, its delimiters at `cuts`): the line
+ * decoded once and sliced. A slice shorter than 13 characters is a copy; a longer one would be a
+ * view keeping the whole line alive as long as the field is (the dry run's map of every key kept
+ * every line: twice the garbage collection), so such a field is decoded on its own. Decoding
+ * each field on its own cost a call into Node's C++ per field.
+ */
+function asciiFields(bytes: Buffer, start: number, end: number, cuts: readonly number[]): string[] {
+  const line = bytes.toString('latin1', start, end);
+  const record: string[] = [];
+  let from = start;
+  for (let k = 0; k <= cuts.length; k++) {
+    const to = k < cuts.length ? (cuts[k] as number) : end;
+    record.push(to === from ? '' : to - from < 13 ? line.slice(from - start, to - start) : bytes.toString('latin1', from, to));
+    from = to + 1;
+  }
+  return record;
+}
+
+/** The fields of a line that is not ASCII, each decoded from its bytes (a multi-byte character is in one field). */
+function utf8Fields(bytes: Buffer, start: number, end: number, cuts: readonly number[]): string[] {
+  const record: string[] = [];
+  let from = start;
+  for (let k = 0; k <= cuts.length; k++) {
+    const to = k < cuts.length ? (cuts[k] as number) : end;
+    record.push(to === from ? '' : bytes.toString('utf8', from, to));
+    from = to + 1;
+  }
+  return record;
+}
+
+/** A one-character text as its byte when it is ASCII, else -1. */
+function asciiByte(text: string): number {
+  return text.length === 1 && text.charCodeAt(0) < 0x80 ? text.charCodeAt(0) : -1;
+}
+
 function hasBom(bytes: Buffer): boolean {
   return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
 }
@@ -379,7 +422,11 @@ function turnOfEventLoop(): Promise<void> {
  * is one chunk's records. A parse error never discards the records parsed before it.
  */
 function openRecordReader(path: string, options: OrderFileOptions): RecordReader {
-  const source = openByteSource(path, { gzip: options.gzip === true, from: options.resumeAt?.byte ?? 0 });
+  const source = openByteSource(path, {
+    gzip: options.gzip === true,
+    from: options.resumeAt?.byte ?? 0,
+    ...(options.readChunkSize === undefined ? {} : { highWaterMark: options.readChunkSize }),
+  });
   const chunks = source.chunks;
   const decoder = options.encoding === 'utf-8' ? null : new TextDecoder(options.encoding);
   const singleByte = options.encoding === 'windows-1252';
@@ -389,8 +436,10 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   let ended = false;
   let closed = false;
   const csv = options.profile?.spec;
+  // a BOM is passed over at the start of the file only: where a resumed read starts, it is data
+  const startsFile = (options.resumeAt?.byte ?? 0) === 0;
   const parserOptions: Options = {
-    bom: true,
+    bom: startsFile,
     delimiter: options.delimiter,
     ...(csv?.quote !== undefined ? { quote: csv.quote } : {}),
     ...(csv?.escape !== undefined ? { escape: csv.escape } : {}),
@@ -404,6 +453,25 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     max_record_size: options.maxRecordSize ?? 1_048_576,
   };
   let api = csvApi(parserOptions);
+  // csv-parse after the reader's first byte: a BOM there is data, as it was to the parser that
+  // read the file from its start
+  const midFileOptions: Options = { ...parserOptions, bom: false };
+  // The header's field count (see push), told to every parser made after it.
+  let headerLength: number | undefined;
+  /** A parser that starts reading at reader byte `at` (a record's start). */
+  const freshParser = (at: number): CsvApi => {
+    const fresh = csvApi(at === 0 && startsFile ? parserOptions : midFileOptions);
+    if (headerLength !== undefined && fresh.state !== undefined) fresh.state.expectedRecordLength = headerLength;
+    return fresh;
+  };
+  // The quote-free fast split (splitLines): the delimiter and the quote as bytes; -1, none.
+  const delimiterByte = asciiByte(options.delimiter);
+  const quoteByte = asciiByte(csv?.quote ?? '"');
+  const maxRecordSize = options.maxRecordSize ?? 1_048_576;
+  const splitFast = delimiterByte >= 0 && quoteByte >= 0 && options.csvParseOnly !== true;
+  // csv-parse was fed input past the last record (it holds a partial record); false: the next
+  // piece of csv-parse's work starts with a fresh parser at recordEnd
+  let parserHolds = false;
   // Input bytes before the current parser's first (a parser is replaced after a line-local error):
   // every position below (windowStart, recordEnd, ParsedRecord.bytes) counts from the reader's start.
   let parserBase = 0;
@@ -430,12 +498,104 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     // that differs builds an error object with its position info (dropped under
     // relax_column_count, but costly: a banner line before the header made every record one and
     // the read several times slower): the count to compare with is the header's
-    if (startLine <= fieldsFrom && api.state !== undefined) api.state.expectedRecordLength = record.length;
+    if (startLine <= fieldsFrom) {
+      headerLength = record.length;
+      if (api.state !== undefined) api.state.expectedRecordLength = record.length;
+    }
     recordEnd = end;
     lineCount = endLine;
     csvLines = api.info.lines;
   };
   const noop = (): void => undefined;
+  /**
+   * The records of the complete lines of `window` from `from` on, split without csv-parse: for
+   * input without a quote, where a record is a line and a field the text between two delimiters,
+   * exactly what csv-parse makes of it (the same fields, lines and byte counts; a blank line is
+   * no record). csv-parse's loop looks at every byte through several calls and checks of its
+   * state: it was 40 % of a dry run's CPU, this split about a fifth of it (bench/RESULTS.md,
+   * "The quote-free split"). Returns where it stopped at a line it leaves to csv-parse (a CR that
+   * does not end a line, a line longer than max_record_size), or -1 after the last complete line
+   * (and at the end of the input, after the last line).
+   */
+  const splitLines = (from: number, end: boolean): number => {
+    const bytes = window;
+    const n = bytes.length;
+    const ascii = isAscii(bytes.subarray(from));
+    const cuts: number[] = []; // the delimiters of the line being read
+    let p = from; // the start of the line
+    let blank = 0; // blank lines since the last record
+    // one pass over the bytes in JavaScript: a search per field (Buffer.indexOf) cost more in
+    // calls than it saved in bytes not looked at
+    for (let i = from; ; i++) {
+      let lineEnd: number;
+      let next: number;
+      if (i === n) {
+        // a line without its line end yet; at the end of the input, the last line
+        if (!end) return n - p > maxRecordSize ? p : -1;
+        if (i === p) return -1;
+        lineEnd = n;
+        next = n;
+      } else {
+        const c = bytes[i];
+        if (c === delimiterByte) {
+          cuts.push(i);
+          continue;
+        }
+        if (c === 0x0a) {
+          lineEnd = i;
+          next = i + 1;
+        } else if (c === 0x0d) {
+          // a CR is a line end of its own unless an LF follows it: csv-parse's part
+          if (i + 1 === n) return end ? p : -1;
+          if (bytes[i + 1] !== 0x0a) return p;
+          lineEnd = i;
+          next = i + 2;
+        } else continue;
+      }
+      if (lineEnd - p > maxRecordSize) return p;
+      if (lineEnd === p) blank++;
+      else {
+        const record = ascii ? asciiFields(bytes, p, lineEnd, cuts) : utf8Fields(bytes, p, lineEnd, cuts);
+        const startLine = lineCount + blank + 1;
+        queue.push({
+          record,
+          window,
+          start: recordEnd - windowStart,
+          end: next,
+          startLine,
+          endLine: startLine,
+          bytes: windowStart + next,
+          clean: false,
+        });
+        if (startLine <= fieldsFrom) headerLength = record.length;
+        recordEnd = windowStart + next;
+        lineCount = startLine;
+        blank = 0;
+      }
+      cuts.length = 0;
+      if (next === n) return -1;
+      p = next;
+      i = next - 1;
+    }
+  };
+  /** The records of the input after the last record: split fast where it has no quote, else by csv-parse. */
+  const splitOrParse = (data: Buffer | undefined, end: boolean): Error | undefined => {
+    const from = recordEnd - windowStart;
+    // a BOM at the reader's start is csv-parse's to pass over
+    const bomFirst = recordEnd === 0 && startsFile && (window[0] === 0xef || window[0] === 0xff);
+    if (!bomFirst && window.indexOf(quoteByte, from) === -1) {
+      // csv-parse's partial record, if any, is in window from recordEnd on: read again here
+      parserHolds = false;
+      if (splitLines(from, end) === -1) return undefined;
+    }
+    if (parserHolds) return api.parse(data, end, push, noop);
+    // from the last record on with a fresh parser (the lines before it were split fast)
+    api = freshParser(recordEnd);
+    parserBase = recordEnd;
+    csvLines = 0;
+    parserHolds = true;
+    return api.parse(window.subarray(recordEnd - windowStart), end, push, noop);
+  };
   const feed = (data: Buffer | undefined, end: boolean): void => {
     if (data !== undefined) {
       // keep the bytes from the start of the next record on (at most one record plus a chunk)
@@ -461,7 +621,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       if (data.length > 0) lastByte = data[data.length - 1];
     }
     const first = queue.length;
-    const error = api.parse(data, end, push, noop);
+    const error = splitFast ? splitOrParse(data, end) : api.parse(data, end, push, noop);
     if (error !== undefined) failure ??= error;
     // One native scan of the bytes of the records just read instead of a search in each field
     // of each record: a chunk without NUL, valid UTF-8 and without U+FFFD needs no per-record check.
@@ -570,9 +730,8 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     const from = at + i;
     const skipped: SkippedLine = { raw: Buffer.from(kept).toString('utf8'), lineNo: lineCount + blankLines + 1, bytes: from, atEnd };
     // a fresh parser from the next line on, told the field count to compare with
-    const expected = api.state?.expectedRecordLength;
-    api = csvApi(parserOptions);
-    if (expected !== undefined && api.state !== undefined) api.state.expectedRecordLength = expected;
+    api = freshParser(from);
+    parserHolds = false;
     parserBase = from;
     windowStart = from;
     recordEnd = from;

@@ -12,6 +12,7 @@ import {
   orderProblems,
   parseOrderRecord,
   quoteValue,
+  trimText,
   type OrderColumn,
   type ParseOutcome,
 } from '../order-record.js';
@@ -173,9 +174,44 @@ function dateMatcher(mask: string): (v: string) => string | null {
   };
 }
 
+/**
+ * Whether no text can fit two of the masks: each is of fixed-width tokens and every two differ in
+ * length or have a separator at a place where the other has another separator or a digit. Then
+ * the first mask that reads a value is the only one (the others need not be tried for ambiguity).
+ */
+export function exclusiveMasks(masks: readonly string[]): boolean {
+  const fixed = /^(YYYY|MM|DD|[^YMD])+$/;
+  if (!masks.every((m) => fixed.test(m))) return false;
+  const separators = (m: string): Map<number, string> => {
+    const at = new Map<number, string>();
+    for (let i = 0; i < m.length; i++) if (!'YMD'.includes(m[i] as string)) at.set(i, m[i] as string);
+    return at;
+  };
+  for (let a = 0; a < masks.length; a++)
+    for (let b = a + 1; b < masks.length; b++) {
+      const [x, y] = [masks[a] as string, masks[b] as string];
+      if (x.length !== y.length) continue;
+      const sx = separators(x);
+      const sy = separators(y);
+      const differ = [...sx].some(([i, c]) => sy.get(i) !== c) || [...sy].some(([i, c]) => sx.get(i) !== c);
+      if (!differ) return false;
+    }
+  return true;
+}
+
 function dateConverter(masks: string[], where: string): Convert {
   const matchers = masks.map(dateMatcher);
   const list = masks.join(', ');
+  if (exclusiveMasks(masks)) {
+    // at most one mask reads any text: the first that does is the date
+    return (v) => {
+      for (let i = 0; i < matchers.length; i++) {
+        const d = (matchers[i] as (v: string) => string | null)(v);
+        if (d !== null) return d;
+      }
+      return { error: `order_date: ${quoteValue(v)} matches none of ${list} (${where})` };
+    };
+  }
   return (v) => {
     let found: string | null = null;
     let foundMask = '';
@@ -269,22 +305,28 @@ function amountConverter(spec: ColumnSpec, where: string): Convert {
   const group = spec.group;
   const negatives = spec.negative ?? ['-'];
   const form = `decimal ${JSON.stringify(decimal)}${group === undefined ? '' : `, group ${JSON.stringify(group)}`}`;
+  // the usual sign alone ("-"): the text needs no search for the others
+  const minusOnly = negatives.length === 1 && negatives[0] === '-';
   return (v) => {
     let s = v;
     let negative = false;
-    for (const n of negatives) {
-      if (n === '()') {
-        if (s.length > 2 && s.startsWith('(') && s.endsWith(')')) {
-          s = s.slice(1, -1).trim();
+    const first = v.charCodeAt(0);
+    // a text that starts with a digit has no sign: with "-" alone, no search for one
+    const signless = minusOnly && first >= 48 && first <= 57;
+    if (!signless)
+      for (const n of negatives) {
+        if (n === '()') {
+          if (s.length > 2 && s.startsWith('(') && s.endsWith(')')) {
+            s = s.slice(1, -1).trim();
+            negative = true;
+            break;
+          }
+        } else if (s.startsWith(n)) {
+          s = s.slice(n.length).trim();
           negative = true;
           break;
         }
-      } else if (s.startsWith(n)) {
-        s = s.slice(n.length).trim();
-        negative = true;
-        break;
       }
-    }
     if (!negative && s.charCodeAt(0) === 43) s = s.slice(1); // "+"
     const amount = canonicalAmount(s, decimal, group);
     if (amount === null) return { error: `amount: ${quoteValue(v)} is not a number with ${form} (${where})` };
@@ -364,11 +406,11 @@ export function compileMapping(
   const when: WhenSpec | undefined = spec.when;
   const inWhen = memberTest(when?.in ?? when?.not_in ?? []);
   const prepare = (value: string, trim: boolean, normalize: boolean): string => {
-    let v = trim ? value.trim() : value;
+    let v = trim ? trimText(value) : value;
     if (isNull(v)) return '';
     if (normalize && !isAsciiText(v)) {
       v = v.normalize('NFKC');
-      if (trim) v = v.trim();
+      if (trim) v = trimText(v);
       if (isNull(v)) return '';
     }
     return v;
