@@ -5,9 +5,9 @@
  * Set, NFKC skipped only where it changes nothing.
  */
 import { describe, expect, test } from 'vitest';
-import { isValidIsoDate, ORDER_COLUMNS, type OrderColumn } from '../../src/input/order-record.js';
+import { isValidIsoDate, ORDER_COLUMNS, trimText, type OrderColumn } from '../../src/input/order-record.js';
 import { parseProfileText } from '../../src/input/profile/load-profile.js';
-import { canonicalAmount, compileMapping } from '../../src/input/profile/mapping.js';
+import { canonicalAmount, compileMapping, exclusiveMasks } from '../../src/input/profile/mapping.js';
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
@@ -278,5 +278,77 @@ columns:
     // the cases hold lines with a problem in one column, in two, and none
     expect(problems).toBeGreaterThan(500);
     expect(problems).toBeLessThan(2900);
+  });
+});
+
+describe('date masks that no text can fit two of', () => {
+  test('exclusiveMasks: masks of fixed-width tokens whose separators or lengths differ', () => {
+    expect(exclusiveMasks(['DD.MM.YYYY', 'YYYY/MM/DD'])).toBe(true);
+    expect(exclusiveMasks(['DD/MM/YYYY', 'YYYY-MM-DD'])).toBe(true);
+    expect(exclusiveMasks(['DD.MM.YYYY', 'YYYYMMDD'])).toBe(true);
+    expect(exclusiveMasks(['DD.MM.YYYY'])).toBe(true);
+    // the same separators at the same places: 01.02.2026 fits both
+    expect(exclusiveMasks(['DD.MM.YYYY', 'MM.DD.YYYY'])).toBe(false);
+    expect(exclusiveMasks(['YYYYMMDD', 'YYYYDDMM'])).toBe(false);
+    expect(exclusiveMasks(['DD.MM.YYYY', 'YYYY/MM/DD', 'MM.DD.YYYY'])).toBe(false);
+    // a token of one or two digits: not of fixed width
+    expect(exclusiveMasks(['D.M.YYYY', 'YYYY/MM/DD'])).toBe(false);
+  });
+
+  test('a date the first of several exclusive masks reads, one the second reads, one none reads', () => {
+    const mapping = compileMapping(
+      parseProfileText(
+        [
+          'version: 1',
+          'columns:',
+          '  source_key: { column: 1 }',
+          '  customer_id: { column: 2 }',
+          "  order_date: { column: 3, date: ['DD.MM.YYYY', 'YYYY/MM/DD'] }",
+          '  amount: { column: 4 }',
+          '  currency: { column: 5 }',
+          'header: false',
+        ].join('\n'),
+        'p.yaml',
+        'p',
+      ),
+    );
+    const date = (v: string) => mapping.map((c) => ({ source_key: 'K', customer_id: '1', order_date: v, amount: '1', currency: 'EUR' })[c]);
+    expect(date('01.12.2026')).toEqual({ fields: expect.objectContaining({ order_date: '2026-12-01' }), problem: null });
+    expect(date('2026/12/01')).toEqual({ fields: expect.objectContaining({ order_date: '2026-12-01' }), problem: null });
+    expect(date('2026-12-01').problem).toEqual({
+      column: 'order_date',
+      code: 'PARSE_ORDER_DATE',
+      message: 'order_date: "2026-12-01" matches none of DD.MM.YYYY, YYYY/MM/DD (column 3)',
+    });
+  });
+});
+
+describe('trimText', () => {
+  test('is String.prototype.trim for every text, the white space of Unicode at either end included', () => {
+    const blanks = [
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\v',
+      '\f',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+    ];
+    const cores = ['', 'a', 'ab', 'K-1', '~', '!', '\u0000', '\u007f', 'é', '注文', 'a b'];
+    for (const core of cores)
+      for (const before of ['', ...blanks])
+        for (const after of ['', ...blanks]) {
+          const v = `${before}${core}${after}`;
+          expect(trimText(v), JSON.stringify(v)).toBe(v.trim());
+        }
   });
 });
