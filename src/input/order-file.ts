@@ -342,6 +342,13 @@ function csvApi(options: Options): CsvApi {
   return api;
 }
 
+/**
+ * Records split from a read chunk at a time (a 256 KiB chunk holds some 5,000): the rest is split
+ * when these are read, so that the records waiting in the queue, which every young-generation
+ * garbage collection copies, are few.
+ */
+const SPLIT_BATCH = 128;
+
 /** Input held before the next record past which leading blank lines are dropped (counted, not kept). */
 const BLANK_TRIM_AT = 256 * 1024;
 /** Chunks read without a record between two turns of the event loop (signals, timers). */
@@ -469,6 +476,10 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   const quoteByte = asciiByte(csv?.quote ?? '"');
   const maxRecordSize = options.maxRecordSize ?? 1_048_576;
   const splitFast = delimiterByte >= 0 && quoteByte >= 0 && options.csvParseOnly !== true;
+  // The split stopped after SPLIT_BATCH records, the window's other complete lines to follow
+  // when those are read (splitAtEnd: the window is the end of the input).
+  let splitPending = false;
+  let splitAtEnd = false;
   // csv-parse was fed input past the last record (it holds a partial record); false: the next
   // piece of csv-parse's work starts with a fresh parser at recordEnd
   let parserHolds = false;
@@ -571,6 +582,12 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         recordEnd = windowStart + next;
         lineCount = startLine;
         blank = 0;
+        if (queue.length >= SPLIT_BATCH && next < n) {
+          // the rest when these are read (splitPending): few records alive at a time
+          splitPending = true;
+          splitAtEnd = end;
+          return -1;
+        }
       }
       cuts.length = 0;
       if (next === n) return -1;
@@ -586,15 +603,42 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     if (!bomFirst && window.indexOf(quoteByte, from) === -1) {
       // csv-parse's partial record, if any, is in window from recordEnd on: read again here
       parserHolds = false;
-      if (splitLines(from, end) === -1) return undefined;
+      return splitFrom(end);
     }
     if (parserHolds) return api.parse(data, end, push, noop);
-    // from the last record on with a fresh parser (the lines before it were split fast)
+    return parseFromRecordEnd(end);
+  };
+  /** csv-parse from the last record on, with a fresh parser (the lines before it were split). */
+  const parseFromRecordEnd = (end: boolean): Error | undefined => {
     api = freshParser(recordEnd);
     parserBase = recordEnd;
     csvLines = 0;
     parserHolds = true;
     return api.parse(window.subarray(recordEnd - windowStart), end, push, noop);
+  };
+  /** The lines of window from recordEnd on: split, and from a line the split leaves on, csv-parse. */
+  const splitFrom = (end: boolean): Error | undefined =>
+    splitLines(recordEnd - windowStart, end) === -1 ? undefined : parseFromRecordEnd(end);
+  /** The next SPLIT_BATCH records of a window whose split stopped for them to be read first. */
+  const continueSplit = (): void => {
+    splitPending = false;
+    queue = [];
+    head = 0;
+    const error = splitFrom(splitAtEnd);
+    if (error !== undefined) failure ??= error;
+    markClean(0);
+  };
+  /**
+   * One native scan of the bytes of the records queue[first…] instead of a search in each field
+   * of each record: bytes without NUL, valid UTF-8 and without U+FFFD need no per-record check.
+   */
+  const markClean = (first: number): void => {
+    const from = queue[first];
+    if (from === undefined) return;
+    const read = window.subarray(from.start, recordEnd - windowStart);
+    if (read.indexOf(0) === -1 && isUtf8(read) && read.indexOf(REPLACEMENT_CHARACTER) === -1) {
+      for (let i = first; i < queue.length; i++) (queue[i] as ParsedRecord).clean = true;
+    }
   };
   const feed = (data: Buffer | undefined, end: boolean): void => {
     if (data !== undefined) {
@@ -623,12 +667,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     const first = queue.length;
     const error = splitFast ? splitOrParse(data, end) : api.parse(data, end, push, noop);
     if (error !== undefined) failure ??= error;
-    // One native scan of the bytes of the records just read instead of a search in each field
-    // of each record: a chunk without NUL, valid UTF-8 and without U+FFFD needs no per-record check.
-    const read = window.subarray(0, recordEnd - windowStart);
-    if (queue.length > first && read.indexOf(0) === -1 && isUtf8(read) && read.indexOf(REPLACEMENT_CHARACTER) === -1) {
-      for (let i = first; i < queue.length; i++) (queue[i] as ParsedRecord).clean = true;
-    }
+    markClean(first);
   };
   let chunksWithoutRecord = 0;
   let lastByte: number | undefined; // of the input so far
@@ -651,6 +690,10 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     while (head >= queue.length) {
       queue = [];
       head = 0;
+      if (splitPending) {
+        continueSplit();
+        continue;
+      }
       if (failure !== null) throw failure;
       if (ended || closed || options.signal?.aborted === true) return null;
       // chunks that make no record (blank lines) may come from buffers without a turn of the loop
@@ -741,6 +784,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     queue = [];
     head = 0;
     failure = null;
+    splitPending = false;
     ended = atEnd;
     if (!atEnd) {
       feed(buf.subarray(i), false);
@@ -756,7 +800,11 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   };
   return {
     // synchronous while records are queued: no promise per record
-    next: () => (head < queue.length ? (queue[head++] ?? null) : refill()),
+    next: () => {
+      if (head < queue.length) return queue[head++] ?? null;
+      if (splitPending) continueSplit();
+      return head < queue.length ? (queue[head++] ?? null) : refill();
+    },
     skipFailedLine,
     bytesRead: () => source.fileBytesRead(),
     close() {

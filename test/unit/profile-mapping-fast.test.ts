@@ -313,8 +313,10 @@ describe('date masks that no text can fit two of', () => {
       ),
     );
     const date = (v: string) => mapping.map((c) => ({ source_key: 'K', customer_id: '1', order_date: v, amount: '1', currency: 'EUR' })[c]);
-    expect(date('01.12.2026')).toEqual({ fields: expect.objectContaining({ order_date: '2026-12-01' }), problem: null });
-    expect(date('2026/12/01')).toEqual({ fields: expect.objectContaining({ order_date: '2026-12-01' }), problem: null });
+    for (const v of ['01.12.2026', '2026/12/01']) {
+      expect(date(v).fields.order_date).toBe('2026-12-01');
+      expect(date(v).problem).toBeNull();
+    }
     expect(date('2026-12-01').problem).toEqual({
       column: 'order_date',
       code: 'PARSE_ORDER_DATE',
