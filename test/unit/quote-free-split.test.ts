@@ -133,6 +133,16 @@ describe('the quote-free split reads every file as csv-parse does', () => {
     }
   });
 
+  it('reads of 64 KiB and 256 KiB (the default): the split stops after 128 records and goes on from there, a quote or a lone CR further on', async () => {
+    for (const [seed, readChunkSize] of [
+      [21, 64 * 1024],
+      [22, undefined],
+    ] as const) {
+      const path = writeTestFile(generate(seed, 12_000, { delimiter: ',', oddLines: 0.004 }));
+      expect(await compare(path, { encoding: 'utf-8', delimiter: ',', readChunkSize, maxRecordSize: 150 })).toBeGreaterThan(11_500);
+    }
+  });
+
   it('a read of one byte at a time', async () => {
     const path = writeTestFile(generate(7, 200, { delimiter: ',', oddLines: 0.05 }));
     expect(await compare(path, { encoding: 'utf-8', delimiter: ',', readChunkSize: 1 })).toBeGreaterThan(190);
