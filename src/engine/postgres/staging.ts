@@ -35,7 +35,21 @@ function refusalMessage(error: unknown): string {
 function copyField(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return '\\N';
   const text = typeof value === 'number' ? String(value) : value;
-  return /[\\\t\n\r]/.test(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] ?? c) : text;
+  return needsCopyEscape(text) ? text.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] ?? c) : text;
+}
+
+/**
+ * Whether a text holds a character COPY's text format escapes. A loop over its characters rather
+ * than a regular expression's test: the fields are short, and the call into the expression cost
+ * more than the loop (copyText of 1M rows in 5,000-row batches, best of 10: 454–499 → 346–352 ms
+ * of CPU, bench/RESULTS.md, "The quote-free split").
+ */
+function needsCopyEscape(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5c || c === 0x09 || c === 0x0a || c === 0x0d) return true;
+  }
+  return false;
 }
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
