@@ -4,6 +4,7 @@ import type { FileItem, FileRecord, FileReject, OrderFile } from '../input/order
 import { parseOrderRecord, validateOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
 import { rejectedLineKey } from '../input/rejected-key.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
+import { KeyTable } from './key-table.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -361,7 +362,7 @@ export async function dryRunFile(file: OrderFile, onLine?: (line: DryRunLine) =>
   const counts: DryRunCounts = { ...emptyStageCounts(), stagedAsError: 0, invalid: 0, toMerge: 0 };
   const samples: DryRunResult['samples'] = [];
   let stoppedAt: DryRunResult['stoppedAt'] = null;
-  const keys = new Map<string, number>();
+  const keys = new KeyTable();
   const sample = (lineNo: number, code: string, message: string) => {
     if (samples.length < 20) samples.push({ lineNo, code, message });
   };
@@ -396,19 +397,16 @@ export async function dryRunFile(file: OrderFile, onLine?: (line: DryRunLine) =>
         onLine?.({ item, parsed, invalid: null });
       }
       if (key === null) continue;
-      const known = keys.size;
-      keys.set(key, outcome); // one lookup: the size is unchanged when the key was there
-      if (keys.size === known) counts.duplicates++;
+      if (keys.set(key, outcome)) counts.duplicates++;
     }
   } finally {
     file.close();
   }
   counts.inserted = keys.size;
-  for (const outcome of keys.values()) {
-    if (outcome === KEY_READY) counts.toMerge++;
-    else if (outcome === KEY_INVALID) counts.invalid++;
-    else counts.stagedAsError++;
-  }
+  const outcomes = keys.numberCounts();
+  counts.toMerge = outcomes[KEY_READY] ?? 0;
+  counts.invalid = outcomes[KEY_INVALID] ?? 0;
+  counts.stagedAsError = keys.size - counts.toMerge - counts.invalid;
   const discarded = file.discarded();
   return { counts, samples, stoppedAt, extraColumns: file.header.extraColumns, ...(discarded > 0 ? { discarded } : {}) };
 }
