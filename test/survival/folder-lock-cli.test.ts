@@ -20,11 +20,12 @@ const cli = `${root}dist/src/cli.js`;
 function start(
   args: string[],
   onStderr?: (text: string, child: ChildProcess) => void,
+  env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
       cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -136,12 +137,19 @@ describe.skipIf(unavailable(NEEDS.cli))('one embedded database folder, several c
     const { dataDir } = await migratedPgliteDb();
     const file = writeTestFile(orderRows('SIG', 20_000), 'sig.csv');
     let signalled = false;
-    const load = await start(['load', file, '--db', `pglite:${dataDir}`, '--batch-size', '500', '--log-level', 'info'], (text, child) => {
-      if (signalled || !text.includes('"msg":"staging"')) return;
-      signalled = true;
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGTERM'), 50);
-    });
+    // Held after its first batch (the first SIGTERM only asks it to stop after the unit of work
+    // it is in, and the hold is that unit), so that the second SIGTERM always finds it running:
+    // sent when it merely staged, a fast read had finished the batch and exited before it.
+    const load = await start(
+      ['load', file, '--db', `pglite:${dataDir}`, '--batch-size', '500', '--log-level', 'info'],
+      (text, child) => {
+        if (signalled || !text.includes('holding after staged_checkpoint')) return;
+        signalled = true;
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGTERM'), 200);
+      },
+      { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:1' },
+    );
     expect(signalled).toBe(true);
     expect(load.code).toBe(1);
     expect(load.stderr).toContain('SIGTERM again: exiting now');
