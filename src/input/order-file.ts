@@ -578,19 +578,30 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       i = next - 1;
     }
   };
+  // Where splitLines last left the input to csv-parse (a reader byte; -1: the current parser was
+  // not started by it). While csv-parse has not read past that line, the split would leave the
+  // same line to a fresh parser again at every read: a line over maxRecordSize that csv-parse
+  // takes (its limit counts the fields' characters, not the delimiters: a line of commas) was
+  // parsed again from its start at each read, quadratic in its length (8 MB: 0.9 -> 10.8 s CPU).
+  let leftAt = -1;
   /** The records of the input after the last record: split fast where it has no quote, else by csv-parse. */
   const splitOrParse = (data: Buffer | undefined, end: boolean): Error | undefined => {
+    // csv-parse reads on in the line the split left to it
+    if (parserHolds && recordEnd <= leftAt) return api.parse(data, end, push, noop);
     const from = recordEnd - windowStart;
     // a BOM at the reader's start is csv-parse's to pass over
     const bomFirst = recordEnd === 0 && startsFile && (window[0] === 0xef || window[0] === 0xff);
+    let stop = -1;
     if (!bomFirst && window.indexOf(quoteByte, from) === -1) {
       // csv-parse's partial record, if any, is in window from recordEnd on: read again here
       parserHolds = false;
-      if (splitLines(from, end) === -1) return undefined;
+      stop = splitLines(from, end);
+      if (stop === -1) return undefined;
     }
     if (parserHolds) return api.parse(data, end, push, noop);
     // from the last record on with a fresh parser (the lines before it were split fast)
     api = freshParser(recordEnd);
+    leftAt = stop === -1 ? -1 : windowStart + stop;
     parserBase = recordEnd;
     csvLines = 0;
     parserHolds = true;
