@@ -600,14 +600,38 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     }
     if (parserHolds) return api.parse(data, end, push, noop);
     // from the last record on with a fresh parser (the lines before it were split fast)
-    api = freshParser(recordEnd);
     leftAt = stop === -1 ? -1 : windowStart + stop;
+    return parseFromLastRecord(end);
+  };
+  /** The input in `window` from the last record on, read by a fresh parser. */
+  const parseFromLastRecord = (end: boolean): Error | undefined => {
+    api = freshParser(recordEnd);
     parserBase = recordEnd;
     csvLines = 0;
     parserHolds = true;
     return api.parse(window.subarray(recordEnd - windowStart), end, push, noop);
   };
-  const feed = (data: Buffer | undefined, end: boolean): void => {
+  /**
+   * The input breaks off (a damaged gzip): the records of every complete line read. Ended there,
+   * csv-parse gives the line whose end it holds back (it looks two bytes ahead, for a CRLF) only
+   * when nothing follows that line end: with part of a line after it (`…JPY\nX`), that complete
+   * line was lost, where the quote-free split had already made it a record. So the input up to
+   * its last line end is read to its end by a fresh parser from the last record (a record whose
+   * quote is still open there is no complete line: the break's error replaces its own).
+   */
+  const endAtBreak = (): void => {
+    if (failure !== null) return;
+    if (isBlankByte(lastByte)) {
+      feed(undefined, true);
+      return;
+    }
+    const cut = Math.max(window.lastIndexOf(0x0a), window.lastIndexOf(0x0d)) + 1;
+    if (cut <= recordEnd - windowStart) return;
+    window = window.subarray(0, cut);
+    feed(undefined, true, true);
+  };
+  /** Read `data` (undefined: none; `end`: the input ends after it); `restart`: window from the last record on, by a fresh parser. */
+  const feed = (data: Buffer | undefined, end: boolean, restart = false): void => {
     if (data !== undefined) {
       // keep the bytes from the start of the next record on (at most one record plus a chunk)
       let keep = window.subarray(recordEnd - windowStart);
@@ -632,7 +656,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       if (data.length > 0) lastByte = data[data.length - 1];
     }
     const first = queue.length;
-    const error = splitFast ? splitOrParse(data, end) : api.parse(data, end, push, noop);
+    const error = restart ? parseFromLastRecord(end) : splitFast ? splitOrParse(data, end) : api.parse(data, end, push, noop);
     if (error !== undefined) failure ??= error;
     // One native scan of the bytes of the records just read instead of a search in each field
     // of each record: a chunk without NUL, valid UTF-8 and without U+FFFD needs no per-record check.
@@ -671,10 +695,8 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         data = await nextInput();
       } catch (error) {
         if (error instanceof GzipDataError) {
-          // The content read so far is sound: its last line, when complete, is a record too
-          // (the parser holds a line back until it sees what follows its line break).
-          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- feed() sets failure
-          if (failure === null && isBlankByte(lastByte)) feed(undefined, true);
+          // The content read so far is sound: every complete line of it is a record.
+          endAtBreak();
           failure = error;
           ended = true;
           continue;
@@ -756,9 +778,8 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     if (!atEnd) {
       feed(buf.subarray(i), false);
       if (pendingFailure !== null) {
-        // as refill does at a broken gzip: the last complete line read is a record too
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- feed() sets failure
-        if (failure === null && isBlankByte(lastByte)) feed(undefined, true);
+        // as refill does at a broken gzip: every complete line read is a record
+        endAtBreak();
         failure = pendingFailure;
         ended = true;
       }
