@@ -485,6 +485,9 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   // Lines are counted here, not by csv-parse: it counts a quoted CRLF as two lines.
   let lineCount = 0; // the last line of the last record
   let csvLines = 0; // csv-parse's count at the last record
+  // No record read yet: the input held starts at the file's start (blank lines dropped from it
+  // keep its BOM first, see feed), whose BOM is csv-parse's to pass over.
+  let beforeFirstRecord = true;
   const push = (record: string[]): void => {
     const end = parserBase + api.info.bytes;
     const start = recordEnd - windowStart;
@@ -505,6 +508,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     recordEnd = end;
     lineCount = endLine;
     csvLines = api.info.lines;
+    beforeFirstRecord = false;
   };
   const noop = (): void => undefined;
   /**
@@ -570,6 +574,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         if (startLine <= fieldsFrom) headerLength = record.length;
         recordEnd = windowStart + next;
         lineCount = startLine;
+        beforeFirstRecord = false;
         blank = 0;
       }
       cuts.length = 0;
@@ -589,8 +594,9 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     // csv-parse reads on in the line the split left to it
     if (parserHolds && recordEnd <= leftAt) return api.parse(data, end, push, noop);
     const from = recordEnd - windowStart;
-    // a BOM at the reader's start is csv-parse's to pass over
-    const bomFirst = recordEnd === 0 && startsFile && (window[0] === 0xef || window[0] === 0xff);
+    // a BOM at the reader's start is csv-parse's to pass over (also once blank lines after it
+    // were dropped: it is kept first, and the last record's end is no longer 0)
+    const bomFirst = beforeFirstRecord && startsFile && (window[0] === 0xef || window[0] === 0xff);
     let stop = -1;
     if (!bomFirst && window.indexOf(quoteByte, from) === -1) {
       // csv-parse's partial record, if any, is in window from recordEnd on: read again here
@@ -641,7 +647,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       // there is much of them, their lines counted as the last record's (a record's raw text
       // never holds the blank lines before it). A BOM stays first (the header's).
       if (keep.length > BLANK_TRIM_AT) {
-        const bom = csvLines === 0 && hasBom(keep) ? 3 : 0;
+        const bom = beforeFirstRecord && startsFile && hasBom(keep) ? 3 : 0;
         if (isBlankByte(keep[bom])) {
           const blank = leadingBlankBytes(keep, bom);
           if (blank.length > 0) {
@@ -768,6 +774,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     parserBase = from;
     windowStart = from;
     recordEnd = from;
+    beforeFirstRecord = false;
     window = Buffer.alloc(0);
     lineCount = skipped.lineNo;
     csvLines = 0;
