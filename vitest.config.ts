@@ -3,7 +3,11 @@ import { defineConfig } from 'vitest/config';
 // `npm test` runs `fast` and `fast-isolated` (unit, integration, CLI, Oracle recording tests);
 // `npm run test:survival` runs `survival` (kill -9, restarts, hostile files, concurrent processes).
 /** Test files that replace a module with vi.mock: never in a shared module registry. */
-const MOCKING = ['test/oracle/connections.recording.test.ts', 'test/oracle/mutants.recording.test.ts'];
+const MOCKING = [
+  'test/oracle/connections.recording.test.ts',
+  'test/oracle/mutants.recording.test.ts',
+  'test/unit/quote-free-split-work.test.ts',
+];
 /**
  * The fast projects' workers: V8 compiles WebAssembly (PGlite's postgres and initdb) with its
  * baseline compiler only. Otherwise each worker re-optimizes the hot parts of postgres for

@@ -496,6 +496,9 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   // Lines are counted here, not by csv-parse: it counts a quoted CRLF as two lines.
   let lineCount = 0; // the last line of the last record
   let csvLines = 0; // csv-parse's count at the last record
+  // No record read yet: the input held starts at the file's start (blank lines dropped from it
+  // keep its BOM first, see feed), whose BOM is csv-parse's to pass over.
+  let beforeFirstRecord = true;
   const push = (record: string[]): void => {
     const end = parserBase + api.info.bytes;
     const start = recordEnd - windowStart;
@@ -516,6 +519,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     recordEnd = end;
     lineCount = endLine;
     csvLines = api.info.lines;
+    beforeFirstRecord = false;
   };
   const noop = (): void => undefined;
   /**
@@ -600,6 +604,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         if (startLine <= fieldsFrom) headerLength = record.length;
         recordEnd = windowStart + next;
         lineCount = startLine;
+        beforeFirstRecord = false;
         blank = 0;
         if (queue.length >= SPLIT_BATCH && next < n) {
           // the rest when these are read (splitPending): few records alive at a time
@@ -617,21 +622,33 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       i = next - 1;
     }
   };
+  // Where splitLines last left the input to csv-parse (a reader byte; -1: the current parser was
+  // not started by it). While csv-parse has not read past that line, the split would leave the
+  // same line to a fresh parser again at every read: a line over maxRecordSize that csv-parse
+  // takes (its limit counts the fields' characters, not the delimiters: a line of commas) was
+  // parsed again from its start at each read, quadratic in its length (8 MB: 0.9 -> 10.8 s CPU).
+  let leftAt = -1;
   /** The records of the input after the last record: split fast where it has no quote, else by csv-parse. */
   const splitOrParse = (data: Buffer | undefined, end: boolean): Error | undefined => {
+    // csv-parse reads on in the line the split left to it
+    if (parserHolds && recordEnd <= leftAt) return api.parse(data, end, push, noop);
     const from = recordEnd - windowStart;
-    // a BOM at the reader's start is csv-parse's to pass over
-    const bomFirst = recordEnd === 0 && startsFile && (window[0] === 0xef || window[0] === 0xff);
+    // a BOM at the reader's start is csv-parse's to pass over (also once blank lines after it
+    // were dropped: it is kept first, and the last record's end is no longer 0)
+    const bomFirst = beforeFirstRecord && startsFile && (window[0] === 0xef || window[0] === 0xff);
     if (!bomFirst && window.indexOf(quoteByte, from) === -1) {
       // csv-parse's partial record, if any, is in window from recordEnd on: read again here
       parserHolds = false;
       return splitFrom(end);
     }
     if (parserHolds) return api.parse(data, end, push, noop);
+    leftAt = -1;
     return parseFromRecordEnd(end);
   };
   /** csv-parse from the last record on, with a fresh parser (the lines before it were split). */
   const parseFromRecordEnd = (end: boolean): Error | undefined => {
+    // csv-parse reads every line from here: none is left for the split to go on with
+    splitPending = false;
     api = freshParser(recordEnd);
     parserBase = recordEnd;
     csvLines = 0;
@@ -639,8 +656,12 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     return api.parse(window.subarray(recordEnd - windowStart), end, push, noop);
   };
   /** The lines of window from recordEnd on: split, and from a line the split leaves on, csv-parse. */
-  const splitFrom = (end: boolean): Error | undefined =>
-    splitLines(recordEnd - windowStart, end) === -1 ? undefined : parseFromRecordEnd(end);
+  const splitFrom = (end: boolean): Error | undefined => {
+    const stop = splitLines(recordEnd - windowStart, end);
+    if (stop === -1) return undefined;
+    leftAt = windowStart + stop;
+    return parseFromRecordEnd(end);
+  };
   /** The next SPLIT_BATCH records of a window whose split stopped for them to be read first. */
   const continueSplit = (): void => {
     splitPending = false;
@@ -662,7 +683,27 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       for (let i = first; i < queue.length; i++) (queue[i] as ParsedRecord).clean = true;
     }
   };
-  const feed = (data: Buffer | undefined, end: boolean): void => {
+  /**
+   * The input breaks off (a damaged gzip): the records of every complete line read. Ended there,
+   * csv-parse gives the line whose end it holds back (it looks two bytes ahead, for a CRLF) only
+   * when nothing follows that line end: with part of a line after it (`…JPY\nX`), that complete
+   * line was lost, where the quote-free split had already made it a record. So the input up to
+   * its last line end is read to its end by a fresh parser from the last record (a record whose
+   * quote is still open there is no complete line: the break's error replaces its own).
+   */
+  const endAtBreak = (): void => {
+    if (failure !== null) return;
+    if (isBlankByte(lastByte)) {
+      feed(undefined, true);
+      return;
+    }
+    const cut = Math.max(window.lastIndexOf(0x0a), window.lastIndexOf(0x0d)) + 1;
+    if (cut <= recordEnd - windowStart) return;
+    window = window.subarray(0, cut);
+    feed(undefined, true, true);
+  };
+  /** Read `data` (undefined: none; `end`: the input ends after it); `restart`: window from the last record on, by a fresh parser. */
+  const feed = (data: Buffer | undefined, end: boolean, restart = false): void => {
     if (data !== undefined) {
       // keep the bytes from the start of the next record on (at most one record plus a chunk)
       let keep = window.subarray(recordEnd - windowStart);
@@ -672,7 +713,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       // there is much of them, their lines counted as the last record's (a record's raw text
       // never holds the blank lines before it). A BOM stays first (the header's).
       if (keep.length > BLANK_TRIM_AT) {
-        const bom = csvLines === 0 && hasBom(keep) ? 3 : 0;
+        const bom = beforeFirstRecord && startsFile && hasBom(keep) ? 3 : 0;
         if (isBlankByte(keep[bom])) {
           const blank = leadingBlankBytes(keep, bom);
           if (blank.length > 0) {
@@ -687,7 +728,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       if (data.length > 0) lastByte = data[data.length - 1];
     }
     const first = queue.length;
-    const error = splitFast ? splitOrParse(data, end) : api.parse(data, end, push, noop);
+    const error = restart ? parseFromRecordEnd(end) : splitFast ? splitOrParse(data, end) : api.parse(data, end, push, noop);
     if (error !== undefined) failure ??= error;
     markClean(first);
   };
@@ -725,10 +766,8 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
         data = await nextInput();
       } catch (error) {
         if (error instanceof GzipDataError) {
-          // The content read so far is sound: its last line, when complete, is a record too
-          // (the parser holds a line back until it sees what follows its line break).
-          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- feed() sets failure
-          if (failure === null && isBlankByte(lastByte)) feed(undefined, true);
+          // The content read so far is sound: every complete line of it is a record.
+          endAtBreak();
           failure = error;
           ended = true;
           continue;
@@ -800,6 +839,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     parserBase = from;
     windowStart = from;
     recordEnd = from;
+    beforeFirstRecord = false;
     window = Buffer.alloc(0);
     lineCount = skipped.lineNo;
     csvLines = 0;
@@ -811,9 +851,8 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     if (!atEnd) {
       feed(buf.subarray(i), false);
       if (pendingFailure !== null) {
-        // as refill does at a broken gzip: the last complete line read is a record too
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- feed() sets failure
-        if (failure === null && isBlankByte(lastByte)) feed(undefined, true);
+        // as refill does at a broken gzip: every complete line read is a record
+        endAtBreak();
         failure = pendingFailure;
         ended = true;
       }

@@ -55,6 +55,34 @@ describe('gzip order files', () => {
     expect(records.every((r, i) => r.fields.source_key === `K-${String(i).padStart(5, '0')}`)).toBe(true);
   });
 
+  it('data after the last member (GZIP_CORRUPT): every complete line before it is read, also with part of a line after it and a quote in the file', async () => {
+    const long = `C,3,2026-01-01,3,${'X'.repeat(50)}`; // over maxRecordSize: rejected alone (the skip path)
+    for (const first of ['A', '"A"'])
+      for (const middle of [[], [long]])
+        for (const tail of ['\n', '\nX', '\nXY', '\r\nX', '\rX', 'X', '\n\nX']) {
+          const content = [HEADER, `${first},1,2026-01-01,1,JPY`, ...middle, `B,2,2026-01-01,2,JPY${tail}`].join('\n');
+          const path = writeTestFile(Buffer.concat([gzipSync(Buffer.from(content)), Buffer.from('not gzip')]), 'garbage.csv.gz');
+          const complete = tail !== 'X';
+          const want = [
+            ['record', 2, 'A'],
+            ...middle.map(() => ['reject', 3, 'CSV_MAX_RECORD_SIZE']),
+            ...(complete ? [['record', 3 + middle.length, 'B']] : []),
+            // the file could not be read past the last line read
+            ['reject', (complete ? 4 : 3) + middle.length, 'GZIP_CORRUPT'],
+          ];
+          for (const csvParseOnly of [false, true]) {
+            const file = await openOrderFile(path, { ...options, csvParseOnly });
+            const items: FileItem[] = [];
+            for await (const item of file.items) items.push(item);
+            const what = `${JSON.stringify(first + tail)}${middle.length > 0 ? ' after a long line' : ''}${csvParseOnly ? ', csv-parse alone' : ''}`;
+            expect(
+              items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code]),
+              what,
+            ).toEqual(want);
+          }
+        }
+  });
+
   it('a gzip cut inside its header line is refused as unreadable', async () => {
     const path = writeTestFile(gzipSync(Buffer.from(text)).subarray(0, 12), 'tiny.csv.gz');
     await expect(openOrderFile(path, options)).rejects.toThrow(UserError);

@@ -143,6 +143,19 @@ describe('the quote-free split reads every file as csv-parse does', () => {
     }
   });
 
+  it('a BOM, then more blank lines than the reader holds (256 KiB, dropped and counted), then the header', async () => {
+    // the blank lines dropped, the BOM is kept first and the last record's end is no longer 0:
+    // the split read the BOM as a line of its own, the file's header ("missing required columns")
+    for (const blank of ['\r\n', '\n'])
+      for (const readChunkSize of [4096, 65537, undefined]) {
+        const text = `\ufeff${blank.repeat(150_000)}${HEADER}\n${'K1,1,2026-01-01,1,JPY\n'.repeat(3)}`;
+        const path = writeTestFile(text);
+        const options: OrderFileOptions = { encoding: 'utf-8', delimiter: ',', readChunkSize };
+        expect(await compare(path, options)).toBe(3);
+        expect((await items(path, options))[0]).toMatchObject({ kind: 'record', lineNo: 150_002, endByte: Buffer.byteLength(text) - 44 });
+      }
+  });
+
   it('a read of one byte at a time', async () => {
     const path = writeTestFile(generate(7, 200, { delimiter: ',', oddLines: 0.05 }));
     expect(await compare(path, { encoding: 'utf-8', delimiter: ',', readChunkSize: 1 })).toBeGreaterThan(190);
