@@ -75,7 +75,9 @@ describe('findRepeatedKeys: the keys on more than one line of the run', () => {
   });
 
   it('read by the same reader as staging: the delimiter, a gzip file, a quoted key holding the delimiter', async () => {
-    const semi = writeTestFile(`${HEADER.replaceAll(',', ';')}\n"K;1";1;2026-01-05;1;JPY\nK;1;2026-01-05;1;JPY\n"K;1";2;2026-01-05;1;JPY\n`);
+    const semi = writeTestFile(
+      `${HEADER.replaceAll(',', ';')}\n"K;1";1;2026-01-05;1;JPY\nK;1;2026-01-05;1;JPY\n"K;1";2;2026-01-05;1;JPY\n`,
+    );
     const keys = await findRepeatedKeys([semi], { encoding: 'utf-8', delimiter: ';' });
     expect(keys.has('K;1')).toBe(true);
     expect(keys.has('K')).toBe(false);
