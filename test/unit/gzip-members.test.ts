@@ -134,6 +134,32 @@ describe('openByteSource over gzip: the content', () => {
   });
 });
 
+describe('openByteSource over gzip: what spans the chunks read', () => {
+  it('a header name longer than a chunk, padding across several chunks, at the end too', async () => {
+    const named = writeTestFile(
+      Buffer.concat([withHeaderFields(Buffer.from('orders\n'), { name: 'n'.repeat(5000), comment: 'c'.repeat(3000) }), gz('2\n')]),
+    );
+    expect(await content(named, 0, 1000)).toMatchObject({ error: null, data: Buffer.from('orders\n2\n') });
+    const padded = writeTestFile(Buffer.concat([gz('one\n'), Buffer.alloc(3000), gz('two\n'), Buffer.alloc(2500)]));
+    for (const highWaterMark of [7, 1000, 4096]) {
+      const { data, error } = await content(padded, 0, highWaterMark);
+      expect([data.toString(), error], `chunks of ${highWaterMark}`).toEqual(['one\ntwo\n', null]);
+    }
+  });
+
+  it('bytes after a member that start like a member but for the first magic byte: trailing data, said at their offset', async () => {
+    const first = gz('one\n');
+    const lookalike = Buffer.from([0x1e, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03, 0x01, 0x02]);
+    for (const highWaterMark of [undefined, 5]) {
+      const { data, error } = await content(writeTestFile(Buffer.concat([first, lookalike])), 0, highWaterMark);
+      expect([data.toString(), causeOf(error)]).toEqual([
+        'one\n',
+        `trailing data that is not gzip at byte ${first.length} of the file, after the last complete gzip member`,
+      ]);
+    }
+  });
+});
+
 describe('openByteSource over gzip: damage, said with its code and where', () => {
   it('trailing bytes that are not gzip after a complete member: its content, then GZIP_CORRUPT at their offset', async () => {
     const first = gz('one\n');
