@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { UserError } from '../../src/errors.js';
@@ -106,5 +108,109 @@ describe('checkFileEncoding', () => {
 
   it('leaves a missing file to the reader to say', async () => {
     await expect(checkFileEncoding('/nonexistent/x.csv', 'utf-8')).resolves.toBeUndefined();
+  });
+});
+
+describe('sniffEncoding: where UTF-8 ends (the bounds of RFC 3629, checked against node:buffer isUtf8)', () => {
+  /** Each after "ab\n": [bytes, valid UTF-8]. */
+  const cases: Array<[number[], boolean]> = [
+    [[0x7f], true],
+    [[0x80], false], // a continuation byte alone
+    [[0xbf], false],
+    [[0xc0, 0x80], false], // overlong
+    [[0xc1, 0xbf], false],
+    [[0xc2, 0x80], true],
+    [[0xc2, 0x7f], false],
+    [[0xc2, 0xc0], false],
+    [[0xdf, 0xbf], true],
+    [[0xe0, 0x9f, 0xbf], false], // overlong
+    [[0xe0, 0xa0, 0x80], true],
+    [[0xe1, 0x80, 0x80], true],
+    [[0xe1, 0x7f, 0x80], false],
+    [[0xe1, 0xc0, 0x80], false],
+    [[0xe1, 0x80, 0x7f], false],
+    [[0xe1, 0x80, 0xc0], false],
+    [[0xe1, 0xbf, 0xbf], true],
+    [[0xec, 0xbf, 0xbf], true],
+    [[0xed, 0x9f, 0xbf], true],
+    [[0xed, 0xa0, 0x80], false], // a surrogate
+    [[0xee, 0x80, 0x80], true],
+    [[0xef, 0xbf, 0xbf], true],
+    [[0xf0, 0x8f, 0xbf, 0xbf], false], // overlong
+    [[0xf0, 0x90, 0x80, 0x80], true],
+    [[0xf1, 0x80, 0x80, 0x80], true],
+    [[0xf1, 0x80, 0x80, 0x7f], false],
+    [[0xf1, 0x80, 0x80, 0xc0], false],
+    [[0xf3, 0xbf, 0xbf, 0xbf], true],
+    [[0xf4, 0x8f, 0xbf, 0xbf], true],
+    [[0xf4, 0x90, 0x80, 0x80], false], // past U+10FFFF
+    [[0xf5, 0x80, 0x80, 0x80], false],
+    [[0xff], false],
+  ];
+
+  it.each(cases)('%j: valid %s', (bytes, valid) => {
+    const sample = Buffer.from([0x61, 0x62, 0x0a, ...bytes, 0x0a, 0x7a]);
+    expect(isUtf8(sample)).toBe(valid);
+    const evidence = sniffEncoding(sample, true);
+    expect(evidence.invalidUtf8).toEqual(valid ? null : { offset: 3, byte: bytes[0], line: 2 });
+    // cut by a partial sample's end: a valid start is held against nothing, an invalid one is
+    const cut = Buffer.from([0x61, 0x62, 0x0a, ...bytes.slice(0, -1)]);
+    if (bytes.length > 1 && valid) expect(sniffEncoding(cut, false).invalidUtf8).toBeNull();
+  });
+
+  it('the first invalid byte after valid multibyte characters of each length', () => {
+    const sample = Buffer.concat([Buffer.from('é注𠮷\r\n'), Buffer.from([0x80])]);
+    expect(sniffEncoding(sample, true).invalidUtf8).toEqual({ offset: 11, byte: 0x80, line: 2 });
+  });
+
+  it('looks for the other encodings only when the sample is not UTF-8 (ASCII would read as both)', () => {
+    expect(sniffEncoding(Buffer.from('source_key,amount\nA-1,1\n'), true).fits).toEqual([]);
+    expect(sniffEncoding(Buffer.from([0x41, ...SJIS]), true).fits).toEqual(['Shift_JIS']);
+  });
+
+  it('refuses nothing for evidence without an invalid byte, whatever fits', () => {
+    const evidence = { sampled: 2, complete: true, invalidUtf8: null, fits: ['Shift_JIS' as const] };
+    expect(encodingRefusal('a.csv', evidence)).toBeNull();
+    const none = { sampled: 2, complete: true, invalidUtf8: { offset: 0, byte: 0x80, line: 1 }, fits: [] };
+    expect(encodingRefusal('a.csv', none)).toBeNull();
+  });
+});
+
+describe('readContentSample: the first bytes of the content, and whether they are all of it', () => {
+  it('a shorter file is complete; one of exactly the limit or longer is not (its end is not known)', async () => {
+    const bytes = Buffer.from('0123456789abcdefghijklmnopqrstuvwxyz');
+    expect(await readContentSample(writeTestFile(bytes.subarray(0, 9)), 10)).toEqual({ sample: bytes.subarray(0, 9), complete: true });
+    expect(await readContentSample(writeTestFile(bytes.subarray(0, 10)), 10)).toEqual({ sample: bytes.subarray(0, 10), complete: false });
+    expect(await readContentSample(writeTestFile(bytes), 10)).toEqual({ sample: bytes.subarray(0, 10), complete: false });
+    expect(await readContentSample(writeTestFile(Buffer.alloc(0)))).toEqual({ sample: Buffer.alloc(0), complete: true });
+    expect(await readContentSample(writeTestFile(bytes))).toEqual({ sample: bytes, complete: true });
+  });
+
+  it('of a gzip file: its decompressed content, cut at the limit however large a decompressed chunk is', async () => {
+    const content = Buffer.from('x'.repeat(5000));
+    const gz = writeTestFile(gzipSync(content), 'a.csv.gz');
+    expect(await readContentSample(gz, 10)).toEqual({ sample: content.subarray(0, 10), complete: false });
+    expect(await readContentSample(gz)).toEqual({ sample: content, complete: true });
+  });
+
+  it('of a damaged gzip file: what came out before the damage, not complete', async () => {
+    const content = Buffer.from('y'.repeat(100_000));
+    const gz = gzipSync(content, { level: 0 });
+    const cut = writeTestFile(gz.subarray(0, 50_000), 'cut.csv.gz');
+    const { sample, complete } = await readContentSample(cut);
+    expect(complete).toBe(false);
+    expect(sample.length).toBeGreaterThan(0);
+    expect(sample.equals(content.subarray(0, sample.length))).toBe(true);
+    // the check judges it on that much, as a partial sample
+    await expect(checkFileEncoding(cut, 'utf-8')).resolves.toBeUndefined();
+  });
+
+  it.runIf(process.platform === 'linux')('closes the file also when it stops before its end', async () => {
+    const file = writeTestFile(Buffer.alloc(1 << 20, 0x41));
+    const open = () => readdirSync('/proc/self/fd').length;
+    const before = open();
+    for (let i = 0; i < 5; i++) await readContentSample(file, 16);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(open()).toBe(before);
   });
 });
