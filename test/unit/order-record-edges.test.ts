@@ -4,7 +4,7 @@
  * the fast result with the schema's (parseOrderRecordWithSchema) and says what it is.
  */
 import { describe, expect, it } from 'vitest';
-import { ORDER_COLUMNS, parseOrderRecord, parseOrderRecordWithSchema, type OrderColumn } from '../../src/input/order-record.js';
+import { ORDER_COLUMNS, parseOrderRecord, parseOrderRecordWithSchema, trimText, type OrderColumn } from '../../src/input/order-record.js';
 
 const base: Record<OrderColumn, string> = {
   source_key: 'K-1',
@@ -53,5 +53,35 @@ describe('parseOrderRecord: what the fast path must not take', () => {
         error: { code: 'PARSE_ORDER_DATE', message: `order_date is not a valid date (YYYY-MM-DD): ${JSON.stringify(order_date)}` },
       });
     }
+  });
+});
+
+describe('trimText', () => {
+  it('is String.prototype.trim for every text, the white space of Unicode at either end included', () => {
+    const blanks = [
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\v',
+      '\f',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+    ];
+    const cores = ['', 'a', 'ab', 'K-1', '~', '!', '\u0000', '\u007f', 'é', '注文', 'a b'];
+    for (const core of cores)
+      for (const before of ['', ...blanks])
+        for (const after of ['', ...blanks]) {
+          const v = `${before}${core}${after}`;
+          expect(trimText(v), JSON.stringify(v)).toBe(v.trim());
+        }
   });
 });

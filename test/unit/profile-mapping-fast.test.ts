@@ -5,7 +5,7 @@
  * Set, NFKC skipped only where it changes nothing.
  */
 import { describe, expect, test } from 'vitest';
-import { isValidIsoDate, ORDER_COLUMNS, trimText, type OrderColumn } from '../../src/input/order-record.js';
+import { isValidIsoDate, ORDER_COLUMNS, type OrderColumn } from '../../src/input/order-record.js';
 import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import { canonicalAmount, compileMapping, exclusiveMasks } from '../../src/input/profile/mapping.js';
 
@@ -322,35 +322,5 @@ describe('date masks that no text can fit two of', () => {
       code: 'PARSE_ORDER_DATE',
       message: 'order_date: "2026-12-01" matches none of DD.MM.YYYY, YYYY/MM/DD (column 3)',
     });
-  });
-});
-
-describe('trimText', () => {
-  test('is String.prototype.trim for every text, the white space of Unicode at either end included', () => {
-    const blanks = [
-      ' ',
-      '\t',
-      '\n',
-      '\r',
-      '\v',
-      '\f',
-      '\u00a0',
-      '\u1680',
-      '\u2000',
-      '\u200a',
-      '\u2028',
-      '\u2029',
-      '\u202f',
-      '\u205f',
-      '\u3000',
-      '\ufeff',
-    ];
-    const cores = ['', 'a', 'ab', 'K-1', '~', '!', '\u0000', '\u007f', 'é', '注文', 'a b'];
-    for (const core of cores)
-      for (const before of ['', ...blanks])
-        for (const after of ['', ...blanks]) {
-          const v = `${before}${core}${after}`;
-          expect(trimText(v), JSON.stringify(v)).toBe(v.trim());
-        }
   });
 });
