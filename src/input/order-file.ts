@@ -523,16 +523,6 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   };
   const noop = (): void => undefined;
   /**
-   * The records of the complete lines of `window` from `from` on, split without csv-parse: for
-   * input without a quote, where a record is a line and a field the text between two delimiters,
-   * exactly what csv-parse makes of it (the same fields, lines and byte counts; a blank line is
-   * no record). csv-parse's loop looks at every byte through several calls and checks of its
-   * state: it was 40 % of a dry run's CPU, this split about a fifth of it (bench/RESULTS.md,
-   * "The quote-free split"). Returns where it stopped at a line it leaves to csv-parse (a CR that
-   * does not end a line, a line longer than max_record_size), or -1 after the last complete line
-   * (and at the end of the input, after the last line).
-   */
-  /**
    * The blank lines read after the last record, up to window position `to`, passed over: counted
    * as the last record's lines (as feed() does past BLANK_TRIM_AT) and not read again. Kept, they
    * were split again with every piece of input (a gzip's 8 KiB pieces: 600 MB of blank lines
@@ -543,6 +533,17 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     recordEnd = windowStart + to;
     lineCount += blank;
   };
+  /**
+   * The records of the complete lines of `window` from `from` on, split without csv-parse: for
+   * input without a quote, where a record is a line and a field the text between two delimiters,
+   * exactly what csv-parse makes of it (the same fields, lines and byte counts; a blank line is
+   * no record). csv-parse's loop looks at every byte through several calls and checks of its
+   * state: it was 40 % of a dry run's CPU, this split about a fifth of it (bench/RESULTS.md,
+   * "The quote-free split"). Returns where it stopped at a line it leaves to csv-parse (a CR that
+   * does not end a line, a line longer than max_record_size), or -1 after the last complete line
+   * (and at the end of the input, after the last line), or after SPLIT_BATCH records with
+   * `splitPending` set (the rest when those are read).
+   */
   const splitLines = (from: number, end: boolean): number => {
     const bytes = window;
     const n = bytes.length;
