@@ -380,31 +380,23 @@ function leadingBlankBytes(bytes: Buffer, from: number): { length: number; lines
 }
 
 /**
- * The fields of an ASCII line (`start`–`end` of `bytes`, its delimiters at `cuts`): the line
- * decoded once and sliced. A slice shorter than 13 characters is a copy; a longer one would be a
+ * The fields of a line (`start`–`end` of `bytes`, its delimiters at `cuts`). An ASCII line is
+ * decoded once and sliced: a slice shorter than 13 characters is a copy, a longer one would be a
  * view keeping the whole line alive as long as the field is (the dry run's map of every key kept
- * every line: twice the garbage collection), so such a field is decoded on its own. Decoding
- * each field on its own cost a call into Node's C++ per field.
+ * every line: twice the garbage collection), so such a field is decoded on its own; decoding
+ * each field on its own cost a call into Node's C++ per field. A line that is not ASCII is
+ * decoded field by field (a multi-byte character is in one field).
  */
-function asciiFields(bytes: Buffer, start: number, end: number, cuts: readonly number[]): string[] {
-  const line = bytes.toString('latin1', start, end);
+function lineFields(bytes: Buffer, start: number, end: number, cuts: readonly number[], ascii: boolean): string[] {
+  const line = ascii ? bytes.toString('latin1', start, end) : null;
+  const encoding = ascii ? 'latin1' : 'utf8';
   const record: string[] = [];
   let from = start;
   for (let k = 0; k <= cuts.length; k++) {
     const to = k < cuts.length ? (cuts[k] as number) : end;
-    record.push(to === from ? '' : to - from < 13 ? line.slice(from - start, to - start) : bytes.toString('latin1', from, to));
-    from = to + 1;
-  }
-  return record;
-}
-
-/** The fields of a line that is not ASCII, each decoded from its bytes (a multi-byte character is in one field). */
-function utf8Fields(bytes: Buffer, start: number, end: number, cuts: readonly number[]): string[] {
-  const record: string[] = [];
-  let from = start;
-  for (let k = 0; k <= cuts.length; k++) {
-    const to = k < cuts.length ? (cuts[k] as number) : end;
-    record.push(to === from ? '' : bytes.toString('utf8', from, to));
+    record.push(
+      to === from ? '' : line !== null && to - from < 13 ? line.slice(from - start, to - start) : bytes.toString(encoding, from, to),
+    );
     from = to + 1;
   }
   return record;
@@ -445,6 +437,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   const csv = options.profile?.spec;
   // a BOM is passed over at the start of the file only: where a resumed read starts, it is data
   const startsFile = (options.resumeAt?.byte ?? 0) === 0;
+  const maxRecordSize = options.maxRecordSize ?? 1_048_576;
   const parserOptions: Options = {
     bom: startsFile,
     delimiter: options.delimiter,
@@ -457,7 +450,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
     record_delimiter: ['\r\n', '\n', '\r'],
     relax_column_count: true,
     skip_empty_lines: true,
-    max_record_size: options.maxRecordSize ?? 1_048_576,
+    max_record_size: maxRecordSize,
   };
   let api = csvApi(parserOptions);
   // csv-parse after the reader's first byte: a BOM there is data, as it was to the parser that
@@ -474,7 +467,6 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
   // The quote-free fast split (splitLines): the delimiter and the quote as bytes; -1, none.
   const delimiterByte = asciiByte(options.delimiter);
   const quoteByte = asciiByte(csv?.quote ?? '"');
-  const maxRecordSize = options.maxRecordSize ?? 1_048_576;
   const splitFast = delimiterByte >= 0 && quoteByte >= 0 && options.csvParseOnly !== true;
   // The split stopped after SPLIT_BATCH records, the window's other complete lines to follow
   // when those are read (splitAtEnd: the window is the end of the input).
@@ -590,7 +582,7 @@ function openRecordReader(path: string, options: OrderFileOptions): RecordReader
       if (lineEnd - p > maxRecordSize) return p;
       if (lineEnd === p) blank++;
       else {
-        const record = ascii ? asciiFields(bytes, p, lineEnd, cuts) : utf8Fields(bytes, p, lineEnd, cuts);
+        const record = lineFields(bytes, p, lineEnd, cuts, ascii);
         const startLine = lineCount + blank + 1;
         queue.push({
           record,

@@ -4,21 +4,12 @@
  * pairs keys up) and across the growth of every one of its arrays.
  */
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/bench/synthetic-orders.js';
 import { KeyTable, keyHash32 } from '../../src/pipeline/key-table.js';
-
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Keys with repeats: short and long, ASCII and not, one a prefix of another. */
 function keys(seed: number, n: number): string[] {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const r = next();
@@ -33,7 +24,7 @@ function keys(seed: number, n: number): string[] {
 
 function compareWithMap(table: KeyTable, list: readonly string[], seed: number): void {
   const map = new Map<string, number>();
-  const next = random(seed);
+  const next = mulberry32(seed);
   for (const key of list) {
     const value = Math.floor(next() * 3);
     const had = map.has(key);

@@ -6,20 +6,10 @@
  * resumed at record ends. Small reads put hundreds of chunk boundaries in each file.
  */
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/bench/synthetic-orders.js';
 import { openOrderFile, type FileItem, type OrderFileOptions } from '../../src/input/order-file.js';
 import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import { HEADER, writeTestFile } from '../support/files.js';
-
-/** mulberry32: the same files on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Shape {
   delimiter: string;
@@ -29,7 +19,7 @@ interface Shape {
 
 /** A file of `lines` data lines with every kind of line the split and csv-parse must agree on. */
 function generate(seed: number, lines: number, shape: Shape): Buffer {
-  const next = random(seed);
+  const next = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)] as T;
   const d = shape.delimiter;
   const parts: Buffer[] = [Buffer.from(next() < 0.3 ? `\ufeff${HEADER.replaceAll(',', d)}\n` : `${HEADER.replaceAll(',', d)}\r\n`)];
