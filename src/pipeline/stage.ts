@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ErrorLogInput, StageBatchResult, StageInput } from '../engine/types.js';
 import type { FileItem, FileRecord, FileReject, OrderFile } from '../input/order-file.js';
-import { parseOrderRecord, validateOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
+import { parseOrderRecord, validateOrder, type ParsedOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
 import { rejectedLineKey } from '../input/rejected-key.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
 import { KeyTable } from './key-table.js';
@@ -78,17 +78,61 @@ export interface FileStageResult {
 interface Batch {
   /** The file could not be read past this line (the last item of the batch). */
   stoppedAt?: { line: number; message: string } | undefined;
-  rows: Map<string, StageInput>;
   /**
-   * Each row's line, by source_key: its raw text is the error log's raw_record if the database
+   * The batch's rows in the order of their last line; a row that a later line of its key
+   * replaced is null (the last line wins, and is staged where it was read).
+   */
+  rows: Array<StageInput | null>;
+  /**
+   * Each row's line (the same index): its raw text is the error log's raw_record if the database
    * refuses the row. The item, not its text: the reader decodes a line's text only when asked.
    */
-  raw: Map<string, { readonly raw: string }>;
+  raw: Array<{ readonly raw: string } | null>;
+  /** source_key → its row's index in `rows`. */
+  at: Map<string, number>;
   errors: ErrorLogInput[];
   lines: number;
   duplicates: number;
   rejected: number;
-  checkpoint: StageCheckpoint | null;
+  /** The checkpoint after the batch's last line (numbers per line; one object per batch, at commit). */
+  endLine: number;
+  endByte: number | null;
+}
+
+/** The checkpoint a batch commits with: right after its last line. */
+function checkpointOf(b: Batch): StageCheckpoint {
+  return { line: b.endLine, byte: b.endByte };
+}
+
+/** The batch's row of `sourceKey` (its last line), if it has one. */
+function rowOf(b: Batch, sourceKey: string): { row: StageInput | null; raw: { readonly raw: string } | null } | undefined {
+  const i = b.at.get(sourceKey);
+  return i === undefined ? undefined : { row: b.rows[i] ?? null, raw: b.raw[i] ?? null };
+}
+
+/**
+ * A stage row, every property set in one order: the rows of a batch share one hidden class, so
+ * copyText and the column arrays read them at one shape. Measured: a row made by spreading the
+ * parsed order (`{ ...order, lineNo }`) made staging's own CPU (read, parse, batch, COPY text;
+ * no database, 1M rows) about 5.5 s instead of about 3 s, the COPY text alone 2.4 s instead of
+ * 1.0 s (bench/RESULTS.md, run 18).
+ */
+function stageRow(
+  order: ParsedOrder,
+  lineNo: number,
+  parseError: StageInput['parseError'],
+  attributes: string | null | undefined,
+): StageInput {
+  return {
+    sourceKey: order.sourceKey,
+    customerId: order.customerId,
+    orderDate: order.orderDate,
+    amount: order.amount,
+    currency: order.currency,
+    lineNo,
+    parseError,
+    attributes: attributes ?? undefined,
+  };
 }
 
 /**
@@ -101,7 +145,8 @@ function refusalRows(loadId: number, b: Batch, staged: StageBatchResult | null):
   const errors: ErrorLogInput[] = [];
   let rejected = 0;
   for (const refusal of staged?.refused ?? []) {
-    if (b.rows.get(refusal.sourceKey)?.parseError === undefined) rejected++;
+    const line = rowOf(b, refusal.sourceKey);
+    if (line?.row?.parseError === undefined) rejected++;
     errors.push({
       stageId: null,
       sourceKey: refusal.sourceKey,
@@ -112,7 +157,7 @@ function refusalRows(loadId: number, b: Batch, staged: StageBatchResult | null):
       phase: 'PARSE',
       code: refusal.code,
       message: refusal.message,
-      rawRecord: b.raw.get(refusal.sourceKey)?.raw ?? null,
+      rawRecord: line?.raw?.raw ?? null,
     });
   }
   return { errors, rejected };
@@ -139,7 +184,7 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 function newBatch(): Batch {
-  return { rows: new Map(), raw: new Map(), errors: [], lines: 0, duplicates: 0, rejected: 0, checkpoint: null };
+  return { rows: [], raw: [], at: new Map(), errors: [], lines: 0, duplicates: 0, rejected: 0, endLine: 0, endByte: null };
 }
 
 /**
@@ -158,19 +203,20 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   const loadId = options.loadId;
 
   const commit = async (b: Batch): Promise<void> => {
-    const rows = [...b.rows.values()];
+    const rows = b.rows.filter((r): r is StageInput => r !== null);
+    const checkpoint = checkpointOf(b);
     let attempts = 0;
     const after = await withChunkRetry(
       engine,
-      `staging lines up to ${b.checkpoint?.line ?? '?'} of ${file.path}`,
+      `staging lines up to ${checkpoint.line} of ${file.path}`,
       async () => {
         // A retry after a lost reply to COMMIT must not stage the batch twice (its PARSE rows
         // would be logged twice, its counts doubled): the checkpoint commits with the batch,
         // so if it is there, the batch is in.
-        if (attempts++ > 0 && options.committedCheckpoint !== undefined && b.checkpoint !== null) {
+        if (attempts++ > 0 && options.committedCheckpoint !== undefined) {
           const committed = await options.committedCheckpoint();
-          if (committed !== null && committed.line >= b.checkpoint.line && isStageCounts(committed.counts)) {
-            options.logger.warn({ line: b.checkpoint.line }, 'the batch had committed before its connection was lost: not staged again');
+          if (committed !== null && committed.line >= checkpoint.line && isStageCounts(committed.counts)) {
+            options.logger.warn({ line: checkpoint.line }, 'the batch had committed before its connection was lost: not staged again');
             return committed.counts;
           }
         }
@@ -189,7 +235,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
           // the checkpoint commits with the batch: a resumed load starts right after it
           await tx.addRunEvent(runId, {
             event: 'staged_checkpoint',
-            detail: { loadId, line: b.checkpoint?.line, byte: b.checkpoint?.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
+            detail: { loadId, line: checkpoint.line, byte: checkpoint.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
           });
           return next;
         });
@@ -198,8 +244,8 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     );
     Object.assign(counts, after);
     await holdAfterStep('staged_checkpoint', options.logger);
-    lastCheckpoint = b.checkpoint;
-    if (b.checkpoint !== null) options.onBatch?.(counts, b.checkpoint);
+    lastCheckpoint = checkpoint;
+    options.onBatch?.(counts, checkpoint);
   };
 
   const flush = async (): Promise<void> => {
@@ -220,7 +266,8 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
 
   const addItem = (item: FileItem): void => {
     batch.lines++;
-    batch.checkpoint = { line: item.endLine, byte: item.endByte };
+    batch.endLine = item.endLine;
+    batch.endByte = item.endByte;
     if (item.kind === 'reject') {
       batch.rejected++;
       const key = options.delimiter === undefined ? null : rejectedLineKey(item, file.header, options.delimiter);
@@ -242,7 +289,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     const parsed = item.problem == null ? parseOrderRecord(item.fields) : parseMappedRecord(item.fields, item.problem);
     let row: StageInput;
     if (parsed.ok) {
-      row = { ...parsed.order, lineNo: item.lineNo };
+      row = stageRow(parsed.order, item.lineNo, undefined, item.attributes);
     } else {
       batch.rejected++;
       const { code, message } = parsed.error;
@@ -259,23 +306,25 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
         rawRecord: item.raw,
       });
       if (parsed.sourceKey === null) return;
-      row = {
-        sourceKey: parsed.sourceKey,
-        customerId: null,
-        orderDate: null,
-        amount: null,
-        currency: null,
-        lineNo: item.lineNo,
-        parseError: { code, message },
-      };
+      // the line's other columns (a profile's `extra`) are kept also on a row staged as a parse error
+      row = stageRow(
+        { sourceKey: parsed.sourceKey, customerId: null, orderDate: null, amount: null, currency: null },
+        item.lineNo,
+        { code, message },
+        item.attributes,
+      );
     }
-    // the line's other columns (a profile's `extra`), also on a row staged as a parse error
-    const attributes = item.attributes;
-    if (attributes != null) row.attributes = attributes;
-    // Last occurrence wins within the file; within a batch the map keeps only the last.
-    if (batch.rows.delete(row.sourceKey)) batch.duplicates++;
-    batch.rows.set(row.sourceKey, row);
-    batch.raw.set(row.sourceKey, item.rawLater?.() ?? item);
+    // The last line of a key wins within the file; within a batch only its row stays, at the
+    // place of that line.
+    const before = batch.at.get(row.sourceKey);
+    if (before !== undefined) {
+      batch.duplicates++;
+      batch.rows[before] = null;
+      batch.raw[before] = null;
+    }
+    batch.at.set(row.sourceKey, batch.rows.length);
+    batch.rows.push(row);
+    batch.raw.push(item.rawLater?.() ?? item);
   };
 
   // Parsing is CPU-bound and, while the file's buffered records last, never returns to the event
