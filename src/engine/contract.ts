@@ -25,6 +25,8 @@ import type {
   FailureKind,
   FileIdentity,
   FileLayout,
+  InDatabaseChunk,
+  InDatabaseChunkQuery,
   KeysetWindow,
   LatestRawRecord,
   ManualChange,
@@ -117,6 +119,13 @@ export interface ChunkTx {
   mergeOrders(rows: ClaimedRow[], options: MergeOptions): Promise<RowFailure[]>;
   /** Write the chunk's statuses and error-log rows. */
   finalizeChunk(chunk: ChunkFinalization): Promise<void>;
+  /**
+   * Claim, MERGE and finalize DONE in one call where the engine can judge the plain rows itself
+   * (PostgreSQL: sql/postgres/migrations/012_process_chunk.sql); null when nothing was claimable.
+   * The rows it returns are still locked by the transaction, their statuses unwritten: the caller
+   * validates, merges and finalizes them with the methods above. Absent: the caller claims.
+   */
+  processInDatabase?(query: InDatabaseChunkQuery): Promise<InDatabaseChunk | null>;
 }
 
 /** An operator's audited changes (retry with corrections, recover). */

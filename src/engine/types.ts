@@ -119,6 +119,31 @@ export interface MergeOptions {
   isolationBlock: number;
 }
 
+/** ChunkTx.processInDatabase: the claim's query, the MERGE's isolation hint, the chunk's batch id. */
+export interface InDatabaseChunkQuery extends ClaimQuery, MergeOptions {
+  batchId: string;
+}
+
+/**
+ * A chunk the database processed itself (ChunkTx.processInDatabase): the claimed rows that
+ * plainly meet the business rules were merged, and those merged are DONE with the chunk's batch
+ * id; the rest comes back for the client to decide, in the same transaction.
+ */
+export interface InDatabaseChunk {
+  /** Rows claimed. */
+  claimed: number;
+  /** The highest stage_id claimed (the keyset position after this chunk). */
+  lastStageId: number;
+  /** Rows the MERGE took (done + refused). */
+  merged: number;
+  /** Rows claimed, per load. */
+  loads: Array<{ loadId: number | null; rows: number }>;
+  /** Claimed rows the database did not take as plainly valid: validateOrder judges them. */
+  toValidate: ClaimedRow[];
+  /** Rows the MERGE refused, each with the database's failure. */
+  refused: Array<{ row: ClaimedRow; failure: RowFailure }>;
+}
+
 /** What to write for each row of a chunk at the end of its transaction. */
 export interface RowOutcome {
   stageId: number;

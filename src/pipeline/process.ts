@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { ChunkTx, ClaimedRow, RowOutcome, StatusTally } from '../engine/types.js';
-import { validateOrder } from '../input/order-record.js';
+import type { ChunkTx, ClaimedRow, RowFailure, RowOutcome, StatusTally } from '../engine/types.js';
+import { validateOrder, type ValidationFailure } from '../input/order-record.js';
 import { RunAbortedError } from '../errors.js';
 import type { ProcessingPort } from './ports.js';
 import { backoffDelay, withChunkRetry, type RetryPolicy } from './retry.js';
@@ -95,6 +95,90 @@ export function isolationBlockFor(chunkSize: number, failureRate: number): numbe
   return Math.max(8, Math.min(chunkSize, block));
 }
 
+/** A row validateOrder refused: ERROR, phase VALIDATE. */
+function validationOutcome(row: ClaimedRow, problem: ValidationFailure): RowOutcome {
+  return {
+    stageId: row.stageId,
+    sourceKey: row.sourceKey,
+    status: 'ERROR',
+    attemptNo: row.attemptCount + 1,
+    transientFailures: row.transientFailures,
+    loadId: row.loadId,
+    lineNo: row.lineNo,
+    error: { phase: 'VALIDATE', code: problem.code, message: problem.message },
+  };
+}
+
+/**
+ * A row the MERGE refused: ERROR, or RETRY_WAIT with its next attempt's time for a transient
+ * failure below --max-attempts.
+ */
+function mergeFailureOutcome(row: ClaimedRow, f: RowFailure, options: ProcessOptions, now: number): RowOutcome {
+  const transient = f.kind === 'transient';
+  // --max-attempts bounds the transient failures of the row's current values (since they
+  // last changed or an operator retried the row), not every attempt it ever had
+  const transientFailures = transient ? row.transientFailures + 1 : row.transientFailures;
+  const wait = transient && transientFailures < options.maxAttempts;
+  return {
+    stageId: row.stageId,
+    sourceKey: row.sourceKey,
+    status: wait ? 'RETRY_WAIT' : 'ERROR',
+    attemptNo: row.attemptCount + 1,
+    transientFailures,
+    loadId: row.loadId,
+    lineNo: row.lineNo,
+    error: {
+      phase: 'MERGE',
+      code: f.code,
+      message:
+        transient && !wait
+          ? `${f.message} (transient; gave up after ${transientFailures} transient failures at these values, --max-attempts ${options.maxAttempts})`
+          : f.message,
+    },
+    nextAttemptAt: wait ? new Date(now + backoffDelay(transientFailures, options.rowRetryBaseMs, options.rowRetryMaxMs)) : undefined,
+  };
+}
+
+/**
+ * Validate `rows`, MERGE the valid ones and judge the refused ones: what the client does with
+ * the rows of a chunk. Returns the outcomes of the failed rows and the stage_ids merged.
+ */
+async function judgeAndMerge(
+  tx: ChunkTx,
+  rows: readonly ClaimedRow[],
+  options: ProcessOptions,
+  failureRate: number,
+): Promise<{ failed: RowOutcome[]; done: number[]; validateErrors: number; merged: number; mergeErrors: number }> {
+  const failed: RowOutcome[] = [];
+  const valid: ClaimedRow[] = [];
+  for (const row of rows) {
+    const problem = validateOrder(row);
+    if (problem === null) valid.push(row);
+    else failed.push(validationOutcome(row, problem));
+  }
+  const validateErrors = failed.length;
+  const failures = valid.length > 0 ? await tx.mergeOrders(valid, { isolationBlock: isolationBlockFor(valid.length, failureRate) }) : [];
+  if (failures.length === 0) return { failed, done: valid.map((r) => r.stageId), validateErrors, merged: valid.length, mergeErrors: 0 };
+  const byId = new Map(valid.map((r) => [r.stageId, r]));
+  const failedIds = new Set<number>();
+  const now = Date.now();
+  for (const f of failures) {
+    const row = byId.get(f.stageId);
+    if (row === undefined) throw new Error(`the MERGE reported stage_id ${f.stageId}, which is not in the chunk`);
+    failedIds.add(f.stageId);
+    failed.push(mergeFailureOutcome(row, f, options, now));
+  }
+  const done = valid.filter((r) => !failedIds.has(r.stageId)).map((r) => r.stageId);
+  return { failed, done, validateErrors, merged: valid.length, mergeErrors: failures.length };
+}
+
+function countRetryWait(failed: readonly RowOutcome[]): number {
+  let n = 0;
+  for (const f of failed) if (f.status === 'RETRY_WAIT') n++;
+  return n;
+}
+
+/** The chunk claimed to the client: claim, validate and MERGE, finalize. */
 async function processChunk(
   tx: ChunkTx,
   afterStageId: number,
@@ -105,77 +189,69 @@ async function processChunk(
   const rows = await tx.claimChunk({ afterStageId, limit: options.chunkSize, loadIds: options.loadIds });
   const last = rows[rows.length - 1];
   if (last === undefined) return null;
-
-  const failed: RowOutcome[] = [];
-  const valid: ClaimedRow[] = [];
-  for (const row of rows) {
-    const problem = validateOrder(row);
-    if (problem === null) valid.push(row);
-    else {
-      failed.push({
-        stageId: row.stageId,
-        sourceKey: row.sourceKey,
-        status: 'ERROR',
-        attemptNo: row.attemptCount + 1,
-        transientFailures: row.transientFailures,
-        loadId: row.loadId,
-        lineNo: row.lineNo,
-        error: { phase: 'VALIDATE', code: problem.code, message: problem.message },
-      });
-    }
-  }
-  const validateErrors = failed.length;
-
-  const failures = valid.length > 0 ? await tx.mergeOrders(valid, { isolationBlock: isolationBlockFor(valid.length, failureRate) }) : [];
-  const failedIds = new Set<number>();
-  let retryWait = 0;
-  if (failures.length > 0) {
-    const byId = new Map(valid.map((r) => [r.stageId, r]));
-    const now = Date.now();
-    for (const f of failures) {
-      const row = byId.get(f.stageId);
-      if (row === undefined) throw new Error(`the MERGE reported stage_id ${f.stageId}, which is not in the chunk`);
-      failedIds.add(f.stageId);
-      const transient = f.kind === 'transient';
-      // --max-attempts bounds the transient failures of the row's current values (since they
-      // last changed or an operator retried the row), not every attempt it ever had
-      const transientFailures = transient ? row.transientFailures + 1 : row.transientFailures;
-      const wait = transient && transientFailures < options.maxAttempts;
-      if (wait) retryWait++;
-      failed.push({
-        stageId: row.stageId,
-        sourceKey: row.sourceKey,
-        status: wait ? 'RETRY_WAIT' : 'ERROR',
-        attemptNo: row.attemptCount + 1,
-        transientFailures,
-        loadId: row.loadId,
-        lineNo: row.lineNo,
-        error: {
-          phase: 'MERGE',
-          code: f.code,
-          message:
-            transient && !wait
-              ? `${f.message} (transient; gave up after ${transientFailures} transient failures at these values, --max-attempts ${options.maxAttempts})`
-              : f.message,
-        },
-        nextAttemptAt: wait ? new Date(now + backoffDelay(transientFailures, options.rowRetryBaseMs, options.rowRetryMaxMs)) : undefined,
-      });
-    }
-  }
-  const done = failedIds.size === 0 ? valid.map((r) => r.stageId) : valid.filter((r) => !failedIds.has(r.stageId)).map((r) => r.stageId);
-  await tx.finalizeChunk({ batchId, done, failed });
+  const judged = await judgeAndMerge(tx, rows, options, failureRate);
+  await tx.finalizeChunk({ batchId, done: judged.done, failed: judged.failed });
+  const retryWait = countRetryWait(judged.failed);
   const own = options.ownLoad;
   return {
     claimed: rows.length,
-    done: done.length,
-    error: failed.length - retryWait,
+    done: judged.done.length,
+    error: judged.failed.length - retryWait,
     retryWait,
-    validateErrors,
-    mergeErrors: failures.length,
+    validateErrors: judged.validateErrors,
+    mergeErrors: judged.mergeErrors,
     lastStageId: last.stageId,
-    mergeFailureRate: valid.length > 0 ? failures.length / valid.length : 0,
+    mergeFailureRate: judged.merged > 0 ? judged.mergeErrors / judged.merged : 0,
     earlierLoads: own === undefined ? 0 : rows.filter((r) => !own(r.loadId)).length,
   };
+}
+
+/**
+ * The chunk processed in the database (ChunkTx.processInDatabase): the plainly valid rows are
+ * merged and DONE there; the client judges the rest as processChunk does (validateOrder, MERGE of
+ * a row the database's plain rules passed over but validateOrder accepts) and the rows the MERGE
+ * refused, and writes their statuses in the same transaction.
+ */
+async function processChunkInDatabase(
+  tx: ChunkTx & Required<Pick<ChunkTx, 'processInDatabase'>>,
+  afterStageId: number,
+  batchId: string,
+  options: ProcessOptions,
+  failureRate: number,
+): Promise<ChunkResult | null> {
+  const chunk = await tx.processInDatabase({
+    afterStageId,
+    limit: options.chunkSize,
+    loadIds: options.loadIds,
+    isolationBlock: isolationBlockFor(options.chunkSize, failureRate),
+    batchId,
+  });
+  if (chunk === null) return null;
+  const judged = await judgeAndMerge(tx, chunk.toValidate, options, failureRate);
+  const now = Date.now();
+  const failed = [...judged.failed, ...chunk.refused.map(({ row, failure }) => mergeFailureOutcome(row, failure, options, now))];
+  await tx.finalizeChunk({ batchId, done: judged.done, failed });
+  const retryWait = countRetryWait(failed);
+  const merged = chunk.merged + judged.merged;
+  const mergeErrors = chunk.refused.length + judged.mergeErrors;
+  const own = options.ownLoad;
+  let earlierLoads = 0;
+  if (own !== undefined) for (const l of chunk.loads) if (!own(l.loadId)) earlierLoads += l.rows;
+  return {
+    claimed: chunk.claimed,
+    done: chunk.claimed - failed.length,
+    error: failed.length - retryWait,
+    retryWait,
+    validateErrors: judged.validateErrors,
+    mergeErrors,
+    lastStageId: chunk.lastStageId,
+    mergeFailureRate: merged > 0 ? mergeErrors / merged : 0,
+    earlierLoads,
+  };
+}
+
+function hasInDatabase(tx: ChunkTx): tx is ChunkTx & Required<Pick<ChunkTx, 'processInDatabase'>> {
+  return tx.processInDatabase !== undefined;
 }
 
 /** A committed chunk's result rebuilt from its rows (validation and MERGE errors are not told apart). */
@@ -249,9 +325,16 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
             const committed = await engine.tallyBatch(batchId);
             if (committed.lastStageId !== null) return chunkResultFromTally(committed.tally, committed.lastStageId);
           }
-          return engine.transaction((tx) => processChunk(tx, after, batchId, { ...options, chunkSize }, failureRate), {
-            lockWaitMs: options.lockWaitMs,
-          });
+          const chunkOptions = { ...options, chunkSize };
+          return engine.transaction(
+            (tx) =>
+              hasInDatabase(tx)
+                ? processChunkInDatabase(tx, after, batchId, chunkOptions, failureRate)
+                : processChunk(tx, after, batchId, chunkOptions, failureRate),
+            {
+              lockWaitMs: options.lockWaitMs,
+            },
+          );
         },
         { policy: options.retry, logger: options.logger, signal: options.signal },
       );

@@ -12,7 +12,8 @@
 SELECT stage_id,
        source_key,
        customer_id::text AS customer_id,
-       to_char(order_date, 'YYYY-MM-DD') AS order_date,
+       -- a date BC (only an operator's SQL can store one) keeps its era: validateOrder refuses it
+       to_char(order_date, 'YYYY-MM-DD') || CASE WHEN order_date < DATE '0001-01-01' THEN ' BC' ELSE '' END AS order_date,
        amount::text AS amount,
        currency,
        attempt_count,

@@ -1,12 +1,51 @@
 import type { ChunkTx } from '../contract.js';
-import type { ChunkFinalization, ClaimQuery, ClaimedRow, MergeOptions, RowFailure } from '../types.js';
+import type {
+  ChunkFinalization,
+  ClaimQuery,
+  ClaimedRow,
+  InDatabaseChunk,
+  InDatabaseChunkQuery,
+  MergeOptions,
+  RowFailure,
+} from '../types.js';
 import { classifySqlstate, ROW_LEVEL_SQLSTATES } from './classify.js';
 import { type ClaimRow, sqlQuery, toClaimed } from './rows.js';
 import type { PgSession } from './session.js';
 
-/** One chunk on one connection: claim, merge, finalize (the functions of sql/postgres/migrations/002-004). */
-export function chunkSlice(session: PgSession): ChunkTx {
-  return {
+/** A row of process_chunk.sql: a count ('claimed', 'merged', 'load') or a stage row ('check', 'failed'). */
+interface ProcessChunkRow extends ClaimRow {
+  kind: 'claimed' | 'merged' | 'load' | 'check' | 'failed';
+  n: number | null;
+  failed_sqlstate: string | null;
+  failed_message: string | null;
+}
+
+function rowFailure(stageId: number, sqlstate: string, message: string): RowFailure {
+  return { stageId, code: sqlstate, message, kind: classifySqlstate(sqlstate) === 'transient' ? 'transient' : 'rejected' };
+}
+
+/** The rows of process_chunk.sql as one chunk (null: nothing was claimed). */
+export function toInDatabaseChunk(rows: readonly ProcessChunkRow[]): InDatabaseChunk | null {
+  const chunk: InDatabaseChunk = { claimed: 0, lastStageId: 0, merged: 0, loads: [], toValidate: [], refused: [] };
+  for (const r of rows) {
+    if (r.kind === 'claimed') {
+      chunk.claimed = r.n ?? 0;
+      chunk.lastStageId = r.stage_id;
+    } else if (r.kind === 'merged') chunk.merged = r.n ?? 0;
+    else if (r.kind === 'load') chunk.loads.push({ loadId: r.load_id, rows: r.n ?? 0 });
+    else if (r.kind === 'check') chunk.toValidate.push(toClaimed(r));
+    else chunk.refused.push({ row: toClaimed(r), failure: rowFailure(r.stage_id, r.failed_sqlstate ?? '', r.failed_message ?? '') });
+  }
+  return chunk.claimed === 0 ? null : chunk;
+}
+
+/**
+ * One chunk on one connection: claim, merge, finalize (the functions of
+ * sql/postgres/migrations/002-004), and the whole chunk in one call (012) unless `inDatabase` is
+ * false (ORDER_LOADER_PROCESS_IN_DATABASE=off, src/engine/postgres/index.ts).
+ */
+export function chunkSlice(session: PgSession, inDatabase = true): ChunkTx {
+  const slice: ChunkTx = {
     async claimChunk(query: ClaimQuery): Promise<ClaimedRow[]> {
       const { rows } = await session.query<ClaimRow>(sqlQuery('claim'), [query.afterStageId, query.limit, query.loadIds ?? null]);
       return rows.map(toClaimed);
@@ -19,12 +58,7 @@ export function chunkSlice(session: PgSession): ChunkTx {
         failed_sqlstate: string;
         failed_message: string;
       }>(sqlQuery('merge_chunk'), [rows.map((r) => r.stageId), Math.max(1, Math.floor(options.isolationBlock)), ROW_LEVEL_SQLSTATES]);
-      return failed.map((f) => ({
-        stageId: f.failed_stage_id,
-        code: f.failed_sqlstate,
-        message: f.failed_message,
-        kind: classifySqlstate(f.failed_sqlstate) === 'transient' ? 'transient' : 'rejected',
-      }));
+      return failed.map((f) => rowFailure(f.failed_stage_id, f.failed_sqlstate, f.failed_message));
     },
 
     async finalizeChunk(chunk: ChunkFinalization): Promise<void> {
@@ -49,4 +83,18 @@ export function chunkSlice(session: PgSession): ChunkTx {
       }
     },
   };
+  if (inDatabase) {
+    slice.processInDatabase = async (query: InDatabaseChunkQuery): Promise<InDatabaseChunk | null> => {
+      const { rows } = await session.query<ProcessChunkRow>(sqlQuery('process_chunk'), [
+        query.afterStageId,
+        query.limit,
+        query.loadIds ?? null,
+        Math.max(1, Math.floor(query.isolationBlock)),
+        ROW_LEVEL_SQLSTATES,
+        query.batchId,
+      ]);
+      return toInDatabaseChunk(rows);
+    };
+  }
+  return slice;
 }

@@ -24,8 +24,18 @@ export function stageCopyEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
   return env.ORDER_LOADER_STAGE_COPY !== 'off';
 }
 
+/**
+ * `ORDER_LOADER_PROCESS_IN_DATABASE=off` processes every chunk by claiming its rows to the client
+ * (claim, validateOrder, MERGE, finalize), as before order_loader_process_chunk (migration 012):
+ * a way back, and what the tests compare it with.
+ */
+export function processInDatabaseEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.ORDER_LOADER_PROCESS_IN_DATABASE !== 'off';
+}
+
 export function createPostgresEngine(connector: PgConnector): Engine {
   const copyPolicy = new StageCopyPolicy(stageCopyEnabled());
+  const inDatabase = processInDatabaseEnabled();
   const driver = pgDriver(connector);
   const withSession = withSessionOf(driver);
   const migrate = () => runMigrations(migrationHooks(driver));
@@ -33,7 +43,7 @@ export function createPostgresEngine(connector: PgConnector): Engine {
     driver,
     transactionSlices: ({ session }) => ({
       ...stagingSlice(session, copyPolicy),
-      ...chunkSlice(session),
+      ...chunkSlice(session, inDatabase),
       ...operatorSlice(session),
       ...journalSlice(session),
     }),
