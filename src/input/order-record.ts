@@ -215,8 +215,8 @@ function parsePlainRecord(fields: Record<OrderColumn, string>): ParsedOrder | nu
   const amountText = trimText(fields.amount);
   let amountValue: string | null = null;
   if (amountText !== '') {
-    if (!isCanonicalAmount(amountText)) return null;
-    amountValue = amountText;
+    amountValue = plainAmount(amountText);
+    if (amountValue === null) return null;
   }
   const currencyText = trimText(fields.currency);
   let currencyValue: string | null = null;
@@ -241,6 +241,26 @@ function isCanonicalAmount(v: string): boolean {
   const fractionDigits = v.length - point - 1;
   if (fractionDigits < 1 || fractionDigits > 2 || v.charCodeAt(v.length - 1) === 48) return false;
   return digitsAt(v, point + 1, fractionDigits) >= 0;
+}
+
+/**
+ * An amount in plain form, canonical: digits with no leading zero (or a single 0), optionally a
+ * point and one or two digits, at most STAGE_AMOUNT_INTEGER_DIGITS before the point; returned as
+ * parseAmount returns it (trailing zeros of the fraction, and a point left alone, removed: "12.50"
+ * → "12.5", "12.00" → "12"). Anything else: null (parseAmount decides). A file that writes every
+ * amount with two decimals has a tenth of them end in 0: through the schema, such a line cost
+ * several times a plain one (bench/RESULTS.md, run 18).
+ */
+function plainAmount(v: string): string | null {
+  if (isCanonicalAmount(v)) return v;
+  const point = v.indexOf('.');
+  // only a fraction ending in 0 is left to canonicalize here
+  if (point <= 0 || v.length - point - 1 > 2 || v.charCodeAt(v.length - 1) !== 48) return null;
+  let end = v.length - 1;
+  while (end > point + 1 && v.charCodeAt(end - 1) === 48) end--;
+  // v[point+1 .. end) is the fraction without its trailing zeros (empty: no point either)
+  const trimmed = end === point + 1 ? v.slice(0, point) : v.slice(0, end);
+  return isCanonicalAmount(trimmed) && digitsAt(v, point + 1, v.length - point - 1) >= 0 ? trimmed : null;
 }
 
 /** Parse one record (fields by column name; a missing optional column is an empty value). */
@@ -339,8 +359,8 @@ export function validateOrder(values: OrderValues): ValidationFailure | null {
 
 /**
  * validateOrder's common case without building the list of problems: every value present and in
- * the form parseOrderRecord returns (canonical customer_id and amount). Otherwise orderProblems
- * decides.
+ * the form parseOrderRecord returns (canonical customer_id; an amount plainAmount takes, as the
+ * database writes one: "12.50"). Otherwise orderProblems decides.
  */
 function isPlainValidOrder(values: OrderValues): boolean {
   const { customerId, orderDate, amount: value, currency: code } = values;
@@ -352,7 +372,7 @@ function isPlainValidOrder(values: OrderValues): boolean {
     digitsAt(customerId, 0, customerId.length) < 0
   )
     return false;
-  if (!isValidIsoDate(orderDate) || !isCanonicalAmount(value)) return false;
+  if (!isValidIsoDate(orderDate) || plainAmount(value) === null) return false;
   if (code.length !== 3) return false;
   for (let i = 0; i < 3; i++) {
     const c = code.charCodeAt(i);

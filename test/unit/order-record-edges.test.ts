@@ -38,6 +38,31 @@ describe('parseOrderRecord: what the fast path must not take', () => {
     expect(both({ ...base, amount: '1.05' })).toMatchObject({ ok: true, order: { amount: '1.05' } });
   });
 
+  it('an amount whose fraction ends in 0 is canonicalized as the schema does, or refused as it does', () => {
+    const expected: Array<[string, string | null]> = [
+      ['12.50', '12.5'],
+      ['12.00', '12'],
+      ['12.0', '12'],
+      ['0.00', '0'],
+      ['0.10', '0.1'],
+      ['10.00', '10'],
+      ['1234567890123456.00', '1234567890123456'],
+      ['12345678901234567.00', null], // 17 digits before the point
+      ['012.50', '12.5'], // a leading zero: the schema's path
+      ['12.500', null], // three decimals
+      ['.50', null],
+      ['12.', null],
+      ['1e2.0', null],
+      ['12.a0', null],
+      ['-12.50', '-12.5'],
+    ];
+    for (const [amount, canonical] of expected) {
+      const result = both({ ...base, amount });
+      if (canonical === null) expect(result, amount).toMatchObject({ ok: false, error: { code: 'PARSE_AMOUNT' } });
+      else expect(result, amount).toMatchObject({ ok: true, order: { amount: canonical } });
+    }
+  });
+
   it('a leap year has 29 days in February only: every other month keeps its length', () => {
     for (const order_date of ['2024-01-31', '2024-03-31', '2024-04-30', '2024-12-31', '2000-08-31']) {
       expect(both({ ...base, order_date }), order_date).toMatchObject({ ok: true, order: { orderDate: order_date } });
