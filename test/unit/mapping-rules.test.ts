@@ -85,6 +85,30 @@ describe('normalize (what preview shows of each field before its form)', () => {
   });
 });
 
+describe('null_if: members of 30 and 31 characters (the length test of the short and the long ones)', () => {
+  test('a member of each length matches itself only', () => {
+    const m30 = 'a'.repeat(30);
+    const m31 = 'b'.repeat(31);
+    const m = compileMapping(profile(`null_if: ["", "${m30}", "${m31}"]\n`));
+    const customer = (v: string) => mapRow(m, { customer_id: v }).fields.customer_id;
+    expect(customer(m30)).toBe('');
+    expect(customer(m31)).toBe('');
+    expect(customer('b'.repeat(30))).toBe('b'.repeat(30));
+    expect(customer('a'.repeat(31))).toBe('a'.repeat(31));
+    expect(customer('b'.repeat(32))).toBe('b'.repeat(32));
+    const only31 = compileMapping(profile(`null_if: ["", "${m31}", "x"]\n`));
+    expect(mapRow(only31, { customer_id: m31 }).fields.customer_id).toBe('');
+    expect(mapRow(only31, { customer_id: 'c'.repeat(31) }).fields.customer_id).toBe('c'.repeat(31));
+  });
+
+  test('NFKC output is trimmed again: a character whose NFKC form starts with a blank', () => {
+    // U+00A8 (diaeresis) is U+0020 U+0308 in NFKC
+    const m = compileMapping(profile('normalize: nfkc\n'));
+    expect(m.normalize((c) => (c === 'currency' ? '\u00a8X' : 'a')).currency).toBe('\u0308X');
+    expect(mapRow(m, { currency: '\u00a8X' }).fields.currency).toBe('\u0308X');
+  });
+});
+
 describe('keep (a profile’s when)', () => {
   test('without when every line is kept', () => {
     const m = compileMapping(profile());
@@ -156,6 +180,13 @@ describe('date masks read by a regular expression (one-or-two-digit tokens)', ()
     // read, then checked as a date
     expect(mapRow(m(), { order_date: '30.2.2026' }).problem?.code).toBe('PARSE_ORDER_DATE');
     expect(mapRow(m(), { order_date: '0.2.2026' }).problem?.code).toBe('PARSE_ORDER_DATE');
+  });
+
+  test('a two-digit token beside a one-digit one takes two digits exactly', () => {
+    const mixed = compileMapping(profile('', { order_date: '{ column: "d", date: "D.MM.YYYY" }' }));
+    expect(mapRow(mixed, { order_date: '1.02.2026' }).fields.order_date).toBe('2026-02-01');
+    expect(mapRow(mixed, { order_date: '1.2.2026' }).problem?.code).toBe('PARSE_ORDER_DATE');
+    expect(mapRow(mixed, { order_date: '1.2.26' }).problem?.code).toBe('PARSE_ORDER_DATE');
   });
 
   test('a mask with M before D and another separator', () => {
@@ -267,6 +298,12 @@ describe('amounts with a profile’s signs and separators', () => {
     expect(amount(both, '-5').fields.amount).toBe('-5');
     expect(amount(both, '▲5').fields.amount).toBe('-5');
     expect(amount(both, '5').fields.amount).toBe('5');
+    // one sign only: the form found first is taken, no second one after it
+    expect(amount(m('negative: ["()", "-"]'), '(-5)').problem?.code).toBe('PARSE_AMOUNT');
+    expect(amount(m('negative: ["-", "▲"]'), '-▲5').problem?.code).toBe('PARSE_AMOUNT');
+    // parentheses on both sides only
+    expect(amount(marks, '55)').problem?.code).toBe('PARSE_AMOUNT');
+    expect(amount(marks, '(55').problem?.code).toBe('PARSE_AMOUNT');
     const wordy = m('negative: ["minus "]');
     expect(amount(wordy, 'minus 5').fields.amount).toBe('-5');
     // the form as written, its blank too
@@ -441,11 +478,9 @@ describe('parseMappedRecord: the line is the mapping’s problem, with the other
     if (out.ok) return;
     expect(out.sourceKey).toBe('K-1');
     expect(out.issues[0]).toEqual({ column: 'amount', message: problem.message });
-    expect(out.issues.length).toBeGreaterThan(1);
     expect(out.issues.some((i) => i.column === 'currency')).toBe(true);
     expect(out.error.code).toBe('PARSE_AMOUNT');
     expect(out.error.message.startsWith(`PARSE_AMOUNT: ${problem.message}; `)).toBe(true);
-    expect(out.error.message).toContain('currency');
   });
 
   test('a missing key: no key to stage the line by', () => {
