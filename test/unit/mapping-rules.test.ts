@@ -472,15 +472,49 @@ describe('parseMappedRecord: the line is the mapping’s problem, with the other
     });
   });
 
-  test('another field invalid by the schema: both said, the mapping’s first', () => {
+  test('another field invalid by the schema: each problem said once with its code, the mapping’s first, the field it could not read not "missing"', () => {
     const out = parseMappedRecord({ ...ROW, order_date: '2026-12-01', currency: 'euro', amount: 'x' }, problem);
-    expect(out.ok).toBe(false);
-    if (out.ok) return;
-    expect(out.sourceKey).toBe('K-1');
-    expect(out.issues[0]).toEqual({ column: 'amount', message: problem.message });
-    expect(out.issues.some((i) => i.column === 'currency')).toBe(true);
-    expect(out.error.code).toBe('PARSE_AMOUNT');
-    expect(out.error.message.startsWith(`PARSE_AMOUNT: ${problem.message}; `)).toBe(true);
+    expect(out).toEqual({
+      ok: false,
+      sourceKey: 'K-1',
+      issues: [
+        { column: 'amount', message: problem.message },
+        { column: 'currency', message: 'currency is longer than 3 characters: "euro"' },
+      ],
+      error: {
+        code: 'PARSE_AMOUNT',
+        message: `PARSE_AMOUNT: ${problem.message}; PARSE_CURRENCY: currency is longer than 3 characters: "euro"`,
+      },
+    });
+  });
+
+  test('with the rules the fields that did parse break, in the order parseOrderRecord says them', () => {
+    const out = parseMappedRecord({ ...ROW, customer_id: '-1', currency: 'euro', order_date: '2026-12-01', amount: 'x' }, problem);
+    expect(!out.ok && out.error).toEqual({
+      code: 'PARSE_AMOUNT',
+      message:
+        `PARSE_AMOUNT: ${problem.message}; PARSE_CURRENCY: currency is longer than 3 characters: "euro"; ` +
+        'INVALID_CUSTOMER_ID: customer_id must be a positive integer',
+    });
+    // a field that failed the schema is not also judged by its rule
+    const both = parseMappedRecord({ ...ROW, customer_id: 'x', currency: '', order_date: '2026-12-01', amount: 'x' }, problem);
+    expect(!both.ok && both.error.message).toBe(
+      `PARSE_AMOUNT: ${problem.message}; PARSE_CUSTOMER_ID: customer_id is not an integer: "x"; INVALID_CURRENCY: currency is missing`,
+    );
+    const date = {
+      column: 'order_date' as const,
+      code: 'PARSE_ORDER_DATE',
+      message: 'order_date: "x" matches none of DD.MM.YYYY (column "d")',
+    };
+    const noKey = parseMappedRecord({ ...ROW, source_key: 'k'.repeat(101), customer_id: '', order_date: 'x' }, date);
+    expect(noKey).toMatchObject({
+      ok: false,
+      sourceKey: null,
+      error: {
+        code: 'PARSE_ORDER_DATE',
+        message: `PARSE_ORDER_DATE: ${date.message}; PARSE_SOURCE_KEY: source_key is longer than 100 characters (101); INVALID_CUSTOMER_ID: customer_id is missing`,
+      },
+    });
   });
 
   test('a missing key: no key to stage the line by', () => {
