@@ -248,6 +248,15 @@ describe('fixed-width date masks (read by position)', () => {
     expect(date('YYYYMMDD', '2026/101')).toBeNull();
   });
 
+  test('the separator right after each token is checked; a character below "0" is no digit', () => {
+    expect(date('DD.MM.YYYY', '31x12.2026')).toBeNull();
+    expect(date('YYYY.DD.MM', '2026x31.12')).toBeNull();
+    expect(date('MM/DD/YYYY', '12/31x2026')).toBeNull();
+    // "/" is "0" less one: "1/" read as digits would be the day 9
+    expect(date('YYYYMMDD', '2026011/')).toBeNull();
+    expect(date('YYYYMMDD', '202601/9')).toBeNull();
+  });
+
   test('the separators at their places, the tokens in any order', () => {
     expect(date('DD.MM.YYYY', '31.12.2026')).toBe('2026-12-31');
     expect(date('DD.MM.YYYY', '31-12-2026')).toBeNull();
@@ -345,6 +354,12 @@ describe('empty values, defaults, prefixes, const', () => {
     expect(mapRow(m, { source_key: ' A1 ' }).fields.source_key).toBe('EU-A1');
     expect(mapRow(m, { source_key: '' }).fields.source_key).toBe('');
     expect(mapRow(m, { customer_id: '-' }).fields.customer_id).toBe('9');
+  });
+
+  test('trim: false keeps the blanks around a value; other columns are trimmed', () => {
+    const m = compileMapping(profile('', { customer_id: '{ column: "c", trim: false }' }));
+    expect(mapRow(m, { customer_id: ' 7 ', currency: ' EUR ' }).fields).toMatchObject({ customer_id: ' 7 ', currency: 'EUR' });
+    expect(m.mapRecord(['K', ' 7 ', '01.12.2026', '1', ' EUR '], [0, 1, 2, 3, 4]).fields.customer_id).toBe(' 7 ');
   });
 
   test('a date or amount left empty is no problem of the mapping (the order rules say it is missing)', () => {
