@@ -543,10 +543,31 @@ export function parseMappedRecord(fields: Record<OrderColumn, string>, problem: 
       .map(({ code, message }) => ({ code, message }));
     return { ok: false, sourceKey: rest.order.sourceKey, issues: [issue], error: describeProblems([problem, ...others]) ?? problem };
   }
+  // Another field fails the schema too. rest.error cannot be quoted as one problem: with several
+  // it is already "CODE: message; …" (the code was said twice), and it calls the field the mapping
+  // could not read, left empty here, "missing". The problems one by one instead: the schema's, then
+  // the rules of the fields it read (parseOrderRecordWithSchema's order), found with values that
+  // break no rule in place of the fields that failed.
+  const failed = new Set<OrderColumn | null>([problem.column, ...rest.issues.map((i) => i.column)]);
+  const sound = { ...fields };
+  const soundValues: Record<OrderColumn, string> = {
+    source_key: 'K',
+    customer_id: '1',
+    order_date: '2000-01-01',
+    amount: '0',
+    currency: 'EUR',
+  };
+  for (const c of failed) if (c !== null) sound[c] = soundValues[c];
+  const soundRecord = parseOrderRecord(sound);
+  const rules = soundRecord.ok ? orderProblems(soundRecord.order).filter((p) => !failed.has(p.column)) : [];
+  const others = [
+    ...rest.issues.map((i) => ({ code: i.column === null ? 'PARSE' : `PARSE_${i.column.toUpperCase()}`, message: i.message })),
+    ...rules.map(({ code, message }) => ({ code, message })),
+  ];
   return {
     ok: false,
     sourceKey: rest.sourceKey,
     issues: [issue, ...rest.issues],
-    error: describeProblems([problem, rest.error]) ?? problem,
+    error: describeProblems([problem, ...others]) ?? problem,
   };
 }
