@@ -251,7 +251,7 @@ function isCanonicalAmount(v: string): boolean {
  * amount with two decimals has a tenth of them end in 0: through the schema, such a line cost
  * several times a plain one (bench/RESULTS.md, run 18).
  */
-function plainAmount(v: string): string | null {
+export function plainAmount(v: string): string | null {
   if (isCanonicalAmount(v)) return v;
   const point = v.indexOf('.');
   // only a fraction ending in 0 is left to canonicalize here

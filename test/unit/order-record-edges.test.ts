@@ -4,7 +4,15 @@
  * the fast result with the schema's (parseOrderRecordWithSchema) and says what it is.
  */
 import { describe, expect, it } from 'vitest';
-import { ORDER_COLUMNS, parseOrderRecord, parseOrderRecordWithSchema, trimText, type OrderColumn } from '../../src/input/order-record.js';
+import {
+  ORDER_COLUMNS,
+  parseAmount,
+  parseOrderRecord,
+  parseOrderRecordWithSchema,
+  plainAmount,
+  trimText,
+  type OrderColumn,
+} from '../../src/input/order-record.js';
 
 const base: Record<OrderColumn, string> = {
   source_key: 'K-1',
@@ -108,5 +116,50 @@ describe('trimText', () => {
           const v = `${before}${core}${after}`;
           expect(trimText(v), JSON.stringify(v)).toBe(v.trim());
         }
+  });
+});
+
+describe('plainAmount: the fast path’s canonical amount', () => {
+  it('returns parseAmount’s canonical text for a plain amount, null for anything the schema must judge', () => {
+    const table: Array<[string, string | null]> = [
+      ['0', '0'],
+      ['7', '7'],
+      ['12', '12'],
+      ['12.5', '12.5'],
+      ['12.05', '12.05'],
+      ['12.50', '12.5'],
+      ['12.30', '12.3'],
+      ['12.0', '12'],
+      ['12.00', '12'],
+      ['0.00', '0'],
+      ['0.10', '0.1'],
+      ['10.00', '10'],
+      ['100', '100'],
+      ['1234567890123456', '1234567890123456'],
+      ['1234567890123456.50', '1234567890123456.5'],
+      ['12345678901234567', null],
+      ['12345678901234567.00', null],
+      ['00', null],
+      ['012', null],
+      ['012.50', null],
+      ['12.500', null],
+      ['12.3.0', null],
+      ['12.', null],
+      ['.5', null],
+      ['.50', null],
+      ['', null],
+      ['-1', null],
+      ['+1', null],
+      ['1a', null],
+      ['a2.50', null],
+      ['1a.50', null],
+      ['12.5a', null],
+      ['12.a0', null],
+      ['12.a', null],
+      ['１２', null],
+    ];
+    expect(table.map(([v]) => [v, plainAmount(v)])).toEqual(table);
+    // what it returns is what the schema returns for the same text
+    for (const [v, canonical] of table) if (canonical !== null) expect(parseAmount(v), v).toEqual({ value: canonical });
   });
 });
