@@ -112,10 +112,10 @@ function rowOf(b: Batch, sourceKey: string): { row: StageInput | null; raw: { re
 
 /**
  * A stage row, every property set in one order: the rows of a batch share one hidden class, so
- * copyText and the column arrays read them at one shape. Measured: a row made by spreading the
- * parsed order (`{ ...order, lineNo }`) made staging's own CPU (read, parse, batch, COPY text;
- * no database, 1M rows) about 5.5 s instead of about 3 s, the COPY text alone 2.4 s instead of
- * 1.0 s (bench/RESULTS.md, run 18).
+ * copyText and the column arrays read them at one shape. Measured (bench/RESULTS.md, run 18;
+ * staging's own CPU: read, parse, batch, COPY text, no database, 1M rows): a row made by spreading
+ * the parsed order (`{ ...order, lineNo }`) cost about 2 s more, the COPY text alone 2.4 s
+ * against 1.0 s.
  */
 function stageRow(
   order: ParsedOrder,

@@ -10,7 +10,7 @@
  */
 import { expect } from 'vitest';
 import type { OrderLoader } from '../../src/index.js';
-import { testTargets, type TestDatabase } from '../support/databases.js';
+import { testTargets, type TestDatabase, type TestTarget } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 
@@ -155,19 +155,32 @@ async function runEdges(db: TestDatabase, inDatabase: boolean): Promise<unknown[
 // PostgreSQL only: the Oracle engine claims every chunk to the client (it has no processInDatabase)
 const pgTargets = testTargets().filter((t) => t.kind !== 'oracle');
 
+/**
+ * `run` in the database on `db`, then on a second database of the target by the client's own
+ * path: both outcomes must be equal. Returns the first.
+ */
+async function sameBothWays<T>(
+  target: TestTarget,
+  db: TestDatabase,
+  run: (db: TestDatabase, inDatabase: boolean) => Promise<T>,
+): Promise<T> {
+  const inDatabase = await run(db, true);
+  const other = await target.create();
+  let ok = false;
+  try {
+    expect(inDatabase).toEqual(await run(other, false));
+    ok = true;
+  } finally {
+    await other.dispose({ reuse: ok });
+  }
+  return inDatabase;
+}
+
 forEachTarget(
   'processing in the database on $kind',
   (target) => {
     targetTest('leaves the same stage, orders, error log and counts as the client’s own path', async ({ db }) => {
-      const inDatabase = await runScenario(db, true);
-      const other = await target.create();
-      let ok = false;
-      try {
-        expect(inDatabase).toEqual(await runScenario(other, false));
-        ok = true;
-      } finally {
-        await other.dispose({ reuse: ok });
-      }
+      const inDatabase = await sameBothWays(target, db, runScenario);
       // and the outcome is the rules': what each line should give
       const stage = inDatabase.stage as Array<{
         source_key: string;
@@ -193,15 +206,7 @@ forEachTarget(
     });
 
     targetTest('judges values set by SQL as validateOrder does, value by value', async ({ db }) => {
-      const inDatabase = await runEdges(db, true);
-      const other = await target.create();
-      let ok = false;
-      try {
-        expect(inDatabase).toEqual(await runEdges(other, false));
-        ok = true;
-      } finally {
-        await other.dispose({ reuse: ok });
-      }
+      const inDatabase = await sameBothWays(target, db, runEdges);
       const rows = inDatabase[1] as Array<{ source_key: string; process_status: string; error_code: string | null }>;
       const done = rows.filter((r) => r.process_status === 'DONE').map((r) => EDGES[Number(r.source_key.slice(1))]);
       // what the business rules accept of these; every other value ends ERROR by VALIDATE, or by the MERGE

@@ -25,7 +25,7 @@ function rowFailure(stageId: number, sqlstate: string, message: string): RowFail
 }
 
 /** The rows of process_chunk.sql as one chunk (null: nothing was claimed). */
-export function toInDatabaseChunk(rows: readonly ProcessChunkRow[]): InDatabaseChunk | null {
+function toInDatabaseChunk(rows: readonly ProcessChunkRow[]): InDatabaseChunk | null {
   const chunk: InDatabaseChunk = { claimed: 0, lastStageId: 0, merged: 0, loads: [], toValidate: [], refused: [] };
   for (const r of rows) {
     if (r.kind === 'claimed') {
