@@ -67,6 +67,15 @@ export const NAMED_MUTANTS: NamedMutant[] = [
     failOn: ['pglite', 'postgres'],
   },
   {
+    name: 'pg-stage-keeps-earlier-identical-line',
+    defect: 'a later line of a key with the values an earlier batch of the same load staged leaves the row, and the error log, on the earlier line',
+    file: 'sql/postgres/migrations/013_line_and_refusals.sql',
+    from: '\n         OR (s.load_id = p_load_id AND s.line_no < p.line_no))',
+    to: ')',
+    killedBy: { file: 'test/integration/repeated-identical-line.test.ts', testNamePattern: 'names the later line' },
+    failOn: ['pglite', 'postgres'],
+  },
+  {
     name: 'pg-retry-selects-done-rows',
     defect: 'retry sets DONE rows of the chosen load READY again (and audits them)',
     file: 'sql/postgres/queries/lock_error_rows.sql',
@@ -108,6 +117,14 @@ export const NAMED_MUTANTS: NamedMutant[] = [
     from: '\n   FOR UPDATE SKIP LOCKED',
     to: '',
     killedBy: { file: 'test/oracle/engine.recording.test.ts', testNamePattern: 'claim, merge, finalize in one transaction' },
+  },
+  {
+    name: 'oracle-stage-keeps-earlier-identical-line',
+    defect: 'Oracle: a later identical line of a key in the same load leaves the row on the earlier line',
+    file: 'sql/oracle/queries/stage_batch_update.sql',
+    from: '\n    OR (DECODE(s.load_id, :load_id, 1, 0) = 1 AND s.line_no < src.line_no)',
+    to: '',
+    killedBy: { file: 'test/oracle/statements.recording.test.ts', testNamePattern: 'staging: new keys straight into order_stage' },
   },
   {
     name: 'oracle-retry-selects-done-rows',

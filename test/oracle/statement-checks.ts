@@ -81,7 +81,7 @@ export const modelChecks: Check[] = [
       expect(fourth).toEqual({ ...counts, inserted: 2, unchanged: 1, by: 'direct', fellBack: 1 });
       // stage_id in line order; the identity values the refused inserts took are gaps (4, 5, 8)
       expect(model.stage.map((r) => [r.stage_id, r.source_key, r.amount, r.load_id, r.line_no])).toEqual([
-        [1, 'A', 99.5, 2, 2], // repeated in load 2 with the same values: untouched
+        [1, 'A', 99.5, 2, 6], // repeated in load 2 with the same values: only its line moves, to the later one
         [2, 'B', 1200, 2, 3], // unchanged and not DONE: moved to this load (stage_batch_update.sql)
         [3, 'P', null, 1, 4],
         [6, 'C', 1200, 3, 3],

@@ -242,7 +242,11 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
       's.line_no = src.line_no',
       's.updated_at = systimestamp',
     ],
-    whereAny: ['src.is_changed = 1', "(s.process_status <> 'DONE' and decode(s.load_id, :load_id, 0, 1) = 1)"],
+    whereAny: [
+      'src.is_changed = 1',
+      "(s.process_status <> 'DONE' and decode(s.load_id, :load_id, 0, 1) = 1)",
+      '(decode(s.load_id, :load_id, 1, 0) = 1 and s.line_no < src.line_no)',
+    ],
   },
   // the claimable row of one key that this load staged: HELD
   hold_rows: {

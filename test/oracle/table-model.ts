@@ -454,6 +454,8 @@ export class TableModel implements Tables {
     const known: Record<string, () => boolean> = {
       'src.is_changed = 1': () => changed,
       "(s.process_status <> 'DONE' and decode(s.load_id, :load_id, 0, 1) = 1)": () => s.process_status !== 'DONE' && s.load_id !== loadId,
+      '(decode(s.load_id, :load_id, 1, 0) = 1 and s.line_no < src.line_no)': () =>
+        s.load_id === loadId && s.line_no !== null && i.line_no !== null && s.line_no < i.line_no,
     };
     const where = outerWhere(text);
     const applies =

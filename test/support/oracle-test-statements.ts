@@ -39,6 +39,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/profile-routing.test.ts',
   'test/integration/profiles.test.ts',
   'test/integration/rejected-once.test.ts',
+  'test/integration/repeated-identical-line.test.ts',
   'test/integration/restage.test.ts',
   'test/integration/row-problems.test.ts',
   'test/integration/staging-history.test.ts',

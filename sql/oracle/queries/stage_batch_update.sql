@@ -12,7 +12,10 @@
 --                                   count against --max-attempts); attempt_count kept (every
 --                                   processing attempt, never reset; migration 002)
 --   values identical             -> untouched; when not DONE, load_id/line_no move
---                                   to this load so that the load's outcome counts it
+--                                   to this load so that the load's outcome counts it;
+--                                   a later line of the same load moves line_no to itself
+--                                   (the last line of a key is the one the error log names,
+--                                   whatever batch the earlier line was in)
 -- attributes (a CLOB, migrations/008_attributes.sql) are compared with DBMS_LOB.COMPARE after
 -- a NULL test that settles rows without attributes (the built-in format) without a LOB call; the
 -- loader writes them in canonical form, so equal attributes are equal text.
@@ -62,3 +65,4 @@ WHEN MATCHED THEN UPDATE SET
        s.updated_at         = SYSTIMESTAMP
  WHERE src.is_changed = 1
     OR (s.process_status <> 'DONE' AND DECODE(s.load_id, :load_id, 0, 1) = 1)
+    OR (DECODE(s.load_id, :load_id, 1, 0) = 1 AND s.line_no < src.line_no)
