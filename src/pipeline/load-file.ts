@@ -132,6 +132,11 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       const history = await engine.stagingHistory(identity);
       return history !== null && history.runId === runId ? history.checkpoint : null;
     },
+    // counted before the batch commits: a chunk claimed beside staging sees the rejected lines
+    // of every batch whose rows it can see
+    onBatchCounted: (counts) => {
+      run.rejected.current = counts.rejected;
+    },
     onBatch: (counts) => {
       run.rejected.current = counts.rejected;
       options.onStageProgress?.(file.path, file.bytesRead(), file.size, counts.read);

@@ -172,6 +172,15 @@ async function judgeAndMerge(
   return { failed, done, validateErrors, merged: valid.length, mergeErrors: failures.length };
 }
 
+/**
+ * Thrown inside a chunk's transaction when, once its rows are claimed, --max-errors is already
+ * exceeded: the chunk rolls back (its rows stay as they were) and the worker stops. The claim can
+ * see rows that staging committed after the worker last checked the limit; staging counts a
+ * batch's rejected lines before its COMMIT (StageFileOptions.onBatchCounted), so a claim that sees
+ * the rows of a batch past the limit always finds the limit exceeded here.
+ */
+class ClaimedPastLimit extends Error {}
+
 function countRetryWait(failed: readonly RowOutcome[]): number {
   let n = 0;
   for (const f of failed) if (f.status === 'RETRY_WAIT') n++;
@@ -185,10 +194,12 @@ async function processChunk(
   batchId: string,
   options: ProcessOptions,
   failureRate: number,
+  overLimit: () => boolean,
 ): Promise<ChunkResult | null> {
   const rows = await tx.claimChunk({ afterStageId, limit: options.chunkSize, loadIds: options.loadIds });
   const last = rows[rows.length - 1];
   if (last === undefined) return null;
+  if (overLimit()) throw new ClaimedPastLimit();
   const judged = await judgeAndMerge(tx, rows, options, failureRate);
   await tx.finalizeChunk({ batchId, done: judged.done, failed: judged.failed });
   const retryWait = countRetryWait(judged.failed);
@@ -218,6 +229,7 @@ async function processChunkInDatabase(
   batchId: string,
   options: ProcessOptions,
   failureRate: number,
+  overLimit: () => boolean,
 ): Promise<ChunkResult | null> {
   const chunk = await tx.processInDatabase({
     afterStageId,
@@ -227,6 +239,7 @@ async function processChunkInDatabase(
     batchId,
   });
   if (chunk === null) return null;
+  if (overLimit()) throw new ClaimedPastLimit(); // the merge the call made rolls back with it
   const judged = await judgeAndMerge(tx, chunk.toValidate, options, failureRate);
   const now = Date.now();
   const failed = [...judged.failed, ...chunk.refused.map(({ row, failure }) => mergeFailureOutcome(row, failure, options, now))];
@@ -292,13 +305,16 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
   const workers = engine.capabilities.concurrentConnections ? Math.max(1, options.workers) : 1;
   const chunkSize = Math.min(options.chunkSize, engine.capabilities.maxChunkSize);
 
+  const overLimit = (): boolean =>
+    options.maxErrors !== undefined && counts.error + (options.rejectedWhileStaging?.() ?? 0) > options.maxErrors;
+
   const shouldStop = (): boolean => {
     if (stopped !== null || workerFailed) return true;
     if (options.signal?.aborted === true) {
       stopped = 'interrupted';
       return true;
     }
-    if (options.maxErrors !== undefined && counts.error + (options.rejectedWhileStaging?.() ?? 0) > options.maxErrors) {
+    if (overLimit()) {
       stopped = 'max-errors';
       return true;
     }
@@ -326,18 +342,27 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
             if (committed.lastStageId !== null) return chunkResultFromTally(committed.tally, committed.lastStageId);
           }
           const chunkOptions = { ...options, chunkSize };
-          return engine.transaction(
-            (tx) =>
-              hasInDatabase(tx)
-                ? processChunkInDatabase(tx, after, batchId, chunkOptions, failureRate)
-                : processChunk(tx, after, batchId, chunkOptions, failureRate),
-            {
-              lockWaitMs: options.lockWaitMs,
-            },
-          );
+          return engine
+            .transaction(
+              (tx) =>
+                hasInDatabase(tx)
+                  ? processChunkInDatabase(tx, after, batchId, chunkOptions, failureRate, overLimit)
+                  : processChunk(tx, after, batchId, chunkOptions, failureRate, overLimit),
+              {
+                lockWaitMs: options.lockWaitMs,
+              },
+            )
+            .catch((error: unknown) => {
+              if (error instanceof ClaimedPastLimit) return 'over-limit' as const; // rolled back
+              throw error;
+            });
         },
         { policy: options.retry, logger: options.logger, signal: options.signal },
       );
+      if (result === 'over-limit') {
+        stopped ??= 'max-errors';
+        return;
+      }
       if (result === null) {
         if (after === 0) {
           if (stagingWasDone) return;

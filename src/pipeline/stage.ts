@@ -54,6 +54,13 @@ export interface StageFileOptions {
   delimiter?: string | undefined;
   /** Called after each committed batch. */
   onBatch?: ((counts: FileStageCounts, checkpoint: StageCheckpoint) => void) | undefined;
+  /**
+   * Called inside each batch's transaction, before its COMMIT, with the file's counts as they
+   * will be once it commits (again on a retry of the batch, with the same base): processing beside
+   * staging can see the batch's rows as soon as it commits, so --max-errors must already count its
+   * rejected lines by then (src/pipeline/process.ts rolls back a chunk claimed past the limit).
+   */
+  onBatchCounted?: ((counts: FileStageCounts) => void) | undefined;
   /** Counts carried over from the committed part of an interrupted run (resume). */
   initialCounts?: FileStageCounts | undefined;
   /**
@@ -232,6 +239,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
           // in line order, as the parse rejects are
           await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
           const next = addBatch(counts, b, staged, refusals.rejected);
+          options.onBatchCounted?.(next);
           // the checkpoint commits with the batch: a resumed load starts right after it
           await tx.addRunEvent(runId, {
             event: 'staged_checkpoint',
@@ -241,7 +249,10 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
         });
       },
       { policy: options.retry, logger: options.logger, signal: undefined },
-    );
+    ).catch((error: unknown) => {
+      options.onBatchCounted?.(counts); // the batch did not commit: its lines are not counted
+      throw error;
+    });
     Object.assign(counts, after);
     await holdAfterStep('staged_checkpoint', options.logger);
     lastCheckpoint = checkpoint;

@@ -132,6 +132,8 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
       "(:load_ids is null or instr(:load_ids, ',' || to_char(load_id) || ',') > 0)",
     ],
     contains: [
+      // a date BC keeps its era: 'YYYY' alone prints the year unsigned (validateOrder refuses ' BC')
+      " to_char(order_date, 'YYYY-MM-DD') || case when order_date < date '0001-01-01' then ' BC' end as order_date,",
       ' from order_stage where ',
       " order by case when process_status in ('READY', 'RETRY_WAIT') then stage_id end for update skip locked",
     ],

@@ -610,6 +610,25 @@ describe.each([false, true])('processBacklog (chunks processed in the database: 
       expect(already.txCount).toBe(0);
     });
 
+    it('a chunk whose claim sees rows staged past --max-errors rolls back: staging counted their rejected lines before they committed', async () => {
+      let rejected = 0;
+      const port = new FakePort(rows(3), {
+        // staging commits a batch with 5 rejected lines while the second chunk is being claimed:
+        // the worker checked the limit before its claim, the claim sees the batch's rows
+        lockedAtClaim: (n) => {
+          if (n === 2) rejected = 5;
+          return new Set<number>();
+        },
+      });
+      const result = await processBacklog(port, options({ chunkSize: 1, maxErrors: 2, rejectedWhileStaging: () => rejected }));
+      expect(result.stopped).toBe('max-errors');
+      expect(result.counts).toMatchObject({ chunks: 1, claimed: 1, done: 1 });
+      // the second chunk was claimed and rolled back: row 2 was not merged for good, nor row 3 claimed
+      expect(port.claims).toHaveLength(2);
+      expect(port.committed.flatMap((c) => c.done)).toEqual([1]);
+      expect([...port.pending.keys()]).toEqual([2, 3]);
+    });
+
     it('no --max-errors: every error is processed', async () => {
       const port = new FakePort([1, 2, 3].map((id) => row(id, { currency: 'bad' })));
       const result = await processBacklog(port, options({ chunkSize: 1, rejectedWhileStaging: () => 1000 }));

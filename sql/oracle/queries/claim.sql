@@ -10,6 +10,10 @@
 -- raises ORA-02014, and ROWNUM <= n is applied before the locked rows are skipped, so it
 -- returns fewer than n whenever another worker holds some of the first n.
 --
+-- order_date: 'YYYY' prints a year BC without its sign (Oracle's format models: only 'SYYYY'
+-- signs it), so a date BC that an operator set by SQL would read as the same day AD and be
+-- merged as one; ' BC' is appended (as PostgreSQL's claim.sql does), which validateOrder refuses.
+--
 -- The CASE expression is the key of the function-based index ix_order_stage_claimable
 -- (migrations/001_schema.sql), written identically so that the optimizer uses it: an index
 -- range scan from :after_stage_id, in stage_id order, over claimable rows only.
@@ -22,7 +26,7 @@ SELECT /*+ INDEX_ASC(order_stage ix_order_stage_claimable) */
        stage_id,
        source_key,
        TO_CHAR(customer_id) AS customer_id,
-       TO_CHAR(order_date, 'YYYY-MM-DD') AS order_date,
+       TO_CHAR(order_date, 'YYYY-MM-DD') || CASE WHEN order_date < DATE '0001-01-01' THEN ' BC' END AS order_date,
        TO_CHAR(amount, 'FM99999999999999990D00', 'NLS_NUMERIC_CHARACTERS=''.,''') AS amount,
        currency,
        attempt_count,
