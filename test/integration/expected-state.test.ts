@@ -25,13 +25,14 @@ function write(files: InputFile[]): string[] {
 
 forEachTarget('the state computed from the files on $kind', () => {
   targetTest('is what two rounds of files sharing keys leave, and a departure from it is reported', async ({ db }) => {
-    const first = sharedKeyFiles({ names: ['r1-a.csv', 'r1-b.csv', 'r1-c.csv'], linesPerFile: 250, keys: 300, seed: 41 });
+    const first = sharedKeyFiles({ names: ['r1-a.csv', 'r1-b.csv', 'r1-c.csv'], linesPerFile: 250, keys: 300, seed: 41, echoRate: 0.05 });
     const second = sharedKeyFiles({
       names: ['r2-a.csv', 'r2-b.csv'],
       linesPerFile: 250,
       keys: 300,
       seed: 42,
       firstCustomer: first.nextCustomer,
+      echoRate: 0.05,
     });
     const { loader } = await db.open();
     for (const round of [first.files, second.files]) {
@@ -39,6 +40,12 @@ forEachTarget('the state computed from the files on $kind', () => {
       expect(report.aborted).toBeNull();
     }
     const all = [...first.files, ...second.files];
+    // echoes: a line repeated verbatim later in its file (in a later staging batch for some)
+    const echoes = all.flatMap((f) => {
+      const lines = f.text.split('\n').slice(1);
+      return lines.filter((l, i) => l !== '' && lines.indexOf(l) < i);
+    });
+    expect(echoes.length).toBeGreaterThan(20);
     const expected = expectedState([first.files, second.files]);
     expect(expected.stats.ordersKeptFromEarlierRound).toBeGreaterThan(0);
     expect(expected.stats.lastRejectedAfterValid).toBeGreaterThan(0);

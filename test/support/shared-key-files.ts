@@ -15,7 +15,11 @@
  * | no key         | empty source_key                      | rejected, no stage row                |
  *
  * Every line has a customer_id of its own, so no two lines carry the same values: whether a
- * line changes its key's stage row never depends on where the staging batches fall.
+ * line changes its key's stage row never depends on where the staging batches fall. With
+ * `echoRate`, a line is sometimes repeated verbatim a few lines later (an *echo*; its key is then
+ * not drawn again in that file): the key's last line carries the values an earlier line of the
+ * same load staged, and its stage row and error-log rows must name the echo's line, whichever
+ * batches the two fell in (PostgreSQL migration 013).
  */
 import { mulberry32 } from '../../src/bench/synthetic-orders.js';
 import { ORDER_HEADER, type InputFile } from './expected-state.js';
@@ -32,6 +36,8 @@ export interface SharedKeyOptions {
   firstCustomer?: number;
   /** Share of bad lines (default 0.3). */
   badRate?: number;
+  /** Share of lines echoed verbatim 1 to 40 lines later (default 0: none). */
+  echoRate?: number;
 }
 
 export function sharedKeyFiles(options: SharedKeyOptions): { files: InputFile[]; nextCustomer: number } {
@@ -40,10 +46,17 @@ export function sharedKeyFiles(options: SharedKeyOptions): { files: InputFile[];
   const badRate = options.badRate ?? 0.3;
   let customer = options.firstCustomer ?? 1;
   const files: InputFile[] = [];
+  const echoRate = options.echoRate ?? 0;
   for (const name of options.names) {
     const lines = [ORDER_HEADER];
+    // keys echoed in this file (drawn no more), and the echoes waiting for their line
+    const echoed = new Set<string>();
+    const echoes: Array<{ at: number; line: string }> = [];
     for (let i = 0; i < options.linesPerFile; i++) {
-      const key = `${prefix}-${String(Math.floor(random() * options.keys)).padStart(6, '0')}`;
+      for (const e of echoes.filter((x) => x.at === i)) lines.push(e.line);
+      let key = `${prefix}-${String(Math.floor(random() * options.keys)).padStart(6, '0')}`;
+      // an echoed key's last line in this file stays its echo
+      while (echoed.has(key)) key = `${prefix}-${String(Math.floor(random() * options.keys)).padStart(6, '0')}`;
       const c = String(customer++);
       const month = String(1 + Math.floor(random() * 12)).padStart(2, '0');
       const day = String(1 + Math.floor(random() * 28)).padStart(2, '0');
@@ -77,7 +90,13 @@ export function sharedKeyFiles(options: SharedKeyOptions): { files: InputFile[];
         default:
           lines.push(`${key},${c},${date},${amount},${currency}`);
       }
+      // rejected lines (no key, or a field short) are not echoed: they never reach the stage
+      if (echoRate > 0 && bad !== 5 && bad !== 6 && random() < echoRate) {
+        echoed.add(key);
+        echoes.push({ at: Math.min(options.linesPerFile, i + 1 + Math.floor(random() * 40)), line: lines[lines.length - 1] ?? '' });
+      }
     }
+    for (const e of echoes.filter((x) => x.at >= options.linesPerFile)) lines.push(e.line);
     files.push({ name, text: `${lines.join('\n')}\n` });
   }
   return { files, nextCustomer: customer };

@@ -213,6 +213,7 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
             linesPerFile: SIZE.lines,
             keys: SIZE.keys,
             seed,
+            echoRate: 0.05, // lines repeated verbatim later, across the batches the kills cut
           });
           // a file that is not an order file: set aside to --failed-dir, whatever the kills
           const notOrders: InputFile = { name: 'r1-bb-not-orders.csv', text: 'order,amount\n1,2\n' };
@@ -222,6 +223,7 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
             keys: SIZE.keys,
             seed: seed + 1,
             firstCustomer: first.nextCustomer,
+            echoRate: 0.05,
           });
           const rounds = [[...first.files, notOrders], second.files];
           const args = loadArgs(folders, db.url);
