@@ -144,24 +144,6 @@ describe('Oracle staging through the batch table (recording connection): rows re
       .map((c) => JSON.parse(String(c.binds[0]?.detail)) as { counts: unknown; line: number });
     expect(checkpoint).toEqual([expect.objectContaining({ line: 5, counts: result.counts })]);
   });
-
-  it('the batch’s rejected lines are counted before its COMMIT (--max-errors beside staging sees them with its rows)', async () => {
-    const db = refusing('ORA-01438: value larger than specified precision allowed for this column');
-    const engine = createOracleEngineWith(db, constants, BATCH_TABLE);
-    const lines = ['A,1,2026-01-01,10,JPY', 'XB,2,2026-01-01,20,JPY', 'C,3,2026-01-01', 'D,4,2026-01-01,40,JPY'];
-    const file = await openOrderFile(writeTestFile(`${HEADER}\n${lines.join('\n')}\n`), { encoding: 'utf-8', delimiter: ',' });
-    const seen: Array<{ rejected: number; committed: boolean }> = [];
-    const result = await stageFile(engine, 41, file, {
-      loadId: 41,
-      batchSize: 10,
-      retry: DEFAULT_RETRY,
-      logger: memoryLogger().logger,
-      onBatchCounted: (counts) => seen.push({ rejected: counts.rejected, committed: db.trace().includes('1:commit') }),
-    });
-    expect(result.counts.rejected).toBe(2);
-    expect(seen).toEqual([{ rejected: 2, committed: false }]);
-    expect(db.trace().at(-1)).toBe('1:commit');
-  });
 });
 
 describe('Oracle staging through the batch table (recording connection): an update of a staged key refused by the database', () => {
