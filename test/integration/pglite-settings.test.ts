@@ -19,6 +19,12 @@ describe('PGlite data folder settings', () => {
         expect(await show('max_wal_size')).toBe('64MB');
         expect(await show('min_wal_size')).toBe('32MB');
         expect(await show('shared_buffers')).toBe('16MB');
+        // single-user mode has no WAL writer: the ring holds a transaction's WAL until its commit
+        expect(await show('wal_buffers')).toBe('16MB');
+        expect(await show('wal_init_zero')).toBe('off');
+        // what keeps a kill -9 safe is left as PostgreSQL has it
+        expect(await show('full_page_writes')).toBe('on');
+        expect(await show('synchronous_commit')).toBe('on');
         // PGlite's own parameters are kept
         expect(await show('max_worker_processes')).toBe('0');
       } finally {

@@ -110,7 +110,23 @@ function readyMadeFor(
  *   never shrinks, and every open zeroes them (fresh pages): at 64MB an open cost about 0.2 s of
  *   CPU more than at 16MB (0.42 against 0.22 s). A 1M-row load into a folder took the same time
  *   within noise (16MB: 67.7 and 69.3 s, 64MB: 65.0 and 68.2 s, alternating) with a peak RSS of
- *   367–378 MB instead of 396–411 MB (bench/RESULTS.md, run 12).
+ *   367–378 MB instead of 396–411 MB (bench/RESULTS.md, run 12);
+ * - wal_buffers 16MB (PGlite: 512kB, 1/32 of shared_buffers): single-user mode has no WAL writer,
+ *   so once the 512kB ring is full every new WAL page first writes out the oldest one: a
+ *   300,000-row load made 39,937 writes of about 8 kB each through PGlite's file system (one
+ *   JavaScript call and one syscall each). With a ring larger than a transaction's WAL (about
+ *   2 MB per staging batch or chunk), the commit writes it in a few large writes: 573 writes for
+ *   the same load. What is durable does not change: a commit still writes its WAL before it
+ *   returns (synchronous_commit stays on), and a data page still waits for its WAL;
+ * - wal_init_zero off (PostgreSQL: on): a new WAL segment is made by writing its last byte
+ *   instead of 16 MB of zeros (a 300,000-row load wrote 734 MB to pg_wal for 436 MB of WAL;
+ *   414 MB after). Recovery reads a hole as zeros, as it read the zeros; the setting exists for
+ *   copy-on-write file systems and for space guarantees under fsync, which PGlite turns off.
+ * Both together, 1,000,000 rows into a folder, 3 alternating pairs: 5–13 % less CPU in each
+ * (50.0 → 47.1 s, 57.0 → 49.4 s, 59.5 → 56.3 s; bench/RESULTS.md, run 19); peak RSS 334–372 MB.
+ * Not changed, measured or checked in run 19: full_page_writes (a kill -9 can tear a page:
+ * Linux stops a buffered write between two 4 kB pages when the process gets SIGKILL, and only the
+ * full page images repair that), wal_level minimal (the same WAL bytes for a load).
  */
 export const PGLITE_START_PARAMS = [
   ...PGlite.defaultStartParams,
@@ -120,6 +136,10 @@ export const PGLITE_START_PARAMS = [
   'min_wal_size=32MB',
   '-c',
   'shared_buffers=16MB',
+  '-c',
+  'wal_buffers=16MB',
+  '-c',
+  'wal_init_zero=off',
 ];
 
 /** bigint → number (our ids stay far below 2^53), date → 'YYYY-MM-DD' text; numeric stays text. */
