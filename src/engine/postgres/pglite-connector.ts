@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
 import { acquireFolderLock, restrictToOwner, type FolderLockOptions } from '../folder-lock.js';
@@ -51,6 +51,7 @@ export async function createPgliteConnector(
   const folderLock = await acquireFolderLock(dataDir, lock ?? { command: 'order-loader', timeoutMs: 0 });
   let db: PGliteInterface;
   try {
+    removeEmptyLockFile(dataDir);
     // under the lock: one process writes a new folder
     if (!existsSync(join(dataDir, 'PG_VERSION'))) {
       const ready = readyMadeFor(`the new database folder ${dataDir}`, readyMade, debug);
@@ -83,6 +84,24 @@ export async function createPgliteConnector(
       }
     },
   };
+}
+
+/**
+ * A process killed while PGlite was starting can leave `postmaster.pid` created but not yet
+ * written. PostgreSQL refuses to start on an empty lock file ("lock file ... is empty"), so
+ * PGlite.create failed ("PGlite failed to initialize properly") for every later command, until
+ * someone removed the file by hand (seen: kill -9 of `load` 0.4-1 s after its start, 1 folder of
+ * 5 killed 10 times each). Called under the folder lock: no process of ours has the folder open,
+ * and an empty file names no process. A lock file with content is PGlite's to judge, as before.
+ */
+function removeEmptyLockFile(dataDir: string): void {
+  const file = join(dataDir, 'postmaster.pid');
+  try {
+    const stat = statSync(file);
+    if (stat.isFile() && stat.size === 0) unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 /** The ready-made database when it is usable; else null, and `debug` says why initdb runs. */
