@@ -77,6 +77,15 @@ export const NAMED_MUTANTS: NamedMutant[] = [
     failOn: ['pglite', 'postgres'],
   },
   {
+    name: 'pg-merge-precheck-refuses-amounts-that-fit',
+    defect: 'the check before the MERGE takes amounts with one digit fewer than orders.amount holds: rows that fit are refused as overflows',
+    file: 'sql/postgres/migrations/013_line_and_refusals.sql',
+    from: '>= 10::numeric ^ amount_digits',
+    to: '>= 10::numeric ^ (amount_digits - 1)',
+    killedBy: { file: 'test/integration/refusal-precheck.test.ts', testNamePattern: 'are the rows the MERGE refuses' },
+    failOn: ['pglite', 'postgres'],
+  },
+  {
     name: 'pg-retry-selects-done-rows',
     defect: 'retry sets DONE rows of the chosen load READY again (and audits them)',
     file: 'sql/postgres/queries/lock_error_rows.sql',

@@ -63,6 +63,7 @@ describe("the Oracle job's own test statements", () => {
       'copy-staging.test.ts',
       'lock-wait.test.ts',
       'process-in-database.test.ts',
+      'refusal-precheck.test.ts',
       'stage-indexes.test.ts',
       'stage-statistics.test.ts',
     ];
