@@ -78,7 +78,8 @@ export const NAMED_MUTANTS: NamedMutant[] = [
   },
   {
     name: 'pg-merge-precheck-refuses-amounts-that-fit',
-    defect: 'the check before the MERGE takes amounts with one digit fewer than orders.amount holds: rows that fit are refused as overflows',
+    defect:
+      'the check before the MERGE takes amounts with one digit fewer than orders.amount holds: rows that fit are refused as overflows',
     file: 'sql/postgres/migrations/013_line_and_refusals.sql',
     from: '>= 10::numeric ^ amount_digits',
     to: '>= 10::numeric ^ (amount_digits - 1)',
