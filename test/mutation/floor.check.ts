@@ -1,30 +1,37 @@
 /**
  * The mutation-score floor, cheap enough for CI (`npm run test:mutation:floor`, a few seconds; it
- * runs no mutant): every module StrykerJS mutates (stryker.config.json's `mutate`) has a score in
- * test/mutation/scores.json measured on its current source and on the current tests that covered
- * or killed its mutants, and that score reaches its floor in test/mutation/floors.json. A stale
- * score fails: it says to run `npm run test:mutation` (incremental), which measures again and
- * records the scores (record.check.ts). Prints the table of docs/mutation.md.
+ * runs no mutant): in every group (scores.ts GROUPS), every module StrykerJS mutates (the group's
+ * `mutate`) has a score in the group's scores.json measured on its current source, on the current
+ * tests that covered or killed its mutants and on the group's current test list, and that score
+ * reaches its floor in the group's floors.json. A stale score fails: it says to run
+ * `npm run test:mutation:<group>` (incremental), which measures again and records the scores
+ * (record.check.ts). Prints the tables of docs/mutation.md.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { checkScores, inScope, scoreTable, type Floors, type ScoresFile } from './scores.js';
+import { checkScores, GROUPS, inScope, mutatedTwice, scoreTable, type Floors, type ScoresFile, type StrykerConfig } from './scores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const readJson = (path: string): unknown => JSON.parse(readFileSync(`${ROOT}${path}`, 'utf8'));
+const read = (path: string): string | undefined => (existsSync(`${ROOT}${path}`) ? readFileSync(`${ROOT}${path}`, 'utf8') : undefined);
+const sources = readdirSync(`${ROOT}src`, { recursive: true, encoding: 'utf8' })
+  .map((f) => `src/${f.split('\\').join('/')}`)
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+  .sort();
 
-it('every mutated rule module has a current mutation score that reaches its floor (test/mutation/floors.json)', () => {
-  const { mutate } = readJson('stryker.config.json') as { mutate: string[] };
-  const mutated = readdirSync(`${ROOT}src`, { recursive: true, encoding: 'utf8' })
-    .map((f) => `src/${f.split('\\').join('/')}`)
-    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && inScope(f, mutate))
-    .sort();
-  const scores = readJson('test/mutation/scores.json') as ScoresFile;
-  const floors = readJson('test/mutation/floors.json') as Floors;
-  console.log(scoreTable(scores, floors, mutated));
-  const problems = checkScores(scores, floors, mutated, (path) =>
-    existsSync(`${ROOT}${path}`) ? readFileSync(`${ROOT}${path}`, 'utf8') : undefined,
-  );
+it('every mutated rule module has a current mutation score that reaches its floor (each group’s floors.json)', () => {
+  const problems: string[] = [];
+  const mutatedByGroup = new Map<string, string[]>();
+  for (const group of GROUPS) {
+    const { mutate } = readJson(group.config) as StrykerConfig;
+    const mutated = sources.filter((f) => inScope(f, mutate));
+    mutatedByGroup.set(group.name, mutated);
+    const scores = readJson(group.scores) as ScoresFile;
+    const floors = readJson(group.floors) as Floors;
+    console.log(`${group.name} (${group.config}):\n${scoreTable(scores, floors, mutated)}\n`);
+    problems.push(...checkScores(group, scores, floors, mutated, read));
+  }
+  problems.push(...mutatedTwice(mutatedByGroup));
   expect(problems, 'mutation scores (docs/mutation.md)').toEqual([]);
 });

@@ -1,9 +1,13 @@
 /**
- * The mutation scores of the rule modules as committed (test/mutation/scores.json), and the check
+ * The mutation scores of the rule modules as committed (a group's scores.json), and the check
  * that CI can afford (StrykerJS itself takes minutes to hours): every mutated module has a score
  * measured on its current source and on the current text of the tests that covered or killed its
- * mutants, and that score reaches its floor (test/mutation/floors.json). A score measured on
+ * mutants, and that score reaches its floor (the group's floors.json). A score measured on
  * another text is stale: the check fails and says how to measure again, it never passes on it.
+ *
+ * The modules are measured in groups (GROUPS): each its own StrykerJS configuration, test list,
+ * incremental file, scores and floors, so that a test file added to one group's list stales the
+ * scores of that group only.
  *
  * Pure functions over texts; the files are read by record.check.ts (after a run) and
  * floor.check.ts (the check). Tested in test/unit/mutation-scores.test.ts.
@@ -36,7 +40,7 @@ export interface ModuleEntry extends ModuleScore {
   sha256: string;
   /**
    * sha256 of each test file whose tests covered or killed its mutants, as StrykerJS ran them,
-   * and of the test runner's configuration (RUNNER_CONFIG: which test files run at all).
+   * and of the group's test list (its `vitest.configFile`: which test files run at all).
    */
   tests: Record<string, string>;
 }
@@ -49,10 +53,41 @@ export interface Floors {
   modules: Record<string, number>;
 }
 
-/** The vitest configuration StrykerJS runs the tests with: a test file taken out of it lowers scores. */
-export const RUNNER_CONFIG = 'test/mutation/vitest.config.ts';
+/** What this code reads of a StrykerJS configuration file (stryker.config.json). */
+export interface StrykerConfig {
+  mutate: string[];
+  /** The test list: the vitest configuration StrykerJS runs the tests with (a test file taken out of it lowers scores). */
+  vitest: { configFile: string };
+  incrementalFile: string;
+}
 
-export const RERUN = 'npm run test:mutation (incremental: only changed code and the mutants of changed tests are tested again)';
+/** A set of modules measured together: one StrykerJS configuration, one test list, its own scores and floors. */
+export interface MutationGroup {
+  /** `npm run test:mutation:<name>` measures it; `--mode record:<name>` records it (floor.config.ts). */
+  name: string;
+  /** The StrykerJS configuration: its `mutate`, its test list and its incremental file. */
+  config: string;
+  scores: string;
+  floors: string;
+}
+
+export const GROUPS: readonly MutationGroup[] = [
+  { name: 'rules', config: 'stryker.config.json', scores: 'test/mutation/scores.json', floors: 'test/mutation/floors.json' },
+  {
+    name: 'reader',
+    config: 'stryker.reader.config.json',
+    scores: 'test/mutation/reader/scores.json',
+    floors: 'test/mutation/reader/floors.json',
+  },
+];
+
+/** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */
+export const recordCommand = (group: MutationGroup): string =>
+  `npm run test:mutation:record${group.name === 'rules' ? '' : `:${group.name}`}`;
+
+/** The command that measures a group again and records its scores. */
+export const rerun = (group: MutationGroup): string =>
+  `npm run test:mutation:${group.name} (incremental: only changed code and the mutants of changed tests are tested again)`;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -107,12 +142,12 @@ export function inScope(file: string, patterns: readonly string[]): boolean {
  * The scores after a run, from its report: the modules in the run's scope measured anew; every
  * other module keeps its previous entry (StrykerJS carries their old results over, and drops the
  * mutants of any code that changed since: a module's entry is only ever made by a run that
- * mutated it whole). `runnerConfig` is the text of RUNNER_CONFIG now.
+ * mutated it whole). `runner` is the group's test list (`vitest.configFile`) and its text now.
  */
 export function recordScores(
   report: StrykerReport,
   previous: ScoresFile,
-  runnerConfig: string,
+  runner: { path: string; text: string },
   now: Date,
 ): { scores: ScoresFile; measured: string[] } {
   const scope = report.config?.mutate ?? [];
@@ -122,7 +157,7 @@ export function recordScores(
   const measured: string[] = [];
   for (const [module, file] of Object.entries(report.files)) {
     if (!inScope(module, scope)) continue;
-    const tests: Record<string, string> = { [RUNNER_CONFIG]: sha256(runnerConfig) };
+    const tests: Record<string, string> = { [runner.path]: sha256(runner.text) };
     for (const m of file.mutants)
       for (const id of [...(m.coveredBy ?? []), ...(m.killedBy ?? [])]) {
         const testFile = fileOfTest.get(id);
@@ -142,11 +177,12 @@ export function recordScores(
 }
 
 /**
- * What is wrong with the committed scores, one line each (empty: all is well). `mutated`: the
- * modules StrykerJS mutates (stryker.config.json's `mutate` over the source files); `read`: a
- * file's current text, or undefined when it is gone.
+ * What is wrong with a group's committed scores, one line each (empty: all is well). `mutated`:
+ * the modules StrykerJS mutates (the group's `mutate` over the source files); `read`: a file's
+ * current text, or undefined when it is gone.
  */
 export function checkScores(
+  group: MutationGroup,
   scores: ScoresFile,
   floors: Floors,
   mutated: readonly string[],
@@ -157,7 +193,7 @@ export function checkScores(
     const entry = scores.modules[module];
     const floor = floors.modules[module];
     if (entry === undefined) {
-      problems.push(`${module}: never measured: run npx stryker run --mutate ${module} && npm run test:mutation:record`);
+      problems.push(`${module}: never measured: run npx stryker run ${group.config} --mutate ${module} && ${recordCommand(group)}`);
       continue;
     }
     const source = read(module);
@@ -168,15 +204,26 @@ export function checkScores(
       if (text === undefined || sha256(text) !== hash) changed.push(file);
     }
     if (changed.length > 0) {
-      problems.push(`${module}: its score (${entry.measured.slice(0, 10)}) is stale: ${changed.join(', ')} changed since: run ${RERUN}`);
+      problems.push(
+        `${module}: its score (${entry.measured.slice(0, 10)}) is stale: ${changed.join(', ')} changed since: run ${rerun(group)}`,
+      );
       continue;
     }
-    if (floor === undefined) problems.push(`${module}: no floor in test/mutation/floors.json (measured ${entry.score.toFixed(1)} %)`);
+    if (floor === undefined) problems.push(`${module}: no floor in ${group.floors} (measured ${entry.score.toFixed(1)} %)`);
     else if (entry.score < floor) problems.push(`${module}: mutation score ${entry.score.toFixed(1)} % is below its floor ${floor} %`);
   }
   for (const module of Object.keys(floors.modules))
-    if (!mutated.includes(module)) problems.push(`${module}: has a floor but is not mutated (stryker.config.json mutate)`);
+    if (!mutated.includes(module)) problems.push(`${module}: has a floor but is not mutated (${group.config} mutate)`);
   return problems;
+}
+
+/** Modules that more than one group mutates (each module is measured by one group only). */
+export function mutatedTwice(mutatedByGroup: ReadonlyMap<string, readonly string[]>): string[] {
+  const groupsOf = new Map<string, string[]>();
+  for (const [group, modules] of mutatedByGroup) for (const m of modules) groupsOf.set(m, [...(groupsOf.get(m) ?? []), group]);
+  return [...groupsOf]
+    .filter(([, groups]) => groups.length > 1)
+    .map(([module, groups]) => `${module}: mutated by more than one group (${groups.join(', ')}): name it in one mutate list`);
 }
 
 /** The score table of docs/mutation.md. */

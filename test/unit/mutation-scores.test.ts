@@ -1,13 +1,22 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   checkScores,
+  GROUPS,
   inScope,
+  mutatedTwice,
   recordScores,
-  RUNNER_CONFIG,
   sha256,
+  type MutationGroup,
   type ScoresFile,
+  type StrykerConfig,
   type StrykerReport,
 } from '../../test/mutation/scores.js';
+
+type StrykerGroupConfig = StrykerConfig & { jsonReporter: { fileName: string }; htmlReporter: { fileName: string } };
+
+const RUNNER_CONFIG = 'test/mutation/vitest.config.ts';
+const GROUP: MutationGroup = { name: 'rules', config: 'stryker.config.json', scores: 'scores.json', floors: 'floors.json' };
 
 const RULE = 'export const rule = (a: number) => a > 1;\n';
 const OTHER = 'export const other = 1;\n';
@@ -48,7 +57,8 @@ const reader =
   (path: string): string | undefined =>
     path in changes ? changes[path] : files[path];
 const NOW = new Date('2026-12-02T01:00:00Z');
-const recorded = recordScores(report(['src/rule.ts']), { modules: {} }, CONFIG, NOW).scores;
+const RUNNER = { path: RUNNER_CONFIG, text: CONFIG };
+const recorded = recordScores(report(['src/rule.ts']), { modules: {} }, RUNNER, NOW).scores;
 
 describe('recording the scores of a StrykerJS run', () => {
   it('measures the modules of the run’s scope, with the hashes of their source and of the tests that reached them', () => {
@@ -68,11 +78,11 @@ describe('recording the scores of a StrykerJS run', () => {
   it('never makes or changes an entry from results StrykerJS only carried over (a module outside the run’s scope)', () => {
     expect(Object.keys(recorded.modules)).toEqual(['src/rule.ts']);
     const earlier: ScoresFile = { modules: { 'src/other.ts': { ...recorded.modules['src/rule.ts']!, score: 12, sha256: 'old' } } };
-    const again = recordScores(report(['src/rule.ts']), earlier, CONFIG, NOW).scores;
+    const again = recordScores(report(['src/rule.ts']), earlier, RUNNER, NOW).scores;
     expect(again.modules['src/other.ts']).toEqual(earlier.modules['src/other.ts']);
     // a run over a line range measured part of a file only
-    expect(recordScores(report(['src/rule.ts:1-2']), { modules: {} }, CONFIG, NOW).measured).toEqual([]);
-    expect(recordScores(report(['src/**/*.ts']), { modules: {} }, CONFIG, NOW).measured).toEqual(['src/other.ts', 'src/rule.ts']);
+    expect(recordScores(report(['src/rule.ts:1-2']), { modules: {} }, RUNNER, NOW).measured).toEqual([]);
+    expect(recordScores(report(['src/**/*.ts']), { modules: {} }, RUNNER, NOW).measured).toEqual(['src/other.ts', 'src/rule.ts']);
   });
 });
 
@@ -80,31 +90,33 @@ describe('the floor check over the committed scores', () => {
   const floors = { modules: { 'src/rule.ts': 60 } };
 
   it('passes on a current score at or above its floor', () => {
-    expect(checkScores(recorded, floors, ['src/rule.ts'], reader())).toEqual([]);
+    expect(checkScores(GROUP, recorded, floors, ['src/rule.ts'], reader())).toEqual([]);
   });
 
   it('fails on a score below its floor, a module without a floor, a floor of a module not mutated', () => {
-    expect(checkScores(recorded, { modules: { 'src/rule.ts': 67 } }, ['src/rule.ts'], reader())).toEqual([
+    expect(checkScores(GROUP, recorded, { modules: { 'src/rule.ts': 67 } }, ['src/rule.ts'], reader())).toEqual([
       'src/rule.ts: mutation score 66.7 % is below its floor 67 %',
     ]);
-    expect(checkScores(recorded, { modules: {} }, ['src/rule.ts'], reader())).toEqual([
-      'src/rule.ts: no floor in test/mutation/floors.json (measured 66.7 %)',
+    expect(checkScores(GROUP, recorded, { modules: {} }, ['src/rule.ts'], reader())).toEqual([
+      'src/rule.ts: no floor in floors.json (measured 66.7 %)',
     ]);
-    expect(checkScores(recorded, { modules: { ...floors.modules, 'src/gone.ts': 80 } }, ['src/rule.ts'], reader())).toEqual([
+    expect(checkScores(GROUP, recorded, { modules: { ...floors.modules, 'src/gone.ts': 80 } }, ['src/rule.ts'], reader())).toEqual([
       'src/gone.ts: has a floor but is not mutated (stryker.config.json mutate)',
     ]);
   });
 
   it('fails on a mutated module never measured', () => {
-    expect(checkScores(recorded, floors, ['src/rule.ts', 'src/new.ts'], reader())).toEqual([
-      'src/new.ts: never measured: run npx stryker run --mutate src/new.ts && npm run test:mutation:record',
+    expect(checkScores(GROUP, recorded, floors, ['src/rule.ts', 'src/new.ts'], reader())).toEqual([
+      'src/new.ts: never measured: run npx stryker run stryker.config.json --mutate src/new.ts && npm run test:mutation:record',
     ]);
   });
 
   it('fails on a stale score, even one far above its floor: the source, a test that reached it, or the test list changed', () => {
-    const stale = (changes: Record<string, string | undefined>) => checkScores(recorded, floors, ['src/rule.ts'], reader(changes));
+    const stale = (changes: Record<string, string | undefined>) => checkScores(GROUP, recorded, floors, ['src/rule.ts'], reader(changes));
     expect(stale({ 'src/rule.ts': RULE.replace('>', '>=') })).toEqual([
-      expect.stringMatching(/^src\/rule\.ts: its score \(2026-12-02\) is stale: src\/rule\.ts changed since: run npm run test:mutation /),
+      expect.stringMatching(
+        /^src\/rule\.ts: its score \(2026-12-02\) is stale: src\/rule\.ts changed since: run npm run test:mutation:rules /,
+      ),
     ]);
     expect(stale({ 'test/unit/rule.test.ts': TEST.replace('toBe(true)', 'toBeDefined()') })).toEqual([
       expect.stringContaining('is stale: test/unit/rule.test.ts changed since'),
@@ -114,6 +126,54 @@ describe('the floor check over the committed scores', () => {
       expect.stringContaining(`is stale: ${RUNNER_CONFIG} changed`),
     ]);
     expect(stale({ 'src/rule.ts': undefined })).toEqual([expect.stringContaining('is stale: src/rule.ts changed')]);
+  });
+});
+
+describe('groups of modules, each with its own StrykerJS configuration and test list', () => {
+  const READER_RUNNER = 'test/mutation/reader/vitest.config.ts';
+  const readerGroup: MutationGroup = { name: 'reader', config: 'stryker.reader.config.json', scores: 's.json', floors: 'f.json' };
+  const inReader = recordScores(report(['src/rule.ts']), { modules: {} }, { path: READER_RUNNER, text: CONFIG }, NOW).scores;
+  const withReaderList = (changes: Record<string, string | undefined>) =>
+    checkScores(
+      readerGroup,
+      inReader,
+      { modules: { 'src/rule.ts': 60 } },
+      ['src/rule.ts'],
+      reader({ [READER_RUNNER]: CONFIG, ...changes }),
+    );
+
+  it('a score is stale when its own group’s test list changes, not when another group’s does', () => {
+    expect(inReader.modules['src/rule.ts']?.tests).toHaveProperty([READER_RUNNER], sha256(CONFIG));
+    expect(inReader.modules['src/rule.ts']?.tests).not.toHaveProperty([RUNNER_CONFIG]);
+    expect(withReaderList({ [RUNNER_CONFIG]: 'export default { include: [] };\n' })).toEqual([]);
+    expect(withReaderList({ [READER_RUNNER]: 'export default { include: [] };\n' })).toEqual([
+      expect.stringMatching(new RegExp(`is stale: ${READER_RUNNER} changed since: run npm run test:mutation:reader `)),
+    ]);
+    expect(checkScores(readerGroup, inReader, { modules: {} }, ['src/new.ts'], reader())).toEqual([
+      'src/new.ts: never measured: run npx stryker run stryker.reader.config.json --mutate src/new.ts && npm run test:mutation:record:reader',
+    ]);
+  });
+
+  it('a module mutated by two groups fails', () => {
+    const mutated = new Map([
+      ['rules', ['src/a.ts', 'src/b.ts']],
+      ['reader', ['src/b.ts', 'src/c.ts']],
+    ]);
+    expect(mutatedTwice(mutated)).toEqual(['src/b.ts: mutated by more than one group (rules, reader): name it in one mutate list']);
+  });
+
+  it('the committed groups keep apart their test lists, incremental files, reports, scores and floors', () => {
+    const configs = GROUPS.map(
+      (g) => JSON.parse(readFileSync(new URL(`../../${g.config}`, import.meta.url), 'utf8')) as StrykerGroupConfig,
+    );
+    const distinct = (values: string[]) => expect(new Set(values).size).toBe(GROUPS.length);
+    distinct(GROUPS.map((g) => g.name));
+    distinct(GROUPS.map((g) => g.scores));
+    distinct(GROUPS.map((g) => g.floors));
+    distinct(configs.map((c) => c.vitest.configFile));
+    distinct(configs.map((c) => c.incrementalFile));
+    distinct(configs.map((c) => c.jsonReporter.fileName));
+    distinct(configs.map((c) => c.htmlReporter.fileName));
   });
 });
 
