@@ -14,21 +14,14 @@ import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { recordingStaging } from '../support/staging-record.js';
+import { withEngineSwitch } from '../support/engine-switch.js';
 
 /** A test-only CHECK: currency 'XXX' passes the loader's parse and validation, the database refuses it while staging. */
 const REFUSE = "ALTER TABLE order_stage ADD CONSTRAINT test_refuse_xxx CHECK (currency <> 'XXX')";
 
 /** A loader over `db` with COPY staging on or off (the engine reads the switch when it opens). */
 async function openLoader(db: TestDatabase, copy: boolean, seen: StageBatchResult[]): Promise<OrderLoader> {
-  const before = process.env.ORDER_LOADER_STAGE_COPY;
-  if (copy) delete process.env.ORDER_LOADER_STAGE_COPY;
-  else process.env.ORDER_LOADER_STAGE_COPY = 'off';
-  try {
-    return (await db.openWith(recordingStaging(seen))).loader;
-  } finally {
-    if (before === undefined) delete process.env.ORDER_LOADER_STAGE_COPY;
-    else process.env.ORDER_LOADER_STAGE_COPY = before;
-  }
+  return withEngineSwitch('ORDER_LOADER_STAGE_COPY', copy, async () => (await db.openWith(recordingStaging(seen))).loader);
 }
 
 const FIRST = [

@@ -13,18 +13,11 @@ import type { OrderLoader } from '../../src/index.js';
 import { testTargets, type TestDatabase, type TestTarget } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
+import { withEngineSwitch } from '../support/engine-switch.js';
 
 /** A loader over `db` with processing in the database on or off (the engine reads the switch when it opens). */
 async function openLoader(db: TestDatabase, inDatabase: boolean): Promise<OrderLoader> {
-  const before = process.env.ORDER_LOADER_PROCESS_IN_DATABASE;
-  if (inDatabase) delete process.env.ORDER_LOADER_PROCESS_IN_DATABASE;
-  else process.env.ORDER_LOADER_PROCESS_IN_DATABASE = 'off';
-  try {
-    return (await db.openWith((engine) => engine)).loader;
-  } finally {
-    if (before === undefined) delete process.env.ORDER_LOADER_PROCESS_IN_DATABASE;
-    else process.env.ORDER_LOADER_PROCESS_IN_DATABASE = before;
-  }
+  return withEngineSwitch('ORDER_LOADER_PROCESS_IN_DATABASE', inDatabase, async () => (await db.openWith((engine) => engine)).loader);
 }
 
 const FIRST = [

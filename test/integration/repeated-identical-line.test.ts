@@ -13,18 +13,11 @@ import type { OrderLoader } from '../../src/index.js';
 import type { TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
+import { withEngineSwitch } from '../support/engine-switch.js';
 
 /** A loader over `db` with COPY staging on or off (the engine reads the switch when it opens). */
 async function openLoader(db: TestDatabase, copy: boolean): Promise<OrderLoader> {
-  const before = process.env.ORDER_LOADER_STAGE_COPY;
-  if (copy) delete process.env.ORDER_LOADER_STAGE_COPY;
-  else process.env.ORDER_LOADER_STAGE_COPY = 'off';
-  try {
-    return (await db.open()).loader;
-  } finally {
-    if (before === undefined) delete process.env.ORDER_LOADER_STAGE_COPY;
-    else process.env.ORDER_LOADER_STAGE_COPY = before;
-  }
+  return withEngineSwitch('ORDER_LOADER_STAGE_COPY', copy, async () => (await db.open()).loader);
 }
 
 // file lines (the header is line 1): BAD's and OK's last lines are 7 and 8, identical to 2 and 3

@@ -18,6 +18,7 @@ import type { OrderLoader } from '../../src/index.js';
 import { testTargets, type TestDatabase } from '../support/databases.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { recordingStaging } from '../support/staging-record.js';
+import { withEngineSwitch } from '../support/engine-switch.js';
 
 const oracle = testTargets().find((t) => t.kind === 'oracle');
 const underOracleConfig = process.env.ORDER_LOADER_TEST_ORACLE_SUITE === '1';
@@ -64,15 +65,7 @@ const CORRECTED = [
 
 /** A loader over `db` with direct staging on or off (the engine reads the switch when it is made). */
 async function openLoader(db: TestDatabase, direct: boolean, seen: StageBatchResult[]): Promise<OrderLoader> {
-  const before = process.env.ORDER_LOADER_STAGE_DIRECT;
-  if (direct) delete process.env.ORDER_LOADER_STAGE_DIRECT;
-  else process.env.ORDER_LOADER_STAGE_DIRECT = 'off';
-  try {
-    return (await db.openWith(recordingStaging(seen))).loader;
-  } finally {
-    if (before === undefined) delete process.env.ORDER_LOADER_STAGE_DIRECT;
-    else process.env.ORDER_LOADER_STAGE_DIRECT = before;
-  }
+  return withEngineSwitch('ORDER_LOADER_STAGE_DIRECT', direct, async () => (await db.openWith(recordingStaging(seen))).loader);
 }
 
 interface Outcome {
