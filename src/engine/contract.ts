@@ -121,7 +121,8 @@ export interface ChunkTx {
   finalizeChunk(chunk: ChunkFinalization): Promise<void>;
   /**
    * Claim, MERGE and finalize DONE in one call where the engine can judge the plain rows itself
-   * (PostgreSQL: sql/postgres/migrations/012_process_chunk.sql); null when nothing was claimable.
+   * (PostgreSQL: sql/postgres/migrations/012_process_chunk.sql and 014_refusals_in_database.sql,
+   * which also writes ERROR the rows the MERGE refused for good); null when nothing was claimable.
    * The rows it returns are still locked by the transaction, their statuses unwritten: the caller
    * validates, merges and finalizes them with the methods above. Absent: the caller claims.
    */

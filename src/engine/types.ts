@@ -134,13 +134,19 @@ export interface InDatabaseChunk {
   claimed: number;
   /** The highest stage_id claimed (the keyset position after this chunk). */
   lastStageId: number;
-  /** Rows the MERGE took (done + refused). */
+  /** Rows the MERGE took (done + rejected + refused). */
   merged: number;
+  /**
+   * Rows the MERGE refused for good (a SQLSTATE that is not transient), written ERROR with their
+   * error-log row by the call itself, as the client would have written them (attempt_count + 1,
+   * transient_failures unchanged, phase MERGE, the database's SQLSTATE and message).
+   */
+  rejected: number;
   /** Rows claimed, per load. */
   loads: Array<{ loadId: number | null; rows: number }>;
   /** Claimed rows the database did not take as plainly valid: validateOrder judges them. */
   toValidate: ClaimedRow[];
-  /** Rows the MERGE refused, each with the database's failure. */
+  /** Rows the MERGE refused with a transient failure, each with the database's failure: the client decides RETRY_WAIT or ERROR. */
   refused: Array<{ row: ClaimedRow; failure: RowFailure }>;
 }
 

@@ -219,9 +219,11 @@ async function processChunk(
 
 /**
  * The chunk processed in the database (ChunkTx.processInDatabase): the plainly valid rows are
- * merged and DONE there; the client judges the rest as processChunk does (validateOrder, MERGE of
- * a row the database's plain rules passed over but validateOrder accepts) and the rows the MERGE
- * refused, and writes their statuses in the same transaction.
+ * merged and DONE there, and the rows the MERGE refused for good are ERROR there (counted in
+ * `chunk.rejected`, written as mergeFailureOutcome writes a rejected row); the client judges the
+ * rest as processChunk does (validateOrder, MERGE of a row the database's plain rules passed over
+ * but validateOrder accepts) and the rows the MERGE refused with a transient failure, and writes
+ * their statuses in the same transaction.
  */
 async function processChunkInDatabase(
   tx: ChunkTx & Required<Pick<ChunkTx, 'processInDatabase'>>,
@@ -246,14 +248,14 @@ async function processChunkInDatabase(
   await tx.finalizeChunk({ batchId, done: judged.done, failed });
   const retryWait = countRetryWait(failed);
   const merged = chunk.merged + judged.merged;
-  const mergeErrors = chunk.refused.length + judged.mergeErrors;
+  const mergeErrors = chunk.rejected + chunk.refused.length + judged.mergeErrors;
   const own = options.ownLoad;
   let earlierLoads = 0;
   if (own !== undefined) for (const l of chunk.loads) if (!own(l.loadId)) earlierLoads += l.rows;
   return {
     claimed: chunk.claimed,
-    done: chunk.claimed - failed.length,
-    error: failed.length - retryWait,
+    done: chunk.claimed - chunk.rejected - failed.length,
+    error: chunk.rejected + failed.length - retryWait,
     retryWait,
     validateErrors: judged.validateErrors,
     mergeErrors,

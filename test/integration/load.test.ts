@@ -30,7 +30,11 @@ forEachTarget('load on $kind', () => {
       attempt_no: number | null;
       line_no: number | null;
       raw_record: string | null;
-    }>('SELECT source_key, phase, error_code, attempt_no, line_no, raw_record FROM order_bulk_error ORDER BY error_id');
+    }>(
+      // by line: within a chunk the database writes the MERGE's refusals before the client writes
+      // the validation failures (migration 014), so error_id order is not line order
+      'SELECT source_key, phase, error_code, attempt_no, line_no, raw_record FROM order_bulk_error ORDER BY load_id, line_no, error_id',
+    );
 
   targetTest('runs the seed-004 scenario: sample, then corrected, then reloads that change nothing', async ({ db }) => {
     const { loader } = await db.open();

@@ -51,7 +51,7 @@ export const NAMED_MUTANTS: NamedMutant[] = [
   {
     name: 'pg-process-chunk-takes-negative-amounts',
     defect: 'the database’s plain rules are wider than validateOrder’s: a negative amount is merged and DONE',
-    file: 'sql/postgres/migrations/012_process_chunk.sql',
+    file: 'sql/postgres/migrations/014_refusals_in_database.sql',
     from: 'AND s.amount >= 0 AND',
     to: 'AND s.amount >= -1e16 AND',
     killedBy: { file: 'test/integration/process-in-database.test.ts', testNamePattern: 'leaves the same stage' },
@@ -60,7 +60,7 @@ export const NAMED_MUTANTS: NamedMutant[] = [
   {
     name: 'pg-process-chunk-takes-any-currency',
     defect: 'the database’s plain rules take any currency: a lower-case or accented code is merged and DONE',
-    file: 'sql/postgres/migrations/012_process_chunk.sql',
+    file: 'sql/postgres/migrations/014_refusals_in_database.sql',
     from: `AND s.currency::text COLLATE "C" ~ '^[A-Z]{3}$'`,
     to: 'AND s.currency IS NOT NULL',
     killedBy: { file: 'test/integration/process-in-database.test.ts', testNamePattern: 'judges values set by SQL' },
@@ -84,6 +84,16 @@ export const NAMED_MUTANTS: NamedMutant[] = [
     from: '>= 10::numeric ^ amount_digits',
     to: '>= 10::numeric ^ (amount_digits - 1)',
     killedBy: { file: 'test/integration/refusal-precheck.test.ts', testNamePattern: 'are the rows the MERGE refuses' },
+    failOn: ['pglite', 'postgres'],
+  },
+  {
+    name: 'pg-process-chunk-writes-transient-refusals-error',
+    defect:
+      'the chunk call is not told which SQLSTATEs are transient: a row that timed out on a lock is written ERROR by the database instead of waiting in RETRY_WAIT',
+    file: 'src/engine/postgres/chunk.ts',
+    from: '        TRANSIENT_SQLSTATE_LIST,\n',
+    to: '        [],\n',
+    killedBy: { file: 'test/integration/lock-wait.test.ts', testNamePattern: 'that row waits in RETRY_WAIT and every other row' },
     failOn: ['pglite', 'postgres'],
   },
   {

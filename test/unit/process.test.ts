@@ -16,6 +16,7 @@ import type {
   FailureKind,
   MergeOptions,
   RowFailure,
+  RowOutcome,
   StatusTally,
 } from '../../src/engine/types.js';
 import { RunAbortedError } from '../../src/errors.js';
@@ -114,6 +115,7 @@ class FakePort implements ProcessingPort {
     const held: number[] = [];
     let finalization: ChunkFinalization | undefined;
     const doneInDatabase: number[] = [];
+    const rejectedInDatabase: RowOutcome[] = [];
     let batchInDatabase = '';
     const tx: ChunkTx = {
       claimChunk: async (query) => {
@@ -158,7 +160,25 @@ class FakePort implements ProcessingPort {
         const failures =
           taken.length > 0 ? await tx.mergeOrders(taken, { isolationBlock: Math.min(query.isolationBlock, taken.length) }) : [];
         const byId = new Map(claimed.map((r) => [r.stageId, r]));
-        const refused = failures.map((failure) => ({ row: byId.get(failure.stageId) ?? row(failure.stageId), failure }));
+        // a row refused for good is written ERROR by the database itself (migration 014), as
+        // mergeFailureOutcome would write it; only the transient ones come back
+        const refused = failures
+          .filter((f) => f.kind === 'transient')
+          .map((failure) => ({ row: byId.get(failure.stageId) ?? row(failure.stageId), failure }));
+        for (const f of failures) {
+          if (f.kind === 'transient') continue;
+          const r = byId.get(f.stageId) ?? row(f.stageId);
+          rejectedInDatabase.push({
+            stageId: r.stageId,
+            sourceKey: r.sourceKey,
+            status: 'ERROR',
+            attemptNo: r.attemptCount + 1,
+            transientFailures: r.transientFailures,
+            loadId: r.loadId,
+            lineNo: r.lineNo,
+            error: { phase: 'MERGE', code: f.code, message: f.message },
+          });
+        }
         const failedIds = new Set(failures.map((f) => f.stageId));
         for (const r of taken) if (!failedIds.has(r.stageId)) doneInDatabase.push(r.stageId);
         const loads = new Map<number | null, number>();
@@ -167,6 +187,7 @@ class FakePort implements ProcessingPort {
           claimed: claimed.length,
           lastStageId: last.stageId,
           merged: taken.length,
+          rejected: failures.length - refused.length,
           loads: [...loads].map(([loadId, n]) => ({ loadId, rows: n })),
           toValidate: claimed.filter((r) => !plain(r)),
           refused,
@@ -177,10 +198,14 @@ class FakePort implements ProcessingPort {
       const result = await fn(tx);
       const failure = this.fake.failBeforeCommit?.(txNo);
       if (failure !== undefined) throw failure;
-      if (doneInDatabase.length > 0) {
-        // the rows the database made DONE, before those the client finalized
+      if (doneInDatabase.length > 0 || rejectedInDatabase.length > 0) {
+        // the rows the database made DONE or ERROR, before those the client finalized
         finalization = finalization ?? { batchId: batchInDatabase, done: [], failed: [] };
-        finalization = { ...finalization, done: [...doneInDatabase, ...finalization.done] };
+        finalization = {
+          ...finalization,
+          done: [...doneInDatabase, ...finalization.done],
+          failed: [...rejectedInDatabase, ...finalization.failed],
+        };
       }
       if (finalization !== undefined) {
         this.committed.push(finalization);
@@ -409,7 +434,9 @@ describe.each([false, true])('processBacklog (chunks processed in the database: 
       const result = await processBacklog(port, options({ maxAttempts: 5 }));
       expect(result.counts).toEqual({ chunks: 1, claimed: 5, done: 2, error: 2, retryWait: 1, validateErrors: 1, mergeErrors: 2 });
       expect(port.committed[0]?.done).toEqual([1, 5]);
-      expect(port.committed[0]?.failed.map((f) => [f.stageId, f.status, f.error?.phase])).toEqual([
+      // in stage_id order: the database writes the rows it refused for good itself (migration 014)
+      const failed = [...(port.committed[0]?.failed ?? [])].sort((a, b) => a.stageId - b.stageId);
+      expect(failed.map((f) => [f.stageId, f.status, f.error?.phase])).toEqual([
         [2, 'ERROR', 'VALIDATE'],
         [3, 'ERROR', 'MERGE'],
         [4, 'RETRY_WAIT', 'MERGE'],
@@ -693,7 +720,9 @@ describe.each([false, true])('processBacklog (chunks processed in the database: 
       // the database's MERGE of 1 and 4, then the client's of 2 (3 fails validation)
       expect(port.merges.map((m) => m.stageIds)).toEqual([[1, 4], [2]]);
       expect(port.committed[0]?.done).toEqual([1, 4, 2]);
-      expect(port.committed[0]?.failed.map((f) => [f.stageId, f.status, f.error?.phase])).toEqual([[3, 'ERROR', 'VALIDATE']]);
+      // in stage_id order: the database writes the rows it refused for good itself (migration 014)
+      const failed = [...(port.committed[0]?.failed ?? [])].sort((a, b) => a.stageId - b.stageId);
+      expect(failed.map((f) => [f.stageId, f.status, f.error?.phase])).toEqual([[3, 'ERROR', 'VALIDATE']]);
       expect(result.counts).toEqual({ chunks: 1, claimed: 4, done: 3, error: 1, retryWait: 0, validateErrors: 1, mergeErrors: 0 });
     });
 

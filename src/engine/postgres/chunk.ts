@@ -8,13 +8,13 @@ import type {
   MergeOptions,
   RowFailure,
 } from '../types.js';
-import { classifySqlstate, ROW_LEVEL_SQLSTATES } from './classify.js';
+import { classifySqlstate, ROW_LEVEL_SQLSTATES, TRANSIENT_SQLSTATE_LIST } from './classify.js';
 import { type ClaimRow, sqlQuery, toClaimed } from './rows.js';
 import type { PgSession } from './session.js';
 
-/** A row of process_chunk.sql: a count ('claimed', 'merged', 'load') or a stage row ('check', 'failed'). */
+/** A row of process_chunk.sql: a count ('claimed', 'merged', 'rejected', 'load') or a stage row ('check', 'failed'). */
 interface ProcessChunkRow extends ClaimRow {
-  kind: 'claimed' | 'merged' | 'load' | 'check' | 'failed';
+  kind: 'claimed' | 'merged' | 'rejected' | 'load' | 'check' | 'failed';
   n: number | null;
   failed_sqlstate: string | null;
   failed_message: string | null;
@@ -26,12 +26,13 @@ function rowFailure(stageId: number, sqlstate: string, message: string): RowFail
 
 /** The rows of process_chunk.sql as one chunk (null: nothing was claimed). */
 function toInDatabaseChunk(rows: readonly ProcessChunkRow[]): InDatabaseChunk | null {
-  const chunk: InDatabaseChunk = { claimed: 0, lastStageId: 0, merged: 0, loads: [], toValidate: [], refused: [] };
+  const chunk: InDatabaseChunk = { claimed: 0, lastStageId: 0, merged: 0, rejected: 0, loads: [], toValidate: [], refused: [] };
   for (const r of rows) {
     if (r.kind === 'claimed') {
       chunk.claimed = r.n ?? 0;
       chunk.lastStageId = r.stage_id;
     } else if (r.kind === 'merged') chunk.merged = r.n ?? 0;
+    else if (r.kind === 'rejected') chunk.rejected = r.n ?? 0;
     else if (r.kind === 'load') chunk.loads.push({ loadId: r.load_id, rows: r.n ?? 0 });
     else if (r.kind === 'check') chunk.toValidate.push(toClaimed(r));
     else chunk.refused.push({ row: toClaimed(r), failure: rowFailure(r.stage_id, r.failed_sqlstate ?? '', r.failed_message ?? '') });
@@ -92,6 +93,7 @@ export function chunkSlice(session: PgSession, inDatabase = true): ChunkTx {
         Math.max(1, Math.floor(query.isolationBlock)),
         ROW_LEVEL_SQLSTATES,
         query.batchId,
+        TRANSIENT_SQLSTATE_LIST,
       ]);
       return toInDatabaseChunk(rows);
     };

@@ -14,6 +14,13 @@ const TRANSIENT_SQLSTATES = new Set([
   '23505', // unique_violation: in a MERGE by source_key, another session inserted the same key
 ]);
 
+/**
+ * The transient SQLSTATEs as a list, for order_loader_process_chunk's p_transient
+ * (sql/postgres/migrations/014_refusals_in_database.sql): a row the MERGE refused with any other
+ * code is written ERROR there; the function has no copy of its own.
+ */
+export const TRANSIENT_SQLSTATE_LIST: readonly string[] = [...TRANSIENT_SQLSTATES];
+
 const FATAL_CLASSES = new Set(['08', '53', '57', '58', 'XX']);
 
 /**
