@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyPgError, classifySqlstate, sqlstateOf } from '../../src/engine/postgres/classify.js';
+import { classifyPgError, classifySqlstate, sqlstateOf, TRANSIENT_SQLSTATE_LIST } from '../../src/engine/postgres/classify.js';
 
 /** An error as node-postgres raises it: the server's SQLSTATE (or Node's socket code) as `code`. */
 const pgError = (code: string, message: string) => Object.assign(new Error(message), { code });
@@ -10,6 +10,12 @@ describe('PostgreSQL SQLSTATEs by consequence (classifySqlstate)', () => {
     expect(classifySqlstate('40P01')).toBe('transient'); // deadlock_detected
     expect(classifySqlstate('55P03')).toBe('transient'); // lock_not_available (lock_timeout)
     expect(classifySqlstate('23505')).toBe('transient'); // unique_violation: another session inserted the key
+  });
+
+  it('the list passed to order_loader_process_chunk (p_transient) is exactly the transient codes', () => {
+    // the database writes ERROR every refusal whose SQLSTATE is not in it (migration 014)
+    expect([...TRANSIENT_SQLSTATE_LIST].sort()).toEqual(['23505', '40001', '40P01', '55P03']);
+    for (const code of TRANSIENT_SQLSTATE_LIST) expect(classifySqlstate(code), code).toBe('transient');
   });
 
   it('the fatal classes, whatever the code inside them: the chunk rolls back and is retried', () => {
