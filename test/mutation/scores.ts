@@ -79,6 +79,12 @@ export const GROUPS: readonly MutationGroup[] = [
     scores: 'test/mutation/reader/scores.json',
     floors: 'test/mutation/reader/floors.json',
   },
+  {
+    name: 'profile',
+    config: 'stryker.profile.config.json',
+    scores: 'test/mutation/profile/scores.json',
+    floors: 'test/mutation/profile/floors.json',
+  },
 ];
 
 /** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */

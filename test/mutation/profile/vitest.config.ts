@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+/**
+ * The tests StrykerJS runs against each mutant of the profile group (stryker.profile.config.json):
+ * the unit tests of the load profiles' schema (src/input/profile/schema.ts) and field mapping
+ * (src/input/profile/mapping.ts). No database, as in the other groups. A list of its own: a test
+ * file added here stales the scores of this group only (docs/mutation.md, "Groups").
+ *
+ * Kept short: the schema's zod objects are built when the module loads, each of their mutants is
+ * static, and StrykerJS runs every test of the list for each of them (3 files, 120 tests, about 5 s).
+ * Each file builds its profiles and mappings inside its tests (code run while a file is collected
+ * makes static mutants). Not here: profile-mapping-fast.test.ts (12 s: ten cases of 20,000 random
+ * amounts, every date of a mask's range), which made a static mutant of the schema cost about 30 s.
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('../../..', import.meta.url)),
+  test: {
+    include: ['test/unit/{load-profile,profile,mapping-rules}.test.ts'],
+    globalSetup: ['test/mutation/global-setup.ts'],
+    testTimeout: 60_000,
+  },
+});
