@@ -64,6 +64,7 @@ describe("the Oracle job's own test statements", () => {
       'lock-wait.test.ts',
       'process-in-database.test.ts',
       'refusal-precheck.test.ts',
+      'refusals-in-database-adversary.test.ts',
       'stage-indexes.test.ts',
       'stage-statistics.test.ts',
     ];
