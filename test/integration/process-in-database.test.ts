@@ -9,16 +9,10 @@
  * 'infinity', NaN, a lower-case or accented currency), the same judgement of each value.
  */
 import { expect } from 'vitest';
-import type { OrderLoader } from '../../src/index.js';
-import { testTargets, type TestDatabase, type TestTarget } from '../support/databases.js';
+import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
-import { withEngineSwitch } from '../support/engine-switch.js';
-
-/** A loader over `db` with processing in the database on or off (the engine reads the switch when it opens). */
-async function openLoader(db: TestDatabase, inDatabase: boolean): Promise<OrderLoader> {
-  return withEngineSwitch('ORDER_LOADER_PROCESS_IN_DATABASE', inDatabase, async () => (await db.openWith((engine) => engine)).loader);
-}
+import { openProcessingLoader, sameBothWays } from '../support/processing-both-ways.js';
 
 const FIRST = [
   'A1,1,2026-01-01,10,JPY',
@@ -77,7 +71,7 @@ async function snapshot(db: TestDatabase): Promise<Omit<Outcome, 'reports'>> {
 
 /** The first file, the corrections, then a retry of every ERROR row (the overflow's row is corrected by then). */
 async function runScenario(db: TestDatabase, inDatabase: boolean): Promise<Outcome> {
-  const loader = await openLoader(db, inDatabase);
+  const loader = await openProcessingLoader(db, inDatabase);
   const reports: unknown[] = [];
   for (const lines of [FIRST, CORRECTED]) {
     const report = await loader.load([writeTestFile(`${HEADER}\n${lines.join('\n')}\n`)], { chunkSize: 5 });
@@ -128,7 +122,7 @@ const EDGES: Array<[column: 'customer_id' | 'order_date' | 'amount' | 'currency'
 ];
 
 async function runEdges(db: TestDatabase, inDatabase: boolean): Promise<unknown[]> {
-  const loader = await openLoader(db, inDatabase);
+  const loader = await openProcessingLoader(db, inDatabase);
   const base = { customer_id: '7', order_date: "'2026-01-01'", amount: '10', currency: "'JPY'" };
   for (const [i, [column, value]] of EDGES.entries()) {
     const v = { ...base, [column]: value };
@@ -147,27 +141,6 @@ async function runEdges(db: TestDatabase, inDatabase: boolean): Promise<unknown[
 
 // PostgreSQL only: the Oracle engine claims every chunk to the client (it has no processInDatabase)
 const pgTargets = testTargets().filter((t) => t.kind !== 'oracle');
-
-/**
- * `run` in the database on `db`, then on a second database of the target by the client's own
- * path: both outcomes must be equal. Returns the first.
- */
-async function sameBothWays<T>(
-  target: TestTarget,
-  db: TestDatabase,
-  run: (db: TestDatabase, inDatabase: boolean) => Promise<T>,
-): Promise<T> {
-  const inDatabase = await run(db, true);
-  const other = await target.create();
-  let ok = false;
-  try {
-    expect(inDatabase).toEqual(await run(other, false));
-    ok = true;
-  } finally {
-    await other.dispose({ reuse: ok });
-  }
-  return inDatabase;
-}
 
 forEachTarget(
   'processing in the database on $kind',

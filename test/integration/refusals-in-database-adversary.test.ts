@@ -14,11 +14,10 @@
  * that makes it fail (verified by applying it).
  */
 import { expect } from 'vitest';
-import type { OrderLoader } from '../../src/index.js';
-import { testTargets, type TestDatabase, type TestTarget } from '../support/databases.js';
+import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
-import { withEngineSwitch } from '../support/engine-switch.js';
+import { openProcessingLoader, sameBothWays } from '../support/processing-both-ways.js';
 import { failingKeys } from '../support/transient-failures.js';
 import { lostCommitReplies } from '../support/fault-engine.js';
 
@@ -50,10 +49,6 @@ const FAIL_FIRST: Record<string, string> = {
   R34: '55P03',
 };
 
-async function openLoader(db: TestDatabase, inDatabase: boolean): Promise<OrderLoader> {
-  return withEngineSwitch('ORDER_LOADER_PROCESS_IN_DATABASE', inDatabase, async () => (await db.openWith((engine) => engine)).loader);
-}
-
 async function snapshot(db: TestDatabase): Promise<unknown[]> {
   return [
     await db.sql(
@@ -80,7 +75,7 @@ async function snapshot(db: TestDatabase): Promise<unknown[]> {
 async function runMixed(db: TestDatabase, inDatabase: boolean): Promise<{ reports: unknown[]; state: unknown[] }> {
   const keys = await failingKeys(db);
   for (const [key, code] of Object.entries(FAIL_FIRST)) await keys.fail(key, code);
-  const loader = await openLoader(db, inDatabase);
+  const loader = await openProcessingLoader(db, inDatabase);
   const reports: unknown[] = [];
   const first = await loader.load([writeTestFile(`${HEADER}\n${LINES.join('\n')}\n`)], { chunkSize: 10, workers: 1 });
   reports.push(first.process, first.exitCode);
@@ -94,23 +89,6 @@ async function runMixed(db: TestDatabase, inDatabase: boolean): Promise<{ report
 }
 
 const pgTargets = testTargets().filter((t) => t.kind !== 'oracle'); // processInDatabase is PostgreSQL's
-
-async function sameBothWays<T>(
-  target: TestTarget,
-  db: TestDatabase,
-  run: (db: TestDatabase, inDatabase: boolean) => Promise<T>,
-): Promise<T> {
-  const inDatabase = await run(db, true);
-  const other = await target.create();
-  let ok = false;
-  try {
-    expect(inDatabase).toEqual(await run(other, false));
-    ok = true;
-  } finally {
-    await other.dispose({ reuse: ok });
-  }
-  return inDatabase;
-}
 
 interface StageRow {
   source_key: string;
