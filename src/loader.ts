@@ -25,6 +25,8 @@ import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/
 import { createLogger } from './log.js';
 import { guessProfile, type ProfileGuess } from './input/guess/index.js';
 import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
+import type { OperatorPort } from './pipeline/ports.js';
+import { retryingTransient } from './pipeline/retry.js';
 import { countErrorCodes, type ErrorCodeCount } from './pipeline/error-codes.js';
 import {
   DEFAULT_LOAD_OPTIONS,
@@ -327,7 +329,13 @@ export class OrderLoader {
   ): Promise<{ retry: ManualChangeReport; process: ProcessReport | null }> {
     // a dry run changes nothing: no run record
     if (request.dryRun)
-      return { retry: await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal }), process: null };
+      return {
+        retry: await retryRows(this.operatorPort('retry', this.loadOptions(options)), request, {
+          batchSize: options.chunkSize,
+          signal: options.signal,
+        }),
+        process: null,
+      };
     checkRetryRequest(request);
     const o = this.loadOptions(options);
     // the processing that follows is part of this `retry` run (its events, its end)
@@ -341,7 +349,7 @@ export class OrderLoader {
     let handedOver = false;
     try {
       // one batch of rows per transaction, as large as a processing chunk
-      const retry = await retryRows(this.engine, request, { batchSize: options.chunkSize, signal: options.signal });
+      const retry = await retryRows(this.operatorPort('retry', o), request, { batchSize: options.chunkSize, signal: options.signal });
       const rows = retry.count;
       await run.event('retried', { rows });
       if (options.process === false || rows === 0) {
@@ -357,7 +365,8 @@ export class OrderLoader {
   }
 
   async recover(request: RecoverRequest): Promise<ManualChangeReport> {
-    if (request.dryRun) return recoverRows(this.engine, request);
+    const port = this.operatorPort('recover', this.loadOptions({}));
+    if (request.dryRun) return recoverRows(port, request);
     const run = await startRecordedRun(
       this.engine,
       'recover',
@@ -368,7 +377,7 @@ export class OrderLoader {
       },
     );
     try {
-      const report = await recoverRows(this.engine, request);
+      const report = await recoverRows(port, request);
       await run.event('recovered', { rows: report.changes.length });
       await run.complete({ recovered: report.changes.length });
       return report;
@@ -459,6 +468,11 @@ export class OrderLoader {
 
   close(): Promise<void> {
     return this.engine.close();
+  }
+
+  /** The engine for an operator command's transactions: one the database rolled back for a reason of the moment runs again. */
+  private operatorPort(command: 'retry' | 'recover', o: LoadOptions): OperatorPort {
+    return retryingTransient(this.engine, this.engine, `${command} batch`, { policy: o.retry, logger: o.logger, signal: o.signal });
   }
 
   private loadOptions(options: Partial<LoadOptions>): LoadOptions {

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { TransactionOptions, Transactor } from '../engine/contract.js';
 import { RunAbortedError } from '../errors.js';
 import { describeDbError, isOutOfSpace } from './db-error.js';
 import type { ErrorClassifier } from './ports.js';
@@ -57,4 +58,40 @@ export async function withChunkRetry<T>(
       await sleep(delay, options.signal);
     }
   }
+}
+
+/**
+ * An operator's transactions (`retry`, `recover`) run again when the database rolled one back for
+ * a reason of the moment: a deadlock with a `load` that stages the same keys (staging locks their
+ * rows in the file's order, `retry` in stage_id order), a serialization failure, a lock wait that
+ * ran out. The engine classifies those as transient, and such an error means the transaction
+ * rolled back whole: nothing of it committed, so running it again is safe, and it reads its rows
+ * afresh. Anything else (a refused request, a lost connection, after which a COMMIT may have
+ * landed) is thrown as it was, as is the last transient error once `policy.attempts` are spent.
+ */
+export function retryingTransient<Tx>(
+  port: Transactor<Tx>,
+  classifier: ErrorClassifier,
+  what: string,
+  options: { policy: RetryPolicy; logger: Logger; signal?: AbortSignal | undefined },
+): Transactor<Tx> {
+  const stopped = (): boolean => options.signal?.aborted === true;
+  return {
+    async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: TransactionOptions): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await port.transaction(fn, txOptions);
+        } catch (error) {
+          if (classifier.classifyError(error) !== 'transient' || attempt >= options.policy.attempts || stopped()) throw error;
+          const delay = backoffDelay(attempt, options.policy.baseDelayMs, options.policy.maxDelayMs);
+          options.logger.warn(
+            { attempt, delayMs: delay, error: describeDbError(error) },
+            `${what}: the database rolled the transaction back; running it again`,
+          );
+          await sleep(delay, options.signal);
+          if (stopped()) throw error;
+        }
+      }
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { serverPgTarget, testTargets, type TestDatabase } from '../support/datab
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { orderFile } from '../support/files.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
+import { parseCorrections } from '../../src/pipeline/operations.js';
 
 type Row = [string, string, string, string, string];
 const rows = (n: number, amount: string): Row[] =>
@@ -201,6 +202,63 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
       { source_key: 'LK-007', process_status: 'READY', error_code: null },
     ]);
     expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 19 }]);
+  });
+
+  it('a retry that deadlocks with another session runs its batch again: every chosen row READY and audited once', async () => {
+    // Staging locks a load's rows in its file's order and `retry` in stage_id order, so a `load`
+    // restaging keys that a `retry` is changing could deadlock with it (found by an adversary run:
+    // `retry` ended with 40P01). The holder stands in for that load, in the order that closes the
+    // cycle: it holds the last row, the retry locks the first ones and waits for it, then the
+    // holder asks for the first. The server aborts the session whose deadlock check runs first:
+    // the retry's (the holder's check waits 30 s).
+    const { loader, logs } = await db.open();
+    expect((await loader.load([orderFile(rows(3, 'not an amount'))])).exitCode).toBe(2);
+    const stageIds = (
+      await db.sql<{ stage_id: string }>("SELECT stage_id::text FROM order_stage WHERE process_status = 'ERROR' ORDER BY stage_id")
+    ).map((r) => r.stage_id);
+    expect(stageIds).toHaveLength(3);
+    const before = await db.sql('SELECT stage_id, attempt_count, updated_at FROM order_stage ORDER BY stage_id');
+    await holder.query("SET deadlock_timeout = '30s'");
+    await holder.query('BEGIN');
+    await holder.query('UPDATE order_stage SET line_no = line_no WHERE stage_id = $1', [stageIds[2]]);
+
+    const retrying = loader.retry(
+      {
+        selector: { loadIds: [1] },
+        all: false,
+        corrections: parseCorrections(['amount=1000']),
+        reason: 'deadlock test',
+        operator: 'test-operator',
+        dryRun: false,
+      },
+      { process: false },
+    );
+    const waiting = async () =>
+      (
+        await db.sql<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+      )[0]?.n;
+    for (let i = 0; i < 200 && (await waiting()) !== 1; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await waiting()).toBe(1);
+    // closes the cycle; it returns once the retry's transaction has rolled back
+    await holder.query('UPDATE order_stage SET line_no = line_no WHERE stage_id = $1', [stageIds[0]]);
+    await holder.query('COMMIT');
+
+    const { retry } = await retrying;
+    expect(retry.count).toBe(3);
+    expect(await db.sql('SELECT process_status, count(*)::int AS n FROM order_stage GROUP BY process_status')).toEqual([
+      { process_status: 'READY', n: 3 },
+    ]);
+    expect(
+      await db.sql('SELECT stage_id::text, action, count(*)::int AS n FROM order_stage_audit GROUP BY stage_id, action ORDER BY stage_id'),
+    ).toEqual(stageIds.map((id) => ({ stage_id: id, action: 'RETRY', n: 1 })));
+    // the retry does not count as a processing attempt
+    expect(await db.sql('SELECT stage_id, attempt_count FROM order_stage ORDER BY stage_id')).toEqual(
+      before.map((r) => ({ stage_id: r.stage_id, attempt_count: r.attempt_count })),
+    );
+    const rolledBack = logs.records.filter((r) => r.msg === 'retry batch: the database rolled the transaction back; running it again');
+    expect(rolledBack.map((r) => [r.attempt, String(r.error).slice(0, 23)])).toEqual([[1, '40P01 deadlock detected']]);
   });
 
   it('a lock on the whole orders table fails the chunk (retried, then the run stops), not every row one by one', async () => {
