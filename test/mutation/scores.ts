@@ -85,6 +85,12 @@ export const GROUPS: readonly MutationGroup[] = [
     scores: 'test/mutation/profile/scores.json',
     floors: 'test/mutation/profile/floors.json',
   },
+  {
+    name: 'file',
+    config: 'stryker.file.config.json',
+    scores: 'test/mutation/file/scores.json',
+    floors: 'test/mutation/file/floors.json',
+  },
 ];
 
 /** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */
