@@ -61,8 +61,7 @@ async function read(content: string | Buffer, profile: LoadProfile): Promise<Rea
   return { items, rows, fields, passed, discarded: file.discarded() };
 }
 
-const rejection = (item: FileItem | undefined): [string, string] | null =>
-  item?.kind === 'reject' ? [item.code, item.message] : null;
+const rejection = (item: FileItem | undefined): [string, string] | null => (item?.kind === 'reject' ? [item.code, item.message] : null);
 
 describe('where a line ends', () => {
   it('two line feeds are a blank line between two lines: it counts as a line, and is no record', async () => {
@@ -191,7 +190,7 @@ describe('the end of a read', () => {
     mkdirSync(dir);
     const file = openFixedFile(dir, 0, { encoding: 'utf-8', delimiter: ',' }, profileOf());
     try {
-      await expect(file.items.next()).rejects.toThrow(/^cannot read the file: EISDIR$/);
+      await expect(file.items[Symbol.asyncIterator]().next()).rejects.toThrow(/^cannot read the file: EISDIR$/);
     } finally {
       file.close();
     }
@@ -211,7 +210,7 @@ describe('the end of a read', () => {
       },
     });
     try {
-      await expect(file.items.next()).rejects.toBe(stop);
+      await expect(file.items[Symbol.asyncIterator]().next()).rejects.toBe(stop);
     } finally {
       file.close();
     }

@@ -20,9 +20,7 @@ describe('lockInboxes: a folder nobody may create a file in (EACCES)', () => {
     mkdirSync(inbox);
     const said: string[] = [];
     const lock = await lockInboxes([inbox, SYSFS], { command: 'load', timeoutMs: 0, onUnlockable: (m) => said.push(m) });
-    expect(said).toEqual([
-      `inbox ${SYSFS}: cannot write its lock file (EACCES): a run started meanwhile could stage its files too`,
-    ]);
+    expect(said).toEqual([`inbox ${SYSFS}: cannot write its lock file (EACCES): a run started meanwhile could stage its files too`]);
     expect(existsSync(join(inbox, INBOX_LOCK_NAME))).toBe(true);
     expect(existsSync(join(SYSFS, INBOX_LOCK_NAME))).toBe(false);
     lock.release();
