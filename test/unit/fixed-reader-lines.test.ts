@@ -100,6 +100,15 @@ describe('where a line ends', () => {
     }
   });
 
+  it('EUC-JP: 8F as the key’s last byte starts a three-byte character that the key cuts', async () => {
+    const line = Buffer.concat([Buffer.from([0x31, 0x32, 0x33, 0x8f, 0xb0, 0xa1]), Buffer.from(`${REST.slice(2)}\n`)]);
+    const r = await read(line, profileOf('encoding: euc-jp\n'));
+    expect(rejection(r.items[0])).toEqual([
+      'PARSE_FIXED_SPLIT',
+      'columns.source_key at 1–4 cuts a multi-byte character between bytes 4 and 5',
+    ]);
+  });
+
   it('Shift_JIS: the bytes FD to FF are one byte each (no character), an encoding error, not a cut', async () => {
     const sjis = profileOf('encoding: shift_jis\n');
     for (const single of [0xfd, 0xfe, 0xff]) {
