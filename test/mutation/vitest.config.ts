@@ -12,7 +12,7 @@ export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
   test: {
     include: [
-      'test/unit/{order-file,order-record,order-record-rules,order-record-edges,inputs,gzip-input,formula-guard,raw-line,attributes,staging-plan,outcome,process,operations,db-error,pg-row-level,pg-classify,oracle-binds,oracle-classify-codes,ports,repeated-keys,rejected-key,encoding-sniff,inbox-lock,file-digest,profile-routing,load-profile,fixed-reader,inputs-edges,gzip-members,routing-edges,attributes-edges}.test.ts',
+      'test/unit/{order-file,order-record,order-record-rules,order-record-edges,inputs,gzip-input,formula-guard,raw-line,attributes,staging-plan,outcome,process,operations,db-error,pg-row-level,pg-classify,oracle-binds,oracle-classify-codes,ports,repeated-keys,rejected-key,encoding-sniff,inbox-lock,file-digest,profile-routing,load-profile,fixed-reader,inputs-edges,gzip-members,routing-edges,attributes-edges,inbox-lock-unwritable}.test.ts',
       'test/oracle/*.recording.test.ts',
     ],
     // it replaces a module with vi.mock: not in a shared module registry (vitest.config.ts, MOCKING)
