@@ -245,6 +245,9 @@ describe('null_if lists of every size: a member reads as empty (the default), an
     const m = compileMapping(profile('null_if: ["", "n/a", "-", "NULL"]\n'));
     expect(['', 'n/a', '-', 'NULL'].map((v) => customer(m, v))).toEqual(['D', 'D', 'D', 'D']);
     expect(['n/b', '+', 'NULX', 'n/aa', 'x', 'NULLNULL'].map((v) => customer(m, v))).toEqual(['n/b', '+', 'NULX', 'n/aa', 'x', 'NULLNULL']);
+    // a text of 31 characters or more, beside members that are all shorter
+    expect(customer(m, 'n'.repeat(31))).toBe('n'.repeat(31));
+    expect(customer(m, 'N'.repeat(40))).toBe('N'.repeat(40));
   });
 
   test('members of 31 characters and more only', () => {
