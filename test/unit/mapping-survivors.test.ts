@@ -327,6 +327,18 @@ describe('fixed-width date masks: each token at its place, each separator checke
     expect(date('YYYY-MM-DD', '1987-06-05')).toBe('1987-06-05');
     expect(date('DD.MM.YYYY', '05.06.1987')).toBe('1987-06-05');
     expect(date('DDMMYYYY', '05061987')).toBe('1987-06-05');
+    // the 30th and 31st of a leap year's months (only February has 29 days)
+    expect(date('YYYYMMDD', '20240131')).toBe('2024-01-31');
+    expect(date('YYYYMMDD', '20240430')).toBe('2024-04-30');
+    expect(date('YYYYMMDD', '20241231')).toBe('2024-12-31');
+    expect(date('YYYYMMDD', '20240230')).toBe('PARSE_ORDER_DATE');
+  });
+
+  test('a character just above "9" is no digit', () => {
+    // ":" is "9" plus one: read as a digit it would be the day 10 or the month 10
+    expect(date('YYYYMMDD', '2026010:')).toBe('PARSE_ORDER_DATE');
+    expect(date('YYYYMMDD', '20260:01')).toBe('PARSE_ORDER_DATE');
+    expect(date('DD.MM.YYYY', '01.01.202:')).toBe('PARSE_ORDER_DATE');
   });
 
   test('a wrong separator at any place, a text longer or shorter than the mask', () => {
