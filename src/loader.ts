@@ -327,17 +327,12 @@ export class OrderLoader {
     request: RetryRequest,
     options: Partial<ProcessRunOptions> & { process?: boolean } = {},
   ): Promise<{ retry: ManualChangeReport; process: ProcessReport | null }> {
+    const o = this.loadOptions(options);
+    const port = this.operatorPort('retry', o);
     // a dry run changes nothing: no run record
     if (request.dryRun)
-      return {
-        retry: await retryRows(this.operatorPort('retry', this.loadOptions(options)), request, {
-          batchSize: options.chunkSize,
-          signal: options.signal,
-        }),
-        process: null,
-      };
+      return { retry: await retryRows(port, request, { batchSize: options.chunkSize, signal: options.signal }), process: null };
     checkRetryRequest(request);
-    const o = this.loadOptions(options);
     // the processing that follows is part of this `retry` run (its events, its end)
     const run = await startRecordedRun(this.engine, 'retry', o, {
       operator: operatorOf(request.operator),
@@ -349,7 +344,7 @@ export class OrderLoader {
     let handedOver = false;
     try {
       // one batch of rows per transaction, as large as a processing chunk
-      const retry = await retryRows(this.operatorPort('retry', o), request, { batchSize: options.chunkSize, signal: options.signal });
+      const retry = await retryRows(port, request, { batchSize: options.chunkSize, signal: options.signal });
       const rows = retry.count;
       await run.event('retried', { rows });
       if (options.process === false || rows === 0) {
