@@ -3,6 +3,7 @@ import type { TransactionOptions, Transactor } from '../engine/contract.js';
 import { RunAbortedError } from '../errors.js';
 import { describeDbError, isOutOfSpace } from './db-error.js';
 import type { ErrorClassifier } from './ports.js';
+import { sleep } from '../sleep.js';
 
 export interface RetryPolicy {
   /** Attempts in all (the first one included) for a chunk or batch that fails as a whole. */
@@ -19,7 +20,41 @@ export function backoffDelay(attempt: number, baseMs: number, maxMs: number, ran
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-import { sleep } from '../sleep.js';
+interface LoopOptions {
+  policy: RetryPolicy;
+  logger: Logger;
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The one backoff loop of both retry rules below: run `work`; on an error, `giveUp` says whether
+ * to stop (returning what to throw) given the attempt number and whether the run was interrupted;
+ * otherwise log `message` with the attempt and the delay, wait, and run it again. An interruption
+ * (SIGINT, SIGTERM) during the wait ends the loop through `giveUp` at once, without another
+ * attempt: the work rolled back, so nothing is left half-done.
+ */
+async function backoffLoop<T>(
+  work: () => Promise<T>,
+  options: LoopOptions,
+  giveUp: (error: unknown, attempt: number, stopped: boolean) => unknown,
+  message: string,
+  logFields: (error: unknown) => Record<string, unknown>,
+): Promise<T> {
+  const stopped = (): boolean => options.signal?.aborted === true;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const thrown = giveUp(error, attempt, stopped());
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the rule says to throw: its own error, or the driver's as it came
+      if (thrown !== undefined) throw thrown;
+      const delay = backoffDelay(attempt, options.policy.baseDelayMs, options.policy.maxDelayMs);
+      options.logger.warn({ attempt, delayMs: delay, ...logFields(error) }, message);
+      await sleep(delay, options.signal);
+      if (stopped()) throw giveUp(error, attempt, true) ?? error;
+    }
+  }
+}
 
 /**
  * Run one unit of work (a chunk's or a batch's transaction). When it fails as a whole for a
@@ -27,37 +62,29 @@ import { sleep } from '../sleep.js';
  * the transaction has rolled back: wait and run it again, a bounded number of times. Anything
  * else, or an exhausted budget, stops the run with a one-line reason.
  */
-export async function withChunkRetry<T>(
-  engine: ErrorClassifier,
-  what: string,
-  work: () => Promise<T>,
-  options: { policy: RetryPolicy; logger: Logger; signal?: AbortSignal | undefined },
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      const kind = engine.classifyError(error);
+export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, work: () => Promise<T>, options: LoopOptions): Promise<T> {
+  return backoffLoop(
+    work,
+    options,
+    (error, attempt, stopped) => {
       const description = describeDbError(error);
-      if (kind === 'rejected') {
-        throw new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
+      if (engine.classifyError(error) === 'rejected') {
+        return new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
       }
-      if (attempt >= options.policy.attempts || options.signal?.aborted === true) {
-        throw new RunAbortedError(
-          `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; ${
-            isOutOfSpace(error)
-              ? 'the database is out of space: free some or extend it, then run the command again'
-              : 'run the command again once the database is back'
-          })`,
-          'fatal',
-          { cause: error },
-        );
-      }
-      const delay = backoffDelay(attempt, options.policy.baseDelayMs, options.policy.maxDelayMs);
-      options.logger.warn({ attempt, delayMs: delay, kind, error: description }, `${what} rolled back; retrying`);
-      await sleep(delay, options.signal);
-    }
-  }
+      if (attempt < options.policy.attempts && !stopped) return undefined;
+      return new RunAbortedError(
+        `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; ${
+          isOutOfSpace(error)
+            ? 'the database is out of space: free some or extend it, then run the command again'
+            : 'run the command again once the database is back'
+        })`,
+        'fatal',
+        { cause: error },
+      );
+    },
+    `${what} rolled back; retrying`,
+    (error) => ({ kind: engine.classifyError(error), error: describeDbError(error) }),
+  );
 }
 
 /**
@@ -73,25 +100,18 @@ export function retryingTransient<Tx>(
   port: Transactor<Tx>,
   classifier: ErrorClassifier,
   what: string,
-  options: { policy: RetryPolicy; logger: Logger; signal?: AbortSignal | undefined },
+  options: LoopOptions,
 ): Transactor<Tx> {
-  const stopped = (): boolean => options.signal?.aborted === true;
   return {
-    async transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: TransactionOptions): Promise<T> {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await port.transaction(fn, txOptions);
-        } catch (error) {
-          if (classifier.classifyError(error) !== 'transient' || attempt >= options.policy.attempts || stopped()) throw error;
-          const delay = backoffDelay(attempt, options.policy.baseDelayMs, options.policy.maxDelayMs);
-          options.logger.warn(
-            { attempt, delayMs: delay, error: describeDbError(error) },
-            `${what}: the database rolled the transaction back; running it again`,
-          );
-          await sleep(delay, options.signal);
-          if (stopped()) throw error;
-        }
-      }
+    transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: TransactionOptions): Promise<T> {
+      return backoffLoop(
+        () => port.transaction(fn, txOptions),
+        options,
+        (error, attempt, stopped) =>
+          classifier.classifyError(error) !== 'transient' || attempt >= options.policy.attempts || stopped ? error : undefined,
+        `${what}: the database rolled the transaction back; running it again`,
+        (error) => ({ error: describeDbError(error) }),
+      );
     },
   };
 }

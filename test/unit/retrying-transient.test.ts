@@ -1,11 +1,16 @@
 /**
- * retryingTransient (src/pipeline/retry.ts): the operator commands' transactions run again after a
- * rollback the engine calls transient (deadlock, serialization failure, lock wait), and only then.
- * The real deadlock with another session is in test/integration/lock-wait.test.ts.
+ * The two retry rules of src/pipeline/retry.ts, which share one backoff loop:
+ * - retryingTransient: the operator commands' transactions run again after a rollback the engine
+ *   calls transient (deadlock, serialization failure, lock wait), and only then. The real deadlock
+ *   with another session is in test/integration/lock-wait.test.ts.
+ * - withChunkRetry: a chunk's or a batch's transaction runs again after anything but a refusal,
+ *   and a run that gives up says why in a RunAbortedError (the faults tests run it against
+ *   databases).
  */
 import { describe, expect, it } from 'vitest';
 import type { FailureKind } from '../../src/engine/types.js';
-import { retryingTransient } from '../../src/pipeline/retry.js';
+import { RunAbortedError } from '../../src/errors.js';
+import { retryingTransient, withChunkRetry } from '../../src/pipeline/retry.js';
 import { memoryLogger } from '../support/memory-logger.js';
 
 class CodedError extends Error {
@@ -77,5 +82,67 @@ describe('retryingTransient', () => {
     setTimeout(() => controller.abort(), 20);
     await expect(pending).rejects.toMatchObject({ code: '40P01' });
     expect(port.calls).toBe(1);
+  });
+});
+
+describe('withChunkRetry', () => {
+  /** Work whose n-th call throws `failures[n]` (or returns 'committed' when there is none). */
+  function work(failures: Array<Error | undefined>) {
+    let calls = 0;
+    return {
+      get calls() {
+        return calls;
+      },
+      run: (): Promise<string> => {
+        const failure = failures[calls++];
+        return failure === undefined ? Promise.resolve('committed') : Promise.reject(failure);
+      },
+    };
+  }
+
+  it('runs the work again after transient and fatal failures, logging each with its kind', async () => {
+    const chunk = work([new CodedError('40P01'), new CodedError('08006')]);
+    const logs = memoryLogger();
+    await expect(withChunkRetry(classifier, 'chunk 7', chunk.run, { policy, logger: logs.logger })).resolves.toBe('committed');
+    expect(chunk.calls).toBe(3);
+    const warnings = logs.records.filter((r) => r.msg === 'chunk 7 rolled back; retrying');
+    expect(warnings.map((r) => [r.attempt, r.kind])).toEqual([
+      [1, 'transient'],
+      [2, 'fatal'],
+    ]);
+  });
+
+  it('stops at once on a refusal, with the cause kept', async () => {
+    const refused = new CodedError('23514');
+    const chunk = work([refused]);
+    const thrown = await withChunkRetry(classifier, 'chunk 7', chunk.run, { policy, logger: memoryLogger().logger }).catch(
+      (e: unknown) => e,
+    );
+    expect(thrown).toBeInstanceOf(RunAbortedError);
+    expect(thrown).toMatchObject({ message: 'chunk 7 failed: 23514 failure', cause: refused });
+    expect(chunk.calls).toBe(1);
+  });
+
+  it('gives up after policy.attempts, counting them in the message', async () => {
+    const chunk = work([new CodedError('08006'), new CodedError('08006'), new CodedError('08006'), undefined]);
+    const thrown = await withChunkRetry(classifier, 'chunk 7', chunk.run, { policy, logger: memoryLogger().logger }).catch(
+      (e: unknown) => e,
+    );
+    expect((thrown as Error).message).toMatch(/^chunk 7 failed 3 times, giving up: 08006 failure \(nothing of it was committed; /);
+    expect(chunk.calls).toBe(3);
+  });
+
+  it('an interruption during the wait gives up without another attempt', async () => {
+    const controller = new AbortController();
+    const chunk = work([new CodedError('08006'), undefined]);
+    const pending = withChunkRetry(classifier, 'chunk 7', chunk.run, {
+      policy: { attempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000 },
+      logger: memoryLogger().logger,
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    setTimeout(() => controller.abort(), 20);
+    const thrown = await pending;
+    expect((thrown as Error).message).toMatch(/^chunk 7 failed 1 time, giving up: 08006 failure/);
+    expect(chunk.calls).toBe(1);
   });
 });
