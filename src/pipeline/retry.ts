@@ -72,6 +72,14 @@ export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, w
         return new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
       }
       if (attempt < options.policy.attempts && !stopped) return undefined;
+      if (attempt < options.policy.attempts) {
+        // asked to stop (SIGINT, SIGTERM) while the budget was not spent: say so, not "giving up"
+        return new RunAbortedError(
+          `${what} stopped as asked after ${attempt} attempt${attempt > 1 ? 's' : ''}: ${description} (nothing of it was committed; run the command again)`,
+          'interrupted',
+          { cause: error },
+        );
+      }
       return new RunAbortedError(
         `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; ${
           isOutOfSpace(error)

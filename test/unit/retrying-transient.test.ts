@@ -132,7 +132,7 @@ describe('withChunkRetry', () => {
     expect(chunk.calls).toBe(3);
   });
 
-  it('an interruption during the wait gives up without another attempt', async () => {
+  it('an interruption during the wait stops without another attempt, saying it was asked to', async () => {
     const controller = new AbortController();
     const chunk = work([new CodedError('08006'), undefined]);
     const pending = withChunkRetry(classifier, 'chunk 7', chunk.run, {
@@ -142,7 +142,11 @@ describe('withChunkRetry', () => {
     }).catch((e: unknown) => e);
     setTimeout(() => controller.abort(), 20);
     const thrown = await pending;
-    expect((thrown as Error).message).toMatch(/^chunk 7 failed 1 time, giving up: 08006 failure/);
+    expect(thrown).toBeInstanceOf(RunAbortedError);
+    expect(thrown).toMatchObject({
+      reason: 'interrupted',
+      message: 'chunk 7 stopped as asked after 1 attempt: 08006 failure (nothing of it was committed; run the command again)',
+    });
     expect(chunk.calls).toBe(1);
   });
 });
