@@ -12,6 +12,7 @@ import { forEachTarget, targetTest } from '../support/target-test.js';
 import { orderFile } from '../support/files.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
+import { RunAbortedError } from '../../src/errors.js';
 
 type Row = [string, string, string, string, string];
 const rows = (n: number, amount: string): Row[] =>
@@ -273,6 +274,32 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
     ).rejects.toThrow(/failed 2 times, giving up: 55P03 .*lock timeout/);
     expect((await stageRows()).every((r) => r.process_status === 'READY')).toBe(true);
     expect(await db.sql('SELECT count(*)::int AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
+    await holder.query('ROLLBACK');
+  });
+
+  it('SIGINT while a chunk waits to run again stops the load at once, saying it was asked to', async () => {
+    const { loader } = await db.open();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE orders IN SHARE MODE');
+    const controller = new AbortController();
+    const started = Date.now();
+    const loading = loader
+      .load([orderFile(rows(20, '1000'))], {
+        lockWaitMs: 300,
+        // a minute's wait before the second attempt: the interruption must not sit through it
+        retry: { attempts: 5, baseDelayMs: 60_000, maxDelayMs: 60_000 },
+        signal: controller.signal,
+      })
+      .catch((error: unknown) => error);
+    setTimeout(() => controller.abort(), 2_000);
+    const error = await loading;
+    expect(error).toBeInstanceOf(RunAbortedError);
+    expect((error as RunAbortedError).reason).toBe('interrupted');
+    expect((error as RunAbortedError).message).toMatch(
+      /stopped as asked after 1 attempt: 55P03 .*lock timeout \(nothing of it was committed; run the command again\)$/,
+    );
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect((await stageRows()).every((r) => r.process_status === 'READY')).toBe(true);
     await holder.query('ROLLBACK');
   });
 });
