@@ -14,6 +14,9 @@ export default defineConfig(({ mode }) => {
     test: {
       include: [step === 'record' ? 'test/mutation/record.check.ts' : 'test/mutation/floor.check.ts'],
       env: { MUTATION_GROUP: group },
+      // they hash every module and test file of a group: seconds when the machine is idle, but
+      // more than vitest's 5 s default beside a StrykerJS run (seen: the record step timed out)
+      testTimeout: 120_000,
     },
   };
 });
