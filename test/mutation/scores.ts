@@ -91,6 +91,12 @@ export const GROUPS: readonly MutationGroup[] = [
     scores: 'test/mutation/file/scores.json',
     floors: 'test/mutation/file/floors.json',
   },
+  {
+    name: 'fixed',
+    config: 'stryker.fixed.config.json',
+    scores: 'test/mutation/fixed/scores.json',
+    floors: 'test/mutation/fixed/floors.json',
+  },
 ];
 
 /** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */
