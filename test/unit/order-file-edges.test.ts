@@ -8,10 +8,11 @@
  * byte offsets after a BOM and after bytes that are not UTF-8, a Shift_JIS character cut by a read
  * or by the file's end, a BOM where a resumed read starts, a profile's quote and a delimiter that
  * is not ASCII, how much of the file a small read size reads, the refusals of a file and of a
- * header, and the code and message of each kind of rejected line.
+ * header, the code and message of each kind of rejected line, our own `errors` export read back
+ * (U+FFFD in its raw_record column) and a profile's header at its edges (a `when` column first, a
+ * name twice, a const column, `extra: keep`).
  *
- * Not yet in the `file` group's list (test/mutation/file/vitest.config.ts): adding it stales the
- * group's score, and the run that measures it again did not fit in the session that wrote it.
+ * In the `file` group's list (test/mutation/file/vitest.config.ts).
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -487,5 +488,62 @@ describe('the items and counts a caller sees', () => {
     expect(await it.return?.()).toEqual({ done: true, value: undefined });
     expect(await it.next()).toEqual({ done: true, value: undefined });
     again.close();
+  });
+});
+
+describe('our own errors export read back, and a profile’s header at its edges', () => {
+  const EXPORT_HEADER = 'source_key,customer_id,order_date,amount,currency,error_code,error_message,line_no,load_id,raw_record';
+
+  it('an errors export: U+FFFD in its raw_record column is the rejected line’s text, kept; in an order column the line is rejected', async () => {
+    const { items } = await read(
+      writeTestFile(
+        `${EXPORT_HEADER}\nA,1,2026-01-01,1,JPY,PARSE_ENCODING,m,3,1,B\uFFFD\nB\uFFFD,1,2026-01-01,1,JPY,PARSE_ENCODING,m,4,1,x\n` +
+          `C,1,2026-01-01,1\uFFFD,JPY,PARSE_ENCODING,m,5,1,y\n`,
+      ),
+    );
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([
+      ['record', 2, 'A'],
+      ['reject', 3, 'PARSE_ENCODING'],
+      ['reject', 4, 'PARSE_ENCODING'],
+    ]);
+  });
+
+  const COLUMNS =
+    'columns:\n  source_key: { column: "k" }\n  customer_id: { column: "c" }\n' +
+    '  order_date: { column: "d", date: "YYYY-MM-DD" }\n  amount: { column: "a" }\n';
+
+  it('a `when` column that is the first of the header: applied, and not an extra column', async () => {
+    const profile = profileOf(`version: 1\nwhen: { column: "s", equals: "ok" }\n${COLUMNS}  currency: { const: "JPY" }\n`);
+    const path = writeTestFile('s,k,c,d,a\nno,K-1,7,2026-12-01,5\nok,K-2,7,2026-12-01,5\n');
+    const file = await openOrderFile(path, { ...options, profile });
+    expect(file.header.extraColumns).toEqual([]);
+    // a const column has no place in the file
+    expect([...file.header.positions.keys()].sort()).toEqual(['amount', 'customer_id', 'order_date', 'source_key']);
+    const items: FileItem[] = [];
+    for await (const item of file.items) items.push(item);
+    expect(items.map((i) => [i.kind, i.lineNo, i.kind === 'record' ? i.fields.source_key : i.code])).toEqual([['record', 3, 'K-2']]);
+    expect(file.discarded()).toBe(1);
+  });
+
+  it('a name the header has twice, the first time as its first column; a `when` column not in the header', async () => {
+    const profile = profileOf(`version: 1\n${COLUMNS}  currency: { column: "cur" }\n`);
+    const twice = writeTestFile('k,c,d,a,cur,k\n');
+    await expect(openOrderFile(twice, { ...options, profile })).rejects.toThrow(
+      new UserError(`profile p: columns.source_key.column: "k" names columns 1 and 6 of the header of ${twice}: which one is meant cannot be told`),
+    );
+    const withWhen = profileOf(`version: 1\nwhen: { column: "zz", equals: "ok" }\n${COLUMNS}  currency: { column: "cur" }\n`);
+    const path = writeTestFile('k,c,d,a,cur\n');
+    await expect(openOrderFile(path, { ...options, profile: withWhen })).rejects.toThrow(
+      new UserError(`profile p: when.column: column "zz" is not in the header of ${path} (line 1: k, c, d, a, cur)`),
+    );
+  });
+
+  it('extra: keep: the header tells which columns are kept as attributes', async () => {
+    const profile = profileOf(`version: 1\nextra: keep\n${COLUMNS}  currency: { column: "cur" }\n`);
+    const file = await openOrderFile(writeTestFile('k,c,region,d,a,cur\nK,7,east,2026-12-01,5,JPY\n'), { ...options, profile });
+    expect(file.header.attributes).toMatchObject({ indexes: [2] });
+    const items: FileItem[] = [];
+    for await (const item of file.items) items.push(item);
+    expect(items.map((i) => (i.kind === 'record' ? i.attributes : i.code))).toEqual(['{"region":"east"}']);
   });
 });
