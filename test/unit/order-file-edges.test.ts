@@ -529,7 +529,9 @@ describe('our own errors export read back, and a profile’s header at its edges
     const profile = profileOf(`version: 1\n${COLUMNS}  currency: { column: "cur" }\n`);
     const twice = writeTestFile('k,c,d,a,cur,k\n');
     await expect(openOrderFile(twice, { ...options, profile })).rejects.toThrow(
-      new UserError(`profile p: columns.source_key.column: "k" names columns 1 and 6 of the header of ${twice}: which one is meant cannot be told`),
+      new UserError(
+        `profile p: columns.source_key.column: "k" names columns 1 and 6 of the header of ${twice}: which one is meant cannot be told`,
+      ),
     );
     const withWhen = profileOf(`version: 1\nwhen: { column: "zz", equals: "ok" }\n${COLUMNS}  currency: { column: "cur" }\n`);
     const path = writeTestFile('k,c,d,a,cur\n');
