@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TransactionOptions, Transactor } from '../engine/contract.js';
 import { RunAbortedError } from '../errors.js';
 import { describeDbError, isOutOfSpace } from './db-error.js';
+import type { FailureKind } from '../engine/types.js';
 import type { ErrorClassifier } from './ports.js';
 import { sleep } from '../sleep.js';
 
@@ -27,31 +28,33 @@ interface LoopOptions {
 }
 
 /**
- * The one backoff loop of both retry rules below: run `work`; on an error, `giveUp` says whether
- * to stop (returning what to throw) given the attempt number and whether the run was interrupted;
- * otherwise log `message` with the attempt and the delay, wait, and run it again. An interruption
- * (SIGINT, SIGTERM) during the wait ends the loop through `giveUp` at once, without another
- * attempt: the work rolled back, so nothing is left half-done.
+ * The one backoff loop of both retry rules below: run `work`; on an error, classified once by the
+ * engine, `giveUp` says whether to stop (returning what to throw), given the error's kind and
+ * description, the attempt number and whether the run was interrupted; otherwise log `message`
+ * with the attempt, the delay, the kind and the description, wait, and run it again. An
+ * interruption (SIGINT, SIGTERM) during the wait ends the loop through `giveUp` at once, without
+ * another attempt: the work rolled back, so nothing is left half-done.
  */
 async function backoffLoop<T>(
   work: () => Promise<T>,
+  classifier: ErrorClassifier,
   options: LoopOptions,
-  giveUp: (error: unknown, attempt: number, stopped: boolean) => unknown,
+  giveUp: (error: unknown, failure: { kind: FailureKind; description: string; attempt: number; stopped: boolean }) => unknown,
   message: string,
-  logFields: (error: unknown) => Record<string, unknown>,
 ): Promise<T> {
   const stopped = (): boolean => options.signal?.aborted === true;
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();
     } catch (error) {
-      const thrown = giveUp(error, attempt, stopped());
+      const failure = { kind: classifier.classifyError(error), description: describeDbError(error), attempt, stopped: stopped() };
+      const thrown = giveUp(error, failure);
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the rule says to throw: its own error, or the driver's as it came
       if (thrown !== undefined) throw thrown;
       const delay = backoffDelay(attempt, options.policy.baseDelayMs, options.policy.maxDelayMs);
-      options.logger.warn({ attempt, delayMs: delay, ...logFields(error) }, message);
+      options.logger.warn({ attempt, delayMs: delay, kind: failure.kind, error: failure.description }, message);
       await sleep(delay, options.signal);
-      if (stopped()) throw giveUp(error, attempt, true) ?? error;
+      if (stopped()) throw giveUp(error, { ...failure, stopped: true }) ?? error;
     }
   }
 }
@@ -65,12 +68,10 @@ async function backoffLoop<T>(
 export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, work: () => Promise<T>, options: LoopOptions): Promise<T> {
   return backoffLoop(
     work,
+    engine,
     options,
-    (error, attempt, stopped) => {
-      const description = describeDbError(error);
-      if (engine.classifyError(error) === 'rejected') {
-        return new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
-      }
+    (error, { kind, description, attempt, stopped }) => {
+      if (kind === 'rejected') return new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
       if (attempt < options.policy.attempts && !stopped) return undefined;
       if (attempt < options.policy.attempts) {
         // asked to stop (SIGINT, SIGTERM) while the budget was not spent: say so, not "giving up"
@@ -91,7 +92,6 @@ export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, w
       );
     },
     `${what} rolled back; retrying`,
-    (error) => ({ kind: engine.classifyError(error), error: describeDbError(error) }),
   );
 }
 
@@ -114,11 +114,10 @@ export function retryingTransient<Tx>(
     transaction<T>(fn: (tx: Tx) => Promise<T>, txOptions?: TransactionOptions): Promise<T> {
       return backoffLoop(
         () => port.transaction(fn, txOptions),
+        classifier,
         options,
-        (error, attempt, stopped) =>
-          classifier.classifyError(error) !== 'transient' || attempt >= options.policy.attempts || stopped ? error : undefined,
+        (error, { kind, attempt, stopped }) => (kind !== 'transient' || attempt >= options.policy.attempts || stopped ? error : undefined),
         `${what}: the database rolled the transaction back; running it again`,
-        (error) => ({ error: describeDbError(error) }),
       );
     },
   };

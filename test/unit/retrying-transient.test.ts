@@ -50,7 +50,7 @@ describe('retryingTransient', () => {
     expect(port.calls).toBe(3);
     const warnings = logs.records.filter((r) => r.msg === 'retry batch: the database rolled the transaction back; running it again');
     expect(warnings.map((r) => r.attempt)).toEqual([1, 2]);
-    expect(warnings[0]).toMatchObject({ error: '40P01 failure' });
+    expect(warnings[0]).toMatchObject({ kind: 'transient', error: '40P01 failure' });
   });
 
   it('throws a refusal or a fatal error (a lost connection: the COMMIT may have landed) at once', async () => {
