@@ -2,12 +2,17 @@
 /**
  * The `order-loader` bin: the command line (src/cli/run-cli.ts) on this process's stdout,
  * stderr and environment, ended with its exit code. Only here: the signal handlers
- * (src/cli/signals.ts) and the handling of a reader that went away.
+ * (src/cli/signals.ts), the handling of a reader that went away, and V8's WebAssembly tiering
+ * budget (src/engine/postgres/pglite-assets.ts).
  */
 import { newSession, print, type CliIo } from './cli/command.js';
 import { runCli, wantsJson } from './cli/run-cli.js';
 import { stopOnSignals } from './cli/signals.js';
 import { EXIT_FAILED } from './pipeline/outcome.js';
+import { tuneWasmTiering } from './engine/postgres/pglite-assets.js';
+
+// before any PGlite starts: a short command no longer pays for optimizing code it runs once
+tuneWasmTiering();
 
 const argv = process.argv.slice(2);
 const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };

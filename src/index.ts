@@ -9,6 +9,7 @@ export { DatabaseBusyError, type LockHolder } from './engine/folder-lock.js';
 export { parseDbUrl, maskDbUrl, DEFAULT_DB } from './engine/db-url.js';
 export { parseOrderRecord, validateOrder, ORDER_COLUMNS } from './input/order-record.js';
 export { createLogger } from './log.js';
+export { tuneWasmTiering, PGLITE_WASM_TIERING_BUDGET } from './engine/postgres/pglite-assets.js';
 export { EXIT_OK, EXIT_FAILED, EXIT_ROWS_REJECTED, dryRunExitCode } from './pipeline/outcome.js';
 export type { RetryRequest, RecoverRequest, ManualChangeReport } from './pipeline/operations.js';
 export type { DryRunResult, DryRunCounts } from './pipeline/stage.js';
