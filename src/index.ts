@@ -1,6 +1,6 @@
 /** order-loader as a library: the same operations as the CLI. */
 export { OrderLoader, STATUS_RECENT_LOADS, type LoadStatus, type OpenLoaderOptions, type StatusFilter } from './loader.js';
-export type { LoadOptions, LoadReport, FileReport, ProcessReport, ProcessRunOptions } from './pipeline/load.js';
+export type { LoadOptions, LoadReport, LoadProcessCounts, FileReport, ProcessReport, ProcessRunOptions } from './pipeline/load.js';
 export type { FileStageCounts } from './pipeline/stage.js';
 export type { ProcessCounts } from './pipeline/process.js';
 export type { Engine, EngineTx, StatusReport, RunRecord, RunEventRecord, ProcessStatus } from './engine/types.js';

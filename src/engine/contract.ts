@@ -43,6 +43,7 @@ import type {
   StageBatchResult,
   StageInput,
   StageRowSnapshot,
+  StageSettle,
   StagingHistory,
   StatusReport,
   StatusTally,
@@ -53,6 +54,8 @@ export interface EngineCapabilities {
   readonly concurrentConnections: boolean;
   /** Largest chunk the engine accepts (Oracle: NJS-141 past 65,535 batch errors). */
   readonly maxChunkSize: number;
+  /** stageBatch can settle rows while staging (StageSettle): PGlite, where the phases run in sequence. */
+  readonly settlesWhileStaging?: boolean;
 }
 
 export interface TransactionOptions {
@@ -96,9 +99,11 @@ export interface StagingTx {
    * keys unique, in line order (new rows get their stage_id in that order). A row the database
    * refuses with a row-level error is left out and returned in `refused`; any other error
    * fails the batch. Oracle: must be the first statement of its transaction (it sets the
-   * transaction's isolation level).
+   * transaction's isolation level). With `settle` (only where capabilities.settlesWhileStaging),
+   * the rows processing would merge may be written DONE and merged into orders in this
+   * transaction (StageBatchResult.settled says how many).
    */
-  stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult>;
+  stageBatch(loadId: number, rows: StageInput[], settle?: StageSettle): Promise<StageBatchResult>;
   /** Append rows to order_bulk_error. */
   logErrors(rows: ErrorLogInput[]): Promise<void>;
   /**

@@ -74,6 +74,21 @@ export interface StageBatchResult extends StageBatchCounts {
   copyGaveWayOn?: string;
   /** With `direct` (Oracle): the lines the direct insert left to the batch table (keys staged already, refused values). */
   fellBack?: number;
+  /** Rows the batch wrote DONE and merged into orders as it staged them (StageSettle; PGlite). */
+  settled?: number;
+}
+
+/**
+ * Settle while staging (PGlite, `load`; migration 015 of PostgreSQL): the batch's rows that
+ * processing would merge are written DONE and merged in the staging transaction, instead of READY
+ * and then claimed, merged and updated DONE by processing. The engine checks each such row
+ * against processing's rules and stages the batch as before when one fails.
+ */
+export interface StageSettle {
+  /** The batch_id of the rows settled (a chunk's is `<run>-<n>`). */
+  batchId: string;
+  /** Keys never settled: those on more than one line of the run's files (src/input/repeated-keys.ts). */
+  except?: { has(key: string): boolean } | undefined;
 }
 
 /** A row claimed for processing, locked by the chunk's transaction. */

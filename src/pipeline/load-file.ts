@@ -23,6 +23,13 @@ export interface FileStaging {
    * staged HELD (src/input/repeated-keys.ts); released by runLoad when the run's staging ends.
    */
   held?: RepeatedKeys | undefined;
+  /**
+   * Settling while staging (`load` on PGlite): the keys on more than one line of the run's files,
+   * whose rows are never settled (StageFileOptions.settle); undefined: no row is settled.
+   */
+  settle?: RepeatedKeys | undefined;
+  /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
+  settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
   rejected: { files: number; current: number };
 }
@@ -118,6 +125,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   const result = await stageFile(engine, runId, file, {
     loadId,
     held: run.held,
+    settle: run.settle === undefined ? undefined : { except: run.settle },
     batchSize: options.batchSize,
     // a profile's file: its columns are the profile's, not the header's split by the delimiter,
     // so a rejected line's key is not told (it stays listed by `errors`)
@@ -144,6 +152,8 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   });
   run.rejected.files += result.counts.rejected;
   run.rejected.current = 0;
+  run.settled.rows += result.settled.rows;
+  run.settled.batches += result.settled.batches;
   if (profile !== undefined && result.discarded > 0 && result.counts.read === 0)
     logger.warn(
       { runId, loadId, file: file.path, discarded: result.discarded },

@@ -61,11 +61,24 @@ export interface ProcessRunOptions {
   onProcessProgress?: ((counts: ProcessCounts) => void) | undefined;
   /** `load` on a server database: process while staging (default true; false: after staging). See LoadProcessing. */
   overlap?: boolean | undefined;
+  /**
+   * `load` on PGlite: write the rows processing would merge DONE, and merge them, in the staging
+   * batch that stages them (default true; false: every row READY, processed after staging). The
+   * same outcome either way (test/integration/settle-while-staging.test.ts); see
+   * sql/postgres/migrations/015_settle_while_staging.sql.
+   */
+  settleWhileStaging?: boolean | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
 }
 
 export type LoadOptions = StageOptions & ProcessRunOptions;
+
+/** What a `load` processed: processing's counts, and of its claimed and DONE rows those written DONE while staging (PGlite). */
+export type LoadProcessCounts = ProcessCounts & {
+  /** Rows a `load` on PGlite wrote DONE while staging them (LoadOptions.settleWhileStaging): no chunk of their own. */
+  settled?: number;
+};
 
 export const DEFAULT_LOAD_OPTIONS = {
   encoding: 'utf-8' as FileEncoding,
@@ -113,7 +126,7 @@ export interface FileReport {
 export interface LoadReport {
   command: 'load' | 'stage';
   files: FileReport[];
-  process: ProcessCounts | null;
+  process: LoadProcessCounts | null;
   elapsedMs: number;
   stageMs: number;
   processMs: number;

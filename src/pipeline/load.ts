@@ -11,7 +11,7 @@ import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
 import { checkRoutingProfiles, routeFiles } from '../input/profile/routing.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
-import type { FileReport, LoadOptions, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
+import type { FileReport, LoadOptions, LoadProcessCounts, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
 import { LoadProcessing, maxErrorsMessage, processOptions, stoppedMessage } from './load-processing.js';
 import { exitCodeFor, notDone } from './outcome.js';
 import type { LoadPort, ProcessRunPort } from './ports.js';
@@ -23,6 +23,7 @@ export {
   type DatabaseState,
   type FileReport,
   type LoadOptions,
+  type LoadProcessCounts,
   type LoadReport,
   type ProcessReport,
   type ProcessRunOptions,
@@ -171,13 +172,51 @@ async function stageFiles(
 }
 
 /**
+ * `load` on PGlite (engine.capabilities.settlesWhileStaging), unless options.settleWhileStaging is
+ * false: the rows processing would merge are written DONE and merged by the staging batch that
+ * stages them (StageSettle, sql/postgres/migrations/015_settle_while_staging.sql). PGlite runs the
+ * phases in sequence in the loader's one thread, where each row was written twice (READY, then
+ * DONE): bench/RESULTS.md, run 24. The keys on more than one line of the run's files are left to
+ * processing, read first as for overlap (scanRepeatedKeys): a key is merged only from its last
+ * line, as with sequential phases.
+ */
+function settlesWhileStaging(engine: LoadPort, command: 'load' | 'stage', options: LoadOptions): boolean {
+  return (
+    command === 'load' &&
+    options.settleWhileStaging !== false &&
+    // --max-errors stops processing at the row that passes the limit, in line order: a batch
+    // cannot know whether a later row of processing's will end ERROR before its own are DONE
+    options.maxErrors === undefined &&
+    engine.capabilities.settlesWhileStaging === true
+  );
+}
+
+/** Processing's counts with the rows settled while staging: claimed and DONE by the run, each batch that settled some a chunk. */
+function withSettled(counts: ProcessCounts, settled: { rows: number; batches: number }): LoadProcessCounts {
+  if (settled.rows === 0) return counts;
+  return {
+    ...counts,
+    chunks: counts.chunks + settled.batches,
+    claimed: counts.claimed + settled.rows,
+    done: counts.done + settled.rows,
+    settled: settled.rows,
+  };
+}
+
+/**
  * Processing beside staging (`load` on a server database): the keys on more than one line of the
  * run's files, within a file or across them, read before anything is staged (every file from its
  * first line, also one whose staging will resume or be skipped: its rows may be HELD already).
  * Their rows are staged HELD and released when the run's staging ends, so that processing sees
  * each key only once its last line in the run is staged: the outcome of sequential phases.
  */
-async function scanRepeatedKeys(files: string[], options: LoadOptions, optionsOf: OptionsOf, signal: AbortSignal): Promise<RepeatedKeys> {
+async function scanRepeatedKeys(
+  files: string[],
+  options: LoadOptions,
+  optionsOf: OptionsOf,
+  signal: AbortSignal,
+  purpose: 'hold' | 'settle' = 'hold',
+): Promise<RepeatedKeys> {
   const started = performance.now();
   const keys = await findRepeatedKeys(files, {
     encoding: options.encoding,
@@ -188,9 +227,11 @@ async function scanRepeatedKeys(files: string[], options: LoadOptions, optionsOf
   });
   options.logger.info(
     { files: files.length, lines: keys.lines, repeatedKeys: keys.count, ms: Math.round(performance.now() - started) },
-    keys.count > 0
-      ? `${keys.count} key(s) on more than one line: held from processing until every file is staged`
-      : 'no key on more than one line: nothing held from processing',
+    purpose === 'settle'
+      ? `${keys.count} key(s) on more than one line: left to processing, the others settled while staging`
+      : keys.count > 0
+        ? `${keys.count} key(s) on more than one line: held from processing until every file is staged`
+        : 'no key on more than one line: nothing held from processing',
   );
   return keys;
 }
@@ -262,10 +303,11 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     journal,
     processing,
     held: undefined,
+    settled: { rows: 0, batches: 0 },
     rejected,
   };
   const reports: FileReport[] = [];
-  let processCounts: ProcessCounts | null = null;
+  let processCounts: LoadProcessCounts | null = null;
   let earlierLoadRows = 0;
   let aborted: string | null = null;
   let stageMs: number;
@@ -276,6 +318,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     let staging: StagingEnd;
     try {
       if (processing.overlap) run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal);
+      else if (settlesWhileStaging(engine, command, options))
+        run.settle = await scanRepeatedKeys(files, options, optionsOf, processing.signal, 'settle');
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
       if (staging === null) await releaseHeld(run, reports);
     } finally {
@@ -302,7 +346,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const processed = await processing.result();
     if (processed !== null) {
       processMs = processed.ms;
-      processCounts = processed.result.counts;
+      processCounts = withSettled(processed.result.counts, run.settled);
       earlierLoadRows = processed.result.earlierLoads;
       aborted ??= stoppedMessage(processed.result.stopped, options.maxErrors, processCounts.error, rejectedWhileStaging());
       await run.journal.processed(processCounts);

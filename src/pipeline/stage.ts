@@ -68,6 +68,12 @@ export interface StageFileOptions {
    * HELD, in the batch's transaction, and released when the file's staging ends (load-file.ts).
    */
   held?: { has(key: string): boolean } | undefined;
+  /**
+   * Settle while staging (`load` on PGlite, engine.capabilities.settlesWhileStaging): each batch
+   * writes the rows processing would merge DONE and merges them (StageSettle), except the keys
+   * in `except` (on more than one line of the run's files).
+   */
+  settle?: { except: { has(key: string): boolean } } | undefined;
   /** This run's last committed checkpoint (read when a batch is retried). */
   committedCheckpoint?: (() => Promise<{ line: number; counts: unknown } | null>) | undefined;
 }
@@ -80,6 +86,8 @@ export interface FileStageResult {
   checkpoint: StageCheckpoint | null;
   /** Lines the file's profile discarded (`when`, `comment`, `skip_lines`): counted apart, never errors. */
   discarded: number;
+  /** Rows written DONE and merged while staging (StageFileOptions.settle) by this run, and the batches that did. */
+  settled: { rows: number; batches: number };
 }
 
 interface Batch {
@@ -207,12 +215,15 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   let stoppedAt: FileStageResult['stoppedAt'] = null;
   let lastCheckpoint: StageCheckpoint | null = null;
   let interrupted = false;
+  const settled = { rows: 0, batches: 0 };
+  let settleSeq = 0;
   const loadId = options.loadId;
 
   const commit = async (b: Batch): Promise<void> => {
     const rows = b.rows.filter((r): r is StageInput => r !== null);
     const checkpoint = checkpointOf(b);
     let attempts = 0;
+    let settledInBatch = 0;
     const after = await withChunkRetry(
       engine,
       `staging lines up to ${checkpoint.line} of ${file.path}`,
@@ -228,7 +239,10 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
           }
         }
         return engine.transaction(async (tx) => {
-          const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows) : null;
+          const settle =
+            options.settle === undefined ? undefined : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
+          const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows, settle) : null;
+          settledInBatch = staged?.settled ?? 0;
           const refusals = refusalRows(loadId, b, staged);
           const held = options.held;
           if (held !== undefined && staged !== null) {
@@ -254,6 +268,9 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
       throw error;
     });
     Object.assign(counts, after);
+    settled.rows += settledInBatch;
+    if (settledInBatch > 0) settled.batches++;
+    options.logger.debug({ loadId, line: checkpoint.line, lines: b.lines, settled: settledInBatch }, 'staging batch committed');
     await holdAfterStep('staged_checkpoint', options.logger);
     lastCheckpoint = checkpoint;
     options.onBatch?.(counts, checkpoint);
@@ -370,7 +387,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   } finally {
     file.close();
   }
-  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint, discarded: file.discarded() };
+  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint, discarded: file.discarded(), settled };
 }
 
 export interface DryRunCounts extends FileStageCounts {

@@ -110,7 +110,8 @@ describe.skipIf(unavailable(NEEDS.cli) || !fullDeviceAvailable())('--log-file on
     const { url: db } = await migratedPgliteDb();
     const rows = Array.from({ length: 40 }, (_, i): [string, string, string, string, string] => [`LF-${i}`, '1', '2026-01-01', '1', 'EUR']);
     // a process of its own: the log file's descriptor ends with it, so the device can be unmounted
-    const result = spawnCli(['load', orderFile(rows), '--db', db, '--log-file', log, '--log-level', 'debug', '--chunk-size', '1']);
+    // a batch of one line each: a debug record for each (their rows DONE as they are staged on PGlite)
+    const result = spawnCli(['load', orderFile(rows), '--db', db, '--log-file', log, '--log-level', 'debug', '--batch-size', '1']);
     expect(humanLines(result.stderr)).toEqual([
       `order-loader: cannot write to --log-file ${log} (ENOSPC: no space left on the device): logging stops, the command goes on`,
     ]);

@@ -13,6 +13,7 @@ import type { OrderLoader } from '../../src/index.js';
 import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
+import { outcomeSnapshot, type OutcomeSnapshot } from '../support/outcome-snapshot.js';
 import { recordingStaging } from '../support/staging-record.js';
 import { withEngineSwitch } from '../support/engine-switch.js';
 
@@ -61,11 +62,8 @@ const CORRECTED = [
   'G4,25,2026-01-01,250,JPY',
 ];
 
-interface Outcome {
+interface Outcome extends OutcomeSnapshot {
   reports: unknown[];
-  stage: unknown[];
-  orders: unknown[];
-  errors: unknown[];
 }
 
 /** The scenario: the first file, the corrections, then the first file again with --restage. */
@@ -86,26 +84,7 @@ async function runScenario(db: TestDatabase, copy: boolean, seen: StageBatchResu
       report.exitCode,
     );
   }
-  return {
-    reports,
-    // stage_ids themselves differ (a rolled-back COPY used some); their order may not
-    stage: await db.sql(
-      `SELECT source_key, customer_id::text AS customer_id, order_date::text AS order_date, amount::text AS amount, currency,
-              process_status, error_code, error_message, attempt_count, transient_failures, load_id::text AS load_id,
-              line_no::text AS line_no, next_attempt_at IS NULL AS no_next, batch_id IS NULL AS no_batch,
-              row_number() OVER (ORDER BY stage_id)::int AS position
-         FROM order_stage ORDER BY source_key`,
-    ),
-    orders: await db.sql(
-      'SELECT source_key, customer_id::text AS c, order_date::text AS d, amount::text AS a, currency FROM orders ORDER BY source_key',
-    ),
-    errors: await db.sql(
-      `SELECT b.source_key, b.load_id::text AS load_id, b.line_no::text AS line_no, b.attempt_no, b.phase, b.error_code,
-              b.error_message, b.raw_record, s.source_key AS stage_key
-         FROM order_bulk_error b LEFT JOIN order_stage s ON s.stage_id = b.stage_id
-        ORDER BY b.error_id`,
-    ),
-  };
+  return { reports, ...(await outcomeSnapshot(db)) };
 }
 
 // PostgreSQL only: COPY is PostgreSQL's; the Oracle engine stages every batch one way

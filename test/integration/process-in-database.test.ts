@@ -12,6 +12,7 @@ import { expect } from 'vitest';
 import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
+import { outcomeSnapshot, type OutcomeSnapshot } from '../support/outcome-snapshot.js';
 import { openProcessingLoader, sameBothWays } from '../support/processing-both-ways.js';
 
 const FIRST = [
@@ -41,32 +42,8 @@ const CORRECTED = [
   'A1,1,2026-01-01,11,JPY', // an amendment of a DONE row
 ];
 
-interface Outcome {
+interface Outcome extends OutcomeSnapshot {
   reports: unknown[];
-  stage: unknown[];
-  orders: unknown[];
-  errors: unknown[];
-}
-
-async function snapshot(db: TestDatabase): Promise<Omit<Outcome, 'reports'>> {
-  return {
-    stage: await db.sql(
-      `SELECT source_key, customer_id::text AS customer_id, order_date::text AS order_date, amount::text AS amount, currency,
-              process_status, error_code, error_message, attempt_count, transient_failures, load_id::text AS load_id,
-              line_no::text AS line_no, next_attempt_at IS NULL AS no_next, batch_id IS NULL AS no_batch,
-              processed_at IS NULL AS never_processed
-         FROM order_stage ORDER BY source_key`,
-    ),
-    orders: await db.sql(
-      'SELECT source_key, customer_id::text AS c, order_date::text AS d, amount::text AS a, currency FROM orders ORDER BY source_key',
-    ),
-    errors: await db.sql(
-      `SELECT b.source_key, b.load_id::text AS load_id, b.line_no::text AS line_no, b.attempt_no, b.phase, b.error_code,
-              b.error_message, b.raw_record, s.source_key AS stage_key
-         FROM order_bulk_error b LEFT JOIN order_stage s ON s.stage_id = b.stage_id
-        ORDER BY b.source_key, b.attempt_no, b.phase, b.error_id`, // two workers on a server: chunks commit in either order
-    ),
-  };
 }
 
 /** The first file, the corrections, then a retry of every ERROR row (the overflow's row is corrected by then). */
@@ -92,7 +69,7 @@ async function runScenario(db: TestDatabase, inDatabase: boolean): Promise<Outco
     );
     reports.push(retried.retry.count, retried.process?.process);
   }
-  return { reports, ...(await snapshot(db)) };
+  return { reports, ...(await outcomeSnapshot(db)) };
 }
 
 /** One stage row per value an operator could set with SQL: each column of a valid row varied alone. */
@@ -136,7 +113,7 @@ async function runEdges(db: TestDatabase, inDatabase: boolean): Promise<unknown[
     `SELECT source_key, process_status, error_code, error_message, attempt_count
        FROM order_stage ORDER BY source_key`,
   );
-  return [processed.process, rows, (await snapshot(db)).errors];
+  return [processed.process, rows, (await outcomeSnapshot(db)).errors];
 }
 
 // PostgreSQL only: the Oracle engine claims every chunk to the client (it has no processInDatabase)

@@ -65,6 +65,7 @@ describe("the Oracle job's own test statements", () => {
       'process-in-database.test.ts',
       'refusal-precheck.test.ts',
       'refusals-in-database-adversary.test.ts',
+      'settle-while-staging.test.ts',
       'stage-indexes.test.ts',
       'stage-statistics.test.ts',
     ];

@@ -10,7 +10,7 @@ import type { PgConnector, PgLease, PgSession } from './session.js';
 export function pgDriver(connector: PgConnector): Driver<PgLease> {
   const driver: Driver<PgLease> = {
     kind: connector.kind,
-    capabilities: { concurrentConnections: connector.concurrent, maxChunkSize: 100_000 },
+    capabilities: { concurrentConnections: connector.concurrent, maxChunkSize: 100_000, settlesWhileStaging: connector.kind === 'pglite' },
     acquire: () => connector.acquire(),
     begin: (lease, options) => lease.session.exec(beginStatement(options)),
     commit: (lease) => lease.session.exec('COMMIT'),

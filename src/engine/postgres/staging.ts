@@ -1,5 +1,5 @@
 import type { StagingTx } from '../contract.js';
-import type { ErrorLogInput, StageBatchCounts, StageBatchResult, StageInput, StageRefusal } from '../types.js';
+import type { ErrorLogInput, StageBatchCounts, StageBatchResult, StageInput, StageRefusal, StageSettle } from '../types.js';
 import { classifySqlstate, isRowLevelSqlstate, sqlstateOf } from './classify.js';
 import { sqlQuery } from './rows.js';
 import type { PgSession } from './session.js';
@@ -77,6 +77,56 @@ export function copyText(loadId: number, rows: readonly StageInput[]): string {
 }
 
 /**
+ * Whether processing would merge this row as it is staged (a guess: order_loader_settle_staged,
+ * migration 015, checks every row guessed so and the batch is staged as before when one fails):
+ * no parse error; a customer id of 1 to 18 digits, not starting with 0; a date of the form
+ * YYYY-MM-DD from 1900-01-01; an amount of at most 10 digits before the point and 2 after (fits
+ * orders.amount, numeric(12,2), without rounding); a currency of three letters A-Z. Narrower than
+ * the plain rules of order_loader_process_chunk (migration 012), never wider: a row it leaves out
+ * is staged READY and processed as before.
+ */
+export function settleGuess(r: StageInput): boolean {
+  return (
+    r.parseError === undefined &&
+    r.customerId !== null &&
+    SETTLE_CUSTOMER.test(r.customerId) &&
+    r.orderDate !== null &&
+    SETTLE_DATE.test(r.orderDate) &&
+    r.orderDate >= '1900-01-01' &&
+    r.amount !== null &&
+    SETTLE_AMOUNT.test(r.amount) &&
+    r.currency !== null &&
+    SETTLE_CURRENCY.test(r.currency)
+  );
+}
+
+const SETTLE_CUSTOMER = /^[1-9][0-9]{0,17}$/;
+const SETTLE_DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+const SETTLE_AMOUNT = /^[0-9]{1,10}(\.[0-9]{1,2})?$/;
+const SETTLE_CURRENCY = /^[A-Z]{3}$/;
+
+/**
+ * The input of stage_copy_settled.sql: copyText's columns, then attempt_count, batch_id and
+ * processed_at; the rows marked are DONE (1, the batch id, `now`), the others as copyText writes
+ * them (0, none, none).
+ */
+export function settledCopyText(
+  loadId: number,
+  rows: readonly StageInput[],
+  marks: readonly boolean[],
+  batchId: string,
+  now: string,
+): string {
+  const base = copyText(loadId, rows).split('\n');
+  const done = `\t1\t${copyField(batchId)}\t${copyField(now)}`;
+  for (let i = 0; i < rows.length; i++) {
+    const line = base[i] as string;
+    base[i] = marks[i] === true ? line.replace('\tREADY\t', '\tDONE\t') + done : `${line}\t0\t\\N\t\\N`;
+  }
+  return base.join('\n');
+}
+
+/**
  * When a batch is first tried as a COPY. Every batch is, until one gives way (a key already
  * staged: a reload, a correction file; or a refused value): then the next `backoff` batches go
  * to the function directly, `backoff` doubling at each further failure (1, 2, 4 … 64) and halving
@@ -105,6 +155,26 @@ export class StageCopyPolicy {
     this.backoff = Math.min(Math.max(1, this.backoff * 2), 64);
     this.skipNext = this.backoff;
   }
+  // The same rule for settling a batch while staging (stageSettled): a batch whose check or
+  // MERGE refused it is staged a second time, so after one the next batches are staged without
+  // settling, 1, 2, 4 … 64 of them, halving at each batch settled.
+  private settleSkipNext = 0;
+  private settleBackoff = 0;
+  /** Whether this batch is tried settled (counts the skipped ones). */
+  trySettle(): boolean {
+    if (this.settleSkipNext > 0) {
+      this.settleSkipNext--;
+      return false;
+    }
+    return true;
+  }
+  settled(): void {
+    this.settleBackoff = Math.floor(this.settleBackoff / 2);
+  }
+  settleRefused(): void {
+    this.settleBackoff = Math.min(Math.max(1, this.settleBackoff * 2), 64);
+    this.settleSkipNext = this.settleBackoff;
+  }
 }
 
 /**
@@ -123,12 +193,16 @@ function copyFallbackCode(error: unknown): string | undefined {
  * stage_copy.sql without its comment lines: the statement alone is what pg_stat_activity shows
  * (its first 1024 bytes, track_activity_query_size), and what a DBA looking for it will search.
  */
-let copySql: string | undefined;
-function copyStatement(): string {
-  copySql ??= sqlQuery('stage_copy')
-    .replace(/^\s*--.*(\n|$)/gm, '')
-    .trim();
-  return copySql;
+const copySql = new Map<string, string>();
+function copyStatement(name: 'stage_copy' | 'stage_copy_settled' = 'stage_copy'): string {
+  let text = copySql.get(name);
+  if (text === undefined) {
+    text = sqlQuery(name)
+      .replace(/^\s*--.*(\n|$)/gm, '')
+      .trim();
+    copySql.set(name, text);
+  }
+  return text;
 }
 
 function addCounts(into: StageBatchCounts, more: StageBatchCounts): void {
@@ -157,7 +231,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
    */
   async function stageByCopy(loadId: number, rows: StageInput[], out: StageBatchResult): Promise<boolean> {
     const copyFrom = session.copyFrom?.bind(session);
-    if (copyFrom === undefined || copyPolicy?.tryCopy() !== true) return false;
+    if (copyFrom === undefined || copyPolicy === undefined) return false;
     await session.exec(`SAVEPOINT ${SAVEPOINT}`);
     try {
       await copyFrom(copyStatement(), copyText(loadId, rows));
@@ -172,6 +246,56 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
     await session.exec(`RELEASE SAVEPOINT ${SAVEPOINT}`);
     copyPolicy.copied();
     return true;
+  }
+
+  /**
+   * PGlite, a `load`: the batch as one COPY straight into order_stage (every key new), with the
+   * rows settleGuess expects processing to merge written DONE, then checked and merged by
+   * order_loader_settle_staged in the same savepoint (migration 015): the rows merged; `'none'`
+   * when no row is expected merged (nothing tried); `'refused'` when the check refused a row or
+   * the database a value (nothing of the try stays: the batch is staged as before); `'staged-key'`
+   * when a key was staged already (23505: the batch goes to the function, as a COPY that gives
+   * way does).
+   */
+  async function stageSettled(
+    loadId: number,
+    rows: StageInput[],
+    settle: StageSettle,
+  ): Promise<number | 'none' | 'refused' | 'staged-key'> {
+    const copyFrom = session.copyFrom?.bind(session);
+    if (copyFrom === undefined) return 'none';
+    const marks = rows.map((r) => settleGuess(r) && settle.except?.has(r.sourceKey) !== true);
+    const expected = marks.reduce((n, m) => (m ? n + 1 : n), 0);
+    if (expected === 0) return 'none';
+    const { rows: started } = await session.query<{ after: number; now: string }>(sqlQuery('settle_start'));
+    const start = started[0];
+    if (start === undefined) throw new Error('settle_start returned no row');
+    await session.exec(`SAVEPOINT ${SAVEPOINT}`);
+    try {
+      await copyFrom(copyStatement('stage_copy_settled'), settledCopyText(loadId, rows, marks, settle.batchId, start.now));
+    } catch (error) {
+      const code = copyFallbackCode(error);
+      if (code === undefined) throw error;
+      await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+      return code === '23505' ? 'staged-key' : 'refused';
+    }
+    let settled: number;
+    try {
+      const { rows: result } = await session.query<{ settled: number }>(sqlQuery('settle_staged'), [start.after, loadId, expected]);
+      settled = result[0]?.settled ?? -1;
+    } catch {
+      // Whatever the MERGE met (a row refused, a transient conflict, a missing privilege, a lock
+      // timeout): it is processing's to meet, with its own rules (RETRY_WAIT, ERROR, a failed
+      // chunk). The batch is staged as before; an error that is not the MERGE's (a lost
+      // connection) fails that again, as it would have.
+      settled = -1;
+    }
+    if (settled !== expected) {
+      await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+      return 'refused';
+    }
+    await session.exec(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    return settled;
   }
 
   async function stageRows(loadId: number, rows: StageInput[]): Promise<StageBatchCounts> {
@@ -231,9 +355,28 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
   }
 
   return {
-    async stageBatch(loadId: number, rows: StageInput[]): Promise<StageBatchResult> {
+    async stageBatch(loadId: number, rows: StageInput[], settle?: StageSettle): Promise<StageBatchResult> {
       const out: StageBatchResult = { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
-      if (rows.length > 0 && (await stageByCopy(loadId, rows, out))) {
+      let copy = rows.length > 0 && copyPolicy?.tryCopy() === true;
+      if (copy && settle !== undefined && copyPolicy?.trySettle() === true) {
+        const settled = await stageSettled(loadId, rows, settle);
+        if (typeof settled === 'number') {
+          copyPolicy.copied();
+          copyPolicy.settled();
+          out.inserted = rows.length; // every key was new: the COPY inserted each
+          out.settled = settled;
+          out.by = 'copy';
+          return out;
+        }
+        if (settled === 'staged-key') {
+          out.copyGaveWayOn = '23505';
+          copyPolicy.gaveWay();
+          copy = false;
+        } else if (settled === 'refused') {
+          copyPolicy.settleRefused();
+        }
+      }
+      if (copy && (await stageByCopy(loadId, rows, out))) {
         out.inserted = rows.length; // every key was new: the COPY inserted each
         out.by = 'copy';
         return out;
