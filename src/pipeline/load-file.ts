@@ -1,4 +1,5 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
+import { statSync } from 'node:fs';
 import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { sha256File } from '../input/file-digest.js';
 import type { RepeatedKeys } from '../input/repeated-keys.js';
@@ -32,6 +33,27 @@ export interface FileStaging {
   settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
   rejected: { files: number; current: number };
+}
+
+/**
+ * Processing beside staging and settling while staging take the keys on more than one line from
+ * the pre-read of the run's files (src/input/repeated-keys.ts). Lines a writer appended while the
+ * file was being loaded were staged but not pre-read: if one repeats a key whose earlier line was
+ * already processed (or settled) and is itself refused, orders keeps that earlier line's values.
+ * Said, for the operator to look at (docs/operations.md); whole files are the inbox rules' job.
+ */
+function warnIfGrown(run: FileStaging, file: OrderFile, runId: number, loadId: number): void {
+  let size: number;
+  try {
+    size = statSync(file.path).size;
+  } catch {
+    return; // gone: nothing to say about its size
+  }
+  if (size === file.size) return;
+  run.options.logger.warn(
+    { runId, loadId, file: file.path, openedBytes: file.size, bytes: size },
+    `${file.path}: the file changed while it was being loaded (${file.size} → ${size} bytes): lines added to it were staged without the pre-read of repeated keys; if one repeats a key of an earlier line and was refused, orders may hold that earlier line's values (order-loader errors lists the refused lines)`,
+  );
 }
 
 /**
@@ -161,6 +183,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     );
   await fileRun.staged(loadId, result);
   logger.info({ runId, loadId, ...result.counts }, 'staged');
+  if (run.held !== undefined || run.settle !== undefined) warnIfGrown(run, file, runId, loadId);
   // right after staging, before a later file of this run can take rows over
   const unchangedDone = await heldElsewhere(run, result.counts, loadId);
   return {
