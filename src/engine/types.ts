@@ -76,6 +76,11 @@ export interface StageBatchResult extends StageBatchCounts {
   fellBack?: number;
   /** Rows the batch wrote DONE and merged into orders as it staged them (StageSettle; PGlite). */
   settled?: number;
+  /**
+   * Why the batch was staged as before after settling was tried: the SQLSTATE the COPY or the
+   * MERGE raised, or 'check' when order_loader_settle_staged refused a row (logs and tests).
+   */
+  settleGaveWayOn?: string;
 }
 
 /**

@@ -224,6 +224,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     const checkpoint = checkpointOf(b);
     let attempts = 0;
     let settledInBatch = 0;
+    let settleGaveWayOn: string | undefined;
     const after = await withChunkRetry(
       engine,
       `staging lines up to ${checkpoint.line} of ${file.path}`,
@@ -243,6 +244,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
             options.settle === undefined ? undefined : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
           const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows, settle) : null;
           settledInBatch = staged?.settled ?? 0;
+          settleGaveWayOn = staged?.settleGaveWayOn;
           const refusals = refusalRows(loadId, b, staged);
           const held = options.held;
           if (held !== undefined && staged !== null) {
@@ -270,7 +272,10 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     Object.assign(counts, after);
     settled.rows += settledInBatch;
     if (settledInBatch > 0) settled.batches++;
-    options.logger.debug({ loadId, line: checkpoint.line, lines: b.lines, settled: settledInBatch }, 'staging batch committed');
+    options.logger.debug(
+      { loadId, line: checkpoint.line, lines: b.lines, settled: settledInBatch, settleGaveWayOn },
+      'staging batch committed',
+    );
     await holdAfterStep('staged_checkpoint', options.logger);
     lastCheckpoint = checkpoint;
     options.onBatch?.(counts, checkpoint);

@@ -261,6 +261,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
     loadId: number,
     rows: StageInput[],
     settle: StageSettle,
+    out: StageBatchResult,
   ): Promise<number | 'none' | 'refused' | 'staged-key'> {
     const copyFrom = session.copyFrom?.bind(session);
     if (copyFrom === undefined) return 'none';
@@ -277,17 +278,20 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       const code = copyFallbackCode(error);
       if (code === undefined) throw error;
       await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+      out.settleGaveWayOn = code;
       return code === '23505' ? 'staged-key' : 'refused';
     }
     let settled: number;
     try {
       const { rows: result } = await session.query<{ settled: number }>(sqlQuery('settle_staged'), [start.after, loadId, expected]);
       settled = result[0]?.settled ?? -1;
-    } catch {
+      if (settled !== expected) out.settleGaveWayOn = 'check';
+    } catch (error) {
       // Whatever the MERGE met (a row refused, a transient conflict, a missing privilege, a lock
       // timeout): it is processing's to meet, with its own rules (RETRY_WAIT, ERROR, a failed
-      // chunk). The batch is staged as before; an error that is not the MERGE's (a lost
-      // connection) fails that again, as it would have.
+      // chunk). The batch is staged as before, and the SQLSTATE said (stage.ts logs it); an error
+      // that is not the MERGE's (a lost connection) fails that again, as it would have.
+      out.settleGaveWayOn = sqlstateOf(error) ?? 'error';
       settled = -1;
     }
     if (settled !== expected) {
@@ -359,7 +363,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       const out: StageBatchResult = { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
       let copy = rows.length > 0 && copyPolicy?.tryCopy() === true;
       if (copy && settle !== undefined && copyPolicy?.trySettle() === true) {
-        const settled = await stageSettled(loadId, rows, settle);
+        const settled = await stageSettled(loadId, rows, settle, out);
         if (typeof settled === 'number') {
           copyPolicy.copied();
           copyPolicy.settled();
