@@ -5,7 +5,7 @@
  * holds after COPY with the function's staging.
  */
 import { describe, expect, test } from 'vitest';
-import { copyText } from '../../src/engine/postgres/staging.js';
+import { copyText, settledCopyText } from '../../src/engine/postgres/staging.js';
 import type { StageInput } from '../../src/engine/types.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
@@ -58,5 +58,35 @@ describe('copyText', () => {
     expect(copyText(1, rows.slice(2, 3))).toBe(
       'K\\t3\t\\N\t\\N\t\\N\t\\N\tERROR\tPARSE_AMOUNT\tamount: "1\\n2" is\\r not a number\\\\\t1\t4\t\\N\n',
     );
+  });
+});
+
+describe('settledCopyText', () => {
+  test("copyText's columns, the marked rows DONE with attempt 1, the batch id and the time, the others as copyText writes them", () => {
+    const rows: StageInput[] = [
+      { sourceKey: 'S1', customerId: '1', orderDate: '2026-12-01', amount: '1.50', currency: 'JPY', lineNo: 2 },
+      {
+        sourceKey: 'S\t2',
+        customerId: null,
+        orderDate: null,
+        amount: null,
+        currency: null,
+        lineNo: 3,
+        parseError: { code: 'P', message: 'm' },
+      },
+      { sourceKey: 'S3', customerId: '3', orderDate: '2026-12-01', amount: '3', currency: 'EUR', lineNo: 4, attributes: '{"x":"1"}' },
+      { sourceKey: 'S4', customerId: '4', orderDate: '2026-12-01', amount: '4', currency: 'EUR', lineNo: 5 },
+    ];
+    const now = '2026-12-06 10:00:00.123+00';
+    const text = settledCopyText(9, rows, [true, false, true, false], '3-s9.1', now);
+    const plain = copyText(9, rows).split('\n');
+    expect(text.split('\n')).toEqual([
+      `${(plain[0] ?? '').replace('\tREADY\t', '\tDONE\t')}\t1\t3-s9.1\t${now}`,
+      `${plain[1] ?? ''}\t0\t\\N\t\\N`,
+      `${(plain[2] ?? '').replace('\tREADY\t', '\tDONE\t')}\t1\t3-s9.1\t${now}`,
+      `${plain[3] ?? ''}\t0\t\\N\t\\N`,
+      '',
+    ]);
+    expect(text.split('\n')[0]).toBe(`S1\t1\t2026-12-01\t1.50\tJPY\tDONE\t\\N\t\\N\t9\t2\t\\N\t1\t3-s9.1\t${now}`);
   });
 });

@@ -65,15 +65,25 @@ export function copyText(loadId: number, rows: readonly StageInput[]): string {
   const lines = new Array<string>(rows.length + 1);
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as StageInput;
-    const failed = r.parseError;
-    const status = failed === undefined ? 'READY\t\\N\t\\N' : `ERROR\t${copyField(failed.code)}\t${copyField(failed.message)}`;
-    // the attributes are JSON text: its backslashes (the JSON's own escapes) are doubled like any other
-    lines[i] =
-      `${copyField(r.sourceKey)}\t${copyField(r.customerId)}\t${copyField(r.orderDate)}\t${copyField(r.amount)}\t` +
-      `${copyField(r.currency)}\t${status}\t${load}\t${copyField(r.lineNo)}\t${copyField(r.attributes)}`;
+    lines[i] = copyLine(r, stagedStatus(r), load);
   }
   lines[rows.length] = ''; // the last row's line end
   return lines.join('\n');
+}
+
+/** process_status, error_code and error_message of a row staged as the staging rule says: READY, or ERROR with its parse error. */
+function stagedStatus(r: StageInput): string {
+  const failed = r.parseError;
+  return failed === undefined ? 'READY\t\\N\t\\N' : `ERROR\t${copyField(failed.code)}\t${copyField(failed.message)}`;
+}
+
+/** One row of stage_copy.sql's columns, `status` its three status columns. */
+function copyLine(r: StageInput, status: string, load: string): string {
+  // the attributes are JSON text: its backslashes (the JSON's own escapes) are doubled like any other
+  return (
+    `${copyField(r.sourceKey)}\t${copyField(r.customerId)}\t${copyField(r.orderDate)}\t${copyField(r.amount)}\t` +
+    `${copyField(r.currency)}\t${status}\t${load}\t${copyField(r.lineNo)}\t${copyField(r.attributes)}`
+  );
 }
 
 /**
@@ -117,13 +127,16 @@ export function settledCopyText(
   batchId: string,
   now: string,
 ): string {
-  const base = copyText(loadId, rows).split('\n');
+  const load = String(loadId);
   const done = `\t1\t${copyField(batchId)}\t${copyField(now)}`;
+  const lines = new Array<string>(rows.length + 1);
   for (let i = 0; i < rows.length; i++) {
-    const line = base[i] as string;
-    base[i] = marks[i] === true ? line.replace('\tREADY\t', '\tDONE\t') + done : `${line}\t0\t\\N\t\\N`;
+    const r = rows[i] as StageInput;
+    // a marked row has no parse error (settleGuess): DONE, no error
+    lines[i] = marks[i] === true ? copyLine(r, 'DONE\t\\N\t\\N', load) + done : `${copyLine(r, stagedStatus(r), load)}\t0\t\\N\t\\N`;
   }
-  return base.join('\n');
+  lines[rows.length] = ''; // the last row's line end
+  return lines.join('\n');
 }
 
 /**
@@ -136,44 +149,52 @@ export function settledCopyText(
  * 64 batches. One policy per engine, shared by its connections.
  */
 export class StageCopyPolicy {
-  private skipNext = 0;
-  private backoff = 0;
+  private readonly copy = new Backoff();
+  // The same rule for settling a batch while staging (stageSettled): a batch whose check or
+  // MERGE refused it is staged a second time, so after one the next batches are staged without
+  // settling, 1, 2, 4 … 64 of them, halving at each batch settled.
+  private readonly settle = new Backoff();
   constructor(readonly enabled: boolean) {}
   /** Whether this batch goes as a COPY first (counts the skipped ones). */
   tryCopy(): boolean {
-    if (!this.enabled) return false;
+    return this.enabled && this.copy.tryNow();
+  }
+  copied(): void {
+    this.copy.wentThrough();
+  }
+  gaveWay(): void {
+    this.copy.gaveWay();
+  }
+  /** Whether this batch is tried settled (counts the skipped ones). */
+  trySettle(): boolean {
+    return this.settle.tryNow();
+  }
+  settled(): void {
+    this.settle.wentThrough();
+  }
+  settleRefused(): void {
+    this.settle.gaveWay();
+  }
+}
+
+/** Skip the next 1, 2, 4 … 64 tries after each try that gave way, halving at each that went through. */
+class Backoff {
+  private skipNext = 0;
+  private backoff = 0;
+  /** Whether to try now (a skipped try is counted). */
+  tryNow(): boolean {
     if (this.skipNext > 0) {
       this.skipNext--;
       return false;
     }
     return true;
   }
-  copied(): void {
+  wentThrough(): void {
     this.backoff = Math.floor(this.backoff / 2);
   }
   gaveWay(): void {
     this.backoff = Math.min(Math.max(1, this.backoff * 2), 64);
     this.skipNext = this.backoff;
-  }
-  // The same rule for settling a batch while staging (stageSettled): a batch whose check or
-  // MERGE refused it is staged a second time, so after one the next batches are staged without
-  // settling, 1, 2, 4 … 64 of them, halving at each batch settled.
-  private settleSkipNext = 0;
-  private settleBackoff = 0;
-  /** Whether this batch is tried settled (counts the skipped ones). */
-  trySettle(): boolean {
-    if (this.settleSkipNext > 0) {
-      this.settleSkipNext--;
-      return false;
-    }
-    return true;
-  }
-  settled(): void {
-    this.settleBackoff = Math.floor(this.settleBackoff / 2);
-  }
-  settleRefused(): void {
-    this.settleBackoff = Math.min(Math.max(1, this.settleBackoff * 2), 64);
-    this.settleSkipNext = this.settleBackoff;
   }
 }
 
