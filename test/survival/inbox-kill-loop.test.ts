@@ -255,7 +255,12 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
                 if (armed) await sleep(random() * 30);
               } else if (mode === 'moves') {
                 armed = await run.waitFor(MOVES);
-                if (armed) await sleep(random() * (HOLD_BEFORE_MOVE_MS + 100));
+                // until a kill has landed in the moves, aim well inside the hold: a sleep past it
+                // lets the run finish and end the round without one (seed 68460865 did so in both
+                // rounds); after that, up to 100 ms past the hold, into the moves themselves
+                const movesHit = kills.some((k) => k.phases.includes('moves'));
+                const reach = movesHit ? HOLD_BEFORE_MOVE_MS + 100 : HOLD_BEFORE_MOVE_MS / 2;
+                if (armed) await sleep(random() * reach);
               }
               if (armed && run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
               const result = await run.done;
