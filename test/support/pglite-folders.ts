@@ -17,7 +17,16 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * A `pglite:` URL of a new folder holding a migrated, empty database (no runs, no loads): what
  * a command's first open leaves behind, before the command's own run.
  */
-export async function migratedPgliteDb(options: { removeAfterTest?: boolean } = {}): Promise<{ url: string; dataDir: string }> {
+export async function migratedPgliteDb(
+  options: {
+    removeAfterTest?: boolean;
+    /**
+     * A concurrent test's own `onTestFinished` (from its context): the imported one attaches to
+     * whichever test the runner is in, and removed another test's folder while its CLI ran in it.
+     */
+    onTestFinished?: typeof onTestFinished;
+  } = {},
+): Promise<{ url: string; dataDir: string }> {
   const root = inject('testTempRoot');
   const { template, failure } = pgliteTemplatePaths(root);
   const deadline = Date.now() + 120_000;
@@ -34,7 +43,7 @@ export async function migratedPgliteDb(options: { removeAfterTest?: boolean } = 
   // work running on it (a command past its timeout): the run's folder takes it at the end.
   if (options.removeAfterTest !== false) {
     try {
-      onTestFinished(({ task }) => {
+      (options.onTestFinished ?? onTestFinished)(({ task }) => {
         if (task.result?.state === 'pass') rmSync(folder, { recursive: true, force: true });
       });
     } catch {

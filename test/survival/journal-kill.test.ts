@@ -12,7 +12,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type onTestFinished } from 'vitest';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { HEADER } from '../support/files.js';
 import { PG_ADMIN_URL, assertBuilt, freshServerDb, startCli, survivalPath } from './harness.js';
@@ -45,12 +45,14 @@ type Sql = (text: string) => Promise<Array<Record<string, unknown>>>;
 
 const targets: Array<{
   kind: string;
-  create(): Promise<{ url: string; sql: (fn: (sql: Sql) => Promise<void>) => Promise<void>; dispose(): Promise<void> }>;
+  create(
+    finished: typeof onTestFinished,
+  ): Promise<{ url: string; sql: (fn: (sql: Sql) => Promise<void>) => Promise<void>; dispose(): Promise<void> }>;
 }> = [
   {
     kind: 'pglite',
-    create: async () => {
-      const { url, dataDir } = await migratedPgliteDb();
+    create: async (finished) => {
+      const { url, dataDir } = await migratedPgliteDb({ onTestFinished: finished });
       return {
         url,
         // read after the CLI ended (a PGlite folder is one process's at a time)
@@ -90,7 +92,9 @@ async function killAt(args: string[], step: string): Promise<void> {
   expect((await run.done).signal, step).toBe('SIGKILL');
 }
 
-describe('survival: kill -9 at every step of the journal of a load of two files', () => {
+// concurrent: each test has its own folders and database, and every kill waits for a logged step,
+// not an instant, so tests sharing the cores change no outcome (the file took 109 s one at a time)
+describe.concurrent('survival: kill -9 at every step of the journal of a load of two files', () => {
   const kills: Array<string[]> = [
     ...STEPS.map((s) => [s]),
     // a second kill right after a resume started, or after its run row only
@@ -104,9 +108,11 @@ describe('survival: kill -9 at every step of the journal of a load of two files'
   ];
   for (const target of targets) {
     for (const plan of kills) {
-      it(`${target.kind}: killed after ${plan.join(', then after ')}: the rerun stages no older value over a later one`, async () => {
+      it(`${target.kind}: killed after ${plan.join(', then after ')}: the rerun stages no older value over a later one`, async ({
+        onTestFinished,
+      }) => {
         assertBuilt();
-        const db = await target.create();
+        const db = await target.create(onTestFinished);
         try {
           const base = survivalPath(`journal-kill-${plan.join('-').replace(/:/g, '')}`);
           const inbox = join(base, 'inbox');
