@@ -7,6 +7,8 @@ import type { PgSession } from './session.js';
 /** The savepoint a staging batch runs under, so that a row-level refusal can be isolated. */
 const SAVEPOINT = 'order_loader_stage';
 
+type CopyFrom = NonNullable<PgSession['copyFrom']>;
+
 /**
  * A row's own refusal: a row-level SQLSTATE (the list the chunk MERGE isolates,
  * ROW_LEVEL_SQLSTATES) that is not transient. A transient one (a deadlock, a lock timeout, a
@@ -253,20 +255,38 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
   async function stageByCopy(loadId: number, rows: StageInput[], out: StageBatchResult): Promise<boolean> {
     const copyFrom = session.copyFrom?.bind(session);
     if (copyFrom === undefined || copyPolicy === undefined) return false;
-    await session.exec(`SAVEPOINT ${SAVEPOINT}`);
-    try {
-      await copyFrom(copyStatement(), copyText(loadId, rows));
-    } catch (error) {
-      const code = copyFallbackCode(error);
-      if (code === undefined) throw error;
-      out.copyGaveWayOn = code;
-      await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+    const gaveWayOn = await copyUnderSavepoint(copyFrom, copyStatement(), copyText(loadId, rows));
+    if (gaveWayOn !== undefined) {
+      out.copyGaveWayOn = gaveWayOn;
       copyPolicy.gaveWay();
       return false;
     }
     await session.exec(`RELEASE SAVEPOINT ${SAVEPOINT}`);
     copyPolicy.copied();
     return true;
+  }
+
+  /**
+   * The savepoint, then the COPY under it: undefined when the COPY went in (the savepoint still
+   * open, for the caller to release or to go on under); the SQLSTATE when it gave way
+   * (copyFallbackCode: rolled back to the savepoint and released, nothing of it stays). Any other
+   * error is thrown.
+   */
+  async function copyUnderSavepoint(copyFrom: CopyFrom, statement: string, text: string): Promise<string | undefined> {
+    await session.exec(`SAVEPOINT ${SAVEPOINT}`);
+    try {
+      await copyFrom(statement, text);
+      return undefined;
+    } catch (error) {
+      const code = copyFallbackCode(error);
+      if (code === undefined) throw error;
+      await rollbackToSavepoint();
+      return code;
+    }
+  }
+
+  async function rollbackToSavepoint(): Promise<void> {
+    await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
   }
 
   /**
@@ -292,15 +312,11 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
     const { rows: started } = await session.query<{ after: number; now: string }>(sqlQuery('settle_start'));
     const start = started[0];
     if (start === undefined) throw new Error('settle_start returned no row');
-    await session.exec(`SAVEPOINT ${SAVEPOINT}`);
-    try {
-      await copyFrom(copyStatement('stage_copy_settled'), settledCopyText(loadId, rows, marks, settle.batchId, start.now));
-    } catch (error) {
-      const code = copyFallbackCode(error);
-      if (code === undefined) throw error;
-      await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
-      out.settleGaveWayOn = code;
-      return code === '23505' ? 'staged-key' : 'refused';
+    const text = settledCopyText(loadId, rows, marks, settle.batchId, start.now);
+    const gaveWayOn = await copyUnderSavepoint(copyFrom, copyStatement('stage_copy_settled'), text);
+    if (gaveWayOn !== undefined) {
+      out.settleGaveWayOn = gaveWayOn;
+      return gaveWayOn === '23505' ? 'staged-key' : 'refused';
     }
     let settled: number;
     try {
@@ -316,7 +332,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       settled = -1;
     }
     if (settled !== expected) {
-      await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+      await rollbackToSavepoint();
       return 'refused';
     }
     await session.exec(`RELEASE SAVEPOINT ${SAVEPOINT}`);
@@ -362,7 +378,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
     } catch (error) {
       const code = rowRefusalCode(error);
       if (code === undefined) throw error;
-      await session.exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}; RELEASE SAVEPOINT ${SAVEPOINT}`);
+      await rollbackToSavepoint();
       const only = rows.length === 1 ? rows[0] : undefined;
       if (only !== undefined) {
         out.refused.push({ lineNo: only.lineNo, sourceKey: only.sourceKey, code, message: refusalMessage(error) });
