@@ -15,6 +15,7 @@ import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { outcomeSnapshot, type OutcomeSnapshot } from '../support/outcome-snapshot.js';
 import { recordingStaging } from '../support/staging-record.js';
+import { sameBothWays } from '../support/same-both-ways.js';
 import { withEngineSwitch } from '../support/engine-switch.js';
 
 /** A test-only CHECK: currency 'XXX' passes the loader's parse and validation, the database refuses it while staging. */
@@ -96,18 +97,9 @@ forEachTarget(
   (target) => {
     targetTest('leaves the same stage, orders, error log and counts as order_loader_stage_batch alone', async ({ db }) => {
       const viaCopy: StageBatchResult[] = [];
-      const withCopy = await runScenario(db, true, viaCopy);
-      const other = await target.create();
-      let ok = false;
-      try {
-        const viaFunction: StageBatchResult[] = [];
-        const withFunction = await runScenario(other, false, viaFunction);
-        expect(withCopy).toEqual(withFunction);
-        expect(viaFunction.map((r) => r.by)).toEqual(viaFunction.map(() => 'function'));
-        ok = true;
-      } finally {
-        await other.dispose({ reuse: ok });
-      }
+      const viaFunction: StageBatchResult[] = [];
+      const withCopy = await sameBothWays(target, db, (d, copy) => runScenario(d, copy, copy ? viaCopy : viaFunction));
+      expect(viaFunction.map((r) => r.by)).toEqual(viaFunction.map(() => 'function'));
       // the first file: COPY; the refusal and the repeated key gave way to the function
       expect(viaCopy.slice(0, 5).map((r) => [r.by, r.copyGaveWayOn])).toEqual([
         ['copy', undefined],

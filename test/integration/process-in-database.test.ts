@@ -13,7 +13,8 @@ import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { outcomeSnapshot, type OutcomeSnapshot } from '../support/outcome-snapshot.js';
-import { openProcessingLoader, sameBothWays } from '../support/processing-both-ways.js';
+import { openProcessingLoader } from '../support/processing-both-ways.js';
+import { sameBothWays } from '../support/same-both-ways.js';
 
 const FIRST = [
   'A1,1,2026-01-01,10,JPY',

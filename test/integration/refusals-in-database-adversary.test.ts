@@ -17,7 +17,8 @@ import { expect } from 'vitest';
 import { testTargets, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, writeTestFile } from '../support/files.js';
-import { openProcessingLoader, sameBothWays } from '../support/processing-both-ways.js';
+import { openProcessingLoader } from '../support/processing-both-ways.js';
+import { sameBothWays } from '../support/same-both-ways.js';
 import { failingKeys } from '../support/transient-failures.js';
 import { lostCommitReplies } from '../support/fault-engine.js';
 

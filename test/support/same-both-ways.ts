@@ -1,0 +1,29 @@
+/**
+ * One scenario run two ways on two databases of one target, whose outcomes must be equal: a way
+ * on (processing in the database, COPY staging, settling while staging) against the same path
+ * with it off. process-in-database, refusals-in-database-adversary, copy-staging and
+ * settle-while-staging tests.
+ */
+import { expect } from 'vitest';
+import type { TestDatabase, TestTarget } from './databases.js';
+
+/**
+ * `run` with the way on, on `db`, then with it off on a second database of the target: both
+ * outcomes must be equal. Returns the first.
+ */
+export async function sameBothWays<T>(
+  target: TestTarget,
+  db: TestDatabase,
+  run: (db: TestDatabase, on: boolean) => Promise<T>,
+): Promise<T> {
+  const on = await run(db, true);
+  const other = await target.create();
+  let ok = false;
+  try {
+    expect(on).toEqual(await run(other, false));
+    ok = true;
+  } finally {
+    await other.dispose({ reuse: ok });
+  }
+  return on;
+}
