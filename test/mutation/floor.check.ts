@@ -3,14 +3,24 @@
  * runs no mutant): in every group (scores.ts GROUPS), every module StrykerJS mutates (the group's
  * `mutate`) has a score in the group's scores.json measured on its current source, on the current
  * tests that covered or killed its mutants and on the group's current test list, and that score
- * reaches its floor in the group's floors.json. A stale score fails: it says to run
- * `npm run test:mutation:<group>` (incremental), which measures again and records the scores
- * (record.check.ts). Prints the tables of docs/mutation.md.
+ * reaches its floor in the group's floors.json. A stale score is a warning, not a failure: it is
+ * printed (on stderr) with the modules and the command that measures them again and records the
+ * scores, `npm run test:mutation:<group>` (record.check.ts). Prints the tables of docs/mutation.md.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { checkScores, GROUPS, inScope, mutatedTwice, scoreTable, type Floors, type ScoresFile, type StrykerConfig } from './scores.js';
+import {
+  checkScores,
+  GROUPS,
+  inScope,
+  mutatedTwice,
+  scoreTable,
+  staleWarning,
+  type Floors,
+  type ScoresFile,
+  type StrykerConfig,
+} from './scores.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const readJson = (path: string): unknown => JSON.parse(readFileSync(`${ROOT}${path}`, 'utf8'));
@@ -20,8 +30,9 @@ const sources = readdirSync(`${ROOT}src`, { recursive: true, encoding: 'utf8' })
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
   .sort();
 
-it('every mutated rule module has a current mutation score that reaches its floor (each group’s floors.json)', () => {
+it('every mutated rule module has a mutation score, and a current one reaches its floor (each group’s floors.json)', () => {
   const problems: string[] = [];
+  const warnings: string[] = [];
   const mutatedByGroup = new Map<string, string[]>();
   for (const group of GROUPS) {
     const { mutate } = readJson(group.config) as StrykerConfig;
@@ -30,8 +41,12 @@ it('every mutated rule module has a current mutation score that reaches its floo
     const scores = readJson(group.scores) as ScoresFile;
     const floors = readJson(group.floors) as Floors;
     console.log(`${group.name} (${group.config}):\n${scoreTable(scores, floors, mutated)}\n`);
-    problems.push(...checkScores(group, scores, floors, mutated, read));
+    const { failures, stale } = checkScores(group, scores, floors, mutated, read);
+    problems.push(...failures);
+    if (stale.length > 0) warnings.push(staleWarning(group, stale));
   }
   problems.push(...mutatedTwice(mutatedByGroup));
+  // last, so that it is the end of the output; a warning, not a failure
+  if (warnings.length > 0) console.warn(`\n${warnings.join('\n\n')}\n`);
   expect(problems, 'mutation scores (docs/mutation.md)').toEqual([]);
 });

@@ -3,7 +3,9 @@
  * that CI can afford (StrykerJS itself takes minutes to hours): every mutated module has a score
  * measured on its current source and on the current text of the tests that covered or killed its
  * mutants, and that score reaches its floor (the group's floors.json). A score measured on
- * another text is stale: the check fails and says how to measure again, it never passes on it.
+ * another text is stale: it is not compared with its floor, and the check warns, naming the
+ * modules and the command that measures them again, without failing (a StrykerJS run costs
+ * minutes to hours: intermediate commits land, the score is measured before the work is closed).
  *
  * The modules are measured in groups (GROUPS): each its own StrykerJS configuration, test list,
  * incremental file, scores and floors, so that a test file added to one group's list stales the
@@ -104,8 +106,7 @@ export const recordCommand = (group: MutationGroup): string =>
   `npm run test:mutation:record${group.name === 'rules' ? '' : `:${group.name}`}`;
 
 /** The command that measures a group again and records its scores. */
-export const rerun = (group: MutationGroup): string =>
-  `npm run test:mutation:${group.name} (incremental: only changed code and the mutants of changed tests are tested again)`;
+export const rerun = (group: MutationGroup): string => `npm run test:mutation:${group.name}`;
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -194,10 +195,30 @@ export function recordScores(
   return { scores: { modules: sorted }, measured: measured.sort() };
 }
 
+/** A score measured on another text than the current one: warned about, not a failure. */
+export interface StaleScore {
+  module: string;
+  /** When it was measured (ISO time). */
+  measured: string;
+  /** The files (the module, a test that reached it, the test list) that changed or are gone since. */
+  changed: string[];
+  /** Its floor, when the stale score is below it (it may be met or not once measured again). */
+  belowFloor?: number;
+}
+
+/** What the floor check found in one group: failures (one line each) and stale scores. */
+export interface ScoreCheck {
+  failures: string[];
+  stale: StaleScore[];
+}
+
 /**
- * What is wrong with a group's committed scores, one line each (empty: all is well). `mutated`:
- * the modules StrykerJS mutates (the group's `mutate` over the source files); `read`: a file's
- * current text, or undefined when it is gone.
+ * What is wrong with a group's committed scores. `failures`, one line each, fail the check: a
+ * module never measured, without a floor, or whose current score is below its floor, and a floor
+ * of a module not mutated. `stale`: scores measured on another text of the module, of a test
+ * that reached it or of the group's test list; they are not compared with their floors.
+ * `mutated`: the modules StrykerJS mutates (the group's `mutate` over the source files); `read`:
+ * a file's current text, or undefined when it is gone.
  */
 export function checkScores(
   group: MutationGroup,
@@ -205,34 +226,64 @@ export function checkScores(
   floors: Floors,
   mutated: readonly string[],
   read: (path: string) => string | undefined,
-): string[] {
-  const problems: string[] = [];
+): ScoreCheck {
+  const failures: string[] = [];
+  const stale: StaleScore[] = [];
   for (const module of mutated) {
     const entry = scores.modules[module];
     const floor = floors.modules[module];
     if (entry === undefined) {
-      problems.push(`${module}: never measured: run npx stryker run ${group.config} --mutate ${module} && ${recordCommand(group)}`);
+      failures.push(`${module}: never measured: run npx stryker run ${group.config} --mutate ${module} && ${recordCommand(group)}`);
       continue;
     }
-    const source = read(module);
-    const changed: string[] = [];
-    if (source === undefined || sha256(source) !== entry.sha256) changed.push(module);
-    for (const [file, hash] of Object.entries(entry.tests)) {
-      const text = read(file);
-      if (text === undefined || sha256(text) !== hash) changed.push(file);
-    }
-    if (changed.length > 0) {
-      problems.push(
-        `${module}: its score (${entry.measured.slice(0, 10)}) is stale: ${changed.join(', ')} changed since: run ${rerun(group)}`,
-      );
-      continue;
-    }
-    if (floor === undefined) problems.push(`${module}: no floor in ${group.floors} (measured ${entry.score.toFixed(1)} %)`);
-    else if (entry.score < floor) problems.push(`${module}: mutation score ${entry.score.toFixed(1)} % is below its floor ${floor} %`);
+    if (floor === undefined) failures.push(`${module}: no floor in ${group.floors} (measured ${entry.score.toFixed(1)} %)`);
+    const changed = changedSince(module, entry, read);
+    if (changed.length > 0)
+      stale.push({
+        module,
+        measured: entry.measured,
+        changed,
+        ...(floor !== undefined && entry.score < floor ? { belowFloor: floor } : {}),
+      });
+    else if (floor !== undefined && entry.score < floor)
+      failures.push(`${module}: mutation score ${entry.score.toFixed(1)} % is below its floor ${floor} %`);
   }
   for (const module of Object.keys(floors.modules))
-    if (!mutated.includes(module)) problems.push(`${module}: has a floor but is not mutated (${group.config} mutate)`);
-  return problems;
+    if (!mutated.includes(module)) failures.push(`${module}: has a floor but is not mutated (${group.config} mutate)`);
+  return { failures, stale };
+}
+
+/** The files whose text differs from the one the module's score was measured on (or that are gone). */
+function changedSince(module: string, entry: ModuleEntry, read: (path: string) => string | undefined): string[] {
+  const differs = (path: string, hash: string) => {
+    const text = read(path);
+    return text === undefined || sha256(text) !== hash;
+  };
+  return [
+    ...(differs(module, entry.sha256) ? [module] : []),
+    ...Object.entries(entry.tests)
+      .filter(([f, h]) => differs(f, h))
+      .map(([f]) => f),
+  ];
+}
+
+/**
+ * The warning for a group's stale scores (empty: none): each module with what changed, then the
+ * command that measures the group again and records it, and the one that measures only these.
+ */
+export function staleWarning(group: MutationGroup, stale: readonly StaleScore[]): string {
+  if (stale.length === 0) return '';
+  const modules = stale.map((s) => s.module);
+  return [
+    `WARNING: ${stale.length} stale mutation score${stale.length === 1 ? '' : 's'} in group ${group.name} (not a failure; not compared with the floors until measured again):`,
+    ...stale.map(
+      (s) =>
+        `  ${s.module}: measured ${s.measured.slice(0, 10)}, changed since: ${s.changed.join(', ')}` +
+        (s.belowFloor === undefined ? '' : ` (that score was below its floor ${s.belowFloor} %)`),
+    ),
+    `  measure them: ${rerun(group)}`,
+    `  (only these: npx stryker run ${group.config} --mutate ${modules.join(',')} && ${recordCommand(group)})`,
+  ].join('\n');
 }
 
 /** Modules that more than one group mutates (each module is measured by one group only). */
