@@ -1,12 +1,35 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm test` runs `fast` and `fast-isolated` (unit, integration, CLI, Oracle recording tests);
-// `npm run test:survival` runs `survival` (kill -9, restarts, hostile files, concurrent processes).
+// `npm test` runs `fast` and `fast-isolated` (unit, integration, Oracle recording tests: the
+// inner loop); `npm run test:slow` runs `slow` (the CLI as child processes, kills and signals,
+// the slowest files); `npm run test:survival` runs `survival` (kill -9, restarts, hostile files,
+// concurrent processes). CI (.ci/run) runs all four.
 /** Test files that replace a module with vi.mock: never in a shared module registry. */
 const MOCKING = [
   'test/oracle/connections.recording.test.ts',
   'test/oracle/mutants.recording.test.ts',
   'test/unit/quote-free-split-work.test.ts',
+];
+/**
+ * Tests that cost the inner loop most of its time, run by `npm run test:slow` (and by CI) in the
+ * `slow` project instead of `fast` (measured per file with vitest's JSON reporter, docs/testing.md):
+ * every test of the CLI (each command a child process running dist/), the tests that kill or
+ * signal processes, and files slow by design. The same environment as `fast`.
+ */
+const SLOW = [
+  // the CLI run as child processes (and the docs' commands through it)
+  'test/cli/**/*.test.ts',
+  'test/integration/overlap-hold.test.ts',
+  // kills and signals: a lock holder killed, SIGINT while a chunk waits, child processes racing for a lock
+  'test/unit/folder-lock.test.ts',
+  'test/integration/lock-wait.test.ts',
+  // the Oracle statements through the PL/SQL grammar checker (a JVM per run; skipped without it)
+  'test/oracle/test-statements.grammar.test.ts',
+  // PGlite's initdb, the slowest thing PGlite does, run on purpose (the fallback to it)
+  'test/integration/pglite-ready.test.ts',
+  // large generated cases, kept out of the mutation lists for their time too (docs/mutation.md)
+  'test/unit/profile-mapping-fast.test.ts',
+  'test/unit/quote-free-split.test.ts',
 ];
 /**
  * The fast projects' workers: V8 compiles WebAssembly (PGlite's postgres and initdb) with its
@@ -40,7 +63,7 @@ export default defineConfig({
           name: 'fast',
           globalSetup: [GLOBAL_SETUP],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/survival/**', 'test/oracle-server/**', ...MOCKING],
+          exclude: ['test/survival/**', 'test/oracle-server/**', ...MOCKING, ...SLOW],
           // vitest's default on 2 cores is one worker, and many tests spend much of their time
           // waiting on the PostgreSQL server or on a child process: 3 workers keep both cores busy.
           maxWorkers: 3,
@@ -57,6 +80,11 @@ export default defineConfig({
         // the same kind of tests, in a module registry of their own: they replace a module (vi.mock).
         // They use no database and no temporary folder: no global setup
         test: { name: 'fast-isolated', include: MOCKING, isolate: true, maxWorkers: 3, execArgv: FAST_EXEC_ARGV },
+      },
+      {
+        extends: true,
+        // as `fast`, over the files of SLOW
+        test: { name: 'slow', include: SLOW, globalSetup: [GLOBAL_SETUP], maxWorkers: 3, execArgv: FAST_EXEC_ARGV, isolate: false },
       },
       {
         extends: true,
