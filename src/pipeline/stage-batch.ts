@@ -6,8 +6,9 @@
  * in the stage already).
  */
 import type { StagingTx } from '../engine/contract.js';
-import type { ErrorLogInput, StageBatchCounts, StageBatchResult, StageInput, StageSettle } from '../engine/types.js';
+import type { ErrorLogInput, StageBatchResult, StageInput, StageSettle } from '../engine/types.js';
 import type { FileStageCounts } from './stage.js';
+import { addStageCounts } from '../engine/stage-counts.js';
 
 /** A line kept for staging: its row, and the item whose raw text is the error log's raw_record if the database refuses the row. */
 export interface BatchLine {
@@ -93,14 +94,6 @@ export interface BatchStaged {
   retried: number;
 }
 
-function addCounts(into: StageBatchCounts, more: StageBatchCounts): void {
-  into.inserted += more.inserted;
-  into.updated += more.updated;
-  into.unchanged += more.unchanged;
-  into.unchangedError += more.unchangedError;
-  into.repeatedInLoad += more.repeatedInLoad;
-}
-
 /**
  * Stage the batch's rows; then, while the database refused some, each refused key's previous
  * line in the batch (if it has one), in line order, in the same transaction. Those keys are on
@@ -133,7 +126,7 @@ export async function stageBatchLines(
     next.sort((x, y) => x.lineNo - y.lineNo);
     retried += next.length;
     const more = await tx.stageBatch(loadId, next);
-    addCounts(all, more);
+    addStageCounts(all, more);
     all.refused.push(...more.refused);
     stagedKeys.push(...keysTaken(next, more));
     refused = more.refused;
