@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
-import type { ErrorLogInput, StageBatchResult, StageInput } from '../engine/types.js';
+import type { StageInput } from '../engine/types.js';
 import type { FileItem, FileRecord, FileReject, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder, type ParsedOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
 import { rejectedLineKey } from '../input/rejected-key.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
 import { KeyTable } from './key-table.js';
+import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, type Batch } from './stage-batch.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -90,39 +91,9 @@ export interface FileStageResult {
   settled: { rows: number; batches: number };
 }
 
-interface Batch {
-  /** The file could not be read past this line (the last item of the batch). */
-  stoppedAt?: { line: number; message: string } | undefined;
-  /**
-   * The batch's rows in the order of their last line; a row that a later line of its key
-   * replaced is null (the last line wins, and is staged where it was read).
-   */
-  rows: Array<StageInput | null>;
-  /**
-   * Each row's line (the same index): its raw text is the error log's raw_record if the database
-   * refuses the row. The item, not its text: the reader decodes a line's text only when asked.
-   */
-  raw: Array<{ readonly raw: string } | null>;
-  /** source_key → its row's index in `rows`. */
-  at: Map<string, number>;
-  errors: ErrorLogInput[];
-  lines: number;
-  duplicates: number;
-  rejected: number;
-  /** The checkpoint after the batch's last line (numbers per line; one object per batch, at commit). */
-  endLine: number;
-  endByte: number | null;
-}
-
 /** The checkpoint a batch commits with: right after its last line. */
 function checkpointOf(b: Batch): StageCheckpoint {
   return { line: b.endLine, byte: b.endByte };
-}
-
-/** The batch's row of `sourceKey` (its last line), if it has one. */
-function rowOf(b: Batch, sourceKey: string): { row: StageInput | null; raw: { readonly raw: string } | null } | undefined {
-  const i = b.at.get(sourceKey);
-  return i === undefined ? undefined : { row: b.rows[i] ?? null, raw: b.raw[i] ?? null };
 }
 
 /**
@@ -150,56 +121,11 @@ function stageRow(
   };
 }
 
-/**
- * The error-log rows of the rows the database refused while staging: the same shape as a
- * parse reject (phase PARSE, no stage row, the line's number and raw text), with the
- * database's code and message. A refused row whose line had already failed parsing has its
- * PARSE row and its count already: it gets the database's row, and no second count.
- */
-function refusalRows(loadId: number, b: Batch, staged: StageBatchResult | null): { errors: ErrorLogInput[]; rejected: number } {
-  const errors: ErrorLogInput[] = [];
-  let rejected = 0;
-  for (const refusal of staged?.refused ?? []) {
-    const line = rowOf(b, refusal.sourceKey);
-    if (line?.row?.parseError === undefined) rejected++;
-    errors.push({
-      stageId: null,
-      sourceKey: refusal.sourceKey,
-      loadId,
-      lineNo: refusal.lineNo,
-      batchId: null,
-      attemptNo: null,
-      phase: 'PARSE',
-      code: refusal.code,
-      message: refusal.message,
-      rawRecord: line?.raw?.raw ?? null,
-    });
-  }
-  return { errors, rejected };
-}
-
-/** The counts after a batch: `before` plus what the batch read and what the database found. */
-function addBatch(before: FileStageCounts, b: Batch, staged: StageBatchResult | null, refused: number): FileStageCounts {
-  return {
-    read: before.read + b.lines,
-    inserted: before.inserted + (staged?.inserted ?? 0),
-    updated: before.updated + (staged?.updated ?? 0),
-    unchanged: before.unchanged + (staged?.unchanged ?? 0),
-    unchangedError: before.unchangedError + (staged?.unchangedError ?? 0),
-    duplicates: before.duplicates + b.duplicates + (staged?.repeatedInLoad ?? 0),
-    rejected: before.rejected + b.rejected + refused,
-  };
-}
-
 /** Records parsed between two turns of the event loop while a batch is in flight. */
 const YIELD_EVERY = 200;
 
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-function newBatch(): Batch {
-  return { rows: [], raw: [], at: new Map(), errors: [], lines: 0, duplicates: 0, rejected: 0, endLine: 0, endByte: null };
 }
 
 /**
@@ -220,7 +146,6 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   const loadId = options.loadId;
 
   const commit = async (b: Batch): Promise<void> => {
-    const rows = b.rows.filter((r): r is StageInput => r !== null);
     const checkpoint = checkpointOf(b);
     let attempts = 0;
     let settledInBatch = 0;
@@ -242,19 +167,19 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
         return engine.transaction(async (tx) => {
           const settle =
             options.settle === undefined ? undefined : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
-          const staged = rows.length > 0 ? await tx.stageBatch(loadId, rows, settle) : null;
+          const result = await stageBatchLines(tx, loadId, b, settle);
+          const staged = result.staged;
           settledInBatch = staged?.settled ?? 0;
           settleGaveWayOn = staged?.settleGaveWayOn;
           const refusals = refusalRows(loadId, b, staged);
           const held = options.held;
-          if (held !== undefined && staged !== null) {
-            const refused = new Set(staged.refused.map((r) => r.sourceKey));
-            const keys = rows.filter((r) => held.has(r.sourceKey) && !refused.has(r.sourceKey)).map((r) => r.sourceKey);
+          if (held !== undefined) {
+            const keys = result.stagedKeys.filter((k) => held.has(k));
             if (keys.length > 0) await tx.holdRows(loadId, keys);
           }
           // in line order, as the parse rejects are
           await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
-          const next = addBatch(counts, b, staged, refusals.rejected);
+          const next = addBatch(counts, b, result, refusals.rejected);
           options.onBatchCounted?.(next);
           // the checkpoint commits with the batch: a resumed load starts right after it
           await tx.addRunEvent(runId, {
@@ -349,15 +274,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     }
     // The last line of a key wins within the file; within a batch only its row stays, at the
     // place of that line.
-    const before = batch.at.get(row.sourceKey);
-    if (before !== undefined) {
-      batch.duplicates++;
-      batch.rows[before] = null;
-      batch.raw[before] = null;
-    }
-    batch.at.set(row.sourceKey, batch.rows.length);
-    batch.rows.push(row);
-    batch.raw.push(item.rawLater?.() ?? item);
+    addRow(batch, row, item.rawLater?.() ?? item);
   };
 
   // Parsing is CPU-bound and, while the file's buffered records last, never returns to the event

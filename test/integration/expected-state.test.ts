@@ -3,7 +3,10 @@
  * product: two rounds of files sharing keys (repeats within and across files, last lines valid
  * and refused) loaded in name order end exactly as computed from the files; and the check is able
  * to fail: an order holding an earlier line's values (first occurrence wins), a stage row pointing
- * at another line, a repeated or a missing error-log row are each reported.
+ * at another line, a repeated or a missing error-log row are each reported. With rules of the
+ * site's own (a CHECK on order_stage refusing lines while staging, a trigger on orders refusing
+ * rows in the MERGE: test/support/site-rules.ts) the state is still the one computed from the
+ * files, at every batch size.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +16,8 @@ import { compareWithFiles, unaccountedFileLines } from '../support/file-invarian
 import { tempDir } from '../support/files.js';
 import { sharedKeyFiles } from '../support/shared-key-files.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
+import { SITE_RULES, SITE_RULES_SQL } from '../support/site-rules.js';
+import { testTargets } from '../support/databases.js';
 
 function write(files: InputFile[]): string[] {
   const dir = tempDir();
@@ -76,3 +81,37 @@ forEachTarget('the state computed from the files on $kind', () => {
     ]);
   });
 });
+
+// PL/pgSQL rules: PostgreSQL and PGlite
+const pgTargets = testTargets().filter((t) => t.kind !== 'oracle');
+
+forEachTarget(
+  'the state computed from the files, with rules of the site’s own, on $kind',
+  () => {
+    for (const batchSize of [7, 60, 1000]) {
+      targetTest(`holds with lines refused while staging and rows refused in the MERGE (--batch-size ${batchSize})`, async ({ db }) => {
+        for (const statement of SITE_RULES_SQL) await db.sql(statement);
+        const first = sharedKeyFiles({ names: ['r1-a.csv', 'r1-b.csv'], linesPerFile: 250, keys: 200, seed: 43, echoRate: 0.05 });
+        const second = sharedKeyFiles({
+          names: ['r2-a.csv'],
+          linesPerFile: 250,
+          keys: 200,
+          seed: 44,
+          firstCustomer: first.nextCustomer,
+          echoRate: 0.05,
+        });
+        const { loader } = await db.open();
+        for (const round of [first.files, second.files]) {
+          const report = await loader.load(write(round), { batchSize, chunkSize: 50 });
+          expect(report.aborted).toBeNull();
+        }
+        const expected = expectedState([first.files, second.files], SITE_RULES);
+        expect(expected.siteRefusals.staging).toBeGreaterThan(10);
+        expect(expected.siteRefusals.merge).toBeGreaterThan(10);
+        expect(await compareWithFiles(db.sql, expected)).toEqual([]);
+        expect(await unaccountedFileLines(db.sql, [...first.files, ...second.files], SITE_RULES)).toEqual([]);
+      });
+    }
+  },
+  pgTargets,
+);

@@ -279,8 +279,15 @@ export class TableModel implements Tables {
   private execute(sql: string, binds: Binds): OraExecuteResult {
     const text = normalizeSql(sql);
     if (text === 'set transaction isolation level serializable') {
+      if (this.txStart !== undefined) throw new Error('ORA-01453: SET TRANSACTION must be first statement of transaction');
       this.begin();
       return {};
+    }
+    if (text === 'delete from order_stage_batch') {
+      this.begin();
+      const n = this.batch.length;
+      this.batch = [];
+      return { rowsAffected: n };
     }
     if (text.startsWith('savepoint ')) {
       this.begin();

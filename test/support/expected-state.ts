@@ -30,6 +30,10 @@
  *   A failed row leaves `orders` as it was before the round: the value of the key's latest line
  *   merged in an EARLIER round, or no row.
  *
+ * - **Rules of the site's own** (`SiteRules`, optional): a line a CHECK on order_stage refuses
+ *   drops alone while staging (as a rejected line, with its key); a row a rule on orders refuses
+ *   fails in the MERGE like an overflow.
+ *
  * Consequence to keep in mind: within one round, a key whose last line is refused has no order
  * (or keeps the earlier round's), even when an earlier file of the same round had a valid line
  * for it: "the last line wins" is a rule of the stage, not "the last VALID line wins".
@@ -88,11 +92,32 @@ export interface ExpectedErrorRow {
 
 export type LineFate = 'rejected' | 'staged' | 'overridden' | 'unchanged';
 
+/**
+ * Rules of the site's own on the database (docs/operations.md: a CHECK constraint or a trigger),
+ * said again here as predicates on a line's values: `stage` refuses a row written to order_stage
+ * (the line drops alone, as a line the reader rejects: a PARSE error-log row with its key and the
+ * rule's code, no stage row; the key keeps its previous line that reached the stage), `orders`
+ * refuses a row the MERGE writes (the stage row ERROR with the rule's code, a MERGE error-log row,
+ * orders as it was before the round). Each returns whether the rule refuses the values.
+ */
+export interface SiteRules {
+  stage?: { code: string; refuses(values: OrderValues): boolean };
+  orders?: { code: string; refuses(values: OrderValues): boolean };
+}
+
 export interface ExpectedState {
   stage: Map<string, ExpectedStageRow>;
   orders: Map<string, OrderValues>;
   /** Every error-log row, exactly once each. */
   errorLog: ExpectedErrorRow[];
+  /**
+   * Error-log rows that may be there, at most once each: a line the site's CHECK refuses that a
+   * later line of its key in the same file replaces. In one staging batch with that line it is
+   * never sent (the last line of a key in a batch is staged; its earlier lines only when the
+   * database refuses it), so its refusal is not known; in an earlier batch it is refused and
+   * logged. Either way the key ends with the later line.
+   */
+  maybeErrorLog: ExpectedErrorRow[];
   /** Files whose header is refused: not staged (with --failed-dir, moved there). */
   refusedFiles: string[];
   /** Files staged (with --archive-dir, archived). */
@@ -113,6 +138,8 @@ export interface ExpectedState {
     /** Keys whose order holds an earlier round's value because this round's line failed. */
     ordersKeptFromEarlierRound: number;
   };
+  /** Lines the site's rules (SiteRules) refused: while staging, and in the MERGE. */
+  siteRefusals: { staging: number; merge: number };
 }
 
 const MAX_KEY_CHARS = 100;
@@ -202,10 +229,19 @@ export function validationCode(v: OrderValues): string | null {
   return null;
 }
 
-/** What the database refuses in the MERGE (orders.amount numeric(12,2)): its SQLSTATE, or null. */
-export function mergeRefusal(v: OrderValues): string | null {
+/** What the database refuses in the MERGE (orders.amount numeric(12,2), then the site's rule on orders): its code, or null. */
+export function mergeRefusal(v: OrderValues, rules: SiteRules = {}): string | null {
   const integer = (v.amount ?? '0').replace(/^-/, '').split('.')[0] ?? '';
-  return integer.length > MAX_ORDER_INTEGER_DIGITS ? '22003' : null;
+  if (integer.length > MAX_ORDER_INTEGER_DIGITS) return '22003';
+  return rules.orders?.refuses(v) === true ? rules.orders.code : null;
+}
+
+const NO_VALUES: OrderValues = { customerId: null, orderDate: null, amount: null, currency: null };
+
+/** Whether the site's CHECK on order_stage refuses the row a line writes (a parse error's row holds no values). */
+export function refusedWhileStaging(o: LineOutcome, rules: SiteRules): boolean {
+  const values = o.kind === 'row' ? o.values : o.kind === 'parse-error' ? NO_VALUES : null;
+  return rules.stage !== undefined && values !== null && rules.stage.refuses(values);
 }
 
 /** The data lines of a file, or null when its header is not the order header. */
@@ -229,10 +265,11 @@ interface StageSlot extends ExpectedStageRow {
  * The state after `rounds` (each a list of files, loaded as one inbox run to its end, in name
  * order), starting from an empty database.
  */
-export function expectedState(rounds: InputFile[][]): ExpectedState {
+export function expectedState(rounds: InputFile[][], rules: SiteRules = {}): ExpectedState {
   const stage = new Map<string, StageSlot>();
   const orders = new Map<string, OrderValues>();
   const errorLog: ExpectedErrorRow[] = [];
+  const maybeErrorLog: ExpectedErrorRow[] = [];
   const fates = new Map<string, Map<number, LineFate>>();
   const refusedFiles: string[] = [];
   const loadedFiles: string[] = [];
@@ -242,6 +279,7 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
   const history = new Map<string, boolean[]>();
   let lines = 0;
   let keptFromEarlier = 0;
+  const siteRefusals = { staging: 0, merge: 0 };
 
   const fate = (file: string, lineNo: number, f: LineFate) => {
     let m = fates.get(file);
@@ -259,6 +297,8 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
       loadedFiles.push(file.name);
       lines += outcomes.length;
       const last = new Map<string, LineOutcome & { key: string }>();
+      /** Per key, this file's lines refused while staging since its last line that reached the stage. */
+      const refusedSince = new Map<string, ExpectedErrorRow[]>();
       const linesOfKey = new Map<string, Array<LineOutcome & { key: string }>>();
       for (const o of outcomes) {
         if (o.kind === 'rejected') {
@@ -267,6 +307,25 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
           continue;
         }
         if (o.kind === 'parse-error') errorLog.push({ phase: 'PARSE', code: o.code, file: file.name, lineNo: o.lineNo, key: o.key });
+        if (refusedWhileStaging(o, rules)) {
+          // refused by the database while staging: dropped alone, as a rejected line
+          const refusal: ExpectedErrorRow = {
+            phase: 'PARSE',
+            code: rules.stage?.code ?? '',
+            file: file.name,
+            lineNo: o.lineNo,
+            key: o.key,
+          };
+          (refusedSince.get(o.key) ?? refusedSince.set(o.key, []).get(o.key))?.push(refusal);
+          fate(file.name, o.lineNo, 'rejected');
+          siteRefusals.staging++;
+          continue;
+        }
+        for (const refusal of refusedSince.get(o.key) ?? []) {
+          maybeErrorLog.push(refusal);
+          fate(file.name, refusal.lineNo, 'overridden');
+        }
+        refusedSince.delete(o.key);
         const previous = last.get(o.key);
         if (previous !== undefined) {
           fate(file.name, previous.lineNo, 'overridden');
@@ -277,9 +336,10 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
         list.push(o);
         linesOfKey.set(o.key, list);
         (filesOfKey.get(o.key) ?? filesOfKey.set(o.key, new Set()).get(o.key))?.add(file.name);
-        const valid = o.kind === 'row' && validationCode(o.values) === null && mergeRefusal(o.values) === null;
+        const valid = o.kind === 'row' && validationCode(o.values) === null && mergeRefusal(o.values, rules) === null;
         (history.get(o.key) ?? history.set(o.key, []).get(o.key))?.push(valid);
       }
+      for (const refusals of refusedSince.values()) errorLog.push(...refusals);
       for (const [key, o] of last) {
         const prior = stage.get(key);
         if (prior !== undefined && prior.holder.file !== file.name) fate(prior.holder.file, prior.holder.lineNo, 'overridden');
@@ -328,7 +388,8 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
       if (row.status !== 'READY') continue;
       row.attempts++;
       const invalid = validationCode(row.values);
-      const refused = invalid === null ? mergeRefusal(row.values) : null;
+      const refused = invalid === null ? mergeRefusal(row.values, rules) : null;
+      if (refused !== null && refused !== '22003') siteRefusals.merge++;
       if (invalid === null && refused === null) {
         row.status = 'DONE';
         orders.set(key, row.values);
@@ -355,6 +416,7 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
     stage: plainStage,
     orders,
     errorLog,
+    maybeErrorLog,
     refusedFiles,
     loadedFiles,
     fates,
@@ -366,5 +428,6 @@ export function expectedState(rounds: InputFile[][]): ExpectedState {
       lastRejectedAfterValid,
       ordersKeptFromEarlierRound: keptFromEarlier,
     },
+    siteRefusals,
   };
 }

@@ -38,6 +38,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/outputs.test.ts',
   'test/integration/profile-routing.test.ts',
   'test/integration/profiles.test.ts',
+  'test/integration/refused-last-line.test.ts',
   'test/integration/rejected-once.test.ts',
   'test/integration/repeated-identical-line.test.ts',
   'test/integration/restage.test.ts',

@@ -6,6 +6,9 @@
  * stages, processes, and moves the files (held before the moves by
  * ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS) — and rerun until the inbox is empty and a run ends
  * normally. Then a second round of files, sharing keys with the first, goes through the same.
+ * The database has rules of the site's own (test/support/site-rules.ts): a CHECK on order_stage
+ * refuses some lines while they are staged (each drops alone, its key keeping its previous line),
+ * a trigger on orders refuses some rows in the MERGE.
  *
  * After each round the database must hold exactly what the files say (test/support/expected-state.ts:
  * per key the last line in load order that reached the stage, its order if it was valid, else the
@@ -30,7 +33,8 @@ import { compareWithFiles, unaccountedFileLines } from '../support/file-invarian
 import type { Sql } from '../support/invariants.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { sharedKeyFiles } from '../support/shared-key-files.js';
-import { FULL, PG_ADMIN_URL, assertBuilt, freshServerDb, prng, sleep, startCli, survivalPath, type CliRun } from './harness.js';
+import { SITE_RULES, SITE_RULES_SQL } from '../support/site-rules.js';
+import { FULL, PG_ADMIN_URL, assertBuilt, freshServerDb, prng, runCli, sleep, startCli, survivalPath, type CliRun } from './harness.js';
 
 const SIZE = FULL
   ? { firstRound: 5, secondRound: 3, lines: 20_000, keys: 40_000, killsPerRound: 12 }
@@ -202,6 +206,11 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
         const seed = Number(process.env.ORDER_LOADER_SURVIVAL_SEED ?? Math.floor(Math.random() * 2 ** 31));
         const random = prng(seed);
         const db = await target.create();
+        // the site's rules go on the migrated tables (init: safe to run again)
+        expect((await runCli(['init', '--db', db.url])).code).toBe(0);
+        await db.withSql(async (sql) => {
+          for (const statement of SITE_RULES_SQL) await sql(statement);
+        });
         const kills: Array<{ round: number; mode: Mode; phases: Phase[] }> = [];
         const why = (what: string) => `${what} (${target.kind}, seed ${seed}; kills so far ${JSON.stringify(kills)})`;
         try {
@@ -288,7 +297,7 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
               why(`round ${round}: inbox not empty`),
             ).toEqual([]);
 
-            const expected = expectedState(rounds.slice(0, round));
+            const expected = expectedState(rounds.slice(0, round), SITE_RULES);
             const loaded = rounds
               .slice(0, round)
               .flat()
@@ -297,7 +306,7 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
               const violations = await compareWithFiles(sql, expected);
               const history = violations.length === 0 ? '' : `\nruns:\n${(await runHistory(sql)).join('\n')}`;
               expect(violations, why(`round ${round}: the database against the files${history}`)).toEqual([]);
-              expect(await unaccountedFileLines(sql, loaded), why(`round ${round}: lines not accounted for`)).toEqual([]);
+              expect(await unaccountedFileLines(sql, loaded, SITE_RULES), why(`round ${round}: lines not accounted for`)).toEqual([]);
               const running = await sql<{ run_id: number }>("SELECT run_id FROM load_run WHERE status = 'RUNNING'");
               expect(running, why(`round ${round}: runs left RUNNING`)).toEqual([]);
               // each loaded file archived under its own load's id
@@ -324,15 +333,15 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
           }
 
           // the files exercised what they are for, and the kills hit every phase
-          const stats = expectedState(rounds).stats;
-          for (const [what, n] of Object.entries(stats)) expect(n, why(`files: ${what}`)).toBeGreaterThan(0);
+          const { stats, siteRefusals } = expectedState(rounds, SITE_RULES);
+          for (const [what, n] of Object.entries({ ...stats, ...siteRefusals })) expect(n, why(`files: ${what}`)).toBeGreaterThan(0);
           const landed = (phase: Phase) => kills.filter((k) => k.phases.includes(phase)).length;
           for (const phase of ['staging', 'processing', 'moves'] as const)
             expect(landed(phase), why(`no kill landed while ${phase}`)).toBeGreaterThan(0);
           console.info(
             `inbox kill loop (${target.kind}, seed ${seed}): ${kills.length} kills, by phase ${JSON.stringify(
               Object.fromEntries((['start', 'staging', 'processing', 'moves'] as const).map((p) => [p, landed(p)])),
-            )}; files ${JSON.stringify(stats)}`,
+            )}; files ${JSON.stringify({ ...stats, siteRefusals })}`,
           );
         } finally {
           await db.dispose();

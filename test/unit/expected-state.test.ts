@@ -4,7 +4,7 @@
  * round), the processing at the end of a round, and orders keeping an earlier round's value.
  */
 import { describe, expect, it } from 'vitest';
-import { expectedState, ORDER_HEADER, parseLine, type InputFile } from '../support/expected-state.js';
+import { expectedState, ORDER_HEADER, parseLine, type InputFile, type SiteRules } from '../support/expected-state.js';
 import { sharedKeyFiles } from '../support/shared-key-files.js';
 
 const file = (name: string, ...lines: string[]): InputFile => ({ name, text: `${[ORDER_HEADER, ...lines].join('\n')}\n` });
@@ -83,6 +83,36 @@ describe('expected state from the files', () => {
     const first = [file('r1.csv', 'K1,1,2026-01-01,10,EUR')];
     const second = [file('r2.csv', 'K1,2,2026-01-01,10,EUR', 'K1,1,2026-01-01,10,EUR')];
     expect(() => expectedState([first, second])).toThrow(/batch boundaries/);
+  });
+
+  it('rules of the site: a line refused while staging drops alone; a row refused in the MERGE keeps the earlier round', () => {
+    const rules: SiteRules = {
+      stage: { code: '23514', refuses: (v) => v.currency === 'XXX' },
+      orders: { code: 'P0001', refuses: (v) => v.currency === 'YYY' },
+    };
+    const first = [file('r1.csv', 'K3,1,2026-01-01,30,EUR')];
+    const a = file(
+      'a.csv',
+      'K1,2,2026-01-01,10,EUR', // line 2: overridden by line 4
+      'K1,3,2026-01-01,15,XXX', // line 3: refused, then replaced by line 4: logged or not, by the batches
+      'K1,4,2026-01-01,20,EUR', // line 4: K1's last line that reaches the stage
+      'K1,5,2026-01-01,25,XXX', // line 5: refused
+      'K2,6,2026-01-01,60,XXX', // line 6: refused, K2's only line: no stage row
+      'K3,7,2026-01-01,70,YYY', // line 7: staged, refused by the rule on orders
+    );
+    const s = expectedState([first, [a]], rules);
+    expect(s.stage.get('K1')).toMatchObject({ status: 'DONE', lineNo: 4 });
+    expect(s.orders.get('K1')?.amount).toBe('20');
+    expect(s.stage.has('K2')).toBe(false);
+    expect(s.stage.get('K3')).toMatchObject({ status: 'ERROR', errorCode: 'P0001', lineNo: 7 });
+    expect(s.orders.get('K3')?.amount).toBe('30');
+    expect(s.errorLog.map((e) => [e.phase, e.code, e.lineNo, e.key])).toEqual([
+      ['PARSE', '23514', 5, 'K1'],
+      ['PARSE', '23514', 6, 'K2'],
+      ['MERGE', 'P0001', 7, 'K3'],
+    ]);
+    expect(s.maybeErrorLog.map((e) => [e.phase, e.code, e.lineNo, e.key])).toEqual([['PARSE', '23514', 3, 'K1']]);
+    expect(s.siteRefusals).toEqual({ staging: 3, merge: 1 });
   });
 
   it('generated files repeat keys within and across files, with last lines valid and refused', () => {

@@ -90,7 +90,9 @@ function attributeRuns(values: readonly OraBinds[], binds: OracleKit['binds']): 
  *     iteration per row, batchErrors: true): stage_id follows the file's order, and the
  *     statement's own rowsAffected is the "inserted" count. Not sent when the counts of step 2
  *     found every key staged already (a reload): it would insert nothing.
- * A transient or fatal code in any batch error fails the batch (refusalsOf).
+ * A transient or fatal code in any batch error fails the batch (refusalsOf). A later call in the
+ * same transaction (a refused line's earlier line, src/pipeline/stage-batch.ts) empties the batch
+ * table first (stage_batch_clear.sql) instead of setting the isolation level again.
  */
 export function oracleStagingTx(connection: OraConnection, { binds, queryOptions }: OracleKit, direct?: DirectInsertPolicy): StagingTx {
   const stageDefs: Record<string, OraBindDef> = {
@@ -104,6 +106,8 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
     parse_message: binds.varchar(MAX_BYTES.message),
   };
   const keyDefs = { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() };
+  /** stageBatch calls in this transaction: a later one finds it serializable and the batch table holding the earlier call's lines. */
+  let calls = 0;
 
   /** A line's binds for stage_batch_insert.sql (and, with load_id, stage_batch_direct.sql). */
   function stageBind(r: StageInput): OraBinds {
@@ -202,7 +206,7 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
       const result = emptyResult();
       if (rows.length === 0) return result;
       const values = rows.map(stageBind);
-      await connection.execute(oracleQuery('stage_batch_serializable'), {}, { autoCommit: false });
+      await connection.execute(oracleQuery(calls++ === 0 ? 'stage_batch_serializable' : 'stage_batch_clear'), {}, { autoCommit: false });
       let rest: readonly StageInput[] = rows;
       let restValues: readonly OraBinds[] = values;
       if (direct?.tryDirect() === true) {

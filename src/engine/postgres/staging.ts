@@ -3,6 +3,7 @@ import type { ErrorLogInput, StageBatchCounts, StageBatchResult, StageInput, Sta
 import { classifySqlstate, isRowLevelSqlstate, sqlstateOf } from './classify.js';
 import { sqlQuery } from './rows.js';
 import type { PgSession } from './session.js';
+import { addStageCounts } from '../stage-counts.js';
 
 /** The savepoint a staging batch runs under, so that a row-level refusal can be isolated. */
 const SAVEPOINT = 'order_loader_stage';
@@ -228,14 +229,6 @@ function copyStatement(name: 'stage_copy' | 'stage_copy_settled' = 'stage_copy')
   return text;
 }
 
-function addCounts(into: StageBatchCounts, more: StageBatchCounts): void {
-  into.inserted += more.inserted;
-  into.updated += more.updated;
-  into.unchanged += more.unchanged;
-  into.unchangedError += more.unchangedError;
-  into.repeatedInLoad += more.repeatedInLoad;
-}
-
 /**
  * Staging on one connection: each batch is one call of order_loader_stage_batch, column arrays
  * bound, under a savepoint. When the database refuses a row of it (a row-level SQLSTATE, e.g.
@@ -389,7 +382,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       await stageIsolating(loadId, rows.slice(middle), out, true);
       return;
     }
-    addCounts(out, counts);
+    addStageCounts(out, counts);
     // the batch's own savepoint ends with the transaction; those of the halves are released
     // at once, so that a long isolation does not pile up subtransactions
     if (release) await session.exec(`RELEASE SAVEPOINT ${SAVEPOINT}`);
