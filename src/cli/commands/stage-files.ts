@@ -27,6 +27,7 @@ import { escapeControl } from '../escape.js';
 import { defaultLockTimeoutMs } from '../options.js';
 import { renderDryRun, renderLoadReport, renderNothingToLoad } from '../render.js';
 import { renderLoadMarkdown, reportFormat } from '../render-markdown.js';
+import { phaseRates } from '../phase-work.js';
 
 /**
  * The inbox folders of the arguments (src/input/inbox-lock.ts): those of a directory or a
@@ -184,6 +185,8 @@ async function listAndStage(
       runIds: report.files.map((f) => f.runId),
       files: report.files.map((f) => ({ file: f.file, loadId: f.loadId, ...f.counts, tally: f.tally })),
       process: report.process,
+      // each phase's own work and rate: rows settled while staging count as staging's
+      rates: phaseRates(report),
       earlierLoadRows: report.earlierLoadRows,
       aborted: report.aborted,
       archived: report.archived.length,
