@@ -145,7 +145,6 @@ export function filesTable(report: LoadReport): string {
 /** `timing`: the whole command's time and how long opening the database took (the CLI's; a library caller has none). */
 export function renderLoadReport(report: LoadReport, timing?: { commandMs: number; openMs: number }): string {
   const lines: string[] = [];
-  const read = report.files.reduce((n, f) => n + (f.skipped === null ? f.counts.read : 0), 0);
   lines.push(filesTable(report));
   for (const f of report.files) {
     if (f.profile !== undefined)
