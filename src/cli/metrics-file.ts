@@ -20,6 +20,7 @@ import { patternRegExp } from '../input/inputs.js';
 import type { DatabaseState, LoadReport, ProcessReport } from '../pipeline/load.js';
 import { EXIT_FAILED } from '../pipeline/outcome.js';
 import { escapeControl } from './escape.js';
+import { perSecond, phaseWork } from './phase-work.js';
 
 export interface RunMetrics {
   command: string;
@@ -52,7 +53,7 @@ export const METRIC_FAMILIES = {
   order_loader_last_run_profile_rejected_lines:
     "With --profiles: the last run's lines rejected while staging (phase PARSE) by the load profile their file was read with.",
   order_loader_last_run_rows_per_second:
-    "The last run's speed by phase: stage lines read per second of staging, process rows per second of processing.",
+    "The last run's speed by phase: stage lines read per second of staging, process rows claimed by processing per second of processing (rows settled while staging are staging's).",
   order_loader_rows:
     "The database's rows of order_stage by status now (read by the last run once its work was committed), whatever run made them: what alerts read, not the last run's own rows.",
   order_loader_oldest_waiting_row_age_seconds:
@@ -212,11 +213,10 @@ function reportCounts(report: LoadReport | ProcessReport | undefined): Counts {
   counts.files.left = report.notRead.length;
   counts.files.ignored = report.ignored.length;
   counts.rate.stage = perSecond(read, report.stageMs);
-  counts.rate.process = p === null ? 0 : perSecond(p.claimed, report.processMs);
+  // rows settled while staging were staging's work (phase-work.ts)
+  counts.rate.process = p === null ? 0 : perSecond(phaseWork(report).processed, report.processMs);
   return counts;
 }
-
-const perSecond = (n: number, ms: number) => (ms > 0 ? (n * 1000) / ms : 0);
 
 interface ProfileCounts {
   files: Record<(typeof PROFILE_FILE_OUTCOMES)[number], number>;

@@ -214,10 +214,12 @@ at a line, truncated gzip) there beside <name>.error.txt; the others are loaded 
     arg: '<t>',
     help: `load/stage: a file of a directory or pattern modified less than this ago is still
 being uploaded: left for the next run, said (default 30s; 0: none); a file named on the
-command line is read, unless its last line has no line end within that time`,
+command line whose last line has no line end within that time is waited for, then read
+(exit 2 if it is still being written)`,
     detail: `a file of a directory or pattern modified less than this ago is still being
 uploaded: left for the next run, said, exit 0 (default 30s; 0: none); a file named on the
-command line is read, unless its last line has no line end within that time`,
+command line whose last line has no line end within that time is waited for, then read
+(exit 2 if it is still being written)`,
   }),
   'ready-suffix': value(
     z

@@ -23,6 +23,7 @@ import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js'
 import type { ErrorCodeCount } from '../pipeline/error-codes.js';
 import { UserError } from '../errors.js';
 import { escapeControl } from './escape.js';
+import { phaseParts } from './phase-work.js';
 
 /** --format of a report (load, stage, process): text unless told; csv and json are the errors export's. */
 export function reportFormat(command: string, format: string | undefined): 'text' | 'markdown' {
@@ -110,12 +111,8 @@ export function renderLoadMarkdown(
   timing?: { commandMs: number; openMs: number },
 ): string {
   const out: string[] = [`# order-loader ${report.command}: ${outcome(report.exitCode, report.aborted)}`, ''];
-  const read = report.files.reduce((n, f) => n + (f.skipped === null ? f.counts.read : 0), 0);
-  const processed =
-    report.process === null ? null : `${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s`;
-  out.push(
-    `Ended ${endedAt.toISOString()}, ${elapsedParts(report, timing, `${read} lines read, ${rate(read, report.stageMs)} lines/s`, processed)}.`,
-  );
+  const phases = phaseParts(report);
+  out.push(`Ended ${endedAt.toISOString()}, ${elapsedParts(report, timing, phases.stage, phases.process)}.`);
   if (report.earlierLoadRows > 0) out.push('', earlierLoadsLine(report.earlierLoadRows));
   if (report.aborted !== null) out.push('', `**Not finished:** ${md(report.aborted)}`);
 

@@ -5,6 +5,7 @@ import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { escapeControl as e } from './escape.js';
+import { phaseParts } from './phase-work.js';
 
 /**
  * A file's line in a load report tells two things apart: what this run did with the file's lines
@@ -144,7 +145,6 @@ export function filesTable(report: LoadReport): string {
 /** `timing`: the whole command's time and how long opening the database took (the CLI's; a library caller has none). */
 export function renderLoadReport(report: LoadReport, timing?: { commandMs: number; openMs: number }): string {
   const lines: string[] = [];
-  const read = report.files.reduce((n, f) => n + (f.skipped === null ? f.counts.read : 0), 0);
   lines.push(filesTable(report));
   for (const f of report.files) {
     if (f.profile !== undefined)
@@ -181,9 +181,8 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
   }
   if (report.retryWait !== null && report.retryWait.count > 0) lines.push(...waitingLines({ ...report, aborted: null }));
   // each rate over its own phase: lines read per second of staging, rows processed per second of processing
-  const processed =
-    report.process === null ? null : `${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s`;
-  lines.push(elapsedParts(report, timing, `${read} lines read, ${rate(read, report.stageMs)} lines/s`, processed));
+  const phases = phaseParts(report);
+  lines.push(elapsedParts(report, timing, phases.stage, phases.process));
   if (report.aborted === null && report.unreadable.length > 0)
     lines.push(`${report.unreadable.length} file(s) could not be read as order files: each is in --failed-dir beside <name>.error.txt`);
   if (report.aborted === null && unmatched.length > 0)

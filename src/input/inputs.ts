@@ -48,6 +48,12 @@ export interface ListingRules {
 export interface NotReadyFile {
   file: string;
   reason: string;
+  /**
+   * A file named on the command line, left because its last line had no line end within the
+   * quiet period: when that period ends (epoch ms). The run waits for it (named-wait.ts); one
+   * still left after that makes the run exit 2: the user named it and it was not read.
+   */
+  named?: { quietEndsAt: number };
 }
 
 /** An entry of an inbox that is not read: not a regular file (a FIFO, a dangling symlink, …). */
@@ -219,6 +225,7 @@ function namedFile(arg: string, st: Stats, rules: ListingRules, now: number): Om
         {
           file: arg,
           reason: `${arg}: its last line has no line end and it was modified ${formatAge(age)} (--settle ${rules.settleMs / 1000} s): still being written? left for the next run (--settle 0 reads it now)`,
+          named: { quietEndsAt: st.mtimeMs + rules.settleMs },
         },
       ],
       ignored: [],

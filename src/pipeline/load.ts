@@ -407,7 +407,12 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
         // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
         (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
       // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
-      filesFailed: aside.unreadable.length > 0 || aside.unmatched.length > 0 || reports.some(discardedEverything),
+      // and a file named on the command line that was not read (still being written)
+      filesFailed:
+        aside.unreadable.length > 0 ||
+        aside.unmatched.length > 0 ||
+        reports.some(discardedEverything) ||
+        aside.notRead.some((n) => n.named !== undefined),
     }),
   };
 }

@@ -13,6 +13,9 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+/** What an out-of-space failure tells the operator, whichever statement met it. */
+export const OUT_OF_SPACE = 'the database is out of space: free some or extend it, then run the command again';
+
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseDelayMs: 500, maxDelayMs: 15_000 };
 
 /** Exponential backoff with full jitter: a random delay in [base·2^(n-1) / 2, base·2^(n-1)], capped. */
@@ -72,6 +75,10 @@ export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, w
     options,
     (error, { kind, description, attempt, stopped }) => {
       if (kind === 'rejected') return new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
+      // a full disk does not empty itself in seconds, and each attempt writes its WAL again
+      // before it fails: on PGlite the retries filled what was left until PostgreSQL could not
+      // write its WAL at all, and the process spun on, deaf to signals, holding the folder
+      if (isOutOfSpace(error)) return new RunAbortedError(`${what} failed: ${OUT_OF_SPACE} (${description})`, 'fatal', { cause: error });
       if (attempt < options.policy.attempts && !stopped) return undefined;
       if (attempt < options.policy.attempts) {
         // asked to stop (SIGINT, SIGTERM) while the budget was not spent: say so, not "giving up"
@@ -82,11 +89,7 @@ export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, w
         );
       }
       return new RunAbortedError(
-        `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; ${
-          isOutOfSpace(error)
-            ? 'the database is out of space: free some or extend it, then run the command again'
-            : 'run the command again once the database is back'
-        })`,
+        `${what} failed ${attempt} time${attempt > 1 ? 's' : ''}, giving up: ${description} (nothing of it was committed; run the command again once the database is back)`,
         'fatal',
         { cause: error },
       );

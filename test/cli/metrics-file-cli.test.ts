@@ -104,6 +104,21 @@ describe.skipIf(unavailable(NEEDS.cli))('--metrics-file (built CLI)', () => {
     expect(value(after, 'order_loader_last_run_rows', { command: 'load', status: 'DONE' })).toBe(0);
   });
 
+  it('a run stopped by --max-errors (exit 1, with a report) writes what it did, not 0, and no last success', async () => {
+    const { url: db } = await migratedPgliteDb();
+    const metrics = join(tempDir(), 'stopped.prom');
+    const file = writeTestFile(`${FILE_LINES.join('\n')}\n`);
+    const load = await runCli(['load', file, '--db', db, '--max-errors', '0', '--metrics-file', metrics, '--log-level', 'silent']);
+    expect(load.code).toBe(1);
+    expect(load.stdout).toContain('NOT FINISHED: stopped: more than --max-errors 0 rows rejected');
+    const text = readFileSync(metrics, 'utf8');
+    expect(value(text, 'order_loader_last_run_exit_code', { command: 'load' })).toBe(1);
+    expect(value(text, 'order_loader_last_run_failed_rows', { command: 'load', phase: 'PARSE' })).toBe(1);
+    expect(value(text, 'order_loader_last_run_files', { command: 'load', outcome: 'loaded' })).toBe(1);
+    expect(value(text, 'order_loader_rows', { command: 'load', status: 'READY' })).toBeGreaterThan(0);
+    expect(text).not.toContain('order_loader_last_success_timestamp_seconds{');
+  });
+
   it('process writes its own numbers; a folder that does not exist is said, the exit code stays', async () => {
     const { url: db } = await migratedPgliteDb();
     const file = writeTestFile(`${FILE_LINES.slice(0, 3).join('\n')}\n`);

@@ -220,27 +220,50 @@ describe.skipIf(unavailable(NEEDS.cli))('files still being uploaded, entries tha
     },
   );
 
-  it('a file named on the command line whose last line has no line end, modified within the quiet period, is left; --settle 0 reads it', async () => {
+  it('a file named on the command line whose last line has no line end, modified within the quiet period, is waited for (at most --settle), then read', async () => {
+    const dir = tempDir();
+    const cut = join(dir, 'cut.csv');
+    writeFileSync(cut, `${HEADER}\nCT-1,1,2026-01-01,12.00,JPY`);
+    const { url } = await migratedPgliteDb();
+    const started = Date.now();
+    const waited = await runCli(['load', cut, '--db', url, '--settle', '3s', '--log-level', 'warn']);
+    // every row of the file it was given DONE: exit 0, and only then
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    expect(waited.stderr).toMatch(/waiting [\d.]+ s for the quiet period \(--settle 3 s\) of .*cut\.csv: its last line has no line end/);
+    expect(waited.stdout).toContain(cut);
+    expect(waited.stdout).toContain('processed 1 rows');
+    expect(waited.stdout).not.toContain('nothing to load');
+    // a file just written whole is read at once (the README's first command), without a wait
+    const whole = join(dir, 'whole.csv');
+    writeFileSync(whole, order('CW'));
+    const quick = Date.now();
+    const read = await runCli(['load', whole, '--db', url, '--log-level', 'warn']);
+    expect(read.code, read.stderr).toBe(0);
+    expect(read.stderr).not.toContain('waiting');
+    expect(Date.now() - quick).toBeLessThan(30_000);
+  });
+
+  it('a named file still being written after the wait is not read: said, exit 2, not 0; --settle 0 reads it as it is', async () => {
     const dir = tempDir();
     const db = join(dir, 'db');
     const cut = join(dir, 'cut.csv');
-    writeFileSync(cut, `${HEADER}\nCT-1,1,2026-01-01,12`);
-    const left = await runCli(['load', cut, '--db', `pglite:${db}`, '--log-level', 'silent']);
-    expect(left.code, left.stderr).toBe(0);
+    writeFileSync(cut, `${HEADER}\nCT-1,1,2026-01-01,12.00,JPY\nCT-2,2,2026-01-01,1`);
+    // the sender goes on writing, a digit at a time, never ending the line
+    const writer = setInterval(() => appendFileSync(cut, '0'), 300);
+    let left: Awaited<ReturnType<typeof runCli>>;
+    try {
+      left = await runCli(['load', cut, '--db', `pglite:${db}`, '--settle', '2s', '--log-level', 'silent']);
+    } finally {
+      clearInterval(writer);
+    }
+    expect(left.code, left.stderr).toBe(2);
     expect(left.stdout).toMatch(
-      /cut\.csv: its last line has no line end and it was modified \d+ s ago \(--settle 30 s\): still being written\? left for the next run \(--settle 0 reads it now\)/,
+      /cut\.csv: not read: its last line has no line end, and after waiting [\d.]+ s it was still modified within the quiet period \(--settle 2 s\): still being written\? run again once it is complete \(--settle 0 reads it as it is\)/,
     );
-    expect(left.stdout).toContain('nothing to load: no order files to read now (1 left for the next run)');
-    // `load` still opened the database, for the due rows of earlier loads: it staged nothing
     expect(left.stdout).not.toContain('processed');
-    // a file just written whole is read at once (the README's first command)
-    const whole = join(dir, 'whole.csv');
-    writeFileSync(whole, order('CW'));
-    const { url } = await migratedPgliteDb();
-    const read = await runCli(['load', whole, '--db', url, '--log-level', 'silent']);
-    expect(read.code, read.stderr).toBe(0);
-    const forced = await runCli(['load', cut, '--db', url, '--log-level', 'silent', '--settle', '0']);
-    expect(forced.code).toBe(2);
+    const forced = await runCli(['load', cut, '--db', `pglite:${db}`, '--log-level', 'silent', '--settle', '0']);
+    expect(forced.code).toBe(2); // its last line has no currency: rejected
   });
 
   it('a missing inbox is exit 1 with one line, and no folder is made (an archive inside it neither)', async () => {

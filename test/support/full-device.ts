@@ -48,6 +48,36 @@ export function mountFullDevice(): FullDevice | null {
   };
 }
 
+/**
+ * An empty tmpfs of `size` (mount's size=, such as 80m) on a fresh folder: a small disk that a
+ * load fills. Root only (mount); null where it cannot be mounted. `freeOnePage` is not for it.
+ */
+export function mountSmallDevice(size: string): FullDevice | null {
+  if (process.getuid?.() !== 0) return null;
+  const dir = join(tempDir(), 'small');
+  mkdirSync(dir);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+  } catch {
+    return null;
+  }
+  return {
+    dir,
+    freeOnePage() {
+      throw new Error('a small device is not filled up: nothing to free');
+    },
+    unmount() {
+      execFileSync('umount', [dir]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Whether mountSmallDevice works here (tried once). */
+export function smallDeviceAvailable(): boolean {
+  return fullDeviceAvailable();
+}
+
 let available: boolean | undefined;
 /** Whether mountFullDevice works here (tried once: mounted and unmounted again). */
 export function fullDeviceAvailable(): boolean {

@@ -65,17 +65,26 @@ describe('out of space', () => {
     }
     for (const code of ['ORA-01657', 'ORA-01438', 'ORA-00001']) expect(isOutOfSpace(oracleError(code, 'other')), code).toBe(false);
   });
-  it('the run stops saying the database is out of space, not "once the database is back"', async () => {
+  it('the run stops at the first out-of-space failure, saying so, not "once the database is back": no retry', async () => {
     const engine = { classifyError: () => 'fatal' } as unknown as Engine;
     const full = Object.assign(new Error('could not extend file "base/1/2": No space left on device'), { code: '53100' });
-    const stopped = withChunkRetry(engine, 'chunk 1', () => Promise.reject(full), {
-      policy: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
-      logger: memoryLogger().logger,
-    });
+    let attempts = 0;
+    const { logger, records } = memoryLogger();
+    const stopped = withChunkRetry(
+      engine,
+      'chunk 1',
+      () => {
+        attempts++;
+        return Promise.reject(full);
+      },
+      { policy: { attempts: 6, baseDelayMs: 1, maxDelayMs: 1 }, logger },
+    );
     await expect(stopped).rejects.toBeInstanceOf(RunAbortedError);
     await expect(stopped).rejects.toThrow(
-      /^chunk 1 failed 1 time, giving up: 53100 .*the database is out of space: free some or extend it, then run the command again\)$/,
+      /^chunk 1 failed: the database is out of space: free some or extend it, then run the command again \(53100 could not extend file /,
     );
+    expect(attempts).toBe(1);
+    expect(records.filter((r) => r.msg.includes('retrying'))).toEqual([]);
   });
 });
 

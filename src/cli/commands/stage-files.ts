@@ -11,7 +11,7 @@ import { OrderLoader } from '../../loader.js';
 import type { LoadReport } from '../../pipeline/load.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
 import type { ErrorCodeCount } from '../../pipeline/error-codes.js';
-import { dryRunExitCode, EXIT_FAILED, EXIT_OK } from '../../pipeline/outcome.js';
+import { dryRunExitCode, EXIT_FAILED, EXIT_OK, EXIT_ROWS_REJECTED } from '../../pipeline/outcome.js';
 import {
   commandTiming,
   print,
@@ -27,6 +27,8 @@ import { escapeControl } from '../escape.js';
 import { defaultLockTimeoutMs } from '../options.js';
 import { renderDryRun, renderLoadReport, renderNothingToLoad } from '../render.js';
 import { renderLoadMarkdown, reportFormat } from '../render-markdown.js';
+import { phaseRates } from '../phase-work.js';
+import { waitForNamedFiles } from '../../input/named-wait.js';
 
 /**
  * The inbox folders of the arguments (src/input/inbox-lock.ts): those of a directory or a
@@ -134,7 +136,10 @@ async function listAndStage(
   { profile, profiles }: { profile: LoadProfile | undefined; profiles: LoadProfile[] | undefined },
 ): Promise<number> {
   const { options } = ctx;
-  const { files, notReady, ignored } = expandInputs(ctx.files, rules);
+  const { files, notReady, ignored } = await waitForNamedFiles(ctx.files, rules, expandInputs(ctx.files, rules), {
+    signal: ctx.signal,
+    onWait: (message, waited) => ctx.logger.warn({ files: waited }, message),
+  });
   // said once, here: the run reports them without saying them again
   for (const n of notReady) ctx.logger.warn({ file: n.file }, n.reason);
   for (const i of ignored) ctx.logger.warn({ file: i.file }, i.reason);
@@ -184,6 +189,8 @@ async function listAndStage(
       runIds: report.files.map((f) => f.runId),
       files: report.files.map((f) => ({ file: f.file, loadId: f.loadId, ...f.counts, tally: f.tally })),
       process: report.process,
+      // each phase's own work and rate: rows settled while staging count as staging's
+      rates: phaseRates(report),
       earlierLoadRows: report.earlierLoadRows,
       aborted: report.aborted,
       archived: report.archived.length,
@@ -229,6 +236,8 @@ function listingLines(listing: Listing): string[] {
 function nothingToLoad(ctx: CommandContext, command: 'load' | 'stage', listing: Listing = { notReady: [], ignored: [] }): number {
   if (ctx.files.length === 0) throw new UserError(`${command}: name at least one file, directory or pattern`);
   const message = nothingMessage(ctx, command, listing);
+  // a file named on the command line and not read: the run did not do what it was asked
+  const exitCode = listing.notReady.some((n) => n.named !== undefined) ? EXIT_ROWS_REJECTED : EXIT_OK;
   const report: LoadReport = {
     command,
     files: [],
@@ -244,7 +253,7 @@ function nothingToLoad(ctx: CommandContext, command: 'load' | 'stage', listing: 
     ignored: listing.ignored,
     retryWait: null,
     earlierLoadRows: 0,
-    exitCode: EXIT_OK,
+    exitCode,
   };
   ctx.session.report = report;
   print(
@@ -259,9 +268,9 @@ function nothingToLoad(ctx: CommandContext, command: 'load' | 'stage', listing: 
           empty: [],
           ignored: report.ignored,
           message,
-          exitCode: EXIT_OK,
+          exitCode,
         })
       : [...listingLines(listing), message].map((l) => escapeControl(l)).join('\n'),
   );
-  return EXIT_OK;
+  return exitCode;
 }

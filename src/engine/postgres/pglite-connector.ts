@@ -4,6 +4,7 @@ import { PGlite, type PGliteInterface } from '@electric-sql/pglite';
 import { acquireFolderLock, restrictToOwner, type FolderLockOptions } from '../folder-lock.js';
 import type { PgConnector, PgLease, PgSession } from './session.js';
 import { pgliteFsBundle } from './pglite-assets.js';
+import { spaceGuard, type SpaceGuard } from './pglite-space.js';
 import { readReadyMade, readyMadeFolder, writeReadyMade } from './pglite-ready.js';
 
 export interface PgliteOpenOptions {
@@ -72,7 +73,7 @@ export async function createPgliteConnector(
     folderLock.release();
     throw error;
   }
-  const connector = pgliteConnectorFor(db);
+  const connector = pgliteConnectorFor(db, PGLITE_CHECKPOINT_WAL_BYTES, spaceGuard(dataDir));
   return {
     ...connector,
     async end() {
@@ -183,8 +184,11 @@ export function turnOfEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** A connector over an open PGlite instance (created with PGLITE_PARSERS); closing it closes the instance. */
-export function pgliteConnectorFor(db: PGliteInterface, checkpointWalBytes = PGLITE_CHECKPOINT_WAL_BYTES): PgConnector {
+/**
+ * A connector over an open PGlite instance (created with PGLITE_PARSERS); closing it closes the
+ * instance. With `space`, each lease first checks the free space of the folder (pglite-space.ts).
+ */
+export function pgliteConnectorFor(db: PGliteInterface, checkpointWalBytes = PGLITE_CHECKPOINT_WAL_BYTES, space?: SpaceGuard): PgConnector {
   const session: PgSession = {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- PgSession's signature: the caller names the row type
     async query<R>(text: string, params?: readonly unknown[]) {
@@ -226,7 +230,11 @@ export function pgliteConnectorFor(db: PGliteInterface, checkpointWalBytes = PGL
       queue = new Promise<void>((resolve) => {
         release = resolve;
       });
-      return previous.then(checkpointIfDue).then(
+      const ready = async (): Promise<void> => {
+        await checkpointIfDue();
+        space?.check();
+      };
+      return previous.then(ready).then(
         () => ({ session, release: () => release() }),
         (error: unknown) => {
           release(); // the next lease may try again
