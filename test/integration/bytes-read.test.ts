@@ -5,8 +5,9 @@
  * ("loaded its first S bytes; run again for the rest", exit 2, the file kept), which reads the
  * whole file: for every key, orders holds the last valid line in load order.
  */
-import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import type { LoadReport } from '../../src/index.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
@@ -93,5 +94,43 @@ forEachTarget('a file that grows while it is loaded, on $kind', () => {
       { source_key: 'G2', amount: '20.50' },
     ]);
     expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 30_002 }]);
+  });
+});
+
+/** About 3 MiB of orders, gzipped: it compresses a few times (far from the cap's default, past a cap of 2). */
+function ordersGzip(): { path: string; ratio: number } {
+  const lines = Array.from(
+    { length: 100_000 },
+    (_, i) => `Z${i},${1 + ((i * 7919) % 100_000)},2026-01-${String(1 + (i % 28)).padStart(2, '0')},${(i * 37) % 10_000}.${i % 100},JPY\n`,
+  );
+  const content = Buffer.from(`${HEADER}\n${lines.join('')}`);
+  const gz = gzipSync(content, { level: 9 });
+  const path = join(tempDir(), 'orders.csv.gz');
+  writeFileSync(path, gz);
+  return { path, ratio: content.length / gz.length };
+}
+
+forEachTarget('a gzip file that inflates past --max-inflate, on $kind', () => {
+  targetTest('is refused at the line where the cap is passed, said as such; the default lets an order file through', async ({ db }) => {
+    const { loader } = await db.open();
+    const { path, ratio } = ordersGzip();
+    expect(ratio).toBeGreaterThan(2);
+    expect(ratio).toBeLessThan(20);
+    const capped = await loader.load([path], { maxInflate: 2 });
+    expect(capped.exitCode).toBe(1);
+    expect(capped.aborted).toMatch(
+      /: line \d+: the gzip data inflates to more than 2 times its size \(\d+ bytes of content from \d+ compressed\): refused \(--max-inflate sets the limit\)/,
+    );
+    const stopped = capped.files[0]?.stoppedAt?.line ?? 0;
+    // read up to the cap (its first MiB and twice the compressed bytes read), not past it
+    expect(stopped).toBeGreaterThan(10_000);
+    expect(stopped).toBeLessThan(100_000);
+    expect(await db.sql("SELECT error_code FROM order_bulk_error WHERE error_code LIKE 'GZIP%'")).toEqual([
+      { error_code: 'GZIP_INFLATE_LIMIT' },
+    ]);
+    // the same file with the default cap: another identity (no refusal in it), loaded whole
+    const loaded = await loader.load([path]);
+    expect(loaded.exitCode).toBe(0);
+    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 100_000 }]);
   });
 });
