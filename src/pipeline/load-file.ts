@@ -1,5 +1,6 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
 import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
+import { afterLine } from '../input/after-line.js';
 import { fileIdentity } from '../input/file-digest.js';
 import type { OpenedFile } from '../input/opened-file.js';
 import type { RepeatedKeys } from '../input/repeated-keys.js';
@@ -136,15 +137,18 @@ export async function stageListedFile(
   let file = listed;
   if (plan.action === 'resume') {
     listed.close();
+    const from = plan.from;
     file = await openOrderFile(listed.path, {
       encoding: options.encoding,
       delimiter: options.delimiter,
       profile,
       onWarning: (message) => logger.warn({ runId, loadId, file: listed.path }, message),
-      resumeAt: plan.from,
+      // without byte offsets: from the first line, the lines committed passed over (afterLine)
+      resumeAt: from.byte === null ? undefined : { line: from.line, byte: from.byte },
       signal: run.processing.signal,
       read: { file: opened, maxInflate: options.maxInflate },
     });
+    if (from.byte === null) file = afterLine(file, from.line);
     logger.info(
       { runId, loadId, file: file.path, line: plan.from.line, byte: plan.from.byte },
       `${file.path}: resuming load ${loadId} after line ${plan.from.line}`,
