@@ -160,7 +160,7 @@ async function* gzipMembers(
   onInflater: (inflater: InflateRaw) => void,
   cap: InflateCap,
 ): AsyncGenerator<Buffer> {
-  const input = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const input = file[Symbol.asyncIterator]();
   let pending: Buffer = EMPTY;
   let offset = 0; // file offset of pending[0]
   let eof = false;
