@@ -1,8 +1,6 @@
 import type { RunCounts } from '../engine/types.js';
 import { errorMessage, UserError } from '../errors.js';
 import { changedSinceListed, type ListedFile } from '../input/inputs.js';
-import { checkFileEncoding } from '../input/encoding-sniff.js';
-import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { OpenedFile } from '../input/opened-file.js';
 import { dirname } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
@@ -12,6 +10,7 @@ import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
 import { checkRoutingProfiles, routeFiles } from '../input/profile/routing.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
+import { openChecked } from './open-checked.js';
 import type { FileReport, LoadOptions, LoadProcessCounts, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
 import { LoadProcessing, maxErrorsMessage, processOptions, stoppedMessage } from './load-processing.js';
 import { exitCodeFor, notDone } from './outcome.js';
@@ -80,37 +79,6 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
   const reason = listing === undefined ? null : changedSinceListed(listing);
   if (reason !== null) options.logger.warn({ file: path }, reason);
   return reason;
-}
-
-/**
- * Open a file and check its encoding and header. A file whose header is refused is set aside with
- * --failed-dir (null), else that refuses the run.
- */
-async function openChecked(
-  path: string,
-  options: LoadOptions,
-  aside: SetAside,
-  signal?: AbortSignal,
-  opened?: OpenedFile,
-): Promise<OrderFile | null> {
-  try {
-    // a file read as UTF-8 that reads as Shift_JIS or EUC-JP is refused as a header is (the
-    // encoding the file is read with: a profile's, and a UTF-16 byte order mark decides)
-    await checkFileEncoding(path, await fileEncoding(opened ?? path, options.profile?.spec.encoding ?? options.encoding));
-    return await openOrderFile(path, {
-      encoding: options.encoding,
-      delimiter: options.delimiter,
-      profile: options.profile,
-      signal,
-      read: { file: opened, maxInflate: options.maxInflate },
-      onWarning: (message) => options.logger.warn({ file: path }, message),
-    });
-  } catch (error) {
-    if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
-    options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
-    aside.unreadable.push({ file: path, reason: error.message, movedTo: null });
-    return null;
-  }
 }
 
 /**
