@@ -280,6 +280,7 @@ export class OrderLoader {
             delimiter: o.delimiter,
             profile,
             onWarning: (message) => o.logger?.warn({ file: path }, message),
+            read: { maxInflate: o.maxInflate },
           }),
         );
       }

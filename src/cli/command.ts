@@ -223,6 +223,7 @@ export function runOptions(ctx: CommandContext, progress: Progress) {
     // processing beside staging is the default (server databases); --overlap is kept for scripts
     overlap: !options['no-overlap'],
     restage: options.restage,
+    maxInflate: options['max-inflate'],
     signal: ctx.signal,
     onStageProgress: (file: string, bytes: number, size: number, lines: number) => progress.staging(file, bytes, size, lines),
     onProcessStart: (total: number) => progress.processingStart(total),

@@ -11,6 +11,7 @@
  * only their commands tell), and the order in which invalid values are checked (the first is said).
  */
 import { z } from 'zod';
+import { DEFAULT_MAX_INFLATE } from '../input/inflate-cap.js';
 import { delimiter, duration, encoding, numberList, positiveInt, safeWholeNumber, sinceDate } from './option-values.js';
 
 export const COMMANDS = [
@@ -191,6 +192,14 @@ the default processes while staging, with the same outcome)`,
 encoding and delimiter) was staged completely before`,
     detail: `stage each file again as a new load, even when the same file (same bytes,
 encoding and delimiter) was staged completely before`,
+  }),
+  'max-inflate': value(positiveInt('--max-inflate', 1_000_000).default(DEFAULT_MAX_INFLATE), {
+    commands: ['load', 'stage'],
+    arg: '<n>',
+    help: `load/stage: refuse a gzip file whose content is more than <n> times its compressed size
+(default ${DEFAULT_MAX_INFLATE}; order files compress far less: the bench's 1M-row file 3 times): read up to there, then stopped as a damaged gzip is`,
+    detail: `refuse a gzip file whose content is more than <n> times its compressed size, past its
+first MiB (default ${DEFAULT_MAX_INFLATE}): the file is read up to there, then stopped as a damaged gzip is`,
   }),
   'archive-dir': value(z.string().min(1).optional(), {
     commands: ['load', 'stage'],

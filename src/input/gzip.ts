@@ -6,12 +6,14 @@
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { createInflateRaw, type InflateRaw } from 'node:zlib';
+import { OpenedFile } from './opened-file.js';
+import { inflateCap, type InflateCap } from './inflate-cap.js';
 
 /** Whether the file starts with the gzip magic bytes 1f 8b. */
-export async function isGzipFile(path: string): Promise<boolean> {
+export async function isGzipFile(path: string | OpenedFile): Promise<boolean> {
+  if (path instanceof OpenedFile) return path.gzip;
   const handle = await open(path, 'r');
   try {
     const magic = Buffer.alloc(2);
@@ -25,13 +27,15 @@ export async function isGzipFile(path: string): Promise<boolean> {
 /** Decompression failed: the gzip data ends early or is damaged. The content before it was read. */
 export class GzipDataError extends Error {
   constructor(
-    readonly code: 'GZIP_TRUNCATED' | 'GZIP_CORRUPT',
+    readonly code: 'GZIP_TRUNCATED' | 'GZIP_CORRUPT' | 'GZIP_INFLATE_LIMIT',
     options: { cause: unknown },
   ) {
     super(
       code === 'GZIP_TRUNCATED'
         ? 'the gzip data ends early (the file is truncated)'
-        : `the gzip data is damaged (${(options.cause as Error).message})`,
+        : code === 'GZIP_CORRUPT'
+          ? `the gzip data is damaged (${(options.cause as Error).message})`
+          : (options.cause as Error).message,
       options,
     );
     this.name = 'GzipDataError';
@@ -46,23 +50,66 @@ export interface ByteSource {
   close(): void;
 }
 
-/** Open the content of `path` at content offset `from`. */
-export function openByteSource(path: string, options: { gzip: boolean; from?: number; highWaterMark?: number }): ByteSource {
+/** Told the content as it is read from its start (the identity read in the same pass, src/input/file-digest.ts). */
+export interface ContentTap {
+  update(chunk: Buffer): void;
+  /** The content ended: at its end, or where the gzip data breaks off (`error`). */
+  end(error?: GzipDataError): void;
+}
+
+export interface ByteSourceOptions {
+  gzip: boolean;
+  from?: number;
+  highWaterMark?: number;
+  /** Told every chunk of content (only for a source read from offset 0). */
+  tap?: ContentTap | undefined;
+  /** The most content a gzip file may inflate to per compressed byte (--max-inflate); absent: the default. */
+  maxInflate?: number | undefined;
+}
+
+/** Chunks told to `tap` as they are read. */
+function tapped(chunks: AsyncIterator<Buffer>, tap: ContentTap): AsyncIterator<Buffer> {
+  return {
+    async next() {
+      try {
+        const chunk = await chunks.next();
+        if (chunk.done === true) tap.end();
+        else tap.update(chunk.value);
+        return chunk;
+      } catch (error) {
+        if (error instanceof GzipDataError) tap.end(error);
+        throw error;
+      }
+    },
+  };
+}
+
+/** Open the content of `path` (a path, or the file as the run opened it) at content offset `from`. */
+export function openByteSource(path: string | OpenedFile, options: ByteSourceOptions): ByteSource {
+  const source = openUntapped(path, options);
+  if (options.tap === undefined || (options.from ?? 0) > 0) return source;
+  return { ...source, chunks: tapped(source.chunks, options.tap) };
+}
+
+function openUntapped(path: string | OpenedFile, options: ByteSourceOptions): ByteSource {
   const from = options.from ?? 0;
   const highWaterMark = options.highWaterMark ?? 256 * 1024;
+  const read = (start: number) =>
+    path instanceof OpenedFile ? path.stream({ start, highWaterMark }) : createReadStream(path, { highWaterMark, start });
   if (!options.gzip) {
-    const file = createReadStream(path, { highWaterMark, start: from });
+    const file = read(from);
     return {
       chunks: file[Symbol.asyncIterator]() as AsyncIterator<Buffer>,
       fileBytesRead: () => from + file.bytesRead,
       close: () => file.destroy(),
     };
   }
-  const file = createReadStream(path, { highWaterMark });
+  const file = read(0);
+  const cap = inflateCap(options.maxInflate);
   let inflater: InflateRaw | null = null;
   async function* content(): AsyncGenerator<Buffer> {
     let toSkip = from;
-    for await (const chunk of gzipMembers(file, (i) => (inflater = i))) {
+    for await (const chunk of gzipMembers(file, (i) => (inflater = i), cap)) {
       if (toSkip >= chunk.length) {
         toSkip -= chunk.length;
         continue;
@@ -108,8 +155,12 @@ function truncated(message: string): GzipDataError {
  * 2,000 complete lines lost, and the damage placed before them). Here every byte of the valid
  * members is delivered, then GZIP_CORRUPT names the file offset where the garbage starts.
  */
-async function* gzipMembers(file: Readable, onInflater: (inflater: InflateRaw) => void): AsyncGenerator<Buffer> {
-  const input = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+async function* gzipMembers(
+  file: AsyncIterable<Buffer>,
+  onInflater: (inflater: InflateRaw) => void,
+  cap: InflateCap,
+): AsyncGenerator<Buffer> {
+  const input = file[Symbol.asyncIterator]();
   let pending: Buffer = EMPTY;
   let offset = 0; // file offset of pending[0]
   let eof = false;
@@ -219,6 +270,8 @@ async function* gzipMembers(file: Readable, onInflater: (inflater: InflateRaw) =
       for await (const out of inflater as AsyncIterable<Buffer>) {
         if (crc32 !== undefined) crc = crc32(out, crc);
         size += out.length;
+        const refused = cap.check(out.length, offset + inflater.bytesWritten);
+        if (refused !== null) throw new GzipDataError('GZIP_INFLATE_LIMIT', { cause: new Error(refused) });
         yield out;
       }
     } catch (error) {

@@ -1,13 +1,13 @@
 import { isAscii, isUtf8 } from 'node:buffer';
-import { stat } from 'node:fs/promises';
 import { Parser, type Options } from 'csv-parse';
 import { RunAbortedError, UserError } from '../errors.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
-import { GzipDataError, isGzipFile, openByteSource } from './gzip.js';
+import { GzipDataError, isGzipFile, openByteSource, type ByteSourceOptions } from './gzip.js';
+import { fileEncoding, invalidBytesMessage, type FileEncoding } from './file-encoding.js';
+import { sizeToRead, type OpenedFile } from './opened-file.js';
 import type { LoadProfile } from './profile/load-profile.js';
 import { compileMapping, describeSource, headerKey, type MappingProblem } from './profile/mapping.js';
-import type { ProfileEncoding } from './profile/schema.js';
 import { openFixedFile } from './profile/fixed-reader.js';
 import {
   attributeColumns,
@@ -17,51 +17,15 @@ import {
   type AttributeColumns,
 } from './profile/attributes.js';
 
-/** How a file's bytes are decoded: `utf-8` is read as is, every other through a TextDecoder (no byte offsets, so no resume point). */
-export type FileEncoding = 'utf-8' | 'shift_jis' | 'euc-jp' | 'utf-16le' | 'utf-16be' | 'windows-1252';
-
-/**
- * The encoding a file is read with: a UTF-16 byte order mark decides for UTF-16 whatever was
- * asked (a UTF-16 file read as UTF-8 is NUL bytes), and a profile's `utf-16` needs one; a UTF-8
- * byte order mark refuses any other encoding asked (the file is refused, not read). The
- * same answer on a resumed read, which starts mid-file: it is part of the file's identity.
- */
 /** A NUL byte in a line, whatever the format: no database text value holds one. */
 const NUL_BYTE_MESSAGE = 'the line contains a NUL byte (0x00), which no database text value can hold';
 
-export async function fileEncoding(path: string, asked: FileEncoding | ProfileEncoding): Promise<FileEncoding> {
-  let first: Buffer = Buffer.alloc(0);
-  try {
-    const source = openByteSource(path, { gzip: await isGzipFile(path), highWaterMark: 64 });
-    try {
-      const chunk = await source.chunks.next();
-      if (chunk.done !== true) first = chunk.value;
-    } finally {
-      source.close();
-    }
-  } catch {
-    // a file that cannot be read (missing, a folder, no permission) is said by the reader
-  }
-  if (first[0] === 0xff && first[1] === 0xfe) return 'utf-16le';
-  if (first[0] === 0xfe && first[1] === 0xff) return 'utf-16be';
-  if (asked === 'utf-16') throw new UserError(`${path}: encoding utf-16 is known by its byte order mark, and this file has none`);
-  // a UTF-8 byte order mark read as another encoding would be text of the first field (ï»¿ in windows-1252)
-  if (first[0] === 0xef && first[1] === 0xbb && first[2] === 0xbf && asked !== 'utf-8')
-    throw new UserError(`${path}: the file starts with a UTF-8 byte order mark, but it is to be read as ${asked}: read it as utf-8`);
-  return asked;
-}
-
-/**
- * The rejection of a line whose decoded text holds U+FFFD, for the decoded encodings in which it
- * can only stand for bytes the encoding does not have; null for the others (UTF-8 has its own).
- */
-export function invalidBytesMessage(encoding: FileEncoding): string | null {
-  const name = encoding === 'shift_jis' ? 'Shift_JIS' : encoding === 'euc-jp' ? 'EUC-JP' : null;
-  return name === null ? null : `the line is not valid ${name}: it holds bytes that encoding does not have`;
-}
+export { fileEncoding, invalidBytesMessage, type FileEncoding };
 
 export interface OrderFileOptions {
   encoding: FileEncoding;
+  /** The file as the run opened it (read through its descriptor, to its size taken once), a tap on its content, the gzip cap. */
+  read?: (Pick<ByteSourceOptions, 'tap' | 'maxInflate'> & { file?: OpenedFile | undefined }) | undefined;
   delimiter: string;
   /** The file is gzip-compressed (found by openOrderFile from its first bytes when not said): offsets are into its content. */
   gzip?: boolean | undefined;
@@ -421,7 +385,8 @@ function turnOfEventLoop(): Promise<void> {
  * is one chunk's records. A parse error never discards the records parsed before it.
  */
 function openRecordReader(path: string, options: OrderFileOptions): RecordReader {
-  const source = openByteSource(path, {
+  const source = openByteSource(options.read?.file ?? path, {
+    ...options.read,
     gzip: options.gzip === true,
     from: options.resumeAt?.byte ?? 0,
     ...(options.readChunkSize === undefined ? {} : { highWaterMark: options.readChunkSize }),
@@ -911,16 +876,7 @@ function positionsHas(positions: Map<OrderColumn, number>, index: number): boole
  * stream its records through csv-parse with backpressure. Memory is bounded by one record.
  */
 export async function openOrderFile(path: string, options: OrderFileOptions): Promise<OrderFile> {
-  let size: number;
-  try {
-    const st = await stat(path);
-    if (!st.isFile()) throw new UserError(`${path}: not a file`);
-    size = st.size;
-  } catch (error) {
-    if (error instanceof UserError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UserError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read (${code ?? 'error'})`);
-  }
+  const size = await sizeToRead(path, options.read?.file);
   if (size === 0)
     throw new UserError(
       options.profile === undefined
@@ -928,15 +884,16 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
         : `${path}: the file is empty (profile ${options.profile.name})`,
     );
 
-  if (options.gzip === undefined) options = { ...options, gzip: await isGzipFile(path) };
+  const file = options.read?.file ?? path;
+  if (options.gzip === undefined) options = { ...options, gzip: await isGzipFile(file) };
   const profile = options.profile;
   if (profile !== undefined) {
     // the profile says how the file is read: its encoding (a BOM says UTF-16) and delimiter
-    options = { ...options, encoding: await fileEncoding(path, profile.spec.encoding), delimiter: profile.spec.delimiter ?? ',' };
+    options = { ...options, encoding: await fileEncoding(file, profile.spec.encoding), delimiter: profile.spec.delimiter ?? ',' };
     if (profile.spec.format === 'fixed') return openFixedFile(path, size, options, profile);
   } else if (options.encoding === 'utf-8') {
     // a UTF-16 file (by its BOM) is decoded as such, also on a resumed read
-    options = { ...options, encoding: await fileEncoding(path, options.encoding) };
+    options = { ...options, encoding: await fileEncoding(file, options.encoding) };
   }
   const utf8 = options.encoding === 'utf-8';
   // a decoder's U+FFFD stands for bytes the encoding does not have, except in UTF-16 (which can
@@ -1352,7 +1309,12 @@ function csvErrorSummary(e: Error & { code?: string }): string {
 }
 
 async function readHeaderOnly(path: string, options: OrderFileOptions): Promise<OrderFileHeader> {
-  const file = await openOrderFile(path, { ...options, resumeAt: undefined, observe: undefined });
+  const file = await openOrderFile(path, {
+    ...options,
+    read: { ...options.read, tap: undefined },
+    resumeAt: undefined,
+    observe: undefined,
+  });
   file.close();
   return file.header;
 }

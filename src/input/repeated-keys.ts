@@ -12,6 +12,8 @@
  * hash are both taken as repeated: a collision only holds a key until the file is staged, it
  * never lets one through.
  */
+import { ContentDigest, fileIdentity, identityDelay } from './file-digest.js';
+import { OpenedFile } from './opened-file.js';
 import { openOrderFile, type FileEncoding } from './order-file.js';
 import type { LoadProfile } from './profile/load-profile.js';
 
@@ -35,6 +37,26 @@ export interface RepeatedKeys {
   readonly count: number;
   /** Lines whose key was read. */
   readonly lines: number;
+  /**
+   * Each file as the pre-read found it, by path: its identity (sha256 of the bytes read, from the
+   * same pass) and what staging's opening of it checks (the same file, read to the same size).
+   */
+  readonly files: ReadonlyMap<string, FileSeen>;
+}
+
+export interface FileSeen {
+  sha256: string;
+  seen: ReturnType<OpenedFile['seen']>;
+}
+
+interface PreReadOptions {
+  encoding: FileEncoding;
+  delimiter: string;
+  profile?: LoadProfile | undefined;
+  /** Each file's own profile (an inbox routed by --profiles); `profile` for a file it gives none. */
+  profileOf?: ((path: string) => LoadProfile | undefined) | undefined;
+  signal?: AbortSignal | undefined;
+  maxInflate?: number | undefined;
 }
 
 /** The hashes found more than once among the first `n` of `hashes` (sorted in place). */
@@ -50,43 +72,31 @@ function repeatedHashes(hashes: Float64Array, n: number): Set<number> {
 
 /**
  * Read the files whole (each from its first line, also when staging resumes) and find the keys on
- * more than one line of them, within a file or across files. One file open at a time.
+ * more than one line of them, within a file or across files; each file's identity from the same
+ * pass. One file open at a time.
  */
-export async function findRepeatedKeys(
-  paths: readonly string[],
-  options: {
-    encoding: FileEncoding;
-    delimiter: string;
-    profile?: LoadProfile | undefined;
-    /** Each file's own profile (an inbox routed by --profiles); `profile` for a file it gives none. */
-    profileOf?: ((path: string) => LoadProfile | undefined) | undefined;
-    signal?: AbortSignal | undefined;
-  },
-): Promise<RepeatedKeys> {
+export async function findRepeatedKeys(paths: readonly string[], options: PreReadOptions): Promise<RepeatedKeys> {
   let hashes = new Float64Array(1 << 16);
   let n = 0;
+  const add = (key: string): void => {
+    if (n === hashes.length) {
+      const bigger = new Float64Array(hashes.length * 2);
+      bigger.set(hashes);
+      hashes = bigger;
+    }
+    hashes[n++] = keyHash53(key);
+  };
+  const files = new Map<string, FileSeen>();
   for (const path of paths) {
-    // the key as staging reads it: through the file's profile (its columns, prefix) when it has one
-    const file = await openOrderFile(path, {
-      encoding: options.encoding,
-      delimiter: options.delimiter,
-      profile: options.profileOf?.(path) ?? options.profile,
-      signal: options.signal,
-    });
+    const opened = await OpenedFile.open(path);
+    if (typeof opened === 'string') continue; // only with `seen`
     try {
-      for await (const item of file.items) {
-        if (item.kind !== 'record') continue;
-        const key = item.fields.source_key.trim();
-        if (key === '') continue;
-        if (n === hashes.length) {
-          const bigger = new Float64Array(hashes.length * 2);
-          bigger.set(hashes);
-          hashes = bigger;
-        }
-        hashes[n++] = keyHash53(key);
-      }
+      await identityDelay(path);
+      const digest = new ContentDigest();
+      await readKeys(path, opened, digest, options, add);
+      files.set(path, { sha256: await fileIdentity(opened, digest, options.signal, options.maxInflate), seen: opened.seen() });
     } finally {
-      file.close();
+      await opened.close();
     }
   }
   const repeated = repeatedHashes(hashes, n);
@@ -94,5 +104,33 @@ export async function findRepeatedKeys(
     has: (key: string) => repeated.size > 0 && repeated.has(keyHash53(key)),
     count: repeated.size,
     lines: n,
+    files,
   };
+}
+
+/** Each key of one file (trimmed, not empty) told to `add`, its content to `digest`. */
+async function readKeys(
+  path: string,
+  opened: OpenedFile,
+  digest: ContentDigest,
+  options: PreReadOptions,
+  add: (key: string) => void,
+): Promise<void> {
+  // the key as staging reads it: through the file's profile (its columns, prefix) when it has one
+  const file = await openOrderFile(path, {
+    encoding: options.encoding,
+    delimiter: options.delimiter,
+    profile: options.profileOf?.(path) ?? options.profile,
+    signal: options.signal,
+    read: { file: opened, tap: digest, maxInflate: options.maxInflate },
+  });
+  try {
+    for await (const item of file.items) {
+      if (item.kind !== 'record') continue;
+      const key = item.fields.source_key.trim();
+      if (key !== '') add(key);
+    }
+  } finally {
+    file.close();
+  }
 }

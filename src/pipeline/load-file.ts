@@ -1,7 +1,8 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
-import { statSync } from 'node:fs';
 import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
-import { sha256File } from '../input/file-digest.js';
+import { afterLine } from '../input/after-line.js';
+import { fileIdentity } from '../input/file-digest.js';
+import type { OpenedFile } from '../input/opened-file.js';
 import type { RepeatedKeys } from '../input/repeated-keys.js';
 import { BUILTIN_PROFILE_ID } from '../input/profile/builtin.js';
 import type { LoadJournal } from './load-journal.js';
@@ -36,24 +37,22 @@ export interface FileStaging {
 }
 
 /**
- * Processing beside staging and settling while staging take the keys on more than one line from
- * the pre-read of the run's files (src/input/repeated-keys.ts). Lines a writer appended while the
- * file was being loaded were staged but not pre-read: if one repeats a key whose earlier line was
- * already processed (or settled) and is itself refused, orders keeps that earlier line's values.
- * Said, for the operator to look at (docs/operations.md); whole files are the inbox rules' job.
+ * The file at the path, once this run read its first `file.size` bytes (taken once, when it was
+ * first read): grown since (lines appended while it was loaded, never read by this run: they
+ * were in neither its identity nor its pre-read of repeated keys), or replaced by another file.
+ * Either is left in the inbox for the next run, which reads the whole file as it is then. Null:
+ * the path holds what was loaded.
  */
-function warnIfGrown(run: FileStaging, file: OrderFile, runId: number, loadId: number): void {
-  let size: number;
-  try {
-    size = statSync(file.path).size;
-  } catch {
-    return; // gone: nothing to say about its size
-  }
-  if (size === file.size) return;
-  run.options.logger.warn(
-    { runId, loadId, file: file.path, openedBytes: file.size, bytes: size },
-    `${file.path}: the file changed while it was being loaded (${file.size} → ${size} bytes): lines added to it were staged without the pre-read of repeated keys; if one repeats a key of an earlier line and was refused, orders may hold that earlier line's values (order-loader errors lists the refused lines)`,
-  );
+async function leftForNextRun(run: FileStaging, opened: OpenedFile, runId: number, loadId: number): Promise<string | null> {
+  const after = await opened.afterReading();
+  if (after === null) return null;
+  const path = opened.path;
+  const reason =
+    after.kind === 'grown'
+      ? `${path}: loaded its first ${opened.size} bytes; run again for the rest (the file grew to ${after.size} bytes while it was loaded)`
+      : `${path}: replaced by another file while it was loaded (the file loaded is load ${loadId}): run again to load the new one`;
+  run.options.logger.warn({ runId, loadId, file: path, loadedBytes: opened.size, ...after }, reason);
+  return reason;
 }
 
 /**
@@ -77,15 +76,22 @@ function profileOf(options: LoadOptions): { profile?: { name: string; sha256: st
 }
 
 /** One file of a `load`/`stage`: its run, then skip, stop, resume or stage it as its staging plan says. */
-export async function stageListedFile(run: FileStaging, listed: OrderFile): Promise<{ report: FileReport; interrupted: boolean }> {
+export async function stageListedFile(
+  run: FileStaging,
+  listed: OrderFile,
+  opened: OpenedFile,
+  /** The file's identity when the pre-read of repeated keys read it (from the same descriptor's bytes). */
+  preRead?: string,
+): Promise<{ report: FileReport; interrupted: boolean }> {
   const { engine, options } = run;
   const logger = options.logger;
-  const sha = await sha256File(listed.path, run.processing.signal);
+  // the identity of the bytes staging reads: the same descriptor, to the same size
+  const sha = preRead ?? (await fileIdentity(opened, null, run.processing.signal, options.maxInflate));
   const profile = options.profile;
   // how the file is read is part of its identity: the encoding it is decoded with (a UTF-16 BOM
   // decides), the delimiter, and the profile that maps it (its content's hash)
   const readAs = {
-    encoding: await fileEncoding(listed.path, profile?.spec.encoding ?? options.encoding),
+    encoding: await fileEncoding(opened, profile?.spec.encoding ?? options.encoding),
     delimiter: profile === undefined ? options.delimiter : (profile.spec.delimiter ?? ','),
     profile: profile?.sha256 ?? BUILTIN_PROFILE_ID,
   };
@@ -110,6 +116,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);
     await fileRun.notRead(plan, loadId);
     const rejected = plan.committed?.rejected ?? 0;
+    const left = await leftForNextRun(run, opened, runId, loadId);
     const report: FileReport = {
       file: listed.path,
       loadId,
@@ -121,6 +128,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       skipped: message,
       resumedAt: null,
       ...profileOf(options),
+      ...(left === null ? {} : { leftInInbox: left }),
     };
     run.rejected.files += rejected;
     return { report, interrupted: false };
@@ -129,14 +137,18 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   let file = listed;
   if (plan.action === 'resume') {
     listed.close();
+    const from = plan.from;
     file = await openOrderFile(listed.path, {
       encoding: options.encoding,
       delimiter: options.delimiter,
       profile,
       onWarning: (message) => logger.warn({ runId, loadId, file: listed.path }, message),
-      resumeAt: plan.from,
+      // without byte offsets: from the first line, the lines committed passed over (afterLine)
+      resumeAt: from.byte === null ? undefined : { line: from.line, byte: from.byte },
       signal: run.processing.signal,
+      read: { file: opened, maxInflate: options.maxInflate },
     });
+    if (from.byte === null) file = afterLine(file, from.line);
     logger.info(
       { runId, loadId, file: file.path, line: plan.from.line, byte: plan.from.byte },
       `${file.path}: resuming load ${loadId} after line ${plan.from.line}`,
@@ -183,7 +195,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
     );
   await fileRun.staged(loadId, result);
   logger.info({ runId, loadId, ...result.counts }, 'staged');
-  if (run.held !== undefined || run.settle !== undefined) warnIfGrown(run, file, runId, loadId);
+  const left = result.interrupted ? null : await leftForNextRun(run, opened, runId, loadId);
   // right after staging, before a later file of this run can take rows over
   const unchangedDone = await heldElsewhere(run, result.counts, loadId);
   return {
@@ -199,6 +211,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       resumedAt: resumedAt(plan),
       ...profileOf(options),
       ...(profile === undefined ? {} : { discarded: result.discarded }),
+      ...(left === null ? {} : { leftInInbox: left }),
     },
     interrupted: result.interrupted,
   };

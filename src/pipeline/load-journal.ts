@@ -44,7 +44,7 @@ export class FileRun {
     return this.record.event(plan.action === 'skip' ? 'staged' : 'staging_stopped', { skipped: true, loadId, stoppedAt });
   }
 
-  resumed(loadId: number, from: { line: number; byte: number }): Promise<void> {
+  resumed(loadId: number, from: { line: number; byte: number | null }): Promise<void> {
     return this.record.event('resumed', { loadId, line: from.line, byte: from.byte });
   }
 

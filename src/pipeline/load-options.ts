@@ -28,6 +28,8 @@ export interface StageOptions {
   onStageProgress?: ((file: string, bytesRead: number, size: number, linesRead: number) => void) | undefined;
   /** Stage every file again as a new load, even when the same file was staged completely before. */
   restage?: boolean | undefined;
+  /** The most a gzip file may inflate to per compressed byte (--max-inflate; src/input/inflate-cap.ts): past it the file is refused at that line. */
+  maxInflate?: number | undefined;
   /** Move each file whose load ended (exit 0 or 2) here, after the commit that ended it (src/pipeline/archive.ts). */
   archiveDir?: string | undefined;
   /** Move each file that cannot be read as an order file here, with `<name>.error.txt` (the run goes on: exit 2). */
@@ -121,6 +123,11 @@ export interface FileReport {
   profile?: { name: string; sha256: string };
   /** Lines the profile discarded (`when`, `comment`, `skip_lines`), this run: counted apart, never errors. */
   discarded?: number;
+  /**
+   * The file at its path is not all this run loaded: it grew past the bytes read (loaded its first
+   * S bytes) or was replaced by another file. Left in the inbox, said in `notRead`, exit 2.
+   */
+  leftInInbox?: string;
 }
 
 export interface LoadReport {

@@ -1,8 +1,7 @@
 import type { RunCounts } from '../engine/types.js';
 import { errorMessage, UserError } from '../errors.js';
 import { changedSinceListed, type ListedFile } from '../input/inputs.js';
-import { checkFileEncoding } from '../input/encoding-sniff.js';
-import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
+import { OpenedFile } from '../input/opened-file.js';
 import { dirname } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
@@ -11,6 +10,7 @@ import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
 import { checkRoutingProfiles, routeFiles } from '../input/profile/routing.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
+import { openChecked } from './open-checked.js';
 import type { FileReport, LoadOptions, LoadProcessCounts, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
 import { LoadProcessing, maxErrorsMessage, processOptions, stoppedMessage } from './load-processing.js';
 import { exitCodeFor, notDone } from './outcome.js';
@@ -82,30 +82,6 @@ function stillBeingWritten(path: string, listed: Map<string, ListedFile>, option
 }
 
 /**
- * Open a file and check its encoding and header. A file whose header is refused is set aside with
- * --failed-dir (null), else that refuses the run.
- */
-async function openChecked(path: string, options: LoadOptions, aside: SetAside, signal?: AbortSignal): Promise<OrderFile | null> {
-  try {
-    // a file read as UTF-8 that reads as Shift_JIS or EUC-JP is refused as a header is (the
-    // encoding the file is read with: a profile's, and a UTF-16 byte order mark decides)
-    await checkFileEncoding(path, await fileEncoding(path, options.profile?.spec.encoding ?? options.encoding));
-    return await openOrderFile(path, {
-      encoding: options.encoding,
-      delimiter: options.delimiter,
-      profile: options.profile,
-      signal,
-      onWarning: (message) => options.logger.warn({ file: path }, message),
-    });
-  } catch (error) {
-    if (options.failedDir === undefined || !(error instanceof UserError)) throw error;
-    options.logger.warn({ file: path }, `${error.message}: cannot be read as an order file (for --failed-dir)`);
-    aside.unreadable.push({ file: path, reason: error.message, movedTo: null });
-    return null;
-  }
-}
-
-/**
  * Check every file's header before anything is written, one file open at a time (an inbox
  * may hold more files than the process may open): each is opened again just before it is
  * staged. A file that changed since it was listed is set aside; with --failed-dir, so is a file
@@ -160,13 +136,27 @@ async function stageFiles(
     if (run.processing.signal.aborted) return 'interrupted';
     if (tooManyRejected()) return 'max-errors';
     if (beingWritten(path)) continue;
-    // the signal ends the reading too: a run of blank lines can be long to read and yields no line
     const options = optionsOf(path);
-    const file = await openChecked(path, options, aside, run.processing.signal);
-    if (file === null) continue;
-    const staged = await stageListedFile({ ...run, options }, file);
-    reports.push(staged.report);
-    if (staged.interrupted) return 'interrupted';
+    // the one opening of the file for its staging: its identity, header and lines are read from
+    // it; with a pre-read, it must be the file the pre-read read (its identity), to the same size
+    const preRead = (run.held ?? run.settle)?.files.get(path);
+    const opened = await OpenedFile.open(path, preRead?.seen);
+    if (typeof opened === 'string') {
+      options.logger.warn({ file: path }, opened);
+      aside.notRead.push({ file: path, reason: opened });
+      continue;
+    }
+    try {
+      // the signal ends the reading too: a run of blank lines can be long to read and yields no line
+      const file = await openChecked(path, options, aside, run.processing.signal, opened);
+      if (file === null) continue;
+      const staged = await stageListedFile({ ...run, options }, file, opened, preRead?.sha256);
+      reports.push(staged.report);
+      if (staged.report.leftInInbox !== undefined) aside.notRead.push({ file: path, reason: staged.report.leftInInbox });
+      if (staged.interrupted) return 'interrupted';
+    } finally {
+      await opened.close();
+    }
   }
   return null;
 }
@@ -224,6 +214,7 @@ async function scanRepeatedKeys(
     profile: options.profile,
     profileOf: (path: string): LoadProfile | undefined => optionsOf(path).profile,
     signal,
+    maxInflate: options.maxInflate,
   });
   options.logger.info(
     { files: files.length, lines: keys.lines, repeatedKeys: keys.count, ms: Math.round(performance.now() - started) },
@@ -407,11 +398,12 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
         // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
         (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
       // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
-      // and a file named on the command line that was not read (still being written)
+      // a file named on the command line that was not read (still being written), and a file that
+      // grew (or was replaced) while it was loaded: the rest is for the next run
       filesFailed:
         aside.unreadable.length > 0 ||
         aside.unmatched.length > 0 ||
-        reports.some(discardedEverything) ||
+        reports.some((r) => discardedEverything(r) || r.leftInInbox !== undefined) ||
         aside.notRead.some((n) => n.named !== undefined),
     }),
   };
@@ -444,7 +436,8 @@ async function moveFiles(
         aside.unreadable.push({ file: r.file, reason: `line ${r.stoppedAt.line}: ${r.stoppedAt.message}`, movedTo: null });
     }
   }
-  const toArchive = archiveDir === undefined || aborted !== null ? [] : reports.filter((r) => r.stoppedAt === null);
+  const toArchive =
+    archiveDir === undefined || aborted !== null ? [] : reports.filter((r) => r.stoppedAt === null && r.leftInInbox === undefined);
   const emptyToArchive = archiveDir === undefined || aborted !== null ? [] : aside.empty;
   const unmatchedToFail = failedDir === undefined ? [] : aside.unmatched;
   if (toArchive.length === 0 && emptyToArchive.length === 0 && aside.unreadable.length === 0 && unmatchedToFail.length === 0)

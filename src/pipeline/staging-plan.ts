@@ -20,9 +20,7 @@ export type FreshReason =
   /** The recorded load read the same bytes with another encoding, delimiter or profile: another file. */
   | 'read-differently'
   /** The recorded load committed no batch. */
-  | 'nothing-committed'
-  /** The recorded load has no byte offset to resume at (a decoded encoding). */
-  | 'no-byte-offsets';
+  | 'nothing-committed';
 
 export type StagingPlan =
   /** Staged completely by `loadId`: not read again. */
@@ -32,8 +30,11 @@ export type StagingPlan =
    * there again). `loadId` null: that load had no byte offsets, so this run is the file's load.
    */
   | { action: 'stop'; loadId: number | null; stoppedAt: { line: number; message: string }; committed: FileStageCounts | null }
-  /** Continue `loadId` after its last committed batch, its counts carried over. */
-  | { action: 'resume'; loadId: number; from: { line: number; byte: number }; counts: FileStageCounts | null }
+  /**
+   * Continue `loadId` after its last committed batch, its counts carried over: at its byte offset,
+   * or, in a file read without byte offsets (a decoded encoding: `byte` null), after its line.
+   */
+  | { action: 'resume'; loadId: number; from: StageCheckpoint; counts: FileStageCounts | null }
   | { action: 'fresh'; reason: FreshReason };
 
 /**
@@ -61,9 +62,6 @@ export function planStaging(recorded: StagingHistory | null, options: StagingPla
   if (checkpoint.stoppedAt != null) {
     return { action: 'stop', loadId: checkpoint.byte !== null ? recorded.loadId : null, stoppedAt: checkpoint.stoppedAt, committed };
   }
-  // A file without byte offsets is staged again from line 1 as a new load, so that its
-  // already-staged rows count as unchanged, not as repeated lines of this load.
-  if (checkpoint.byte === null) return { action: 'fresh', reason: 'no-byte-offsets' };
   return { action: 'resume', loadId: recorded.loadId, from: { line: checkpoint.line, byte: checkpoint.byte }, counts: committed };
 }
 

@@ -1,8 +1,9 @@
 /**
  * A line rejected before it had a stage row is shown by `errors` as the latest load of the same
- * file bytes that read it: a file without byte offsets (Shift_JIS) interrupted and loaded again,
- * or staged again with --restage, is read again from line 1 as a new load, and each rejected
- * line is listed once. A later load interrupted before the line does not hide it. The error log
+ * file bytes that read it: a file without byte offsets (Shift_JIS, UTF-16) interrupted and loaded
+ * again resumes its load after the lines it committed (each rejected line logged once); staged
+ * again with --restage, it is read again from line 1 as a new load, and each rejected line is
+ * listed once. A later load interrupted before the line does not hide it. The error log
  * keeps every row.
  */
 import { expect } from 'vitest';
@@ -47,20 +48,39 @@ forEachTarget('each rejected line once in the errors export, on $kind', () => {
     expect(await rejected(loader)).toEqual([[firstLoad, 4]]);
 
     const rerun = await loader.load([path], { encoding: 'shift_jis', batchSize: 3 });
-    const rerunLoad = rerun.files[0]!.loadId;
-    // no byte offsets: staged again from line 1 as a new load
-    expect(rerunLoad).not.toBe(firstLoad);
-    expect(rerun.files[0]?.resumedAt).toBeNull();
-    expect(await rejected(loader)).toEqual([
-      [rerunLoad, 4],
-      [rerunLoad, 9],
-    ]);
-    // the error log keeps the first load's row
+    // no byte offsets: the same load, read from line 1 and resumed after the lines it committed
+    expect(rerun.files[0]?.loadId).toBe(firstLoad);
+    expect(rerun.files[0]?.resumedAt).toEqual({ line: 4, byte: null });
+    expect(rerun.files[0]?.counts).toMatchObject({ read: 9, rejected: 2 });
+    // each rejected line logged once
     expect(await db.sql('SELECT load_id, line_no FROM order_bulk_error WHERE stage_id IS NULL ORDER BY error_id')).toEqual([
       { load_id: firstLoad, line_no: 4 },
-      { load_id: rerunLoad, line_no: 4 },
-      { load_id: rerunLoad, line_no: 9 },
+      { load_id: firstLoad, line_no: 9 },
     ]);
+    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 7 }]);
+  });
+
+  targetTest('a UTF-16 file interrupted while staging and loaded again: resumed, each rejected line logged once', async ({ db }) => {
+    const { loader } = await db.open();
+    // data lines 2 and 7 have a field too few; batches of 2 lines; a BOM says UTF-16LE
+    const lines = Array.from({ length: 8 }, (_, i) =>
+      i === 1 || i === 6 ? `U-${i},${i + 1},2026-01-01,1` : `U-${i},${i + 1},2026-01-01,1,JPY`,
+    );
+    const text = `${HEADER}\r\n${lines.join('\r\n')}\r\n`;
+    const path = writeTestFile(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), 'utf16.csv');
+    const controller = new AbortController();
+    const first = await loader.stage([path], { batchSize: 2, signal: controller.signal, onStageProgress: () => controller.abort() });
+    expect(first.aborted).toContain('interrupted while staging');
+    const firstLoad = first.files[0]!.loadId;
+    const rerun = await loader.load([path], { batchSize: 2 });
+    expect(rerun.files[0]?.loadId).toBe(firstLoad);
+    expect(rerun.files[0]?.resumedAt).toEqual({ line: 3, byte: null });
+    expect(rerun.exitCode).toBe(2);
+    expect(await db.sql('SELECT load_id, line_no FROM order_bulk_error WHERE stage_id IS NULL ORDER BY error_id')).toEqual([
+      { load_id: firstLoad, line_no: 3 },
+      { load_id: firstLoad, line_no: 8 },
+    ]);
+    expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 6 }]);
   });
 
   targetTest('--restage of a file: each rejected line is listed once, as the restaging load read it', async ({ db }) => {

@@ -8,7 +8,6 @@
  * database in the MERGE (the batch is staged again as before), a correction file, a restage, and
  * a key whose earlier load left it READY.
  */
-import { appendFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { StageBatchResult } from '../../src/engine/types.js';
 import type { OrderLoader } from '../../src/index.js';
@@ -154,32 +153,6 @@ forEachTarget(
         { source_key: 'SRC-103', process_status: 'DONE', attempt_count: 2 },
         { source_key: 'SRC-104', process_status: 'DONE', attempt_count: 1 },
       ]);
-    });
-  },
-  pglite,
-);
-
-forEachTarget(
-  'a file that grows while it is loaded, on $kind',
-  () => {
-    targetTest('is said: its added lines were not in the pre-read of repeated keys (docs/operations.md)', async ({ db }) => {
-      const { loader, logs } = await db.open();
-      const file = writeTestFile(`${HEADER}\nW1,1,2026-01-01,1,JPY\nW2,2,2026-01-01,2,JPY\nW3,3,2026-01-01,3,JPY\n`);
-      let appended = false;
-      const report = await loader.load([file], {
-        batchSize: 1,
-        // a writer appending to the file while the load reads it
-        onStageProgress: () => {
-          if (appended) return;
-          appended = true;
-          appendFileSync(file, 'W1,1,2026-01-01,,JPY\n');
-        },
-      });
-      expect(appended).toBe(true);
-      expect(report.files[0]?.counts.read).toBeGreaterThanOrEqual(3);
-      const warned = logs.records.filter((r) => r.level === 40 && r.msg.includes('changed while it was being loaded'));
-      expect(warned).toHaveLength(1);
-      expect(warned[0]).toMatchObject({ file, openedBytes: expect.any(Number) as unknown, bytes: expect.any(Number) as unknown });
     });
   },
   pglite,

@@ -159,11 +159,12 @@ describe('signal timing', () => {
         const db = await target.open();
         try {
           // the reader drops about 16 MiB of blank lines a second here, twice: the pre-read of
-          // repeated keys (overlap, settling) reads them all before the "staging" line, then
-          // staging does. 250 MiB: staging is in them some 15 s, three times the bound (600 MiB
+          // repeated keys (overlap, settling; also the file's identity) reads them all before the
+          // "staging" line, then staging does. 250 MiB: staging is in them some 15 s, three times the bound (600 MiB
           // cost 36 s a target, 31 s of it the pre-read)
           const path = await blankLinesGzip(250);
-          const run = startCli(['load', path, '--db', db.url, '--batch-size', '2', '--log-level', 'info']);
+          // blank lines inflate about 1,000 times: past the default --max-inflate
+          const run = startCli(['load', path, '--db', db.url, '--batch-size', '2', '--max-inflate', '2000', '--log-level', 'info']);
           // the first batch (two lines) is committed; the reader is then in the blank lines
           expect(await run.waitFor(/"msg":"staging"/), 'staging started').toBe(true);
           await new Promise((resolve) => setTimeout(resolve, 500));

@@ -15,8 +15,9 @@ async function content(
   path: string,
   from = 0,
   highWaterMark?: number,
+  maxInflate?: number,
 ): Promise<{ data: Buffer; error: GzipDataError | null; fileBytes: number }> {
-  const source = openByteSource(path, { gzip: true, from, ...(highWaterMark === undefined ? {} : { highWaterMark }) });
+  const source = openByteSource(path, { gzip: true, from, maxInflate, ...(highWaterMark === undefined ? {} : { highWaterMark }) });
   const parts: Buffer[] = [];
   let error: GzipDataError | null = null;
   try {
@@ -96,13 +97,31 @@ describe('openByteSource over gzip: the content', () => {
       expect(error).toBeNull();
       expect(data.equals(Buffer.concat([big, small]))).toBe(true);
     }
-    // a highly compressible member: its output far larger than its input
+    // a highly compressible member: its output far larger than its input (about 1,000 times:
+    // past the default --max-inflate, which the next test is about)
     const blank = Buffer.alloc(3_000_000, 0x0a);
     const dense = writeTestFile(Buffer.concat([gz(blank), gz(small)]));
-    const read = await content(dense);
+    const read = await content(dense, 0, undefined, 2000);
     expect(read.error).toBeNull();
     expect(read.data.length).toBe(blank.length + small.length);
     expect(read.data.subarray(-6).toString()).toBe('after\n');
+  });
+
+  it('past --max-inflate times the compressed bytes read (after the first MiB): GZIP_INFLATE_LIMIT, the content before it read', async () => {
+    const blank = Buffer.alloc(3_000_000, 0x0a);
+    const dense = writeTestFile(gz(blank));
+    const capped = await content(dense);
+    expect(capped.error?.code).toBe('GZIP_INFLATE_LIMIT');
+    expect(capped.error?.message).toMatch(
+      /^the gzip data inflates to more than 200 times its size \(\d+ bytes of content from \d+ compressed\)/,
+    );
+    expect(capped.data.length).toBeGreaterThanOrEqual(1024 * 1024);
+    expect(capped.data.length).toBeLessThan(blank.length);
+    // a ratio of 2 on content that compresses about 1.0 times (random bytes): read whole
+    const random = randomBytes(2_000_000);
+    const read = await content(writeTestFile(gz(random, 1)), 0, undefined, 2);
+    expect(read.error).toBeNull();
+    expect(read.data.equals(random)).toBe(true);
   });
 
   it('resumed at a content offset: the content from there, across chunks and members', async () => {

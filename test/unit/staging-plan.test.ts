@@ -107,6 +107,12 @@ describe('planStaging: resume', () => {
     expect(resumedAt(plan)).toEqual({ line: 10, byte: 420 });
   });
 
+  it('without byte offsets (a decoded encoding): the same load, after its line (read from line 1, the lines committed passed over)', () => {
+    const plan = planStaging(history({ checkpoint: checkpoint({ byte: null }) }), utf8);
+    expect(plan).toEqual({ action: 'resume', loadId: 7, from: { line: 10, byte: null }, counts });
+    expect(planLoadId(plan, 42)).toBe(7);
+  });
+
   it('byte 0 is an offset to resume at, not a missing one', () => {
     expect(planStaging(history({ checkpoint: checkpoint({ line: 1, byte: 0 }) }), utf8)).toMatchObject({
       action: 'resume',
@@ -123,12 +129,6 @@ describe('planStaging: fresh after an earlier load that cannot continue', () => 
   it('interrupted before any batch committed: from line 1, as a new load', () => {
     const plan = planStaging(history(), utf8);
     expect(plan).toEqual({ action: 'fresh', reason: 'nothing-committed' });
-    expect(planLoadId(plan, 42)).toBe(42);
-  });
-
-  it('interrupted, but without byte offsets (a decoded encoding): from line 1, as a new load', () => {
-    const plan = planStaging(history({ checkpoint: checkpoint({ byte: null }) }), utf8);
-    expect(plan).toEqual({ action: 'fresh', reason: 'no-byte-offsets' });
     expect(planLoadId(plan, 42)).toBe(42);
   });
 });

@@ -12,6 +12,7 @@ export const FILE_OPTIONS: readonly OptionLine[] = [
   'profile',
   'profiles',
   'restage',
+  'max-inflate',
   'archive-dir',
   'failed-dir',
   'settle',

@@ -92,7 +92,15 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
     if (files.length === 0) return nothingToLoad(ctx, command);
     const results = await OrderLoader.dryRunFiles(
       files.map((f) => f.path),
-      { encoding: options.encoding, delimiter: options.delimiter, profile, profiles, batchSize: options['batch-size'], logger: ctx.logger },
+      {
+        encoding: options.encoding,
+        delimiter: options.delimiter,
+        profile,
+        profiles,
+        batchSize: options['batch-size'],
+        maxInflate: options['max-inflate'],
+        logger: ctx.logger,
+      },
     );
     print(ctx.session, options.json ? JSON.stringify({ dryRun: true, files: results }) : renderDryRun(results));
     return dryRunExitCode(results, command);

@@ -179,7 +179,7 @@ function cleanRaw(text: string): string {
 export function openFixedFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): OrderFile {
   const encoding = options.encoding;
   const from = options.resumeAt?.byte ?? 0;
-  const source = openByteSource(path, { gzip: options.gzip === true, from });
+  const source = openByteSource(options.read?.file ?? path, { ...options.read, gzip: options.gzip === true, from });
   const decoder = encoding === 'utf-8' ? null : new TextDecoder(encoding);
   const decode = (b: Buffer): string => (decoder === null ? b.toString('utf8') : decoder.decode(b));
   const fields = fieldsOf(profile);
