@@ -301,8 +301,21 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
   for (const c of report.changes.slice(0, 50))
     lines.push(`  stage_id ${c.stageId} ${e(c.sourceKey)}: ${e(c.oldValues)} → ${e(c.newValues)}`);
   if (report.count > 50) lines.push(`  … ${report.count - 50} more`);
-  if (report.released !== undefined && report.released > 0)
-    lines.push(`${command}: released ${report.released} HELD row${report.released === 1 ? '' : 's'} of loads no running run stages`);
+  if (report.released !== undefined && report.released > 0) {
+    const which = `${report.released} HELD row${report.released === 1 ? '' : 's'} of loads killed while staging, held longer than --older-than`;
+    lines.push(
+      `${command}: ${report.dryRun ? `would release ${which}: their files' later lines would then no longer hold them out of orders` : `released ${which} (audited)`}`,
+    );
+  }
+  for (const k of report.heldKept ?? []) {
+    const rows = `${k.rows} HELD row${k.rows === 1 ? '' : 's'}`;
+    const of = `load ${k.loadId}${k.fileName === null ? '' : ` (${e(k.fileName)})`}`;
+    lines.push(
+      k.why === 'staging'
+        ? `${command}: kept ${rows} of ${of}: a running run stages it; released when that run's staging ends`
+        : `${command}: kept ${rows} of ${of}, held since ${utcSeconds(k.heldSince)} (more recently than --older-than): released when its run's files are loaded again, or by recover --older-than shorter than their age (gives that run's files up)`,
+    );
+  }
   return lines.join('\n');
 }
 

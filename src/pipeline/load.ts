@@ -228,7 +228,7 @@ async function scanRepeatedKeys(
   options.logger.info(
     { files: files.length, lines: keys.lines, repeatedKeys: keys.count, ms: Math.round(performance.now() - started) },
     purpose === 'settle'
-      ? `${keys.count} key(s) on more than one line: left to processing, the others settled while staging`
+      ? `${keys.count} key(s) on more than one line: held until every file is staged, then left to processing; the others settled while staging`
       : keys.count > 0
         ? `${keys.count} key(s) on more than one line: held from processing until every file is staged`
         : 'no key on more than one line: nothing held from processing',
@@ -317,9 +317,12 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
-      if (processing.overlap) run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal);
-      else if (settlesWhileStaging(engine, command, options))
-        run.settle = await scanRepeatedKeys(files, options, optionsOf, processing.signal, 'settle');
+      // on every engine and for `stage` too: a run killed before its staging ends leaves these
+      // rows HELD, so no command run before its rerun (process, retry, another load) merges
+      // an earlier line of a key whose later line is in a file not staged yet
+      const settles = settlesWhileStaging(engine, command, options);
+      run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
+      if (settles) run.settle = run.held;
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
       if (staging === null) await releaseHeld(run, reports);
     } finally {
