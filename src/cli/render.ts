@@ -3,6 +3,7 @@ import type { DryRunFileResult, LoadStatus } from '../loader.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
+import { strandedMessage } from '../pipeline/load-holds.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { escapeControl as e } from './escape.js';
 
@@ -180,6 +181,8 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
     if (report.earlierLoadRows > 0) lines.push(earlierLoadsLine(report.earlierLoadRows));
   }
   if (report.retryWait !== null && report.retryWait.count > 0) lines.push(...waitingLines({ ...report, aborted: null }));
+  const stranded = report.strandedHolds ?? [];
+  for (const h of stranded) lines.push(e(strandedMessage(h)));
   // each rate over its own phase: lines read per second of staging, rows processed per second of processing
   const processed =
     report.process === null ? null : `${report.process.claimed} rows, ${rate(report.process.claimed, report.processMs)} rows/s`;
@@ -194,7 +197,10 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
   // files whose every line the profile discarded (`when`, comments): exit 2, but nothing is in `errors`
   const allDiscarded = report.files.filter((f) => (f.discarded ?? 0) > 0 && f.counts.read === 0).length;
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
-  else if (report.exitCode === 2 && (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0 && allDiscarded === 0)))
+  else if (
+    report.exitCode === 2 &&
+    (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0 && allDiscarded === 0 && stranded.length === 0))
+  )
     lines.push(
       'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',
     );

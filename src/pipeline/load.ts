@@ -17,6 +17,7 @@ import { exitCodeFor, notDone } from './outcome.js';
 import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
+import { findStrandedHolds, releaseHeld } from './load-holds.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
@@ -236,20 +237,6 @@ async function scanRepeatedKeys(
   return keys;
 }
 
-/**
- * The run's staging ended (every file's last line is in, or the file cannot be read past a
- * line): the HELD rows of its loads are released, whoever held them (this run, or a killed run
- * of one of its files that this one resumed or skipped). One statement on a partial index that
- * holds only HELD rows. A run interrupted or stopped by --max-errors leaves them HELD: its rerun
- * (which resumes) releases them, or `recover`.
- */
-async function releaseHeld(run: FileStaging, reports: FileReport[]): Promise<void> {
-  const loadIds = [...new Set(reports.map((r) => r.loadId))];
-  if (loadIds.length === 0) return;
-  const released = await run.db('releasing the held rows of the run', () => run.engine.transaction((tx) => tx.releaseHeld(loadIds)));
-  if (released > 0) run.options.logger.info({ loadIds, released }, `${released} held row(s) released to processing`);
-}
-
 /** Each file's statuses at the end of the run: its load's rows, and its rows held by the load that made them DONE. */
 async function tallyFiles(run: FileStaging, reports: FileReport[]): Promise<void> {
   for (const report of reports) {
@@ -375,6 +362,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     command === 'load' || processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
       ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
       : null;
+  // rows an earlier load of one of these file names still holds, that no rerun of this file releases
+  const stranded = await run.db('reading the HELD rows of earlier loads', () => findStrandedHolds(engine, reports, options));
   // everything is committed: what the caller's report reads of the database is read now, as the
   // database may be gone once the files are moved
   const beforeMoves = options.beforeMoves;
@@ -387,6 +376,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     process: processCounts,
     retryWait: waiting,
     earlierLoadRows,
+    ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
     elapsedMs: performance.now() - started,
     stageMs,
     processMs,
@@ -408,7 +398,9 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       rowsRejected:
         reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
         // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
-        (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
+        (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)) ||
+        // rows of an earlier load of these files that nothing run by the schedule will release
+        stranded.length > 0,
       // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
       filesFailed: aside.unreadable.length > 0 || aside.unmatched.length > 0 || reports.some(discardedEverything),
     }),
