@@ -6,6 +6,7 @@
  * stages, processes, and moves the files (held before the moves by
  * ORDER_LOADER_TEST_HOLD_BEFORE_MOVE_MS) — and rerun until the inbox is empty and a run ends
  * normally. Then a second round of files, sharing keys with the first, goes through the same.
+ * After some kills, chosen at random, an operator command runs before the rerun (OPERATOR_COMMANDS).
  *
  * After each round the database must hold exactly what the files say (test/support/expected-state.ts:
  * per key the last line in load order that reached the stage, its order if it was valid, else the
@@ -30,7 +31,7 @@ import { compareWithFiles, unaccountedFileLines } from '../support/file-invarian
 import type { Sql } from '../support/invariants.js';
 import { migratedPgliteDb } from '../support/pglite-folders.js';
 import { sharedKeyFiles } from '../support/shared-key-files.js';
-import { FULL, PG_ADMIN_URL, assertBuilt, freshServerDb, prng, sleep, startCli, survivalPath, type CliRun } from './harness.js';
+import { FULL, PG_ADMIN_URL, assertBuilt, freshServerDb, prng, runCli, sleep, startCli, survivalPath, type CliRun } from './harness.js';
 
 const SIZE = FULL
   ? { firstRound: 5, secondRound: 3, lines: 20_000, keys: 40_000, killsPerRound: 12 }
@@ -61,6 +62,20 @@ function loadArgs(folders: { inbox: string; archive: string; failed: string }, u
     'debug',
   ];
 }
+
+/**
+ * What an operator may run between a kill and the rerun: none of it may let an earlier line of a
+ * key reach orders before the key's last line in the killed run's files is staged (the rows it
+ * holds stay HELD). `recover` keeps holds younger than --older-than (15m); the retry matches no
+ * row (a retry of rows that fail again adds error-log rows and attempts the file oracle does not
+ * model; test/survival/holds-between-runs.test.ts has one that changes and processes a row).
+ */
+const OPERATOR_COMMANDS = [
+  ['process'],
+  ['retry', '--source-key', 'NO-SUCH-KEY', '--reason', 'kill loop'],
+  ['recover'],
+  ['recover', '--dry-run'],
+];
 
 /** How long the moves are held, so that a kill can be aimed at them. */
 const HOLD_BEFORE_MOVE_MS = 300;
@@ -203,6 +218,7 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
         const random = prng(seed);
         const db = await target.create();
         const kills: Array<{ round: number; mode: Mode; phases: Phase[] }> = [];
+        const operatorRuns: string[] = [];
         const why = (what: string) => `${what} (${target.kind}, seed ${seed}; kills so far ${JSON.stringify(kills)})`;
         try {
           const base = survivalPath('inbox-kill-loop');
@@ -266,6 +282,16 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
               const result = await run.done;
               if (result.signal === 'SIGKILL' && mode !== undefined) {
                 kills.push({ round, mode, phases: phasesOf(result.stderr) });
+                // after some kills, at random, an operator command before the rerun
+                const command = random() < 0.5 ? OPERATOR_COMMANDS[Math.floor(random() * OPERATOR_COMMANDS.length)] : undefined;
+                if (command !== undefined) {
+                  const op = await runCli([...command, '--db', db.url]);
+                  expect([op.signal, op.code === 1], why(`${command.join(' ')} after a kill: ${op.stderr.slice(-2000)}`)).toEqual([
+                    null,
+                    false,
+                  ]);
+                  operatorRuns.push(command.join(' '));
+                }
               } else {
                 expect(result.signal, why(`run ${attempt + 1} of round ${round} died of ${String(result.signal)}`)).toBeNull();
                 ended = { ...result, inboxHadFiles };
@@ -329,10 +355,11 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
           const landed = (phase: Phase) => kills.filter((k) => k.phases.includes(phase)).length;
           for (const phase of ['staging', 'processing', 'moves'] as const)
             expect(landed(phase), why(`no kill landed while ${phase}`)).toBeGreaterThan(0);
+          expect(operatorRuns.length, why('no operator command ran between a kill and its rerun')).toBeGreaterThan(0);
           console.info(
             `inbox kill loop (${target.kind}, seed ${seed}): ${kills.length} kills, by phase ${JSON.stringify(
               Object.fromEntries((['start', 'staging', 'processing', 'moves'] as const).map((p) => [p, landed(p)])),
-            )}; files ${JSON.stringify(stats)}`,
+            )}; operator commands ${JSON.stringify(operatorRuns)}; files ${JSON.stringify(stats)}`,
           );
         } finally {
           await db.dispose();
