@@ -9,8 +9,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migratedPgliteDb } from '../support/pglite-folders.js';
-import { PG_ADMIN_URL, assertBuilt, freshServerDb, runCli, sleep, startCli, survivalPath } from './harness.js';
+import { assertBuilt, runCli, sleep, startCli, survivalPath } from './harness.js';
+import { SURVIVAL_TARGETS } from './targets.js';
 
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
 const others = Array.from({ length: 1000 }, (_, i) => `B${String(i).padStart(4, '0')},2,2026-11-02,${i + 1}.00,JPY`);
@@ -21,13 +21,8 @@ function sample(text: string, name: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-const targets: Array<{ kind: string; create(): Promise<{ url: string; dispose(): Promise<void> }> }> = [
-  { kind: 'pglite', create: async () => ({ url: (await migratedPgliteDb()).url, dispose: () => Promise.resolve() }) },
-  ...(PG_ADMIN_URL === null ? [] : [{ kind: 'postgres', create: () => freshServerDb() }]),
-];
-
 describe('survival: HELD rows of a killed load that a changed resend of its file does not release', () => {
-  for (const target of targets) {
+  for (const target of SURVIVAL_TARGETS) {
     it(`${target.kind}: the rerun with a corrected file says the earlier load's rows are still HELD: report, exit 2, metrics`, async () => {
       assertBuilt();
       const db = await target.create();
@@ -68,6 +63,6 @@ describe('survival: HELD rows of a killed load that a changed resend of its file
       } finally {
         await db.dispose();
       }
-    }, 120_000);
+    }, 300_000);
   }
 });
