@@ -362,7 +362,8 @@ export class OrderLoader {
 
   async recover(request: RecoverRequest): Promise<ManualChangeReport> {
     const port = this.operatorPort('recover', this.loadOptions({}));
-    if (request.dryRun) return recoverRows(port, request);
+    const heldLoads = () => this.engine.heldLoads();
+    if (request.dryRun) return recoverRows(port, request, heldLoads);
     const run = await startRecordedRun(
       this.engine,
       'recover',
@@ -373,9 +374,9 @@ export class OrderLoader {
       },
     );
     try {
-      const report = await recoverRows(port, request);
-      await run.event('recovered', { rows: report.changes.length });
-      await run.complete({ recovered: report.changes.length });
+      const report = await recoverRows(port, request, heldLoads);
+      await run.event('recovered', { rows: report.count, released: report.released ?? 0 });
+      await run.complete({ recovered: report.count });
       return report;
     } catch (error) {
       await run.fail(error);

@@ -56,8 +56,10 @@ export const METRIC_FAMILIES = {
     "The last run's speed by phase: stage lines read per second of staging, process rows claimed by processing per second of processing (rows settled while staging are staging's).",
   order_loader_rows:
     "The database's rows of order_stage by status now (read by the last run once its work was committed), whatever run made them: what alerts read, not the last run's own rows.",
+  order_loader_last_run_stranded_held_rows:
+    "load and stage: rows of earlier loads of the last run's file names still HELD after it (a load interrupted while staging, its file since read as another: changed content or profile), which no rerun of the new file releases: load the earlier file again as it was, or order-loader recover --older-than gives them up.",
   order_loader_oldest_waiting_row_age_seconds:
-    'How long the oldest row still to be loaded (READY, or RETRY_WAIT after a transient failure) has waited, since the run that staged it started; 0 when none waits.',
+    'How long the oldest row still to be loaded (READY, RETRY_WAIT after a transient failure, or HELD until the staging of its run ends) has waited, since the run that staged it started; 0 when none waits.',
   order_loader_state_timestamp_seconds:
     "When the last run read the database's state (Unix time); absent, with the state, when it could not read it.",
 } as const;
@@ -124,6 +126,8 @@ export function renderMetrics(run: RunMetrics, previous: string | null): string 
     { labels: { ...command, phase: 'stage' }, value: counts.rate.stage },
     { labels: { ...command, phase: 'process' }, value: counts.rate.process },
   ]);
+  if (loadReport !== undefined)
+    set('order_loader_last_run_stranded_held_rows', one((loadReport.strandedHolds ?? []).reduce((n, h) => n + h.rows, 0)));
   if (loadReport !== undefined && routed) {
     const byProfile = profileCounts(loadReport);
     set(

@@ -328,7 +328,7 @@ amount, currency`,
     {
       commands: ['recover'],
       arg: '<d>',
-      help: 'recover: PROCESSING rows older than this (default 15m)',
+      help: 'recover: PROCESSING rows older than this, HELD rows held longer (default 15m)',
       detail: 'a number with ms, s, m or h (a bare number is minutes); default 15m',
     },
   ),

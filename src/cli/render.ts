@@ -3,6 +3,7 @@ import type { DryRunFileResult, LoadStatus } from '../loader.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
+import { strandedMessage } from '../pipeline/load-holds.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
@@ -180,6 +181,8 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
     if (report.earlierLoadRows > 0) lines.push(earlierLoadsLine(report.earlierLoadRows));
   }
   if (report.retryWait !== null && report.retryWait.count > 0) lines.push(...waitingLines({ ...report, aborted: null }));
+  const stranded = report.strandedHolds ?? [];
+  for (const h of stranded) lines.push(e(strandedMessage(h)));
   // each rate over its own phase: lines read per second of staging, rows processed per second of processing
   const phases = phaseParts(report);
   lines.push(elapsedParts(report, timing, phases.stage, phases.process));
@@ -193,7 +196,10 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
   // files whose every line the profile discarded (`when`, comments): exit 2, but nothing is in `errors`
   const allDiscarded = report.files.filter((f) => (f.discarded ?? 0) > 0 && f.counts.read === 0).length;
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
-  else if (report.exitCode === 2 && (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0 && allDiscarded === 0)))
+  else if (
+    report.exitCode === 2 &&
+    (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0 && allDiscarded === 0 && stranded.length === 0))
+  )
     lines.push(
       'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',
     );
@@ -300,8 +306,21 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
   for (const c of report.changes.slice(0, 50))
     lines.push(`  stage_id ${c.stageId} ${e(c.sourceKey)}: ${e(c.oldValues)} → ${e(c.newValues)}`);
   if (report.count > 50) lines.push(`  … ${report.count - 50} more`);
-  if (report.released !== undefined && report.released > 0)
-    lines.push(`${command}: released ${report.released} HELD row${report.released === 1 ? '' : 's'} of loads no running run stages`);
+  if (report.released !== undefined && report.released > 0) {
+    const which = `${report.released} HELD row${report.released === 1 ? '' : 's'} of loads killed while staging, held longer than --older-than`;
+    lines.push(
+      `${command}: ${report.dryRun ? `would release ${which}: their files' later lines would then no longer hold them out of orders` : `released ${which} (audited)`}`,
+    );
+  }
+  for (const k of report.heldKept ?? []) {
+    const rows = `${k.rows} HELD row${k.rows === 1 ? '' : 's'}`;
+    const of = `load ${k.loadId}${k.fileName === null ? '' : ` (${e(k.fileName)})`}`;
+    lines.push(
+      k.why === 'staging'
+        ? `${command}: kept ${rows} of ${of}: a running run stages it; released when that run's staging ends`
+        : `${command}: kept ${rows} of ${of}, held since ${utcSeconds(k.heldSince)} (more recently than --older-than): released when its run's files are loaded again, or by recover --older-than shorter than their age (gives that run's files up)`,
+    );
+  }
   return lines.join('\n');
 }
 
@@ -346,7 +365,7 @@ export function renderStatus(report: StatusReport & { runs?: RunRecord[]; loads:
   }
   if (held) {
     lines.push(
-      `HELD: ${total.HELD ?? 0} rows whose key is on several lines of a load's files, held from processing until that load's staging ends: a load killed while staging releases them when its files are loaded again, or \`order-loader recover\``,
+      `HELD: ${total.HELD ?? 0} rows whose key is on several lines of a load's files, held from processing until that load's staging ends: a load killed while staging releases them when its files are loaded again, or \`order-loader recover --older-than\` once held longer (gives its files up)`,
     );
   }
   if (report.runs !== undefined && report.runs.length > 0)

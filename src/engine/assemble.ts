@@ -42,6 +42,7 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
     listErrorRows: (filter) => reports.listErrorRows(filter),
     listRejectedLines: (filter) => reports.listRejectedLines(filter),
     claimableCount: () => reports.claimableCount(),
+    heldLoads: () => reports.heldLoads(),
 
     benchRunInLoaderHistory: workspaces.benchRunInLoaderHistory,
     createWorkspace: (name) => workspaces.createWorkspace(name),

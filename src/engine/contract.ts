@@ -25,6 +25,7 @@ import type {
   FailureKind,
   FileIdentity,
   FileLayout,
+  HeldLoad,
   InDatabaseChunk,
   InDatabaseChunkQuery,
   KeysetWindow,
@@ -114,6 +115,11 @@ export interface StagingTx {
   holdRows(loadId: number, sourceKeys: string[]): Promise<void>;
   /** The HELD rows of these loads back to READY (RETRY_WAIT when next_attempt_at is set); returns how many. */
   releaseHeld(loadIds: number[]): Promise<number>;
+  /**
+   * A rerun that skips or resumes the file of load `loadId`: its rows processing could take
+   * (READY, RETRY_WAIT) become HELD again, and its HELD rows are dated now; returns how many.
+   */
+  holdLoad(loadId: number): Promise<number>;
 }
 
 /** Processing one chunk: claim, merge, finalize, all in one transaction. */
@@ -146,8 +152,11 @@ export interface OperatorTx {
   findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
   /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
   lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
-  /** `recover`: the HELD rows of every load that no RUNNING run stages, released; returns how many. */
-  releaseAbandonedHolds(): Promise<number>;
+  /**
+   * `recover`: lock the HELD rows of the loads that no RUNNING run stages and whose latest hold
+   * is older than `olderThan` (SKIP LOCKED), for an audited release.
+   */
+  lockAbandonedHolds(olderThan: Date): Promise<StageRowSnapshot[]>;
   /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
   applyManualChanges(changes: ManualChange[]): Promise<void>;
   /** The raw text of the latest error-log row of each of these stage rows (rows without one are left out). */
@@ -215,6 +224,8 @@ export interface Reports {
   }): Promise<RejectedLine[]>;
   /** Rows claimable now (READY, or RETRY_WAIT that is due): the total shown by progress. */
   claimableCount(): Promise<number>;
+  /** The loads that have HELD rows, in load order: how many, since when, their file, whether a running run stages them. */
+  heldLoads(): Promise<HeldLoad[]>;
 }
 
 /**

@@ -226,6 +226,18 @@ export interface StageRowSnapshot extends OrderValues {
   updatedAt: Date;
 }
 
+/** The HELD rows of one load (src/engine/contract.ts, Reports.heldLoads). */
+export interface HeldLoad {
+  loadId: number;
+  rows: number;
+  /** When the latest of them was held (a rerun that skips or resumes the load holds them again). */
+  heldSince: Date;
+  /** The file of the load's first run (null: none recorded). */
+  fileName: string | null;
+  /** A RUNNING run stages the load now: its holds end with that run's staging. */
+  staging: boolean;
+}
+
 /** One step of a keyset walk in stage_id order: at most `limit` rows with stage_id > afterStageId. */
 export interface KeysetWindow {
   afterStageId: number;

@@ -11,7 +11,7 @@ import type { LoadProcessing } from './load-processing.js';
 import type { LoadPort } from './ports.js';
 import type { retried } from './run-record.js';
 import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
-import { planLoadId, planStaging, resumedAt } from './staging-plan.js';
+import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -21,8 +21,8 @@ export interface FileStaging {
   journal: LoadJournal;
   processing: LoadProcessing;
   /**
-   * Processing beside staging: the keys on more than one line of the run's files, whose rows are
-   * staged HELD (src/input/repeated-keys.ts); released by runLoad when the run's staging ends.
+   * The keys on more than one line of the run's files, whose rows are staged HELD on every engine
+   * (src/input/repeated-keys.ts); released by runLoad when the run's staging ends.
    */
   held?: RepeatedKeys | undefined;
   /**
@@ -70,6 +70,19 @@ async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: 
   return Math.min(candidates, Math.max(0, counts.inserted + counts.updated + counts.unchanged - onLoad));
 }
 
+/**
+ * A file an earlier run staged (skipped) or began (resumed) is part of this run's set: the rows
+ * of its load that processing could take (a `recover` may have released them) are held again,
+ * and its holds dated now, until this run's staging ends (runLoad releases them with its own).
+ * Before this run's processing starts when the file is the run's first.
+ */
+async function holdAgain(run: FileStaging, plan: StagingPlan): Promise<void> {
+  if (run.held === undefined || (plan.action !== 'skip' && plan.action !== 'resume')) return;
+  const loadId = plan.loadId;
+  const held = await run.db('holding the rows of the earlier load', () => run.engine.transaction((tx) => tx.holdLoad(loadId)));
+  if (held > 0) run.options.logger.info({ loadId, held }, `${held} row(s) of load ${loadId} held until this run's staging ends`);
+}
+
 /** The report's `profile` of a file read through one (nothing for the built-in format). */
 function profileOf(options: LoadOptions): { profile?: { name: string; sha256: string } } {
   return options.profile === undefined ? {} : { profile: { name: options.profile.name, sha256: options.profile.sha256 } };
@@ -102,6 +115,7 @@ export async function stageListedFile(
   });
   const fileRun = await run.journal.startFile(listed, sha);
   const runId = fileRun.runId;
+  await holdAgain(run, plan);
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
   await fileRun.invoked(listed, sha, loadId, { ...readAs, restage: options.restage, profile });

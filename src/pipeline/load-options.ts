@@ -163,7 +163,20 @@ export interface LoadReport {
   retryWait: { count: number; nextDueAt: Date | null } | null;
   /** `load`: rows of earlier loads its processing took (READY, or RETRY_WAIT that was due), among `process.claimed`. */
   earlierLoadRows: number;
+  /** HELD rows of earlier loads of this run's file names that this run did not release (src/pipeline/stranded-holds.ts): exit 2. */
+  strandedHolds?: StrandedHold[];
   exitCode: number;
+}
+
+/** Rows of an earlier load of a file of this run's name, still HELD after the run. */
+export interface StrandedHold {
+  /** This run's file of that name. */
+  file: string;
+  loadId: number;
+  rows: number;
+  heldSince: Date;
+  /** The earlier load's file, as its run recorded it. */
+  heldFile: string;
 }
 
 /** The database's state now, whatever run made it (the metrics file's gauges of the state). */
@@ -171,7 +184,7 @@ export interface DatabaseState {
   readAt: Date;
   /** Rows of order_stage by status. */
   rows: StatusTally;
-  /** Since when the oldest row still to be loaded (READY or RETRY_WAIT) waits; null when none. */
+  /** Since when the oldest row still to be loaded (READY, RETRY_WAIT or HELD) waits; null when none. */
   oldestWaitingSince: Date | null;
 }
 

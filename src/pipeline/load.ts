@@ -17,6 +17,7 @@ import { exitCodeFor, notDone } from './outcome.js';
 import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
+import { findStrandedHolds, releaseHeld } from './load-holds.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
@@ -219,26 +220,12 @@ async function scanRepeatedKeys(
   options.logger.info(
     { files: files.length, lines: keys.lines, repeatedKeys: keys.count, ms: Math.round(performance.now() - started) },
     purpose === 'settle'
-      ? `${keys.count} key(s) on more than one line: left to processing, the others settled while staging`
+      ? `${keys.count} key(s) on more than one line: held until every file is staged, then left to processing; the others settled while staging`
       : keys.count > 0
         ? `${keys.count} key(s) on more than one line: held from processing until every file is staged`
         : 'no key on more than one line: nothing held from processing',
   );
   return keys;
-}
-
-/**
- * The run's staging ended (every file's last line is in, or the file cannot be read past a
- * line): the HELD rows of its loads are released, whoever held them (this run, or a killed run
- * of one of its files that this one resumed or skipped). One statement on a partial index that
- * holds only HELD rows. A run interrupted or stopped by --max-errors leaves them HELD: its rerun
- * (which resumes) releases them, or `recover`.
- */
-async function releaseHeld(run: FileStaging, reports: FileReport[]): Promise<void> {
-  const loadIds = [...new Set(reports.map((r) => r.loadId))];
-  if (loadIds.length === 0) return;
-  const released = await run.db('releasing the held rows of the run', () => run.engine.transaction((tx) => tx.releaseHeld(loadIds)));
-  if (released > 0) run.options.logger.info({ loadIds, released }, `${released} held row(s) released to processing`);
 }
 
 /** Each file's statuses at the end of the run: its load's rows, and its rows held by the load that made them DONE. */
@@ -308,9 +295,12 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
-      if (processing.overlap) run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal);
-      else if (settlesWhileStaging(engine, command, options))
-        run.settle = await scanRepeatedKeys(files, options, optionsOf, processing.signal, 'settle');
+      // on every engine and for `stage` too: a run killed before its staging ends leaves these
+      // rows HELD, so no command run before its rerun (process, retry, another load) merges
+      // an earlier line of a key whose later line is in a file not staged yet
+      const settles = settlesWhileStaging(engine, command, options);
+      run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
+      if (settles) run.settle = run.held;
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
       if (staging === null) await releaseHeld(run, reports);
     } finally {
@@ -363,6 +353,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     command === 'load' || processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
       ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
       : null;
+  // rows an earlier load of one of these file names still holds, that no rerun of this file releases
+  const stranded = await run.db('reading the HELD rows of earlier loads', () => findStrandedHolds(engine, reports, options));
   // everything is committed: what the caller's report reads of the database is read now, as the
   // database may be gone once the files are moved
   const beforeMoves = options.beforeMoves;
@@ -375,6 +367,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     process: processCounts,
     retryWait: waiting,
     earlierLoadRows,
+    ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
     elapsedMs: performance.now() - started,
     stageMs,
     processMs,
@@ -396,7 +389,9 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       rowsRejected:
         reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
         // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
-        (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)),
+        (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)) ||
+        // rows of an earlier load of these files that nothing run by the schedule will release
+        stranded.length > 0,
       // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
       // a file named on the command line that was not read (still being written), and a file that
       // grew (or was replaced) while it was loaded: the rest is for the next run

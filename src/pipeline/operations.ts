@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os';
-import type { ManualChange, OperatorTx, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
+import type { HeldLoad, ManualChange, OperatorTx, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
 import { RunAbortedError, UserError } from '../errors.js';
 import { describeDbError } from './db-error.js';
 import type { AbandonedRunsPort, OperatorPort } from './ports.js';
@@ -98,7 +98,7 @@ export interface RecoverRequest {
 
 /** The reason `recover` records when none is given. */
 export function defaultRecoverReason(olderThanMs: number): string {
-  return `recover: PROCESSING rows older than ${Math.round(olderThanMs / 1000)} s that no transaction holds`;
+  return `recover: PROCESSING rows older than ${Math.round(olderThanMs / 1000)} s that no transaction holds, and HELD rows of loads no running run stages held that long`;
 }
 
 export interface ManualChangeReport {
@@ -107,8 +107,16 @@ export interface ManualChangeReport {
   count: number;
   /** The first REPORTED_CHANGES of them, in stage_id order (the report's memory stays bounded). */
   changes: ManualChange[];
-  /** `recover`: HELD rows released to processing (not audited: their values did not change). */
+  /** `recover`: how many of the changes are HELD rows released to processing (audited like the others). */
   released?: number;
+  /** `recover`: the HELD rows it leaves HELD, by load, and why (their holds are younger than --older-than, or a running run stages them). */
+  heldKept?: HeldKept[];
+}
+
+/** HELD rows of one load that `recover` leaves HELD. */
+export interface HeldKept extends HeldLoad {
+  /** 'younger': held more recently than --older-than; 'staging': a RUNNING run stages the load. */
+  why: 'younger' | 'staging';
 }
 
 /** Changes listed in a report; `count` has the total. */
@@ -265,21 +273,42 @@ async function lineValuesOf(
 
 /**
  * `recover`: PROCESSING rows that no live transaction holds and older than the threshold → READY,
- * audited; and HELD rows of loads that no running run stages (a `load` killed while it staged
- * beside processing, whose files are not loaded again) → READY, or RETRY_WAIT when they were
- * waiting: their values are not changed, only handed to processing (counted in `released`).
+ * audited; and the HELD rows of the loads that no running run stages and whose latest hold is
+ * older than the threshold (a `load` killed while it staged a set of files that is not loaded
+ * again: the operator gives the set up) → READY, audited the same way (old status HELD). A dry
+ * run plans the same. The HELD rows left HELD are reported by load with why (`heldKept`): a
+ * killed run's holds keep an earlier line of a key out of orders until its files are loaded
+ * again, whatever runs meanwhile.
  */
-export async function recoverRows(engine: OperatorPort, request: RecoverRequest): Promise<ManualChangeReport> {
+export async function recoverRows(
+  engine: OperatorPort,
+  request: RecoverRequest,
+  heldLoads: () => Promise<HeldLoad[]> = () => Promise.resolve([]),
+): Promise<ManualChangeReport> {
   const who = recoverAuditOf(request);
-  const { changes, released } = await engine.transaction(async (tx) => {
-    const planned = (await tx.lockStaleProcessing(new Date(Date.now() - request.olderThanMs))).map((row) =>
-      plannedChange(row, 'RECOVER', who, {}),
-    );
-    if (request.dryRun) return { changes: planned, released: 0 };
-    await tx.applyManualChanges(planned);
-    return { changes: planned, released: await tx.releaseAbandonedHolds() };
+  const cutoff = new Date(Date.now() - request.olderThanMs);
+  const { changes, held } = await engine.transaction(async (tx) => {
+    const stale = await tx.lockStaleProcessing(cutoff);
+    const abandoned = await tx.lockAbandonedHolds(cutoff);
+    const planned = [...stale, ...abandoned].sort((a, b) => a.stageId - b.stageId).map((row) => plannedChange(row, 'RECOVER', who, {}));
+    if (!request.dryRun) await tx.applyManualChanges(planned);
+    return { changes: planned, held: abandoned };
   });
-  return { dryRun: request.dryRun, count: changes.length, changes, ...(released > 0 ? { released } : {}) };
+  const releasedByLoad = new Map<number, number>();
+  for (const row of held) if (row.loadId !== null) releasedByLoad.set(row.loadId, (releasedByLoad.get(row.loadId) ?? 0) + 1);
+  const released = held.length;
+  // a dry run released nothing: the rows it would release are still HELD
+  const heldKept: HeldKept[] = (await heldLoads())
+    .map((l) => ({ ...l, rows: l.rows - (request.dryRun ? (releasedByLoad.get(l.loadId) ?? 0) : 0) }))
+    .filter((l) => l.rows > 0)
+    .map((l) => ({ ...l, why: l.staging ? 'staging' : 'younger' }));
+  return {
+    dryRun: request.dryRun,
+    count: changes.length,
+    changes: changes.slice(0, REPORTED_CHANGES),
+    ...(released > 0 ? { released } : {}),
+    ...(heldKept.length > 0 ? { heldKept } : {}),
+  };
 }
 
 /** The operator and reason a recover records (each defaulted when not given or blank). */

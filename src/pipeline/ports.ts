@@ -29,7 +29,7 @@ export type ErrorExportPort = Transactor<Pick<OperatorTx, 'fileLayouts'>> & Pick
 /** load.ts: staging and processing, the run records, and the reads that decide and report a run. */
 export type LoadPort = Transactor<StagingTx & ChunkTx & JournalTx> &
   Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory'> &
-  Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary'> &
+  Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary' | 'heldLoads'> &
   Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics'>;
 
 /** load.ts, runProcess: processing recorded as a run of its own (or of the `retry` that hands it on). */

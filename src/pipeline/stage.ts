@@ -65,8 +65,8 @@ export interface StageFileOptions {
   /** Counts carried over from the committed part of an interrupted run (resume). */
   initialCounts?: FileStageCounts | undefined;
   /**
-   * Keys on more than one line of the file (processing beside staging): their rows are staged
-   * HELD, in the batch's transaction, and released when the file's staging ends (load-file.ts).
+   * Keys on more than one line of the run's files: their rows are staged HELD, in the batch's
+   * transaction, and released when the run's staging ends (load.ts, releaseHeld).
    */
   held?: { has(key: string): boolean } | undefined;
   /**

@@ -123,6 +123,7 @@ describe.skipIf(unavailable(NEEDS.cli))('examples/ (the nightly recipes)', () =>
       'OrderLoaderRunFailed',
       'OrderLoaderErrorRows',
       'OrderLoaderRowsWaiting',
+      'OrderLoaderRowsHeld',
       'OrderLoaderUnmatchedFiles',
     ]);
     // a finished load's metrics file: every selector of every rule must find a sample in it

@@ -113,7 +113,7 @@ describe.skipIf(unavailable(NEEDS.server))('load on server PostgreSQL: processin
     }
   });
 
-  it('recover releases the HELD rows of a load no running run stages', async () => {
+  it('recover releases the HELD rows of a load no running run stages once held longer than --older-than, audited', async () => {
     const db = await server!.create();
     try {
       const stop = new AbortController();
@@ -127,8 +127,15 @@ describe.skipIf(unavailable(NEEDS.server))('load on server PostgreSQL: processin
         },
       });
       expect(await db.sql("SELECT process_status FROM order_stage WHERE source_key = 'DUP'")).toEqual([{ process_status: 'HELD' }]);
-      const recovered = await runCli(['recover', '--db', db.url!]);
+      // held a moment ago: the default --older-than (15m) keeps the hold, and says so
+      const kept = await runCli(['recover', '--db', db.url!]);
+      expect(kept.stdout).toMatch(/recover: changed 0 rows\nrecover: kept 1 HELD row of load \d+ \(.*\), held since /);
+      expect(await db.sql("SELECT process_status FROM order_stage WHERE source_key = 'DUP'")).toEqual([{ process_status: 'HELD' }]);
+      const recovered = await runCli(['recover', '--older-than', '1ms', '--db', db.url!]);
       expect(recovered.stdout).toContain('released 1 HELD row');
+      expect(await db.sql("SELECT old_status, new_status FROM order_stage_audit WHERE source_key = 'DUP'")).toEqual([
+        { old_status: 'HELD', new_status: 'READY' },
+      ]);
       expect(await db.sql("SELECT process_status FROM order_stage WHERE source_key = 'DUP'")).toEqual([{ process_status: 'READY' }]);
     } finally {
       await db.dispose();

@@ -14,7 +14,7 @@ import { catalogRows, constants, driverError, everyObject, RecordingDatabase, ty
 type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 
 /** A database whose migrations are all recorded, whose run ids count up, and whose lock queries return `locked`. */
-function scriptedPool(locked: Record<string, unknown>[] = []) {
+function scriptedPool(locked: Record<string, unknown>[] = [], heldRows: Record<string, unknown>[] = []) {
   let runId = 40;
   return new RecordingDatabase({
     execute: (sql, binds) => {
@@ -24,6 +24,9 @@ function scriptedPool(locked: Record<string, unknown>[] = []) {
       if (sql === oracleQuery('schema_objects')) return { rows: catalogRows(everyObject(), binds) };
       if (sql === oracleQuery('run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
       if (sql === oracleQuery('lock_stale_processing')) return { rows: locked };
+      if (sql === oracleQuery('lock_abandoned_holds')) return { rows: heldRows };
+      if (sql === oracleQuery('held_loads'))
+        return { rows: [{ LOAD_ID: '3', N: '4', HELD_SINCE: '2026-01-01T00:00:00.000Z', FILE_NAME: 'in/a.csv', STAGING: '0' }] };
       // retry walks its batches by stage_id (find, then lock the range): only rows past the cursor
       if (sql === oracleQuery('find_error_rows') || sql === oracleQuery('lock_error_rows')) {
         const after = (binds.after_stage_id as { val: number }).val;
@@ -99,6 +102,30 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     ]);
     expect(r.details[0]).toEqual({ olderThanMs: 60_000, operator: 'ops', reason: 'stuck' });
     expect(r.finishes).toEqual([[41, 'COMPLETED', { recovered: 0 }]]);
+  });
+
+  it('recover: the HELD rows of abandoned loads locked with the same cutoff, released audited; the rest reported by load', async () => {
+    const held = { ...errorRow, STAGE_ID: '9', SOURCE_KEY: 'K9', PROCESS_STATUS: 'HELD', ERROR_CODE: null, ERROR_MESSAGE: null };
+    const db = scriptedPool([], [held]);
+    const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);
+    const before = Date.now();
+    const report = await loader.recover({ olderThanMs: 60_000, operator: 'ops', reason: 'give the set up', dryRun: false });
+    const lock = db.calls.find((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('lock_abandoned_holds'));
+    const cutoff = Date.parse(`${String((lock?.binds.older_than as { val: unknown }).val)}Z`);
+    expect(cutoff).toBeGreaterThanOrEqual(before - 60_000 - 1);
+    expect(cutoff).toBeLessThanOrEqual(Date.now() - 60_000);
+    expect(report).toMatchObject({
+      count: 1,
+      released: 1,
+      changes: [{ stageId: 9, oldStatus: 'HELD', newStatus: 'READY', action: 'RECOVER' }],
+    });
+    // held_loads read after the commit: what it says is left HELD, with why
+    expect(report.heldKept).toEqual([
+      { loadId: 3, rows: 4, heldSince: new Date('2026-01-01T00:00:00.000Z'), fileName: 'in/a.csv', staging: false, why: 'younger' },
+    ]);
+    const applied = db.executeManyCalls().filter((c) => c.sql === oracleQuery('apply_manual_changes'));
+    expect(applied.flatMap((c) => c.binds.map((b) => b.stage_id))).toEqual([9]);
+    expect(runRecords(db).finishes).toEqual([[41, 'COMPLETED', { recovered: 1 }]]);
   });
 
   it('retry --no-process: a retry run; with processing: the processing in the same run, then the rows waiting', async () => {

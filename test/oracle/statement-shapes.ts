@@ -254,7 +254,14 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
   hold_rows: {
     head: 'update order_stage set',
     where: ['source_key = :source_key', 'load_id = :load_id', "process_status in ('READY', 'RETRY_WAIT')"],
-    set: ["process_status = 'HELD'"],
+    // the time of the hold: `recover --older-than` measures a hold's age by it
+    set: ["process_status = 'HELD'", 'updated_at = systimestamp'],
+  },
+  // a rerun's file that an earlier load staged or began: that load's claimable rows HELD again, its holds dated now
+  hold_load: {
+    head: 'update order_stage set',
+    where: ['load_id = :load_id', "process_status in ('READY', 'RETRY_WAIT', 'HELD')"],
+    set: ["process_status = 'HELD'", 'updated_at = systimestamp'],
   },
   // the HELD rows of one load: READY, or RETRY_WAIT when the row was waiting
   release_held: {

@@ -48,7 +48,7 @@ describe('the statement reader and the table model themselves', () => {
 
   it('a shape finds a predicate missing, a predicate added and a SET column changed', () => {
     const ok =
-      "UPDATE order_stage SET process_status = 'HELD' WHERE source_key = :source_key AND load_id = :load_id AND process_status IN ('READY', 'RETRY_WAIT')";
+      "UPDATE order_stage SET process_status = 'HELD', updated_at = SYSTIMESTAMP WHERE source_key = :source_key AND load_id = :load_id AND process_status IN ('READY', 'RETRY_WAIT')";
     expect(shapeProblems('hold_rows', ok)).toEqual([]);
     expect(shapeProblems('hold_rows', ok.replace(" AND process_status IN ('READY', 'RETRY_WAIT')", ''))).toEqual([
       `WHERE (AND): lacks "process_status in ('READY', 'RETRY_WAIT')"`,

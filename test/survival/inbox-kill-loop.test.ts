@@ -9,6 +9,7 @@
  * The database has rules of the site's own (test/support/site-rules.ts): a CHECK on order_stage
  * refuses some lines while they are staged (each drops alone, its key keeping its previous line),
  * a trigger on orders refuses some rows in the MERGE.
+ * After some kills, chosen at random, an operator command runs before the rerun (OPERATOR_COMMANDS).
  *
  * After each round the database must hold exactly what the files say (test/support/expected-state.ts:
  * per key the last line in load order that reached the stage, its order if it was valid, else the
@@ -65,6 +66,20 @@ function loadArgs(folders: { inbox: string; archive: string; failed: string }, u
     'debug',
   ];
 }
+
+/**
+ * What an operator may run between a kill and the rerun: none of it may let an earlier line of a
+ * key reach orders before the key's last line in the killed run's files is staged (the rows it
+ * holds stay HELD). `recover` keeps holds younger than --older-than (15m); the retry matches no
+ * row (a retry of rows that fail again adds error-log rows and attempts the file oracle does not
+ * model; test/survival/holds-between-runs.test.ts has one that changes and processes a row).
+ */
+const OPERATOR_COMMANDS = [
+  ['process'],
+  ['retry', '--source-key', 'NO-SUCH-KEY', '--reason', 'kill loop'],
+  ['recover'],
+  ['recover', '--dry-run'],
+];
 
 /** How long the moves are held, so that a kill can be aimed at them. */
 const HOLD_BEFORE_MOVE_MS = 300;
@@ -212,6 +227,7 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
           for (const statement of SITE_RULES_SQL) await sql(statement);
         });
         const kills: Array<{ round: number; mode: Mode; phases: Phase[] }> = [];
+        const operatorRuns: string[] = [];
         const why = (what: string) => `${what} (${target.kind}, seed ${seed}; kills so far ${JSON.stringify(kills)})`;
         try {
           const base = survivalPath('inbox-kill-loop');
@@ -275,6 +291,16 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
               const result = await run.done;
               if (result.signal === 'SIGKILL' && mode !== undefined) {
                 kills.push({ round, mode, phases: phasesOf(result.stderr) });
+                // after some kills, at random, an operator command before the rerun
+                const command = random() < 0.5 ? OPERATOR_COMMANDS[Math.floor(random() * OPERATOR_COMMANDS.length)] : undefined;
+                if (command !== undefined) {
+                  const op = await runCli([...command, '--db', db.url]);
+                  expect([op.signal, op.code === 1], why(`${command.join(' ')} after a kill: ${op.stderr.slice(-2000)}`)).toEqual([
+                    null,
+                    false,
+                  ]);
+                  operatorRuns.push(command.join(' '));
+                }
               } else {
                 expect(result.signal, why(`run ${attempt + 1} of round ${round} died of ${String(result.signal)}`)).toBeNull();
                 ended = { ...result, inboxHadFiles };
@@ -338,10 +364,11 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
           const landed = (phase: Phase) => kills.filter((k) => k.phases.includes(phase)).length;
           for (const phase of ['staging', 'processing', 'moves'] as const)
             expect(landed(phase), why(`no kill landed while ${phase}`)).toBeGreaterThan(0);
+          expect(operatorRuns.length, why('no operator command ran between a kill and its rerun')).toBeGreaterThan(0);
           console.info(
             `inbox kill loop (${target.kind}, seed ${seed}): ${kills.length} kills, by phase ${JSON.stringify(
               Object.fromEntries((['start', 'staging', 'processing', 'moves'] as const).map((p) => [p, landed(p)])),
-            )}; files ${JSON.stringify({ ...stats, siteRefusals })}`,
+            )}; operator commands ${JSON.stringify(operatorRuns)}; files ${JSON.stringify({ ...stats, siteRefusals })}`,
           );
         } finally {
           await db.dispose();

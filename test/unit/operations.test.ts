@@ -70,8 +70,9 @@ class FakeOperator implements OperatorPort {
   raws = new Map<number, LatestRawRecord>();
   layouts = new Map<number, FileLayout>();
   stale: StageRowSnapshot[] = [];
-  held = 0;
-  releaseCalls = 0;
+  /** The HELD rows lockAbandonedHolds returns. */
+  held: StageRowSnapshot[] = [];
+  readonly heldAsked: Date[] = [];
   /** Throw in the n-th transaction (1-based). */
   failIn?: { txNo: number; error: unknown };
   txCount = 0;
@@ -91,7 +92,6 @@ class FakeOperator implements OperatorPort {
   async transaction<T>(fn: (tx: OperatorTx) => Promise<T>): Promise<T> {
     const txNo = ++this.txCount;
     const changes: ManualChange[][] = [];
-    let released = 0;
     const tx: OperatorTx = {
       lockErrorRows: (selector, window) => {
         this.locks.push({ selector, window });
@@ -105,8 +105,8 @@ class FakeOperator implements OperatorPort {
         this.staleAsked.push(olderThan);
         return Promise.resolve(this.stale);
       },
-      releaseAbandonedHolds: () => {
-        released++;
+      lockAbandonedHolds: (olderThan) => {
+        this.heldAsked.push(olderThan);
         return Promise.resolve(this.held);
       },
       applyManualChanges: (c) => {
@@ -134,7 +134,6 @@ class FakeOperator implements OperatorPort {
         if (row !== undefined) Object.assign(row, c.values, { status: c.newStatus });
       }
     }
-    this.releaseCalls += released;
     return result;
   }
 }
@@ -200,10 +199,13 @@ describe('operator and reason defaults', () => {
     for (const reason of [undefined, '', '  ']) {
       expect(recoverAuditOf({ olderThanMs: 90_500, reason, dryRun: false })).toEqual({
         operator: defaultOperator(),
-        reason: 'recover: PROCESSING rows older than 91 s that no transaction holds',
+        reason:
+          'recover: PROCESSING rows older than 91 s that no transaction holds, and HELD rows of loads no running run stages held that long',
       });
     }
-    expect(defaultRecoverReason(89_400)).toBe('recover: PROCESSING rows older than 89 s that no transaction holds');
+    expect(defaultRecoverReason(89_400)).toBe(
+      'recover: PROCESSING rows older than 89 s that no transaction holds, and HELD rows of loads no running run stages held that long',
+    );
   });
 });
 
@@ -532,56 +534,57 @@ describe('retry: a row whose line was rejected while parsing', () => {
 });
 
 describe('recover', () => {
-  it('stale PROCESSING rows → READY, audited as RECOVER with their values unchanged; HELD rows released and counted', async () => {
+  it('stale PROCESSING rows and abandoned HELD rows → READY, both audited as RECOVER with their values unchanged, in stage_id order', async () => {
     const port = new FakeOperator([]);
     port.stale = [stageRow(4, { status: 'PROCESSING' })];
-    port.held = 3;
+    port.held = [stageRow(2, { status: 'HELD', loadId: 7 }), stageRow(9, { status: 'HELD', loadId: 7 })];
     const before = Date.now();
-    const report = await recoverRows(port, { olderThanMs: 600_000, operator: 'op', reason: 'stuck', dryRun: false });
+    const report = await recoverRows(port, { olderThanMs: 600_000, operator: 'op', reason: 'stuck', dryRun: false }, () =>
+      Promise.resolve([]),
+    );
     const after = Date.now();
-    const cutoff = port.staleAsked[0]?.getTime() ?? 0;
-    expect(cutoff).toBeGreaterThanOrEqual(before - 600_000);
-    expect(cutoff).toBeLessThanOrEqual(after - 600_000);
-    expect(report).toEqual({
-      dryRun: false,
-      count: 1,
-      released: 3,
-      changes: [
-        {
-          stageId: 4,
-          sourceKey: 'K4',
-          action: 'RECOVER',
-          oldStatus: 'PROCESSING',
-          newStatus: 'READY',
-          values: { customerId: '42', orderDate: '2024-04-01', amount: '1200.00', currency: 'JPY' },
-          oldValues: '{"process_status":"PROCESSING"}',
-          newValues: '{"process_status":"READY"}',
-          operator: 'op',
-          reason: 'stuck',
-        },
-      ],
-    });
+    for (const asked of [port.staleAsked[0], port.heldAsked[0]]) {
+      // one cutoff for both: --older-than applies to HELD rows as to PROCESSING rows
+      expect(asked?.getTime()).toBeGreaterThanOrEqual(before - 600_000);
+      expect(asked?.getTime()).toBeLessThanOrEqual(after - 600_000);
+    }
+    expect(report.count).toBe(3);
+    expect(report.released).toBe(2);
+    expect(report.heldKept).toBeUndefined();
+    expect(report.changes.map((c) => [c.stageId, c.oldStatus, c.newStatus, c.action, c.oldValues, c.newValues])).toEqual([
+      [2, 'HELD', 'READY', 'RECOVER', '{"process_status":"HELD"}', '{"process_status":"READY"}'],
+      [4, 'PROCESSING', 'READY', 'RECOVER', '{"process_status":"PROCESSING"}', '{"process_status":"READY"}'],
+      [9, 'HELD', 'READY', 'RECOVER', '{"process_status":"HELD"}', '{"process_status":"READY"}'],
+    ]);
+    expect(report.changes[0]).toMatchObject({ operator: 'op', reason: 'stuck', values: { amount: '1200.00' } });
     expect(port.applied).toEqual([report.changes]);
-    expect(port.releaseCalls).toBe(1);
   });
 
   it('nothing released: no `released` in the report', async () => {
     const port = new FakeOperator([]);
     const report = await recoverRows(port, { olderThanMs: 1000, dryRun: false });
     expect(report).toEqual({ dryRun: false, count: 0, changes: [] });
-    expect(port.releaseCalls).toBe(1);
   });
 
-  it('a dry run plans the same changes and writes and releases nothing', async () => {
+  it('a dry run plans the same changes and writes nothing; the HELD rows it would not release are reported by load', async () => {
     const port = new FakeOperator([]);
     port.stale = [stageRow(4, { status: 'PROCESSING' })];
-    port.held = 3;
-    const report = await recoverRows(port, { olderThanMs: 1000, dryRun: true });
-    expect(report).toMatchObject({ dryRun: true, count: 1 });
-    expect(report.released).toBeUndefined();
+    port.held = [stageRow(2, { status: 'HELD', loadId: 7 })];
+    const since = new Date('2026-01-01T00:00:00Z');
+    const report = await recoverRows(port, { olderThanMs: 1000, dryRun: true }, () =>
+      Promise.resolve([
+        { loadId: 7, rows: 1, heldSince: since, fileName: 'a.csv', staging: false },
+        { loadId: 8, rows: 5, heldSince: since, fileName: 'b.csv', staging: false },
+        { loadId: 9, rows: 2, heldSince: since, fileName: 'c.csv', staging: true },
+      ]),
+    );
+    expect(report).toMatchObject({ dryRun: true, count: 2, released: 1 });
     expect(report.changes[0]).toMatchObject({ action: 'RECOVER', reason: defaultRecoverReason(1000), operator: defaultOperator() });
+    expect(report.heldKept).toEqual([
+      { loadId: 8, rows: 5, heldSince: since, fileName: 'b.csv', staging: false, why: 'younger' },
+      { loadId: 9, rows: 2, heldSince: since, fileName: 'c.csv', staging: true, why: 'staging' },
+    ]);
     expect(port.applied).toEqual([]);
-    expect(port.releaseCalls).toBe(0);
   });
 });
 

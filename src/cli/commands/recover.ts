@@ -7,9 +7,12 @@ import { DRY_RUN_CHANGES } from './option-groups.js';
 export const recover: CommandSpec = {
   usage: {
     label: 'recover',
-    summary: 'PROCESSING rows no live transaction holds, older than --older-than (15m) → READY, audited',
+    summary: `PROCESSING rows no live transaction holds, older than --older-than (15m) → READY, audited;
+the HELD rows of a load killed while staging, held longer than that → READY, audited (gives its files up)`,
     synopsis: 'recover [--older-than <duration>] [--reason <text>] [--operator <name>] [--dry-run]',
-    about: 'PROCESSING rows that no live transaction holds and older than --older-than → READY, audited.',
+    about: `PROCESSING rows that no live transaction holds and older than --older-than → READY, audited. The HELD rows of
+loads that no running command stages, last held longer ago than --older-than → READY, audited the same way; the
+HELD rows it keeps are listed with what releases them.`,
     options: [
       'older-than',
       { option: 'reason', text: 'recorded in order_stage_audit (default: says what recover did)' },

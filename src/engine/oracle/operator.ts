@@ -100,9 +100,12 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
       return rows.map(stageSnapshot);
     },
 
-    async releaseAbandonedHolds(): Promise<number> {
-      const result = await connection.execute(oracleQuery('release_held_abandoned'), {}, { autoCommit: false });
-      return result.rowsAffected ?? 0;
+    /** queries/lock_abandoned_holds.sql: as lockStaleProcessing, every row of the cursor fetched and so locked. */
+    async lockAbandonedHolds(olderThan: Date): Promise<StageRowSnapshot[]> {
+      const rows = await queryRows(connection, kit, 'lock_abandoned_holds', {
+        older_than: binds.str(utcTimestampText(olderThan), MAX_BYTES.timestampText),
+      });
+      return rows.map(stageSnapshot);
     },
 
     /** queries/latest_raw_records.sql, per slice of 20 stage ids. */

@@ -113,6 +113,17 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
 
     retryWaitSummary: () => read(async (connection) => retryWait((await queryRows(connection, kit, 'status_retry_wait'))[0])),
 
+    heldLoads: () =>
+      read(async (connection) =>
+        (await queryRows(connection, kit, 'held_loads')).map((r) => ({
+          loadId: int(r.LOAD_ID, 'load_id'),
+          rows: int(r.N, 'count'),
+          heldSince: parseUtcText(r.HELD_SINCE) ?? new Date(0),
+          fileName: text(r.FILE_NAME),
+          staging: int(r.STAGING, 'staging') === 1,
+        })),
+      ),
+
     async tallyLoads(loadIds) {
       if (loadIds.length === 0) return {};
       const ids = [...new Set(loadIds.map((id) => int(id, 'load id')))];

@@ -286,5 +286,11 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
       }
       return released;
     },
+
+    /** queries/hold_load.sql. */
+    async holdLoad(loadId: number): Promise<number> {
+      const result = await connection.execute(oracleQuery('hold_load'), { load_id: binds.num(loadId) }, { autoCommit: false });
+      return result.rowsAffected ?? 0;
+    },
   };
 }

@@ -34,8 +34,9 @@ export function operatorSlice(session: PgSession): OperatorTx {
       return rows.map(toSnapshot);
     },
 
-    async releaseAbandonedHolds(): Promise<number> {
-      return (await session.query(sqlQuery('release_held_abandoned'), [])).affectedRows;
+    async lockAbandonedHolds(olderThan: Date): Promise<StageRowSnapshot[]> {
+      const { rows } = await session.query<SnapshotRow>(sqlQuery('lock_abandoned_holds'), [olderThan]);
+      return rows.map(toSnapshot);
     },
 
     async applyManualChanges(changes: ManualChange[]): Promise<void> {

@@ -61,6 +61,20 @@ export function reports(withSession: WithSession): Reports {
 
     retryWaitSummary: () => withSession(retryWait),
 
+    heldLoads: () =>
+      withSession(async (s) => {
+        const { rows } = await s.query<{ load_id: number; n: number; held_since: Date; file_name: string | null; staging: boolean }>(
+          sqlQuery('held_loads'),
+        );
+        return rows.map((r) => ({
+          loadId: r.load_id,
+          rows: r.n,
+          heldSince: r.held_since,
+          fileName: r.file_name,
+          staging: r.staging,
+        }));
+      }),
+
     async tallyLoads(loadIds: number[]): Promise<StatusTally> {
       if (loadIds.length === 0) return {};
       return withSession(async (s) =>

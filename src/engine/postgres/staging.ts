@@ -447,5 +447,9 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       if (loadIds.length === 0) return 0;
       return (await session.query(sqlQuery('release_held'), [loadIds])).affectedRows;
     },
+
+    async holdLoad(loadId: number): Promise<number> {
+      return (await session.query(sqlQuery('hold_load'), [loadId])).affectedRows;
+    },
   };
 }
