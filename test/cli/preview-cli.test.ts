@@ -145,3 +145,12 @@ describe('preview', () => {
     expect(dryRun.stderr).toMatch(/preview does not take --dry-run/);
   });
 });
+
+describe('preview of a line with several problems', () => {
+  it('says the first code once, then each problem', async () => {
+    const file = writeTestFile(`${HEADER}\nK-1,x,2026-13-45,1.00,JPY\n`);
+    const out = await onTerminal(['preview', file, '--format', 'text'], 200);
+    expect(out.stdout).toContain('PARSE_CUSTOMER_ID: customer_id is not an integer: "x"; PARSE_ORDER_DATE:');
+    expect(out.stdout).not.toContain('PARSE_CUSTOMER_ID: PARSE_CUSTOMER_ID');
+  });
+});

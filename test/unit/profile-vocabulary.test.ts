@@ -6,10 +6,10 @@
  */
 import { describe, expect, test } from 'vitest';
 import { unwrapExcelGuard } from '../../src/input/excel-guard.js';
-import type { OrderColumn } from '../../src/input/order-record.js';
+import { parseOrderRecord, type OrderColumn } from '../../src/input/order-record.js';
 import { dateMaskProblem } from '../../src/input/profile/date-mask.js';
 import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
-import { compileMapping, headerKey, type Mapping } from '../../src/input/profile/mapping.js';
+import { compileMapping, headerKey, parseMappedRecord, type Mapping } from '../../src/input/profile/mapping.js';
 
 function profile(top = '', columns: Partial<Record<OrderColumn, string>> = {}): LoadProfile {
   const c: Record<OrderColumn, string> = {
@@ -285,5 +285,22 @@ describe('header names', () => {
     expect(headerKey('ＯＲＤＥＲ\u3000ＲＥＦ')).toBe('order ref');
     expect(headerKey(' Order\u00a0\tRef ')).toBe('order ref');
     expect(headerKey('OrderRef')).not.toBe(headerKey('Order Ref'));
+  });
+});
+
+describe('the error code a line keeps: parse problems first, in column order, on both paths', () => {
+  test('a bad customer and a bad date: the customer’s code through a profile as in the built-in format', () => {
+    const m = compileMapping(profile('', { order_date: '{ column: "d", date: "DD.MM.YYYY" }' }));
+    const mapped = m.map((c) => ({ ...ROW, customer_id: 'x', order_date: '2026-13-45', currency: 'EUR' })[c]);
+    expect(mapped.problem?.code).toBe('PARSE_ORDER_DATE');
+    const viaProfile = parseMappedRecord(mapped.fields, mapped.problem!);
+    const builtIn = parseOrderRecord({ ...ROW, customer_id: 'x', order_date: '2026-13-45', currency: 'EUR' });
+    expect(viaProfile.ok || builtIn.ok).toBe(false);
+    if (viaProfile.ok || builtIn.ok) return;
+    expect(viaProfile.error.code).toBe('PARSE_CUSTOMER_ID');
+    expect(builtIn.error.code).toBe('PARSE_CUSTOMER_ID');
+    expect(viaProfile.error.message).toMatch(
+      /^PARSE_CUSTOMER_ID: .*; PARSE_ORDER_DATE: order_date: "2026-13-45" matches none of DD\.MM\.YYYY/,
+    );
   });
 });
