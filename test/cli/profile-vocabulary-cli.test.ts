@@ -258,4 +258,22 @@ columns:
       ['000124', '2', '2026-12-02', '6.00', 'JPY'],
     ]);
   });
+
+  it('the built-in format: --encoding euc-jp reads an EUC-JP file; without it the refusal names the option', async () => {
+    db = await target.create();
+    const dir = tempDir();
+    // 東京 in EUC-JP
+    const tokyo = Buffer.from([0xc5, 0xec, 0xb5, 0xfe]);
+    const file = write(
+      dir,
+      'euc.csv',
+      Buffer.concat([Buffer.from('source_key,customer_id,order_date,amount,currency\n'), tokyo, Buffer.from('-1,1,2026-12-01,5.00,JPY\n')]),
+    );
+    const refused = await runCli(['load', file, '--db', db.url]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/not UTF-8 \(byte 0xc5 at offset 50, line 2\); it reads as .*EUC-JP.*load it with --encoding euc-jp/);
+    const r = await runCli(['load', file, '--encoding', 'euc-jp', '--db', db.url]);
+    expect(r.code).toBe(0);
+    expect(rowsOf(await db.sql(ORDERS))).toEqual([['東京-1', '1', '2026-12-01', '5.00', 'JPY']]);
+  });
 });
