@@ -325,10 +325,10 @@ amount, currency`,
 
   // errors
   // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown
-  format: value(z.enum(['csv', 'json', 'text', 'markdown']).optional(), {
+  format: value(z.enum(['csv', 'excel', 'json', 'text', 'markdown']).optional(), {
     commands: ['load', 'stage', 'process', 'errors', 'preview'],
     arg: '<format>',
-    help: `load, stage, process: text (default) | markdown; errors: csv (default) | json;
+    help: `load, stage, process: text (default) | markdown; errors: csv (default) | excel | json;
 preview: text (default on a terminal) | json (default otherwise)`,
   }),
 

@@ -276,4 +276,64 @@ columns:
     expect(r.code).toBe(0);
     expect(rowsOf(await db.sql(ORDERS))).toEqual([['東京-1', '1', '2026-12-01', '5.00', 'JPY']]);
   });
+
+  it('errors --format excel survives an open-edit-save in Excel: keys keep their zeros, the fixed rows load onto their keys', async () => {
+    db = await target.create();
+    const dir = tempDir();
+    const file = write(
+      dir,
+      'orders.csv',
+      'source_key,customer_id,order_date,amount,currency\n000127,1,2026-12-01,x,JPY\n東京-1,2,2026-12-02,y,JPY\n1234567890123456,3,2026-12-03,z,JPY\n',
+    );
+    expect((await runCli(['load', file, '--db', db.url])).code).toBe(2);
+    const exported = await runCli(['errors', '--format', 'excel', '--db', db.url]);
+    expect(exported.code).toBe(0);
+    // a byte order mark (Excel reads the file as UTF-8, not its ANSI code page), CRLF, keys as ="…" text
+    expect(exported.stdout.startsWith('\uFEFFsource_key,customer_id,order_date,amount,currency,error_code,')).toBe(true);
+    expect(exported.stdout).toContain('\r\n"=""000127""","=""1""","=""2026-12-01""","=""x""",JPY,"=""PARSE_AMOUNT""",');
+    expect(exported.stdout).toContain('"=""1234567890123456"""');
+    expect(exported.stdout.replaceAll('\r\n', '').includes('\n')).toBe(false);
+
+    // What Excel writes when the operator fixes the amounts and saves: each cell as it showed it
+    // (the guard gone, 000127 kept as text), CRLF; as "CSV UTF-8" with a BOM, or as "CSV" in the
+    // ANSI code page (cp932 on a Japanese Windows), without one.
+    const [header = '', ...rows] = exported.stdout
+      .replace(/^\uFEFF/, '')
+      .split('\r\n')
+      .filter((l) => l !== '');
+    const shown = (line: string, amount: string): string => {
+      const values = [...line.matchAll(/(?:^|,)(?:"((?:[^"]|"")*)"|([^,]*))/g)]
+        .slice(0, 5)
+        .map((m) => (m[1] ?? m[2] ?? '').replaceAll('""', '"').replace(/^="(.*)"$/, '$1'));
+      values[3] = amount;
+      return `${values.join(',')},PARSE_AMOUNT,fixed,,,`;
+    };
+    const saved = [header, ...rows.map((l, i) => shown(l, ['10.00', '20.00', '30.00'][i] ?? ''))].join('\r\n') + '\r\n';
+    const utf8 = write(dir, 'fixed-utf8.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(saved)]));
+    expect((await runCli(['load', utf8, '--db', db.url])).code).toBe(0);
+    expect(rowsOf(await db.sql(ORDERS))).toEqual([
+      ['000127', '1', '2026-12-01', '10.00', 'JPY'],
+      ['1234567890123456', '3', '2026-12-03', '30.00', 'JPY'],
+      ['東京-1', '2', '2026-12-02', '20.00', 'JPY'],
+    ]);
+    // the same fix saved as cp932: loaded with --encoding cp932, onto the same keys again
+    const cp932 = (text: string) =>
+      Buffer.from(
+        Array.from(text).flatMap((ch) => {
+          if (ch === '東') return [0x93, 0x8c];
+          if (ch === '京') return [0x8b, 0x9e];
+          const code = ch.charCodeAt(0);
+          if (code > 0x7f) throw new Error(`no cp932 byte for ${ch} in this test`);
+          return [code];
+        }),
+      );
+    const sjis = write(dir, 'fixed-sjis.csv', cp932(saved.replace('10.00', '11.00')));
+    expect((await runCli(['load', sjis, '--encoding', 'cp932', '--db', db.url])).code).toBe(0);
+    expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = '000127'")).toEqual([{ amount: '11.00' }]);
+    // the export itself edited in a text editor (guards kept): unwrapped as well
+    const kept = write(dir, 'fixed-kept.csv', exported.stdout.replace('"=""x"""', '12.00'));
+    expect((await runCli(['load', kept, '--db', db.url])).code).toBe(2);
+    expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = '000127'")).toEqual([{ amount: '12.00' }]);
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key IN ('127', '1.23457E+15')")).toEqual([{ n: 0 }]);
+  });
 });
