@@ -168,7 +168,7 @@ columns:
     const stray = write(dir, 'shop_jpy_latest.tsv', body);
     const refused = await runCli(['load', stray, '--profile', profile, '--db', db.url]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(String.raw`does not match file_pattern "shop_(?<currency>[A-Z]{3})_\\d{8}\\.tsv"`);
+    expect(refused.stderr).toContain(String.raw`does not match file_pattern /shop_(?<currency>[A-Z]{3})_\d{8}\.tsv/`);
     const profiles = join(dir, 'profiles');
     mkdirSync(profiles);
     write(profiles, 'shop.yaml', `name: shop\nmatch: "shop_*.tsv"\n${readFileSync(profile, 'utf8')}`);

@@ -262,7 +262,7 @@ describe('values from the file name', () => {
 
   test('a name the pattern does not match refuses the file, naming the pattern', () => {
     expect(() => compileMapping(named, {}, undefined, '/in/orders_usd_20261201.csv')).toThrow(
-      'orders_(?<currency>[A-Z]{3})_\\\\d{8}\\\\.csv',
+      String.raw`does not match file_pattern /orders_(?<currency>[A-Z]{3})_\d{8}\.csv/ of profile p`,
     );
     expect(() => compileMapping(named, {}, undefined, '/in/x_orders_USD_20261201.csv')).toThrow(/does not match file_pattern/);
   });
