@@ -82,9 +82,11 @@ function shown(value: string): string {
 }
 
 function fieldCells(f: PreviewField): [string, string, string] {
-  const absent = f.from === 'const' ? '(const)' : '(missing)';
+  // a value the profile gives, not the file's column: said where it comes from
+  const given = f.from === 'file_name' ? '(file name)' : f.from === 'amount_sign' ? '(amount sign)' : '(const)';
+  const absent = f.from === 'const' || f.from === 'file_name' || f.from === 'amount_sign' ? given : '(missing)';
   return [
-    f.raw === null ? '(const)' : shown(f.raw),
+    f.raw === null ? given : shown(f.raw),
     f.normalized === null ? absent : shown(f.normalized),
     f.staged === null ? '(none)' : `${shown(f.staged)}${f.from === 'default' ? ' (default)' : ''}`,
   ];
