@@ -364,7 +364,11 @@ export function parseMappedRecord(fields: Record<OrderColumn, string>, problem: 
   // parse problems first, in column order (the built-in format's order: its first is the line's code), then the rules
   const parse = [
     { column: problem.column, code: problem.code, message: problem.message },
-    ...rest.issues.map((i) => ({ column: i.column, code: i.column === null ? 'PARSE' : `PARSE_${i.column.toUpperCase()}`, message: i.message })),
+    ...rest.issues.map((i) => ({
+      column: i.column,
+      code: i.column === null ? 'PARSE' : `PARSE_${i.column.toUpperCase()}`,
+      message: i.message,
+    })),
   ].sort((a, b) => columnRank(a.column) - columnRank(b.column));
   const problems = [...parse, ...rules].map(({ code, message }) => ({ code, message }));
   return {
