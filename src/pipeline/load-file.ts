@@ -1,4 +1,5 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
+import { discardedBy } from '../input/profile/discard-hint.js';
 import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { afterLine } from '../input/after-line.js';
 import { fileIdentity } from '../input/file-digest.js';
@@ -205,7 +206,7 @@ export async function stageListedFile(
   if (profile !== undefined && result.discarded > 0 && result.counts.read === 0)
     logger.warn(
       { runId, loadId, file: file.path, discarded: result.discarded },
-      `${file.path}: profile ${profile.name} discarded every line (${result.discarded}): nothing was loaded from it (check when:)`,
+      `${file.path}: profile ${profile.name} discarded every line (${result.discarded}): nothing was loaded from it (${discardedBy(profile, result.discarded, file.discardedByWhen?.() ?? 0)})`,
     );
   await fileRun.staged(loadId, result);
   logger.info({ runId, loadId, ...result.counts }, 'staged');
@@ -224,7 +225,7 @@ export async function stageListedFile(
       skipped: null,
       resumedAt: resumedAt(plan),
       ...profileOf(options),
-      ...(profile === undefined ? {} : { discarded: result.discarded }),
+      ...(profile === undefined ? {} : { discarded: result.discarded, discardedByWhen: file.discardedByWhen?.() ?? 0 }),
       ...(left === null ? {} : { leftInInbox: left }),
     },
     interrupted: result.interrupted,

@@ -128,6 +128,8 @@ export interface FileReport {
    * S bytes) or was replaced by another file. Left in the inbox, said in `notRead`, exit 2.
    */
   leftInInbox?: string;
+  /** Of those, the lines `when` discarded (the hint after a file whose every line was discarded names the rule). */
+  discardedByWhen?: number;
 }
 
 export interface LoadReport {
