@@ -86,9 +86,19 @@ export function delimiterName(d: string): string {
   return d === '\t' ? 'tab' : `"${d}"`;
 }
 
+/**
+ * Whether lines starting with `#` are comments: when they are fewer than the other lines. Where
+ * most lines start with it, it is data (order names such as `#1001`), not a comment mark.
+ */
+export function hashComments(lines: readonly string[]): boolean {
+  const filled = lines.filter((l) => l.trim() !== '');
+  const hashed = filled.filter((l) => l.startsWith('#')).length;
+  return hashed > 0 && hashed * 2 < filled.length;
+}
+
 /** Each candidate's field count per line (blank and comment lines left out), best first. */
-export function delimiterCandidates(lines: readonly string[]): DelimiterCandidate[] {
-  const looked = lines.filter((l) => l.trim() !== '' && !l.startsWith('#'));
+export function delimiterCandidates(lines: readonly string[], comments = hashComments(lines)): DelimiterCandidate[] {
+  const looked = lines.filter((l) => l.trim() !== '' && !(comments && l.startsWith('#')));
   const out: DelimiterCandidate[] = [];
   for (const delimiter of DELIMITERS) {
     const counts = new Map<number, number>();
@@ -119,18 +129,19 @@ export function framing(
   lines: readonly string[],
   delimiter: string,
   fields: number,
+  comments = hashComments(lines),
 ): { banner: number; trailer: string[]; comment: boolean; records: string[] } {
-  const isRecord = (l: string) => !l.startsWith('#') && splitFields(l, delimiter).length === fields;
+  const isComment = (l: string) => comments && l.startsWith('#');
+  const isRecord = (l: string) => !isComment(l) && splitFields(l, delimiter).length === fields;
   const first = lines.findIndex(isRecord);
   let last = lines.length - 1;
   while (last > first && (lines[last]?.trim() === '' || !isRecord(lines[last] as string))) last--;
   const body = lines.slice(first, last + 1);
-  const comment = lines.some((l) => l.startsWith('#'));
   return {
     banner: Math.max(first, 0),
     trailer: lines.slice(last + 1).filter((l) => l.trim() !== ''),
-    comment,
-    records: body.filter((l) => l.trim() !== '' && !l.startsWith('#')),
+    comment: comments,
+    records: body.filter((l) => l.trim() !== '' && !isComment(l)),
   };
 }
 
