@@ -6,6 +6,7 @@ import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
 import { GzipDataError, isGzipFile, openByteSource } from './gzip.js';
 import type { LoadProfile } from './profile/load-profile.js';
+import { unwrapExcelGuard } from './excel-guard.js';
 import { compileMapping, describeSource, headerKey, type MappingProblem } from './profile/mapping.js';
 import type { ProfileEncoding } from './profile/schema.js';
 import { openFixedFile } from './profile/fixed-reader.js';
@@ -213,6 +214,8 @@ export interface OrderFile {
   bytesRead(): number;
   /** Lines a profile discarded so far (`skip_lines` after the header's, `comment`, `when`): counted apart, never errors. */
   discarded(): number;
+  /** Of those, the lines `when` discarded (the warning that every line was discarded names the rule). */
+  discardedByWhen?(): number;
   close(): void;
 }
 
@@ -946,6 +949,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   const skipLines = spec?.skip_lines ?? 0;
   const comment = spec?.comment;
   let discarded = 0;
+  let discardedByWhen = 0;
   const observe = options.observe;
   /**
    * A record a profile passes over before the header or anywhere: banner lines, comments (a line
@@ -1106,20 +1110,21 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       );
     }
     if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
+    // Excel's text guard ="000123" is unwrapped in every field (src/input/excel-guard.ts)
     const fields: Record<OrderColumn, string> = errorExport
       ? {
-          source_key: restoreFormula(record[iSourceKey] ?? ''),
-          customer_id: restoreFormula(record[iCustomerId] ?? ''),
-          order_date: restoreFormula(record[iOrderDate] ?? ''),
-          amount: restoreFormula(record[iAmount] ?? ''),
-          currency: restoreFormula(record[iCurrency] ?? ''),
+          source_key: unwrapExcelGuard(restoreFormula(record[iSourceKey] ?? '')),
+          customer_id: unwrapExcelGuard(restoreFormula(record[iCustomerId] ?? '')),
+          order_date: unwrapExcelGuard(restoreFormula(record[iOrderDate] ?? '')),
+          amount: unwrapExcelGuard(restoreFormula(record[iAmount] ?? '')),
+          currency: unwrapExcelGuard(restoreFormula(record[iCurrency] ?? '')),
         }
       : {
-          source_key: record[iSourceKey] ?? '',
-          customer_id: record[iCustomerId] ?? '',
-          order_date: record[iOrderDate] ?? '',
-          amount: record[iAmount] ?? '',
-          currency: record[iCurrency] ?? '',
+          source_key: unwrapExcelGuard(record[iSourceKey] ?? ''),
+          customer_id: unwrapExcelGuard(record[iCustomerId] ?? ''),
+          order_date: unwrapExcelGuard(record[iOrderDate] ?? ''),
+          amount: unwrapExcelGuard(record[iAmount] ?? ''),
+          currency: unwrapExcelGuard(record[iCurrency] ?? ''),
         };
     if (observe !== undefined)
       observe.fieldsRead(lineNo, {
@@ -1144,6 +1149,13 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     endByte: number | null,
     endLine: number,
   ): FileItem | null {
+    // `when` first: a trailer with fewer fields (TOTAL|4|16399.50) is not an order, not a field-count error
+    if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {
+      discarded++;
+      discardedByWhen++;
+      if (observe !== undefined) tellPassedOver(next, 'when', record[columns.when] ?? '');
+      return null;
+    }
     if (columns.header.columnCount > 0 ? record.length !== columns.header.columnCount : record.length < columns.needed) {
       const expected =
         columns.header.columnCount > 0 ? `${columns.header.columnCount} fields as in the header` : `at least ${columns.needed} fields`;
@@ -1160,11 +1172,6 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       );
     }
     if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
-    if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {
-      discarded++;
-      if (observe !== undefined) tellPassedOver(next, 'when', record[columns.when] ?? '');
-      return null;
-    }
     if (observe !== undefined) {
       const indexes = columns.indexes;
       const raw = {} as Record<OrderColumn, string | null>;
@@ -1225,6 +1232,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     items: iteratorOfItems,
     bytesRead: () => reader.bytesRead(),
     discarded: () => discarded,
+    discardedByWhen: () => discardedByWhen,
     close: () => reader.close(),
   };
 }
@@ -1309,7 +1317,8 @@ function profileHeader(
         : attributeColumns(names, mapped, extra, headerKey, `profile ${profile.name}: ${path}`);
   }
   const kept = attributes === null || typeof attributes === 'function' ? new Set<number>() : new Set(attributes.indexes);
-  const extraColumns = names.map((n) => n.trim()).filter((_, i) => !used.has(i) && !kept.has(i));
+  // `extra: ignore` written in the profile: the columns are left out on purpose, without a warning
+  const extraColumns = profile.quietExtra === true ? [] : names.map((n) => n.trim()).filter((_, i) => !used.has(i) && !kept.has(i));
   return {
     header: {
       names: names.map((n) => n.trim()),
@@ -1323,7 +1332,7 @@ function profileHeader(
     order: ORDER_COLUMNS.map((c) => indexes[c]),
     when,
     needed,
-    mapping: compileMapping(profile, foundNames, warn === undefined ? undefined : (m) => warn(`${path}: ${m}`)),
+    mapping: compileMapping(profile, foundNames, warn === undefined ? undefined : (m) => warn(`${path}: ${m}`), path),
     attributes,
   };
 }

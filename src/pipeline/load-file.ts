@@ -1,4 +1,5 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
+import { discardedBy } from '../input/profile/discard-hint.js';
 import { statSync } from 'node:fs';
 import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { sha256File } from '../input/file-digest.js';
@@ -179,7 +180,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
   if (profile !== undefined && result.discarded > 0 && result.counts.read === 0)
     logger.warn(
       { runId, loadId, file: file.path, discarded: result.discarded },
-      `${file.path}: profile ${profile.name} discarded every line (${result.discarded}): nothing was loaded from it (check when:)`,
+      `${file.path}: profile ${profile.name} discarded every line (${result.discarded}): nothing was loaded from it (${discardedBy(profile, result.discarded, file.discardedByWhen?.() ?? 0)})`,
     );
   await fileRun.staged(loadId, result);
   logger.info({ runId, loadId, ...result.counts }, 'staged');

@@ -10,6 +10,7 @@
  * The first `rows` lines are kept for display; the totals, the dry run's counts and the exit
  * code cover the whole file. Memory: the dry run's (one entry per distinct source_key).
  */
+import { discardedBy } from '../input/profile/discard-hint.js';
 import { checkFileEncoding } from '../input/encoding-sniff.js';
 import { fileEncoding, openOrderFile, type FileEncoding, type PassedOverReason } from '../input/order-file.js';
 import { ORDER_COLUMNS, type OrderColumn, type ParsedOrder } from '../input/order-record.js';
@@ -121,7 +122,7 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
   const encoding = options.encoding ?? 'utf-8';
   const delimiter = options.delimiter ?? ',';
   await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? encoding));
-  const mapping = profile === undefined ? null : compileMapping(profile);
+  const mapping = profile === undefined ? null : compileMapping(profile, {}, undefined, path);
   const warnings: string[] = [];
   const lines: PreviewLine[] = [];
   const totals: PreviewTotals = {
@@ -253,7 +254,7 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
   totals.byCode = [...codes.values()];
   if (profile !== undefined && dry.discarded !== undefined && dry.discarded > 0 && dry.counts.read === 0)
     warnings.push(
-      `${path}: profile ${profile.name} discarded every line (${dry.discarded}): nothing would be loaded from it (check when:)`,
+      `${path}: profile ${profile.name} discarded every line (${dry.discarded}): nothing would be loaded from it (${discardedBy(profile, dry.discarded, file.discardedByWhen?.() ?? 0)})`,
     );
   return {
     file: path,

@@ -240,12 +240,12 @@ describe('the schema: what a profile may say, and what together', () => {
     [
       'a bad mask',
       CSV.replace('"DD.MM.YYYY"', '"DD.MM.YY"'),
-      'columns.order_date.date: unknown letters in date mask "DD.MM.YY" (use YYYY, MM, DD, M, D) (line 6)',
+      'columns.order_date.date: unknown letters in date mask "DD.MM.YY" (use YYYY, MM, DD, M, D; HH, H, hh, h, A, mm, ss, S…, Z; G, EE, E; T) (line 6)',
     ],
     [
       'a bad mask in a list',
       CSV.replace('"DD.MM.YYYY"', '["DD.MM.YYYY", "MM/DD"]'),
-      'columns.order_date.date[1]: date mask "MM/DD" needs one year (YYYY), one month and one day (line 6)',
+      'columns.order_date.date[1]: date mask "MM/DD" needs one year (YYYY, or an era G with its year E), one month and one day (line 6)',
     ],
     [
       'decimal elsewhere',
@@ -334,11 +334,17 @@ describe('the schema: what a profile may say, and what together', () => {
 describe('dateMaskProblem', () => {
   it('one year, one month and one day, no other letters, no digits', () => {
     for (const mask of ['YYYY-MM-DD', 'DD.MM.YYYY', 'YYYYMMDD', 'M/D/YYYY', 'D. M. YYYY']) expect(dateMaskProblem(mask)).toBeNull();
-    expect(dateMaskProblem('YYYY-MM-DDx')).toBe('unknown letters in date mask "YYYY-MM-DDx" (use YYYY, MM, DD, M, D)');
-    expect(dateMaskProblem('yyyy-MM-DD')).toBe('unknown letters in date mask "yyyy-MM-DD" (use YYYY, MM, DD, M, D)');
+    expect(dateMaskProblem('YYYY-MM-DDx')).toBe(
+      'unknown letters in date mask "YYYY-MM-DDx" (use YYYY, MM, DD, M, D; HH, H, hh, h, A, mm, ss, S…, Z; G, EE, E; T)',
+    );
+    expect(dateMaskProblem('yyyy-MM-DD')).toBe(
+      'unknown letters in date mask "yyyy-MM-DD" (use YYYY, MM, DD, M, D; HH, H, hh, h, A, mm, ss, S…, Z; G, EE, E; T)',
+    );
     expect(dateMaskProblem('YYYY-MM-DD 0')).toBe('date mask "YYYY-MM-DD 0" holds a digit');
     for (const mask of ['MM-DD', 'YYYY-DD', 'YYYY-MM', 'YYYY-MM-DD-DD', 'YYYY-MM-MM-DD', 'YYYYYYYY-MM-DD', ''])
-      expect(dateMaskProblem(mask)).toBe(`date mask ${JSON.stringify(mask)} needs one year (YYYY), one month and one day`);
+      expect(dateMaskProblem(mask)).toBe(
+        `date mask ${JSON.stringify(mask)} needs one year (YYYY, or an era G with its year E), one month and one day`,
+      );
   });
 });
 

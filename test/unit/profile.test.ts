@@ -79,7 +79,7 @@ describe('a profile file', () => {
       /^profile p\.yaml: extra: a list of extra column names needs header: true/,
     );
     expect(refusal(BASE.replace('"YYYY/MM/DD"', '"YY/MM/DD"'))).toMatch(
-      /columns\.order_date\.date\[1\]: unknown letters in date mask "YY\/MM\/DD" \(use YYYY, MM, DD, M, D\) \(line 7\)$/,
+      /columns\.order_date\.date\[1\]: unknown letters in date mask "YY\/MM\/DD" \(use YYYY, MM, DD, M, D; HH, H, hh, h, A, mm, ss, S…, Z; G, EE, E; T\) \(line 7\)$/,
     );
     expect(refusal(BASE.replace('encoding', 'x').replace('version: 1', 'version: 1\nencoding: klingon'))).toMatch(
       /^profile p\.yaml: encoding: unknown encoding .* \(line 2\)/,

@@ -185,7 +185,12 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   const fields = fieldsOf(profile);
   const invalidBytes = invalidBytesMessage(encoding);
   const bytes = profile.spec.units !== 'chars';
-  const mapping = compileMapping(profile, {}, options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`));
+  const mapping = compileMapping(
+    profile,
+    {},
+    options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`),
+    path,
+  );
   const skipLines = profile.spec.skip_lines;
   const comment = profile.spec.comment ?? null;
   // the comment's length in UTF-8: no fewer bytes than it takes in any encoding a profile names
@@ -194,6 +199,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   const isComment = (line: Buffer): boolean => comment !== null && decode(line.subarray(0, commentBytes)).startsWith(comment);
   const hasWhen = profile.spec.when !== undefined;
   let discarded = 0;
+  let discardedByWhen = 0;
   let closed = false;
   const observe = options.observe;
   const tellPassedOver = (lineNo: number, line: Buffer, reason: PassedOverReason, value?: string): void =>
@@ -293,6 +299,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
             w === undefined ? '' : bytes ? decode(line.subarray(w.start, w.end)) : Array.from(decode(line)).slice(w.start, w.end).join('');
           if (!mapping.keep(text)) {
             discarded++;
+            discardedByWhen++;
             if (observe !== undefined) tellPassedOver(lineNo, line, 'when', text);
             continue;
           }
@@ -349,6 +356,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
     items: items(),
     bytesRead: () => source.fileBytesRead(),
     discarded: () => discarded,
+    discardedByWhen: () => discardedByWhen,
     close() {
       closed = true;
       source.close();

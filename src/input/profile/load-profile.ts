@@ -19,6 +19,8 @@ export interface LoadProfile {
   spec: LoadProfileSpec;
   /** The file it was read from (named in messages about it), when it was read from one. */
   source?: string | undefined;
+  /** `extra: ignore` was written (not the default): the columns left out are not warned about. */
+  quietExtra?: boolean;
 }
 
 function pathText(path: ReadonlyArray<PropertyKey>): string {
@@ -141,7 +143,8 @@ export function parseProfileText(textContent: string, source: string, fallbackNa
   }
   const spec = result.data;
   const sha256 = createHash('sha256').update(canonicalJson(spec)).digest('hex');
-  return { name: spec.name ?? fallbackName, sha256, spec };
+  const quietExtra = (data as { extra?: unknown }).extra === 'ignore';
+  return { name: spec.name ?? fallbackName, sha256, spec, ...(quietExtra ? { quietExtra } : {}) };
 }
 
 /** The largest profile file read: a profile is a few dozen lines; a larger file is not one (and is not read into memory). */

@@ -7,7 +7,6 @@
  */
 import {
   describeProblems,
-  isValidIsoDate,
   ORDER_COLUMNS,
   orderProblems,
   parseOrderRecord,
@@ -16,8 +15,15 @@ import {
   type OrderColumn,
   type ParseOutcome,
 } from '../order-record.js';
+import { unwrapExcelGuard } from '../excel-guard.js';
+import { amountConverter, type SignCurrency } from './amount-form.js';
+import { dateConverter } from './date-mask.js';
+import { fileNameValues } from './file-name.js';
 import type { LoadProfile } from './load-profile.js';
 import type { ColumnSpec, LoadProfileSpec, WhenSpec } from './schema.js';
+
+export { canonicalAmount } from './amount-form.js';
+export { exclusiveMasks } from './date-mask.js';
 
 export interface MappingProblem {
   column: OrderColumn;
@@ -81,259 +87,6 @@ function isAsciiText(v: string): boolean {
   return true;
 }
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-
-/** Days in each month of a common year. */
-const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-
-/** The number of the `count` ASCII digits at `at` of `v`, or -1. */
-function digitsAt(v: string, at: number, count: number): number {
-  let n = 0;
-  for (let i = at; i < at + count; i++) {
-    const d = v.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
-/**
- * A mask of fixed-width tokens only (YYYY, MM, DD and separators: DD.MM.YYYY, YYYYMMDD) read by
- * position, without a regular expression (the common case; measured a third of the mapping).
- * The date is checked from its numbers as isValidIsoDate checks it (from 1900 on; a unit test
- * compares the two), and the ISO text built only for a date that is one.
- */
-function fixedDateMatcher(mask: string): ((v: string) => string | null) | null {
-  if (/(^|[^M])M([^M]|$)|(^|[^D])D([^D]|$)/.test(mask)) return null;
-  const y = mask.indexOf('YYYY');
-  const m = mask.indexOf('MM');
-  const d = mask.indexOf('DD');
-  if (y < 0 || m < 0 || d < 0) return null;
-  const separatorAt: number[] = [];
-  const separatorCode: number[] = [];
-  for (let i = 0; i < mask.length; i++) {
-    const inToken = (i >= y && i < y + 4) || (i >= m && i < m + 2) || (i >= d && i < d + 2);
-    if (!inToken) {
-      separatorAt.push(i);
-      separatorCode.push(mask.charCodeAt(i));
-    }
-  }
-  const length = mask.length;
-  const separators = separatorAt.length;
-  return (v) => {
-    if (v.length !== length) return null;
-    for (let i = 0; i < separators; i++) if (v.charCodeAt(separatorAt[i] as number) !== separatorCode[i]) return null;
-    const year = digitsAt(v, y, 4);
-    const month = digitsAt(v, m, 2);
-    const day = digitsAt(v, d, 2);
-    if (year < 1900 || month < 1 || month > 12 || day < 1) return null;
-    const leap = month === 2 && ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0);
-    if (day > (leap ? 29 : (DAYS_IN_MONTH[month - 1] as number))) return null;
-    // one string made from its ten characters (slices and "+" made four intermediate strings)
-    return String.fromCharCode(
-      v.charCodeAt(y),
-      v.charCodeAt(y + 1),
-      v.charCodeAt(y + 2),
-      v.charCodeAt(y + 3),
-      45,
-      v.charCodeAt(m),
-      v.charCodeAt(m + 1),
-      45,
-      v.charCodeAt(d),
-      v.charCodeAt(d + 1),
-    );
-  };
-}
-
-/** A date mask as a matcher: the date YYYY-MM-DD it reads, or null. */
-function dateMatcher(mask: string): (v: string) => string | null {
-  const fixed = fixedDateMatcher(mask);
-  if (fixed !== null) return fixed;
-  const order: Array<'Y' | 'M' | 'D'> = [];
-  let pattern = '^';
-  let rest = mask;
-  while (rest.length > 0) {
-    const token = /^(YYYY|MM|DD|M|D)/.exec(rest)?.[1];
-    if (token !== undefined) {
-      order.push(token[0] as 'Y' | 'M' | 'D');
-      pattern += token === 'YYYY' ? '(\\d{4})' : token.length === 2 ? '(\\d{2})' : '(\\d{1,2})';
-      rest = rest.slice(token.length);
-    } else {
-      pattern += escapeRegex(rest[0] ?? '');
-      rest = rest.slice(1);
-    }
-  }
-  const re = new RegExp(`${pattern}$`);
-  return (v) => {
-    const m = re.exec(v);
-    if (m === null) return null;
-    const parts: Record<string, string> = {};
-    order.forEach((k, i) => (parts[k] = m[i + 1] ?? ''));
-    const iso = `${parts.Y ?? ''}-${(parts.M ?? '').padStart(2, '0')}-${(parts.D ?? '').padStart(2, '0')}`;
-    return isValidIsoDate(iso) ? iso : null;
-  };
-}
-
-/**
- * Whether no text can fit two of the masks: each is of fixed-width tokens and every two differ in
- * length or have a separator at a place where the other has another separator or a digit. Then
- * the first mask that reads a value is the only one (the others need not be tried for ambiguity).
- */
-export function exclusiveMasks(masks: readonly string[]): boolean {
-  const fixed = /^(YYYY|MM|DD|[^YMD])+$/;
-  if (!masks.every((m) => fixed.test(m))) return false;
-  const separators = (m: string): Map<number, string> => {
-    const at = new Map<number, string>();
-    for (let i = 0; i < m.length; i++) if (!'YMD'.includes(m[i] as string)) at.set(i, m[i] as string);
-    return at;
-  };
-  for (let a = 0; a < masks.length; a++)
-    for (let b = a + 1; b < masks.length; b++) {
-      const [x, y] = [masks[a] as string, masks[b] as string];
-      if (x.length !== y.length) continue;
-      const sx = separators(x);
-      const sy = separators(y);
-      const differ = [...sx].some(([i, c]) => sy.get(i) !== c) || [...sy].some(([i, c]) => sx.get(i) !== c);
-      if (!differ) return false;
-    }
-  return true;
-}
-
-function dateConverter(masks: string[], where: string): Convert {
-  const matchers = masks.map(dateMatcher);
-  const list = masks.join(', ');
-  if (exclusiveMasks(masks)) {
-    // at most one mask reads any text: the first that does is the date
-    return (v) => {
-      for (let i = 0; i < matchers.length; i++) {
-        const d = (matchers[i] as (v: string) => string | null)(v);
-        if (d !== null) return d;
-      }
-      return { error: `order_date: ${quoteValue(v)} matches none of ${list} (${where})` };
-    };
-  }
-  return (v) => {
-    let found: string | null = null;
-    let foundMask = '';
-    for (let i = 0; i < matchers.length; i++) {
-      const d = (matchers[i] as (v: string) => string | null)(v);
-      if (d === null) continue;
-      if (found === null) {
-        found = d;
-        foundMask = masks[i] ?? '';
-      } else if (d !== found) {
-        return { error: `order_date: ${quoteValue(v)} is ambiguous: ${foundMask} reads ${found}, ${masks[i] ?? ''} reads ${d} (${where})` };
-      }
-    }
-    return found ?? { error: `order_date: ${quoteValue(v)} matches none of ${list} (${where})` };
-  };
-}
-
-/**
- * An amount as written with the profile's decimal and group separators, in canonical form (no
- * group separators, no leading zeros, no trailing zeros of the fraction, "." for the point), or
- * null when it is not one: digits, optionally grouped by threes (`1.234.567`: the first group of
- * one to three digits, the others of three), then optionally the decimal separator and digits.
- * One pass over the text instead of a regular expression and replaceAll (measured the largest
- * part of the mapping); test/unit/profile.test.ts compares it with the regular expression.
- */
-export function canonicalAmount(s: string, decimal: string, group: string | undefined): string | null {
-  const decimalCode = decimal.charCodeAt(0);
-  const groupCode = group === undefined ? -1 : group.charCodeAt(0);
-  const n = s.length;
-  let i = 0;
-  // the integer part: digits, or digits grouped by threes
-  let digits = 0; // digits since the last group separator (or the start)
-  let groups = 0;
-  let leadingZeros = 0;
-  let significant = false;
-  for (; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 48 && c <= 57) {
-      digits++;
-      if (!significant) {
-        if (c === 48) leadingZeros++;
-        else significant = true;
-      }
-    } else if (c === groupCode) {
-      // a group separator follows one to three digits at first, exactly three after that
-      if (digits === 0 || (groups === 0 ? digits > 3 : digits !== 3)) return null;
-      groups++;
-      digits = 0;
-    } else break;
-  }
-  if (digits === 0 || (groups > 0 && digits !== 3)) return null;
-  const integerEnd = i;
-  let fractionEnd = n;
-  if (i < n) {
-    if (s.charCodeAt(i) !== decimalCode || i + 1 === n) return null;
-    for (let j = i + 1; j < n; j++) {
-      const c = s.charCodeAt(j);
-      if (c < 48 || c > 57) return null;
-    }
-    // trailing zeros of the fraction dropped
-    while (fractionEnd > i + 1 && s.charCodeAt(fractionEnd - 1) === 48) fractionEnd--;
-  }
-  const hasFraction = fractionEnd > integerEnd + 1;
-  // leading zeros dropped, one digit kept ("0", "0.5")
-  let integerStart = leadingZeros;
-  if (!significant) integerStart = leadingZeros - 1;
-  if (groups > 0) {
-    // the zeros counted may stand before a group separator: count them again without separators
-    let integer = '';
-    let from = 0;
-    for (let k = 0; k < integerEnd; k++) {
-      if (s.charCodeAt(k) === groupCode) {
-        integer += s.slice(from, k);
-        from = k + 1;
-      }
-    }
-    integer += s.slice(from, integerEnd);
-    let zeros = 0;
-    while (zeros < integer.length - 1 && integer.charCodeAt(zeros) === 48) zeros++;
-    if (zeros > 0) integer = integer.slice(zeros);
-    return hasFraction ? integer + '.' + s.slice(integerEnd + 1, fractionEnd) : integer;
-  }
-  if (!hasFraction) return integerStart === 0 && integerEnd === n ? s : s.slice(integerStart, integerEnd);
-  // already canonical as written (a "." point, nothing to drop): the text itself, no copy
-  if (decimalCode === 46 && integerStart === 0 && fractionEnd === n) return s;
-  return s.slice(integerStart, integerEnd) + '.' + s.slice(integerEnd + 1, fractionEnd);
-}
-
-function amountConverter(spec: ColumnSpec, where: string): Convert {
-  const decimal = spec.decimal ?? '.';
-  const group = spec.group;
-  const negatives = spec.negative ?? ['-'];
-  const form = `decimal ${JSON.stringify(decimal)}${group === undefined ? '' : `, group ${JSON.stringify(group)}`}`;
-  // the usual sign alone ("-"): the text needs no search for the others
-  const minusOnly = negatives.length === 1 && negatives[0] === '-';
-  return (v) => {
-    let s = v;
-    let negative = false;
-    const first = v.charCodeAt(0);
-    // a text that starts with a digit has no sign: with "-" alone, no search for one
-    const signless = minusOnly && first >= 48 && first <= 57;
-    if (!signless)
-      for (const n of negatives) {
-        if (n === '()') {
-          if (s.length > 2 && s.startsWith('(') && s.endsWith(')')) {
-            s = s.slice(1, -1).trim();
-            negative = true;
-            break;
-          }
-        } else if (s.startsWith(n)) {
-          s = s.slice(n.length).trim();
-          negative = true;
-          break;
-        }
-      }
-    if (!negative && s.charCodeAt(0) === 43) s = s.slice(1); // "+"
-    const amount = canonicalAmount(s, decimal, group);
-    if (amount === null) return { error: `amount: ${quoteValue(v)} is not a number with ${form} (${where})` };
-    return negative && amount !== '0' ? '-' + amount : amount;
-  };
-}
-
 /** How a column reference is named in messages. */
 export function describeSource(
   spec: { column?: string | number | string[] | undefined; at?: [number, number] | undefined },
@@ -346,9 +99,13 @@ export function describeSource(
   return `column ${names.map((n) => JSON.stringify(n)).join(' or ')}`;
 }
 
-/** A header name as matched: case, surrounding blanks and full-width/half-width differences ignored. */
+/**
+ * A header name as matched: case, full-width/half-width differences and blanks around ignored,
+ * every run of blanks inside read as one space (`Order Ref`, `order  ref` and `ＯＲＤＥＲ ＲＥＦ` with an ideographic space
+ * are one name). Blanks are folded, not removed: `OrderRef` is another name (list both).
+ */
 export function headerKey(name: string): string {
-  return name.normalize('NFKC').trim().toLowerCase();
+  return name.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
 /** Lines after which a mask that matched none of them is said (then every line is still rejected on its own). */
@@ -380,23 +137,37 @@ export function compileMapping(
   profile: LoadProfile,
   found: Partial<Record<OrderColumn, string>> = {},
   warn?: (message: string) => void,
+  /** The file read: `file_pattern`'s groups are taken from its name (a name it does not match is refused here). */
+  path?: string,
 ): Mapping {
   const spec: LoadProfileSpec = profile.spec;
   const nfkc = spec.normalize === 'nfkc';
   const isNull = memberTest(spec.null_if);
+  const fromName = fileNameValues(profile, path);
+  // the currency sign of the amount being read (amountConverter sets it)
+  const carried: SignCurrency = { code: undefined, sign: '' };
   const columns: CompiledColumn[] = ORDER_COLUMNS.map((name) => {
     const c = spec.columns[name];
-    const where = describeSource(c, found[name]);
+    const where =
+      c.file_group !== undefined
+        ? `file name group ${c.file_group}`
+        : c.amount_sign === true
+          ? "the amount's sign"
+          : describeSource(c, found[name]);
     let convert: Convert | null = null;
-    if (name === 'order_date' && c.date !== undefined) convert = dateConverter(typeof c.date === 'string' ? [c.date] : c.date, where);
-    if (name === 'amount' && (c.decimal !== undefined || c.group !== undefined || c.negative !== undefined))
-      convert = amountConverter(c, where);
+    if (name === 'order_date' && c.date !== undefined)
+      convert = dateConverter(typeof c.date === 'string' ? [c.date] : c.date, where, spec.timezone);
+    if (
+      name === 'amount' &&
+      (c.decimal !== undefined || c.group !== undefined || c.negative !== undefined || c.currency_signs !== undefined)
+    )
+      convert = amountConverter(c, where, carried);
     return {
       name,
       spec: c,
       where,
       convert,
-      constant: c.const,
+      constant: c.file_group !== undefined ? (fromName[c.file_group] ?? '') : c.const,
       trim: c.trim !== false,
       normalize: nfkc && name !== 'source_key',
       fallback: c.default ?? '',
@@ -407,6 +178,7 @@ export function compileMapping(
   const inWhen = memberTest(when?.in ?? when?.not_in ?? []);
   const prepare = (value: string, trim: boolean, normalize: boolean): string => {
     let v = trim ? trimText(value) : value;
+    if (v.charCodeAt(0) === 61) v = unwrapExcelGuard(v); // ="000123"
     if (isNull(v)) return '';
     if (normalize && !isAsciiText(v)) {
       v = v.normalize('NFKC');
@@ -441,10 +213,38 @@ export function compileMapping(
   let problem: MappingProblem | null = null; // of the record being mapped
   let counting = false; // within the first MASK_CHECK_LINES records: each form counts what it read
   const reader = (c: CompiledColumn): ((text: string | undefined) => string) => {
-    const constant = c.constant;
-    if (constant !== undefined) return () => constant;
-    const { name, trim, normalize, fallback, prefix, convert } = c;
+    const { name, trim, normalize, fallback, prefix } = c;
+    let constant = c.constant;
+    if (c.spec.file_group !== undefined) {
+      // the file name's text, read as a column's would be
+      const v = prepare(constant ?? '', trim, normalize);
+      constant = v === '' ? fallback : prefix === undefined ? v : prefix + v;
+    }
+    if (constant !== undefined) {
+      const value = constant;
+      return name === 'currency' ? () => signAgrees(value) : () => value;
+    }
+    if (c.spec.amount_sign === true) return () => (typeof carried.code === 'string' ? carried.code : fallback);
     const code = `PARSE_${name.toUpperCase()}`;
+    if (name === 'currency') {
+      const read = readerOf(c, code);
+      return (text) => signAgrees(read(text));
+    }
+    return readerOf(c, code);
+  };
+  /** The currency of a line: an amount whose sign stands for another one is refused (PARSE_AMOUNT). */
+  const signAgrees = (currency: string): string => {
+    const code = carried.code;
+    if (typeof code === 'string' && currency !== '' && currency !== code)
+      problem ??= {
+        column: 'amount',
+        code: 'PARSE_AMOUNT',
+        message: `amount: its sign ${JSON.stringify(carried.sign)} stands for ${code}, but the line's currency is ${quoteValue(currency)} (${columns[4]?.where ?? ''})`,
+      };
+    return currency;
+  };
+  const readerOf = (c: CompiledColumn, code: string): ((text: string | undefined) => string) => {
+    const { name, trim, normalize, fallback, prefix, convert } = c;
     return (text) => {
       let v = prepare(text ?? '', trim, normalize);
       if (v === '') return fallback;
@@ -483,6 +283,7 @@ export function compileMapping(
     counting = warn !== undefined && seen < MASK_CHECK_LINES;
     if (counting) seen++;
     problem = null;
+    carried.code = undefined;
     const fields: Record<OrderColumn, string> = {
       source_key: readKey(key),
       customer_id: readCustomer(customer),
@@ -496,7 +297,7 @@ export function compileMapping(
   /** A column's text through `raw`, which is not asked for a const column. */
   const textOf = (raw: (column: OrderColumn) => string, i: number): string | undefined => {
     const c = columns[i] as CompiledColumn;
-    return c.constant === undefined ? raw(c.name) : undefined;
+    return c.constant === undefined && c.spec.amount_sign === undefined ? raw(c.name) : undefined;
   };
   return {
     profile,
@@ -513,7 +314,7 @@ export function compileMapping(
     normalize(raw) {
       const out = {} as Record<OrderColumn, string | null>;
       for (const c of columns) {
-        const value = c.spec.const === undefined ? raw(c.name) : null;
+        const value = c.constant === undefined && c.spec.amount_sign === undefined ? raw(c.name) : null;
         const v = value === null ? '' : prepareColumn(c, value);
         out[c.name] = v === '' ? null : v;
       }

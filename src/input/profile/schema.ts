@@ -6,6 +6,9 @@
  */
 import { z } from 'zod';
 import { ORDER_COLUMNS } from '../order-record.js';
+import { dateMaskProblem, isTimeZone, maskHasOffset } from './date-mask.js';
+
+export { dateMaskProblem } from './date-mask.js';
 
 /** Encodings a profile may name, and the aliases each stands for. */
 export const PROFILE_ENCODINGS = {
@@ -20,22 +23,6 @@ export type ProfileEncoding = keyof typeof PROFILE_ENCODINGS;
 const ENCODING_ALIASES = new Map<string, ProfileEncoding>(
   Object.entries(PROFILE_ENCODINGS).flatMap(([name, aliases]) => aliases.map((a) => [a, name as ProfileEncoding] as const)),
 );
-
-/** The date mask tokens: YYYY, MM and DD two digits exactly, M and D one or two digits. */
-const DATE_TOKEN = /YYYY|MM|DD|M|D/g;
-
-/** What is wrong with a date mask, or null. */
-export function dateMaskProblem(mask: string): string | null {
-  const tokens = mask.match(DATE_TOKEN) ?? [];
-  const letters = mask.replace(DATE_TOKEN, '');
-  if (/[A-Za-z]/.test(letters)) return `unknown letters in date mask ${JSON.stringify(mask)} (use YYYY, MM, DD, M, D)`;
-  if (/\d/.test(letters)) return `date mask ${JSON.stringify(mask)} holds a digit`;
-  const kinds = tokens.map((t) => t[0]);
-  for (const k of ['Y', 'M', 'D']) {
-    if (kinds.filter((x) => x === k).length !== 1) return `date mask ${JSON.stringify(mask)} needs one year (YYYY), one month and one day`;
-  }
-  return null;
-}
 
 const text = z.string();
 const nonEmpty = z.string().min(1);
@@ -59,8 +46,16 @@ const columnSpec = z.strictObject({
   const: text.optional(),
   date: z.union([nonEmpty, z.array(nonEmpty).min(1)]).optional(),
   decimal: z.enum(['.', ',']).optional(),
-  group: z.enum([',', '.', ' ', "'", '\u00a0']).optional(),
+  group: z.enum([',', '.', ' ', "'", '\u00a0', '\u202f']).optional(),
   negative: z.array(nonEmpty).min(1).optional(),
+  /** Currency signs or words an amount may carry before or after its number, each with the ISO code it stands for (null: none). */
+  currency_signs: z
+    .record(nonEmpty, z.union([z.string().regex(/^[A-Z]{3}$/, 'a currency code of three capital letters'), z.null()]))
+    .optional(),
+  /** The value is a named group of `file_pattern` matched on the file's base name. */
+  file_group: nonEmpty.optional(),
+  /** currency: the code the amount's sign stands for (currency_signs). */
+  amount_sign: z.literal(true).optional(),
 });
 export type ColumnSpec = z.infer<typeof columnSpec>;
 
@@ -93,6 +88,10 @@ export const profileSchema = z
     match: nonEmpty
       .refine((v) => !v.includes('/'), 'a file-name pattern (* and ?) without a folder: it is matched against the name')
       .optional(),
+    /** A regular expression with named groups matched against the whole base name of each file: columns take a group by `file_group`. */
+    file_pattern: nonEmpty.optional(),
+    /** The IANA zone an order date with an offset is taken in (`Asia/Tokyo`). */
+    timezone: nonEmpty.optional(),
     format: z.enum(['csv', 'fixed']).default('csv'),
     encoding: z
       .enum([...ENCODING_ALIASES.keys()] as [string, ...string[]])
@@ -131,9 +130,25 @@ export const profileSchema = z
     for (const name of ORDER_COLUMNS) {
       const c = p.columns[name];
       const path = ['columns', name];
-      const sources = [c.column, c.at, c.const].filter((v) => v !== undefined).length;
+      const sources = [c.column, c.at, c.const, c.file_group, c.amount_sign].filter((v) => v !== undefined).length;
       if (sources === 0) issue(path, fixed ? 'needs at: [start, length] (or const)' : 'needs column (or const)');
-      if (sources > 1) issue(path, 'takes one of column, at and const');
+      if (sources > 1)
+        issue(
+          path,
+          c.file_group === undefined && c.amount_sign === undefined
+            ? 'takes one of column, at and const'
+            : 'takes one of column, at, const, file_group and amount_sign',
+        );
+      if (c.amount_sign !== undefined && name !== 'currency') issue([...path, 'amount_sign'], 'amount_sign is for currency');
+      if (c.amount_sign !== undefined && p.columns.amount.currency_signs === undefined)
+        issue([...path, 'amount_sign'], 'amount_sign needs columns.amount.currency_signs');
+      if (c.file_group !== undefined) {
+        const groups = filePatternGroups(p.file_pattern);
+        if (p.file_pattern === undefined) issue([...path, 'file_group'], 'file_group needs file_pattern');
+        else if (groups !== null && !groups.includes(c.file_group))
+          issue([...path, 'file_group'], `file_pattern has no group (?<${c.file_group}>…)`);
+      }
+      if (c.currency_signs !== undefined && name !== 'amount') issue([...path, 'currency_signs'], 'currency_signs is for amount');
       if (fixed && c.column !== undefined) issue([...path, 'column'], 'format: fixed reads columns by at: [start, length]');
       if (!fixed && c.at !== undefined) issue([...path, 'at'], 'at is for format: fixed (csv reads by column)');
       if (!fixed && p.header === false && c.column !== undefined && typeof c.column !== 'number')
@@ -147,6 +162,11 @@ export const profileSchema = z
         masks.forEach((m, i) => {
           const problem = dateMaskProblem(m);
           if (problem !== null) issue([...path, 'date', ...(typeof c.date === 'string' ? [] : [i])], problem);
+          else if (p.timezone === undefined && maskHasOffset(m))
+            issue(
+              [...path, 'date', ...(typeof c.date === 'string' ? [] : [i])],
+              `mask ${JSON.stringify(m)} reads an offset (Z): set timezone (an IANA name such as Asia/Tokyo): the order date is the calendar date there`,
+            );
         });
       }
       if (name !== 'amount')
@@ -162,6 +182,9 @@ export const profileSchema = z
           issue([...path, 'at'], `out of range: ends at ${c.at[0] + c.at[1] - 1}, past the longest record read (${FIXED_RECORD_LIMIT})`);
       }
     }
+    if (p.timezone !== undefined && !isTimeZone(p.timezone))
+      issue(['timezone'], `unknown time zone ${JSON.stringify(p.timezone)} (an IANA name such as Asia/Tokyo or UTC)`);
+    if (p.file_pattern !== undefined && filePatternGroups(p.file_pattern) === null) issue(['file_pattern'], 'not a regular expression');
     spans.sort((a, b) => a.start - b.start);
     for (let i = 1; i < spans.length; i++) {
       const a = spans[i - 1];
@@ -181,6 +204,17 @@ export const profileSchema = z
       if (!fixed && w.at !== undefined) issue(['when', 'at'], 'at is for format: fixed');
     }
   });
+
+/** The named groups of a file-name pattern, or null when it is not a regular expression. */
+export function filePatternGroups(pattern: string | undefined): string[] | null {
+  if (pattern === undefined) return [];
+  try {
+    new RegExp(pattern);
+  } catch {
+    return null;
+  }
+  return [...pattern.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1] ?? '');
+}
 
 export type LoadProfileSpec = z.infer<typeof profileSchema>;
 

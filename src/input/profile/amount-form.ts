@@ -1,0 +1,182 @@
+/**
+ * Amounts as a profile says they are written: decimal and group separators, negative marks and
+ * the currency signs or words around the number (`$1,234.50`, `1,200円`, `12.00 USD`,
+ * `($45.00)`). Strict: a sign the profile does not name, a group in the wrong place, or more
+ * decimals than orders.amount holds is a problem of the line, never stripped or rounded.
+ */
+import { quoteValue } from '../order-record.js';
+import type { ColumnSpec } from './schema.js';
+
+/** Decimals orders.amount holds (numeric(18,2)); a third written decimal is refused, zeros or not. */
+export const AMOUNT_DECIMALS = 2;
+
+/**
+ * The characters each `group` value accepts. The three blanks are one class: exports write a
+ * plain space, a no-break space (U+00A0) or a narrow one (U+202F) and they look alike. The
+ * apostrophe also accepts U+2019 (a typographic apostrophe, as some Swiss exports write).
+ */
+export function groupCodes(group: string | undefined): number[] {
+  if (group === undefined) return [];
+  if (group === ' ' || group === '\u00a0' || group === '\u202f') return [0x20, 0xa0, 0x202f];
+  if (group === "'") return [0x27, 0x2019];
+  return [group.charCodeAt(0)];
+}
+
+/**
+ * An amount as written with the profile's decimal and group separators, in canonical form (no
+ * group separators, no leading zeros, no trailing zeros of the fraction, "." for the point), or
+ * null when it is not one: digits, optionally grouped by threes (`1.234.567`: the first group of
+ * one to three digits, the others of three), then optionally the decimal separator and digits.
+ * One pass over the text instead of a regular expression and replaceAll (measured the largest
+ * part of the mapping); test/unit/profile-mapping-fast.test.ts compares it with the regular
+ * expression. `alsoGroup`: other characters read as the group separator (groupCodes).
+ */
+export function canonicalAmount(s: string, decimal: string, group: string | undefined, alsoGroup: readonly number[] = []): string | null {
+  const decimalCode = decimal.charCodeAt(0);
+  const groupCode = group === undefined ? -1 : group.charCodeAt(0);
+  const alt1 = alsoGroup[0] ?? -1;
+  const alt2 = alsoGroup[1] ?? -1;
+  const alt3 = alsoGroup[2] ?? -1;
+  const isGroup = (c: number): boolean => c === groupCode || (groupCode >= 0 && (c === alt1 || c === alt2 || c === alt3));
+  const n = s.length;
+  let i = 0;
+  // the integer part: digits, or digits grouped by threes
+  let digits = 0; // digits since the last group separator (or the start)
+  let groups = 0;
+  let leadingZeros = 0;
+  let significant = false;
+  for (; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      digits++;
+      if (!significant) {
+        if (c === 48) leadingZeros++;
+        else significant = true;
+      }
+    } else if (isGroup(c)) {
+      // a group separator follows one to three digits at first, exactly three after that
+      if (digits === 0 || (groups === 0 ? digits > 3 : digits !== 3)) return null;
+      groups++;
+      digits = 0;
+    } else break;
+  }
+  if (digits === 0 || (groups > 0 && digits !== 3)) return null;
+  const integerEnd = i;
+  let fractionEnd = n;
+  if (i < n) {
+    if (s.charCodeAt(i) !== decimalCode || i + 1 === n) return null;
+    for (let j = i + 1; j < n; j++) {
+      const c = s.charCodeAt(j);
+      if (c < 48 || c > 57) return null;
+    }
+    // trailing zeros of the fraction dropped
+    while (fractionEnd > i + 1 && s.charCodeAt(fractionEnd - 1) === 48) fractionEnd--;
+  }
+  const hasFraction = fractionEnd > integerEnd + 1;
+  // leading zeros dropped, one digit kept ("0", "0.5")
+  let integerStart = leadingZeros;
+  if (!significant) integerStart = leadingZeros - 1;
+  if (groups > 0) {
+    // the zeros counted may stand before a group separator: count them again without separators
+    let integer = '';
+    let from = 0;
+    for (let k = 0; k < integerEnd; k++) {
+      if (isGroup(s.charCodeAt(k))) {
+        integer += s.slice(from, k);
+        from = k + 1;
+      }
+    }
+    integer += s.slice(from, integerEnd);
+    let zeros = 0;
+    while (zeros < integer.length - 1 && integer.charCodeAt(zeros) === 48) zeros++;
+    if (zeros > 0) integer = integer.slice(zeros);
+    return hasFraction ? integer + '.' + s.slice(integerEnd + 1, fractionEnd) : integer;
+  }
+  if (!hasFraction) return integerStart === 0 && integerEnd === n ? s : s.slice(integerStart, integerEnd);
+  // already canonical as written (a "." point, nothing to drop): the text itself, no copy
+  if (decimalCode === 46 && integerStart === 0 && fractionEnd === n) return s;
+  return s.slice(integerStart, integerEnd) + '.' + s.slice(integerEnd + 1, fractionEnd);
+}
+
+/** The currency the amount just read carried by its sign: undefined without one, null for a sign that says none. */
+export interface SignCurrency {
+  code: string | null | undefined;
+  /** The sign as written (for messages). */
+  sign: string;
+}
+
+/** Digits written after the decimal separator of a text canonicalAmount read, or 0. */
+function decimalsWritten(s: string, decimal: string): number {
+  const at = s.lastIndexOf(decimal);
+  return at < 0 ? 0 : s.length - at - 1;
+}
+
+/**
+ * An amount column's converter. `carried` is set to the sign's currency of each value read (the
+ * mapping compares it with, or takes it as, the line's currency).
+ */
+export function amountConverter(spec: ColumnSpec, where: string, carried: SignCurrency): (v: string) => string | { error: string } {
+  const decimal = spec.decimal ?? '.';
+  const group = spec.group;
+  const alsoGroup = groupCodes(group);
+  const negatives = spec.negative ?? ['-'];
+  const signs = Object.entries(spec.currency_signs ?? {}).sort(([a], [b]) => b.length - a.length);
+  const form = `decimal ${JSON.stringify(decimal)}${group === undefined ? '' : `, group ${JSON.stringify(group)}`}`;
+  // the usual sign alone ("-") and no currency signs: the text needs no search for the others
+  const minusOnly = negatives.length === 1 && negatives[0] === '-' && signs.length === 0;
+  /** What to add to the message of a text that is not a number: a sign or word around it the profile does not name. */
+  const noSign = (s: string): string =>
+    /^[\d+(-]/.test(s) && /[\d)]$/.test(s)
+      ? ''
+      : signs.length === 0
+        ? ' (a currency sign or word around the number: name it in currency_signs)'
+        : ` (a currency sign or word the profile does not name: currency_signs has ${signs.map(([x]) => JSON.stringify(x)).join(', ')})`;
+  return (v) => {
+    carried.code = undefined;
+    let s = v;
+    let negative = false;
+    let sign: string | null = null;
+    const first = v.charCodeAt(0);
+    // a text that starts with a digit has no sign: with "-" alone, no search for one
+    if (!(minusOnly && first >= 48 && first <= 57)) {
+      // a negative mark and a currency sign, each at most once, in either order: -$5, $-5, ($5), $(5), 5 USD
+      for (let round = 0; round < 3; round++) {
+        let changed = false;
+        if (!negative)
+          for (const n of negatives) {
+            if (n === '()') {
+              if (s.length > 2 && s.startsWith('(') && s.endsWith(')')) {
+                s = s.slice(1, -1).trim();
+                negative = changed = true;
+                break;
+              }
+            } else if (s.startsWith(n)) {
+              s = s.slice(n.length).trim();
+              negative = changed = true;
+              break;
+            }
+          }
+        if (sign === null)
+          for (const [text, code] of signs) {
+            if (s.startsWith(text)) s = s.slice(text.length).trim();
+            else if (s.endsWith(text)) s = s.slice(0, -text.length).trim();
+            else continue;
+            sign = text;
+            carried.code = code;
+            carried.sign = text;
+            changed = true;
+            break;
+          }
+        if (!changed) break;
+      }
+    }
+    if (!negative && s.charCodeAt(0) === 43) s = s.slice(1); // "+"
+    const amount = canonicalAmount(s, decimal, group, alsoGroup);
+    if (amount === null) return { error: `amount: ${quoteValue(v)} is not a number with ${form}${noSign(s)} (${where})` };
+    if (decimalsWritten(s, decimal) > AMOUNT_DECIMALS)
+      return {
+        error: `amount: ${quoteValue(v)} has more than ${AMOUNT_DECIMALS} decimals (orders.amount holds ${AMOUNT_DECIMALS}) (${where})`,
+      };
+    return negative && amount !== '0' ? '-' + amount : amount;
+  };
+}
