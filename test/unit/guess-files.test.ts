@@ -316,6 +316,8 @@ describe('values, their bounds', () => {
       negative: [],
       fractions: 0,
       digitsOnly: 1,
+      signs: {},
+      signed: 0,
     });
     expect(numberEvidence(['1,234,567', '3.25', 'n/a', ''])).toEqual({
       numeric: 2,
@@ -326,6 +328,8 @@ describe('values, their bounds', () => {
       negative: [],
       fractions: 1,
       digitsOnly: 0,
+      signs: {},
+      signed: 0,
     });
     expect(numberEvidence(['1,50', '2.50'])).toMatchObject({
       decimal: null,
@@ -338,9 +342,11 @@ describe('values, their bounds', () => {
     });
     expect(numberEvidence(['7', '1 000'])).toMatchObject({
       decimal: '.',
-      why: 'no separator in the sample (whole numbers)',
+      group: ' ',
+      why: 'whole numbers with a group separator',
       digitsOnly: 1,
     });
+    expect(numberEvidence(['7', '12'])).toMatchObject({ decimal: '.', group: null, why: 'no separator in the sample (whole numbers)' });
     expect(numberEvidence(["1'234.50"])).toMatchObject({ decimal: '.', fractions: 1 });
     expect(numberEvidence(['-', 'abc', '▲'])).toMatchObject({ numeric: 0, of: 3 });
   });

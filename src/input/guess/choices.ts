@@ -22,10 +22,14 @@ export function chooseDateColumn(columns: readonly GuessColumn[]): ColumnChoice 
   const dated = columns
     .map((c) => ({ c, e: dateEvidence(c.values), name: c.name === null ? 0 : nameSimilarity(c.name, 'order_date').score }))
     .filter(({ e }) => e.of > 0 && dateShare(e) >= 0.8);
-  const named = columns
+  const allNamed = columns
     .map((c) => ({ c, ...(c.name === null ? { score: 0, like: null } : nameSimilarity(c.name, 'order_date')) }))
     .filter((n) => n.score > 0)
     .sort((a, b) => b.score - a.score || a.c.index - b.c.index);
+  // the best name decides; of names alike, the one column that holds dates (`ordered` before `order`)
+  const top = allNamed.filter((n) => n.score === allNamed[0]?.score);
+  const topDated = top.filter((n) => dated.some((d) => d.c === n.c));
+  const named = topDated.length === 1 ? topDated : allNamed;
   const best = named[0];
   const others = (c: GuessColumn) => dated.map((d) => d.c).filter((d) => d !== c);
   if (best !== undefined && (named[1] === undefined || named[1].score < best.score)) {

@@ -21,17 +21,27 @@ export const pct = (n: number, of: number): string => `${of === 0 ? 0 : Math.rou
 export const ref = (g: GuessColumn): string =>
   g.at !== null ? `at: [${g.at[0]}, ${g.at[1]}]` : g.name !== null && g.name !== '' ? `column: ${q(g.name)}` : `column: ${g.index}`;
 
-/** The lines of one field; `open` collects the open choices' texts. */
+/** `open:` with its texts (one key, a list when there are several), at `indent`. */
+export function openLines(texts: readonly string[], indent: string): string[] {
+  if (texts.length === 0) return [];
+  if (texts.length === 1) return [`${indent}open: ${q(texts[0] as string)}`];
+  return [`${indent}open:`, ...texts.map((t) => `${indent}  - ${q(t)}`)];
+}
+
+/** The lines of one field; `open` collects the open choices' texts (as load names them). */
 export function fieldLines(p: FieldProposal, columns: GuessColumn[], currency: CurrencyDecision, open: string[]): string[] {
-  const out: string[] = [`  ${p.field}:`];
+  const texts: string[] = [];
   const choose = (text: string) => {
     open.push(`columns.${p.field}: ${text}`);
-    out.push(`    open: ${q(text)}`);
+    texts.push(text);
   };
-  if (p.field === 'currency' && p.column === null) {
-    const lines = currencyLines(currency, choose);
-    return [...out, ...lines];
-  }
+  const lines = fieldBody(p, columns, currency, choose);
+  return [`  ${p.field}:`, ...openLines(texts, '    '), ...lines];
+}
+
+function fieldBody(p: FieldProposal, columns: GuessColumn[], currency: CurrencyDecision, choose: (text: string) => void): string[] {
+  const out: string[] = [];
+  if (p.field === 'currency' && p.column === null) return currencyLines(currency, choose);
   const col = p.column;
   if (col === null) {
     choose(p.open ?? `${p.field}: no column was found for it: write column: (or at: for fixed width)`);

@@ -88,7 +88,8 @@ export function proposeFields(
       take('currency', first.c, [`${pct(first.e.codes, first.e.of)} values are currency codes (${first.e.top ?? ''})`]);
   }
   if (!out.has('source_key')) {
-    const varying = left().filter((c) => new Set(filled(c)).size > 1);
+    // a key holds no run of blanks: a fixed-width field that does (a name and an amount run together) is no key
+    const varying = left().filter((c) => new Set(filled(c)).size > 1 && !filled(c).some((v) => /\s{2,}/.test(v)));
     const distinct = varying.find((c) => filled(c).length > 0 && new Set(filled(c)).size === c.values.length);
     const pick = distinct ?? varying[0];
     if (pick !== undefined)

@@ -14,7 +14,8 @@ import { parseProfileText } from '../profile/load-profile.js';
 import { WHOLE_CURRENCIES } from './amounts.js';
 import { decideCurrency, type CurrencyDecision } from './currency.js';
 import { zoneOfOffsets } from './dates.js';
-import { c, fieldLines, q, ref, samples } from './draft.js';
+import { label } from './choices.js';
+import { c, fieldLines, openLines, q, samples } from './draft.js';
 import { guessEncoding, type EncodingGuess } from './encoding.js';
 import { proposeFields, type FieldProposal, type GuessColumn } from './fields.js';
 import { fileNameFacts, type FileNameFacts } from './file-name.js';
@@ -139,12 +140,14 @@ export function guessFromSample(file: string, sample: Uint8Array, complete: bool
   y.push('columns:');
   for (const p of proposals) y.push(...fieldLines(p, columns, currency, open));
   const used = new Set(proposals.map((p) => p.column?.index));
-  const unmapped = columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
+  const unmapped = layout.columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
   if (unmapped.length > 0) {
-    y.push('# columns not mapped (left out):');
-    for (const g of unmapped) y.push(`#   ${ref(g).replace(': ', ' ')}: ${c(samples(g.values))}`);
+    y.push('# columns not mapped (left out; extra: "ignore" says so, without a warning on every run):');
+    for (const g of unmapped) y.push(`#   ${label(g)}: ${c(samples(g.values))}`);
     y.push('extra: "ignore"');
   }
+  const top = open.filter((o) => !o.startsWith('columns.'));
+  y.push(...openLines(top, ''));
   let yaml = `${y.join('\n')}\n`;
   if (open.length === 0) yaml = checked(yaml, file, open);
   return {
@@ -215,9 +218,8 @@ function timezoneLines(p: FieldProposal, open: string[]): string[] {
   if (offsets.length === 0) return [];
   const zone = zoneOfOffsets(offsets);
   if (zone === null) {
-    const text = `timezone: the dates carry the offsets ${offsets.map(q).join(', ')}: in which zone is an order's date counted? write timezone: with its IANA name`;
-    open.push(text);
-    return [`open: ${q(text)}`, '# timezone: "Asia/Tokyo"'];
+    open.push(`timezone: the dates carry the offsets ${offsets.map(q).join(', ')}: in which zone is an order's date counted? write timezone: with its IANA name`);
+    return ['# timezone: "Asia/Tokyo"   # an open choice (see open: below)'];
   }
   return [
     `# the dates carry the offset ${offsets.map(q).join(', ')} on every value: an order's date is the date written, in that zone`,
