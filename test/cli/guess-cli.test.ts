@@ -111,7 +111,7 @@ describe('guess on the files of issue 21', () => {
     expect(yaml.columns).toMatchObject({ order_date: { column: 'date', open } });
     const profile = join(tempDir(), 'p.yaml');
     expect((await runCli(['guess', file, '--out', profile, '--log-level', 'silent'])).code).toBe(2);
-    const refusal = `order-loader: profile ${profile}: columns.order_date: an open choice guess left: ${open} (line 29); decide it and remove its open: line\n`;
+    const refusal = `order-loader: profile ${profile}: columns.order_date: an open choice guess left: ${open} (line 27); decide it and remove its open: line\n`;
     for (const command of [['load', '--dry-run'], ['preview']]) {
       const r = await runCli([...command, '--profile', profile, file, '--log-level', 'silent']);
       expect(r, command[0]).toMatchObject({ code: 1, stderr: refusal });
