@@ -81,7 +81,7 @@ function eraReading(value: string): Reading | null {
   if (m === undefined) return null;
   const era = ERAS.find((e) => e.names.includes(m.era ?? ''));
   if (era === undefined || (m.s1 === '年') !== (m.s2 === '月') || (m.ri === '日') !== (m.s1 === '年')) return null;
-  const year = Number(era.start.slice(0, 4)) + (m.ey === '元' ? 0 : Number(m.ey)) - 1;
+  const year = Number(era.start.slice(0, 4)) + (m.ey === '元' ? 1 : Number(m.ey)) - 1;
   const [mo, d] = [Number(m.mo), Number(m.d)];
   if (!validDate(year, mo, d)) return null;
   const date = iso(year, mo, d);
@@ -144,7 +144,14 @@ interface Group {
   first: number;
 }
 
-const proposed = (g: Group): string => (g.stricts.size === 1 ? ([...g.stricts][0] as string) : g.loose);
+const TOKEN = /YYYY|MM|DD|HH|hh|mm|ss|EE|S+|./g;
+
+/** The group's mask: each part two-digit where every value has two digits there, else one-or-two (`MM/DD/YYYY h:mm A`). */
+function proposed(g: Group): string {
+  const [first, ...rest] = [...g.stricts].map((m) => m.match(TOKEN) ?? []);
+  if (first === undefined) return g.loose;
+  return first.map((t, i) => (rest.every((r) => r[i] === t) ? t : (t[0] ?? ''))).join('');
+}
 
 export function dateEvidence(values: readonly string[]): DateEvidence {
   const filled = values.filter((v) => v !== '');
