@@ -18,7 +18,10 @@ async function guess(file: string, code = 0): Promise<{ guessed: ProfileGuess; y
   expect(json.code).toBe(code);
   const guessed = JSON.parse(json.stdout) as ProfileGuess;
   if (code === 0) expect(json.stderr).toBe('');
-  else expect(json.stderr).toBe(`order-loader: the draft leaves ${guessed.open.length} choice(s) open (load refuses it until each is decided):\n${guessed.open.map((o) => `  - ${o}\n`).join('')}`);
+  else
+    expect(json.stderr).toBe(
+      `order-loader: the draft leaves ${guessed.open.length} choice(s) open (load refuses it until each is decided):\n${guessed.open.map((o) => `  - ${o}\n`).join('')}`,
+    );
   const plain = await runCli(['guess', file, '--log-level', 'silent']);
   expect(plain.code).toBe(code);
   expect(plain.stdout).toBe(guessed.yaml);
@@ -54,7 +57,9 @@ describe('guess on the example data files proposes the mapping of their profiles
       amount: { column: 4, decimal: '.' },
       currency: { open: expect.stringMatching(/^currency: no column holds currency codes/) as unknown },
     });
-    expect(text).toContain('    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "EUR"');
+    expect(text).toContain(
+      '    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "EUR"',
+    );
   });
 
   it('mainframe-sjis.dat: Shift_JIS fixed width in bytes, D records between H and T, full-width digits, ▲', async () => {
@@ -106,7 +111,8 @@ describe('guess on the files of issue 21', () => {
   it('01/02/2026 dates: said ambiguous, both masks commented, an open choice that load and preview refuse, naming it', async () => {
     const file = writeTestFile('id,customer,date,amount,currency\nA1,1,01/02/2026,5.00,USD\nA2,2,03/04/2026,6.00,USD\n', 'us.csv');
     const { guessed, yaml, text } = await guess(file, 2);
-    const open = 'date: day first or month first? every value reads as DD/MM/YYYY and as MM/DD/YYYY: write date: with the one the file is in';
+    const open =
+      'date: day first or month first? every value reads as DD/MM/YYYY and as MM/DD/YYYY: write date: with the one the file is in';
     expect(guessed.open).toEqual([`columns.order_date: ${open}`]);
     expect(yaml.columns).toMatchObject({ order_date: { column: 'date', open } });
     const profile = join(tempDir(), 'p.yaml');
@@ -151,8 +157,16 @@ describe('guess on files it recognises but does not read as order text: one line
   const saveAs = 'order-loader reads CSV and fixed-width text; save the sheet as CSV (File › Save As › CSV UTF-8) and guess that file';
   const json = 'not CSV: order-loader does not read JSON; export the orders as CSV, or turn each object into a CSV line first';
   const cases: Array<[string, Buffer, string]> = [
-    ['partner-orders.xlsx', readFileSync('test/fixtures/guess-corpus/partner-orders.xlsx'), `an Excel workbook (xlsx), not a text file: ${saveAs}`],
-    ['orders.jsonl', readFileSync('test/fixtures/guess-corpus/shop-export.jsonl'), `JSON Lines (one JSON object per line, 3 in the sample), ${json}`],
+    [
+      'partner-orders.xlsx',
+      readFileSync('test/fixtures/guess-corpus/partner-orders.xlsx'),
+      `an Excel workbook (xlsx), not a text file: ${saveAs}`,
+    ],
+    [
+      'orders.jsonl',
+      readFileSync('test/fixtures/guess-corpus/shop-export.jsonl'),
+      `JSON Lines (one JSON object per line, 3 in the sample), ${json}`,
+    ],
     ['orders.json', Buffer.from('[\n  {"id": 1, "total": "5.00"}\n]\n'), `a JSON document, ${json}`],
     [
       'orders.xls',
@@ -161,7 +175,11 @@ describe('guess on files it recognises but does not read as order text: one line
     ],
     [
       'orders.ods',
-      Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(26), Buffer.from('mimetypeapplication/vnd.oasis.opendocument.spreadsheet')]),
+      Buffer.concat([
+        Buffer.from([0x50, 0x4b, 0x03, 0x04]),
+        Buffer.alloc(26),
+        Buffer.from('mimetypeapplication/vnd.oasis.opendocument.spreadsheet'),
+      ]),
       `an OpenDocument spreadsheet (ods), not a text file: ${saveAs}`,
     ],
     [

@@ -184,21 +184,28 @@ describe.skipIf(unavailable(NEEDS.cli))('guess → load on the corpus of partner
     for (const f of ISSUE_SHAPES) expect(files, f).toContain(f);
   });
 
-  it.each(targets)('$kind: hit rate at its floor, no wrong value stored with exit 0', async ({ kind, database }) => {
-    const outcomes: Outcome[] = [];
-    for (const file of corpusFiles()) outcomes.push(await runOne(file, database));
-    const count = (v: Verdict[], of = outcomes) => of.filter((o) => v.includes(o.verdict)).length;
-    const shapes = outcomes.filter((o) => ISSUE_SHAPES.includes(o.file));
-    const hit = count(['right', 'refused rightly']);
-    const shapeHit = count(['right', 'refused rightly'], shapes);
-    const report = [
-      `guess corpus on ${kind}: ${hit}/${outcomes.length} right (${count(['right'])} loaded right, ${count(['refused rightly'])} refused rightly); ` +
-        `issue shapes ${shapeHit}/${shapes.length}; missed ${count(['missed'])}; wrong ${count(['wrong'])}; silent wrong ${count(['silent wrong'])}`,
-      ...outcomes.map((o) => `  ${o.verdict.padEnd(15)} ${o.file}: ${o.detail.replace(/\s+/g, ' ')}`),
-    ].join('\n');
-    console.log(report);
-    expect(outcomes.filter((o) => o.verdict === 'silent wrong'), report).toEqual([]);
-    expect(hit, report).toBeGreaterThanOrEqual(FLOOR.all);
-    expect(shapeHit, report).toBeGreaterThanOrEqual(FLOOR.issueShapes);
-  }, 900_000);
+  it.each(targets)(
+    '$kind: hit rate at its floor, no wrong value stored with exit 0',
+    async ({ kind, database }) => {
+      const outcomes: Outcome[] = [];
+      for (const file of corpusFiles()) outcomes.push(await runOne(file, database));
+      const count = (v: Verdict[], of = outcomes) => of.filter((o) => v.includes(o.verdict)).length;
+      const shapes = outcomes.filter((o) => ISSUE_SHAPES.includes(o.file));
+      const hit = count(['right', 'refused rightly']);
+      const shapeHit = count(['right', 'refused rightly'], shapes);
+      const report = [
+        `guess corpus on ${kind}: ${hit}/${outcomes.length} right (${count(['right'])} loaded right, ${count(['refused rightly'])} refused rightly); ` +
+          `issue shapes ${shapeHit}/${shapes.length}; missed ${count(['missed'])}; wrong ${count(['wrong'])}; silent wrong ${count(['silent wrong'])}`,
+        ...outcomes.map((o) => `  ${o.verdict.padEnd(15)} ${o.file}: ${o.detail.replace(/\s+/g, ' ')}`),
+      ].join('\n');
+      console.log(report);
+      expect(
+        outcomes.filter((o) => o.verdict === 'silent wrong'),
+        report,
+      ).toEqual([]);
+      expect(hit, report).toBeGreaterThanOrEqual(FLOOR.all);
+      expect(shapeHit, report).toBeGreaterThanOrEqual(FLOOR.issueShapes);
+    },
+    900_000,
+  );
 });

@@ -152,7 +152,7 @@ describe('the draft of a CSV file, line by line', () => {
         'profile draft.yaml: columns.amount: an open choice guess left: decimal: "," or "."? the sample does not tell (see the number style above) (line 39); decide it and remove its open: line (and 1 more open choice(s))',
       ),
     );
-    const decided = g.yaml.replace(/    open:\n(      - .*\n)+/, '    decimal: "."\n');
+    const decided = g.yaml.replace(/ {4}open:\n( {6}- .*\n)+/, '    decimal: "."\n');
     const records = await loadWith(decided, EXPORT);
     expect(records).toHaveLength(6);
     expect(records[0]).toEqual({
@@ -170,7 +170,10 @@ describe('the draft of a CSV file, line by line', () => {
   it('a header-less file: a banner before the first record, at most 8 columns offered for a field not found, an incomplete sample', () => {
     const content = lines('Partner export', 'p1,q,r,s,t,u,v,w,y,z', 'p2,q,r,s,t,u,v,w,y,z', 'p3,q,r,s,t,u,v,w,y,z');
     const choose = (field: string) => {
-      const out = [`    open: "${field}: no column was found for it: write column: (or at: for fixed width)"`, '    # column: 1   # "p1", "p2", "p3"'];
+      const out = [
+        `    open: "${field}: no column was found for it: write column: (or at: for fixed width)"`,
+        '    # column: 1   # "p1", "p2", "p3"',
+      ];
       for (const [i, c] of ['q', 'r', 's', 't', 'u', 'v', 'w'].entries()) out.push(`    # column: ${i + 2}   # "${c}"`);
       return out;
     };
@@ -266,14 +269,12 @@ describe('the draft of a CSV file, line by line', () => {
       '\nheader: true\n# full-width characters (digits, letters, signs) are in the file: NFKC makes them ASCII before values are read\nnormalize: nfkc\n',
     );
     expect(g.yaml).toContain('    # name "顧客" is "顧客"; samples: "10", "11", "12"\n');
-    expect(g.yaml).toContain(
-      '  amount:\n    open: "amount: a trailing minus (1234-) is in the sample: no profile form reads it"\n',
-    );
+    expect(g.yaml).toContain('  amount:\n    open: "amount: a trailing minus (1234-) is in the sample: no profile form reads it"\n');
     expect(g.yaml).toContain('    negative: ["▲"]\n');
     // every column mapped: no list of the others
     expect(g.yaml.endsWith('  currency:\n    # name "通貨" is "通貨"; samples: "JPY"\n    column: "通貨"\n')).toBe(true);
     expect(g).toMatchObject({ normalize: true, columns: { amount: { negative: ['▲'] } } });
-    const records = await loadWith(g.yaml.replace(/    open: .*\n/, ''), content);
+    const records = await loadWith(g.yaml.replace(/ {4}open: .*\n/, ''), content);
     expect(records[0]).toEqual({ line: 2, source_key: 'Ａ１', customer_id: '10', order_date: '2026-12-01', amount: '12', currency: 'JPY' });
     expect(records[1]).toMatchObject({ amount: '-3' });
   });

@@ -174,7 +174,10 @@ describe('proposeFields: names first', () => {
     expect(sum.amount).toEqual([3, '"Amount 3" = "Amount 1" + "Amount 2" on every record (2): an order\'s amount is its total']);
     // the same name twice: nothing tells them apart, an open choice naming both
     const twice = proposeFields([named(1, 'Betrag', ['1,50', '2,50']), named(2, 'Betrag', ['1,80', '1,80']), named(3, 'Nr', ['A', 'B'])]);
-    expect(twice[3]).toMatchObject({ column: null, open: 'amount: "Betrag", "Betrag" all hold amounts and nothing tells which is the order\'s total' });
+    expect(twice[3]).toMatchObject({
+      column: null,
+      open: 'amount: "Betrag", "Betrag" all hold amounts and nothing tells which is the order\'s total',
+    });
     expect(twice[0]?.column?.index).toBe(3);
     // one name like two fields alike ("order" and "customer" held): the first field of FIELDS
     const both = chosen([named(1, 'Customer Order', ['1', '2']), named(2, 'x', ['5', '5']), named(3, 'y', ['1.5', '2.5'])]);
@@ -228,7 +231,10 @@ describe('proposeFields: values, for what no name gave (a header-less file)', ()
       col(2, ['2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04', 'soon']),
       col(3, ['01.12.2026', '02.12.2026', '03.12.2026', '04.12.2026', '05.12.2026']),
     ]);
-    expect(p[2]).toMatchObject({ column: null, open: 'order_date: column 2, column 3 all hold dates, and no header says which is the order\'s' });
+    expect(p[2]).toMatchObject({
+      column: null,
+      open: "order_date: column 2, column 3 all hold dates, and no header says which is the order's",
+    });
     // 4 of 5 is enough; 3 of 4 is not
     expect(chosen([col(1, ['x', 'y']), col(2, ['2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04', 'soon'])]).order_date).toEqual([
       2,

@@ -136,7 +136,9 @@ describe('files guess recognises but does not read as order text', () => {
     expect(jsonFormat('[1, 2]', true)).toMatch(/^a JSON document/);
     // a banner in brackets is no JSON
     expect(jsonFormat('[Orders]\nid,amount\n1,2\n', true)).toBeNull();
-    expect(() => corpus('shop-export.jsonl')).toThrow(new UserError('/in/shop-export.jsonl: ' + (jsonFormat(readFileSync(join(CORPUS, 'shop-export.jsonl'), 'utf8'), true) ?? '')));
+    expect(() => corpus('shop-export.jsonl')).toThrow(
+      new UserError('/in/shop-export.jsonl: ' + (jsonFormat(readFileSync(join(CORPUS, 'shop-export.jsonl'), 'utf8'), true) ?? '')),
+    );
   });
 });
 
@@ -168,7 +170,10 @@ describe('what the newcomer saw guess get wrong', () => {
     for (const f of files) {
       const g = corpus(f);
       if (g.open.length === 0) expect(() => parseProfileText(g.yaml, f, 'draft'), f).not.toThrow();
-      else expect(() => parseProfileText(g.yaml, f, 'draft'), f).toThrow(/: an open choice guess left: .*; decide it and remove its open: line/);
+      else
+        expect(() => parseProfileText(g.yaml, f, 'draft'), f).toThrow(
+          /: an open choice guess left: .*; decide it and remove its open: line/,
+        );
     }
   });
 });
@@ -179,7 +184,9 @@ describe('open choices in a profile', () => {
   it('are refused before anything else, naming the field (or open at the top), the text and the line', () => {
     expect(() => parseProfileText(base(''), 'p.yaml', 'p')).not.toThrow();
     expect(() => parseProfileText(base('', '{ open: "currency: which one?" }'), 'p.yaml', 'p')).toThrow(
-      new UserError('profile p.yaml: columns.currency: an open choice guess left: currency: which one? (line 8); decide it and remove its open: line'),
+      new UserError(
+        'profile p.yaml: columns.currency: an open choice guess left: currency: which one? (line 8); decide it and remove its open: line',
+      ),
     );
     expect(() => parseProfileText(base('open: ["timezone: which zone?", "x"]\n'), 'p.yaml', 'p')).toThrow(
       new UserError(

@@ -171,7 +171,7 @@ export function numberEvidence(values: readonly string[], options: { wholeCurren
 /** The currency a sign or code stands for without doubt; null for a sign several currencies write ($, kr). */
 export function currencyOfSign(sign: string, known: ReadonlySet<string>): string | null {
   if (known.has(sign)) return sign;
-  const table: Record<string, string> = { '¥': 'JPY', '￥': 'JPY', 円: 'JPY', '€': 'EUR', '£': 'GBP', '₩': 'KRW', 원: 'KRW', 'US$': 'USD' };
+  const table: Record<string, string> = { '¥': 'JPY', '￥': 'JPY', 円: 'JPY', '€': 'EUR', '£': 'GBP', '₩': 'KRW', 원: 'KRW', US$: 'USD' };
   return table[sign] ?? null;
 }
 

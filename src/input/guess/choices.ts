@@ -33,7 +33,11 @@ export function chooseDateColumn(columns: readonly GuessColumn[]): ColumnChoice 
   const best = named[0];
   const others = (c: GuessColumn) => dated.map((d) => d.c).filter((d) => d !== c);
   if (best !== undefined && (named[1] === undefined || named[1].score < best.score)) {
-    return { column: best.c, why: [`name ${JSON.stringify(best.c.name)} ${best.score === 1 ? 'is' : 'is like'} "${best.like ?? ''}"`], others: others(best.c) };
+    return {
+      column: best.c,
+      why: [`name ${JSON.stringify(best.c.name)} ${best.score === 1 ? 'is' : 'is like'} "${best.like ?? ''}"`],
+      others: others(best.c),
+    };
   }
   if (best !== undefined) {
     const tied = named.filter((n) => n.score === best.score).map((n) => n.c);
@@ -43,7 +47,10 @@ export function chooseDateColumn(columns: readonly GuessColumn[]): ColumnChoice 
   if (first === undefined) return { open: null, others: [] };
   const same = (a: GuessColumn, b: GuessColumn) => a.values.every((v, i) => v === b.values[i]);
   if (second !== undefined && dated.some((d) => !same(d.c, first.c)))
-    return { open: `order_date: ${listed(dated.map((d) => d.c))} all hold dates, and no header says which is the order's`, others: dated.map((d) => d.c) };
+    return {
+      open: `order_date: ${listed(dated.map((d) => d.c))} all hold dates, and no header says which is the order's`,
+      others: dated.map((d) => d.c),
+    };
   const { readable, of } = first.e;
   return { column: first.c, why: [`${readable} of ${of} values read as dates`], others: others(first.c) };
 }
@@ -52,7 +59,10 @@ export function chooseDateColumn(columns: readonly GuessColumn[]): ColumnChoice 
 function cents(value: string, e: NumberEvidence): number | null {
   const { body, negative } = strip(value);
   if (e.decimal === null) return null;
-  const plain = body.replace(/[ \u00a0\u202f']/g, '').replaceAll(e.decimal === ',' ? '.' : ',', '').replace(',', '.');
+  const plain = body
+    .replace(/[ \u00a0\u202f']/g, '')
+    .replaceAll(e.decimal === ',' ? '.' : ',', '')
+    .replace(',', '.');
   if (!/^\d+(\.\d+)?$/.test(plain)) return null;
   return Math.round(Number(plain) * 100) * (negative === null ? 1 : -1);
 }
@@ -100,15 +110,24 @@ export function chooseAmountColumn(columns: readonly GuessColumn[], numberOf: (c
     if (sum !== null)
       return {
         column: sum.total,
-        why: [`${label(sum.total)} = ${label(sum.parts[0])} + ${label(sum.parts[1])} on every record (${sum.rows}): an order's amount is its total`],
+        why: [
+          `${label(sum.total)} = ${label(sum.parts[0])} + ${label(sum.parts[1])} on every record (${sum.rows}): an order's amount is its total`,
+        ],
         others: others(sum.total),
       };
     const totals = named.filter(({ c }) => TOTAL_WORDS.test(c.name ?? ''));
     if (totals.length === 1) {
       const t = (totals[0] as { c: GuessColumn }).c;
-      return { column: t, why: [`of the amounts ${listed(named.map((n) => n.c))}, the name ${JSON.stringify(t.name)} says total`], others: others(t) };
+      return {
+        column: t,
+        why: [`of the amounts ${listed(named.map((n) => n.c))}, the name ${JSON.stringify(t.name)} says total`],
+        others: others(t),
+      };
     }
-    return { open: `amount: ${listed(named.map((n) => n.c))} all hold amounts and nothing tells which is the order's total`, others: named.map((n) => n.c) };
+    return {
+      open: `amount: ${listed(named.map((n) => n.c))} all hold amounts and nothing tells which is the order's total`,
+      others: named.map((n) => n.c),
+    };
   }
   // no name: a fraction, a negative form, a sign or a group separator says amount; else the last column of numbers
   const signed = numbers.filter(({ e }) => e.fractions > 0 || e.negative.length > 0 || e.group !== null || e.signed > 0);

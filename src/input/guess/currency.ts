@@ -72,7 +72,10 @@ export function decideCurrency(amount: FieldProposal, currency: FieldProposal, n
       : `the amounts' signs (${seen.map((s) => JSON.stringify(s)).join(', ')}) ${named.length > 1 ? 'name different currencies' : 'do not name one currency'}`;
   const nameSaid = fromName === null ? 'and the file name holds no currency code' : `and the file name says ${fromName.code}`;
   return {
-    source: { kind: 'open', text: `currency: no column holds currency codes, ${said} ${nameSaid}: write const: with the file's currency code` },
+    source: {
+      kind: 'open',
+      text: `currency: no column holds currency codes, ${said} ${nameSaid}: write const: with the file's currency code`,
+    },
     signs,
   };
 }

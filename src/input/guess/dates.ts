@@ -75,9 +75,10 @@ function timeMask(rest: string): { strict: string; loose: string; offset: string
 }
 
 function eraReading(value: string): Reading | null {
-  const m = /^(?<era>令和|平成|昭和|大正|明治|[RHSTM])(?<ey>元|\d{1,2})(?<s1>年|[./-])(?<mo>\d{1,2})(?<s2>月|[./-])(?<d>\d{1,2})(?<ri>日?)$/.exec(
-    value,
-  )?.groups;
+  const m =
+    /^(?<era>令和|平成|昭和|大正|明治|[RHSTM])(?<ey>元|\d{1,2})(?<s1>年|[./-])(?<mo>\d{1,2})(?<s2>月|[./-])(?<d>\d{1,2})(?<ri>日?)$/.exec(
+      value,
+    )?.groups;
   if (m === undefined) return null;
   const era = ERAS.find((e) => e.names.includes(m.era ?? ''));
   if (era === undefined || (m.s1 === '年') !== (m.s2 === '月') || (m.ri === '日') !== (m.s1 === '年')) return null;

@@ -103,7 +103,7 @@ function amountLines(p: FieldProposal, currency: CurrencyDecision, choose: (text
   if (n.negative.includes('trailing -')) choose('amount: a trailing minus (1234-) is in the sample: no profile form reads it');
   const signs = Object.entries(currency.signs);
   if (signs.length > 0) {
-    out.push(`    # currency signs around the amounts: ${signs.map(([s, k]) => `${q(s)} on ${n.signs[s] ?? 0}`).join(', ')}`);
+    out.push(`    # currency signs around the amounts: ${signs.map(([s]) => `${q(s)} on ${n.signs[s] ?? 0}`).join(', ')}`);
     out.push(`    currency_signs: { ${signs.map(([s, k]) => `${q(s)}: ${k === null ? 'null' : q(k)}`).join(', ')} }`);
   }
   return out;
@@ -112,7 +112,8 @@ function amountLines(p: FieldProposal, currency: CurrencyDecision, choose: (text
 function currencyLines(currency: CurrencyDecision, choose: (text: string) => void): string[] {
   const s = currency.source;
   if (s.kind === 'sign') return [`    # ${c(s.why)}`, '    amount_sign: true'];
-  if (s.kind === 'name') return [`    # ${c(s.why)}: taken from it by file_pattern (one profile for every currency's file)`, '    file_group: "currency"'];
+  if (s.kind === 'name')
+    return [`    # ${c(s.why)}: taken from it by file_pattern (one profile for every currency's file)`, '    file_group: "currency"'];
   if (s.kind === 'open') {
     choose(s.text);
     return ['    # const: "EUR"'];

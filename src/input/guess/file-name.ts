@@ -26,7 +26,9 @@ export function fileNameFacts(path: string, known: ReadonlySet<string>): FileNam
   const codeAt = parts.findIndex((p, i) => /^[A-Z]{3}$/.test(p) && known.has(p) && atEdge(i) && afterEdge(i));
   const code = codeAt === -1 ? null : (parts[codeAt] as string);
   const match = parts.map((p, i) => (i === codeAt ? '???' : /^\d+$/.test(p) ? '*' : p)).join('');
-  const pattern = parts.map((p, i) => (i === codeAt ? '(?<currency>[A-Z]{3})' : /^\d+$/.test(p) ? `\\d{${p.length}}` : escapeRegex(p))).join('');
+  const pattern = parts
+    .map((p, i) => (i === codeAt ? '(?<currency>[A-Z]{3})' : /^\d+$/.test(p) ? `\\d{${p.length}}` : escapeRegex(p)))
+    .join('');
   const stem = parts
     .filter((p, i) => i !== codeAt && !/^\d+$/.test(p))
     .join('')

@@ -186,11 +186,15 @@ function draftHead(
 ): string[] {
   const y: string[] = [];
   y.push(`# Draft load profile written by \`order-loader guess\` from ${c(file)}`);
-  y.push(`# (${bytes} bytes${gzip ? ' of its decompressed gzip content' : ''} read${complete ? ': the whole file' : ''}). Check every line before using it;`);
+  y.push(
+    `# (${bytes} bytes${gzip ? ' of its decompressed gzip content' : ''} read${complete ? ': the whole file' : ''}). Check every line before using it;`,
+  );
   y.push('# what it could not decide is an open: line (load refuses the draft until each is decided).');
   y.push('version: 1');
   y.push(`name: ${q(name.name)}`);
-  y.push(`# match: the files this profile takes in an inbox (--profiles): this name with its digits${name.currency === null ? '' : ' and currency code'} left open`);
+  y.push(
+    `# match: the files this profile takes in an inbox (--profiles): this name with its digits${name.currency === null ? '' : ' and currency code'} left open`,
+  );
   y.push(`match: ${q(name.match)}`);
   if (currency.source.kind === 'name') y.push(`file_pattern: ${q(currency.source.pattern)}   # the currency comes from the file's name`);
   y.push(`format: ${layout.format}`);
@@ -218,7 +222,9 @@ function timezoneLines(p: FieldProposal, open: string[]): string[] {
   if (offsets.length === 0) return [];
   const zone = zoneOfOffsets(offsets);
   if (zone === null) {
-    open.push(`timezone: the dates carry the offsets ${offsets.map(q).join(', ')}: in which zone is an order's date counted? write timezone: with its IANA name`);
+    open.push(
+      `timezone: the dates carry the offsets ${offsets.map(q).join(', ')}: in which zone is an order's date counted? write timezone: with its IANA name`,
+    );
     return ['# timezone: "Asia/Tokyo"   # an open choice (see open: below)'];
   }
   return [

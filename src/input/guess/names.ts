@@ -123,4 +123,3 @@ export function nameSimilarity(name: string, field: Field): { score: number; lik
   }
   return best;
 }
-

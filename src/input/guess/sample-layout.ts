@@ -139,4 +139,3 @@ function fixedTop(f: FixedLayout, enc: string): string[] {
         ]),
   ];
 }
-
