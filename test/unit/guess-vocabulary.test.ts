@@ -151,8 +151,11 @@ describe('what the newcomer saw guess get wrong', () => {
     expect(g.columns.source_key.column).toBe('Name');
   });
 
-  it('EUC-JP over windows-1252 for kanji text', () => {
+  it('EUC-JP over windows-1252 for kanji text; windows-1252 decoded as the reader decodes it (0x80 is €)', () => {
     expect(corpus('eucjp-fixed.dat').encoding).toBe('euc-jp');
+    const euro = corpus('euro-signs.csv');
+    expect(euro.encoding).toBe('windows-1252');
+    expect(parse(euro.yaml)).toMatchObject({ columns: { amount: { currency_signs: { '€': 'EUR' } }, currency: { amount_sign: true } } });
   });
 
   it('Net, Tax and Total: the total by its sum, the others listed; Excel guards unwrapped before the values are judged', () => {
