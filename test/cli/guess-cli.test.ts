@@ -3,9 +3,10 @@
  * their profiles hold) and on the files the issue names: a European semicolon file, ambiguous
  * day/month dates, a binary file, a gzip file. The draft must parse as YAML.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { ProfileGuess } from '../../src/input/guess/index.js';
@@ -150,6 +151,48 @@ describe('guess on the files of issue 21', () => {
     expect(m).toMatchObject({ code: 1, stdout: '', stderr: `order-loader: ${missing}: no such file\n` });
     const none = await runCli(['guess', '--log-level', 'silent']);
     expect(none).toMatchObject({ code: 1, stderr: 'order-loader: guess: name one file to read\n' });
+  });
+});
+
+describe('a draft guess writes with exit 0 routes an inbox as it is (--profiles)', () => {
+  it("name and match from the file name, the currency from it: the next day's file and another currency's are taken too", async () => {
+    const root = tempDir();
+    const inbox = join(root, 'inbox');
+    const profiles = join(root, 'profiles');
+    mkdirSync(inbox);
+    mkdirSync(profiles);
+    const rows = (k: string) => `order,customer,date,amount\n${k}-1,9001,2026-12-01,100.00\n${k}-2,9002,2026-12-02,59.90\n`;
+    writeFileSync(join(inbox, 'orders_USD_20261201.csv'), rows('U'));
+    writeFileSync(join(inbox, 'orders_EUR_20261202.csv'), rows('E'));
+    const g = await runCli([
+      'guess',
+      join(inbox, 'orders_USD_20261201.csv'),
+      '--out',
+      join(profiles, 'orders.yaml'),
+      '--log-level',
+      'silent',
+    ]);
+    expect(g).toMatchObject({ code: 0, stderr: '' });
+    const db = `pglite:${join(root, 'db')}`;
+    const r = await runCli(['load', inbox, '--profiles', profiles, '--settle', '0', '--db', db, '--log-level', 'silent']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/orders_USD_20261201\.csv: read with profile orders \(sha256 [0-9a-f]{12}\)/);
+    expect(r.stdout).toMatch(/orders_EUR_20261202\.csv: read with profile orders \(sha256 [0-9a-f]{12}\)/);
+    const pglite = await PGlite.create(join(root, 'db'));
+    try {
+      const orders = await pglite.query<{ source_key: string; currency: string }>(
+        'SELECT source_key, currency FROM orders ORDER BY source_key',
+      );
+      expect(orders.rows).toEqual([
+        { source_key: 'E-1', currency: 'EUR' },
+        { source_key: 'E-2', currency: 'EUR' },
+        { source_key: 'U-1', currency: 'USD' },
+        { source_key: 'U-2', currency: 'USD' },
+      ]);
+    } finally {
+      await pglite.close();
+    }
   });
 });
 
