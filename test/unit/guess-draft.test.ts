@@ -469,7 +469,7 @@ describe('the sample’s bounds', () => {
       ),
     );
     expect(g.yaml).toContain('    # name "Datum" is "datum"; 500 of 500 values read as dates; samples: "2026-12-01"\n');
-    expect(g.yaml).toContain('    # 499 of 499 values read as numbers (the last column of numbers); samples: "1", "2", "3"\n');
+    expect(g.yaml).toContain('    # 499 of 499 values read as numbers (the only column of numbers); samples: "1", "2", "3"\n');
     expect(g.yaml).toContain('null_if: ["", "n/a"]   # seen in the sample\n');
   });
 

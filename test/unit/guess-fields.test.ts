@@ -262,7 +262,7 @@ describe('proposeFields: values, for what no name gave (a header-less file)', ()
     ]);
   });
 
-  it('proposes as the amount the first column of numbers with a fraction, a sign or a group separator, else the last column of numbers', () => {
+  it('proposes as the amount the first column of numbers with a fraction, a sign or a group separator, else the only column of numbers', () => {
     const whole = (i: number) => col(i, ['7', '8', '9']);
     expect(chosen([col(1, ['K1', 'K2', 'K3']), col(2, ['1.50', '2', '3']), col(3, ['-4', '5', '6']), whole(4)]).amount).toEqual([
       2,
@@ -277,9 +277,14 @@ describe('proposeFields: values, for what no name gave (a header-less file)', ()
       '3 of 3 values read as amounts (fractions, signs or separators)',
     ]);
     expect(chosen([col(1, ['K1', 'K2', 'K3']), col(2, ['▲4', '5', '6']), whole(3)]).amount?.[0]).toBe(2);
-    expect(chosen([col(1, ['K1', 'K2', 'K3']), whole(2), col(3, ['10', '20', '30'])]).amount).toEqual([
+    // several columns of whole numbers and no name: nothing says which is the amount, an open choice naming them
+    expect(proposeFields([col(1, ['K1', 'K2', 'K3']), whole(2), col(3, ['10', '20', '30'])])[3]).toMatchObject({
+      column: null,
+      open: 'amount: column 2, column 3 all hold whole numbers and no header says which is the amount',
+    });
+    expect(chosen([col(1, ['K1', 'K2', 'K3']), col(3, ['10', '20', '30'])]).amount).toEqual([
       3,
-      '3 of 3 values read as numbers (the last column of numbers)',
+      '3 of 3 values read as numbers (the only column of numbers)',
     ]);
     // 80 % numbers at least
     expect(chosen([col(1, ['K1', 'K2']), col(2, ['1.5', '2.5', '3.5', '4.5', 'x'])]).amount).toEqual([

@@ -129,10 +129,14 @@ export function chooseAmountColumn(columns: readonly GuessColumn[], numberOf: (c
       others: named.map((n) => n.c),
     };
   }
-  // no name: a fraction, a negative form, a sign or a group separator says amount; else the last column of numbers
+  // no name: a fraction, a negative form, a sign or a group separator says amount; else the one column of numbers
   const signed = numbers.filter(({ e }) => e.fractions > 0 || e.negative.length > 0 || e.group !== null || e.signed > 0);
-  const pick = signed[0] ?? numbers[numbers.length - 1];
+  const pick = signed[0] ?? (numbers.length === 1 ? numbers[0] : undefined);
+  if (pick === undefined && numbers.length > 1) {
+    const whole = numbers.map((n) => n.c);
+    return { open: `amount: ${listed(whole)} all hold whole numbers and no header says which is the amount`, others: whole };
+  }
   if (pick === undefined) return { open: null, others: [] };
-  const what = signed.length > 0 ? 'amounts (fractions, signs or separators)' : 'numbers (the last column of numbers)';
+  const what = signed.length > 0 ? 'amounts (fractions, signs or separators)' : 'numbers (the only column of numbers)';
   return { column: pick.c, why: [`${pick.e.numeric} of ${pick.e.of} values read as ${what}`], others: [] };
 }
