@@ -76,6 +76,11 @@ describe('amounts as exports write them', () => {
     expect(strip('1,200円')).toEqual({ body: '1,200', sign: '円', negative: null });
     expect(strip('€ 12,50')).toEqual({ body: '12,50', sign: '€', negative: null });
     expect(strip('12.00 USD')).toEqual({ body: '12.00', sign: 'USD', negative: null });
+    // Japanese Excel's yen sign in Shift_JIS (byte 0x5C) reads as a backslash: a sign of JPY
+    expect(numberEvidence(['\\1,200', '\\980'])).toMatchObject({ numeric: 2, signs: { '\\': 2 } });
+    expect(parse(corpus('excel-jp-datetime.csv').yaml)).toMatchObject({
+      columns: { order_date: { date: ['YYYY/MM/D H:mm'] }, amount: { currency_signs: { '\\': 'JPY' } }, currency: { amount_sign: true } },
+    });
     // a key is no signed amount
     expect(numberEvidence(['SO-50001', 'SO-50002'])).toMatchObject({ numeric: 0, signed: 0 });
   });

@@ -28,8 +28,12 @@ export interface NumberEvidence {
   signed: number;
 }
 
-/** What may stand around an amount: a currency symbol, 円 and its kin, or three capitals (an ISO code). */
-const CURRENCY_SIGN = /^(?:\p{Sc}|円|元|원|US\$|[A-Z]{3})$/u;
+/**
+ * What may stand around an amount: a currency symbol, 円 and its kin, three capitals (an ISO
+ * code), or a backslash: the yen sign of JIS X 0201, byte 0x5C, which Shift_JIS decoders read as
+ * `\` (Japanese Excel writes `\1,200` for ¥1,200).
+ */
+const CURRENCY_SIGN = /^(?:\p{Sc}|円|元|원|US\$|[A-Z]{3}|\\)$/u;
 /** Characters that are part of a number as written: digits, separators, negative marks. */
 const NUMBERISH = /[\d.,'\u00a0\u202f ()\-+▲△]/;
 const BLANKS = /[ \u00a0\u202f]/g;
@@ -171,7 +175,17 @@ export function numberEvidence(values: readonly string[], options: { wholeCurren
 /** The currency a sign or code stands for without doubt; null for a sign several currencies write ($, kr). */
 export function currencyOfSign(sign: string, known: ReadonlySet<string>): string | null {
   if (known.has(sign)) return sign;
-  const table: Record<string, string> = { '¥': 'JPY', '￥': 'JPY', 円: 'JPY', '€': 'EUR', '£': 'GBP', '₩': 'KRW', 원: 'KRW', US$: 'USD' };
+  const table: Record<string, string> = {
+    '¥': 'JPY',
+    '￥': 'JPY',
+    円: 'JPY',
+    '\\': 'JPY',
+    '€': 'EUR',
+    '£': 'GBP',
+    '₩': 'KRW',
+    원: 'KRW',
+    US$: 'USD',
+  };
   return table[sign] ?? null;
 }
 

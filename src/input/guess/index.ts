@@ -87,7 +87,7 @@ function wholeCurrencyHint(columns: readonly GuessColumn[], name: FileNameFacts)
     if (filled.length === 0) return false;
     if (filled.every((v) => WHOLE_CURRENCIES.has(v))) return true;
     const signs = numberEvidence(filled).signs;
-    return Object.keys(signs).length > 0 && Object.keys(signs).every((s) => ['¥', '￥', '円', '₩', '원'].includes(s));
+    return Object.keys(signs).length > 0 && Object.keys(signs).every((s) => ['¥', '￥', '円', '\\', '₩', '원'].includes(s));
   });
 }
 
