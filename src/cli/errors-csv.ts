@@ -28,16 +28,36 @@ export const ERROR_EXPORT_COLUMNS = [
   'raw_record',
 ] as const;
 
+/**
+ * The columns `--format excel` writes as Excel's text guard `="…"`: a key or id of digits loses
+ * its leading zeros (`000127` → `127`) or its digits (`1.23457E+15`), a date its form, when
+ * Excel opens the file and saves it again. The guard keeps each as text; `load` unwraps it.
+ */
+const EXCEL_TEXT_COLUMNS = new Set([0, 1, 2, 3, 5]);
+
+/** `="…"`, a quote inside doubled (the text of a formula). */
+const excelText = (v: string): string => `="${v.replaceAll('"', '""')}"`;
+
 /** One export row as CSV cells; a cell a spreadsheet would run as a formula gets the formula guard. */
-function cells(r: ErrorExportRow, attributeNames: readonly string[]): string[] {
+function cells(r: ErrorExportRow, attributeNames: readonly string[], excel: boolean): string[] {
   const base = [r.sourceKey, r.customerId, r.orderDate, r.amount, r.currency, r.errorCode, r.errorMessage, r.lineNo, r.loadId, r.rawRecord];
   const attributes = r.attributes;
   const all = attributeNames.length === 0 ? base : [...base, ...attributeNames.map((n) => attributes?.[n] ?? null)];
-  return all.map((v) => (v === null ? '' : neutraliseFormula(String(v))));
+  return all.map((v, i) => {
+    if (v === null) return '';
+    const text = neutraliseFormula(String(v));
+    return excel && EXCEL_TEXT_COLUMNS.has(i) ? excelText(text) : text;
+  });
 }
 
-function csvOptions(attributeNames: readonly string[]) {
-  return { header: true, columns: [...ERROR_EXPORT_COLUMNS, ...attributeNames], record_delimiter: 'unix' } as const;
+/** `excel`: CRLF line ends and a byte order mark, as Excel reads UTF-8 (without the mark it reads the ANSI code page). */
+function csvOptions(attributeNames: readonly string[], excel = false) {
+  return {
+    header: true,
+    columns: [...ERROR_EXPORT_COLUMNS, ...attributeNames],
+    record_delimiter: excel ? 'windows' : 'unix',
+    bom: excel,
+  } as const;
 }
 
 /** The attribute names of some rows, added to `names`. */
@@ -51,13 +71,14 @@ function sortedNames(names: Set<string>): string[] {
 }
 
 /** The rows as one CSV text (a library convenience for a few rows; `errors` streams with writeErrorsCsv). */
-export function errorsToCsv(rows: ErrorExportRow[]): string {
+export function errorsToCsv(rows: ErrorExportRow[], options: { excel?: boolean } = {}): string {
   const names = new Set<string>();
   for (const r of rows) addNames(names, r);
   const attributeNames = sortedNames(names);
+  const excel = options.excel === true;
   return stringifySync(
-    rows.map((r) => cells(r, attributeNames)),
-    csvOptions(attributeNames),
+    rows.map((r) => cells(r, attributeNames, excel)),
+    csvOptions(attributeNames, excel),
   );
 }
 
@@ -72,7 +93,12 @@ export const ERRORS_CSV_HELD_ROWS = 5000;
  * called twice) and written. Rows added between the two reads with an attribute name the first
  * did not see lose that cell (the export is not a snapshot, as it never was: pages).
  */
-export async function writeErrorsCsv(rows: () => AsyncIterable<ErrorExportRow>, out: Writable): Promise<void> {
+export async function writeErrorsCsv(
+  rows: () => AsyncIterable<ErrorExportRow>,
+  out: Writable,
+  options: { excel?: boolean } = {},
+): Promise<void> {
+  const excel = options.excel === true;
   const names = new Set<string>();
   const held: ErrorExportRow[] = [];
   let complete = true;
@@ -86,9 +112,9 @@ export async function writeErrorsCsv(rows: () => AsyncIterable<ErrorExportRow>, 
   }
   const attributeNames = sortedNames(names);
   async function* records() {
-    for await (const r of complete ? held : rows()) yield cells(r, attributeNames);
+    for await (const r of complete ? held : rows()) yield cells(r, attributeNames, excel);
   }
-  await pipeline(Readable.from(records()), stringify(csvOptions(attributeNames)), out, { end: false });
+  await pipeline(Readable.from(records()), stringify(csvOptions(attributeNames, excel)), out, { end: false });
 }
 
 /** Stream the rows as one JSON array, written element by element. */

@@ -142,9 +142,9 @@ counted again from 0 when its values change or an operator retries it)`,
   encoding: value(encoding.default('utf-8'), {
     commands: ['load', 'stage', 'preview'],
     arg: '<name>',
-    help: `utf-8 (default, BOM stripped) | shift_jis | cp932 | windows-31j (the last three: one
-encoding, Microsoft's Shift_JIS)`,
-    detail: 'utf-8 (default) | shift_jis | cp932 | windows-31j',
+    help: `utf-8 (default, BOM stripped) | shift_jis | cp932 | windows-31j (those three: one
+encoding, Microsoft's Shift_JIS) | euc-jp`,
+    detail: 'utf-8 (default) | shift_jis | cp932 | windows-31j | euc-jp',
   }),
   delimiter: value(delimiter.default(','), {
     commands: ['load', 'stage', 'preview'],
@@ -325,10 +325,10 @@ amount, currency`,
 
   // errors
   // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown
-  format: value(z.enum(['csv', 'json', 'text', 'markdown']).optional(), {
+  format: value(z.enum(['csv', 'excel', 'json', 'text', 'markdown']).optional(), {
     commands: ['load', 'stage', 'process', 'errors', 'preview'],
     arg: '<format>',
-    help: `load, stage, process: text (default) | markdown; errors: csv (default) | json;
+    help: `load, stage, process: text (default) | markdown; errors: csv (default) | excel | json;
 preview: text (default on a terminal) | json (default otherwise)`,
   }),
 

@@ -41,17 +41,19 @@ export const duration = (name: string, bareUnit: DurationUnit, example: string) 
     });
 
 /** The spellings the README and --help document (a few common aliases are accepted too). */
-export const ENCODING_NAMES = ['utf-8', 'shift_jis', 'cp932', 'windows-31j'] as const;
+export const ENCODING_NAMES = ['utf-8', 'shift_jis', 'cp932', 'windows-31j', 'euc-jp'] as const;
 
 export const encoding = z
   .string()
   .transform((v) => v.toLowerCase().replace(/_/g, '-'))
   .pipe(
-    z.enum(['utf-8', 'utf8', 'shift-jis', 'sjis', 'cp932', 'windows-31j'], {
+    z.enum(['utf-8', 'utf8', 'shift-jis', 'sjis', 'cp932', 'windows-31j', 'euc-jp', 'eucjp'], {
       error: `--encoding must be one of ${ENCODING_NAMES.join(', ')}`,
     }),
   )
-  .transform((v) => (v === 'utf-8' || v === 'utf8' ? ('utf-8' as const) : ('shift_jis' as const)));
+  .transform((v) =>
+    v === 'utf-8' || v === 'utf8' ? ('utf-8' as const) : v === 'euc-jp' || v === 'eucjp' ? ('euc-jp' as const) : ('shift_jis' as const),
+  );
 
 export const delimiter = z
   .string()

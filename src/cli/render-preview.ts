@@ -82,9 +82,11 @@ function shown(value: string): string {
 }
 
 function fieldCells(f: PreviewField): [string, string, string] {
-  const absent = f.from === 'const' ? '(const)' : '(missing)';
+  // a value the profile gives, not the file's column: said where it comes from
+  const given = f.from === 'file_name' ? '(file name)' : f.from === 'amount_sign' ? '(amount sign)' : '(const)';
+  const absent = f.from === 'const' || f.from === 'file_name' || f.from === 'amount_sign' ? given : '(missing)';
   return [
-    f.raw === null ? '(const)' : shown(f.raw),
+    f.raw === null ? given : shown(f.raw),
     f.normalized === null ? absent : shown(f.normalized),
     f.staged === null ? '(none)' : `${shown(f.staged)}${f.from === 'default' ? ' (default)' : ''}`,
   ];
@@ -159,7 +161,7 @@ export function renderPreview(result: PreviewResult, width: number): string {
     }
     const fields = l.fields;
     if (l.kind === 'reject') {
-      out.push(...wrapped(first, `${l.code}: ${escapeControl(l.message)}`));
+      out.push(...wrapped(first, withCode(l.code, l.message)));
       const staged = l.stagedAsError ? 'staged as ERROR (usable source_key), listed by errors' : 'not staged, listed by errors';
       if (fields === undefined) {
         out.push(`${blank}${fit(`line: ${shown(l.raw)}`, span)}`.trimEnd());
@@ -171,7 +173,7 @@ export function renderPreview(result: PreviewResult, width: number): string {
       continue;
     }
     ORDER_COLUMNS.forEach((c, i) => out.push(`${i === 0 ? first : blank}${cells(c, fieldCells(l.fields[c]))}`));
-    if (l.invalid !== null) out.push(...wrapped(blank, `then ERROR by validation: ${l.invalid.code}: ${escapeControl(l.invalid.message)}`));
+    if (l.invalid !== null) out.push(...wrapped(blank, `then ERROR by validation: ${withCode(l.invalid.code, l.invalid.message)}`));
   }
 
   const shownLines = result.lines.length;
@@ -200,4 +202,9 @@ export function renderPreview(result: PreviewResult, width: number): string {
   if (result.stoppedAt !== null) out.push(`STOPPED: the file cannot be read past line ${result.stoppedAt.line - 1}`);
   out.push(`exit code ${result.exitCode}, as load --dry-run`);
   return out.flatMap((l) => wrap(l.trimEnd(), total, '  ')).join('\n');
+}
+
+/** `CODE: message`; a message of several problems already starts with the first one's code (`CODE: …; CODE2: …`): not said twice. */
+function withCode(code: string, message: string): string {
+  return message.startsWith(`${code}: `) ? escapeControl(message) : `${code}: ${escapeControl(message)}`;
 }

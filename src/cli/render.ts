@@ -198,10 +198,17 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
     lines.push(
       'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',
     );
-  if (report.aborted === null && allDiscarded > 0)
+  if (report.aborted === null && allDiscarded > 0) {
+    // the rule that did it, named: `when:`, or `comment:`/`skip_lines:` (the lines not by when)
+    const emptied = report.files.filter((f) => (f.discarded ?? 0) > 0 && f.counts.read === 0);
+    const byWhen = emptied.reduce((n, f) => n + (f.discardedByWhen ?? 0), 0);
+    const byOther = emptied.reduce((n, f) => n + (f.discarded ?? 0), 0) - byWhen;
+    const rules = [...(byWhen > 0 ? [`when: ${byWhen} line(s)`] : []), ...(byOther > 0 ? [`comment: or skip_lines: ${byOther} line(s)`] : [])];
+    const check = byWhen > 0 ? 'when:' : 'comment: and skip_lines:';
     lines.push(
-      `${allDiscarded} file(s) had every line discarded by the profile (when:, comment:): nothing of them was loaded; check the profile's when: with \`order-loader preview\``,
+      `${allDiscarded} file(s) had every line discarded by the profile (${rules.join(', ')}): nothing of them was loaded; check the profile's ${check} with \`order-loader preview\``,
     );
+  }
   return lines.join('\n');
 }
 

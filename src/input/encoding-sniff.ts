@@ -19,8 +19,7 @@ export const SNIFF_BYTES = 64 * 1024;
 export const SNIFFED_ENCODINGS = [
   // WHATWG's shift_jis decoder is Windows-31J (cp932): NEC and IBM extensions included
   { name: 'Shift_JIS', decoder: 'shift_jis', option: 'shift_jis' },
-  // not an encoding order-loader reads: the file is to be converted first
-  { name: 'EUC-JP', decoder: 'euc-jp', option: null },
+  { name: 'EUC-JP', decoder: 'euc-jp', option: 'euc-jp' },
 ] as const;
 
 export type SniffedEncoding = (typeof SNIFFED_ENCODINGS)[number]['name'];
@@ -113,12 +112,8 @@ export function encodingRefusal(path: string, evidence: EncodingEvidence): strin
   const invalid = evidence.invalidUtf8;
   if (invalid === null || evidence.fits.length === 0) return null;
   const where = `byte 0x${invalid.byte.toString(16).padStart(2, '0')} at offset ${invalid.offset}, line ${invalid.line}`;
-  const advice = (name: SniffedEncoding): string => {
-    const option = SNIFFED_ENCODINGS.find((e) => e.name === name)?.option ?? null;
-    return option === null
-      ? `convert it to UTF-8 first (iconv -f ${name} -t UTF-8), order-loader does not read ${name}`
-      : `load it with --encoding ${option}`;
-  };
+  const advice = (name: SniffedEncoding): string =>
+    `load it with --encoding ${SNIFFED_ENCODINGS.find((e) => e.name === name)?.option ?? name.toLowerCase()}`;
   const [first, second] = evidence.fits;
   if (first === undefined) return null;
   const reads =

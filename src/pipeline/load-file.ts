@@ -199,7 +199,7 @@ export async function stageListedFile(run: FileStaging, listed: OrderFile): Prom
       skipped: null,
       resumedAt: resumedAt(plan),
       ...profileOf(options),
-      ...(profile === undefined ? {} : { discarded: result.discarded }),
+      ...(profile === undefined ? {} : { discarded: result.discarded, discardedByWhen: file.discardedByWhen?.() ?? 0 }),
     },
     interrupted: result.interrupted,
   };

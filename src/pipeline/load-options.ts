@@ -121,6 +121,8 @@ export interface FileReport {
   profile?: { name: string; sha256: string };
   /** Lines the profile discarded (`when`, `comment`, `skip_lines`), this run: counted apart, never errors. */
   discarded?: number;
+  /** Of those, the lines `when` discarded (the hint after a file whose every line was discarded names the rule). */
+  discardedByWhen?: number;
 }
 
 export interface LoadReport {

@@ -37,7 +37,7 @@ export interface PreviewField {
   /** The value the stage row would hold (null: none, SQL NULL). */
   staged: string | null;
   /** Where the staged value comes from when not from the file: the profile's `const` or `default`. */
-  from?: 'const' | 'default';
+  from?: 'const' | 'default' | 'file_name' | 'amount_sign';
 }
 
 export type PreviewFields = Record<OrderColumn, PreviewField>;
@@ -162,7 +162,15 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
       const value = staged === null ? null : ((staged as Partial<ParsedOrder>)[STAGED_VALUE[c]] ?? null);
       const spec = profile?.spec.columns[c];
       const from =
-        spec?.const !== undefined ? 'const' : spec?.default !== undefined && n === null && value !== null ? 'default' : undefined;
+        spec?.const !== undefined
+          ? 'const'
+          : spec?.file_group !== undefined
+            ? 'file_name'
+            : spec?.amount_sign !== undefined
+              ? 'amount_sign'
+              : spec?.default !== undefined && n === null && value !== null
+                ? 'default'
+                : undefined;
       out[c] = { raw: raw[c], normalized: n, staged: value, ...(from === undefined ? {} : { from }) };
     }
     return out;

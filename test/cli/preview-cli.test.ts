@@ -121,7 +121,7 @@ describe('preview', () => {
     const all = await runCli(['preview', '--profile', 'examples/profiles/eu-erp.yaml', cancelled]);
     expect(all.code).toBe(2);
     expect((JSON.parse(all.stdout) as PreviewResult).warnings).toEqual([
-      `${cancelled}: profile eu-erp discarded every line (1): nothing would be loaded from it (check when:)`,
+      `${cancelled}: profile eu-erp discarded every line (1): nothing would be loaded from it (check when: (1 line(s)))`,
     ]);
 
     const stops = writeTestFile(`${HEADER}\n"K1,1,2026-01-01,1,JPY\n`);
@@ -143,5 +143,29 @@ describe('preview', () => {
     expect(badFormat.stderr).toBe('order-loader: preview --format takes text or json (got csv)\n');
     const dryRun = await runCli(['preview', 'fixtures/orders-sample.csv', '--dry-run']);
     expect(dryRun.stderr).toMatch(/preview does not take --dry-run/);
+  });
+});
+
+describe('preview of a line with several problems', () => {
+  it('says the first code once, then each problem', async () => {
+    const file = writeTestFile(`${HEADER}\nK-1,x,2026-13-45,1.00,JPY\n`);
+    const out = await onTerminal(['preview', file, '--format', 'text'], 200);
+    expect(out.stdout).toContain('PARSE_CUSTOMER_ID: customer_id is not an integer: "x"; PARSE_ORDER_DATE:');
+    expect(out.stdout).not.toContain('PARSE_CUSTOMER_ID: PARSE_CUSTOMER_ID');
+  });
+});
+
+describe('preview of values the profile takes from elsewhere', () => {
+  it('a currency from the amount sign or from the file name is said so', async () => {
+    const us = await onTerminal(
+      ['preview', 'examples/profiles/us-erp.csv', '--profile', 'examples/profiles/us-erp.yaml', '--format', 'text'],
+      200,
+    );
+    expect(us.stdout).toMatch(/currency +\(amount sign\) +\(amount sign\) +USD/);
+    const shop = await onTerminal(
+      ['preview', 'examples/profiles/shop_JPY_20261201.tsv', '--profile', 'examples/profiles/web-shop.yaml', '--format', 'text'],
+      200,
+    );
+    expect(shop.stdout).toMatch(/currency +\(file name\) +\(file name\) +JPY/);
   });
 });

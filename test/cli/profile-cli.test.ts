@@ -67,3 +67,43 @@ describe.skipIf(!existsSync(CLI))('load --profile', () => {
     expect(dry.code).toBe(2);
   });
 });
+
+describe.skipIf(!existsSync(CLI))('lines that are not orders', () => {
+  const PIPE = `version: 1
+delimiter: "|"
+when: { column: "No", not_in: ["TOTAL"] }
+columns:
+  source_key: { column: "No" }
+  customer_id: { column: "Customer" }
+  order_date: { column: "Date", date: "YYYY-MM-DD" }
+  amount: { column: "Amount" }
+  currency: { column: "Currency" }
+`;
+
+  it('a trailer with fewer fields is discarded by when:, not rejected for its field count', async () => {
+    const profile = writeTestFile(PIPE, 'pipe.yaml');
+    const file = writeTestFile('No|Customer|Date|Amount|Currency\nA-1|1|2026-12-01|16399.50|JPY\nTOTAL|1|16399.50\n', 'orders.txt');
+    const dry = await runCli(['load', '--dry-run', '--profile', profile, file, '--json']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/"rejected":0/);
+    expect(dry.stdout).toMatch(/"discarded":1/);
+  });
+
+  it('a file whose every line was discarded: the warning and the closing hint name the rule that did it', async () => {
+    const dir = tempDir();
+    const byWhen = writeTestFile(PIPE, 'pipe.yaml');
+    const totals = writeTestFile('No|Customer|Date|Amount|Currency\nTOTAL|0|0\n', 'orders.txt');
+    const when = await runCli(['load', '--profile', byWhen, totals, '--db', `pglite:${join(dir, 'db')}`]);
+    expect(when.code).toBe(2);
+    expect(when.stderr).toMatch(/discarded every line \(1\): nothing was loaded from it \(check when: \(1 line\(s\)\)\)/);
+    expect(when.stdout).toMatch(/1 file\(s\) had every line discarded by the profile \(when: 1 line\(s\)\): .*check the profile's when:/);
+    const byComment = writeTestFile(PIPE.replace('when: { column: "No", not_in: ["TOTAL"] }', 'comment: "#"'), 'pipe.yaml');
+    const comments = writeTestFile('No|Customer|Date|Amount|Currency\n#A-1|1|2026-12-01|1|JPY\n', 'orders.txt');
+    const comment = await runCli(['load', '--profile', byComment, comments, '--db', `pglite:${join(dir, 'db')}`]);
+    expect(comment.code).toBe(2);
+    expect(comment.stderr).toMatch(/discarded every line \(1\): nothing was loaded from it \(check comment: \\?"#\\?" \(1 line\(s\)\)\)/);
+    expect(comment.stdout).toMatch(
+      /had every line discarded by the profile \(comment: or skip_lines: 1 line\(s\)\): .*check the profile's comment: and skip_lines:/,
+    );
+  });
+});

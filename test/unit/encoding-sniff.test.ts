@@ -69,11 +69,11 @@ describe('encodingRefusal', () => {
       `in/a.csv: not UTF-8 (byte 0x92 at offset ${head.length}, line 2); it reads as Shift_JIS: load it with --encoding shift_jis`,
     );
     expect(encodingRefusal('b.csv', sniffEncoding(Buffer.concat([head, line(EUC_ONLY)]), true))).toBe(
-      `b.csv: not UTF-8 (byte 0xe0 at offset ${head.length}, line 2); it reads as EUC-JP: convert it to UTF-8 first (iconv -f EUC-JP -t UTF-8), order-loader does not read EUC-JP`,
+      `b.csv: not UTF-8 (byte 0xe0 at offset ${head.length}, line 2); it reads as EUC-JP: load it with --encoding euc-jp`,
     );
     expect(encodingRefusal('c.csv', sniffEncoding(Buffer.concat([head, line(EUC_BOTH)]), true))).toBe(
       `c.csv: not UTF-8 (byte 0xc3 at offset ${head.length}, line 2); it reads as Shift_JIS or as EUC-JP: ` +
-        'if Shift_JIS, load it with --encoding shift_jis; if EUC-JP, convert it to UTF-8 first (iconv -f EUC-JP -t UTF-8), order-loader does not read EUC-JP',
+        'if Shift_JIS, load it with --encoding shift_jis; if EUC-JP, load it with --encoding euc-jp',
     );
   });
 

@@ -511,11 +511,13 @@ describe('parseMappedRecord: the line is the mapping’s problem, with the other
         `PARSE_AMOUNT: ${problem.message}; PARSE_CURRENCY: currency is longer than 3 characters: "euro"; ` +
         'INVALID_CUSTOMER_ID: customer_id must be a positive integer',
     });
-    // a field that failed the schema is not also judged by its rule
+    // a field that failed the schema is not also judged by its rule; the parse problems in column
+    // order, the line's code the first of them (as the built-in format's)
     const both = parseMappedRecord({ ...ROW, customer_id: 'x', currency: '', order_date: '2026-12-01', amount: 'x' }, problem);
     expect(!both.ok && both.error.message).toBe(
-      `PARSE_AMOUNT: ${problem.message}; PARSE_CUSTOMER_ID: customer_id is not an integer: "x"; INVALID_CURRENCY: currency is missing`,
+      `PARSE_CUSTOMER_ID: customer_id is not an integer: "x"; PARSE_AMOUNT: ${problem.message}; INVALID_CURRENCY: currency is missing`,
     );
+    expect(!both.ok && both.error.code).toBe('PARSE_CUSTOMER_ID');
     const date = {
       column: 'order_date' as const,
       code: 'PARSE_ORDER_DATE',
@@ -526,8 +528,8 @@ describe('parseMappedRecord: the line is the mapping’s problem, with the other
       ok: false,
       sourceKey: null,
       error: {
-        code: 'PARSE_ORDER_DATE',
-        message: `PARSE_ORDER_DATE: ${date.message}; PARSE_SOURCE_KEY: source_key is longer than 100 characters (101); INVALID_CUSTOMER_ID: customer_id is missing`,
+        code: 'PARSE_SOURCE_KEY',
+        message: `PARSE_SOURCE_KEY: source_key is longer than 100 characters (101); PARSE_ORDER_DATE: ${date.message}; INVALID_CUSTOMER_ID: customer_id is missing`,
       },
     });
   });

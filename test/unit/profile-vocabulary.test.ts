@@ -4,12 +4,16 @@
  * Excel's ="…" guard, values from the file name, header names with blanks folded. Each reading
  * asserted through compileMapping as a line would be read; refusals by their code and message.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { unwrapExcelGuard } from '../../src/input/excel-guard.js';
-import type { OrderColumn } from '../../src/input/order-record.js';
+import { openOrderFile } from '../../src/input/order-file.js';
+import { parseOrderRecord, type OrderColumn } from '../../src/input/order-record.js';
 import { dateMaskProblem } from '../../src/input/profile/date-mask.js';
 import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
-import { compileMapping, headerKey, type Mapping } from '../../src/input/profile/mapping.js';
+import { compileMapping, headerKey, parseMappedRecord, type Mapping } from '../../src/input/profile/mapping.js';
+import { tempDir } from '../support/files.js';
 
 function profile(top = '', columns: Partial<Record<OrderColumn, string>> = {}): LoadProfile {
   const c: Record<OrderColumn, string> = {
@@ -262,7 +266,7 @@ describe('values from the file name', () => {
 
   test('a name the pattern does not match refuses the file, naming the pattern', () => {
     expect(() => compileMapping(named, {}, undefined, '/in/orders_usd_20261201.csv')).toThrow(
-      'orders_(?<currency>[A-Z]{3})_\\\\d{8}\\\\.csv',
+      String.raw`does not match file_pattern /orders_(?<currency>[A-Z]{3})_\d{8}\.csv/ of profile p`,
     );
     expect(() => compileMapping(named, {}, undefined, '/in/x_orders_USD_20261201.csv')).toThrow(/does not match file_pattern/);
   });
@@ -285,5 +289,86 @@ describe('header names', () => {
     expect(headerKey('ＯＲＤＥＲ\u3000ＲＥＦ')).toBe('order ref');
     expect(headerKey(' Order\u00a0\tRef ')).toBe('order ref');
     expect(headerKey('OrderRef')).not.toBe(headerKey('Order Ref'));
+  });
+});
+
+describe('the error code a line keeps: parse problems first, in column order, on both paths', () => {
+  test('a bad customer and a bad date: the customer’s code through a profile as in the built-in format', () => {
+    const m = compileMapping(profile('', { order_date: '{ column: "d", date: "DD.MM.YYYY" }' }));
+    const mapped = m.map((c) => ({ ...ROW, customer_id: 'x', order_date: '2026-13-45', currency: 'EUR' })[c]);
+    expect(mapped.problem?.code).toBe('PARSE_ORDER_DATE');
+    const viaProfile = parseMappedRecord(mapped.fields, mapped.problem!);
+    const builtIn = parseOrderRecord({ ...ROW, customer_id: 'x', order_date: '2026-13-45', currency: 'EUR' });
+    expect(viaProfile.ok || builtIn.ok).toBe(false);
+    if (viaProfile.ok || builtIn.ok) return;
+    expect(viaProfile.error.code).toBe('PARSE_CUSTOMER_ID');
+    expect(builtIn.error.code).toBe('PARSE_CUSTOMER_ID');
+    expect(viaProfile.error.message).toMatch(
+      /^PARSE_CUSTOMER_ID: .*; PARSE_ORDER_DATE: order_date: "2026-13-45" matches none of DD\.MM\.YYYY/,
+    );
+  });
+});
+
+describe('the CSV reader and the fixed-width reader alike', () => {
+  async function records(path: string, profile: LoadProfile): Promise<Array<Record<OrderColumn, string> | string>> {
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const out: Array<Record<OrderColumn, string> | string> = [];
+    for await (const item of file.items) out.push(item.kind === 'record' ? (item.problem?.code ?? item.fields) : item.code);
+    return out;
+  }
+  const columns = (at: boolean) => ({
+    source_key: at ? '{ at: [1, 10] }' : '{ column: "Key" }',
+    customer_id: at ? '{ at: [11, 3] }' : '{ column: "Customer" }',
+    order_date: `{ ${at ? 'at: [14, 25]' : 'column: "Date"'}, date: ["YYYY-MM-DDTHH:mm:ssZ", "GE年M月D日"] }`,
+    amount: `{ ${at ? 'at: [39, 12]' : 'column: "Amount"'}, decimal: ",", group: " ", negative: ["()"], currency_signs: { "€": EUR, "$": USD } }`,
+    currency: '{ file_group: cur }',
+  });
+  const top = "file_pattern: 'orders_(?<cur>[A-Z]{3})\\.(csv|dat)'\ntimezone: Asia/Tokyo\n";
+  const rows: Array<[string, string, string, string]> = [
+    ['="000123"', '7', '2026-11-30T20:00:00Z', '1\u00a0234,50 €'],
+    ['K-2', '8', '令和元年5月1日', '(1\u202f000,00)'],
+    ['K-3', '9', 'R1.4.30', '5,00'],
+    ['K-4', '10', '2026-12-01T00:00:00Z', '$5,00'],
+  ];
+  const want = [
+    { source_key: '000123', customer_id: '7', order_date: '2026-12-01', amount: '1234.5', currency: 'EUR' },
+    { source_key: 'K-2', customer_id: '8', order_date: '2019-05-01', amount: '-1000', currency: 'EUR' },
+    'PARSE_ORDER_DATE',
+    'PARSE_AMOUNT',
+  ];
+
+  test('CSV', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'orders_EUR.csv');
+    writeFileSync(path, `Key;Customer;Date;Amount\n${rows.map((r) => r.join(';')).join('\n')}\n`);
+    const p = parseProfileText(
+      `version: 1\ndelimiter: ";"\n${top}columns:\n${Object.entries(columns(false))
+        .map(([k, v]) => `  ${k}: ${v}`)
+        .join('\n')}\n`,
+      'p.yaml',
+      'p',
+    );
+    expect(await records(path, p)).toEqual(want);
+    const stray = join(dir, 'orders.csv');
+    writeFileSync(stray, `Key;Customer;Date;Amount\n`);
+    await expect(openOrderFile(stray, { encoding: 'utf-8', delimiter: ',', profile: p })).rejects.toThrow(/does not match file_pattern/);
+  });
+
+  test('fixed width', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'orders_EUR.dat');
+    const chars = (s: string, n: number) => s + ' '.repeat(n - Array.from(s).length);
+    writeFileSync(path, rows.map(([k, c, d, a]) => `${chars(k, 10)}${chars(c, 3)}${chars(d, 25)}${chars(a, 12)}\n`).join(''));
+    const p = parseProfileText(
+      `version: 1\nformat: fixed\nunits: chars\n${top}columns:\n${Object.entries(columns(true))
+        .map(([k, v]) => `  ${k}: ${v}`)
+        .join('\n')}\n`,
+      'p.yaml',
+      'p',
+    );
+    expect(await records(path, p)).toEqual(want);
+    const stray = join(dir, 'orders.dat');
+    writeFileSync(stray, 'K-1       1  2026-12-01T00:00:00Z     5,00        \n');
+    await expect(openOrderFile(stray, { encoding: 'utf-8', delimiter: ',', profile: p })).rejects.toThrow(/does not match file_pattern/);
   });
 });

@@ -7,11 +7,11 @@ export const errors: CommandSpec = {
   usage: {
     label: 'errors',
     summary: `every rejected line with its latest error: the ERROR rows and the lines refused
-while staging; --format csv (re-loadable once fixed) | json;
+while staging; --format csv (re-loadable once fixed) | excel | json;
 --load-id, --error-code, --limit`,
-    synopsis: 'errors [--format csv|json] [--load-id <n>] [--error-code <code>] [--limit <n>]',
+    synopsis: 'errors [--format csv|excel|json] [--load-id <n>] [--error-code <code>] [--limit <n>]',
     about:
-      'Every rejected line with its latest error: the ERROR rows and the lines refused while staging. CSV (default) can be loaded again once fixed. Exit 0.',
+      'Every rejected line with its latest error: the ERROR rows and the lines refused while staging. CSV (default) can be loaded again once fixed; excel: the same CSV with a byte order mark, CRLF and keys, ids, dates and amounts as ="…" text, so that it survives an open-edit-save in Excel. Exit 0.',
     options: [
       { option: ['load-id', 'error-code'], text: 'repeatable filters' },
       { option: 'limit', text: 'at most n rows (default: all, streamed)' },
@@ -19,7 +19,8 @@ while staging; --format csv (re-loadable once fixed) | json;
   },
   run: (ctx) => {
     const format = ctx.options.format ?? 'csv';
-    if (format !== 'csv' && format !== 'json') throw new UserError(`errors --format takes csv or json (not ${format})`);
+    if (format !== 'csv' && format !== 'excel' && format !== 'json')
+      throw new UserError(`errors --format takes csv, excel or json (not ${format})`);
     return withLoader(ctx, {}, async (loader) => {
       const { options } = ctx;
       const rows = () => loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
@@ -28,7 +29,7 @@ while staging; --format csv (re-loadable once fixed) | json;
       try {
         await (format === 'json' || options.json
           ? writeErrorsJson(rows(), ctx.session.io.stdout)
-          : writeErrorsCsv(rows, ctx.session.io.stdout));
+          : writeErrorsCsv(rows, ctx.session.io.stdout, { excel: format === 'excel' }));
       } catch (error) {
         // the reader went away (`errors | head -1`): nothing more is wanted, not a failure
         if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;

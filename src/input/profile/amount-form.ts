@@ -126,7 +126,7 @@ export function amountConverter(spec: ColumnSpec, where: string, carried: SignCu
   const minusOnly = negatives.length === 1 && negatives[0] === '-' && signs.length === 0;
   /** What to add to the message of a text that is not a number: a sign or word around it the profile does not name. */
   const noSign = (s: string): string =>
-    /^[\d+(-]/.test(s) && /[\d)]$/.test(s)
+    !/^[\p{Sc}\p{L}]|[\p{Sc}\p{L}]$/u.test(s)
       ? ''
       : signs.length === 0
         ? ' (a currency sign or word around the number: name it in currency_signs)'

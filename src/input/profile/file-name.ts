@@ -16,7 +16,7 @@ export function fileNameValues(profile: LoadProfile, path: string | undefined): 
   const match = new RegExp(`^(?:${pattern})$`).exec(name);
   if (match === null)
     throw new UserError(
-      `${path}: the name ${JSON.stringify(name)} does not match file_pattern ${JSON.stringify(pattern)} of profile ${profile.name}: the file is not read`,
+      `${path}: the name ${JSON.stringify(name)} does not match file_pattern /${pattern}/ of profile ${profile.name}: the file is not read`,
     );
   // a group that took no part in the match is an empty value
   const groups: Record<string, string | undefined> = match.groups ?? {};

@@ -361,14 +361,25 @@ export function parseMappedRecord(fields: Record<OrderColumn, string>, problem: 
   for (const c of failed) if (c !== null) sound[c] = soundValues[c];
   const soundRecord = parseOrderRecord(sound);
   const rules = soundRecord.ok ? orderProblems(soundRecord.order).filter((p) => !failed.has(p.column)) : [];
-  const others = [
-    ...rest.issues.map((i) => ({ code: i.column === null ? 'PARSE' : `PARSE_${i.column.toUpperCase()}`, message: i.message })),
-    ...rules.map(({ code, message }) => ({ code, message })),
-  ];
+  // parse problems first, in column order (the built-in format's order: its first is the line's code), then the rules
+  const parse = [
+    { column: problem.column, code: problem.code, message: problem.message },
+    ...rest.issues.map((i) => ({
+      column: i.column,
+      code: i.column === null ? 'PARSE' : `PARSE_${i.column.toUpperCase()}`,
+      message: i.message,
+    })),
+  ].sort((a, b) => columnRank(a.column) - columnRank(b.column));
+  const problems = [...parse, ...rules].map(({ code, message }) => ({ code, message }));
   return {
     ok: false,
     sourceKey: rest.sourceKey,
     issues: [issue, ...rest.issues],
-    error: describeProblems([problem, ...others]) ?? problem,
+    error: describeProblems(problems) ?? problem,
   };
+}
+
+/** A column's place in ORDER_COLUMNS (a problem of no column, first). */
+function columnRank(column: OrderColumn | null): number {
+  return column === null ? -1 : ORDER_COLUMNS.indexOf(column);
 }
