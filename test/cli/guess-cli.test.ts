@@ -154,6 +154,50 @@ describe('guess on the files of issue 21', () => {
   });
 });
 
+describe('guess on the vocabulary examples (examples/profiles/): their mapping, and open what the file cannot tell', () => {
+  it('us-erp.csv: $, C$, £ and () around the amounts; day or month first and the $ currency left open', async () => {
+    const { guessed, yaml } = await guess('examples/profiles/us-erp.csv', 2);
+    expect(yaml.columns).toMatchObject({
+      source_key: { column: 'Order Ref' },
+      customer_id: { column: 'Customer' },
+      order_date: { column: 'Ordered' },
+      amount: { column: 'Total', decimal: '.', group: ',', negative: ['()'], currency_signs: { $: null, C$: 'CAD', '£': 'GBP' } },
+    });
+    // 12/01/2026 … 12/03/2026: every value reads both ways; "$" is the sign of several currencies
+    expect(guessed.open.map((o) => o.slice(0, o.indexOf(':')))).toEqual(['columns.order_date', 'columns.currency']);
+    expect(guessed.open[0]).toContain('DD/MM/YYYY h:mm A and as MM/DD/YYYY h:mm A');
+  });
+
+  it('shop_JPY_20261201.tsv: ="…" keys, ¥ ￥ 円, the TOTAL trailer left out; offsets +09:00 and Z: the zone left open', async () => {
+    const { guessed, yaml } = await guess('examples/profiles/shop_JPY_20261201.tsv', 2);
+    expect(yaml).toMatchObject({ name: 'shop', match: 'shop_???_*.tsv', delimiter: '\t', when: { column: 'id', not_in: ['TOTAL'] } });
+    expect(yaml.columns).toMatchObject({
+      source_key: { column: 'id' },
+      customer_id: { column: 'customer' },
+      order_date: { column: 'created_at', date: ['YYYY-MM-DDTHH:mm:ssZ'] },
+      amount: { column: 'total', group: ',', currency_signs: { '¥': 'JPY', '￥': 'JPY', 円: 'JPY' } },
+      currency: { amount_sign: true },
+    });
+    expect(guessed.open).toEqual([
+      'timezone: the dates carry the offsets "+09:00", "Z": in which zone is an order\'s date counted? write timezone: with its IANA name',
+    ]);
+  });
+
+  it('jp-ledger.dat: fixed width apart by blanks, era dates in three forms (the one out of its era rejected), ▲ and 円; the currency of unsigned amounts left open', async () => {
+    const { guessed, yaml, text } = await guess('examples/profiles/jp-ledger.dat', 2);
+    expect(yaml).toMatchObject({ format: 'fixed', encoding: 'utf-8', units: 'chars' });
+    expect(yaml.columns).toMatchObject({
+      source_key: { at: [1, 6] },
+      customer_id: { at: [7, 4] },
+      order_date: { at: [11, 16], date: ['GE年M月D日', 'GE.MM.D', 'GEE/MM/DD'] },
+      amount: { at: [27, 6], group: ',', negative: ['▲'], currency_signs: { 円: 'JPY' } },
+    });
+    expect(text).toContain('# 1 of 5 values no mask reads ("R1.4.30"): their lines will be rejected (PARSE_ORDER_DATE)');
+    expect(guessed.open).toHaveLength(1);
+    expect(guessed.open[0]).toMatch(/^columns\.currency: .*"円"\) name JPY, but 2 amount\(s\) carry none/);
+  });
+});
+
 describe('a draft guess writes with exit 0 routes an inbox as it is (--profiles)', () => {
   it("name and match from the file name, the currency from it: the next day's file and another currency's are taken too", async () => {
     const root = tempDir();

@@ -29,11 +29,11 @@ export interface NumberEvidence {
 }
 
 /**
- * What may stand around an amount: a currency symbol, 円 and its kin, three capitals (an ISO
- * code), or a backslash: the yen sign of JIS X 0201, byte 0x5C, which Shift_JIS decoders read as
+ * What may stand around an amount: a currency symbol (`$`, `C$`, `US$`), 円 and its kin, three
+ * capitals (an ISO code), or a backslash: the yen sign of JIS X 0201, byte 0x5C, which Shift_JIS decoders read as
  * `\` (Japanese Excel writes `\1,200` for ¥1,200).
  */
-const CURRENCY_SIGN = /^(?:\p{Sc}|円|元|원|US\$|[A-Z]{3}|\\)$/u;
+const CURRENCY_SIGN = /^(?:\p{Sc}|[A-Z]{1,2}\p{Sc}|円|元|원|[A-Z]{3}|\\)$/u;
 /** Characters that are part of a number as written: digits, separators, negative marks. */
 const NUMBERISH = /[\d.,'\u00a0\u202f ()\-+▲△]/;
 const BLANKS = /[ \u00a0\u202f]/g;
@@ -185,6 +185,12 @@ export function currencyOfSign(sign: string, known: ReadonlySet<string>): string
     '₩': 'KRW',
     원: 'KRW',
     US$: 'USD',
+    C$: 'CAD',
+    A$: 'AUD',
+    NZ$: 'NZD',
+    HK$: 'HKD',
+    S$: 'SGD',
+    R$: 'BRL',
   };
   return table[sign] ?? null;
 }

@@ -66,10 +66,15 @@ export function decideCurrency(amount: FieldProposal, currency: FieldProposal, n
       },
       signs,
     };
+  const signsSaid = `the amounts' signs (${seen.map((s) => JSON.stringify(s)).join(', ')})`;
   const said =
     seen.length === 0
       ? 'the amounts carry no currency sign'
-      : `the amounts' signs (${seen.map((s) => JSON.stringify(s)).join(', ')}) ${named.length > 1 ? 'name different currencies' : 'do not name one currency'}`;
+      : named.length > 1
+        ? `${signsSaid} name different currencies`
+        : named[0] === null
+          ? `${signsSaid} name no one currency`
+          : `${signsSaid} name ${named[0] ?? ''}, but ${(number?.numeric ?? 0) - (number?.signed ?? 0)} amount(s) carry none`;
   const nameSaid = fromName === null ? 'and the file name holds no currency code' : `and the file name says ${fromName.code}`;
   return {
     source: {

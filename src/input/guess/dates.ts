@@ -33,6 +33,8 @@ export interface DateEvidence {
   chosen: string[] | null;
   /** The offsets the values read by the chosen masks carry (`+09:00`, `Z`), when they carry one. */
   offsets: string[];
+  /** Values no mask reads (a date out of its era, a suffix no mask writes). */
+  unread: string[];
 }
 
 interface Reading {
@@ -159,9 +161,11 @@ export function dateEvidence(values: readonly string[]): DateEvidence {
   const groups = new Map<string, Group>();
   const offsets = new Map<string, Set<string>>();
   let readable = 0;
+  const unread: string[] = [];
   filled.forEach((v, i) => {
     const rs = readings(v);
     if (rs.length > 0) readable++;
+    else unread.push(v);
     for (const r of rs) {
       const g = groups.get(r.loose) ?? { loose: r.loose, values: new Set(), stricts: new Set(), swappable: r.swappable, first: i };
       g.values.add(v);
@@ -197,6 +201,7 @@ export function dateEvidence(values: readonly string[]): DateEvidence {
     ambiguous,
     chosen: decided === null ? null : decided.map(proposed),
     offsets: decided === null ? [] : [...new Set(decided.flatMap((g) => [...(offsets.get(g.loose) ?? [])]))],
+    unread,
   };
 }
 

@@ -77,6 +77,12 @@ function dateLines(p: FieldProposal, choose: (text: string) => void): string[] {
     out.push(`    # date: ${q(b)}`);
   } else if (d.chosen !== null && d.chosen.length > 0 && d.readable === d.of) {
     out.push(`    date: [${d.chosen.map(q).join(', ')}]`);
+  } else if (d.chosen !== null && d.chosen.length > 0 && d.readable >= 0.8 * d.of) {
+    // most values read: the masks are proposed; a line whose date none reads is rejected at load, never read another way
+    out.push(
+      `    # ${d.of - d.readable} of ${d.of} values no mask reads (${samples(d.unread)}): their lines will be rejected (PARSE_ORDER_DATE)`,
+    );
+    out.push(`    date: [${d.chosen.map(q).join(', ')}]`);
   } else {
     const unread = d.of - d.readable;
     choose(`date: ${unread} of ${d.of} values read with no mask guess knows: write date: with the mask they are in`);

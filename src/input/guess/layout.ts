@@ -234,7 +234,32 @@ export function fixedLayout(lines: readonly string[], encoding: string): FixedLa
     else if (before !== null && before !== 'space' && now === null && here.has('space') && before === 'num') starts.push(p);
     else if (before === 'space' && now !== null && now !== 'space') starts.push(p);
   }
+  // fields apart from each other by blank columns (`JP-1  501 令和8年12月1日   1,200円`): the blanks
+  // are the layout's own boundaries, and a field's text may change kind inside (JP-1, R8.12.1)
+  const gaps = gapFields(sets).map(([s]) => s - 1);
+  // the record type is a field of its own; a field reaches to the next one (its padding with it)
+  if (recordType !== null && gaps[0] === 0 && gaps[1] !== 1) gaps.splice(1, 0, 1);
+  if (gaps.length >= 4) {
+    const fields: Array<[number, number]> = gaps.map((g, i) => [g + 1, (gaps[i + 1] ?? max) - g]);
+    return { units, fields, recordType, records, widths: [Math.min(...widths), max] };
+  }
   if (starts.length < 2) return null;
   const fields: Array<[number, number]> = starts.map((s, i) => [s + 1, (starts[i + 1] ?? max) - s]);
   return { units, fields, recordType, records, widths: [Math.min(...widths), max] };
+}
+
+/** The runs of positions some record fills, between positions blank on every record: [start, length], 1-based. */
+function gapFields(sets: ReadonlyArray<Set<string>>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let start = -1;
+  sets.forEach((set, p) => {
+    const blank = set.size === 1 && set.has('space');
+    if (!blank && start === -1) start = p;
+    if (blank && start !== -1) {
+      out.push([start + 1, p - start]);
+      start = -1;
+    }
+  });
+  if (start !== -1) out.push([start + 1, sets.length - start]);
+  return out;
 }
