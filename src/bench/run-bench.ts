@@ -268,7 +268,7 @@ async function generateBenchFile(file: string, options: BenchOptions): Promise<G
     const detail =
       first === undefined
         ? `${c.read} of ${options.rows} lines read as data lines`
-        : `line ${first.lineNo}: ${first.code}: ${first.message}`;
+        : `line ${first.lineNo}: ${first.message.startsWith(`${first.code}: `) ? '' : `${first.code}: `}${first.message}`;
     throw new UserError(
       `bench --profile ${shaped.profile.name}: the file written in the profile's shape does not read back through it (${detail})`,
     );

@@ -137,8 +137,11 @@ export function amountConverter(spec: ColumnSpec, where: string, carried: SignCu
     let negative = false;
     let sign: string | null = null;
     const first = v.charCodeAt(0);
-    // a text that starts with a digit has no sign: with "-" alone, no search for one
-    if (!(minusOnly && first >= 48 && first <= 57)) {
+    const last = v.charCodeAt(v.length - 1);
+    // a text that starts with a digit has no sign: with "-" alone, no search for one; nor, with
+    // any marks and signs, one that starts and ends with a digit (every mark and sign stands at an end)
+    const digitFirst = first >= 48 && first <= 57;
+    if (!(digitFirst && (minusOnly || (last >= 48 && last <= 57)))) {
       // a negative mark and a currency sign, each at most once, in either order: -$5, $-5, ($5), $(5), 5 USD
       for (let round = 0; round < 3; round++) {
         let changed = false;
@@ -158,8 +161,10 @@ export function amountConverter(spec: ColumnSpec, where: string, carried: SignCu
           }
         if (sign === null)
           for (const [text, code] of signs) {
-            if (s.startsWith(text)) s = s.slice(text.length).trim();
-            else if (s.endsWith(text)) s = s.slice(0, -text.length).trim();
+            // only the signs that begin with the text's first character or end with its last
+            if (text.charCodeAt(0) === s.charCodeAt(0) && s.startsWith(text)) s = s.slice(text.length).trim();
+            else if (text.charCodeAt(text.length - 1) === s.charCodeAt(s.length - 1) && s.endsWith(text))
+              s = s.slice(0, -text.length).trim();
             else continue;
             sign = text;
             carried.code = code;

@@ -213,41 +213,52 @@ export function dateMatcher(mask: string, timezone?: string): (v: string) => str
     timezone === undefined
       ? null
       : new Intl.DateTimeFormat('en-US', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  // each part's group number in a match (0: not in the mask), found once: a value is read without a lookup
+  const group = (...tokens: Token[]): number => {
+    const i = order.findIndex((t) => tokens.includes(t));
+    return i < 0 ? 0 : i + 1;
+  };
+  const [gYear, gMonth, gDay, gEra, gEraYear] = [group('YYYY'), group('MM', 'M'), group('DD', 'D'), group('G'), group('E', 'EE')];
+  const [g24, g12, gAmPm, gMinute, gSecond, gOffset] = [
+    group('HH', 'H'),
+    group('hh', 'h'),
+    group('A'),
+    group('mm'),
+    group('ss'),
+    group('Z'),
+  ];
+  const number = (text: string | undefined): number => (text === undefined ? 0 : Number(text));
   return (v) => {
     const match = re.exec(v);
     if (match === null) return null;
-    const got = new Map<Token, string>();
-    order.forEach((k, i) => got.set(k, match[i + 1] ?? ''));
     let year: number;
-    const era = got.has('G') ? ERA_BY_TEXT.get(got.get('G') ?? '') : undefined;
+    const era = gEra === 0 ? undefined : ERA_BY_TEXT.get(match[gEra] ?? '');
     if (era !== undefined) {
-      const e = got.get('E') ?? got.get('EE') ?? '';
+      const e = match[gEraYear] ?? '';
       const n = e === '元' ? 1 : Number(e);
       if (n < 1) return null;
       year = Number(era.first.slice(0, 4)) + n - 1;
-    } else year = Number(got.get('YYYY'));
-    const month = Number(got.get('MM') ?? got.get('M'));
-    const day = Number(got.get('DD') ?? got.get('D'));
-    const iso = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+    } else year = number(match[gYear]);
+    const month = number(match[gMonth]);
+    const day = number(match[gDay]);
+    const iso = `${String(year).padStart(4, '0')}-${month < 10 ? '0' : ''}${month}-${day < 10 ? '0' : ''}${day}`;
     if (!isValidIsoDate(iso)) return null;
     if (era !== undefined && (iso < era.first || iso > era.last)) return null;
     let hour = 0;
-    const h24 = got.get('HH') ?? got.get('H');
-    const h12 = got.get('hh') ?? got.get('h');
-    if (h24 !== undefined) {
-      hour = Number(h24);
+    if (g24 !== 0) {
+      hour = number(match[g24]);
       if (hour > 23) return null;
-    } else if (h12 !== undefined) {
-      hour = Number(h12);
+    } else if (g12 !== 0) {
+      hour = number(match[g12]);
       if (hour < 1 || hour > 12) return null;
-      const pm = (got.get('A') ?? '').toUpperCase() === 'PM';
+      const pm = (match[gAmPm] ?? '').toUpperCase() === 'PM';
       hour = (hour % 12) + (pm ? 12 : 0);
     }
-    const minute = Number(got.get('mm') ?? '0');
-    const second = Number(got.get('ss') ?? '0');
+    const minute = gMinute === 0 ? 0 : number(match[gMinute]);
+    const second = gSecond === 0 ? 0 : number(match[gSecond]);
     if (minute > 59 || second > 59) return null;
-    const offset = got.get('Z');
-    if (offset === undefined) return iso;
+    if (gOffset === 0) return iso;
+    const offset = match[gOffset] ?? 'Z';
     if (zone === null) return null;
     const instant = Date.UTC(year, month - 1, day, hour, minute, second) - offsetMinutes(offset) * 60_000;
     const local = zoneDate(zone, instant);
