@@ -64,8 +64,11 @@ describe('the draft of a CSV file, line by line', () => {
       lines(
         '# Draft load profile written by `order-loader guess` from export.csv',
         '# (390 bytes read: the whole file). Check every line before using it;',
-        '# what it could not decide is left as a commented choice.',
+        '# what it could not decide is an open: line (load refuses the draft until each is decided).',
         'version: 1',
+        'name: "export"',
+        '# match: the files this profile takes in an inbox (--profiles): this name with its digits left open',
+        'match: "export.csv"',
         'format: csv',
         '# encoding: every byte of the 390 read is ASCII',
         'encoding: "utf-8"',
@@ -80,7 +83,7 @@ describe('the draft of a CSV file, line by line', () => {
         '# lines starting with "#" are there',
         'comment: "#"',
         '# 1 line(s) after the last record (a trailer: its field count differs): "TOTAL 6"',
-        '#   no profile key drops a trailer of a CSV file: it will be rejected as a line with the wrong field count',
+        'when: { column: "Order No", not_in: ["TOTAL 6"] }   # leaves the trailer out',
         'null_if: ["", "NULL", "null", "n/a", "N/A", "-", "#N/A"]   # seen in the sample',
         'columns:',
         '  source_key:',
@@ -96,23 +99,25 @@ describe('the draft of a CSV file, line by line', () => {
         '    # date masks that fit: YYYY-MM-DD 6/6 (100%)',
         '    date: ["YYYY-MM-DD"]',
         '  amount:',
+        '    open:',
+        '      - "decimal: \\",\\" or \\".\\"? the sample does not tell (see the number style above)"',
+        '      - "amount: a trailing minus (1234-) is in the sample: no profile form reads it"',
         '    # name "Betrag" is "betrag"; samples: "1,234", "5-", "7"',
         '    column: "Betrag"',
         '    # number style: "1,234" reads as a thousands separator or as a decimal with 3 digits',
-        '    # not decided, choose one:',
         '    # decimal: ","',
         '    # decimal: "."',
-        '    # negative: ["-", "▲", "()"]   # no negative amount in the sample; "-" is read by default',
-        '    # a trailing minus (1234-) is in the sample: no profile form reads it',
+        '    # negative: ["-", "▲", "△", "()"]   # no negative amount in the sample; "-" is read by default',
         '  currency:',
         '    # name "Whg" is "whg"; samples: "EUR", "CHF"',
         '    column: "Whg"',
         '    # 1 of 6 values are empty or not a code; when empty:',
         '    # default: "EUR"',
-        '# columns not mapped (left out: extra: ignore is the default):',
+        '# columns not mapped (left out; extra: "ignore" says so, without a warning on every run):',
         '#   "Note": "NULL", "null", "n/a"',
         `#   "Comment": "${FORTY}", "${FORTY}…", "short"`,
         '#   "Spare": (all empty)',
+        'extra: "ignore"',
       ),
     );
     expect(g).toMatchObject({
@@ -139,11 +144,17 @@ describe('the draft of a CSV file, line by line', () => {
     });
   });
 
-  it('parses back into a profile that loads the file: the banner and comment skipped, the trailer rejected', async () => {
+  it('is refused while a choice is open; decided, it loads the file: the banner and comment skipped, the trailer left out', async () => {
     const g = draftOf('export.csv', EXPORT);
     expect(parse(g.yaml)).toMatchObject({ skip_lines: 2, comment: '#', null_if: ['', 'NULL', 'null', 'n/a', 'N/A', '-', '#N/A'] });
-    const records = await loadWith(g.yaml, EXPORT);
-    expect(records).toHaveLength(7);
+    expect(() => parseProfileText(g.yaml, 'draft.yaml', 'draft')).toThrow(
+      new UserError(
+        'profile draft.yaml: columns.amount: an open choice guess left: decimal: "," or "."? the sample does not tell (see the number style above) (line 39); decide it and remove its open: line (and 1 more open choice(s))',
+      ),
+    );
+    const decided = g.yaml.replace(/ {4}open:\n( {6}- .*\n)+/, '    decimal: "."\n');
+    const records = await loadWith(decided, EXPORT);
+    expect(records).toHaveLength(6);
     expect(records[0]).toEqual({
       line: 4,
       source_key: 'A-1',
@@ -153,21 +164,30 @@ describe('the draft of a CSV file, line by line', () => {
       currency: 'EUR',
     });
     expect(records[1]).toMatchObject({ line: 5, source_key: 'A-2', amount: '5-', currency: '' });
-    expect(records[6]).toEqual({ line: 10, reject: 'PARSE_FIELD_COUNT' });
+    expect(records.map((r) => (r as { line: number }).line)).toEqual([4, 5, 6, 7, 8, 9]);
   });
 
   it('a header-less file: a banner before the first record, at most 8 columns offered for a field not found, an incomplete sample', () => {
     const content = lines('Partner export', 'p1,q,r,s,t,u,v,w,y,z', 'p2,q,r,s,t,u,v,w,y,z', 'p3,q,r,s,t,u,v,w,y,z');
-    const choose = ['    # no column was found for it: choose one', '    # column: 1   # "p1", "p2", "p3"'];
-    for (const [i, c] of ['q', 'r', 's', 't', 'u', 'v', 'w'].entries()) choose.push(`    # column: ${i + 2}   # "${c}"`);
+    const choose = (field: string) => {
+      const out = [
+        `    open: "${field}: no column was found for it: write column: (or at: for fixed width)"`,
+        '    # column: 1   # "p1", "p2", "p3"',
+      ];
+      for (const [i, c] of ['q', 'r', 's', 't', 'u', 'v', 'w'].entries()) out.push(`    # column: ${i + 2}   # "${c}"`);
+      return out;
+    };
     // a line break in the file's name stays out of the comment's next line
     const g = draftOf('partner\r\nexport.csv', content, false);
     expect(g.yaml).toBe(
       lines(
         '# Draft load profile written by `order-loader guess` from partner export.csv',
         '# (78 bytes read). Check every line before using it;',
-        '# what it could not decide is left as a commented choice.',
+        '# what it could not decide is an open: line (load refuses the draft until each is decided).',
         'version: 1',
+        'name: "partner-export"',
+        '# match: the files this profile takes in an inbox (--profiles): this name with its digits left open',
+        'match: "partner\\r\\nexport.csv"',
         'format: csv',
         '# encoding: every byte of the 78 read is ASCII',
         'encoding: "utf-8"',
@@ -186,23 +206,27 @@ describe('the draft of a CSV file, line by line', () => {
         '    column: 1',
         '    # prefix: "XX-"   # optional: put before every key, when keys of several systems share the table',
         '  customer_id:',
-        ...choose,
+        ...choose('customer_id'),
         '  order_date:',
-        ...choose,
+        ...choose('order_date'),
         '  amount:',
-        ...choose,
+        ...choose('amount'),
         '  currency:',
-        '    # no column holds currency codes: choose the currency every order of this file is in',
+        `    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file's currency code"`,
         '    # const: "EUR"',
-        '# columns not mapped (left out: extra: ignore is the default):',
+        '# columns not mapped (left out; extra: "ignore" says so, without a warning on every run):',
         ...['q', 'r', 's', 't', 'u', 'v', 'w', 'y', 'z'].map((c, i) => `#   column ${i + 2}: "${c}"`),
+        'extra: "ignore"',
       ),
     );
     expect(g).toMatchObject({ complete: false, header: false, skipLines: 1 });
     expect(g.columns.source_key.column).toBe(1);
     expect(g.columns.customer_id).toEqual({ column: null, at: null, date: null, decimal: null, group: null, negative: [] });
-    // what it could not decide is left to the user: as written, the draft is no profile yet
-    expect(() => parseProfileText(g.yaml, 'draft.yaml', 'draft')).toThrow(/columns\.customer_id: .*\(line 22\)/);
+    // what it could not decide is left to the user, named: as written, the draft is no profile yet
+    expect(g.open).toHaveLength(4);
+    expect(() => parseProfileText(g.yaml, 'draft.yaml', 'draft')).toThrow(
+      /^profile draft\.yaml: columns\.customer_id: an open choice guess left: customer_id: no column was found for it: .*\(line 26\); decide it and remove its open: line \(and 3 more open choice\(s\)\)$/,
+    );
   });
 
   it('a named date no mask reads, a group separator and a negative form, every currency value a code', () => {
@@ -210,10 +234,10 @@ describe('the draft of a CSV file, line by line', () => {
     expect(g.yaml.slice(g.yaml.indexOf('  order_date:'))).toBe(
       lines(
         '  order_date:',
+        '    open: "date: 2 of 2 values read with no mask guess knows: write date: with the mask they are in"',
         '    # name "Date" is "date"; 0 of 2 values read as dates; samples: "soon", "later"',
         '    column: "Date"',
         '    # date masks that fit: none',
-        '    # date: "YYYY-MM-DD"   # no mask read these values: write the one they are in',
         '  amount:',
         '    # name "Total" is "total"; samples: "1.234.567", "-3"',
         '    column: "Total"',
@@ -245,11 +269,12 @@ describe('the draft of a CSV file, line by line', () => {
       '\nheader: true\n# full-width characters (digits, letters, signs) are in the file: NFKC makes them ASCII before values are read\nnormalize: nfkc\n',
     );
     expect(g.yaml).toContain('    # name "顧客" is "顧客"; samples: "10", "11", "12"\n');
-    expect(g.yaml).toContain('    negative: ["▲"]\n    # a trailing minus (1234-) is in the sample: no profile form reads it\n');
+    expect(g.yaml).toContain('  amount:\n    open: "amount: a trailing minus (1234-) is in the sample: no profile form reads it"\n');
+    expect(g.yaml).toContain('    negative: ["▲"]\n');
     // every column mapped: no list of the others
     expect(g.yaml.endsWith('  currency:\n    # name "通貨" is "通貨"; samples: "JPY"\n    column: "通貨"\n')).toBe(true);
     expect(g).toMatchObject({ normalize: true, columns: { amount: { negative: ['▲'] } } });
-    const records = await loadWith(g.yaml, content);
+    const records = await loadWith(g.yaml.replace(/ {4}open: .*\n/, ''), content);
     expect(records[0]).toEqual({ line: 2, source_key: 'Ａ１', customer_id: '10', order_date: '2026-12-01', amount: '12', currency: 'JPY' });
     expect(records[1]).toMatchObject({ amount: '-3' });
   });
@@ -357,8 +382,11 @@ describe('the draft of a fixed-width file', () => {
       lines(
         '# Draft load profile written by `order-loader guess` from fixed.dat',
         '# (127 bytes read: the whole file). Check every line before using it;',
-        '# what it could not decide is left as a commented choice.',
+        '# what it could not decide is an open: line (load refuses the draft until each is decided).',
         'version: 1',
+        'name: "fixed"',
+        '# match: the files this profile takes in an inbox (--profiles): this name with its digits left open',
+        'match: "fixed.dat"',
         'format: fixed',
         '# encoding: every byte of the 127 read is ASCII',
         'encoding: "utf-8"',
@@ -389,7 +417,7 @@ describe('the draft of a fixed-width file', () => {
         '    at: [21, 8]',
         '    # number style: decimal point: 3 value(s) such as "0012.50"',
         '    decimal: "."',
-        '    # negative: ["-", "▲", "()"]   # no negative amount in the sample; "-" is read by default',
+        '    # negative: ["-", "▲", "△", "()"]   # no negative amount in the sample; "-" is read by default',
         '  currency:',
         '    # 3 of 3 values are currency codes (EUR); samples: "EUR", "USD"',
         '    at: [29, 3]',
@@ -441,7 +469,7 @@ describe('the sample’s bounds', () => {
       ),
     );
     expect(g.yaml).toContain('    # name "Datum" is "datum"; 500 of 500 values read as dates; samples: "2026-12-01"\n');
-    expect(g.yaml).toContain('    # 499 of 500 values read as numbers (the last column of numbers); samples: "1", "2", "3"\n');
+    expect(g.yaml).toContain('    # 499 of 499 values read as numbers (the only column of numbers); samples: "1", "2", "3"\n');
     expect(g.yaml).toContain('null_if: ["", "n/a"]   # seen in the sample\n');
   });
 

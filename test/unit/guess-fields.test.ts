@@ -143,27 +143,42 @@ describe('proposeFields: names first', () => {
     expect(p.amount).toEqual([2, 'name "Betrag" is "betrag"']);
   });
 
-  it('gives a field to the best name first: an equal name before a name held, whatever the order of the columns', () => {
+  it('gives a field to the best name first: an equal name before a name held; of several amounts, the total', () => {
     const p = chosen([
       named(1, 'Total Amount', ['1.00', '2.00']),
       named(2, 'Amount', ['3.00', '4.00']),
       named(3, 'Key Date', ['x', 'y']),
       named(4, 'Order Date', ['2026-01-01', '2026-01-02']),
     ]);
-    expect(p.amount).toEqual([2, 'name "Amount" is "amount"']);
+    // two columns of amounts, no sum between them: the one whose name says total, the other listed beside it
+    expect(p.amount).toEqual([1, 'of the amounts "Total Amount", "Amount", the name "Total Amount" says total']);
+    expect(proposeFields([named(1, 'Total Amount', ['1.00']), named(2, 'Amount', ['3.00'])])[3]?.others).toEqual([
+      named(2, 'Amount', ['3.00']),
+    ]);
     expect(p.order_date).toEqual([4, 'name "Order Date" is "order_date"', '2 of 2 values read as dates']);
     // the columns that lost keep what else their names are like: "Key Date" holds "key"
     expect(p.source_key).toEqual([3, 'name "Key Date" is like "key"']);
   });
 
-  it('breaks a tie of names by the column’s position, then by the order of the fields', () => {
-    // two columns equally like the amount: the first; the second is left to the value rules
+  it('decides a tie of amounts by the evidence, or leaves it open; other ties by the column’s position, then the order of the fields', () => {
+    // two columns equally like the amount: the gross one is the order's total
     const dup = chosen([named(1, 'Net Amount', ['1.50', '2.50']), named(2, 'Gross Amount', ['1.80', '3.00']), named(3, 'x', ['A', 'B'])]);
-    expect(dup.amount).toEqual([1, 'name "Net Amount" is like "amount"']);
-    // the same name twice: the first column has it
-    const twice = chosen([named(1, 'Betrag', ['1,50', '2,50']), named(2, 'Betrag', ['1,80', '1,80']), named(3, 'Nr', ['A', 'B'])]);
-    expect(twice.amount).toEqual([1, 'name "Betrag" is "betrag"']);
-    expect(twice.source_key).toEqual([3, 'the first column whose values are all distinct']);
+    expect(dup.amount).toEqual([2, 'of the amounts "Net Amount", "Gross Amount", the name "Gross Amount" says total']);
+    // the total is the sum of two others on every record, whatever the names
+    const sum = chosen([
+      named(1, 'Amount 1', ['1.50', '2.50']),
+      named(2, 'Amount 2', ['0.30', '0.50']),
+      named(3, 'Amount 3', ['1.80', '3.00']),
+      named(4, 'x', ['A', 'B']),
+    ]);
+    expect(sum.amount).toEqual([3, '"Amount 3" = "Amount 1" + "Amount 2" on every record (2): an order\'s amount is its total']);
+    // the same name twice: nothing tells them apart, an open choice naming both
+    const twice = proposeFields([named(1, 'Betrag', ['1,50', '2,50']), named(2, 'Betrag', ['1,80', '1,80']), named(3, 'Nr', ['A', 'B'])]);
+    expect(twice[3]).toMatchObject({
+      column: null,
+      open: 'amount: "Betrag", "Betrag" all hold amounts and nothing tells which is the order\'s total',
+    });
+    expect(twice[0]?.column?.index).toBe(3);
     // one name like two fields alike ("order" and "customer" held): the first field of FIELDS
     const both = chosen([named(1, 'Customer Order', ['1', '2']), named(2, 'x', ['5', '5']), named(3, 'y', ['1.5', '2.5'])]);
     expect(both.source_key).toEqual([1, 'name "Customer Order" is like "order"']);
@@ -210,13 +225,16 @@ describe('proposeFields: names first', () => {
 });
 
 describe('proposeFields: values, for what no name gave (a header-less file)', () => {
-  it('proposes the date from the column most of whose values read as dates: 80 % at least, the highest share first', () => {
-    const p = chosen([
+  it('proposes the date from the one column whose values read as dates (80 % at least); of several that differ, none: an open choice', () => {
+    const p = proposeFields([
       col(1, ['K1', 'K2', 'K3', 'K4', 'K5']),
       col(2, ['2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04', 'soon']),
       col(3, ['01.12.2026', '02.12.2026', '03.12.2026', '04.12.2026', '05.12.2026']),
     ]);
-    expect(p.order_date).toEqual([3, '5 of 5 values read as dates']);
+    expect(p[2]).toMatchObject({
+      column: null,
+      open: "order_date: column 2, column 3 all hold dates, and no header says which is the order's",
+    });
     // 4 of 5 is enough; 3 of 4 is not
     expect(chosen([col(1, ['x', 'y']), col(2, ['2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04', 'soon'])]).order_date).toEqual([
       2,
@@ -244,7 +262,7 @@ describe('proposeFields: values, for what no name gave (a header-less file)', ()
     ]);
   });
 
-  it('proposes as the amount the first column of numbers with a fraction, a sign or a group separator, else the last column of numbers', () => {
+  it('proposes as the amount the first column of numbers with a fraction, a sign or a group separator, else the only column of numbers', () => {
     const whole = (i: number) => col(i, ['7', '8', '9']);
     expect(chosen([col(1, ['K1', 'K2', 'K3']), col(2, ['1.50', '2', '3']), col(3, ['-4', '5', '6']), whole(4)]).amount).toEqual([
       2,
@@ -259,9 +277,14 @@ describe('proposeFields: values, for what no name gave (a header-less file)', ()
       '3 of 3 values read as amounts (fractions, signs or separators)',
     ]);
     expect(chosen([col(1, ['K1', 'K2', 'K3']), col(2, ['▲4', '5', '6']), whole(3)]).amount?.[0]).toBe(2);
-    expect(chosen([col(1, ['K1', 'K2', 'K3']), whole(2), col(3, ['10', '20', '30'])]).amount).toEqual([
+    // several columns of whole numbers and no name: nothing says which is the amount, an open choice naming them
+    expect(proposeFields([col(1, ['K1', 'K2', 'K3']), whole(2), col(3, ['10', '20', '30'])])[3]).toMatchObject({
+      column: null,
+      open: 'amount: column 2, column 3 all hold whole numbers and no header says which is the amount',
+    });
+    expect(chosen([col(1, ['K1', 'K2', 'K3']), col(3, ['10', '20', '30'])]).amount).toEqual([
       3,
-      '3 of 3 values read as numbers (the last column of numbers)',
+      '3 of 3 values read as numbers (the only column of numbers)',
     ]);
     // 80 % numbers at least
     expect(chosen([col(1, ['K1', 'K2']), col(2, ['1.5', '2.5', '3.5', '4.5', 'x'])]).amount).toEqual([

@@ -65,11 +65,17 @@ describe('guessProfile on whole files', () => {
       customer_id: { column: 3 },
       order_date: { column: 2, date: ['YYYYMMDD'] },
       amount: { column: 4, decimal: '.' },
-      currency: null,
+      currency: { open: expect.stringMatching(/^currency: no column holds currency codes/) as unknown },
     });
     expect(guessed.columns.source_key.column).toBe(1);
     expect(guessed.columns.currency).toEqual({ column: null, at: null, date: null, decimal: null, group: null, negative: [] });
-    expect(text).toContain('    # no column holds currency codes: choose the currency every order of this file is in\n    # const: "EUR"');
+    // no column, sign or file name gives the currency: an open choice (load refuses the draft until it is decided)
+    expect(text).toContain(
+      '  currency:\n    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "EUR"',
+    );
+    expect(guessed.open).toEqual([
+      "columns.currency: currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file's currency code",
+    ]);
   });
 
   it('mainframe-sjis.dat: Shift_JIS fixed width in bytes, D records between H and T, full-width digits, ▲', async () => {
@@ -133,7 +139,7 @@ describe('guessProfile on whole files', () => {
   });
 
   it('refuses a binary file, a missing one, a folder, and a gzip file with nothing readable in it, saying why', async () => {
-    const bin = writeTestFile(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]), 'archive.zip');
+    const bin = writeTestFile(Buffer.from([0x01, 0x02, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]), 'archive.bin');
     await expect(guessProfile(bin)).rejects.toThrow(
       `${bin}: not a text file (a NUL byte at offset 5); guess reads CSV and fixed-width text`,
     );
@@ -287,7 +293,9 @@ describe('values, their bounds', () => {
     for (const [value, mask] of forms) expect(dateEvidence([value]).chosen, value).toEqual([mask]);
     // a dot is a dot, not any character
     expect(dateEvidence(['2026x02x28', '28x02x2026']).masks).toEqual([]);
-    for (const bad of ['2026-02-29', '2026-13-01', '2026-00-10', '2026-01-00', '2026-04-31', '1899-12-31', '2200-01-01', '2026-1-01'])
+    // a one-digit month is read by M (a mask as it is written), not by MM
+    expect(dateEvidence(['2026-1-01']).chosen).toEqual(['YYYY-M-DD']);
+    for (const bad of ['2026-02-29', '2026-13-01', '2026-00-10', '2026-01-00', '2026-04-31', '1899-12-31', '2200-01-01', '2026-1-001'])
       expect(dateEvidence([bad]), bad).toMatchObject({ masks: [], of: 1, readable: 0, chosen: null });
     for (const good of ['2024-02-29', '1900-01-01', '2199-12-31', '2026-12-31'])
       expect(dateEvidence([good]), good).toMatchObject({ readable: 1, chosen: ['YYYY-MM-DD'] });
@@ -308,6 +316,8 @@ describe('values, their bounds', () => {
       negative: [],
       fractions: 0,
       digitsOnly: 1,
+      signs: {},
+      signed: 0,
     });
     expect(numberEvidence(['1,234,567', '3.25', 'n/a', ''])).toEqual({
       numeric: 2,
@@ -318,6 +328,8 @@ describe('values, their bounds', () => {
       negative: [],
       fractions: 1,
       digitsOnly: 0,
+      signs: {},
+      signed: 0,
     });
     expect(numberEvidence(['1,50', '2.50'])).toMatchObject({
       decimal: null,
@@ -330,9 +342,11 @@ describe('values, their bounds', () => {
     });
     expect(numberEvidence(['7', '1 000'])).toMatchObject({
       decimal: '.',
-      why: 'no separator in the sample (whole numbers)',
+      group: ' ',
+      why: 'whole numbers with a group separator',
       digitsOnly: 1,
     });
+    expect(numberEvidence(['7', '12'])).toMatchObject({ decimal: '.', group: null, why: 'no separator in the sample (whole numbers)' });
     expect(numberEvidence(["1'234.50"])).toMatchObject({ decimal: '.', fractions: 1 });
     expect(numberEvidence(['-', 'abc', '▲'])).toMatchObject({ numeric: 0, of: 3 });
   });

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { UserError } from '../../errors.js';
 import { guessProfile } from '../../input/guess/index.js';
-import { EXIT_OK } from '../../pipeline/outcome.js';
+import { EXIT_OK, EXIT_ROWS_REJECTED } from '../../pipeline/outcome.js';
 import { print, type CommandSpec } from '../command.js';
 
 export const guess: CommandSpec = {
@@ -15,9 +15,13 @@ load profile: the encoding and why, line endings, the delimiter candidates and h
 each is, or the fixed-width boundaries it sees; header, banner and trailer lines; for each of
 the five fields the column it proposes with sample values and why, the date masks that fit with
 their hit rates, the number style. What it cannot decide (a date that reads day first and month
-first, a missing currency) is left as a commented choice. No database is opened.`,
+first, several columns of amounts and no sum or name telling the total, a currency nothing in the
+file or its name gives) is an open choice: an open: line naming the candidates, which load and
+preview refuse until it is decided. JSON, JSON Lines, workbooks (xlsx, xls, ods), PDF and zip
+files are recognised and refused with what to do. No database is opened.`,
     options: [{ option: 'out', text: 'write the profile there (refused when it exists) instead of on stdout' }],
-    exitCodes: 'Exit codes: 0 a draft was written; 1 the file cannot be read as text (the line says why).',
+    exitCodes: `Exit codes: 0 a draft that loads as it is was written; 2 a draft was written with open choices (listed on
+stderr: decide each before loading); 1 the file cannot be read as order text (the line says why).`,
   },
   run: async (ctx) => {
     const [file, more] = ctx.files;
@@ -40,6 +44,11 @@ first, a missing currency) is left as a commented choice. No database is opened.
     else if (out !== undefined) print(ctx.session, `draft profile of ${file} written to ${out}: check it before loading with it`);
     else print(ctx.session, guessed.yaml);
     ctx.summary.file = file;
-    return EXIT_OK;
+    if (guessed.open.length === 0) return EXIT_OK;
+    const list = guessed.open.map((o) => `  - ${o}`).join('\n');
+    ctx.session.io.stderr.write(
+      `order-loader: the draft leaves ${guessed.open.length} choice(s) open (load refuses it until each is decided):\n${list}\n`,
+    );
+    return EXIT_ROWS_REJECTED;
   },
 };

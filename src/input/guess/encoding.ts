@@ -68,8 +68,15 @@ function wholeLines(text: string, complete: boolean): string {
   return end === -1 ? text : text.slice(0, end + 1);
 }
 
+/**
+ * The bytes as the reader decodes them: streamed, then flushed when the sample is the whole file
+ * (Node's one-shot windows-1252 decode reads 0x80–0x9F as control characters, `€` as U+0080;
+ * the streaming one, which the reader uses, as the code page has them).
+ */
 function decode(label: string, bytes: Uint8Array, complete: boolean): string {
-  return wholeLines(new TextDecoder(label, { fatal: false, ignoreBOM: true }).decode(bytes, { stream: !complete }), complete);
+  const decoder = new TextDecoder(label, { fatal: false, ignoreBOM: true });
+  const text = decoder.decode(bytes, { stream: true }) + (complete ? decoder.decode() : '');
+  return wholeLines(text, complete);
 }
 
 /** The encoding of `sample` (the first bytes of the content; `complete`: all of it). */

@@ -1,40 +1,42 @@
 /**
- * `order-loader guess FILE` (issue 21 §4): read the start of a file (the decompressed content
- * of a gzip file) and draft a load profile, each decision with its evidence as a comment, each
- * thing it could not decide a commented choice. The detectors are pure (encoding.ts,
- * layout.ts, values.ts, fields.ts); this module reads the sample and writes the YAML by hand
- * (comments are the point; every scalar is double-quoted JSON text, which YAML reads as is).
+ * `order-loader guess FILE`: read the start of a file (the decompressed content of a gzip file)
+ * and draft a load profile, each decision with its evidence as a comment. What it cannot decide
+ * from the file is an open choice (`open:`, with the candidates commented), which load and
+ * preview refuse: a draft is either one that loads the file right, or one that says what is left
+ * to decide. The detectors are pure (encoding.ts, formats.ts, layout.ts, dates.ts, amounts.ts,
+ * fields.ts, choices.ts, currency.ts, file-name.ts); this module reads the sample and puts the
+ * YAML together (comments are the point; every scalar is double-quoted JSON text).
  */
 import { UserError } from '../../errors.js';
 import { isGzipFile } from '../gzip.js';
 import { readContentSample } from '../encoding-sniff.js';
+import { parseProfileText } from '../profile/load-profile.js';
+import { WHOLE_CURRENCIES } from './amounts.js';
+import { decideCurrency, type CurrencyDecision } from './currency.js';
+import { zoneOfOffsets } from './dates.js';
+import { label } from './choices.js';
+import { c, fieldLines, openLines, q, samples } from './draft.js';
 import { guessEncoding, type EncodingGuess } from './encoding.js';
-import {
-  delimiterCandidates,
-  delimiterName,
-  describeEndings,
-  fixedLayout,
-  framing,
-  isConsistent,
-  sliceUnits,
-  splitFields,
-  splitLines,
-  type DelimiterCandidate,
-  type FixedLayout,
-} from './layout.js';
-import { FIELDS, nameSimilarity, proposeFields, type FieldProposal, type GuessColumn } from './fields.js';
-import { dateEvidence, hasFullWidth, numberEvidence } from './values.js';
+import { proposeFields, type FieldProposal, type GuessColumn } from './fields.js';
+import { fileNameFacts, type FileNameFacts } from './file-name.js';
+import { binaryFormat, jsonFormat } from './formats.js';
+import { delimiterCandidates, describeEndings, isConsistent, splitLines } from './layout.js';
+import { FIELDS } from './names.js';
+import { csvLayout, fixedSampleLayout, GUESS_SAMPLE_RECORDS, type Layout } from './sample-layout.js';
+import { dateEvidence, hasFullWidth, KNOWN_CURRENCIES, numberEvidence, unguard } from './values.js';
 
+export { GUESS_SAMPLE_RECORDS };
 /** Bytes of the content read: enough lines to judge, small enough to answer at once. */
 export const GUESS_SAMPLE_BYTES = 64 * 1024;
-/** Records looked at, at most. */
-export const GUESS_SAMPLE_RECORDS = 500;
 
 export interface ProfileGuess {
   file: string;
   gzip: boolean;
   sampledBytes: number;
   complete: boolean;
+  /** The profile's name and the file-name pattern it takes (derived from the file's name). */
+  name: string;
+  match: string;
   encoding: EncodingGuess['encoding'];
   format: 'csv' | 'fixed';
   delimiter: string | null;
@@ -43,6 +45,7 @@ export interface ProfileGuess {
   normalize: boolean;
   units: 'bytes' | 'chars' | null;
   when: { at: [number, number]; equals: string } | null;
+  timezone: string | null;
   /** The column each field is proposed from: a header name, a 1-based number, [start, length], or null. */
   columns: Record<
     (typeof FIELDS)[number],
@@ -55,226 +58,145 @@ export interface ProfileGuess {
       negative: string[];
     }
   >;
+  /** What the draft leaves open (each an `open:` line load refuses), empty when it loads as it is. */
+  open: string[];
   /** The draft profile, YAML with its evidence as comments. */
   yaml: string;
 }
 
-const q = (s: string): string => JSON.stringify(s);
-/** A comment's text on one line. */
-const c = (s: string): string => s.replace(/[\r\n]+/g, ' ');
-const samples = (values: readonly string[]): string =>
-  [...new Set(values.filter((v) => v !== ''))]
-    .slice(0, 3)
-    .map((v) => q(v.length > 40 ? `${v.slice(0, 40)}…` : v))
-    .join(', ') || '(all empty)';
-const pct = (n: number, of: number): string => `${of === 0 ? 0 : Math.round((n / of) * 100)}%`;
+const NULL_WORDS = ['NULL', 'null', 'n/a', 'N/A', '-', '#N/A', '\\N'];
 
-function candidateLine(d: DelimiterCandidate): string {
-  return `${delimiterName(d.delimiter)}: ${d.fields} fields on ${d.lines} of ${d.of} lines (${pct(d.lines, d.of)})`;
+/** The sample's layout: the delimiter that splits most lines alike, else fixed width, else one column. */
+function layoutOf(lines: string[], encoding: string): Layout {
+  const candidates = delimiterCandidates(lines);
+  const best = candidates.find(isConsistent);
+  if (best !== undefined) return csvLayout(lines, best, candidates);
+  const fixed = fixedSampleLayout(lines, encoding, candidates);
+  if (fixed !== null) return fixed;
+  // one column of text, or lines of no common shape: a CSV of one field is the closest draft
+  const layout = csvLayout(lines, { delimiter: ',', fields: 1, lines: lines.length, of: lines.length }, candidates);
+  layout.comments.push('no delimiter splits the lines and no fixed-width boundary was seen: check the format');
+  return layout;
 }
 
-/** Does this row read as names (a header) above the rows below? */
-function headerEvidence(first: readonly string[], rest: ReadonlyArray<readonly string[]>): { header: boolean; why: string } {
-  const looksLikeData = (v: string) => /^[-+▲(]?[\d０-９][\d０-９.,/\-: ]*\)?-?$/.test(v.trim());
-  const dataLike = first.filter((v) => v.trim() === '' || looksLikeData(v));
-  const named = first.filter((v) => FIELDS.some((f) => nameSimilarity(v, f).score > 0));
-  if (dataLike.length > 0) return { header: false, why: `the first record holds values, not names (${samples(dataLike)})` };
-  const typedBelow = first.filter((_, i) => rest.length > 0 && rest.every((r) => looksLikeData(r[i] ?? '')));
-  if (named.length > 0 || typedBelow.length > 0)
-    return {
-      header: true,
-      why: `the first record holds names (${named.length} like a field's: ${samples(named)})${typedBelow.length > 0 ? `, ${typedBelow.length} of its columns hold numbers or dates below` : ''}`,
-    };
-  if (new Set(first).size === first.length && rest.length > 0 && !rest.every((r) => r.some((v, i) => v === first[i])))
-    return { header: true, why: 'the first record holds only text, all different: read as names' };
-  return { header: false, why: 'the first record looks like the others' };
+/** Does the sample say its amounts are in a currency without minor units (a code column, a sign, the name)? */
+function wholeCurrencyHint(columns: readonly GuessColumn[], name: FileNameFacts): boolean {
+  if (name.currency !== null && WHOLE_CURRENCIES.has(name.currency.code)) return true;
+  return columns.some((g) => {
+    const filled = g.values.filter((v) => v !== '');
+    if (filled.length === 0) return false;
+    if (filled.every((v) => WHOLE_CURRENCIES.has(v))) return true;
+    const signs = numberEvidence(filled).signs;
+    return Object.keys(signs).length > 0 && Object.keys(signs).every((s) => ['¥', '￥', '円', '\\', '₩', '원'].includes(s));
+  });
 }
 
-interface Layout {
-  format: 'csv' | 'fixed';
-  lines: string[];
-  comments: string[];
-  top: string[];
-  columns: GuessColumn[];
-  skip: number[];
-  delimiter: string | null;
-  header: boolean | null;
-  skipLines: number;
-  fixed: FixedLayout | null;
+/** `when:` that leaves out a CSV trailer (`TOTAL|4|16399.50`): its first field is a word no record has there. */
+function trailerLines(layout: Layout, keyColumn: GuessColumn | undefined): string[] {
+  if (layout.trailer.length === 0) return [];
+  const firsts = [...new Set(layout.trailer.map((t) => (t[0] ?? '').trim()))];
+  const first = layout.columns[0];
+  const said = `# ${layout.trailer.length} line(s) after the last record (a trailer: its field count differs): ${samples(layout.trailer.map((t) => t.join(layout.delimiter ?? ',')))}`;
+  const taken = first === undefined ? [] : first.values;
+  if (first === undefined || firsts.some((f) => f === '' || taken.includes(f)))
+    return [said, '#   not left out: its first field is no word the records never have there (it will be rejected)'];
+  const column = first.name !== null && first.name !== '' && layout.header === true ? q(first.name) : String(first.index);
+  const key = keyColumn === first ? ' (the key column)' : '';
+  return [said, `when: { column: ${column}, not_in: [${firsts.map(q).join(', ')}] }   # leaves the trailer out${key}`];
 }
 
-function csvLayout(lines: string[], best: DelimiterCandidate, candidates: DelimiterCandidate[]): Layout {
-  const top: string[] = [];
-  const comments: string[] = [];
-  top.push('format: csv');
-  const frame = framing(lines, best.delimiter, best.fields);
-  comments.push(`delimiter candidates: ${candidates.length === 0 ? 'none' : candidates.map(candidateLine).join('; ')}`);
-  const records = frame.records.slice(0, GUESS_SAMPLE_RECORDS + 1).map((l) => splitFields(l, best.delimiter));
-  const [first = [], ...rest] = records;
-  const h = headerEvidence(first, rest.slice(0, 50));
-  const data = h.header ? rest : records;
-  const columns: GuessColumn[] = Array.from({ length: best.fields }, (_, i) => ({
-    index: i + 1,
-    name: h.header ? (first[i] ?? '').trim() : null,
-    at: null,
-    values: data.map((r) => (r[i] ?? '').trim()),
-  }));
-  return {
-    format: 'csv',
-    lines,
-    comments,
-    top: [
-      `# delimiter: ${candidateLine(best)}`,
-      `delimiter: ${q(best.delimiter)}`,
-      `# header: ${c(h.why)}`,
-      `header: ${String(h.header)}`,
-      ...(frame.banner > 0
-        ? [
-            `# ${frame.banner} line(s) before the ${h.header ? 'header' : 'first record'} (a banner): ${samples(lines.slice(0, frame.banner))}`,
-            `skip_lines: ${frame.banner}`,
-          ]
-        : []),
-      ...(frame.comment ? ['# lines starting with "#" are there', 'comment: "#"'] : []),
-      ...(frame.trailer.length > 0
-        ? [
-            `# ${frame.trailer.length} line(s) after the last record (a trailer: its field count differs): ${samples(frame.trailer)}`,
-            '#   no profile key drops a trailer of a CSV file: it will be rejected as a line with the wrong field count',
-          ]
-        : []),
-    ],
-    columns,
-    skip: [],
-    delimiter: best.delimiter,
-    header: h.header,
-    skipLines: frame.banner,
-    fixed: null,
-  };
-}
-
-function fixedTop(f: FixedLayout, enc: string): string[] {
-  const boundaries = f.fields.map(([s, l]) => `${s}–${s + l - 1}`).join(', ');
-  return [
-    `# fixed width: no delimiter splits the lines; the data records are ${f.widths[0] === f.widths[1] ? `${f.widths[0]}` : `${f.widths[0]}–${f.widths[1]}`} ${f.units} long; field boundaries seen: ${boundaries}`,
-    `#   (where the kind of character — digit, letter, space, double-byte — changes alike on every record: check them against the record layout)`,
-    `units: ${f.units}`,
-    ...(f.units === 'bytes' ? [`# units: bytes: a double-byte character counts 2, as a record layout for ${enc} counts it`] : []),
-    ...(f.recordType === null
-      ? []
-      : [
-          `# record type in column 1: data records ${q(f.recordType.equals)}; other records (header, trailer) ${f.recordType.others.map(q).join(', ')} are left out`,
-          `when: { at: [1, 1], equals: ${q(f.recordType.equals)} }`,
-        ]),
-  ];
-}
-
-function fieldLines(p: FieldProposal, columns: GuessColumn[]): string[] {
-  const out: string[] = [`  ${p.field}:`];
-  const col = p.column;
-  const ref = (g: GuessColumn): string =>
-    g.at !== null ? `at: [${g.at[0]}, ${g.at[1]}]` : g.name !== null && g.name !== '' ? `column: ${q(g.name)}` : `column: ${g.index}`;
-  if (col === null) {
-    if (p.field === 'currency') {
-      out.push('    # no column holds currency codes: choose the currency every order of this file is in');
-      out.push('    # const: "EUR"');
-    } else {
-      out.push('    # no column was found for it: choose one');
-      for (const g of columns.slice(0, 8)) out.push(`    # ${ref(g)}   # ${samples(g.values)}`);
-    }
-    return out;
-  }
-  out.push(`    # ${c(p.why.join('; '))}; samples: ${c(samples(col.values))}`);
-  out.push(`    ${ref(col)}`);
-  if (p.field === 'source_key')
-    out.push('    # prefix: "XX-"   # optional: put before every key, when keys of several systems share the table');
-  if (p.field === 'order_date' && p.date !== undefined) {
-    const d = p.date;
-    const hits = d.masks.map((m) => `${m.mask} ${m.hits}/${d.of} (${pct(m.hits, d.of)})`).join(', ');
-    out.push(`    # date masks that fit: ${hits || 'none'}`);
-    if (d.ambiguous !== null) {
-      const [a, b] = d.ambiguous.masks;
-      out.push(
-        `    # ambiguous: every value reads both as ${a} and as ${b} (${q(d.ambiguous.example)}: day first or month first?); not decided, choose one:`,
-      );
-      out.push(`    # date: ${q(a)}`);
-      out.push(`    # date: ${q(b)}`);
-    } else if (d.chosen !== null && d.chosen.length > 0) {
-      out.push(`    date: [${d.chosen.map(q).join(', ')}]`);
-    } else out.push('    # date: "YYYY-MM-DD"   # no mask read these values: write the one they are in');
-  }
-  if (p.field === 'amount' && p.number !== undefined) {
-    const n = p.number;
-    out.push(`    # number style: ${c(n.why)}`);
-    if (n.decimal === null) {
-      out.push('    # not decided, choose one:');
-      out.push('    # decimal: ","');
-      out.push('    # decimal: "."');
-    } else out.push(`    decimal: ${q(n.decimal)}`);
-    if (n.group !== null) out.push(`    group: ${q(n.group)}`);
-    const forms = n.negative.filter((f) => f !== 'trailing -');
-    if (forms.length > 0) out.push(`    negative: [${forms.map(q).join(', ')}]`);
-    else out.push('    # negative: ["-", "▲", "()"]   # no negative amount in the sample; "-" is read by default');
-    if (n.negative.includes('trailing -')) out.push('    # a trailing minus (1234-) is in the sample: no profile form reads it');
-  }
-  if (p.field === 'currency' && p.currency !== undefined && p.currency.codes < col.values.length && p.currency.top !== null) {
-    out.push(`    # ${col.values.length - p.currency.codes} of ${col.values.length} values are empty or not a code; when empty:`);
-    out.push(`    # default: ${q(p.currency.top)}`);
-  }
-  return out;
-}
-
-/** The draft profile of `sample` (the start of the file's content). Throws UserError when it is no text. */
+/** The draft profile of `sample` (the start of the file's content). Throws UserError when it is no order text. */
 export function guessFromSample(file: string, sample: Uint8Array, complete: boolean, gzip = false): ProfileGuess {
+  const binary = binaryFormat(sample);
+  if (binary !== null) throw new UserError(`${file}: ${binary}`);
   const enc = guessEncoding(sample, complete);
   if ('notText' in enc) throw new UserError(`${file}: ${enc.notText}`);
+  const json = jsonFormat(enc.text, complete);
+  if (json !== null) throw new UserError(`${file}: ${json}`);
   const { lines: allLines, endings } = splitLines(enc.text);
   const lines = allLines.slice(0, GUESS_SAMPLE_RECORDS + 20);
   if (lines.every((l) => l.trim() === '')) throw new UserError(`${file}: no line of text in the first ${sample.length} bytes`);
   const fullWidth = hasFullWidth(enc.text);
-  const candidates = delimiterCandidates(lines);
-  const best = candidates.find(isConsistent);
-  let layout: Layout;
-  if (best !== undefined) layout = csvLayout(lines, best, candidates);
-  else {
-    const fixed = fixedLayout(lines, enc.encoding);
-    if (fixed === null) {
-      // one column of text, or lines of no common shape: a CSV of one field is the closest draft
-      layout = csvLayout(lines, { delimiter: ',', fields: 1, lines: lines.length, of: lines.length }, candidates);
-      layout.comments.push('no delimiter splits the lines and no fixed-width boundary was seen: check the format');
-    } else {
-      const columns: GuessColumn[] = fixed.fields.map(([s, l], i) => ({
-        index: i + 1,
-        name: null,
-        at: [s, l],
-        values: fixed.records.slice(0, GUESS_SAMPLE_RECORDS).map((r) => sliceUnits(r, s, l, enc.encoding, fixed.units)),
-      }));
-      layout = {
-        format: 'fixed',
-        lines,
-        comments: [`delimiter candidates: ${candidates.length === 0 ? 'none split a line' : candidates.map(candidateLine).join('; ')}`],
-        top: fixedTop(fixed, enc.encoding),
-        columns,
-        // the record type column is no field
-        skip: fixed.recordType !== null && fixed.fields[0]?.[1] === 1 ? [1] : [],
-        delimiter: null,
-        header: null,
-        skipLines: 0,
-        fixed,
-      };
-    }
-  }
-  const columns = layout.columns.map((g) => ({ ...g, values: fullWidth ? g.values.map((v) => v.normalize('NFKC').trim()) : g.values }));
-  const proposals = proposeFields(columns, { skip: layout.skip });
-  const nulls = [...new Set(columns.flatMap((g) => g.values).filter((v) => ['NULL', 'null', 'n/a', 'N/A', '-', '#N/A'].includes(v)))];
+  const layout = layoutOf(lines, enc.encoding);
+  const raw = layout.columns.flatMap((g) => g.values);
+  const nulls = [...new Set(raw.filter((v) => NULL_WORDS.includes(v)))];
+  const columns = layout.columns.map((g) => ({
+    ...g,
+    values: g.values.map((v) => {
+      const value = unguard(fullWidth ? v.normalize('NFKC').trim() : v);
+      return nulls.includes(value) ? '' : value;
+    }),
+  }));
+  const name = fileNameFacts(file, KNOWN_CURRENCIES);
+  const proposals = proposeFields(columns, { skip: layout.skip, wholeCurrency: wholeCurrencyHint(columns, name) });
+  const byField = (f: (typeof FIELDS)[number]) => proposals.find((p) => p.field === f) as FieldProposal;
+  const currency = decideCurrency(byField('amount'), byField('currency'), name);
+  const open: string[] = [];
+  const y = draftHead(file, sample.length, complete, gzip, name, currency, enc, endings, layout, fullWidth);
+  y.push(...timezoneLines(byField('order_date'), open));
+  y.push(...trailerLines(layout, byField('source_key').column ?? undefined));
+  if (nulls.length > 0) y.push(`null_if: [${['', ...nulls].map(q).join(', ')}]   # seen in the sample`);
+  else y.push('# null_if: ["", "NULL", "n/a"]   # values read as empty (default [""]); none other seen');
+  y.push('columns:');
+  for (const p of proposals) y.push(...fieldLines(p, columns, currency, open));
   const used = new Set(proposals.map((p) => p.column?.index));
-  const unmapped = columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
+  const unmapped = layout.columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
+  if (unmapped.length > 0) {
+    y.push('# columns not mapped (left out; extra: "ignore" says so, without a warning on every run):');
+    for (const g of unmapped) y.push(`#   ${label(g)}: ${c(samples(g.values))}`);
+    y.push('extra: "ignore"');
+  }
+  const top = open.filter((o) => !o.startsWith('columns.'));
+  y.push(...openLines(top, ''));
+  let yaml = `${y.join('\n')}\n`;
+  if (open.length === 0) yaml = checked(yaml, file, open);
+  return {
+    file,
+    gzip,
+    sampledBytes: sample.length,
+    complete,
+    name: name.name,
+    match: name.match,
+    encoding: enc.encoding,
+    format: layout.format,
+    delimiter: layout.delimiter,
+    header: layout.header,
+    skipLines: layout.skipLines,
+    normalize: fullWidth,
+    units: layout.fixed?.units ?? null,
+    when: layout.fixed?.recordType == null ? null : { at: [1, 1], equals: layout.fixed.recordType.equals },
+    timezone: zoneOf(byField('order_date')),
+    columns: columnSummary(proposals),
+    open,
+    yaml,
+  };
+}
 
+function draftHead(
+  file: string,
+  bytes: number,
+  complete: boolean,
+  gzip: boolean,
+  name: FileNameFacts,
+  currency: CurrencyDecision,
+  enc: EncodingGuess,
+  endings: ReturnType<typeof splitLines>['endings'],
+  layout: Layout,
+  fullWidth: boolean,
+): string[] {
   const y: string[] = [];
   y.push(`# Draft load profile written by \`order-loader guess\` from ${c(file)}`);
   y.push(
-    `# (${sample.length} bytes${gzip ? ' of its decompressed gzip content' : ''} read${complete ? ': the whole file' : ''}). Check every line before using it;`,
+    `# (${bytes} bytes${gzip ? ' of its decompressed gzip content' : ''} read${complete ? ': the whole file' : ''}). Check every line before using it;`,
   );
-  y.push('# what it could not decide is left as a commented choice.');
+  y.push('# what it could not decide is an open: line (load refuses the draft until each is decided).');
   y.push('version: 1');
+  y.push(`name: ${q(name.name)}`);
+  y.push(
+    `# match: the files this profile takes in an inbox (--profiles): this name with its digits${name.currency === null ? '' : ' and currency code'} left open`,
+  );
+  y.push(`match: ${q(name.match)}`);
+  if (currency.source.kind === 'name') y.push(`file_pattern: ${q(currency.source.pattern)}   # the currency comes from the file's name`);
   y.push(`format: ${layout.format}`);
   for (const why of enc.why) y.push(`# encoding: ${c(why)}`);
   y.push(`encoding: ${q(enc.encoding)}`);
@@ -286,19 +208,46 @@ export function guessFromSample(file: string, sample: Uint8Array, complete: bool
     y.push('# full-width characters (digits, letters, signs) are in the file: NFKC makes them ASCII before values are read');
     y.push('normalize: nfkc');
   }
-  if (nulls.length > 0) y.push(`null_if: [${['', ...nulls].map(q).join(', ')}]   # seen in the sample`);
-  else y.push('# null_if: ["", "NULL", "n/a"]   # values read as empty (default [""]); none other seen');
-  y.push('columns:');
-  for (const p of proposals) y.push(...fieldLines(p, columns));
-  if (unmapped.length > 0) {
-    y.push('# columns not mapped (left out: extra: ignore is the default):');
-    for (const g of unmapped) {
-      const label = g.at !== null ? `at [${g.at[0]}, ${g.at[1]}]` : g.name !== null ? q(g.name) : `column ${g.index}`;
-      y.push(`#   ${label}: ${c(samples(g.values))}`);
-    }
-  }
-  const yaml = `${y.join('\n')}\n`;
+  return y;
+}
 
+function zoneOf(p: FieldProposal): string | null {
+  const offsets = p.date?.offsets ?? [];
+  return offsets.length === 0 ? null : zoneOfOffsets(offsets);
+}
+
+/** `timezone:` for dates written with an offset: the zone of the offset they all carry, or an open choice. */
+function timezoneLines(p: FieldProposal, open: string[]): string[] {
+  const offsets = p.date?.offsets ?? [];
+  if (offsets.length === 0) return [];
+  const zone = zoneOfOffsets(offsets);
+  if (zone === null) {
+    open.push(
+      `timezone: the dates carry the offsets ${offsets.map(q).join(', ')}: in which zone is an order's date counted? write timezone: with its IANA name`,
+    );
+    return ['# timezone: "Asia/Tokyo"   # an open choice (see open: below)'];
+  }
+  return [
+    `# the dates carry the offset ${offsets.map(q).join(', ')} on every value: an order's date is the date written, in that zone`,
+    `#   (${zone}; a named zone such as Asia/Tokyo reads the same dates where it has this offset all year)`,
+    `timezone: ${q(zone)}`,
+  ];
+}
+
+/** A draft with no open choice must load: checked as load checks it; a refusal becomes an open choice. */
+function checked(yaml: string, file: string, open: string[]): string {
+  try {
+    parseProfileText(yaml, 'draft', 'draft');
+    return yaml;
+  } catch (error) {
+    const message = error instanceof UserError ? error.message.replace(/^profile draft: /, '') : String(error);
+    const text = `the draft of ${file} does not check as a profile (${message}): correct that line`;
+    open.push(text);
+    return `${yaml}open: ${q(text)}\n`;
+  }
+}
+
+function columnSummary(proposals: readonly FieldProposal[]): ProfileGuess['columns'] {
   const result = {} as ProfileGuess['columns'];
   for (const p of proposals) {
     const g = p.column;
@@ -311,22 +260,7 @@ export function guessFromSample(file: string, sample: Uint8Array, complete: bool
       negative: (p.number?.negative ?? []).filter((f) => f !== 'trailing -'),
     };
   }
-  return {
-    file,
-    gzip,
-    sampledBytes: sample.length,
-    complete,
-    encoding: enc.encoding,
-    format: layout.format,
-    delimiter: layout.delimiter,
-    header: layout.header,
-    skipLines: layout.skipLines,
-    normalize: fullWidth,
-    units: layout.fixed?.units ?? null,
-    when: layout.fixed?.recordType == null ? null : { at: [1, 1], equals: layout.fixed.recordType.equals },
-    columns: result,
-    yaml,
-  };
+  return result;
 }
 
 /** Read the start of `path` (decompressed when gzip) and draft its profile. A file that cannot be read: UserError saying why. */

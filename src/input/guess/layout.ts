@@ -86,9 +86,19 @@ export function delimiterName(d: string): string {
   return d === '\t' ? 'tab' : `"${d}"`;
 }
 
+/**
+ * Whether lines starting with `#` are comments: when they are fewer than the other lines. Where
+ * most lines start with it, it is data (order names such as `#1001`), not a comment mark.
+ */
+export function hashComments(lines: readonly string[]): boolean {
+  const filled = lines.filter((l) => l.trim() !== '');
+  const hashed = filled.filter((l) => l.startsWith('#')).length;
+  return hashed > 0 && hashed * 2 < filled.length;
+}
+
 /** Each candidate's field count per line (blank and comment lines left out), best first. */
-export function delimiterCandidates(lines: readonly string[]): DelimiterCandidate[] {
-  const looked = lines.filter((l) => l.trim() !== '' && !l.startsWith('#'));
+export function delimiterCandidates(lines: readonly string[], comments = hashComments(lines)): DelimiterCandidate[] {
+  const looked = lines.filter((l) => l.trim() !== '' && !(comments && l.startsWith('#')));
   const out: DelimiterCandidate[] = [];
   for (const delimiter of DELIMITERS) {
     const counts = new Map<number, number>();
@@ -119,18 +129,19 @@ export function framing(
   lines: readonly string[],
   delimiter: string,
   fields: number,
+  comments = hashComments(lines),
 ): { banner: number; trailer: string[]; comment: boolean; records: string[] } {
-  const isRecord = (l: string) => !l.startsWith('#') && splitFields(l, delimiter).length === fields;
+  const isComment = (l: string) => comments && l.startsWith('#');
+  const isRecord = (l: string) => !isComment(l) && splitFields(l, delimiter).length === fields;
   const first = lines.findIndex(isRecord);
   let last = lines.length - 1;
   while (last > first && (lines[last]?.trim() === '' || !isRecord(lines[last] as string))) last--;
   const body = lines.slice(first, last + 1);
-  const comment = lines.some((l) => l.startsWith('#'));
   return {
     banner: Math.max(first, 0),
     trailer: lines.slice(last + 1).filter((l) => l.trim() !== ''),
-    comment,
-    records: body.filter((l) => l.trim() !== '' && !l.startsWith('#')),
+    comment: comments,
+    records: body.filter((l) => l.trim() !== '' && !isComment(l)),
   };
 }
 
@@ -223,7 +234,32 @@ export function fixedLayout(lines: readonly string[], encoding: string): FixedLa
     else if (before !== null && before !== 'space' && now === null && here.has('space') && before === 'num') starts.push(p);
     else if (before === 'space' && now !== null && now !== 'space') starts.push(p);
   }
+  // fields apart from each other by blank columns (`JP-1  501 令和8年12月1日   1,200円`): the blanks
+  // are the layout's own boundaries, and a field's text may change kind inside (JP-1, R8.12.1)
+  const gaps = gapFields(sets).map(([s]) => s - 1);
+  // the record type is a field of its own; a field reaches to the next one (its padding with it)
+  if (recordType !== null && gaps[0] === 0 && gaps[1] !== 1) gaps.splice(1, 0, 1);
+  if (gaps.length >= 4) {
+    const fields: Array<[number, number]> = gaps.map((g, i) => [g + 1, (gaps[i + 1] ?? max) - g]);
+    return { units, fields, recordType, records, widths: [Math.min(...widths), max] };
+  }
   if (starts.length < 2) return null;
   const fields: Array<[number, number]> = starts.map((s, i) => [s + 1, (starts[i + 1] ?? max) - s]);
   return { units, fields, recordType, records, widths: [Math.min(...widths), max] };
+}
+
+/** The runs of positions some record fills, between positions blank on every record: [start, length], 1-based. */
+function gapFields(sets: ReadonlyArray<Set<string>>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  let start = -1;
+  sets.forEach((set, p) => {
+    const blank = set.size === 1 && set.has('space');
+    if (!blank && start === -1) start = p;
+    if (blank && start !== -1) {
+      out.push([start + 1, p - start]);
+      start = -1;
+    }
+  });
+  if (start !== -1) out.push([start + 1, sets.length - start]);
+  return out;
 }

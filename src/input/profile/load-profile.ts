@@ -8,6 +8,7 @@ import { basename, extname } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
 import type { z } from 'zod';
 import { UserError } from '../../errors.js';
+import { openChoices } from './open-choices.js';
 import { profileSchema, type LoadProfileSpec } from './schema.js';
 
 /** A checked profile: its spec, the name it is known by and the hash of its content. */
@@ -97,6 +98,18 @@ function describeIssue(doc: Document, issue: z.core.$ZodIssue, lines: LineCounte
   return `${pathText(issue.path)}: ${issue.message}${where}`;
 }
 
+/** A draft of `guess` with a choice still open (`open:`) is refused, naming the first and how many more. */
+function refuseOpenChoices(doc: Document, data: unknown, source: string, lines: LineCounter): void {
+  const open = openChoices(data);
+  const first = open[0];
+  if (first === undefined) return;
+  const where = first.path.length === 1 ? 'open' : pathText(first.path.slice(0, -1));
+  const more = open.length > 1 ? ` (and ${open.length - 1} more open choice(s))` : '';
+  throw new UserError(
+    `profile ${source}: ${where}: an open choice guess left: ${first.text}${lineOf(nodeAt(doc, first.path), lines)}; decide it and remove its open: line${more}`,
+  );
+}
+
 /** Check a profile's text (YAML or JSON). `source` names it in messages; `fallbackName` is its name when it has none. */
 export function parseProfileText(textContent: string, source: string, fallbackName: string): LoadProfile {
   const lines = new LineCounter();
@@ -121,6 +134,7 @@ export function parseProfileText(textContent: string, source: string, fallbackNa
   } catch (error) {
     throw new UserError(`profile ${source}: not a profile: ${(error as Error).message}`, { cause: error });
   }
+  refuseOpenChoices(doc, data, source, lines);
   const result = profileSchema.safeParse(data);
   if (!result.success) {
     const first = result.error.issues[0];

@@ -1,0 +1,55 @@
+/**
+ * guess: files it recognises but does not read as order text, each said in one line with what
+ * to do: a workbook (xlsx, xls, ods), a PDF, a zip archive, JSON or JSON Lines. Pure: the first
+ * bytes (magic numbers; the names inside a zip) or the decoded text.
+ */
+
+const startsWith = (bytes: Uint8Array, magic: readonly number[]): boolean => magic.every((b, i) => bytes[i] === b);
+const latin = (bytes: Uint8Array, end: number): string => Buffer.from(bytes.subarray(0, Math.min(end, bytes.length))).toString('latin1');
+
+const SAVE_AS_CSV = 'save the sheet as CSV (File › Save As › CSV UTF-8) and guess that file';
+
+/** What a binary file is, as one line with what to do; null when it is none of those recognised. */
+export function binaryFormat(bytes: Uint8Array): string | null {
+  if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
+    const head = latin(bytes, 4096);
+    if (head.includes('application/vnd.oasis.opendocument.spreadsheet'))
+      return `an OpenDocument spreadsheet (ods), not a text file: order-loader reads CSV and fixed-width text; ${SAVE_AS_CSV}`;
+    if (head.includes('xl/') || head.includes('[Content_Types].xml'))
+      return `an Excel workbook (xlsx), not a text file: order-loader reads CSV and fixed-width text; ${SAVE_AS_CSV}`;
+    return 'a zip archive, not a text file: unpack it and guess each file in it (gzip files are read as they are)';
+  }
+  if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))
+    return `an Excel 97-2003 workbook (xls) or another OLE document, not a text file: order-loader reads CSV and fixed-width text; ${SAVE_AS_CSV}`;
+  if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46, 0x2d]))
+    return 'a PDF document, not a text file: order-loader reads CSV and fixed-width text; ask the partner for a CSV export of the orders';
+  return null;
+}
+
+/** Whether decoded text is JSON Lines or a JSON document, as one line with what to do; null when it is neither. */
+export function jsonFormat(text: string, complete: boolean): string | null {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return null;
+  const lines = text.split(/\r?\n|\r/).filter((l) => l.trim() !== '');
+  // the sample's last line may be cut
+  const whole = complete ? lines : lines.slice(0, -1);
+  const objects = whole.filter((l) => {
+    try {
+      const v: unknown = JSON.parse(l);
+      return typeof v === 'object' && v !== null && !Array.isArray(v);
+    } catch {
+      return false;
+    }
+  }).length;
+  const what = 'not CSV: order-loader does not read JSON; export the orders as CSV, or turn each object into a CSV line first';
+  if (whole.length > 0 && objects === whole.length) return `JSON Lines (one JSON object per line, ${objects} in the sample), ${what}`;
+  if (complete) {
+    try {
+      JSON.parse(text);
+      return `a JSON document, ${what}`;
+    } catch {
+      return null;
+    }
+  }
+  return trimmed.startsWith('[{') || /^\{\s*"/.test(trimmed) ? `a JSON document (by its start), ${what}` : null;
+}
