@@ -204,6 +204,16 @@ export function lastLineUnfinished(path: string): boolean {
     const head = Buffer.alloc(2);
     readSync(fd, head, 0, 2, 0);
     if (head[0] === 0x1f && head[1] === 0x8b) return false;
+    // UTF-16 (by its byte-order mark) ends a line with two bytes, the line end and a zero byte
+    // (LE) or the zero byte first (BE): its last byte alone says nothing
+    const wide = head[0] === 0xff && head[1] === 0xfe ? 'le' : head[0] === 0xfe && head[1] === 0xff ? 'be' : null;
+    if (wide !== null) {
+      if (size < 4) return size > 2;
+      const last = Buffer.alloc(2);
+      readSync(fd, last, 0, 2, size - 2);
+      const unit = wide === 'le' ? last.readUInt16LE(0) : last.readUInt16BE(0);
+      return unit !== 0x0a && unit !== 0x0d;
+    }
     const last = Buffer.alloc(1);
     readSync(fd, last, 0, 1, size - 1);
     return last[0] !== 0x0a && last[0] !== 0x0d;

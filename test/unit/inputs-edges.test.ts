@@ -108,6 +108,25 @@ describe('lastLineUnfinished', () => {
     expect(lastLineUnfinished(file('x1f.csv', Buffer.from([0x1f, 0x41, 0x42])))).toBe(true);
     expect(lastLineUnfinished(file('x8b.csv', Buffer.from([0x41, 0x8b, 0x42])))).toBe(true);
   });
+
+  it('a UTF-16 file (byte-order mark) ends its line with two bytes: LE and BE, LF and CR, cut in a line or in a unit', () => {
+    const dir = tempDir();
+    const utf16 = (name: string, text: string, order: 'le' | 'be', cut = 0) => {
+      const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+      const bytes = order === 'le' ? le : Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]);
+      const path = join(dir, name);
+      writeFileSync(path, bytes.subarray(0, bytes.length - cut));
+      return path;
+    };
+    for (const order of ['le', 'be'] as const) {
+      expect(lastLineUnfinished(utf16(`crlf-${order}.csv`, 'a,b\r\nc,d\r\n', order)), order).toBe(false);
+      expect(lastLineUnfinished(utf16(`lf-${order}.csv`, 'a,b\nc,d\n', order)), order).toBe(false);
+      expect(lastLineUnfinished(utf16(`cut-${order}.csv`, 'a,b\nc,d', order)), order).toBe(true);
+      // half a code unit: the writer is inside it
+      expect(lastLineUnfinished(utf16(`half-${order}.csv`, 'a,b\nc,d\n', order, 1)), order).toBe(true);
+      expect(lastLineUnfinished(utf16(`bom-${order}.csv`, '', order)), order).toBe(false);
+    }
+  });
 });
 
 describe('paths that cannot be read', () => {
