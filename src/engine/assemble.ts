@@ -42,6 +42,8 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
     listErrorRows: (filter) => reports.listErrorRows(filter),
     listRejectedLines: (filter) => reports.listRejectedLines(filter),
     claimableCount: () => reports.claimableCount(),
+    pageErrorRows: (filter) => reports.pageErrorRows(filter),
+    rowHistory: (stageId) => reports.rowHistory(stageId),
 
     benchRunInLoaderHistory: workspaces.benchRunInLoaderHistory,
     createWorkspace: (name) => workspaces.createWorkspace(name),

@@ -21,6 +21,7 @@ import type {
   ClaimedRow,
   EngineKind,
   ErrorLogInput,
+  ErrorPageFilter,
   ErrorRowReport,
   FailureKind,
   FileIdentity,
@@ -33,6 +34,7 @@ import type {
   MergeOptions,
   RejectedLine,
   RowFailure,
+  RowHistory,
   RowSelector,
   RunCounts,
   RunEventInput,
@@ -215,6 +217,10 @@ export interface Reports {
   }): Promise<RejectedLine[]>;
   /** Rows claimable now (READY, or RETRY_WAIT that is due): the total shown by progress. */
   claimableCount(): Promise<number>;
+  /** The review page: ERROR rows with their latest error, newest first (stage_id descending), one keyset page. */
+  pageErrorRows(filter: ErrorPageFilter): Promise<ErrorRowReport[]>;
+  /** The review page's one row: the stage row with its latest error (null: no such row), its error-log and audit rows. */
+  rowHistory(stageId: number): Promise<RowHistory>;
 }
 
 /**
