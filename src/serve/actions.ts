@@ -16,7 +16,7 @@ const field = z.string().max(200).optional();
 const rowForm = z.object({
   reason,
   seen_attempts: z.coerce.number().int().min(0),
-  seen_updated: z.string().datetime(),
+  seen_updated: z.iso.datetime(),
   customer_id: field,
   order_date: field,
   amount: field,
@@ -55,7 +55,12 @@ function changedFields(form: z.infer<typeof rowForm>): string[] {
 }
 
 /** One ERROR row, corrected and resubmitted; refused when it changed since the form was opened (RowChangedError). */
-export async function resubmitRow(loader: OrderLoader, stageId: number, body: Record<string, unknown>, operator: string): Promise<ResubmitResult> {
+export async function resubmitRow(
+  loader: OrderLoader,
+  stageId: number,
+  body: Record<string, unknown>,
+  operator: string,
+): Promise<ResubmitResult> {
   const form = parseForm(rowForm, body);
   const corrections = parseCorrections(changedFields(form));
   return loader.retry({
@@ -69,7 +74,7 @@ export async function resubmitRow(loader: OrderLoader, stageId: number, body: Re
   });
 }
 
-const bulkForm = z.object({ reason, confirm: z.literal('yes', { message: 'tick the confirmation' }) });
+const bulkForm = z.object({ reason, confirm: z.literal('yes', { error: 'tick the confirmation' }) });
 
 /** Every ERROR row of a filter, resubmitted unchanged (after reference data was fixed), with one reason. */
 export async function resubmitSelection(
@@ -79,7 +84,8 @@ export async function resubmitSelection(
   operator: string,
 ): Promise<ResubmitResult | null> {
   const form = parseForm(bulkForm, body);
-  if (filter.phase !== undefined) throw new UserError('a selection to resubmit is chosen by load, file, profile and error code, not by phase');
+  if (filter.phase !== undefined)
+    throw new UserError('a selection to resubmit is chosen by load, file, profile and error code, not by phase');
   const loadIds = await selectedLoadIds(loader, filter);
   if (loadIds !== undefined && loadIds.length === 0) return null;
   const errorCodes = filter.code === undefined ? undefined : [filter.code];

@@ -16,6 +16,7 @@ import type { OrderLoader } from '../loader.js';
 import { describeDbError } from '../pipeline/db-error.js';
 import type { ErrorExportRow } from '../pipeline/errors-export.js';
 import { RowChangedError } from '../pipeline/operations.js';
+import { linesFromFiles } from './file-lines.js';
 import { resubmitRow, resubmitSelection, type ResubmitResult } from './actions.js';
 import { knownLoads, parseFilter, selectedLoadIds, type ReviewFilter } from './filters.js';
 import { html, type Html } from './html.js';
@@ -53,7 +54,10 @@ function failure(error: unknown, logger: Logger): { status: 400 | 409 | 503 | 50
   if (error instanceof DatabaseBusyError)
     return {
       status: 503,
-      notice: { kind: 'error', text: `A load is running (${error.holder?.command ?? 'another process'} holds the database folder): try again when it has finished.` },
+      notice: {
+        kind: 'error',
+        text: `A load is running (${error.holder?.command ?? 'another process'} holds the database folder): try again when it has finished.`,
+      },
     };
   if (error instanceof RowChangedError) return { status: 409, notice: { kind: 'error', text: error.message } };
   if (error instanceof UserError) return { status: 400, notice: { kind: 'error', text: error.message } };
@@ -65,7 +69,8 @@ function failure(error: unknown, logger: Logger): { status: 400 | 409 | 503 | 50
 function resultNotice(result: ResubmitResult | null): Notice {
   if (result === null || result.retry.count === 0) return { kind: 'info', text: 'No ERROR row matched: nothing was resubmitted.' };
   const p = result.process?.process;
-  const processed = p === undefined || p === null ? 'left READY for the next process' : `processed at once: ${p.done} DONE, ${p.error} ERROR, ${p.retryWait} waiting`;
+  const processed =
+    p === undefined ? 'left READY for the next process' : `processed at once: ${p.done} DONE, ${p.error} ERROR, ${p.retryWait} waiting`;
   return { kind: 'ok', text: `Resubmitted ${result.retry.count} row(s), audited; ${processed}.` };
 }
 
@@ -83,7 +88,12 @@ export function reviewApp(o: ReviewAppOptions): Hono {
   const edit = { allowEdit: o.allowEdit, csrf };
 
   /** A page; `status` is read once the body is made (a refused resubmit says 409 or 400 around the page it shows). */
-  const respond = async (c: Context, title: string, body: (loader: OrderLoader) => Promise<Html>, status = (): 200 | 400 | 409 => 200): Promise<Response> => {
+  const respond = async (
+    c: Context,
+    title: string,
+    body: (loader: OrderLoader) => Promise<Html>,
+    status = (): 200 | 400 | 409 => 200,
+  ): Promise<Response> => {
     try {
       const made = await o.source.use(body);
       return c.html(page(frame, title, made).markup, status());
@@ -100,10 +110,10 @@ export function reviewApp(o: ReviewAppOptions): Hono {
   app.use('*', async (c, next) => {
     if (o.accessToken === undefined) return next();
     const query = c.req.query('token');
-    const given = presentedToken(c.req.header('authorization'), getCookie(c, ACCESS_COOKIE), query);
+    const given = presentedToken(c.req.header('authorization'), getCookie(c as Context, ACCESS_COOKIE), query);
     if (!sameSecret(given, o.accessToken)) return c.text('403: this page needs its access token (--token-file)', 403);
     if (query !== undefined && c.req.method === 'GET') {
-      setCookie(c, ACCESS_COOKIE, o.accessToken, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      setCookie(c as Context, ACCESS_COOKIE, o.accessToken, { httpOnly: true, sameSite: 'Strict', path: '/' });
       return c.redirect(new URL(c.req.url).pathname, 303);
     }
     return next();
@@ -112,7 +122,8 @@ export function reviewApp(o: ReviewAppOptions): Hono {
   app.post('*', async (c, next) => {
     if (!o.allowEdit) return c.text('403: this server is read-only (start it with --allow-edit to correct rows)', 403);
     const body = await c.req.parseBody();
-    if (!sameSecret(typeof body.csrf === 'string' ? body.csrf : null, csrf)) return c.text('403: the form is not one of this page’s (CSRF token missing or wrong): reload the page', 403);
+    if (!sameSecret(typeof body.csrf === 'string' ? body.csrf : null, csrf))
+      return c.text('403: the form is not one of this page’s (CSRF token missing or wrong): reload the page', 403);
     c.set('form' as never, body as never);
     return next();
   });
@@ -120,7 +131,8 @@ export function reviewApp(o: ReviewAppOptions): Hono {
   const operatorOf = (c: Context): string => {
     if (o.operatorHeader === undefined) return o.operator;
     const named = c.req.header(o.operatorHeader)?.trim();
-    if (named === undefined || named === '') throw new UserError(`no operator: the request has no ${o.operatorHeader} header (--operator-header)`);
+    if (named === undefined || named === '')
+      throw new UserError(`no operator: the request has no ${o.operatorHeader} header (--operator-header)`);
     return named;
   };
   const formOf = (c: Context): Record<string, unknown> => c.get('form' as never) as Record<string, unknown>;
@@ -134,8 +146,13 @@ export function reviewApp(o: ReviewAppOptions): Hono {
       const result =
         loadIds !== undefined && loadIds.length === 0
           ? { rows: [], nextBefore: null }
-          : await loader.rejectedPage({ loadIds, errorCodes: filter.code === undefined ? undefined : [filter.code], phase: filter.phase, beforeStageId: filter.before });
-      return rejectedBody(filter, result, edit);
+          : await loader.rejectedPage({
+              loadIds,
+              errorCodes: filter.code === undefined ? undefined : [filter.code],
+              phase: filter.phase,
+              beforeStageId: filter.before,
+            });
+      return rejectedBody(filter, result, edit, await linesFromFiles(result.rows, await knownLoads(loader)));
     }),
   );
   app.get('/rejected.csv', (c) => {
@@ -156,9 +173,12 @@ export function reviewApp(o: ReviewAppOptions): Hono {
       headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': 'attachment; filename="errors.csv"' },
     });
   });
-  app.get('/row/:id', (c) =>
-    respond(c, 'Row', async (loader) => rowBody(await loader.rowHistory(stageIdOf(c)), await knownLoads(loader), edit)),
-  );
+  /** One row's page, its line read from its file when the database does not keep it. */
+  const rowPage = async (loader: OrderLoader, stageId: number): Promise<Html> => {
+    const [view, loads] = [await loader.rowHistory(stageId), await knownLoads(loader)];
+    return rowBody(view, loads, edit, view.row === null ? new Map() : await linesFromFiles([view.row], loads));
+  };
+  app.get('/row/:id', (c) => respond(c, 'Row', (loader) => rowPage(loader, stageIdOf(c))));
   app.post('/row/:id/resubmit', (c) => {
     let status: 200 | 400 | 409 = 200;
     return respond(
@@ -175,16 +195,19 @@ export function reviewApp(o: ReviewAppOptions): Hono {
           status = f.status === 409 ? 409 : 400;
           done = f.notice;
         }
-        return html`${notice(done)}${rowBody(await loader.rowHistory(id), await knownLoads(loader), edit)}`;
+        return html`${notice(done)}${await rowPage(loader, id)}`;
       },
       () => status,
     );
   });
   app.post('/rejected/resubmit', (c) =>
     respond(c, 'Rejected rows', async (loader) => {
-      const filter = parseFilter(Object.fromEntries(Object.entries(formOf(c)).filter((e): e is [string, string] => typeof e[1] === 'string')));
+      const filter = parseFilter(
+        Object.fromEntries(Object.entries(formOf(c)).filter((e): e is [string, string] => typeof e[1] === 'string')),
+      );
       const done = resultNotice(await resubmitSelection(loader, filter, formOf(c), operatorOf(c)));
-      return html`${notice(done)}<p><a href="/rejected">Back to the rejected rows</a></p>`;
+      return html`${notice(done)}
+        <p><a href="/rejected">Back to the rejected rows</a></p>`;
     }),
   );
   app.notFound((c) => c.html(page(frame, 'Not found', notice({ kind: 'error', text: 'No such page.' })).markup, 404));

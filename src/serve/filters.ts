@@ -3,7 +3,6 @@
  * select: a file or a profile is the loads that read it, found in the run history.
  */
 import { z } from 'zod';
-import type { ErrorPhase } from '../engine/types.js';
 import type { OrderLoader } from '../loader.js';
 
 const id = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -21,7 +20,7 @@ export const filterSchema = z.object({
   code: optionalText,
   phase: z
     .enum(['', 'PARSE', 'VALIDATE', 'MERGE'])
-    .transform((v) => (v === '' ? undefined : (v as ErrorPhase)))
+    .transform((v) => (v === '' ? undefined : v))
     .optional(),
   before: id.optional(),
 });
@@ -53,6 +52,9 @@ export interface KnownLoad {
   loadId: number;
   fileName: string | null;
   profile: string | null;
+  /** The file's size and encoding as its load read it (to read a line from it again: src/serve/file-lines.ts). */
+  fileSize: number | null;
+  encoding: string | null;
 }
 
 /** The loads of the newest RUNS_SEARCHED runs that staged a file (a run resuming a load names that load). */
@@ -63,7 +65,15 @@ export async function knownLoads(loader: OrderLoader): Promise<KnownLoad[]> {
     if (run.fileName === null) continue;
     const named = run.events.find((e) => typeof e.detail?.loadId === 'number')?.detail?.loadId;
     const loadId = typeof named === 'number' ? named : run.runId;
-    if (!loads.has(loadId)) loads.set(loadId, { loadId, fileName: run.fileName, profile: run.profile?.name ?? null });
+    const encoding = run.events.find((e) => e.event === 'invoked')?.detail?.encoding;
+    if (!loads.has(loadId))
+      loads.set(loadId, {
+        loadId,
+        fileName: run.fileName,
+        profile: run.profile?.name ?? null,
+        fileSize: run.fileSize,
+        encoding: typeof encoding === 'string' ? encoding : null,
+      });
   }
   return [...loads.values()];
 }

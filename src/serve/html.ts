@@ -52,10 +52,25 @@ export function shown(text: string | null | undefined, max: number = LIST_CHARS)
   const cut = text.length > max ? text.slice(0, max) : text;
   const visible = escapeControl(cut).replace(BIDI_MARKS, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
   const more = text.length - cut.length;
-  return html`<bdi class="text">${visible}</bdi>${more > 0 ? html`<span class="more"> … ${more.toLocaleString('en')} more characters</span>` : ''}`;
+  return html`<bdi class="text">${visible}</bdi
+    >${more > 0 ? html`<span class="more"> … ${more.toLocaleString('en')} more characters</span>` : ''}`;
 }
 
 /** A time as UTC text (the page says UTC once, in its footer). */
 export function when(date: Date | null | undefined): Html {
-  return date === null || date === undefined ? html`<span class="none">—</span>` : html`<time>${date.toISOString().replace('T', ' ').slice(0, 19)}</time>`;
+  return date === null || date === undefined
+    ? html`<span class="none">—</span>`
+    : html`<time>${date.toISOString().replace('T', ' ').slice(0, 19)}</time>`;
+}
+
+/** A row's raw line: its own text (a rejected line), else the line read again from its file, else said not kept. */
+export function rawLine(
+  row: { stageId: number | null; rawRecord: string | null },
+  fromFiles: ReadonlyMap<number, string>,
+  max = LIST_CHARS,
+): Html {
+  if (row.rawRecord !== null) return shown(row.rawRecord, max);
+  const line = row.stageId === null ? undefined : fromFiles.get(row.stageId);
+  if (line !== undefined) return html`${shown(line, max)} <span class="hint">(from the file)</span>`;
+  return html`<span class="none">not kept: the line parsed, and its file is no longer where it was read</span>`;
 }

@@ -40,7 +40,9 @@ export function readAccessToken(path: string): string {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new UserError(`serve --token-file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    throw new UserError(`serve --token-file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
+      cause: error,
+    });
   }
   const token = (text.split(/\r?\n/)[0] ?? '').trim();
   if (token.length < 16) throw new UserError(`serve --token-file ${path}: the token (its first line) must have at least 16 characters`);
@@ -50,7 +52,15 @@ export function readAccessToken(path: string): string {
 async function openSource(o: ServeOptions, db: string): Promise<LoaderSource> {
   const target = parseDbUrl(db, o.env ?? process.env);
   const open = (lockTimeoutMs: number): Promise<OrderLoader> => {
-    const options: OpenLoaderOptions = { db, env: o.env, logger: o.logger, command: 'serve', lockTimeoutMs, connectTimeoutMs: o.connectTimeoutMs, workers: 1 };
+    const options: OpenLoaderOptions = {
+      db,
+      env: o.env,
+      logger: o.logger,
+      command: 'serve',
+      lockTimeoutMs,
+      connectTimeoutMs: o.connectTimeoutMs,
+      workers: 1,
+    };
     return OrderLoader.open(options);
   };
   if (target.kind !== 'pglite' || target.dataDir === null) return sharedSource(await open(o.lockTimeoutMs));

@@ -28,7 +28,8 @@ export interface ListenAddress {
 
 /** `host:port`, `[v6]:port` or `port` (on 127.0.0.1). */
 export function parseListen(value: string): ListenAddress {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value) ?? (/^\d{1,5}$/.test(value) ? [value, undefined, '127.0.0.1', value] : null);
+  const match =
+    /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value) ?? (/^\d{1,5}$/.test(value) ? [value, undefined, '127.0.0.1', value] : null);
   const port = Number(match?.[3]);
   const host = match?.[1] ?? match?.[2] ?? '';
   if (match === null || host === '' || !(port >= 0 && port <= 65535))

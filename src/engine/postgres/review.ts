@@ -82,7 +82,11 @@ export function reviewReports(withSession: WithSession): Pick<Reports, 'pageErro
         const row = (await s.query<ErrorRow>(sqlQuery('row_history_row'), [stageId])).rows[0];
         const errors = (await s.query<ErrorLogRow>(sqlQuery('row_history_errors'), [stageId])).rows;
         const audit = (await s.query<AuditRow>(sqlQuery('row_history_audit'), [stageId])).rows;
-        return { row: row === undefined ? null : toErrorRowReport(row), errors: errors.map(toErrorLogEntry), audit: audit.map(toAuditEntry) };
+        return {
+          row: row === undefined ? null : toErrorRowReport(row),
+          errors: errors.map(toErrorLogEntry),
+          audit: audit.map(toAuditEntry),
+        };
       }),
   };
 }
