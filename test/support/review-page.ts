@@ -76,3 +76,10 @@ export function olderLink(html: string): string | null {
   const m = /<a rel="next" href="([^"]+)">/.exec(html);
   return m === null ? null : m[1]!.replace(/&amp;/g, '&');
 }
+
+/** The stage_ids of the two newest rejected rows (the seed sample: SRC-103, then SRC-102). */
+export function twoNewest(html: string): [number, number] {
+  const [a, b] = listedStageIds(html);
+  if (a === undefined || b === undefined) throw new Error('fewer than two rejected rows listed');
+  return [a, b];
+}
