@@ -163,3 +163,43 @@ forEachTarget('review page (serve) on $kind', () => {
     }
   });
 });
+
+forEachTarget('review page access on $kind', () => {
+  targetTest(
+    'with an access token: refused without it; a Bearer header, or ?token= once (then an HttpOnly cookie), lets in',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const token = 'a-long-enough-access-token-123456';
+      const page = reviewClient(loader, { accessToken: token });
+      expect((await page.get('/')).status).toBe(403);
+      expect((await page.get('/', { Authorization: 'Bearer wrong-token-of-the-same-size-xx' })).status).toBe(403);
+      expect((await page.get('/', { Authorization: `Bearer ${token}` })).status).toBe(200);
+      const first = await page.get(`/rejected?token=${token}`);
+      expect(first.status).toBe(303);
+      expect(first.headers.get('location')).toBe('/rejected');
+      const cookie = first.headers.get('set-cookie') ?? '';
+      expect(cookie).toMatch(/HttpOnly/);
+      expect(cookie).toMatch(/SameSite=Strict/);
+      expect((await page.get('/rejected', { Cookie: cookie.split(';')[0]! })).status).toBe(200);
+    },
+  );
+
+  targetTest(
+    '--operator-header: the operator is the header the proxy sets, never a form field; without it an edit is refused',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      await loader.load([SAMPLE]);
+      const page = reviewClient(loader, { operatorHeader: 'X-Remote-User' });
+      const [, id102] = twoNewest((await page.get('/rejected')).text);
+      const form = formFields((await page.get(`/row/${id102}`)).text, `/row/${id102}/resubmit`);
+      const edit = { ...form, amount: '1500', reason: 'r', operator: 'forged-in-form' };
+      const refused = await page.post(`/row/${id102}/resubmit`, edit);
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('no operator: the request has no X-Remote-User header');
+      const done = await page.post(`/row/${id102}/resubmit`, edit, { 'X-Remote-User': 'alice' });
+      expect(done.text).toMatch(/id="row-status">DONE</);
+      const audit = await db.sql<{ operator: string }>(`SELECT operator FROM order_stage_audit WHERE stage_id = ${id102}`);
+      expect(audit).toEqual([{ operator: 'alice' }]);
+    },
+  );
+});
