@@ -66,9 +66,9 @@ export function oracleReviewReports(
       });
     },
 
-    rowHistory(stageId) {
+    async rowHistory(stageId) {
       const id = { stage_id: binds.num(int(stageId, 'stage id')) };
-      return read(async (connection) => {
+      return await read(async (connection) => {
         const row = (await queryRows(connection, kit, 'row_history_row', id))[0];
         const errors = await queryRows(connection, kit, 'row_history_errors', id);
         const audit = await queryRows(connection, kit, 'row_history_audit', id);
