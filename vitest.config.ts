@@ -40,7 +40,7 @@ export default defineConfig({
           name: 'fast',
           globalSetup: [GLOBAL_SETUP],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/survival/**', 'test/oracle-server/**', ...MOCKING],
+          exclude: ['test/survival/**', 'test/oracle-server/**', 'test/browser/**', ...MOCKING],
           // vitest's default on 2 cores is one worker, and many tests spend much of their time
           // waiting on the PostgreSQL server or on a child process: 3 workers keep both cores busy.
           maxWorkers: 3,
@@ -57,6 +57,11 @@ export default defineConfig({
         // the same kind of tests, in a module registry of their own: they replace a module (vi.mock).
         // They use no database and no temporary folder: no global setup
         test: { name: 'fast-isolated', include: MOCKING, isolate: true, maxWorkers: 3, execArgv: FAST_EXEC_ARGV },
+      },
+      {
+        extends: true,
+        // the review page in a real headless Chromium (npm run test:browser; skipped, saying why, without one)
+        test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: [GLOBAL_SETUP], maxWorkers: 1 },
       },
       {
         extends: true,

@@ -17,7 +17,15 @@ import {
   type RetryRequest,
 } from './pipeline/operations.js';
 import { startRecordedRun } from './pipeline/run-record.js';
-import { rejectedPage, rowHistory, type RejectedPage, type RejectedPageFilter, type RowHistoryView } from './pipeline/review.js';
+import {
+  rejectedLinesPage,
+  rejectedPage,
+  rowHistory,
+  type RejectedLinesPage,
+  type RejectedPage,
+  type RejectedPageFilter,
+  type RowHistoryView,
+} from './pipeline/review.js';
 import { dryRunFile, emptyStageCounts, type DryRunResult } from './pipeline/stage.js';
 import type { LoadProfile } from './input/profile/load-profile.js';
 import { checkRoutingProfiles, routeFiles } from './input/profile/routing.js';
@@ -403,6 +411,11 @@ export class OrderLoader {
   /** The review page (`serve`): one page of ERROR rows, newest first, by keyset (src/pipeline/review.ts). */
   rejectedPage(filter: RejectedPageFilter = {}): Promise<RejectedPage> {
     return rejectedPage(this.engine, filter);
+  }
+
+  /** The review page: the lines refused while staging without a stage row, oldest first, by keyset. */
+  rejectedLines(filter: Parameters<typeof rejectedLinesPage>[1] = {}): Promise<RejectedLinesPage> {
+    return rejectedLinesPage(this.engine, filter);
   }
 
   /** The review page's one row: its values, every error-log and audit row, the loads it came from. */

@@ -127,6 +127,13 @@ export async function exportRowsOf(engine: ErrorExportPort, rows: ErrorRowReport
   return rows.map((r) => fromStageRow(r, layouts));
 }
 
+/** Lines rejected without a stage row as the export shows them: their values split from the line. */
+export async function exportLinesOf(engine: ErrorExportPort, lines: RejectedLine[]): Promise<ErrorExportRow[]> {
+  const layouts = new LayoutCache(engine);
+  await layouts.prefetch(lines.map((r) => r.loadId));
+  return lines.map((r) => fromRejectedLine(r, layouts));
+}
+
 /**
  * Every rejected line of the chosen loads: the ERROR stage rows (stage_id order), then the
  * lines rejected before they had a stage row (error-log order). Read page by page, each page

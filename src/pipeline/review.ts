@@ -5,7 +5,7 @@
  */
 import type { AuditEntry, ErrorLogEntry, ErrorPhase } from '../engine/types.js';
 import type { Reports } from '../engine/contract.js';
-import { exportRowsOf, type ErrorExportRow } from './errors-export.js';
+import { exportLinesOf, exportRowsOf, type ErrorExportRow } from './errors-export.js';
 import type { ErrorExportPort } from './ports.js';
 
 /** Rows on one page of the review page unless told. */
@@ -26,7 +26,7 @@ export interface RejectedPage {
   nextBefore: number | null;
 }
 
-export type ReviewPort = ErrorExportPort & Pick<Reports, 'pageErrorRows' | 'rowHistory'>;
+export type ReviewPort = ErrorExportPort & Pick<Reports, 'pageErrorRows' | 'rowHistory' | 'listRejectedLines'>;
 
 /** One page of ERROR rows, newest first: one more row than shown is asked for, to know whether a next page exists. */
 export async function rejectedPage(engine: ReviewPort, filter: RejectedPageFilter): Promise<RejectedPage> {
@@ -59,4 +59,36 @@ export async function rowHistory(engine: ReviewPort, stageId: number): Promise<R
   if (history.row?.loadId != null) loads.add(history.row.loadId);
   for (const e of history.errors) if (e.loadId !== null) loads.add(e.loadId);
   return { row: row ?? null, errors: history.errors, audit: history.audit, loadIds: [...loads].sort((a, b) => a - b) };
+}
+
+export interface RejectedLinesPage {
+  lines: ErrorExportRow[];
+  /** The error_id the next page starts after; null: this is the last page. */
+  nextAfter: number | null;
+}
+
+/**
+ * The lines refused while staging that have no stage row (no usable key, a wrong field count,
+ * bytes that are not text), oldest first by error_id, one keyset page: what `errors` lists after
+ * the ERROR rows.
+ */
+export async function rejectedLinesPage(
+  engine: ReviewPort,
+  filter: {
+    loadIds?: number[] | undefined;
+    errorCodes?: string[] | undefined;
+    afterErrorId?: number | undefined;
+    limit?: number | undefined;
+  },
+): Promise<RejectedLinesPage> {
+  const limit = Math.max(1, Math.min(1000, Math.floor(filter.limit ?? REVIEW_PAGE_SIZE)));
+  const found = await engine.listRejectedLines({
+    loadIds: filter.loadIds,
+    errorCodes: filter.errorCodes,
+    afterErrorId: filter.afterErrorId ?? 0,
+    limit: limit + 1,
+  });
+  const shown = found.slice(0, limit);
+  const last = shown[shown.length - 1];
+  return { lines: await exportLinesOf(engine, shown), nextAfter: found.length > limit && last !== undefined ? last.errorId : null };
 }

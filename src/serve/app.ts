@@ -22,7 +22,7 @@ import { knownLoads, parseFilter, selectedLoadIds, type ReviewFilter } from './f
 import { html, type Html } from './html.js';
 import { notice, page, type Frame, type Notice } from './layout.js';
 import { overviewBody } from './pages/overview.js';
-import { rejectedBody } from './pages/rejected.js';
+import { rejectedBody, rejectedLinesBody } from './pages/rejected.js';
 import { rowBody } from './pages/row.js';
 import { ACCESS_COOKIE, newToken, presentedToken, sameSecret, SECURITY_HEADERS } from './security.js';
 import type { LoaderSource } from './source.js';
@@ -79,6 +79,23 @@ async function* filteredRows(loader: OrderLoader, filter: ReviewFilter): AsyncGe
   if (loadIds !== undefined && loadIds.length === 0) return;
   const rows = loader.errorRows({ loadIds, errorCodes: filter.code === undefined ? undefined : [filter.code] });
   for await (const r of rows) if (filter.phase === undefined || r.phase === filter.phase) yield r;
+}
+
+/** The rejected rows of a filter (one keyset page), then the lines refused without a row (one page). */
+async function rejectedView(loader: OrderLoader, filter: ReviewFilter, edit: { allowEdit: boolean; csrf: string }): Promise<Html> {
+  const loadIds = await selectedLoadIds(loader, filter);
+  const none = loadIds !== undefined && loadIds.length === 0;
+  const errorCodes = filter.code === undefined ? undefined : [filter.code];
+  const result = none
+    ? { rows: [], nextBefore: null }
+    : await loader.rejectedPage({ loadIds, errorCodes, phase: filter.phase, beforeStageId: filter.before });
+  // those lines were all refused while parsing or staging: phase PARSE
+  const lines =
+    none || (filter.phase !== undefined && filter.phase !== 'PARSE')
+      ? null
+      : await loader.rejectedLines({ loadIds, errorCodes, afterErrorId: filter.lines_after });
+  const body = rejectedBody(filter, result, edit, await linesFromFiles(result.rows, await knownLoads(loader)));
+  return html`${body}${rejectedLinesBody(filter, lines)}`;
 }
 
 export function reviewApp(o: ReviewAppOptions): Hono {
@@ -139,22 +156,7 @@ export function reviewApp(o: ReviewAppOptions): Hono {
 
   app.get('/assets/page.css', (c) => c.body(PAGE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/', (c) => respond(c, 'Overview', overviewBody));
-  app.get('/rejected', (c) =>
-    respond(c, 'Rejected rows', async (loader) => {
-      const filter = parseFilter(c.req.query());
-      const loadIds = await selectedLoadIds(loader, filter);
-      const result =
-        loadIds !== undefined && loadIds.length === 0
-          ? { rows: [], nextBefore: null }
-          : await loader.rejectedPage({
-              loadIds,
-              errorCodes: filter.code === undefined ? undefined : [filter.code],
-              phase: filter.phase,
-              beforeStageId: filter.before,
-            });
-      return rejectedBody(filter, result, edit, await linesFromFiles(result.rows, await knownLoads(loader)));
-    }),
-  );
+  app.get('/rejected', (c) => respond(c, 'Rejected rows', (loader) => rejectedView(loader, parseFilter(c.req.query()), edit)));
   app.get('/rejected.csv', (c) => {
     let filter: ReviewFilter;
     try {

@@ -23,6 +23,8 @@ export const filterSchema = z.object({
     .transform((v) => (v === '' ? undefined : v))
     .optional(),
   before: id.optional(),
+  /** The lines refused without a stage row: the page after this error_id. */
+  lines_after: id.optional(),
 });
 
 export type ReviewFilter = z.infer<typeof filterSchema>;

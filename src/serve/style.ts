@@ -12,7 +12,7 @@ table { border-collapse: collapse; background: #fff; width: 100%; }
 th, td { border: 1px solid #dcdcde; padding: .3rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f0f0f1; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.text { font-family: ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; unicode-bidi: isolate; }
+.text { font-family: ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; unicode-bidi: isolate; }
 .more, .none, .hint { color: #646970; }
 .code { font-family: ui-monospace, monospace; font-weight: 600; }
 form.filters, form.edit, form.bulk { background: #fff; border: 1px solid #dcdcde; padding: .7rem; margin: .5rem 0 1rem; display: flex; flex-wrap: wrap; gap: .6rem 1rem; align-items: end; }

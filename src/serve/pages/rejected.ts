@@ -1,5 +1,5 @@
 import type { ErrorExportRow } from '../../pipeline/errors-export.js';
-import type { RejectedPage } from '../../pipeline/review.js';
+import type { RejectedLinesPage, RejectedPage } from '../../pipeline/review.js';
 import { filterQuery, type ReviewFilter } from '../filters.js';
 import { html, rawLine, shown, when, type Html } from '../html.js';
 
@@ -101,4 +101,34 @@ export function rejectedBody(
       ${first ? '' : html`<a href="/rejected${filterQuery(filter)}">« newest</a>`}
       ${result.nextBefore === null ? html`<span class="hint">end of the list</span>` : html`<a rel="next" href="/rejected${filterQuery(filter, result.nextBefore)}">older »</a>`}
     </p>`;
+}
+
+function lineRow(r: ErrorExportRow): Html {
+  return html`<tr data-line-no="${r.lineNo}">
+    <td class="num">${r.loadId}</td>
+    <td class="num">${r.lineNo}</td>
+    <td class="raw">${shown(r.rawRecord)}</td>
+    <td><span class="code">${shown(r.errorCode)}</span> ${shown(r.errorMessage)}</td>
+    <td>${when(r.loggedAt)}</td>
+  </tr>`;
+}
+
+/** The lines refused while staging that have no stage row: listed as `errors` lists them (after the ERROR rows), oldest first. */
+export function rejectedLinesBody(filter: ReviewFilter, page: RejectedLinesPage | null): Html {
+  if (page === null || (page.lines.length === 0 && filter.lines_after === undefined)) return html``;
+  const params = new URLSearchParams(filterQuery(filter, filter.before).slice(1));
+  if (page.nextAfter !== null) params.set('lines_after', String(page.nextAfter));
+  return html`<h2>Lines refused while staging, without a row</h2>
+    <p class="hint">No usable source_key, a wrong field count or bytes that are not text: fix them in the CSV and load it back.</p>
+    <table class="lines">
+      <tr>
+        <th>load</th>
+        <th>line</th>
+        <th>raw line</th>
+        <th>error</th>
+        <th>logged</th>
+      </tr>
+      ${page.lines.map(lineRow)}
+    </table>
+    ${page.nextAfter === null ? '' : html`<p class="pager"><a href="/rejected?${params.toString()}">more lines »</a></p>`}`;
 }
