@@ -24,7 +24,7 @@ const missing = existsSync(CHROMIUM)
   : `no Chromium at ${CHROMIUM}: apt-get install -y chromium (or set ORDER_LOADER_CHROMIUM), then npm run test:browser`;
 if (missing !== null) console.warn(`[browser] SKIPPED: ${missing}`);
 
-let browser: Browser;
+let browser: Browser | undefined;
 beforeAll(async () => {
   if (missing !== null) return;
   mkdirSync(SHOTS, { recursive: true });
@@ -47,6 +47,7 @@ async function serve(loader: OrderLoader, allowEdit = true): Promise<RunningServ
 
 /** A page that fails the test on any dialog (a script that ran) and on any request outside the server. */
 async function newPage(...servers: RunningServer[]): Promise<Page> {
+  if (browser === undefined) throw new Error('no browser');
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   page.on('dialog', (d) => {
     throw new Error(`a dialog opened: ${d.message()}`);
@@ -129,7 +130,7 @@ describe.skipIf(missing !== null)('review page in Chromium', () => {
       const page = await newPage(server);
       try {
         await page.goto(`${server.url}rejected`);
-        const raw = `${await page.locator('table.rejected').textContent()}${await page.locator('table.lines').textContent()}`;
+        const raw = [await page.locator('table.rejected').textContent(), await page.locator('table.lines').textContent()].join('\n');
         expect(raw).toContain('<script>alert(1)</script>');
         expect(raw).toContain('"><img src=x onerror=alert(2)>');
         expect(raw).toContain('=HYPERLINK("http://evil.example/")');
