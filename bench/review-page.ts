@@ -29,7 +29,8 @@ const logger = createLogger('warn');
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+  const at = (i: number): number => s[i] ?? Number.NaN;
+  return s.length % 2 === 1 ? at(m) : (at(m - 1) + at(m)) / 2;
 }
 
 async function load(db: string, rows: number): Promise<void> {
@@ -94,7 +95,7 @@ async function main(): Promise<void> {
   const repeat = Number(values.repeat);
   const times = new Map<string, number[]>(kinds.map(([k]) => [k, []]));
   for (const [, path, n] of kinds) await ask(path, n); // a first pass to warm
-  for (let i = 0; i < repeat; i++) for (const [k, path, n] of kinds) times.get(k)!.push(await ask(path, n));
+  for (let i = 0; i < repeat; i++) for (const [k, path, n] of kinds) times.get(k)?.push(await ask(path, n));
   process.stdout.write(`| request | median | min–max (${repeat} each) |\n|---|---|---|\n`);
   for (const [k, xs] of times)
     process.stdout.write(`| ${k} | ${median(xs).toFixed(0)} ms | ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms |\n`);
