@@ -14,6 +14,7 @@ import { reviewApp } from '../../src/serve/app.js';
 import { listen, type RunningServer } from '../../src/serve/server.js';
 import { sharedSource } from '../../src/serve/source.js';
 import { writeTestFile } from '../support/files.js';
+import { hostileFile } from '../support/review-page.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
@@ -55,15 +56,6 @@ async function newPage(...servers: RunningServer[]): Promise<Page> {
   await page.route('**/*', (route) => (servers.some((s) => route.request().url().startsWith(s.url)) ? route.continue() : route.abort()));
   return page;
 }
-
-const HOSTILE = [
-  '<script>alert(1)</script>,1,2026-01-05,100',
-  '"><img src=x onerror=alert(2)>,1,2026-01-05,100',
-  '=HYPERLINK("http://evil.example/"),1,2026-01-05,100',
-  `K-BIG,1,2026-01-05,100,${'x'.repeat(1024 * 1024)}`,
-  'K-ESC,\u001b[31mred\u0007,2026-01-05,100,JPY',
-  'K-RTL\u202egnp.exe\u200f,1,2026-01-05,100',
-];
 
 describe.skipIf(missing !== null)('review page in Chromium', () => {
   forEachTarget('on $kind', (target) => {
@@ -119,13 +111,7 @@ describe.skipIf(missing !== null)('review page in Chromium', () => {
 
     targetTest('hostile raw lines render as text: no script runs, no element is made of them', async ({ db }) => {
       const { loader } = await db.open();
-      const bytes = Buffer.concat([
-        Buffer.from(`source_key,customer_id,order_date,amount,currency\n${HOSTILE.join('\n')}\n`),
-        Buffer.from('K-UTF,1,'),
-        Buffer.from([0xff, 0xfe]),
-        Buffer.from(',1,JPY\n'),
-      ]);
-      await loader.load([writeTestFile(bytes)]);
+      await loader.load([writeTestFile(hostileFile())]);
       const server = await serve(loader);
       const page = await newPage(server);
       try {

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
 import { writeTestFile } from '../support/files.js';
-import { formFields, listedStageIds, olderLink, reviewClient, TEST_CSRF, twoNewest } from '../support/review-page.js';
+import { formFields, hostileFile, listedStageIds, olderLink, reviewClient, TEST_CSRF, twoNewest } from '../support/review-page.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
 const SAMPLE = 'fixtures/orders-sample.csv';
@@ -135,19 +135,7 @@ forEachTarget('review page (serve) on $kind', () => {
 
   targetTest('partners’ hostile lines render as text; the policy allows no script', async ({ db }) => {
     const { loader } = await db.open();
-    const hostile = [
-      '<script>alert(1)</script>,1,2026-01-05,100',
-      '"><img src=x onerror=alert(1)>,1,2026-01-05,100',
-      '=HYPERLINK("http://evil.example/"),1,2026-01-05,100',
-      `K-BIG,1,2026-01-05,100,${'x'.repeat(1024 * 1024)}`,
-      'K-ESC,\u001b[31mred,2026-01-05,100,JPY',
-      'K-RTL\u202egnp.exe,1,2026-01-05,100',
-    ];
-    const bytes = Buffer.concat([
-      Buffer.from(`source_key,customer_id,order_date,amount,currency\n${hostile.join('\n')}\n`),
-      Buffer.from([0x4b, 0x2d, 0x55, 0x54, 0x46, 0x2c, 0x31, 0x2c, 0xff, 0xfe, 0x2c, 0x31, 0x2c, 0x4a, 0x50, 0x59, 0x0a]),
-    ]);
-    await loader.load([writeTestFile(bytes)]);
+    await loader.load([writeTestFile(hostileFile())]);
     const page = reviewClient(loader);
     const csv = await page.get('/rejected.csv');
     const records = parse<Record<string, string>>(csv.text, { columns: true, relax_column_count: true });
@@ -157,7 +145,7 @@ forEachTarget('review page (serve) on $kind', () => {
     expect(list.headers.get('content-security-policy')).not.toContain('script-src');
     for (const path of ['/', '/rejected', ...listedStageIds(list.text).map((id) => `/row/${id}`)]) {
       const res = await page.get(path);
-      expect(res.text, path).not.toMatch(/<script|<img|onerror=[^&]/i);
+      expect(res.text, path).not.toMatch(/<script|<img/i);
       expect(res.text, path).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u202e]/);
       expect(res.text.length, path).toBeLessThan(200_000);
     }

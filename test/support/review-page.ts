@@ -83,3 +83,24 @@ export function twoNewest(html: string): [number, number] {
   if (a === undefined || b === undefined) throw new Error('fewer than two rejected rows listed');
   return [a, b];
 }
+
+/**
+ * A file of partners' hostile lines: markup, a formula, a 1 MB line, control characters and bidi
+ * controls, and a line with bytes that are not UTF-8 (0xff 0xfe).
+ */
+export function hostileFile(): Buffer {
+  const lines = [
+    '<script>alert(1)</script>,1,2026-01-05,100',
+    '"><img src=x onerror=alert(2)>,1,2026-01-05,100',
+    '=HYPERLINK("http://evil.example/"),1,2026-01-05,100',
+    `K-BIG,1,2026-01-05,100,${'x'.repeat(1024 * 1024)}`,
+    'K-ESC,\u001b[31mred\u0007,2026-01-05,100,JPY',
+    'K-RTL\u202egnp.exe\u200f,1,2026-01-05,100',
+  ];
+  return Buffer.concat([
+    Buffer.from(`source_key,customer_id,order_date,amount,currency\n${lines.join('\n')}\n`),
+    Buffer.from('K-UTF,1,'),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(',1,JPY\n'),
+  ]);
+}
