@@ -377,11 +377,17 @@ or a duration ago (7d, 12h)`,
     help: 'serve: where the review page listens (default 127.0.0.1:8080; not loopback: only with --token-file)',
   }),
   'allow-edit': flag({ commands: ['serve'], help: 'serve: let the page correct and resubmit ERROR rows (audited as retry)' }),
-  'operator-header': value(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, '--operator-header takes a header name such as X-Remote-User').optional(), {
-    commands: ['serve'],
-    arg: '<name>',
-    help: 'serve: behind a reverse proxy, the request header that names the operator (instead of --operator)',
-  }),
+  'operator-header': value(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, '--operator-header takes a header name such as X-Remote-User')
+      .optional(),
+    {
+      commands: ['serve'],
+      arg: '<name>',
+      help: 'serve: behind a reverse proxy, the request header that names the operator (instead of --operator)',
+    },
+  ),
   'token-file': value(z.string().min(1).optional(), {
     commands: ['serve'],
     arg: '<path>',

@@ -103,7 +103,8 @@ export interface SeenRow {
 export class RowChangedError extends UserError {}
 
 function checkSeen(rows: StageRowSnapshot[], seen: SeenRow): void {
-  if (rows.length === 0) throw new RowChangedError('the row is no longer ERROR: someone else resubmitted it, or it was processed since you opened it');
+  if (rows.length === 0)
+    throw new RowChangedError('the row is no longer ERROR: someone else resubmitted it, or it was processed since you opened it');
   for (const row of rows) {
     if (row.attemptCount !== seen.attemptCount || row.updatedAt.getTime() !== seen.updatedAt.getTime()) {
       throw new RowChangedError(

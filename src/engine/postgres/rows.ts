@@ -4,7 +4,17 @@
  */
 import { readSql } from '../../sql-files.js';
 import { parseJsonObject } from '../run-events.js';
-import type { ClaimedRow, ErrorPhase, ErrorRowReport, ProcessStatus, RunCounts, RunRecord, RunStatus, StageRowSnapshot, StatusTally } from '../types.js';
+import type {
+  ClaimedRow,
+  ErrorPhase,
+  ErrorRowReport,
+  ProcessStatus,
+  RunCounts,
+  RunRecord,
+  RunStatus,
+  StageRowSnapshot,
+  StatusTally,
+} from '../types.js';
 
 /** The text of sql/postgres/queries/<name>.sql (read once). */
 export const sqlQuery = (name: string): string => readSql('postgres', `queries/${name}.sql`);
