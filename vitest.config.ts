@@ -63,7 +63,7 @@ export default defineConfig({
           name: 'fast',
           globalSetup: [GLOBAL_SETUP],
           include: ['test/**/*.test.ts'],
-          exclude: ['test/survival/**', 'test/oracle-server/**', ...MOCKING, ...SLOW],
+          exclude: ['test/survival/**', 'test/oracle-server/**', 'test/browser/**', ...MOCKING, ...SLOW],
           // vitest's default on 2 cores is one worker, and many tests spend much of their time
           // waiting on the PostgreSQL server or on a child process: 3 workers keep both cores busy.
           maxWorkers: 3,
@@ -85,6 +85,11 @@ export default defineConfig({
         extends: true,
         // as `fast`, over the files of SLOW
         test: { name: 'slow', include: SLOW, globalSetup: [GLOBAL_SETUP], maxWorkers: 3, execArgv: FAST_EXEC_ARGV, isolate: false },
+      },
+      {
+        extends: true,
+        // the review page in a real headless Chromium (npm run test:browser; skipped, saying why, without one)
+        test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: [GLOBAL_SETUP], maxWorkers: 1 },
       },
       {
         extends: true,

@@ -17,6 +17,15 @@ import {
   type RetryRequest,
 } from './pipeline/operations.js';
 import { startRecordedRun } from './pipeline/run-record.js';
+import {
+  rejectedLinesPage,
+  rejectedPage,
+  rowHistory,
+  type RejectedLinesPage,
+  type RejectedPage,
+  type RejectedPageFilter,
+  type RowHistoryView,
+} from './pipeline/review.js';
 import { dryRunFile, emptyStageCounts, type DryRunResult } from './pipeline/stage.js';
 import type { LoadProfile } from './input/profile/load-profile.js';
 import { checkRoutingProfiles, routeFiles } from './input/profile/routing.js';
@@ -399,6 +408,21 @@ export class OrderLoader {
   /** The rejected lines page by page (`pageSize` rows asked of the database at a time): memory does not grow with their number. */
   errorRows(filter: ErrorExportFilter = {}, pageSize?: number): AsyncGenerator<ErrorExportRow> {
     return exportErrorRows(this.engine, filter, pageSize);
+  }
+
+  /** The review page (`serve`): one page of ERROR rows, newest first, by keyset (src/pipeline/review.ts). */
+  rejectedPage(filter: RejectedPageFilter = {}): Promise<RejectedPage> {
+    return rejectedPage(this.engine, filter);
+  }
+
+  /** The review page: the lines refused while staging without a stage row, oldest first, by keyset. */
+  rejectedLines(filter: Parameters<typeof rejectedLinesPage>[1] = {}): Promise<RejectedLinesPage> {
+    return rejectedLinesPage(this.engine, filter);
+  }
+
+  /** The review page's one row: its values, every error-log and audit row, the loads it came from. */
+  rowHistory(stageId: number): Promise<RowHistoryView> {
+    return rowHistory(this.engine, stageId);
   }
 
   /** The database's state now: rows by status, and since when the oldest row still to be loaded waits (the metrics file's gauges). */

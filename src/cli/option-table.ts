@@ -27,6 +27,7 @@ export const COMMANDS = [
   'guess',
   'preview',
   'bench',
+  'serve',
 ] as const;
 export type Command = (typeof COMMANDS)[number];
 
@@ -316,9 +317,9 @@ amount, currency`,
     help: 'retry (required), recover: why, recorded in order_stage_audit',
   }),
   operator: value(z.string().min(1).max(128).optional(), {
-    commands: ['retry', 'recover'],
+    commands: ['retry', 'recover', 'serve'],
     arg: '<name>',
-    help: 'retry, recover: who, recorded in order_stage_audit (default: the OS user@host)',
+    help: 'retry, recover, serve: who, recorded in order_stage_audit (default: the OS user@host)',
     detail: 'recorded in order_stage_audit (default: the OS user@host)',
   }),
   'older-than': value(
@@ -378,6 +379,30 @@ or a duration ago (7d, 12h)`,
     arg: '<path>',
     help: 'bench: where the SVG chart is written (default ./order-loader-bench.svg)',
     detail: 'the SVG chart, default ./order-loader-bench.svg (relative to the current directory)',
+  }),
+
+  // serve
+  listen: value(z.string().min(1).default('127.0.0.1:8080'), {
+    commands: ['serve'],
+    arg: '<host:port>',
+    help: 'serve: where the review page listens (default 127.0.0.1:8080; not loopback: only with --token-file)',
+  }),
+  'allow-edit': flag({ commands: ['serve'], help: 'serve: let the page correct and resubmit ERROR rows (audited as retry)' }),
+  'operator-header': value(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9-]{1,64}$/, '--operator-header takes a header name such as X-Remote-User')
+      .optional(),
+    {
+      commands: ['serve'],
+      arg: '<name>',
+      help: 'serve: behind a reverse proxy, the request header that names the operator (instead of --operator)',
+    },
+  ),
+  'token-file': value(z.string().min(1).optional(), {
+    commands: ['serve'],
+    arg: '<path>',
+    help: 'serve: a file holding the access token every request must present (needed off loopback)',
   }),
 
   help: flag({ short: 'h', help: "this text; with a command (or help <command>), that command's options" }),

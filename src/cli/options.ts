@@ -23,12 +23,16 @@ const parseArgsOptions: NonNullable<ParseArgsConfig['options']> = Object.fromEnt
   ]),
 );
 
+/** serve: how long a request waits for the folder before it says "a load is running". */
+export const SERVE_LOCK_WAIT_MS = 1000;
+
 /**
  * How long a command waits for an embedded database folder another process holds: a writing
  * command queues behind the one before it (an overlapping cron run); reading commands answer a
  * person at once and say who holds the folder.
  */
 export function defaultLockTimeoutMs(command: Command): number {
+  if (command === 'serve') return SERVE_LOCK_WAIT_MS;
   return command === 'status' || command === 'errors' || command === 'runs' ? 0 : 10 * 60_000;
 }
 

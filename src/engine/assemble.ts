@@ -43,6 +43,8 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
     listRejectedLines: (filter) => reports.listRejectedLines(filter),
     claimableCount: () => reports.claimableCount(),
     heldLoads: () => reports.heldLoads(),
+    pageErrorRows: (filter) => reports.pageErrorRows(filter),
+    rowHistory: (stageId) => reports.rowHistory(stageId),
 
     benchRunInLoaderHistory: workspaces.benchRunInLoaderHistory,
     createWorkspace: (name) => workspaces.createWorkspace(name),

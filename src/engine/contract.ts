@@ -21,6 +21,7 @@ import type {
   ClaimedRow,
   EngineKind,
   ErrorLogInput,
+  ErrorPageFilter,
   ErrorRowReport,
   FailureKind,
   FileIdentity,
@@ -34,6 +35,7 @@ import type {
   MergeOptions,
   RejectedLine,
   RowFailure,
+  RowHistory,
   RowSelector,
   RunCounts,
   RunEventInput,
@@ -226,6 +228,10 @@ export interface Reports {
   claimableCount(): Promise<number>;
   /** The loads that have HELD rows, in load order: how many, since when, their file, whether a running run stages them. */
   heldLoads(): Promise<HeldLoad[]>;
+  /** The review page: ERROR rows with their latest error, newest first (stage_id descending), one keyset page. */
+  pageErrorRows(filter: ErrorPageFilter): Promise<ErrorRowReport[]>;
+  /** The review page's one row: the stage row with its latest error (null: no such row), its error-log and audit rows. */
+  rowHistory(stageId: number): Promise<RowHistory>;
 }
 
 /**

@@ -427,3 +427,49 @@ export type {
   Transactor,
   Workspaces,
 } from './contract.js';
+
+/** One page of the review page's rejected rows: ERROR rows newest first (stage_id descending). */
+export interface ErrorPageFilter {
+  loadIds?: number[] | undefined;
+  errorCodes?: string[] | undefined;
+  /** The phase of the row's latest error-log row. */
+  phase?: ErrorPhase | undefined;
+  /** Only rows before this stage_id (the last row of the page before); absent: from the newest. */
+  beforeStageId?: number | undefined;
+  limit: number;
+}
+
+/** One error-log row of a stage row: one attempt's failure (or the line's rejection while staging). */
+export interface ErrorLogEntry {
+  errorId: number;
+  loadId: number | null;
+  lineNo: number | null;
+  batchId: string | null;
+  attemptNo: number | null;
+  phase: ErrorPhase;
+  errorCode: string;
+  errorMessage: string;
+  rawRecord: string | null;
+  loggedAt: Date;
+}
+
+/** One audit row of a stage row: an operator's change (retry, recover). */
+export interface AuditEntry {
+  auditId: number;
+  action: string;
+  oldStatus: string | null;
+  newStatus: string | null;
+  /** JSON text of the changed fields before and after. */
+  oldValues: string | null;
+  newValues: string | null;
+  operator: string;
+  reason: string;
+  at: Date;
+}
+
+/** A stage row (any status) with its latest error, every error-log row and every audit row, oldest first. */
+export interface RowHistory {
+  row: ErrorRowReport | null;
+  errors: ErrorLogEntry[];
+  audit: AuditEntry[];
+}

@@ -120,6 +120,20 @@ function attributesOf(attributes: Record<string, string> | null): { attributes?:
   return attributes === null ? {} : { attributes };
 }
 
+/** ERROR rows as the export shows them: the values of a row rejected while parsing split again from its line. */
+export async function exportRowsOf(engine: ErrorExportPort, rows: ErrorRowReport[]): Promise<ErrorExportRow[]> {
+  const layouts = new LayoutCache(engine);
+  await layouts.prefetch(rows.filter((r) => r.phase === 'PARSE').map((r) => r.errorLoadId));
+  return rows.map((r) => fromStageRow(r, layouts));
+}
+
+/** Lines rejected without a stage row as the export shows them: their values split from the line. */
+export async function exportLinesOf(engine: ErrorExportPort, lines: RejectedLine[]): Promise<ErrorExportRow[]> {
+  const layouts = new LayoutCache(engine);
+  await layouts.prefetch(lines.map((r) => r.loadId));
+  return lines.map((r) => fromRejectedLine(r, layouts));
+}
+
 /**
  * Every rejected line of the chosen loads: the ERROR stage rows (stage_id order), then the
  * lines rejected before they had a stage row (error-log order). Read page by page, each page

@@ -85,6 +85,33 @@ export interface RetryRequest {
   /** Recorded in the audit; default (not given or blank): the OS user at this host, as the CLI's --operator. */
   operator?: string | undefined;
   dryRun: boolean;
+  /**
+   * What the operator saw of the row(s) (the review page's form): the change is refused, and
+   * nothing written, when no row matches any more or one has another attempt count or update
+   * time (another operator, or processing, changed it since).
+   */
+  seen?: SeenRow | undefined;
+}
+
+/** What an operator saw of a row when they opened its form (an optimistic check: RetryRequest.seen). */
+export interface SeenRow {
+  attemptCount: number;
+  updatedAt: Date;
+}
+
+/** The row changed since the operator saw it: said to them, nothing written. */
+export class RowChangedError extends UserError {}
+
+function checkSeen(rows: StageRowSnapshot[], seen: SeenRow): void {
+  if (rows.length === 0)
+    throw new RowChangedError('the row is no longer ERROR: someone else resubmitted it, or it was processed since you opened it');
+  for (const row of rows) {
+    if (row.attemptCount !== seen.attemptCount || row.updatedAt.getTime() !== seen.updatedAt.getTime()) {
+      throw new RowChangedError(
+        `stage_id ${row.stageId} changed since you opened it (attempt ${row.attemptCount}, updated ${row.updatedAt.toISOString()}): reload it and correct it again`,
+      );
+    }
+  }
 }
 
 export interface RecoverRequest {
@@ -197,6 +224,7 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
     try {
       planned = await engine.transaction(async (tx) => {
         const rows = request.dryRun ? await tx.findErrorRows(selector, window) : await tx.lockErrorRows(selector, window);
+        if (request.seen !== undefined && after === 0) checkSeen(rows, request.seen);
         const start = await lineValuesOf(tx, rows, request.corrections);
         const batch = rows.map((row) => plannedChange(row, 'RETRY', who, request.corrections, start.get(row.stageId)));
         if (!request.dryRun) await tx.applyManualChanges(batch);

@@ -42,6 +42,8 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/rejected-once.test.ts',
   'test/integration/repeated-identical-line.test.ts',
   'test/integration/restage.test.ts',
+  'test/integration/review-page.test.ts',
+  'test/integration/review-server.test.ts',
   'test/integration/row-problems.test.ts',
   'test/integration/staging-history.test.ts',
   'test/integration/staging-refusal.test.ts',

@@ -16,7 +16,7 @@ describe('order-loader help', () => {
     expect(line('format')).toContain('load, stage, process: text (default) | markdown; errors: csv (default) | excel | json');
     expect(line('reason')).toContain('retry (required), recover');
     expect(line('set')).toContain('retry:');
-    expect(line('operator')).toContain('retry, recover:');
+    expect(line('operator')).toContain('retry, recover, serve:');
   });
 
   it('describes errors as every rejected line, not only the ERROR rows', () => {

@@ -11,6 +11,7 @@ import { processCommand } from './process.js';
 import { recover } from './recover.js';
 import { retry } from './retry.js';
 import { runs } from './runs.js';
+import { serve } from './serve.js';
 import { stage } from './stage.js';
 import { status } from './status.js';
 
@@ -27,4 +28,5 @@ export const COMMAND_TABLE: Record<Command, CommandSpec> = {
   guess,
   preview,
   bench,
+  serve,
 };

@@ -12,6 +12,7 @@ import type {
 } from '../types.js';
 import { ID_SLOTS, idList, LIMITS, matchesNothing, MAX_BYTES, type SlotList, slices, textList } from './binds.js';
 import { onOracleConnection } from './driver.js';
+import { oracleReviewReports } from './review.js';
 import type { OraConnection } from './oracledb-types.js';
 import { int, intOrNull, type OracleKit, queryRows, type Row, runRecord, stageSnapshot, text } from './rows.js';
 import { cutChars, parseUtcText, utcTimestampText } from './sql-text.js';
@@ -20,7 +21,7 @@ import { cutChars, parseUtcText, utcTimestampText } from './sql-text.js';
  * The page of an error listing (ERROR rows, rejected lines): its row limit and its load / error
  * code lists; null when nothing can match (no rows asked for, or an empty list).
  */
-function errorPage(filter: {
+export function errorPage(filter: {
   loadIds?: number[] | undefined;
   errorCodes?: string[] | undefined;
   limit: number;
@@ -168,16 +169,7 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
             after_stage_id: binds.num(int(filter.afterStageId ?? 0, 'stage id')),
             row_limit: binds.num(limit),
           });
-          for (const r of rows) {
-            out.push({
-              ...stageSnapshot(r),
-              ...attributesOf(text(r.ATTRIBUTES)),
-              phase: text(r.PHASE) as ErrorPhase | null,
-              rawRecord: text(r.RAW_RECORD),
-              loggedAt: parseUtcText(r.LOGGED_AT),
-              errorLoadId: intOrNull(r.ERROR_LOAD_ID, 'load_id'),
-            });
-          }
+          for (const r of rows) out.push(errorRowReport(r));
         }
         return out.sort((a, b) => a.stageId - b.stageId).slice(0, limit);
       });
@@ -218,10 +210,20 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
         const r = (await queryRows(connection, kit, 'claimable_count'))[0];
         return r === undefined ? 0 : int(r.N, 'count');
       }),
+    ...oracleReviewReports(read, kit),
   };
 }
 
-/** A row's attributes (JSON text), present only when it has some: rows without them read as before. */
-function attributesOf(value: string | null): { attributes?: string } {
-  return value === null ? {} : { attributes: value };
+/** An ERROR row with its latest error-log entry, as error_rows.sql, page_error_rows.sql and row_history_row.sql return it. */
+export function errorRowReport(r: Row): ErrorRowReport {
+  const attributes = text(r.ATTRIBUTES);
+  return {
+    ...stageSnapshot(r),
+    // a row's attributes (JSON text), present only when it has some: rows without them read as before
+    ...(attributes === null ? {} : { attributes }),
+    phase: text(r.PHASE) as ErrorPhase | null,
+    rawRecord: text(r.RAW_RECORD),
+    loggedAt: parseUtcText(r.LOGGED_AT),
+    errorLoadId: intOrNull(r.ERROR_LOAD_ID, 'load_id'),
+  };
 }

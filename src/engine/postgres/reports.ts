@@ -12,7 +12,8 @@ import type {
   StatusTally,
 } from '../types.js';
 import type { WithSession } from './driver.js';
-import { listOrNull, sqlQuery, toRunRecord, toSnapshot, toTally, type RunRow, type SnapshotRow } from './rows.js';
+import { reviewReports } from './review.js';
+import { listOrNull, sqlQuery, toErrorRowReport, toRunRecord, toTally, type ErrorRow, type RunRow } from './rows.js';
 import type { PgSession } from './session.js';
 
 async function retryWait(s: PgSession): Promise<StatusReport['retryWait']> {
@@ -92,23 +93,13 @@ export function reports(withSession: WithSession): Reports {
 
     listErrorRows: (filter): Promise<ErrorRowReport[]> =>
       withSession(async (s) => {
-        const { rows } = await s.query<
-          SnapshotRow & {
-            attributes: string | null;
-            phase: ErrorPhase | null;
-            raw_record: string | null;
-            logged_at: Date | null;
-            error_load_id: number | null;
-          }
-        >(sqlQuery('error_rows'), [listOrNull(filter.loadIds), listOrNull(filter.errorCodes), filter.limit, filter.afterStageId ?? 0]);
-        return rows.map((r) => ({
-          ...toSnapshot(r),
-          ...(r.attributes === null ? {} : { attributes: r.attributes }),
-          phase: r.phase,
-          rawRecord: r.raw_record,
-          loggedAt: r.logged_at,
-          errorLoadId: r.error_load_id,
-        }));
+        const { rows } = await s.query<ErrorRow>(sqlQuery('error_rows'), [
+          listOrNull(filter.loadIds),
+          listOrNull(filter.errorCodes),
+          filter.limit,
+          filter.afterStageId ?? 0,
+        ]);
+        return rows.map(toErrorRowReport);
       }),
 
     listRejectedLines: (filter): Promise<RejectedLine[]> =>
@@ -136,5 +127,6 @@ export function reports(withSession: WithSession): Reports {
       }),
 
     claimableCount: () => withSession(async (s) => (await s.query<{ n: number }>(sqlQuery('claimable_count'))).rows[0]?.n ?? 0),
+    ...reviewReports(withSession),
   };
 }

@@ -4,7 +4,17 @@
  */
 import { readSql } from '../../sql-files.js';
 import { parseJsonObject } from '../run-events.js';
-import type { ClaimedRow, ProcessStatus, RunCounts, RunRecord, RunStatus, StageRowSnapshot, StatusTally } from '../types.js';
+import type {
+  ClaimedRow,
+  ErrorPhase,
+  ErrorRowReport,
+  ProcessStatus,
+  RunCounts,
+  RunRecord,
+  RunStatus,
+  StageRowSnapshot,
+  StatusTally,
+} from '../types.js';
 
 /** The text of sql/postgres/queries/<name>.sql (read once). */
 export const sqlQuery = (name: string): string => readSql('postgres', `queries/${name}.sql`);
@@ -62,6 +72,26 @@ export function toSnapshot(r: SnapshotRow): StageRowSnapshot {
     errorCode: r.error_code,
     errorMessage: r.error_message,
     updatedAt: r.updated_at,
+  };
+}
+
+/** An ERROR row with its latest error-log entry, as error_rows.sql and page_error_rows.sql return it. */
+export type ErrorRow = SnapshotRow & {
+  attributes: string | null;
+  phase: ErrorPhase | null;
+  raw_record: string | null;
+  logged_at: Date | null;
+  error_load_id: number | null;
+};
+
+export function toErrorRowReport(r: ErrorRow): ErrorRowReport {
+  return {
+    ...toSnapshot(r),
+    ...(r.attributes === null ? {} : { attributes: r.attributes }),
+    phase: r.phase,
+    rawRecord: r.raw_record,
+    loggedAt: r.logged_at,
+    errorLoadId: r.error_load_id,
   };
 }
 
