@@ -206,24 +206,30 @@ forEachTarget('operations on $kind', (target) => {
     expect((await loader.load([file])).files[0]?.skipped).toContain('already staged');
   });
 
-  targetTest('an interrupted Shift_JIS staging (no byte offsets) is staged again as a new load: no false duplicates', async ({ db }) => {
-    const body = Array.from({ length: 25 }, (_, i) => `S-${String(i).padStart(2, '0')},1,2026-01-01,1,JPY`).join('\r\n');
-    const file = writeTestFile(Buffer.from(`${HEADER}\r\n${body}\r\n`, 'latin1'));
-    const { loader } = await db.open();
-    const controller = new AbortController();
-    const first = await loader.stage([file], {
-      encoding: 'shift_jis',
-      batchSize: 10,
-      signal: controller.signal,
-      onStageProgress: () => controller.abort(),
-    });
-    expect(first.aborted).toContain('interrupted while staging');
-    const second = await loader.load([file], { encoding: 'shift_jis', batchSize: 10 });
-    expect(second.exitCode).toBe(0);
-    expect(second.files[0]?.resumedAt).toBeNull();
-    expect(second.files[0]?.loadId).not.toBe(first.files[0]?.loadId);
-    expect(second.files[0]?.counts).toMatchObject({ read: 25, inserted: 15, unchanged: 10, duplicates: 0 });
-  });
+  targetTest(
+    'an interrupted Shift_JIS staging (no byte offsets) resumes its load after the lines it committed: no false duplicates',
+    async ({ db }) => {
+      const body = Array.from({ length: 25 }, (_, i) => `S-${String(i).padStart(2, '0')},1,2026-01-01,1,JPY`).join('\r\n');
+      const file = writeTestFile(Buffer.from(`${HEADER}\r\n${body}\r\n`, 'latin1'));
+      const { loader } = await db.open();
+      const controller = new AbortController();
+      const first = await loader.stage([file], {
+        encoding: 'shift_jis',
+        batchSize: 10,
+        signal: controller.signal,
+        onStageProgress: () => controller.abort(),
+      });
+      expect(first.aborted).toContain('interrupted while staging');
+      const second = await loader.load([file], { encoding: 'shift_jis', batchSize: 10 });
+      expect(second.exitCode).toBe(0);
+      // read from line 1 (no byte offsets), the 10 lines of the committed batch passed over
+      expect(second.files[0]?.loadId).toBe(first.files[0]?.loadId);
+      expect(second.files[0]?.resumedAt).toEqual({ line: 11, byte: null });
+      // the load's counts over both its runs: every line inserted once, none a duplicate of itself
+    expect(second.files[0]?.counts).toMatchObject({ read: 25, inserted: 25, unchanged: 0, duplicates: 0 });
+      expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 25 }]);
+    },
+  );
 
   targetTest('marks a RUNNING run whose process is gone FAILED (abandoned) at the next start', async ({ db }) => {
     await db.sql(`INSERT INTO load_run (command, host, pid) VALUES ('load', $1, 2147483646)`, [hostname()]);

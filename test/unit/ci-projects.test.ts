@@ -30,7 +30,7 @@ describe('the vitest projects CI runs', () => {
   const names = (config.test?.projects ?? []).map((p) => (typeof p === 'object' && 'test' in p ? p.test?.name : undefined));
 
   it('.ci/run runs every project of vitest.config.ts', () => {
-    expect(names).toEqual(['fast', 'fast-isolated', 'slow', 'survival']);
+    expect(names).toEqual(['fast', 'fast-isolated', 'slow', 'browser', 'survival']);
     const run = new Set(ciCommands.flatMap((line) => projectsRun(line, scripts)));
     expect([...run].sort()).toEqual([...names].sort());
   });
