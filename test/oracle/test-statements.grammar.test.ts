@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
+import { reservedAliases } from '../support/oracle-reserved.js';
 import { clobMisuse, ORACLE_JOB_TEST_FILES, oracleJobTestStatements, type TestStatement } from '../support/oracle-test-statements.js';
 
 /** The loader's own statements, as the engine sends them (comment lines stripped, one per file). */
@@ -82,6 +83,14 @@ describe("the Oracle job's own test statements", () => {
     expect(clobMisuse("SELECT detail FROM load_run_event WHERE event = 'x' ORDER BY run_id, seq")).toEqual([]);
     const misused = statements.flatMap((s) => clobMisuse(s.text).map((m) => `${s.where}: ${m}`));
     expect(misused).toEqual([]);
+  });
+
+  it('name no alias with an Oracle reserved word (the grammar accepts ROWS, LEVEL, SIZE…; Oracle refuses them: ORA-00923)', () => {
+    expect(reservedAliases('SELECT count(DISTINCT stage_id) AS rows, count(*) AS n FROM order_stage_audit')).toEqual(['ROWS']);
+    expect(reservedAliases('SELECT CAST(d AS DATE) AS day, CAST(s AS VARCHAR2(10)) AS size FROM t')).toEqual(['SIZE']);
+    expect(reservedAliases("SELECT 'x AS rows' AS label, l.level_no AS lvl FROM t l")).toEqual([]);
+    const misnamed = [...statements, ...loaderStatements()].flatMap((s) => reservedAliases(s.text).map((w) => `${s.where}: AS ${w}`));
+    expect(misnamed).toEqual([]);
   });
 
   it.skipIf(checkerMissing !== null)(

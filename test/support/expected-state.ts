@@ -39,6 +39,7 @@
  * staging batches fall (see `stageLine`): generated files avoid them by giving every line its own
  * customer_id.
  */
+import { dbCode } from './engine-expect.js';
 
 export const ORDER_HEADER = 'source_key,customer_id,order_date,amount,currency';
 
@@ -202,10 +203,13 @@ export function validationCode(v: OrderValues): string | null {
   return null;
 }
 
-/** What the database refuses in the MERGE (orders.amount numeric(12,2)): its SQLSTATE, or null. */
+/**
+ * What the database refuses in the MERGE (orders.amount numeric(12,2)): its code in the
+ * engine-neutral vocabulary (db:overflow: 22003 on PostgreSQL, ORA-01438 on Oracle), or null.
+ */
 export function mergeRefusal(v: OrderValues): string | null {
   const integer = (v.amount ?? '0').replace(/^-/, '').split('.')[0] ?? '';
-  return integer.length > MAX_ORDER_INTEGER_DIGITS ? '22003' : null;
+  return integer.length > MAX_ORDER_INTEGER_DIGITS ? dbCode('overflow') : null;
 }
 
 /** The data lines of a file, or null when its header is not the order header. */
