@@ -58,7 +58,7 @@ export function decimalText(value: string, scale: number): string {
 export function oracleTestQueryOptions(c: OracleQueryConstants): OraExecuteOptions {
   const fetchTypeHandler = (meta: OraColumnMeta & { scale?: number }) => {
     if (meta.dbType === c.DB_TYPE_CLOB) return { type: c.DB_TYPE_VARCHAR };
-    if (meta.dbType === c.DB_TYPE_DATE) return { converter: oracleDateText };
+    if (meta.dbType === c.DB_TYPE_DATE) return { type: c.DB_TYPE_DATE, converter: oracleDateText };
     if (meta.dbType === c.DB_TYPE_NUMBER && meta.scale !== undefined && meta.scale > 0) {
       const scale = meta.scale;
       return { type: c.DB_TYPE_VARCHAR, converter: (v: unknown) => (typeof v === 'string' ? decimalText(v, scale) : v) };

@@ -9,7 +9,9 @@ import type { TestDatabase, TestTarget } from './databases.js';
 
 /**
  * `run` with the way on, on `db`, then with it off on a second database of the target: both
- * outcomes must be equal. Returns the first.
+ * outcomes must be equal. Returns the first. `db` is given back before the second is made (a
+ * test holds one database of a target at a time: test/support/databases.ts onePerTest), so
+ * `run` returns all it needs of it.
  */
 export async function sameBothWays<T>(
   target: TestTarget,
@@ -17,6 +19,7 @@ export async function sameBothWays<T>(
   run: (db: TestDatabase, on: boolean) => Promise<T>,
 ): Promise<T> {
   const on = await run(db, true);
+  await db.dispose({ reuse: true });
   const other = await target.create();
   let ok = false;
   try {

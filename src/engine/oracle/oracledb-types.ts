@@ -118,6 +118,7 @@ export interface OraConstants {
   DB_TYPE_NUMBER: unknown;
   DB_TYPE_VARCHAR: unknown;
   DB_TYPE_CLOB: unknown;
+  DB_TYPE_DATE: unknown;
   BIND_OUT: number;
   OUT_FORMAT_OBJECT: number;
 }
