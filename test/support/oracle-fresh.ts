@@ -95,5 +95,6 @@ export async function emptySchema(connection: OraConnection, outFormat: number):
   await connection.commit();
   // DDL commits by itself; after the deletes, so that no sequence restarts under rows it numbered
   for (const t of tables)
-    if (t.IDENTITY_COLUMN !== null) await connection.execute(identityRestart(t.TABLE_NAME, t.IDENTITY_COLUMN, t.GENERATION ?? ''), {}, { autoCommit: false });
+    if (t.IDENTITY_COLUMN !== null)
+      await connection.execute(identityRestart(t.TABLE_NAME, t.IDENTITY_COLUMN, t.GENERATION ?? ''), {}, { autoCommit: false });
 }

@@ -30,6 +30,11 @@ export const ORACLE_LOADER_TABLES = [
   'order_loader_migration_lock',
 ] as const;
 
+/** DROP TABLE also drops the table's identity sequence (ISEQ$$_...). */
+export function oracleDropTable(table: string): string {
+  return `DROP TABLE ${table} CASCADE CONSTRAINTS PURGE`;
+}
+
 export type OracleDbTarget = Extract<DbTarget, { kind: 'oracle' }>;
 
 /**
@@ -105,8 +110,7 @@ export async function oracleTestTarget(): Promise<OracleTestTarget | null> {
       await withOracleConnection(target, async (connection) => {
         for (const table of ORACLE_LOADER_TABLES) {
           try {
-            // DROP TABLE also drops the table's identity sequence (ISEQ$$_...).
-            await connection.execute(`DROP TABLE ${table} CASCADE CONSTRAINTS PURGE`, {}, { autoCommit: false });
+            await connection.execute(oracleDropTable(table), {}, { autoCommit: false });
           } catch (error) {
             if (!oracleCodesOf(error).includes('ORA-00942')) throw error; // table or view does not exist
           }
