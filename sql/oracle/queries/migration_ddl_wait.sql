@@ -2,4 +2,7 @@
 -- open transaction on order_stage), instead of failing at once with ORA-00054: DDL does not
 -- queue for locks by default (DDL_LOCK_TIMEOUT 0). Past it, ORA-00054 stops migrate with what
 -- to do (src/engine/oracle/migrations.ts). Session-wide; only migrations run DDL on it.
-ALTER SESSION SET DDL_LOCK_TIMEOUT = 60
+-- In a block: the PL/SQL grammar check refuses a number as ALTER SESSION's value (Oracle does not).
+BEGIN
+  EXECUTE IMMEDIATE 'ALTER SESSION SET DDL_LOCK_TIMEOUT = 60';
+END;
