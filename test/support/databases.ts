@@ -22,9 +22,7 @@ import { PGLITE_PARSERS, PGLITE_START_PARAMS, pgliteConnectorFor } from '../../s
 import { pgliteFsBundle } from '../../src/engine/postgres/pglite-assets.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
-import { oracleTestPool, oracleTestTarget, type OracleTestTarget } from './oracle-target.js';
-import { emptySchema, schemaShape } from './oracle-fresh.js';
-import { runOracleTestQuery } from './oracle-query.js';
+import { oracleTarget } from './oracle-test-database.js';
 import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
 import { TEST_PG_URL } from './server-url.js';
 import { missingTarget, NEEDS } from './requirements.js';
@@ -385,76 +383,6 @@ function numericIds(oid: number): (value: string) => unknown {
   if (oid === 1082) return (v: string) => v;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- any OID the server sends, not only the enum's
   return pg.types.getTypeParser(oid) as (value: string) => unknown;
-}
-
-/**
- * The shape (oracle-fresh.ts) this process last left the one Oracle schema in, migrated and
- * empty; null before the first test of a file, whose create() drops and migrates.
- */
-let oracleShape: string | null = null;
-
-const oracleTarget: TestTarget = {
-  kind: 'oracle',
-  async create() {
-    const target = await oracleTestTarget();
-    if (target === null) throw new Error('ORDER_LOADER_TEST_ORACLE is not set');
-    // one pool for this database's own statements (db.sql), not one per statement
-    const pool = await oracleTestPool(target.db, target.env);
-    try {
-      oracleShape = await pool.run(async (connection, oracledb) => {
-        const shape = oracleShape === null ? null : await schemaShape(connection, oracledb.OUT_FORMAT_OBJECT);
-        if (shape !== null && shape === oracleShape) await emptySchema(connection, oracledb.OUT_FORMAT_OBJECT);
-        else {
-          await target.reset();
-          // migrated here, as PostgreSQL's and PGlite's are from their template: the same create() on every target
-          const { loader } = await openOracleLoader(target, memoryLogger(), true);
-          await loader.close();
-        }
-        return schemaShape(connection, oracledb.OUT_FORMAT_OBJECT);
-      });
-    } catch (error) {
-      oracleShape = null;
-      await pool.close();
-      throw error;
-    }
-    const loaders: OrderLoader[] = [];
-    let closed = false;
-    const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
-      if (closed) throw new Error('this test database was given back after its test ended');
-      const logs = memoryLogger();
-      let { loader } = await openOracleLoader(target, logs, false, options?.workers);
-      if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
-      loaders.push(loader);
-      return { loader, logs };
-    };
-    return {
-      kind: 'oracle',
-      url: target.db,
-      env: target.env,
-      reused: false,
-      async sql<R>(text: string, params?: unknown[]) {
-        if (closed) throw new Error('this test database was given back after its test ended');
-        return pool.run((connection, oracledb) => runOracleTestQuery<R>(connection, oracledb, text, params ?? []));
-      },
-      open: (options) => openLoader(options),
-      openWith: (wrap, options) => openLoader(options, wrap),
-      async dispose() {
-        if (closed) return;
-        closed = true;
-        for (const l of loaders) await l.close().catch(() => undefined);
-        await pool.close();
-      },
-    };
-  },
-};
-
-async function openOracleLoader(
-  target: OracleTestTarget,
-  logs: MemoryLogger,
-  migrate: boolean,
-  workers?: number,
-): Promise<{ loader: OrderLoader }> {
-  return { loader: await OrderLoader.open({ db: target.db, env: target.env, logger: logs.logger, workers, migrate }) };
 }
 
 /** The databases of each kind a running test holds, by test: see {@link onePerTest}. */
