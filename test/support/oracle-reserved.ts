@@ -31,7 +31,7 @@ export function reservedAliases(text: string): string[] {
     if (!ORACLE_RESERVED_WORDS.has(word)) continue;
     if (word === 'SELECT' || word === 'WITH') continue; // CREATE … AS SELECT, INSERT … AS WITH
     // CAST(x AS DATE), CAST(x AS VARCHAR2(10))
-    if (TYPES.has(word) && /^\s*[()]/.test(sql.slice((m.index ?? 0) + m[0].length))) continue;
+    if (TYPES.has(word) && /^\s*[()]/.test(sql.slice(m.index + m[0].length))) continue;
     found.push(word);
   }
   return found;

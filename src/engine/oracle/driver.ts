@@ -193,7 +193,15 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
     // A second SIGINT, before the process exits: each call in flight is interrupted on the server
     // (ORA-01013), so that no session keeps a chunk's row locks until it notices the socket gone.
     async cancelRunning() {
-      await Promise.all([...leased].map((connection) => connection.break?.().catch(() => undefined)));
+      await Promise.all(
+        [...leased].map(async (connection) => {
+          try {
+            await connection.break?.();
+          } catch {
+            // its socket is gone already: so is the call, and the session ends with it
+          }
+        }),
+      );
     },
     // Idle connections are closed now; those checked out are closed when they are released.
     async close() {

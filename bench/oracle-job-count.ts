@@ -1,6 +1,10 @@
-// Writes the Oracle job's test count into docs/oracle.md (npm run docs:oracle-count): the tests
-// `vitest list --mode list` names for test/oracle-server/vitest.config.ts (plain `vitest list`
-// leaves skipped tests out), by file, between the oracle-job-count markers.
+/**
+ * Writes the Oracle job's test count into docs/oracle.md (npm run docs:oracle-count, from the
+ * repository's root): the tests `vitest list --mode list` names for
+ * test/oracle-server/vitest.config.ts (plain `vitest list` leaves skipped tests out), by file,
+ * between the oracle-job-count markers. Kept beside the bench's tooling so that build:emit
+ * compiles it (dist/bench/oracle-job-count.js).
+ */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,16 +16,16 @@ try {
   const run = spawnSync('npx', ['vitest', 'list', '--config', 'test/oracle-server/vitest.config.ts', '--mode', 'list', `--json=${out}`], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  if (run.status !== 0) throw new Error(`vitest list failed (exit ${run.status})`);
-  const tests = JSON.parse(readFileSync(out, 'utf8'));
-  const files = new Map();
+  if (run.status !== 0) throw new Error(`vitest list failed (exit ${String(run.status)})`);
+  const tests = JSON.parse(readFileSync(out, 'utf8')) as Array<{ file: string }>;
+  const files = new Map<string, number>();
   for (const t of tests) {
     const file = relative(process.cwd(), t.file);
     files.set(file, (files.get(file) ?? 0) + 1);
   }
   const shared = [...files].filter(([f]) => f.startsWith('test/integration/'));
   const server = [...files].filter(([f]) => f.startsWith('test/oracle-server/'));
-  const sum = (list) => list.reduce((n, [, c]) => n + c, 0);
+  const sum = (list: Array<[string, number]>) => list.reduce((n, [, c]) => n + c, 0);
   const text =
     `${tests.length} tests (counted by \`npx vitest list --config\n` +
     `test/oracle-server/vitest.config.ts --mode list\`, which names every one: plain \`vitest list\`\n` +
