@@ -21,7 +21,10 @@ function identityCaches(ddl: string[]): Map<string, number> {
     if (m?.[1] === undefined) continue;
     const cache = /\bCACHE (\d+)/i.exec(m[2] ?? '');
     const table = m[1].toLowerCase();
-    caches.set(table, cache?.[1] !== undefined ? Number(cache[1]) : altered !== null ? (caches.get(table) ?? DEFAULT_CACHE) : DEFAULT_CACHE);
+    caches.set(
+      table,
+      cache?.[1] !== undefined ? Number(cache[1]) : altered !== null ? (caches.get(table) ?? DEFAULT_CACHE) : DEFAULT_CACHE,
+    );
   }
   return caches;
 }
@@ -39,6 +42,7 @@ describe('Oracle identity caches (recording database)', () => {
       expect(caches.get(table), table).toBeGreaterThanOrEqual(1000);
     expect(caches.get('load_run')).toBe(DEFAULT_CACHE);
     // an existing database is never handed a number it used: the next one is past the column's largest
-    for (const sql of ddl.filter((s) => /^ALTER TABLE \w+ MODIFY \(\w+ GENERATED/i.test(s))) expect(sql).toContain('START WITH LIMIT VALUE');
+    for (const sql of ddl.filter((s) => /^ALTER TABLE \w+ MODIFY \(\w+ GENERATED/i.test(s)))
+      expect(sql).toContain('START WITH LIMIT VALUE');
   });
 });
