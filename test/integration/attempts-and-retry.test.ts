@@ -291,7 +291,9 @@ forEachTarget('--max-errors, attempt counts and retry batches on $kind', (target
       const again = await setup.retry(retryAll(), { chunkSize: 3, process: false });
       expect(again.retry.count).toBe(4);
       expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status = 'READY'")).toEqual([{ n: 7 }]);
-      expect(await db.sql('SELECT count(DISTINCT stage_id) AS rows, count(*) AS n FROM order_stage_audit')).toEqual([{ rows: 7, n: 7 }]);
+      expect(await db.sql('SELECT count(DISTINCT stage_id) AS audited, count(*) AS n FROM order_stage_audit')).toEqual([
+        { audited: 7, n: 7 },
+      ]);
     },
   );
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RunAbortedError } from '../../src/errors.js';
 import { serverPgTarget } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
-import { connectionLost, faultyEngine, lostCommitReplies } from '../support/fault-engine.js';
+import { connectionLost, faultyEngine, lostConnectionCode, lostCommitReplies } from '../support/fault-engine.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
 
@@ -46,7 +46,7 @@ forEachTarget('chunk transactions on $kind', () => {
         // the chunk's one call that merges in the database)
         if ((step === 'mergeOrders' || step === 'processInDatabase') && failed.size < 2 && !failed.has(txNo)) {
           failed.add(txNo);
-          return connectionLost();
+          return connectionLost(engine.kind);
         }
         return undefined;
       }),
@@ -85,7 +85,7 @@ forEachTarget('chunk transactions on $kind', () => {
       expect((await first.stage([file], { batchSize: 3 })).files[0]?.counts).toMatchObject({ read: 4, inserted: 4, rejected: 1 });
       let failed = 0;
       const { loader, logs } = await db.openWith((engine) =>
-        faultyEngine(engine, (step) => (step === 'stageBatch' && failed++ === 0 ? connectionLost() : undefined)),
+        faultyEngine(engine, (step) => (step === 'stageBatch' && failed++ === 0 ? connectionLost(engine.kind) : undefined)),
       );
       const report = await loader.stage([file], { batchSize: 3, restage: true, retry: fastRetry });
       // staged again, as a new load: the first batch too (its rejected line logged for this load)
@@ -114,11 +114,12 @@ forEachTarget('chunk transactions on $kind', () => {
     const { loader: stager } = await db.open();
     await stager.stage([orderFile(rows(20))]);
     const { loader } = await db.openWith((engine) =>
-      faultyEngine(engine, (step) => (step === 'claimChunk' || step === 'processInDatabase' ? connectionLost() : undefined)),
+      faultyEngine(engine, (step) => (step === 'claimChunk' || step === 'processInDatabase' ? connectionLost(engine.kind) : undefined)),
     );
     const error = await loader.process({ chunkSize: 10, retry: fastRetry }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunAbortedError);
-    expect((error as Error).message).toMatch(/failed 3 times, giving up: 08006 injected: connection lost/);
+    // the error's first line, after its code: 08006 injected: connection lost / NJS-500: connection to Oracle Database was closed or broken
+    expect((error as Error).message).toContain(`failed 3 times, giving up: ${lostConnectionCode(db.kind)}`);
     const { loader: again } = await db.open();
     const report = await again.process({ chunkSize: 10 });
     expect(report).toMatchObject({ exitCode: 0, process: { done: 20 } });

@@ -52,6 +52,20 @@ describe('Oracle engine (recording connection): mergeOrders', () => {
     expect(call.options).not.toHaveProperty('dmlRowCounts');
   });
 
+  it('stores a MERGE refusal as the PostgreSQL path does: the first line, quoted values blanked (23ai adds ORA-03301 with the row)', async () => {
+    const message = [
+      'ORA-00001: unique constraint (LOADER.UQ_ORDERS_SOURCE) violated on table LOADER.ORDERS columns (SOURCE_KEY)',
+      "ORA-03301: (ORA-00001 details) row with column values (SOURCE_KEY:'K-SECRET') already exists",
+    ].join('\n');
+    const db = new RecordingDatabase({
+      executeMany: (sql) => (sql === oracleQuery('merge_orders') ? { batchErrors: [batchError(0, message)] } : {}),
+    });
+    const failures = await createOracleEngineWith(db, constants).transaction((tx) => tx.mergeOrders([claimed(30)], { isolationBlock: 1 }));
+    expect(failures.map((f) => [f.code, f.message])).toEqual([
+      ['ORA-00001', 'ORA-00001: unique constraint (LOADER.UQ_ORDERS_SOURCE) violated on table LOADER.ORDERS columns (SOURCE_KEY)'],
+    ]);
+  });
+
   it('maps batchErrors[].offset to the stage row and parses the ORA code from the message (no errorNum)', async () => {
     const db = new RecordingDatabase({
       executeMany: (sql) =>

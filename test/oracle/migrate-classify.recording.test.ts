@@ -28,6 +28,24 @@ describe('Oracle migrate (recording database)', () => {
   const recorded = (db: RecordingDatabase) =>
     db.calls.some((c) => c.kind === 'execute' && c.sql.startsWith('INSERT INTO order_loader_migration'));
 
+  it('a table another session holds past the DDL lock wait stops migrate with what to do (ORA-00054), nothing recorded', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        if (sql.startsWith('CREATE TABLE order_stage '))
+          throw driverError('ORA-00054', 'resource busy and acquire with NOWAIT specified or timeout expired');
+        return dictionary()(sql, binds) ?? { rows: [] };
+      },
+    });
+    const error = await createOracleEngineWith(db, constants)
+      .migrate()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toBe(
+      "migrate: CREATE TABLE order_stage waited 60 s for a table another session holds (ORA-00054): let the loads or sessions using the loader's tables finish (or stop them), then run migrate again",
+    );
+    expect(recorded(db)).toBe(false);
+  });
+
   it('creates the bookkeeping tables, locks on one connection, applies each statement alone on another, checks, records, commits', async () => {
     const db = new RecordingDatabase({ execute: (sql, binds) => dictionary()(sql, binds) ?? { rows: [] } });
     const engine = createOracleEngineWith(db, constants);
@@ -39,10 +57,14 @@ describe('Oracle migrate (recording database)', () => {
       '1:execute:CREATE TABLE order_loader_migration_lock',
       '1:execute:LOCK TABLE order_loader_migration_lock',
     ]);
-    expect(trace[3]).toBe('2:execute:SELECT version FROM');
+    // the work session's DDL waits for a table lock instead of failing at once (ORA-00054)
+    expect(trace[3]).toBe('2:execute:BEGIN EXECUTE IMMEDIATE');
+    expect(db.calls.find((c) => c.conn === 2 && c.kind === 'execute')).toMatchObject({ sql: oracleQuery('migration_ddl_wait') });
+    expect(oracleQuery('migration_ddl_wait')).toContain("EXECUTE IMMEDIATE 'ALTER SESSION SET DDL_LOCK_TIMEOUT = 60';");
+    expect(trace[4]).toBe('2:execute:SELECT version FROM');
     // after the version query, each migration in turn: its statements, one dictionary lookup per
     // table they create, its record, a commit
-    const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(1);
+    const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(2);
     let at = 0;
     for (const migration of migrations) {
       const statements = splitStatements(migration.sql);
@@ -84,7 +106,7 @@ describe('Oracle migrate (recording database)', () => {
     });
     const engine = createOracleEngineWith(db, constants);
     expect(await engine.migrate()).toEqual(migrations.filter((m) => m.version > 1).map((m) => m.name));
-    const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(1);
+    const work = db.calls.filter((c) => c.conn === 2 && (c.kind === 'execute' || c.kind === 'commit')).slice(2);
     // 002's work first (later migrations follow it)
     expect(work.slice(0, 6).map((c) => (c.kind === 'execute' ? c.sql.split('\n')[0] : c.kind))).toEqual([
       'ALTER TABLE order_stage ADD (transient_failures NUMBER(10) DEFAULT 0 NOT NULL)',

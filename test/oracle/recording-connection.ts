@@ -163,7 +163,8 @@ export type Call =
   | { kind: 'commit'; conn: number }
   | { kind: 'rollback'; conn: number }
   | { kind: 'close'; conn: number }
-  | { kind: 'destroy'; conn: number };
+  | { kind: 'destroy'; conn: number }
+  | { kind: 'break'; conn: number };
 
 export interface Script {
   /** Answer an execute(); default: no rows. */
@@ -224,6 +225,11 @@ export class RecordingConnection implements OraConnection {
     this.db.record({ kind: 'destroy', conn: this.id });
     this.db.ended.add(this.id);
     this.endPendingClose?.();
+  }
+
+  /** connection.break(): recorded (what the server then does to a running call is not modelled). */
+  async break(): Promise<void> {
+    this.db.record({ kind: 'break', conn: this.id });
   }
 
   async execute(sql: string, binds: OraBinds, options: OraExecuteOptions): Promise<OraExecuteResult> {

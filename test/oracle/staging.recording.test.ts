@@ -517,3 +517,24 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
     ]);
   });
 });
+
+describe('Oracle error-log messages (recording connection): stored as the PostgreSQL path stores them', () => {
+  it('a staging refusal keeps the first line only (no Help line), its quoted text blanked', async () => {
+    const tooLong = 'ORA-12899: value too large for column "LOADER"."ORDER_STAGE"."CURRENCY" (actual: 4, maximum: 3)';
+    const engine = createOracleEngineWith(
+      refusing(`${tooLong}\nHelp: https://docs.oracle.com/error-help/db/ora-12899/`),
+      constants,
+      BATCH_TABLE,
+    );
+    const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2), row(3, { sourceKey: 'X3' })]));
+    expect(result.refused.map((r) => r.message)).toEqual(['ORA-12899: value too large for column "…"."…"."…" (actual: 4, maximum: 3)']);
+    // 23ai names the refused text in quotes
+    const quoted = createOracleEngineWith(
+      refusing("ORA-01722: unable to convert string value containing 'x1' to a number"),
+      constants,
+      BATCH_TABLE,
+    );
+    const second = await quoted.transaction((tx) => tx.stageBatch(3, [row(3, { sourceKey: 'X3' })]));
+    expect(second.refused.map((r) => r.message)).toEqual(["ORA-01722: unable to convert string value containing '…' to a number"]);
+  });
+});

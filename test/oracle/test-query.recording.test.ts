@@ -6,11 +6,17 @@
  * Nothing here runs on an Oracle Database.
  */
 import { describe, expect, it } from 'vitest';
-import { decimalText, oracleTestQueryOptions, oracleTestSql, runOracleTestQuery } from '../support/oracle-query.js';
+import { decimalText, oracleDateText, oracleTestQueryOptions, oracleTestSql, runOracleTestQuery } from '../support/oracle-query.js';
 import type { OraColumnMeta, OraFetchTypeResult } from '../../src/engine/oracle/oracledb-types.js';
 import { constants, RecordingDatabase } from './recording-connection.js';
 
-const c = constants as unknown as { DB_TYPE_NUMBER: unknown; DB_TYPE_VARCHAR: unknown; DB_TYPE_CLOB: unknown; OUT_FORMAT_OBJECT: number };
+const c = constants as unknown as {
+  DB_TYPE_NUMBER: unknown;
+  DB_TYPE_VARCHAR: unknown;
+  DB_TYPE_CLOB: unknown;
+  DB_TYPE_DATE: unknown;
+  OUT_FORMAT_OBJECT: number;
+};
 
 describe('the Oracle test query helper (recording pool)', () => {
   it('commits what it sent before the pooled connection is closed, so a test’s setup rows stay', async () => {
@@ -49,6 +55,14 @@ describe('the Oracle test query helper (recording pool)', () => {
       null,
     ]);
     expect(handler({ name: 'STAGE_ID', dbType: c.DB_TYPE_NUMBER, scale: 0 })).toBeUndefined();
+    // a DATE as PostgreSQL's order_date::text reads (thin mode decodes it at local midnight)
+    const date = handler({ name: 'ORDER_DATE', dbType: c.DB_TYPE_DATE });
+    expect([new Date(2026, 0, 1), new Date(999, 11, 31, 23, 5, 9), null].map((v) => date.converter?.(v))).toEqual([
+      '2026-01-01',
+      '0999-12-31 23:05:09',
+      null,
+    ]);
+    expect(oracleDateText('2026-01-01')).toBe('2026-01-01');
     const db = new RecordingDatabase({ execute: () => ({ rows: [{ RAW_RECORD: 'a,b', AMOUNT: '4.00' }] }) });
     const rows = await runOracleTestQuery(
       await db.getConnection(),

@@ -17,6 +17,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
+import { reservedAliases } from '../support/oracle-reserved.js';
+import { emptyingStatements, identityRestart, SHAPE_QUERY, TABLES_QUERY } from '../support/oracle-fresh.js';
+import { ORACLE_LOADER_TABLES, oracleDropTable } from '../support/oracle-target.js';
 import { clobMisuse, ORACLE_JOB_TEST_FILES, oracleJobTestStatements, type TestStatement } from '../support/oracle-test-statements.js';
 
 /** The loader's own statements, as the engine sends them (comment lines stripped, one per file). */
@@ -29,6 +32,19 @@ function loaderStatements(): TestStatement[] {
     splitStatements(m.sql).map((text, i) => ({ where: `sql/oracle/migrations/${m.name}.sql #${i + 1}`, text })),
   );
   return [...queries, ...migrations];
+}
+
+/** The Oracle test target's own statements: the schema's reset (oracle-fresh.ts, oracle-target.ts). */
+function harnessStatements(): TestStatement[] {
+  const where = 'test/support/oracle-fresh.ts';
+  return [
+    { where, text: SHAPE_QUERY },
+    { where, text: TABLES_QUERY },
+    { where, text: emptyingStatements('ORDER_STAGE').delete },
+    { where, text: identityRestart('ORDER_STAGE', 'STAGE_ID', 'BY DEFAULT') },
+    { where, text: identityRestart('ORDER_STAGE', 'STAGE_ID', 'ALWAYS') },
+    ...ORACLE_LOADER_TABLES.map((t) => ({ where: 'test/support/oracle-target.ts', text: oracleDropTable(t) })),
+  ];
 }
 
 const CHECK = process.env.ORDER_LOADER_PLSQL_CHECK ?? '/work/shared/tools/plsql/check.sh';
@@ -84,11 +100,21 @@ describe("the Oracle job's own test statements", () => {
     expect(misused).toEqual([]);
   });
 
+  it('name no alias with an Oracle reserved word (the grammar accepts ROWS, LEVEL, SIZE…; Oracle refuses them: ORA-00923)', () => {
+    expect(reservedAliases('SELECT count(DISTINCT stage_id) AS rows, count(*) AS n FROM order_stage_audit')).toEqual(['ROWS']);
+    expect(reservedAliases('SELECT CAST(d AS DATE) AS day, CAST(s AS VARCHAR2(10)) AS size FROM t')).toEqual(['SIZE']);
+    expect(reservedAliases("SELECT 'x AS rows' AS label, l.level_no AS lvl FROM t l")).toEqual([]);
+    const misnamed = [...statements, ...loaderStatements(), ...harnessStatements()].flatMap((s) =>
+      reservedAliases(s.text).map((w) => `${s.where}: AS ${w}`),
+    );
+    expect(misnamed).toEqual([]);
+  });
+
   it.skipIf(checkerMissing !== null)(
     `pass the PL/SQL grammar check, with the loader's own statements${checkerMissing === null ? '' : ` (skipped: ${checkerMissing})`}`,
     () => {
       const dir = mkdtempSync(join(tmpdir(), 'ora-test-sql-'));
-      const checked = [...statements, ...loaderStatements()];
+      const checked = [...statements, ...loaderStatements(), ...harnessStatements()];
       expect(checked.some((s) => s.where === 'sql/oracle/queries/stage_batch_direct.sql')).toBe(true);
       try {
         const files = checked.map((s, i) => {

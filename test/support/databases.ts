@@ -11,7 +11,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { adminPool, checkOut, createDatabase, dropDatabase, type AdminPool } from '../../bench/pg-admin.js';
 import { resetToTemplate, templateState, type ResetSession, type TemplateState } from './database-reuse.js';
 import { createHash } from 'node:crypto';
@@ -22,9 +22,7 @@ import { PGLITE_PARSERS, PGLITE_START_PARAMS, pgliteConnectorFor } from '../../s
 import { pgliteFsBundle } from '../../src/engine/postgres/pglite-assets.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
-import { oracleTestTarget, withOracleConnection } from './oracle-target.js';
-import { runOracleTestQuery } from './oracle-query.js';
-import { parseDbUrl } from '../../src/engine/db-url.js';
+import { oracleTarget } from './oracle-test-database.js';
 import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
 import { TEST_PG_URL } from './server-url.js';
 import { missingTarget, NEEDS } from './requirements.js';
@@ -387,58 +385,59 @@ function numericIds(oid: number): (value: string) => unknown {
   return pg.types.getTypeParser(oid) as (value: string) => unknown;
 }
 
-const oracleTarget: TestTarget = {
-  kind: 'oracle',
-  async create() {
-    const target = await oracleTestTarget();
-    if (target === null) throw new Error('ORDER_LOADER_TEST_ORACLE is not set');
-    await target.reset();
-    const loaders: OrderLoader[] = [];
-    const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
-      const logs = memoryLogger();
-      let loader = await OrderLoader.open({ db: target.db, env: target.env, logger: logs.logger, workers: options?.workers });
-      if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
-      loaders.push(loader);
-      return { loader, logs };
-    };
-    return {
-      kind: 'oracle',
-      url: target.db,
-      env: target.env,
-      reused: false,
-      async sql<R>(text: string, params?: unknown[]) {
-        return oracleQuery<R>(target.db, target.env, text, params ?? []);
-      },
-      open: (options) => openLoader(options),
-      openWith: (wrap, options) => openLoader(options, wrap),
-      async dispose() {
-        for (const l of loaders) await l.close().catch(() => undefined);
-      },
-    };
-  },
-};
+/** The databases of each kind a running test holds, by test: see {@link onePerTest}. */
+const heldByTest = new Set<string>();
 
-/** A test's statement on Oracle, translated and committed (test/support/oracle-query.ts). */
-async function oracleQuery<R>(db: string, env: Record<string, string>, text: string, params: unknown[]): Promise<R[]> {
-  const target = parseDbUrl(db, env);
-  if (target.kind !== 'oracle') throw new Error('not an Oracle URL');
-  return withOracleConnection(target, (connection, oracledb) => runOracleTestQuery<R>(connection, oracledb, text, params));
+/**
+ * `target` whose create() refuses a second database of its kind to a test that holds one (until
+ * that one is disposed). PGlite and PostgreSQL could give an independent second database;
+ * Oracle cannot (one schema: a second create() would empty the first's tables under the test),
+ * so no target does, and a PGlite or PostgreSQL run finds the test that asks. A test that
+ * compares two runs disposes the first database, keeping what it read, before it makes the
+ * second (test/support/same-both-ways.ts).
+ */
+export function onePerTest(target: TestTarget): TestTarget {
+  return {
+    kind: target.kind,
+    async create() {
+      const test = expect.getState().currentTestName;
+      const key = `${target.kind} ${test ?? ''}`;
+      if (test !== undefined && heldByTest.has(key))
+        throw new Error(
+          `one ${target.kind} database per test: "${test}" already holds one (Oracle's target is one schema); dispose it, keeping what you read, before asking for another`,
+        );
+      if (test !== undefined) heldByTest.add(key);
+      try {
+        const db = await target.create();
+        return {
+          ...db,
+          async dispose(options) {
+            heldByTest.delete(key);
+            await db.dispose(options);
+          },
+        };
+      } catch (error) {
+        heldByTest.delete(key);
+        throw error;
+      }
+    },
+  };
 }
 
 /** The targets of this environment: PGlite always, the others when their variables are set. */
 export function testTargets(): TestTarget[] {
-  const targets = [pgliteTarget];
-  if (TEST_PG_URL !== null) targets.push(pgTarget(TEST_PG_URL));
+  const targets = [onePerTest(pgliteTarget)];
+  if (TEST_PG_URL !== null) targets.push(onePerTest(pgTarget(TEST_PG_URL)));
   else {
     const standIn = missingTarget('postgres', NEEDS.server);
     if (standIn !== null) targets.push(standIn);
   }
   // Oracle only under npm run test:oracle (ORDER_LOADER_TEST_ORACLE_SUITE, set by its config): it
   // runs one file at a time, as the one Oracle schema needs; npm test runs files in parallel
-  if (process.env.ORDER_LOADER_TEST_ORACLE && process.env.ORDER_LOADER_TEST_ORACLE_SUITE === '1') targets.push(oracleTarget);
+  if (process.env.ORDER_LOADER_TEST_ORACLE && process.env.ORDER_LOADER_TEST_ORACLE_SUITE === '1') targets.push(onePerTest(oracleTarget));
   return targets;
 }
 
 export function serverPgTarget(): TestTarget | null {
-  return TEST_PG_URL === null ? null : pgTarget(TEST_PG_URL);
+  return TEST_PG_URL === null ? null : onePerTest(pgTarget(TEST_PG_URL));
 }

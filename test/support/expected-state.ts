@@ -43,6 +43,7 @@
  * staging batches fall (see `stageLine`): generated files avoid them by giving every line its own
  * customer_id.
  */
+import { dbCode } from './engine-expect.js';
 
 export const ORDER_HEADER = 'source_key,customer_id,order_date,amount,currency';
 
@@ -229,10 +230,14 @@ export function validationCode(v: OrderValues): string | null {
   return null;
 }
 
-/** What the database refuses in the MERGE (orders.amount numeric(12,2), then the site's rule on orders): its code, or null. */
+/**
+ * What the database refuses in the MERGE (orders.amount numeric(12,2), then the site's rule on
+ * orders): its code in the engine-neutral vocabulary (db:overflow: 22003 on PostgreSQL, ORA-01438
+ * on Oracle), or null.
+ */
 export function mergeRefusal(v: OrderValues, rules: SiteRules = {}): string | null {
   const integer = (v.amount ?? '0').replace(/^-/, '').split('.')[0] ?? '';
-  if (integer.length > MAX_ORDER_INTEGER_DIGITS) return '22003';
+  if (integer.length > MAX_ORDER_INTEGER_DIGITS) return dbCode('overflow');
   return rules.orders?.refuses(v) === true ? rules.orders.code : null;
 }
 
@@ -389,7 +394,7 @@ export function expectedState(rounds: InputFile[][], rules: SiteRules = {}): Exp
       row.attempts++;
       const invalid = validationCode(row.values);
       const refused = invalid === null ? mergeRefusal(row.values, rules) : null;
-      if (refused !== null && refused !== '22003') siteRefusals.merge++;
+      if (refused !== null && refused !== dbCode('overflow')) siteRefusals.merge++;
       if (invalid === null && refused === null) {
         row.status = 'DONE';
         orders.set(key, row.values);

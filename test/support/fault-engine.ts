@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Engine, EngineTx, TransactionOptions } from '../../src/engine/types.js';
 
 /**
@@ -29,9 +30,33 @@ export function faultyEngine(inner: Engine, fault: (step: keyof EngineTx, txNo: 
   return wrapped;
 }
 
-/** An error that the PostgreSQL engine classifies as "connection lost" (SQLSTATE class 08). */
-export function connectionLost(): Error {
-  return Object.assign(new Error('injected: connection lost'), { code: '08006' });
+/** The code a lost connection carries on each engine: SQLSTATE 08006 (class 08), node-oracledb's NJS-500. */
+export function lostConnectionCode(kind: string): string {
+  return kind === 'oracle' ? 'NJS-500' : '08006';
+}
+
+interface OracledbErrors {
+  ERR_CONNECTION_CLOSED: number;
+  ERR_CONNECTION_EOF: number;
+  getErr(errorNum: number, ...args: unknown[]): Error & { code: string; isRecoverable?: boolean };
+}
+
+/**
+ * A lost connection as the engine of `kind` meets it, so that its own classifier decides:
+ *  - PostgreSQL and PGlite: SQLSTATE 08006 (connection failure);
+ *  - Oracle: what thin mode throws when the socket ends under a call (lib/thin/sqlnet/ntTcp.js
+ *    checkErr): NJS-500 ("closed or broken", isRecoverable) with the NJS-521 end-of-file line
+ *    after it, made by the driver's own lib/errors.js so that code and text are the driver's.
+ * The words "injected: connection lost" are in both messages (Oracle: as the connection id, on
+ * the second line, which a logged description leaves out).
+ */
+export function connectionLost(kind: string): Error {
+  if (kind !== 'oracle') return Object.assign(new Error('injected: connection lost'), { code: lostConnectionCode(kind) });
+  const errors = createRequire(import.meta.url)('oracledb/lib/errors.js') as OracledbErrors;
+  const eof = errors.getErr(errors.ERR_CONNECTION_EOF, '127.0.0.1', 1521, 'injected: connection lost');
+  const closed = errors.getErr(errors.ERR_CONNECTION_CLOSED);
+  closed.message = `${closed.message}\n${eof.message}`;
+  return closed;
 }
 
 /**
@@ -56,7 +81,7 @@ export function lostCommitReplies(inner: Engine, lose: (txNo: number, steps: Set
         ),
       options,
     );
-    if (lose(n, steps)) throw connectionLost();
+    if (lose(n, steps)) throw connectionLost(inner.kind);
     return result;
   };
   wrapped.classifyError = (e) => inner.classifyError(e);

@@ -22,6 +22,7 @@ import {
   type SiteRules,
 } from './expected-state.js';
 import type { Sql } from './invariants.js';
+import { neutralCode } from './engine-expect.js';
 
 const SAMPLE = 5;
 
@@ -96,7 +97,7 @@ export async function compareWithFiles(sql: Sql, expected: ExpectedState): Promi
     seen.add(r.source_key);
     const e = expected.stage.get(r.source_key);
     if (e === undefined) continue;
-    if (r.process_status !== e.status || r.error_code !== e.errorCode)
+    if (r.process_status !== e.status || neutralCode(r.error_code) !== e.errorCode)
       wrong.status?.push(`${r.source_key}: ${r.process_status}/${r.error_code ?? '-'}, expected ${e.status}/${e.errorCode ?? '-'}`);
     const values = dbValues(r);
     if (show(values) !== show(e.values)) wrong.values?.push(`${r.source_key}: ${show(values)}, expected ${show(e.values)}`);
@@ -144,7 +145,7 @@ export async function compareWithFiles(sql: Sql, expected: ExpectedState): Promi
   }
   const got = new Map<string, number>();
   for (const r of errorRows) {
-    const k = id(r.phase, r.error_code, fileOf(r.load_id), r.line_no, r.source_key);
+    const k = id(r.phase, neutralCode(r.error_code), fileOf(r.load_id), r.line_no, r.source_key);
     got.set(k, (got.get(k) ?? 0) + 1);
   }
   const absent = [...want].filter(([k, n]) => (got.get(k) ?? 0) < n).map(([k, n]) => `${k} ×${n - (got.get(k) ?? 0)}`);

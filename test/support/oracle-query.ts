@@ -10,7 +10,11 @@
  *    Lob object (fetchTypeHandler, as the engine's own queries, src/engine/oracle/rows.ts);
  *  - a NUMBER column with a scale (amount NUMBER(12, 2)) comes back as canonical decimal text
  *    with that many decimals ('4.00'), as PostgreSQL's numeric::text, never a float; other
- *    NUMBER columns (ids, counts) as JavaScript numbers, as PostgreSQL's bigint in these tests.
+ *    NUMBER columns (ids, counts) as JavaScript numbers, as PostgreSQL's bigint in these tests;
+ *  - a DATE column (order_date) comes back as its text, 'YYYY-MM-DD' (with ' HH:MI:SS' when it
+ *    has a time of day), as PostgreSQL's date::text and this file's dropped casts read it, never
+ *    a JavaScript Date: thin mode decodes a DATE into a Date at local midnight
+ *    (lib/impl/datahandlers/buffer.js parseOracleDate), which compares equal to no string.
  */
 import type { OraColumnMeta, OraConnection, OraExecuteOptions } from '../../src/engine/oracle/oracledb-types.js';
 
@@ -18,7 +22,18 @@ export interface OracleQueryConstants {
   DB_TYPE_NUMBER: unknown;
   DB_TYPE_VARCHAR: unknown;
   DB_TYPE_CLOB: unknown;
+  DB_TYPE_DATE: unknown;
   OUT_FORMAT_OBJECT: number;
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** A DATE as thin mode gives it (a Date of the local time zone), as text. */
+export function oracleDateText(value: unknown): unknown {
+  if (!(value instanceof Date)) return value;
+  const day = `${String(value.getFullYear()).padStart(4, '0')}-${two(value.getMonth() + 1)}-${two(value.getDate())}`;
+  const time = [value.getHours(), value.getMinutes(), value.getSeconds()];
+  return time.every((t) => t === 0) ? day : `${day} ${time.map(two).join(':')}`;
 }
 
 /** A PostgreSQL-written test statement as Oracle takes it. */
@@ -39,10 +54,11 @@ export function decimalText(value: string, scale: number): string {
   return `${sign}${whole === '' ? '0' : whole}${scale > 0 ? `.${fraction.padEnd(scale, '0')}` : ''}`;
 }
 
-/** execute() options: objects, CLOBs as strings, scaled NUMBERs as decimal text (the commit follows). */
+/** execute() options: objects, CLOBs as strings, scaled NUMBERs as decimal text, DATEs as text (the commit follows). */
 export function oracleTestQueryOptions(c: OracleQueryConstants): OraExecuteOptions {
   const fetchTypeHandler = (meta: OraColumnMeta & { scale?: number }) => {
     if (meta.dbType === c.DB_TYPE_CLOB) return { type: c.DB_TYPE_VARCHAR };
+    if (meta.dbType === c.DB_TYPE_DATE) return { type: c.DB_TYPE_DATE, converter: oracleDateText };
     if (meta.dbType === c.DB_TYPE_NUMBER && meta.scale !== undefined && meta.scale > 0) {
       const scale = meta.scale;
       return { type: c.DB_TYPE_VARCHAR, converter: (v: unknown) => (typeof v === 'string' ? decimalText(v, scale) : v) };

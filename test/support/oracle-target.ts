@@ -30,6 +30,11 @@ export const ORACLE_LOADER_TABLES = [
   'order_loader_migration_lock',
 ] as const;
 
+/** DROP TABLE also drops the table's identity sequence (ISEQ$$_...). */
+export function oracleDropTable(table: string): string {
+  return `DROP TABLE ${table} CASCADE CONSTRAINTS PURGE`;
+}
+
 export type OracleDbTarget = Extract<DbTarget, { kind: 'oracle' }>;
 
 /**
@@ -41,6 +46,28 @@ export async function withOracleConnection<T>(
   work: (connection: OraConnection, oracledb: OraModule) => Promise<T>,
   queueTimeoutMs = 60_000,
 ): Promise<T> {
+  const pool = await testPool(target, 1, queueTimeoutMs);
+  try {
+    return await pool.run(work);
+  } finally {
+    await pool.close();
+  }
+}
+
+/** A pool of the test database's own connections, kept for one test (db.sql); closed by `close`. */
+export interface OracleTestPool {
+  run<T>(work: (connection: OraConnection, oracledb: OraModule) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The pool of the database's own statements (db.sql) for one test. */
+export async function oracleTestPool(db: string, env: Record<string, string>): Promise<OracleTestPool> {
+  const target = parseDbUrl(db, env);
+  if (target.kind !== 'oracle') throw new Error('not an Oracle URL');
+  return testPool(target, 2, 60_000);
+}
+
+async function testPool(target: OracleDbTarget, poolMax: number, queueTimeoutMs: number): Promise<OracleTestPool> {
   const oracledb = await loadOracledb();
   const pool = await oracledb.createPool({
     ...target.driverOptions, // a wallet, a tnsnames.ora folder
@@ -48,22 +75,24 @@ export async function withOracleConnection<T>(
     password: target.password ?? '',
     connectString: target.connectString,
     poolMin: 0,
-    poolMax: 1,
+    poolMax,
     poolIncrement: 1,
     poolTimeout: 10,
     queueTimeout: queueTimeoutMs,
+    // the reset drops and re-creates the tables these statements name
     stmtCacheSize: 0,
   });
-  try {
-    const connection = await pool.getConnection();
-    try {
-      return await work(connection, oracledb);
-    } finally {
-      await connection.close();
-    }
-  } finally {
-    await pool.close(0);
-  }
+  return {
+    async run(work) {
+      const connection = await pool.getConnection();
+      try {
+        return await work(connection, oracledb);
+      } finally {
+        await connection.close();
+      }
+    },
+    close: () => pool.close(0),
+  };
 }
 
 export async function oracleTestTarget(): Promise<OracleTestTarget | null> {
@@ -81,8 +110,7 @@ export async function oracleTestTarget(): Promise<OracleTestTarget | null> {
       await withOracleConnection(target, async (connection) => {
         for (const table of ORACLE_LOADER_TABLES) {
           try {
-            // DROP TABLE also drops the table's identity sequence (ISEQ$$_...).
-            await connection.execute(`DROP TABLE ${table} CASCADE CONSTRAINTS PURGE`, {}, { autoCommit: false });
+            await connection.execute(oracleDropTable(table), {}, { autoCommit: false });
           } catch (error) {
             if (!oracleCodesOf(error).includes('ORA-00942')) throw error; // table or view does not exist
           }

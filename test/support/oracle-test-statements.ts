@@ -48,6 +48,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/staging-history.test.ts',
   'test/integration/staging-refusal.test.ts',
   'test/integration/stray-quotes.test.ts',
+  'test/integration/test-database-contract.test.ts',
   'test/integration/waiting-rows.test.ts',
   'test/oracle-server/bench.test.ts',
   'test/oracle-server/direct-staging.test.ts',

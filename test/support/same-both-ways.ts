@@ -9,14 +9,19 @@ import type { TestDatabase, TestTarget } from './databases.js';
 
 /**
  * `run` with the way on, on `db`, then with it off on a second database of the target: both
- * outcomes must be equal. Returns the first.
+ * outcomes must be equal. Returns the first. `db` is given back before the second is made (a
+ * test holds one database of a target at a time: test/support/databases.ts onePerTest), so
+ * `run` returns all it needs of it, and `checkFirst` checks what else it needs of it.
  */
 export async function sameBothWays<T>(
   target: TestTarget,
   db: TestDatabase,
   run: (db: TestDatabase, on: boolean) => Promise<T>,
+  checkFirst?: (db: TestDatabase) => Promise<void>,
 ): Promise<T> {
   const on = await run(db, true);
+  await checkFirst?.(db);
+  await db.dispose({ reuse: true });
   const other = await target.create();
   let ok = false;
   try {

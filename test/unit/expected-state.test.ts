@@ -43,14 +43,14 @@ describe('expected state from the files', () => {
       K2: ['DONE', null, 'b.csv:2', 1],
       K3: ['ERROR', 'INVALID_AMOUNT', 'b.csv:3', 1],
       K5: ['ERROR', 'PARSE_ORDER_DATE', 'b.csv:4', 0],
-      K6: ['ERROR', '22003', 'b.csv:5', 1],
+      K6: ['ERROR', 'db:overflow', 'b.csv:5', 1],
     });
     expect(Object.fromEntries([...s.orders].map(([k, v]) => [k, v.amount]))).toEqual({ K1: '11', K2: '21' });
     expect(s.errorLog).toEqual([
       { phase: 'PARSE', code: 'PARSE_FIELD_COUNT', file: 'a.csv', lineNo: 6, key: null },
       { phase: 'PARSE', code: 'PARSE_ORDER_DATE', file: 'b.csv', lineNo: 4, key: 'K5' },
       { phase: 'VALIDATE', code: 'INVALID_AMOUNT', file: 'b.csv', lineNo: 3, key: 'K3' },
-      { phase: 'MERGE', code: '22003', file: 'b.csv', lineNo: 5, key: 'K6' },
+      { phase: 'MERGE', code: 'db:overflow', file: 'b.csv', lineNo: 5, key: 'K6' },
     ]);
     expect(s.refusedFiles).toEqual(['c.csv']);
     expect(s.loadedFiles).toEqual(['a.csv', 'b.csv']);

@@ -90,6 +90,8 @@ async function closeUntilGone(connection: OraConnection): Promise<void> {
 export function oracleDriver(connector: OraConnector, policy: OracleConnectionPolicy): Driver<OraConnection> {
   if (!(policy.maxOpen >= 1)) throw new RangeError(`Oracle engine: maxOpen must be at least 1 (got ${policy.maxOpen})`);
   const idle: OraConnection[] = [];
+  /** Connections checked out (a transaction's, a report's): those a cancel interrupts. */
+  const leased = new Set<OraConnection>();
   /** Callers waiting for a connection, first come first served. */
   const waiting: Array<{ resolve: (c: OraConnection) => void; reject: (e: unknown) => void }> = [];
   /** Connections open or being opened (checked out + idle + connecting). */
@@ -133,6 +135,7 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
    * DISCARD_WAIT_MS), so that hung closes cannot pile up sockets beyond the cap.
    */
   async function discard(connection: OraConnection): Promise<void> {
+    leased.delete(connection);
     try {
       await closeUntilGone(connection);
     } finally {
@@ -141,18 +144,25 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
     }
   }
 
+  /** An idle healthy connection, a new one, or the next one released. */
+  async function take(): Promise<OraConnection> {
+    for (let connection = idle.pop(); connection !== undefined; connection = idle.pop()) {
+      // a socket that died while idle (isHealthy() false) is replaced before anyone uses it
+      if (connection.isHealthy?.() !== false) return connection;
+      await discard(connection);
+    }
+    if (open < policy.maxOpen) return connect();
+    return new Promise<OraConnection>((resolve, reject) => waiting.push({ resolve, reject }));
+  }
+
   return {
     kind: 'oracle',
     capabilities: { concurrentConnections: true, maxChunkSize: ORACLE_MAX_CHUNK },
     async acquire() {
       if (closing) throw new Error('Oracle engine: the engine is closed');
-      for (let connection = idle.pop(); connection !== undefined; connection = idle.pop()) {
-        // a socket that died while idle (isHealthy() false) is replaced before anyone uses it
-        if (connection.isHealthy?.() !== false) return connection;
-        await discard(connection);
-      }
-      if (open < policy.maxOpen) return connect();
-      return new Promise<OraConnection>((resolve, reject) => waiting.push({ resolve, reject }));
+      const connection = await take();
+      leased.add(connection);
+      return connection;
     },
     begin(connection, options) {
       policy.lockWaits?.set(connection, options?.lockWaitMs);
@@ -161,6 +171,7 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
     commit: (connection) => connection.commit(),
     rollback: (connection) => connection.rollback(),
     async release(connection, broken) {
+      leased.delete(connection);
       // a broken connection's close() may fail on its dead socket: it is gone either way
       if (broken !== undefined) return discard(connection);
       // committed (or rolled back) already: a failing logoff must not make the work look failed
@@ -179,6 +190,19 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
       idle.push(connection);
     },
     classifyError: (error) => classifyOracleError(error),
+    // A second SIGINT, before the process exits: each call in flight is interrupted on the server
+    // (ORA-01013), so that no session keeps a chunk's row locks until it notices the socket gone.
+    async cancelRunning() {
+      await Promise.all(
+        [...leased].map(async (connection) => {
+          try {
+            await connection.break?.();
+          } catch {
+            // its socket is gone already: so is the call, and the session ends with it
+          }
+        }),
+      );
+    },
     // Idle connections are closed now; those checked out are closed when they are released.
     async close() {
       closing = true;

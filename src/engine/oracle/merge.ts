@@ -2,7 +2,8 @@ import type { ClaimedRow, FailureKind, RowFailure } from '../types.js';
 import { type Binds, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { classifyOracleCode, classifyOracleCodes, classifyOracleError, oracleCodesFromMessage, primaryOracleCode } from './classify.js';
 import type { OraBatchError, OraConnection } from './oracledb-types.js';
-import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
+import { cutChars, oracleQuery } from './sql-text.js';
+import { storedMessage } from './stored-message.js';
 
 /**
  * The MERGE of a chunk into orders: a work queue of blocks of rows, each one executeMany of
@@ -48,7 +49,7 @@ export function failureOf(row: ClaimedRow, code: string, kind: FailureKind, caus
   return {
     stageId: row.stageId,
     code: cutChars(code, LIMITS.code),
-    message: cutChars(nonEmpty(message.trim(), code), LIMITS.message),
+    message: storedMessage(message, code),
     kind: kind === 'transient' ? 'transient' : 'rejected',
   };
 }

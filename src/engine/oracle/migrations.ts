@@ -73,6 +73,13 @@ async function runDdl(
     await connection.execute(statement, NO_BINDS, { autoCommit: false });
   } catch (error) {
     const code = primaryOracleCode(error);
+    if (code === 'ORA-00054') {
+      // after migration_ddl_wait.sql's DDL_LOCK_TIMEOUT: a session kept the table all along
+      throw new Error(
+        `migrate: ${statement.split(/\s+/).slice(0, 3).join(' ')} waited 60 s for a table another session holds (ORA-00054): let the loads or sessions using the loader's tables finish (or stop them), then run migrate again`,
+        { cause: error },
+      );
+    }
     if (!tolerated.has(code)) throw error;
     // a statement this check does not read (ALTER TABLE ... MODIFY: ORA-01442) names no object
     // and is accepted as applied
@@ -119,7 +126,10 @@ export function oracleMigrationHooks(driver: Driver<OraConnection>, kit: OracleK
           await runDdl(lock, kit, statement, BOOTSTRAP_TOLERATED);
         }
         await lock.execute(oracleQuery('migration_lock'), NO_BINDS, { autoCommit: false });
-        return inTransaction(session, work);
+        return inTransaction(session, async (connection) => {
+          await connection.execute(oracleQuery('migration_ddl_wait'), NO_BINDS, { autoCommit: false });
+          return work(connection);
+        });
       }),
 
     async appliedVersions(connection) {

@@ -77,6 +77,12 @@ export interface OraConnection {
    * cannot be dropped by its user.
    */
   close(): Promise<void>;
+  /**
+   * Interrupt the call running on this connection (node-oracledb's connection.break(): thin
+   * mode sends a break marker, lib/thin/connection.js breakExecution, and the server ends the
+   * call with ORA-01013). Nothing running: nothing happens.
+   */
+  break?(): Promise<void>;
   /** Milliseconds a round trip may take before the driver breaks it with NJS-123 (0: none). */
   callTimeout?: number;
   /** False when the socket is known to be dead (a true answer says nothing about the session). */
@@ -118,6 +124,7 @@ export interface OraConstants {
   DB_TYPE_NUMBER: unknown;
   DB_TYPE_VARCHAR: unknown;
   DB_TYPE_CLOB: unknown;
+  DB_TYPE_DATE: unknown;
   BIND_OUT: number;
   OUT_FORMAT_OBJECT: number;
 }

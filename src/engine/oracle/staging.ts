@@ -7,6 +7,7 @@ import { type DirectInsertPolicy, insertDirect } from './stage-direct.js';
 import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
+import { storedMessage } from './stored-message.js';
 
 /**
  * The rows of one executeMany that the database refused, from its batchErrors (each entry's
@@ -30,7 +31,7 @@ function refusalsOf(what: string, rows: readonly StageInput[], batchErrors: read
       lineNo: row.lineNo,
       sourceKey: row.sourceKey,
       code: cutChars(code, LIMITS.code),
-      message: cutChars(nonEmpty(batchError.message.trim(), code), LIMITS.message),
+      message: storedMessage(batchError.message, code),
     });
   }
   return refused;

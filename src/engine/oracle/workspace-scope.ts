@@ -83,6 +83,11 @@ class ScopedConnection implements OraConnection {
     const inner = this.inner;
     return inner.destroy === undefined ? undefined : () => inner.destroy?.();
   }
+
+  get break(): (() => Promise<void>) | undefined {
+    const inner = this.inner;
+    return inner.break === undefined ? undefined : () => inner.break?.() ?? Promise.resolve();
+  }
 }
 
 /** `connector`'s connections, each sending its statements through `scope`. */
