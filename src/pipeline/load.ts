@@ -172,13 +172,12 @@ async function stageFiles(
 }
 
 /**
- * `load` on PGlite (engine.capabilities.settlesWhileStaging), unless options.settleWhileStaging is
- * false: the rows processing would merge are written DONE and merged by the staging batch that
- * stages them (StageSettle, sql/postgres/migrations/015_settle_while_staging.sql). PGlite runs the
- * phases in sequence in the loader's one thread, where each row was written twice (READY, then
- * DONE): bench/RESULTS.md, run 24. The keys on more than one line of the run's files are left to
- * processing, read first as for overlap (scanRepeatedKeys): a key is merged only from its last
- * line, as with sequential phases.
+ * `load` on PostgreSQL (engine.capabilities.settlesWhileStaging), unless options.settleWhileStaging
+ * is false: the rows processing would merge are written DONE and merged by the staging batch that
+ * stages them (StageSettle, sql/postgres/migrations/015_settle_while_staging.sql), instead of
+ * READY, then DONE by processing (bench/RESULTS.md, runs 24, 25 and 27). The keys on more than one
+ * line of the run's files are left to processing (on a server they are the HELD keys, the same
+ * pre-read, scanRepeatedKeys): a key is merged only from its last line, as with sequential phases.
  */
 function settlesWhileStaging(engine: LoadPort, command: 'load' | 'stage', options: LoadOptions): boolean {
   return (
@@ -317,9 +316,11 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
+      const settles = settlesWhileStaging(engine, command, options);
       if (processing.overlap) run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal);
-      else if (settlesWhileStaging(engine, command, options))
-        run.settle = await scanRepeatedKeys(files, options, optionsOf, processing.signal, 'settle');
+      else if (settles) run.settle = await scanRepeatedKeys(files, options, optionsOf, processing.signal, 'settle');
+      // beside processing: the held keys are the ones never settled (one pre-read for both)
+      if (settles && run.held !== undefined) run.settle = run.held;
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
       if (staging === null) await releaseHeld(run, reports);
     } finally {

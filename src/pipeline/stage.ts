@@ -70,7 +70,7 @@ export interface StageFileOptions {
    */
   held?: { has(key: string): boolean } | undefined;
   /**
-   * Settle while staging (`load` on PGlite, engine.capabilities.settlesWhileStaging): each batch
+   * Settle while staging (`load` on PostgreSQL, engine.capabilities.settlesWhileStaging): each batch
    * writes the rows processing would merge DONE and merges them (StageSettle), except the keys
    * in `except` (on more than one line of the run's files).
    */
