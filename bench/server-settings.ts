@@ -21,7 +21,7 @@ const NOT_ABOUT_SPEED =
 
 export async function nonDefaultSettings(admin: AdminServer): Promise<{ version: string; settings: ServerSetting[] }> {
   return withAdmin(admin, async (client) => {
-    const version = (await client.query<{ v: string }>('SHOW server_version')).rows[0]?.v ?? '?';
+    const version = (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v ?? '?';
     const { rows } = await client.query<ServerSetting>(
       `SELECT name, setting, unit, source FROM pg_settings
         WHERE source NOT IN ('default', 'override', 'client', 'session')

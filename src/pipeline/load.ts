@@ -316,7 +316,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     const stageStarted = performance.now();
     let staging: StagingEnd;
     try {
-      const settles = settlesWhileStaging(engine, command, options);
+      // --no-overlap on a server keeps its word: nothing is processed before every file is staged
+      const settles = settlesWhileStaging(engine, command, options) && (processing.overlap || !engine.capabilities.concurrentConnections);
       if (processing.overlap) run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal);
       else if (settles) run.settle = await scanRepeatedKeys(files, options, optionsOf, processing.signal, 'settle');
       // beside processing: the held keys are the ones never settled (one pre-read for both)
