@@ -69,6 +69,12 @@ export interface ProcessRunOptions {
    * sql/postgres/migrations/015_settle_while_staging.sql.
    */
   settleWhileStaging?: boolean | undefined;
+  /**
+   * With settleWhileStaging beside processing (a server database): a batch is staged READY for
+   * processing, not settled, when processing has run dry (LoadProcessing.wantsRows; default true).
+   * false: every batch is tried settled (the tests that look at each batch).
+   */
+  feedProcessing?: boolean | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
 }

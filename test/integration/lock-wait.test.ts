@@ -191,7 +191,7 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
     await db.sql("INSERT INTO orders (source_key, customer_id, order_date, amount, currency) VALUES ('LK-005', 1, '2026-03-01', 1, 'JPY')");
     await holder.query('BEGIN');
     await holder.query("SELECT * FROM orders WHERE source_key = 'LK-005' FOR UPDATE");
-    const loading = loader.load([orderFile(rows(40, '3000'))], { lockWaitMs: 1000, workers: 1, batchSize: 10 });
+    const loading = loader.load([orderFile(rows(40, '3000'))], { lockWaitMs: 1000, workers: 1, batchSize: 10, feedProcessing: false });
     let outcome: Awaited<typeof loading> | 'still waiting after 20 s';
     try {
       outcome = await Promise.race([
