@@ -1,6 +1,6 @@
 /**
- * Settling while staging (`load` on PGlite; src/engine/postgres/staging.ts, stageSettled;
- * migration 015): the rows processing would merge are written DONE and merged by the staging
+ * Settling while staging (`load` on PGlite and server PostgreSQL; src/engine/postgres/staging.ts,
+ * stageSettled; migration 015): the rows processing would merge are written DONE and merged by the staging
  * batch that stages them. The outcome must be processing's: the same order_stage, orders, error
  * log and report as a load with it off (settleWhileStaging: false), on files with keys repeated
  * within and across batches and files (the last line rejected), parse rejects, rows processing
