@@ -7,6 +7,7 @@
  */
 import type { E2eOptions, E2eResult } from './e2e.js';
 import { fmtMs, fmtRate, median } from './figures.js';
+import { medianOf, pairLines } from './pairs.js';
 
 const percent = (x: number) => `${Math.round(x * 100)} %`;
 import type { LoadMeasurement } from './load-run.js';
@@ -53,6 +54,8 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
     );
   }
   out.push('');
+  out.push(...pairLines(r));
+  out.push('');
   out.push('What the figures mean (ratios of this run only):');
   if (ceiling !== null) {
     // with --repeat, ratios of the alternating (ceiling, load) pairs, and their median
@@ -62,8 +65,7 @@ export function summary(r: E2eResult, options: Pick<E2eOptions, 'rows' | 'worker
         return c === undefined ? null : l.rowsPerSec / c.rowsPerSec;
       })
       .filter((x): x is number => x !== null);
-    const ratio = pairs.length > 1 ? median(pairs, (x) => x) : load.rowsPerSec / ceiling.rowsPerSec;
-    if (pairs.length > 1) out.push(`- load / set-based path per pair: ${pairs.map((x) => x.toFixed(2)).join(', ')}`);
+    const ratio = pairs.length > 1 ? medianOf(pairs) : load.rowsPerSec / ceiling.rowsPerSec;
     out.push(
       `- load / set-based path = ${ratio.toFixed(2)}: the load reaches ${percent(ratio)} of the rate of the set-based path on this machine (${fmtRate(load.rowsPerSec)} against ${fmtRate(ceiling.rowsPerSec)}): COPY, then one MERGE and one UPDATE of the whole file, the failing rows left out beforehand by a WHERE the loader cannot know. That path is the most the database does with the file; the rest of the rate pays for what the loader adds: chunks that commit on their own, each failing row found and set ERROR with its error.`,
     );

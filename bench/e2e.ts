@@ -8,6 +8,7 @@
  * then the summary of ratios (bench/e2e-summary.ts).
  */
 import { mkdirSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { summary } from './e2e-summary.js';
 import { fmtMs } from './figures.js';
@@ -15,6 +16,7 @@ import { generateOrderFile, type GenerateResult } from './generate.js';
 import { measureLoad, type LoadMeasurement } from './load-run.js';
 import { measureRowwise, type RowwiseMeasurement } from './row-at-a-time.js';
 import { measureCeiling, type CeilingMeasurement } from './set-based-ceiling.js';
+import { nonDefaultSettings, settingsLine, type ServerSetting } from './server-settings.js';
 
 export interface E2eOptions {
   adminUrl: string;
@@ -33,6 +35,11 @@ export interface E2eOptions {
   rowSubset: number;
   /** Repeat the (ceiling, load) pair this many times; the median is reported. */
   repeat: number;
+  /**
+   * `--before KEY=VALUE`: each pair also runs `load` with this in its environment (e.g.
+   * ORDER_LOADER_SETTLE=off, the path before settling while staging), right after the load.
+   */
+  before: Record<string, string> | null;
   skipCeiling: boolean;
   skipRowwise: boolean;
   keep: boolean;
@@ -45,6 +52,12 @@ export interface E2eResult {
   files: { withOverflow: GenerateResult & { path: string }; withoutOverflow?: GenerateResult & { path: string } };
   ceiling: CeilingMeasurement[];
   load: LoadMeasurement[];
+  /** With `before`: its load in each pair. */
+  before: LoadMeasurement[];
+  /** The 1-minute load average of the machine at the end of each pair (os.loadavg). */
+  loadAverages: number[];
+  /** The server's version and its settings not at their defaults (bench/server-settings.ts). */
+  server: { version: string; settings: ServerSetting[] };
   rowwise: RowwiseMeasurement | null;
   isolationLoad: LoadMeasurement | null;
   /** With allFailing: the clean file's load, then the all-failing file's. */
@@ -67,15 +80,25 @@ async function dataFile(options: E2eOptions, overflowRate: number, missingRate =
 export async function runE2e(options: E2eOptions): Promise<E2eResult> {
   const log = options.log;
   log(`order-loader e2e benchmark: ${options.rows} rows, admin ${new URL(options.adminUrl).host}`);
+  const server = await nonDefaultSettings(options.adminUrl);
+  log(settingsLine(server));
   const withOverflow = await dataFile(options, 0.001);
   const withoutOverflow = options.isolation ? await dataFile(options, 0) : undefined;
   const rows = options.rows;
 
   const ceiling: CeilingMeasurement[] = [];
   const load: LoadMeasurement[] = [];
+  const before: LoadMeasurement[] = [];
+  const loadAverages: number[] = [];
   for (let i = 1; i <= options.repeat; i++) {
     if (!options.skipCeiling) ceiling.push(await measureCeiling(options, `ceiling${i}`, withOverflow.path, rows));
     load.push(await measureLoad(options, `load${i}`, withOverflow.path, rows, options.workers, options.chunkSize));
+    if (options.before !== null)
+      before.push(
+        await measureLoad(options, `before${i}`, withOverflow.path, rows, options.workers, options.chunkSize, [], options.before),
+      );
+    loadAverages.push(loadavg()[0] ?? 0);
+    log(`  pair ${i}: load average ${(loadAverages[i - 1] ?? 0).toFixed(1)}`);
   }
   const rowwise = options.skipRowwise ? null : await measureRowwise(options, withOverflow.path, Math.min(options.rowSubset, rows), rows);
   const isolationLoad =
@@ -112,6 +135,9 @@ export async function runE2e(options: E2eOptions): Promise<E2eResult> {
     files: withoutOverflow === undefined ? { withOverflow } : { withOverflow, withoutOverflow },
     ceiling,
     load,
+    before,
+    loadAverages,
+    server,
     rowwise,
     isolationLoad,
     allFailing,

@@ -3,7 +3,7 @@
  *
  *   node dist/bench/run.js [--rows 1000000] [--db postgres://postgres@127.0.0.1:5432/postgres]
  *     [--workers 2] [--chunk-size 2000] [--matrix 1x500,1x10000,2x2000,4x2000,2x2000f] [--isolation] [--all-failing]
- *     [--row-subset 20000] [--repeat 1] [--skip-ceiling] [--skip-rowwise] [--keep]
+ *     [--row-subset 20000] [--repeat 4] [--before ORDER_LOADER_SETTLE=off] [--skip-ceiling] [--skip-rowwise] [--keep]
  *     [--data-dir /tmp/order-loader-bench] [--seed 42] [--json-out FILE] [--node-flag=--cpu-prof …]
  *
  * --db is an admin URL: the benchmark creates (and drops) its own databases named bench_*.
@@ -35,6 +35,14 @@ function parseMatrix(text: string | undefined): Array<{ workers: number; chunkSi
   });
 }
 
+/** `--before KEY=VALUE`: the environment of each pair's third run, the path before (e2e.ts). */
+function beforeEnv(text: string | undefined): Record<string, string> | null {
+  if (text === undefined) return null;
+  const m = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(text);
+  if (m === null) throw new Error(`--before is KEY=VALUE, e.g. ORDER_LOADER_SETTLE=off, not ${text}`);
+  return { [m[1] as string]: m[2] as string };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -48,6 +56,7 @@ async function main(): Promise<void> {
       'all-failing': { type: 'boolean', default: false },
       'row-subset': { type: 'string' },
       repeat: { type: 'string' },
+      before: { type: 'string' },
       'skip-ceiling': { type: 'boolean', default: false },
       'skip-rowwise': { type: 'boolean', default: false },
       keep: { type: 'boolean', default: false },
@@ -67,7 +76,9 @@ async function main(): Promise<void> {
     isolation: values.isolation,
     allFailing: values['all-failing'],
     rowSubset: positive('--row-subset', values['row-subset'], 20_000),
-    repeat: positive('--repeat', values.repeat, 1),
+    // alternating pairs: the median of four is the figure (bench/pairs.ts)
+    repeat: positive('--repeat', values.repeat, 4),
+    before: beforeEnv(values.before),
     skipCeiling: values['skip-ceiling'],
     skipRowwise: values['skip-rowwise'],
     keep: values.keep,

@@ -57,7 +57,7 @@ export interface EngineCapabilities {
   readonly concurrentConnections: boolean;
   /** Largest chunk the engine accepts (Oracle: NJS-141 past 65,535 batch errors). */
   readonly maxChunkSize: number;
-  /** stageBatch can settle rows while staging (StageSettle): PGlite, where the phases run in sequence. */
+  /** stageBatch can settle rows while staging (StageSettle): PostgreSQL (PGlite and server), not Oracle. */
   readonly settlesWhileStaging?: boolean;
 }
 

@@ -84,7 +84,7 @@ export interface StageBatchResult extends StageBatchCounts {
 }
 
 /**
- * Settle while staging (PGlite, `load`; migration 015 of PostgreSQL): the batch's rows that
+ * Settle while staging (`load` on PostgreSQL; migrations 015 and 016): the batch's rows that
  * processing would merge are written DONE and merged in the staging transaction, instead of READY
  * and then claimed, merged and updated DONE by processing. The engine checks each such row
  * against processing's rules and stages the batch as before when one fails.

@@ -174,7 +174,7 @@ export async function stageListedFile(
   const result = await stageFile(engine, runId, file, {
     loadId,
     held: run.held,
-    settle: run.settle === undefined ? undefined : { except: run.settle },
+    settle: run.settle === undefined ? undefined : { except: run.settle, skip: () => run.processing.wantsRows() },
     batchSize: options.batchSize,
     // a profile's file: its columns are the profile's, not the header's split by the delimiter,
     // so a rejected line's key is not told (it stays listed by `errors`)

@@ -64,12 +64,19 @@ export interface ProcessRunOptions {
   /** `load` on a server database: process while staging (default true; false: after staging). See LoadProcessing. */
   overlap?: boolean | undefined;
   /**
-   * `load` on PGlite: write the rows processing would merge DONE, and merge them, in the staging
-   * batch that stages them (default true; false: every row READY, processed after staging). The
+   * `load` on PostgreSQL (PGlite and server): write the rows processing would merge DONE, and
+   * merge them, in the staging batch that stages them (default true; false: every row READY,
+   * processed after staging, or beside it on a server). The
    * same outcome either way (test/integration/settle-while-staging.test.ts); see
    * sql/postgres/migrations/015_settle_while_staging.sql.
    */
   settleWhileStaging?: boolean | undefined;
+  /**
+   * With settleWhileStaging beside processing (a server database): a batch is staged READY for
+   * processing, not settled, when processing has run dry (LoadProcessing.wantsRows; default true).
+   * false: every batch is tried settled (the tests that look at each batch).
+   */
+  feedProcessing?: boolean | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
 }

@@ -163,13 +163,12 @@ async function stageFiles(
 }
 
 /**
- * `load` on PGlite (engine.capabilities.settlesWhileStaging), unless options.settleWhileStaging is
- * false: the rows processing would merge are written DONE and merged by the staging batch that
- * stages them (StageSettle, sql/postgres/migrations/015_settle_while_staging.sql). PGlite runs the
- * phases in sequence in the loader's one thread, where each row was written twice (READY, then
- * DONE): bench/RESULTS.md, run 24. The keys on more than one line of the run's files are left to
- * processing, read first as for overlap (scanRepeatedKeys): a key is merged only from its last
- * line, as with sequential phases.
+ * `load` on PostgreSQL (engine.capabilities.settlesWhileStaging), unless options.settleWhileStaging
+ * is false: the rows processing would merge are written DONE and merged by the staging batch that
+ * stages them (StageSettle, sql/postgres/migrations/015_settle_while_staging.sql), instead of
+ * READY, then DONE by processing (bench/RESULTS.md, runs 24, 25 and 27). The keys on more than one
+ * line of the run's files are left to processing (on a server they are the HELD keys, the same
+ * pre-read, scanRepeatedKeys): a key is merged only from its last line, as with sequential phases.
  */
 function settlesWhileStaging(engine: LoadPort, command: 'load' | 'stage', options: LoadOptions): boolean {
   return (
@@ -297,8 +296,10 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     try {
       // on every engine and for `stage` too: a run killed before its staging ends leaves these
       // rows HELD, so no command run before its rerun (process, retry, another load) merges
-      // an earlier line of a key whose later line is in a file not staged yet
-      const settles = settlesWhileStaging(engine, command, options);
+      // an earlier line of a key whose later line is in a file not staged yet. --no-overlap on a
+      // server keeps its word: nothing is settled (processed) before every file is staged; the
+      // held keys are the ones never settled (one pre-read for both)
+      const settles = settlesWhileStaging(engine, command, options) && (processing.overlap || !engine.capabilities.concurrentConnections);
       run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
       if (settles) run.settle = run.held;
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);

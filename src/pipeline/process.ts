@@ -46,6 +46,8 @@ export interface ProcessOptions {
    */
   stagingDone?: (() => boolean) | undefined;
   idleWaitMs?: number | undefined;
+  /** Called when a worker found nothing to claim while staging goes on (it then waits idleWaitMs). */
+  onIdle?: (() => void) | undefined;
 }
 
 export interface ProcessCounts {
@@ -368,6 +370,7 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
       if (result === null) {
         if (after === 0) {
           if (stagingWasDone) return;
+          options.onIdle?.();
           await sleep(options.idleWaitMs ?? 50, options.signal); // staging is still adding rows
           continue;
         }

@@ -70,11 +70,11 @@ export interface StageFileOptions {
    */
   held?: { has(key: string): boolean } | undefined;
   /**
-   * Settle while staging (`load` on PGlite, engine.capabilities.settlesWhileStaging): each batch
+   * Settle while staging (`load` on PostgreSQL, engine.capabilities.settlesWhileStaging): each batch
    * writes the rows processing would merge DONE and merges them (StageSettle), except the keys
    * in `except` (on more than one line of the run's files).
    */
-  settle?: { except: { has(key: string): boolean } } | undefined;
+  settle?: { except: { has(key: string): boolean }; skip?: (() => boolean) | undefined } | undefined;
   /** This run's last committed checkpoint (read when a batch is retried). */
   committedCheckpoint?: (() => Promise<{ line: number; counts: unknown } | null>) | undefined;
 }
@@ -166,7 +166,9 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
         }
         return engine.transaction(async (tx) => {
           const settle =
-            options.settle === undefined ? undefined : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
+            options.settle === undefined || options.settle.skip?.() === true
+              ? undefined
+              : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
           const result = await stageBatchLines(tx, loadId, b, settle);
           const staged = result.staged;
           settledInBatch = staged?.settled ?? 0;

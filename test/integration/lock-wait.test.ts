@@ -96,7 +96,9 @@ forEachTarget(
 
     targetTest('lockWaitMs 0 means no limit (lock_timeout 0); by default a chunk waits at most 10 s', async ({ db }) => {
       const { loader } = await db.open();
-      await loader.load([orderFile(rows(3, '1000'))], { lockWaitMs: 0 });
+      // processing's merge: rows settled while staging are merged by the staging batch, whose
+      // wait is its own (at most 100 ms, migration 016)
+      await loader.load([orderFile(rows(3, '1000'))], { lockWaitMs: 0, settleWhileStaging: false });
       expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '0' }]);
       await db.sql('DELETE FROM lock_seen');
       await loader.load([orderFile(rows(3, '2000'))]);
@@ -179,6 +181,34 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
     expect((await loader.process()).exitCode).toBe(0);
     expect((await stageRows()).every((r) => r.process_status === 'DONE')).toBe(true);
     expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'LK-033'")).toEqual([{ amount: '2000.00' }]);
+  });
+
+  it('a batch settling while staging does not wait on a held orders row: processing meets it, with its own wait', async () => {
+    // LK-005 is in orders but not staged (its stage row purged): new to order_stage, so its batch
+    // tries to settle it, and the MERGE meets the holder's lock. Waiting for ever (the server's
+    // lock_timeout 0) would stall staging; the batch is staged as before and processing waits.
+    const { loader } = await db.open();
+    await db.sql("INSERT INTO orders (source_key, customer_id, order_date, amount, currency) VALUES ('LK-005', 1, '2026-03-01', 1, 'JPY')");
+    await holder.query('BEGIN');
+    await holder.query("SELECT * FROM orders WHERE source_key = 'LK-005' FOR UPDATE");
+    const loading = loader.load([orderFile(rows(40, '3000'))], { lockWaitMs: 1000, workers: 1, batchSize: 10, feedProcessing: false });
+    let outcome: Awaited<typeof loading> | 'still waiting after 20 s';
+    try {
+      outcome = await Promise.race([
+        loading,
+        new Promise<'still waiting after 20 s'>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000)),
+      ]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await Promise.allSettled([loading]);
+    }
+    expect(outcome).not.toBe('still waiting after 20 s');
+    // LK-005's batch (the first) went to processing, which gave up on LK-005 after its wait; the
+    // second was not tried settled (the backoff after a refusal), the last two settled
+    expect(outcome).toMatchObject({ aborted: null, process: { done: 39, retryWait: 1, error: 0, settled: 20 } });
+    expect((await stageRows()).filter((r) => r.process_status !== 'DONE')).toEqual([
+      { source_key: 'LK-005', process_status: 'RETRY_WAIT', error_code: '55P03' },
+    ]);
   });
 
   it('a claimable row another session holds is skipped, not waited for: process ends well within the row-lock wait, the row still READY', async () => {

@@ -1,6 +1,6 @@
 /**
- * Settling while staging (`load` on PGlite; src/engine/postgres/staging.ts, stageSettled;
- * migration 015): the rows processing would merge are written DONE and merged by the staging
+ * Settling while staging (`load` on PGlite and server PostgreSQL; src/engine/postgres/staging.ts,
+ * stageSettled; migration 015): the rows processing would merge are written DONE and merged by the staging
  * batch that stages them. The outcome must be processing's: the same order_stage, orders, error
  * log and report as a load with it off (settleWhileStaging: false), on files with keys repeated
  * within and across batches and files (the last line rejected), parse rejects, rows processing
@@ -81,17 +81,19 @@ async function runScenario(db: TestDatabase, settle: boolean, seen: StageBatchRe
       report.exitCode,
     );
   };
-  record(await loader.load([first, second], { batchSize: 4, settleWhileStaging: settle }));
-  record(await loader.load([corrected], { batchSize: 4, settleWhileStaging: settle }));
-  record(await loader.load([first], { batchSize: 4, restage: true, settleWhileStaging: settle }));
+  // every batch tried settled (on a server, none left to processing because it ran dry): the batches below are each one's
+  const each = { batchSize: 4, settleWhileStaging: settle, feedProcessing: false };
+  record(await loader.load([first, second], each));
+  record(await loader.load([corrected], each));
+  record(await loader.load([first], { ...each, restage: true }));
   // `stage` never settles: S1 and S2 stay READY until the next `load` processes them
   await loader.stage([staged], { batchSize: 4 });
   reports.push(await db.sql("SELECT count(*)::int AS n FROM order_stage WHERE source_key IN ('S1', 'S2') AND process_status = 'READY'"));
-  record(await loader.load([], { settleWhileStaging: settle }));
+  record(await loader.load([], { settleWhileStaging: settle, feedProcessing: false }));
   return { reports, ...(await outcomeSnapshot(db)) };
 }
 
-// PGlite only: the engine that runs staging and processing in sequence in one thread
+// PGlite only: a file that grows while it is loaded is said the same way on the server (the same pre-read)
 const pglite = testTargets().filter((t) => t.kind === 'pglite');
 
 forEachTarget(
@@ -149,7 +151,8 @@ forEachTarget(
 
     targetTest('the seed scenario: the same report, statuses, attempts and error log', async ({ db }) => {
       const { loader } = await db.open();
-      const first = await loader.load(['fixtures/orders-sample.csv']);
+      // its one batch tried settled (on a server, not given to processing because it is idle)
+      const first = await loader.load(['fixtures/orders-sample.csv'], { feedProcessing: false });
       expect(first.process).toMatchObject({ chunks: 2, claimed: 4, done: 2, error: 2, settled: 2, validateErrors: 1, mergeErrors: 1 });
       await loader.load(['fixtures/orders-corrected.csv']);
       expect(await db.sql('SELECT source_key, process_status, attempt_count FROM order_stage ORDER BY source_key')).toEqual([
@@ -160,7 +163,54 @@ forEachTarget(
       ]);
     });
   },
-  pglite,
+  testTargets(),
+);
+
+/** 3,000 lines in 30 batches of 100: every tenth key again 3 lines later (in its batch), every 50th line without an amount, every 70th overflowing. */
+function busyFile(): string {
+  const lines: string[] = [];
+  for (let i = 1; i <= 3000; i++) {
+    const amount = i % 50 === 0 ? '' : i % 70 === 0 ? '99999999999' : `${i}.5`;
+    const key = i % 10 === 7 ? `K${i - 3}` : `K${i}`;
+    lines.push(`${key},${i},2026-01-01,${amount},JPY`);
+  }
+  return writeTestFile(`${HEADER}\n${lines.join('\n')}\n`);
+}
+
+forEachTarget(
+  'settling beside processing on $kind',
+  (target) => {
+    targetTest('gives processing a batch whenever it runs dry, and the outcome is still that of no settling', async ({ db }) => {
+      const file = busyFile();
+      const run = async (d: TestDatabase, settle: boolean) => {
+        // processing slower than staging (each DONE update 3 ms), so that it falls behind and
+        // staging settles batches, and runs dry now and then, so that it is given some
+        await d.sql(`CREATE FUNCTION test_slow_done() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN PERFORM pg_sleep(0.003); RETURN NEW; END $$`);
+        await d.sql(`CREATE TRIGGER test_slow_done BEFORE UPDATE OF process_status ON order_stage FOR EACH ROW
+          WHEN (NEW.process_status = 'DONE') EXECUTE FUNCTION test_slow_done()`);
+        const { loader } = await d.open();
+        const report = await loader.load([file], { batchSize: 100, chunkSize: 50, settleWhileStaging: settle });
+        const { settled, chunks: _chunks, ...process } = report.process ?? { settled: undefined, chunks: undefined };
+        return { process, exitCode: report.exitCode, settled: settled !== undefined && settled > 0, ...(await outcomeSnapshot(d)) };
+      };
+      const settledRun = await sameBothWays(target, db, async (d, settle) => {
+        const outcome = await run(d, settle);
+        // both ways alike but for this: some rows settled with it on, none with it off
+        expect(outcome.settled).toBe(settle);
+        return { ...outcome, settled: true };
+      });
+      // batches went both ways: settled by staging, and left READY to processing's own chunks
+      // (rows settling would have taken: not of a repeated key, K4, K14 …, each plainly valid)
+      const batches = await db.sql<{ settled: boolean; n: number }>(
+        `SELECT batch_id LIKE '%-s%' AS settled, count(*)::int AS n FROM order_stage
+          WHERE process_status = 'DONE' AND substr(source_key, 2)::int % 10 <> 4 GROUP BY 1 ORDER BY 1`,
+      );
+      expect(batches.map((b) => b.settled)).toEqual([false, true]);
+      expect(settledRun.exitCode).toBe(2);
+    });
+  },
+  testTargets().filter((t) => t.kind === 'postgres'),
 );
 
 forEachTarget(
@@ -178,5 +228,5 @@ forEachTarget(
       expect(await db.sql("SELECT process_status FROM order_stage WHERE source_key = 'M3'")).toEqual([{ process_status: 'READY' }]);
     });
   },
-  pglite,
+  testTargets(),
 );

@@ -1,4 +1,4 @@
--- A staging batch whose keys are all new, as stage_copy.sql, on PGlite with the rows the client
+-- A staging batch whose keys are all new, as stage_copy.sql, in a `load`, with the rows the client
 -- expects processing to merge already DONE (attempt_count 1, the batch's batch_id, processed_at
 -- the transaction's now() as settle_start.sql read it; the others READY or ERROR, 0, NULL, NULL),
 -- checked and merged by settle_staged.sql in the same savepoint (migration 015).

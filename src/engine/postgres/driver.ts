@@ -7,10 +7,10 @@ import { onConnection } from '../transaction.js';
 import { classifyPgError } from './classify.js';
 import type { PgConnector, PgLease, PgSession } from './session.js';
 
-export function pgDriver(connector: PgConnector): Driver<PgLease> {
+export function pgDriver(connector: PgConnector, settlesWhileStaging = true): Driver<PgLease> {
   const driver: Driver<PgLease> = {
     kind: connector.kind,
-    capabilities: { concurrentConnections: connector.concurrent, maxChunkSize: 100_000, settlesWhileStaging: connector.kind === 'pglite' },
+    capabilities: { concurrentConnections: connector.concurrent, maxChunkSize: 100_000, settlesWhileStaging },
     acquire: () => connector.acquire(),
     begin: (lease, options) => lease.session.exec(beginStatement(options)),
     commit: (lease) => lease.session.exec('COMMIT'),

@@ -33,10 +33,19 @@ export function processInDatabaseEnabled(env: NodeJS.ProcessEnv = process.env): 
   return env.ORDER_LOADER_PROCESS_IN_DATABASE !== 'off';
 }
 
+/**
+ * `ORDER_LOADER_SETTLE=off`: a `load` stages every row READY and processing writes it DONE, as
+ * before settling while staging (migration 015): a way back, and the benchmark's "before"
+ * (bench/RESULTS.md, run 27).
+ */
+export function settleWhileStagingEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.ORDER_LOADER_SETTLE !== 'off';
+}
+
 export function createPostgresEngine(connector: PgConnector): Engine {
   const copyPolicy = new StageCopyPolicy(stageCopyEnabled());
   const inDatabase = processInDatabaseEnabled();
-  const driver = pgDriver(connector);
+  const driver = pgDriver(connector, settleWhileStagingEnabled());
   const withSession = withSessionOf(driver);
   const migrate = () => runMigrations(migrationHooks(driver));
   const engine = assembleEngine({

@@ -283,7 +283,7 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
   }
 
   /**
-   * PGlite, a `load`: the batch as one COPY straight into order_stage (every key new), with the
+   * A `load` (PGlite or server): the batch as one COPY straight into order_stage (every key new), with the
    * rows settleGuess expects processing to merge written DONE, then checked and merged by
    * order_loader_settle_staged in the same savepoint (migration 015): the rows merged; `'none'`
    * when no row is expected merged (nothing tried); `'refused'` when the check refused a row or

@@ -1,0 +1,12 @@
+-- order_loader_settle_staged waits at most 100 ms for a lock (migration 015: now on server
+-- PostgreSQL too, beside processing).
+--
+-- A row the staging batch settles has a key new to order_stage, but orders may hold it (its stage
+-- row purged), and another session may hold that orders row (SELECT … FOR UPDATE in an open
+-- transaction) or be inserting the key. Staging's transaction has no lock timeout (the server's,
+-- 0 by default: for ever), so the MERGE would stall the whole run on that one row. With the wait
+-- bounded here, the MERGE raises lock_not_available (55P03), the client rolls the batch back to
+-- its savepoint and stages it as before (READY), and processing meets the held row with its own
+-- rule (--row-lock-wait, then RETRY_WAIT): the outcome a load that never settled would have.
+-- The setting holds only while the function runs (a function's SET clause).
+ALTER FUNCTION order_loader_settle_staged(bigint, bigint, integer) SET lock_timeout = '100ms';
