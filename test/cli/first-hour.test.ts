@@ -43,9 +43,9 @@ describe.skipIf(unavailable(NEEDS.cli))('what a person meets in the first hour (
   it('the --encoding error lists the spellings docs/files.md documents', async () => {
     const result = await run(['load', 'x.csv', '--encoding', 'latin1']);
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe('order-loader: --encoding: --encoding must be one of utf-8, shift_jis, cp932, windows-31j\n');
+    expect(result.stderr).toBe('order-loader: --encoding: --encoding must be one of utf-8, shift_jis, cp932, windows-31j, euc-jp\n');
     const page = readFileSync(`${root}docs/files.md`, 'utf8');
-    for (const name of ['utf-8', 'shift_jis', 'cp932', 'windows-31j']) expect(page).toContain(`\`${name}\``);
+    for (const name of ['utf-8', 'shift_jis', 'cp932', 'windows-31j', 'euc-jp']) expect(page).toContain(`\`${name}\``);
   });
 
   it('a file missing a column is refused before the database is opened: no database is created', async () => {

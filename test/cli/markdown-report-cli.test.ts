@@ -132,7 +132,7 @@ describe.skipIf(unavailable(NEEDS.cli))('--format markdown (built CLI)', () => {
     ]);
     const errors = await runCli(['errors', '--db', db, '--format', 'markdown']);
     expect(errors.code).toBe(1);
-    expect(humanLines(errors.stderr)).toEqual(['order-loader: errors --format takes csv or json (not markdown)']);
+    expect(humanLines(errors.stderr)).toEqual(['order-loader: errors --format takes csv, excel or json (not markdown)']);
   });
 
   it('exit 1 without a report of its own (a missing inbox, a refused option): a Markdown report of the failure', async () => {
