@@ -226,7 +226,7 @@ forEachTarget('operations on $kind', (target) => {
       expect(second.files[0]?.loadId).toBe(first.files[0]?.loadId);
       expect(second.files[0]?.resumedAt).toEqual({ line: 11, byte: null });
       // the load's counts over both its runs: every line inserted once, none a duplicate of itself
-    expect(second.files[0]?.counts).toMatchObject({ read: 25, inserted: 25, unchanged: 0, duplicates: 0 });
+      expect(second.files[0]?.counts).toMatchObject({ read: 25, inserted: 25, unchanged: 0, duplicates: 0 });
       expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 25 }]);
     },
   );

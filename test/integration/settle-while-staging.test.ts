@@ -93,9 +93,6 @@ async function runScenario(db: TestDatabase, settle: boolean, seen: StageBatchRe
   return { reports, ...(await outcomeSnapshot(db)) };
 }
 
-// PGlite only: a file that grows while it is loaded is said the same way on the server (the same pre-read)
-const pglite = testTargets().filter((t) => t.kind === 'pglite');
-
 forEachTarget(
   'settling while staging on $kind',
   (target) => {
