@@ -66,3 +66,12 @@ export async function* byteLines(
   if (pending.length > 0 || head !== null)
     yield { line: head ?? pending, lineNo: lineNo + 1, endByte: offset + pending.length, tooLong: head !== null };
 }
+
+/** The characters of a line kept as its raw text in the error log. */
+const RAW_LIMIT = 4000;
+
+/** A line's text as logged: no BOM, a NUL shown as ␀, at most RAW_LIMIT characters. */
+export function loggedText(text: string): string {
+  const t = text.replace(/^\uFEFF/, '').replaceAll('\u0000', '\u2400');
+  return t.length > RAW_LIMIT ? `${t.slice(0, RAW_LIMIT)}…` : t;
+}

@@ -7,7 +7,7 @@
  * a corrupted value.
  */
 import { RunAbortedError } from '../../errors.js';
-import { byteLines } from '../formats/byte-lines.js';
+import { byteLines, loggedText as cleanRaw } from '../formats/byte-lines.js';
 import { GzipDataError, openByteSource } from '../gzip.js';
 import {
   invalidBytesMessage,
@@ -23,8 +23,6 @@ import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
 import { compileMapping, type MappingProblem } from './mapping.js';
 import { FIXED_RECORD_LIMIT } from './schema.js';
-
-const RAW_LIMIT = 4000;
 
 /** The length in bytes of the character starting with byte `b` in `encoding`. */
 function charWidth(encoding: FileEncoding, b: number): number {
@@ -166,11 +164,6 @@ class FixedRecord implements FileRecord {
   toJSON() {
     return { kind: this.kind, lineNo: this.lineNo, raw: this.raw, fields: this.fields, endByte: this.endByte, endLine: this.endLine };
   }
-}
-
-function cleanRaw(text: string): string {
-  const t = text.replace(/^\uFEFF/, '').replaceAll('\u0000', '\u2400');
-  return t.length > RAW_LIMIT ? `${t.slice(0, RAW_LIMIT)}…` : t;
 }
 
 /** Open a fixed-width file read through its profile (openOrderFile's `format: fixed`). */
