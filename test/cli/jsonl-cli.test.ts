@@ -84,7 +84,7 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('jsonl'))('JSON Lines th
     db = await target.create();
     const dir = tempDir();
     const file = join(dir, 'orders.ndjson');
-    writeFileSync(file, `${readFileSync(EXAMPLE, 'utf8')}${BAD[2]}\n`);
+    writeFileSync(file, `${readFileSync(EXAMPLE, 'utf8')}${BAD[2] ?? ''}\n`);
     const result = await runCli(['load', '--dry-run', '--profile', PROFILE, file, '--db', db.url]);
     expect(result.stdout + result.stderr).toMatch(/PARSE_JSON_NOT_OBJECT|not an object/);
     // a server database the dry run was pointed at is not even migrated; a PGlite one was made migrated by the test

@@ -100,7 +100,7 @@ describe('the JSON Lines reader', () => {
       Buffer.from([0xff]),
       Buffer.from('", "lines": [{"price": 1}]}\n'),
     ]);
-    const items = await read(Buffer.concat([bad, Buffer.from(`${LINES[1]}\n`)]));
+    const items = await read(Buffer.concat([bad, Buffer.from(`${LINES[1] ?? ''}\n`)]));
     expect(summary(items).map((s) => s.slice(0, 2))).toEqual([
       [1, 'PARSE_ENCODING'],
       [2, 'K2'],
