@@ -96,3 +96,21 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('jsonl'))('JSON Lines th
       expect(await db.sql("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'")).toEqual([{ n: 0 }]);
   });
 });
+
+describe.skipIf(unavailable(NEEDS.cli))('preview of a JSON Lines file', () => {
+  it('shows each field as found at its path, numbers as written, and a bad line as rejected with its number', async () => {
+    const file = join(tempDir(), 'orders.jsonl');
+    writeFileSync(file, `${readFileSync(EXAMPLE, 'utf8')}${BAD[3] ?? ''}\n`);
+    const result = await runCli(['preview', '--profile', PROFILE, file, '--json']);
+    expect(result.code, result.stderr).toBe(2); // a line would be rejected
+    const shown = JSON.parse(result.stdout) as {
+      lines: Array<{ line: number; kind: string; fields?: Record<string, { raw: string | null }> | null }>;
+    };
+    expect(shown.lines.map((l) => [l.line, l.kind, l.fields?.source_key?.raw ?? null, l.fields?.amount?.raw ?? null])).toEqual([
+      [1, 'stage', '10000000000000000001', '1234.50'],
+      [2, 'stage', 'W-1002', '0.1'],
+      [3, 'stage', 'W-1003', '99'],
+      [4, 'reject', null, null],
+    ]);
+  });
+});
