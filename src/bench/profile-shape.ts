@@ -165,6 +165,8 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
   const encodeText = (text: string): Buffer => encode(text) ?? refuse('encoding', `the file cannot be written in ${spec.encoding}`);
   const head: string[] = Array.from({ length: spec.skip_lines }, () => BANNER);
 
+  if (spec.format === 'jsonl')
+    refuse('format', 'bench writes CSV and fixed-width files, not JSON Lines (yet): measure a JSON Lines file with load --dry-run');
   if (spec.format === 'fixed') {
     const bytes = spec.units !== 'chars';
     const width = (text: string, key: string) => (isAsciiText(text) ? text.length : bytes ? encoded(text, key).length : charLength(text));

@@ -9,7 +9,7 @@ import { sizeToRead, type OpenedFile } from './opened-file.js';
 import type { LoadProfile } from './profile/load-profile.js';
 import { unwrapExcelGuard } from './excel-guard.js';
 import { compileMapping, describeSource, headerKey, type MappingProblem } from './profile/mapping.js';
-import { openFixedFile } from './profile/fixed-reader.js';
+import { formatReader } from './formats/format-reader.js';
 import {
   attributeColumns,
   attributesJson,
@@ -893,7 +893,8 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   if (profile !== undefined) {
     // the profile says how the file is read: its encoding (a BOM says UTF-16) and delimiter
     options = { ...options, encoding: await fileEncoding(file, profile.spec.encoding), delimiter: profile.spec.delimiter ?? ',' };
-    if (profile.spec.format === 'fixed') return openFixedFile(path, size, options, profile);
+    const reader = formatReader(profile);
+    if (reader !== null) return reader(path, size, options, profile);
   } else if (options.encoding === 'utf-8') {
     // a UTF-16 file (by its BOM) is decoded as such, also on a resumed read
     options = { ...options, encoding: await fileEncoding(file, options.encoding) };

@@ -3,6 +3,7 @@ import type { FileLayout } from '../engine/types.js';
 import { isErrorExportHeader, restoreFormula } from './formula-guard.js';
 import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 import type { FileEncoding } from './order-file.js';
+import { splitJsonText } from './formats/json-fields.js';
 import { splitFixedText } from './profile/fixed-reader.js';
 import { compileMapping, headerKey } from './profile/mapping.js';
 import { profileSchema, type LoadProfileSpec } from './profile/schema.js';
@@ -58,6 +59,7 @@ function splitProfiledLine(
   const profile = { name: recorded.name, sha256: recorded.sha256, spec: checked.data };
   const spec = profile.spec;
   if (spec.format === 'fixed') return splitFixedText(raw, profile, recorded.encoding as FileEncoding);
+  if (spec.format === 'jsonl') return splitJsonText(raw, profile).fields;
   const fields = lineFields(raw, spec.delimiter ?? ',', spec);
   const indexOf = columnIndex(layout.header);
   const mapping = compileMapping(profile);
@@ -117,6 +119,8 @@ export function rawLineAttributes(raw: string, layout: FileLayout): Record<strin
       if (!checked.success) return null;
       const spec = checked.data;
       if (spec.format === 'fixed' || spec.extra === 'ignore') return null;
+      if (spec.format === 'jsonl')
+        return parseAttributes(splitJsonText(raw, { name: layout.profile.name, sha256: layout.profile.sha256, spec }).attributes);
       fields = lineFields(raw, spec.delimiter ?? ',', spec);
       const indexOf = columnIndex(layout.header);
       const used = new Set<number>();

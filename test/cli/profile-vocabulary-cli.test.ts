@@ -7,68 +7,15 @@
  * `--profiles`), a `when:` that drops a short trailer, header names with blanks folded. Each
  * asserted against `orders` and the error log as stored.
  */
-import { PGlite } from '@electric-sql/pglite';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 import { runCli } from '../support/cli-run.js';
 import { tempDir } from '../support/files.js';
-import { migratedPgliteDb } from '../support/pglite-folders.js';
+
+const targets = cliTargets('vocab');
 import { NEEDS, unavailable } from '../support/requirements.js';
-import { TEST_PG_URL } from '../support/server-url.js';
-
-interface CliDb {
-  url: string;
-  sql<R>(text: string): Promise<R[]>;
-  dispose(): Promise<void>;
-}
-
-const targets: Array<{ kind: string; create(): Promise<CliDb> }> = [
-  {
-    kind: 'pglite',
-    create: async () => {
-      const { url, dataDir } = await migratedPgliteDb();
-      return {
-        url,
-        async sql<R>(text: string) {
-          const db = await PGlite.create(dataDir);
-          try {
-            return (await db.query<R>(text)).rows;
-          } finally {
-            await db.close();
-          }
-        },
-        dispose: async () => {},
-      };
-    },
-  },
-];
-const pgUrl = TEST_PG_URL;
-if (pgUrl !== null) {
-  let n = 0;
-  targets.push({
-    kind: 'postgres',
-    create: async () => {
-      const name = `order_loader_vocab_${process.pid}_${Date.now().toString(36)}_${++n}`;
-      const url = await createDatabase(pgUrl, name);
-      return {
-        url,
-        async sql<R>(text: string) {
-          const client = new pg.Client({ connectionString: url });
-          await client.connect();
-          try {
-            return (await client.query(text)).rows as R[];
-          } finally {
-            await client.end();
-          }
-        },
-        dispose: () => dropDatabase(pgUrl, name),
-      };
-    },
-  });
-}
+import { cliTargets, type CliDb } from '../support/cli-targets.js';
 
 const ORDERS =
   "SELECT source_key, customer_id::text AS customer_id, to_char(order_date, 'YYYY-MM-DD') AS order_date, amount::text AS amount, currency FROM orders ORDER BY source_key";

@@ -65,6 +65,10 @@ describe('the synthetic file in a profile shape', () => {
         1000,
       ),
     ).toThrow('bench --profile p: columns.source_key.at: 2 positions cannot hold 1000 distinct keys');
+    // a JSON Lines profile is not written as CSV lines it would then read as JSON
+    expect(() => profileShape(loadProfileFile('examples/profiles/web-orders.yaml'), 10)).toThrow(
+      /^bench --profile web-orders: format: bench writes CSV and fixed-width files, not JSON Lines/,
+    );
     expect(() =>
       profileShape(
         profile(

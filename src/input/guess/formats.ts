@@ -41,8 +41,10 @@ export function jsonFormat(text: string, complete: boolean): string | null {
       return false;
     }
   }).length;
-  const what = 'not CSV: order-loader does not read JSON; export the orders as CSV, or turn each object into a CSV line first';
-  if (whole.length > 0 && objects === whole.length) return `JSON Lines (one JSON object per line, ${objects} in the sample), ${what}`;
+  const what =
+    'not CSV: order-loader reads JSON Lines (one object per line, format: jsonl), not one JSON document; export the orders one object per line, or as CSV';
+  if (whole.length > 0 && objects === whole.length)
+    return `JSON Lines (one JSON object per line, ${objects} in the sample), not CSV: guess does not draft a JSON Lines profile; write one with format: jsonl and each field by its path into the object (docs/files.md, examples/profiles/web-orders.yaml)`;
   if (complete) {
     try {
       JSON.parse(text);

@@ -7,6 +7,7 @@
  * a corrupted value.
  */
 import { RunAbortedError } from '../../errors.js';
+import { byteLines, loggedText as cleanRaw } from '../formats/byte-lines.js';
 import { GzipDataError, openByteSource } from '../gzip.js';
 import {
   invalidBytesMessage,
@@ -22,11 +23,6 @@ import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
 import { compileMapping, type MappingProblem } from './mapping.js';
 import { FIXED_RECORD_LIMIT } from './schema.js';
-
-const RAW_LIMIT = 4000;
-
-/** The bytes kept of a line longer than FIXED_RECORD_LIMIT (its text as logged); the rest is passed over. */
-const LONG_LINE_HEAD = 4 * RAW_LIMIT;
 
 /** The length in bytes of the character starting with byte `b` in `encoding`. */
 function charWidth(encoding: FileEncoding, b: number): number {
@@ -170,11 +166,6 @@ class FixedRecord implements FileRecord {
   }
 }
 
-function cleanRaw(text: string): string {
-  const t = text.replace(/^\uFEFF/, '').replaceAll('\u0000', '\u2400');
-  return t.length > RAW_LIMIT ? `${t.slice(0, RAW_LIMIT)}…` : t;
-}
-
 /** Open a fixed-width file read through its profile (openOrderFile's `format: fixed`). */
 export function openFixedFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): OrderFile {
   const encoding = options.encoding;
@@ -207,49 +198,13 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   let lastLine = options.resumeAt?.line ?? 0;
   let lastByte = from;
 
-  async function* lines(): AsyncGenerator<{ line: Buffer; lineNo: number; endByte: number; tooLong: boolean }> {
-    let lineNo = options.resumeAt?.line ?? 0;
-    let offset = from; // content offset of `pending`'s first byte
-    let pending: Buffer = Buffer.alloc(0);
-    // the start of a line longer than FIXED_RECORD_LIMIT (a file without line ends): the rest of
-    // that line is passed over up to its end, never held, as the CSV reader's max_record_size
-    let head: Buffer | null = null;
-    let first = from === 0;
-    for (;;) {
-      if (closed || options.signal?.aborted === true) return;
-      const chunk = await source.chunks.next();
-      if (chunk.done === true) break;
-      let data = pending.length === 0 ? chunk.value : Buffer.concat([pending, chunk.value]);
-      if (first && data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) {
-        data = data.subarray(3);
-        offset += 3;
-      }
-      first = false;
-      let start = 0;
-      for (let i = 0; i < data.length; i++) {
-        const b = data[i];
-        if (b !== 0x0a && b !== 0x0d) continue;
-        // a CR as the chunk's last byte may be the first half of a CRLF: wait for the next chunk
-        if (b === 0x0d && i + 1 >= data.length) break;
-        const end = b === 0x0d && data[i + 1] === 0x0a ? i + 2 : i + 1;
-        lineNo++;
-        yield { line: head ?? data.subarray(start, i), lineNo, endByte: offset + end, tooLong: head !== null };
-        head = null;
-        i = end - 1;
-        start = end;
-      }
-      offset += start;
-      pending = data.subarray(start);
-      if (pending.length > FIXED_RECORD_LIMIT) {
-        head ??= Buffer.from(pending.subarray(0, LONG_LINE_HEAD));
-        // keep the last byte: a CR there may be the first half of a CRLF
-        offset += pending.length - 1;
-        pending = pending.subarray(pending.length - 1);
-      }
-    }
-    if (pending.length > 0 || head !== null)
-      yield { line: head ?? pending, lineNo: lineNo + 1, endByte: offset + pending.length, tooLong: head !== null };
-  }
+  const lines = () =>
+    byteLines(
+      source.chunks,
+      { byte: from, line: options.resumeAt?.line ?? 0 },
+      FIXED_RECORD_LIMIT,
+      () => closed || options.signal?.aborted === true,
+    );
 
   const reject = (lineNo: number, line: Buffer, endByte: number, code: string, message: string): FileReject => ({
     kind: 'reject',

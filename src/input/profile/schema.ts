@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ORDER_COLUMNS } from '../order-record.js';
 import { dateMaskProblem, isTimeZone, maskHasOffset } from './date-mask.js';
+import { jsonlSpecProblems } from './jsonl-spec.js';
 
 export { dateMaskProblem } from './date-mask.js';
 
@@ -92,7 +93,7 @@ export const profileSchema = z
     file_pattern: nonEmpty.optional(),
     /** The IANA zone an order date with an offset is taken in (`Asia/Tokyo`). */
     timezone: nonEmpty.optional(),
-    format: z.enum(['csv', 'fixed']).default('csv'),
+    format: z.enum(['csv', 'fixed', 'jsonl']).default('csv'),
     encoding: z
       .enum([...ENCODING_ALIASES.keys()] as [string, ...string[]])
       .transform((v) => ENCODING_ALIASES.get(v) as ProfileEncoding)
@@ -117,6 +118,7 @@ export const profileSchema = z
   .superRefine((p, ctx) => {
     const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path, message });
     const fixed = p.format === 'fixed';
+    if (p.format === 'jsonl') jsonlSpecProblems(p, issue);
     if (fixed) {
       for (const key of ['delimiter', 'quote', 'escape', 'header'] as const)
         if (p[key] !== undefined) issue([key], `a ${key} has no meaning for format: fixed`);
@@ -150,7 +152,7 @@ export const profileSchema = z
       }
       if (c.currency_signs !== undefined && name !== 'amount') issue([...path, 'currency_signs'], 'currency_signs is for amount');
       if (fixed && c.column !== undefined) issue([...path, 'column'], 'format: fixed reads columns by at: [start, length]');
-      if (!fixed && c.at !== undefined) issue([...path, 'at'], 'at is for format: fixed (csv reads by column)');
+      if (!fixed && c.at !== undefined) issue([...path, 'at'], `at is for format: fixed (${p.format} reads by column)`);
       if (!fixed && p.header === false && c.column !== undefined && typeof c.column !== 'number')
         issue([...path, 'column'], 'header: false: a column is its 1-based number');
       if (c.const !== undefined && c.default !== undefined) issue(path, 'takes const or default, not both');
@@ -174,7 +176,7 @@ export const profileSchema = z
           if (c[key] !== undefined) issue([...path, key], `${key} is for amount`);
       if (c.decimal !== undefined && c.group !== undefined && c.decimal === c.group)
         issue([...path, 'group'], 'the group separator cannot be the decimal separator');
-      if (c.decimal === ',' && c.group === undefined && p.delimiter === undefined && !fixed)
+      if (c.decimal === ',' && c.group === undefined && p.delimiter === undefined && p.format === 'csv')
         issue([...path, 'decimal'], 'a decimal comma in a comma-separated file: set delimiter');
       if (c.at !== undefined) {
         spans.push({ column: name, start: c.at[0], end: c.at[0] + c.at[1] });

@@ -1,0 +1,164 @@
+/**
+ * The JSON Lines format reader (`format: jsonl`): one JSON object per line, each field by a path
+ * into it (src/input/formats/json-path.ts), numbers as written (src/input/formats/json-text.ts).
+ * Works on the file's bytes, so every line has a byte offset to resume at, gzip or not. A line
+ * that is not JSON, not an object, lacks a mapped path or is not UTF-8 is a PARSE_* rejection of
+ * that line with its text; the rest loads.
+ */
+import { RunAbortedError } from '../../errors.js';
+import { GzipDataError, openByteSource } from '../gzip.js';
+import type { FileItem, FileRecord, FileReject, OrderFile, OrderFileOptions } from '../order-file.js';
+import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
+import type { LoadProfile } from '../profile/load-profile.js';
+import { compileMapping, type MappingProblem } from '../profile/mapping.js';
+import { FIXED_RECORD_LIMIT } from '../profile/schema.js';
+import { byteLines, loggedText } from './byte-lines.js';
+import { compileJsonFields, readJsonLine } from './json-fields.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+class JsonLineRecord implements FileRecord {
+  readonly kind = 'record' as const;
+  constructor(
+    readonly lineNo: number,
+    readonly fields: Record<OrderColumn, string>,
+    readonly endByte: number,
+    private readonly text: string,
+    readonly problem: MappingProblem | null,
+    readonly attributes: string | null,
+  ) {}
+
+  get endLine(): number {
+    return this.lineNo;
+  }
+
+  get raw(): string {
+    return loggedText(this.text);
+  }
+
+  toJSON() {
+    return { kind: this.kind, lineNo: this.lineNo, raw: this.raw, fields: this.fields, endByte: this.endByte, endLine: this.endLine };
+  }
+}
+
+/** Open a JSON Lines file read through its profile (openOrderFile's `format: jsonl`). */
+export function openJsonLinesFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): OrderFile {
+  const from = options.resumeAt?.byte ?? 0;
+  const source = openByteSource(options.read?.file ?? path, { ...options.read, gzip: options.gzip === true, from });
+  const compiled = compileJsonFields(profile);
+  const mapping = compileMapping(
+    profile,
+    {},
+    options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`),
+    path,
+  );
+  const hasWhen = profile.spec.when !== undefined;
+  let discarded = 0;
+  let closed = false;
+  const observe = options.observe;
+  let lastLine = options.resumeAt?.line ?? 0;
+  let lastByte = from;
+
+  const reject = (lineNo: number, raw: string, endByte: number, code: string, message: string): FileReject => ({
+    kind: 'reject',
+    lineNo,
+    raw: loggedText(raw),
+    code,
+    message,
+    endByte,
+    endLine: lineNo,
+    stopsFile: false,
+  });
+
+  async function* items(): AsyncGenerator<FileItem> {
+    try {
+      const lines = byteLines(
+        source.chunks,
+        { byte: from, line: options.resumeAt?.line ?? 0 },
+        FIXED_RECORD_LIMIT,
+        () => closed || options.signal?.aborted === true,
+      );
+      for await (const { line, lineNo, endByte, tooLong } of lines) {
+        lastLine = lineNo;
+        lastByte = endByte;
+        let text: string;
+        try {
+          text = utf8.decode(line);
+        } catch {
+          yield reject(lineNo, line.toString('utf8'), endByte, 'PARSE_ENCODING', 'the line is not valid UTF-8 (JSON text is UTF-8)');
+          continue;
+        }
+        if (text.trim() === '') continue; // a blank line: no record
+        if (tooLong) {
+          yield reject(
+            lineNo,
+            text,
+            endByte,
+            'CSV_MAX_RECORD_SIZE',
+            `the line is longer than the longest record read (${FIXED_RECORD_LIMIT} bytes); the line was skipped`,
+          );
+          continue;
+        }
+        const read = readJsonLine(text, compiled);
+        if ('code' in read) {
+          yield reject(lineNo, text, endByte, read.code, read.message);
+          continue;
+        }
+        const { values } = read;
+        if ([...values.values()].some((v) => v.includes('\u0000'))) {
+          yield reject(
+            lineNo,
+            text,
+            endByte,
+            'PARSE_NUL_BYTE',
+            'a field holds a NUL character (\\u0000), which no database text value can hold',
+          );
+          continue;
+        }
+        if (hasWhen && !mapping.keep(values.get('when') ?? '')) {
+          discarded++;
+          observe?.passedOver({ lineNo, raw: loggedText(text), reason: 'when', value: values.get('when') ?? '' });
+          continue;
+        }
+        if (observe !== undefined) {
+          const raw = {} as Record<OrderColumn, string | null>;
+          for (const c of ORDER_COLUMNS) raw[c] = values.get(c) ?? null;
+          observe.fieldsRead(lineNo, raw);
+        }
+        const mapped = mapping.map((c) => values.get(c) ?? '');
+        yield new JsonLineRecord(lineNo, mapped.fields, endByte, text, mapped.problem, read.attributes);
+      }
+      mapping.finish();
+    } catch (error) {
+      if (error instanceof GzipDataError) {
+        yield {
+          kind: 'reject',
+          lineNo: lastLine + 1,
+          raw: '',
+          code: error.code,
+          message: `${error.message}; the file could not be read past line ${lastLine}`,
+          endByte: lastByte,
+          endLine: lastLine + 1,
+          stopsFile: true,
+        };
+        return;
+      }
+      if (error instanceof RunAbortedError) throw error;
+      // eslint-disable-next-line preserve-caught-error -- the message names the OS code; as a cause, src/pipeline/db-error.ts would classify it
+      throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+
+  return {
+    path,
+    size,
+    header: { names: [], errorExport: false, positions: new Map(), extraColumns: [], columnCount: 0 },
+    items: items(),
+    bytesRead: () => source.fileBytesRead(),
+    discarded: () => discarded,
+    close() {
+      closed = true;
+      source.close();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/** Databases a CLI test loads into and then reads, on each engine the run has. */
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
+import { migratedPgliteDb } from './pglite-folders.js';
+import { TEST_PG_URL } from './server-url.js';
+
+export interface CliDb {
+  url: string;
+  sql<R>(text: string): Promise<R[]>;
+  dispose(): Promise<void>;
+}
+
+/** PGlite, and server PostgreSQL when ORDER_LOADER_TEST_PG is set: a fresh migrated database each, for the CLI to load into. */
+export function cliTargets(tag: string): Array<{ kind: string; create(): Promise<CliDb> }> {
+  const targets: Array<{ kind: string; create(): Promise<CliDb> }> = [
+    {
+      kind: 'pglite',
+      create: async () => {
+        const { url, dataDir } = await migratedPgliteDb();
+        return {
+          url,
+          async sql<R>(text: string) {
+            const db = await PGlite.create(dataDir);
+            try {
+              return (await db.query<R>(text)).rows;
+            } finally {
+              await db.close();
+            }
+          },
+          dispose: async () => {},
+        };
+      },
+    },
+  ];
+  const pgUrl = TEST_PG_URL;
+  if (pgUrl !== null) {
+    let n = 0;
+    targets.push({
+      kind: 'postgres',
+      create: async () => {
+        const name = `order_loader_${tag}_${process.pid}_${Date.now().toString(36)}_${++n}`;
+        const url = await createDatabase(pgUrl, name);
+        return {
+          url,
+          async sql<R>(text: string) {
+            const client = new pg.Client({ connectionString: url });
+            await client.connect();
+            try {
+              return (await client.query(text)).rows as R[];
+            } finally {
+              await client.end();
+            }
+          },
+          dispose: () => dropDatabase(pgUrl, name),
+        };
+      },
+    });
+  }
+  return targets;
+}
