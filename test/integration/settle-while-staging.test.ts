@@ -191,19 +191,27 @@ forEachTarget(
         const { settled, chunks: _chunks, ...process } = report.process ?? { settled: undefined, chunks: undefined };
         return { process, exitCode: report.exitCode, settled: settled !== undefined && settled > 0, ...(await outcomeSnapshot(d)) };
       };
-      const settledRun = await sameBothWays(target, db, async (d, settle) => {
-        const outcome = await run(d, settle);
-        // both ways alike but for this: some rows settled with it on, none with it off
-        expect(outcome.settled).toBe(settle);
-        return { ...outcome, settled: true };
-      });
       // batches went both ways: settled by staging, and left READY to processing's own chunks
-      // (rows settling would have taken: not of a repeated key, K4, K14 …, each plainly valid)
-      const batches = await db.sql<{ settled: boolean; n: number }>(
-        `SELECT batch_id LIKE '%-s%' AS settled, count(*)::int AS n FROM order_stage
-          WHERE process_status = 'DONE' AND substr(source_key, 2)::int % 10 <> 4 GROUP BY 1 ORDER BY 1`,
+      // (rows settling would have taken: not of a repeated key, K4, K14 …, each plainly valid);
+      // read on the settling database before it is given back for the other way's
+      const batchesSettled = async (d: TestDatabase) => {
+        const batches = await d.sql<{ settled: boolean; n: number }>(
+          `SELECT batch_id LIKE '%-s%' AS settled, count(*)::int AS n FROM order_stage
+            WHERE process_status = 'DONE' AND substr(source_key, 2)::int % 10 <> 4 GROUP BY 1 ORDER BY 1`,
+        );
+        expect(batches.map((b) => b.settled)).toEqual([false, true]);
+      };
+      const settledRun = await sameBothWays(
+        target,
+        db,
+        async (d, settle) => {
+          const outcome = await run(d, settle);
+          // both ways alike but for this: some rows settled with it on, none with it off
+          expect(outcome.settled).toBe(settle);
+          return { ...outcome, settled: true };
+        },
+        batchesSettled,
       );
-      expect(batches.map((b) => b.settled)).toEqual([false, true]);
       expect(settledRun.exitCode).toBe(2);
     });
   },

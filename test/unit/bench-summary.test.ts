@@ -32,6 +32,9 @@ describe('bench summary', () => {
       isolationLoad: measurement({ rowsPerSec: 12_500 }),
       allFailing: { clean: measurement({ wallMs: 10_000 }), failing: measurement({ wallMs: 18_000 }) },
       matrix: [],
+      before: [],
+      loadAverages: [1.5],
+      server: { version: '15.19', settings: [{ name: 'autovacuum', setting: 'off', unit: null, source: 'configuration file' }] },
     } as unknown as E2eResult;
     const text = summary(result, { rows: 100_000, workers: 2, chunkSize: 2000 });
     expect(text).not.toMatch(/target|MISSED|floor/i);
@@ -46,5 +49,7 @@ describe('bench summary', () => {
       '- every row failing / clean file (time) = 1.80: a file whose every row the database refuses takes 1.8 times as long as a clean one',
     );
     expect(text).toContain('- peak RSS of the load = 120 MB');
+    // the server's settings that are not at their defaults are said beside the figures
+    expect(text).toContain('PostgreSQL 15.19; settings not at their defaults: autovacuum=off');
   });
 });
