@@ -134,8 +134,11 @@ async function runKillingTests(dir: string, mutant: NamedMutant): Promise<JsonRe
       [
         join(ROOT, 'node_modules/vitest/vitest.mjs'),
         'run',
+        // the killing file runs in whichever project holds it (the CLI, kill and lock-wait files are in slow)
         '--project',
         'fast',
+        '--project',
+        'slow',
         mutant.killedBy.file,
         '--testNamePattern',
         mutant.killedBy.testNamePattern,
