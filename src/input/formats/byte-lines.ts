@@ -5,6 +5,9 @@
  * bytes is never held: its first bytes are kept (`tooLong`) and the rest is passed over up to its
  * end, as the CSV reader's max_record_size bounds a record.
  */
+import { RunAbortedError } from '../../errors.js';
+import { GzipDataError } from '../gzip.js';
+import type { FileReject } from '../order-file.js';
 
 /** The bytes kept of a line longer than the limit (its text as logged). */
 const LONG_LINE_HEAD = 16_000;
@@ -74,4 +77,26 @@ const RAW_LIMIT = 4000;
 export function loggedText(text: string): string {
   const t = text.replace(/^\uFEFF/, '').replaceAll('\u0000', '\u2400');
   return t.length > RAW_LIMIT ? `${t.slice(0, RAW_LIMIT)}…` : t;
+}
+
+/**
+ * A line reader's read that failed: a damaged gzip ends the file at its last whole line, said as
+ * a reject that stops the file; an aborted run goes on up; anything else (the OS) is a failure
+ * of the file, its code in the message.
+ */
+export function readFailure(error: unknown, lastLine: number, lastByte: number): FileReject {
+  if (error instanceof GzipDataError)
+    return {
+      kind: 'reject',
+      lineNo: lastLine + 1,
+      raw: '',
+      code: error.code,
+      message: `${error.message}; the file could not be read past line ${lastLine}`,
+      endByte: lastByte,
+      endLine: lastLine + 1,
+      stopsFile: true,
+    };
+  if (error instanceof RunAbortedError) throw error;
+  // the message names the OS code, not a cause: src/pipeline/db-error.ts would classify a cause
+  throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
 }

@@ -5,14 +5,13 @@
  * that is not JSON, not an object, lacks a mapped path or is not UTF-8 is a PARSE_* rejection of
  * that line with its text; the rest loads.
  */
-import { RunAbortedError } from '../../errors.js';
-import { GzipDataError, openByteSource } from '../gzip.js';
+import { openByteSource } from '../gzip.js';
 import type { FileItem, FileRecord, FileReject, OrderFile, OrderFileOptions } from '../order-file.js';
 import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
 import type { LoadProfile } from '../profile/load-profile.js';
 import { compileMapping, type MappingProblem } from '../profile/mapping.js';
 import { FIXED_RECORD_LIMIT } from '../profile/schema.js';
-import { byteLines, loggedText } from './byte-lines.js';
+import { byteLines, readFailure, loggedText } from './byte-lines.js';
 import { compileJsonFields, readJsonLine } from './json-fields.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -130,22 +129,7 @@ export function openJsonLinesFile(path: string, size: number, options: OrderFile
       }
       mapping.finish();
     } catch (error) {
-      if (error instanceof GzipDataError) {
-        yield {
-          kind: 'reject',
-          lineNo: lastLine + 1,
-          raw: '',
-          code: error.code,
-          message: `${error.message}; the file could not be read past line ${lastLine}`,
-          endByte: lastByte,
-          endLine: lastLine + 1,
-          stopsFile: true,
-        };
-        return;
-      }
-      if (error instanceof RunAbortedError) throw error;
-      // eslint-disable-next-line preserve-caught-error -- the message names the OS code; as a cause, src/pipeline/db-error.ts would classify it
-      throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      yield readFailure(error, lastLine, lastByte);
     }
   }
 

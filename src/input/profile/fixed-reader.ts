@@ -6,9 +6,8 @@
  * character, or a line shorter than the last field, is a PARSE_* rejection of that line, never
  * a corrupted value.
  */
-import { RunAbortedError } from '../../errors.js';
-import { byteLines, loggedText as cleanRaw } from '../formats/byte-lines.js';
-import { GzipDataError, openByteSource } from '../gzip.js';
+import { byteLines, readFailure, loggedText as cleanRaw } from '../formats/byte-lines.js';
+import { openByteSource } from '../gzip.js';
 import {
   invalidBytesMessage,
   type FileEncoding,
@@ -285,22 +284,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
       }
       mapping.finish();
     } catch (error) {
-      if (error instanceof GzipDataError) {
-        yield {
-          kind: 'reject',
-          lineNo: lastLine + 1,
-          raw: '',
-          code: error.code,
-          message: `${error.message}; the file could not be read past line ${lastLine}`,
-          endByte: lastByte,
-          endLine: lastLine + 1,
-          stopsFile: true,
-        };
-        return;
-      }
-      if (error instanceof RunAbortedError) throw error;
-      // eslint-disable-next-line preserve-caught-error -- the message names the OS code; as a cause, src/pipeline/db-error.ts would classify it
-      throw new Error(`cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      yield readFailure(error, lastLine, lastByte);
     }
   }
 
