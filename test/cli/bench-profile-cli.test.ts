@@ -1,5 +1,5 @@
 /**
- * `bench --profile` (issue 21 §1): the synthetic file written in each example profile's shape
+ * `bench --profile`: the synthetic file written in each example profile's shape
  * loads every row through that profile (pglite:memory): every line staged, none rejected, each
  * row DONE but those with a missing amount (VALIDATE) or an amount orders.amount cannot hold
  * (MERGE). A profile the bench cannot write is refused naming the key, before a database is made.

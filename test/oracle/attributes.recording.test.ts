@@ -1,5 +1,5 @@
 /**
- * Issue 21 §2 on Oracle, against a RECORDING connection (nothing runs on an Oracle Database):
+ * Attributes on Oracle, against a RECORDING connection (nothing runs on an Oracle Database):
  * the attributes of a staging batch are bound to the batch insert as VARCHAR2 while every value
  * fits the database's VARCHAR2 limit, and as a CLOB for the rows whose value passes it (the call
  * split where the bind type changes, batch error offsets mapped back to their lines); the

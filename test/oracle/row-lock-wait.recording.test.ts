@@ -1,5 +1,5 @@
 /**
- * --row-lock-wait on Oracle (issue 23 §3), against a RECORDING connection
+ * --row-lock-wait on Oracle, against a RECORDING connection
  * (test/oracle/recording-connection.ts): before the chunk's array MERGE, the orders rows of the
  * claimed rows are locked with FOR UPDATE WAIT n (queries/merge_lock.sql, one executeMany of a
  * PL/SQL block, :failure out per row); a row another session held past n seconds comes back as

@@ -1,6 +1,6 @@
 /**
  * A small in-memory model of order_stage, order_stage_batch, orders and order_bulk_error for the
- * recording connection (issue 25 §4): a Script (recording-connection.ts) that answers the
+ * recording connection: a Script (recording-connection.ts) that answers the
  * statements deciding which rows are staged, claimed, merged and finalized with rowsAffected,
  * batch errors and fetched rows computed from the model's tables, not echoed back.
  *

@@ -29,8 +29,8 @@ import { tempDir, writeTestFile } from '../support/files.js';
 
 /**
  * The draft of whole files, in this process (test/cli/guess-cli.test.ts asserts the same through
- * the command in a child process, which StrykerJS cannot see): the example data files, the files
- * issue 21 names, and the files guess refuses.
+ * the command in a child process, which StrykerJS cannot see): the example data files, the partner
+ * shapes profiles were made for, and the files guess refuses.
  */
 describe('guessProfile on whole files', () => {
   const example = (name: string) => fileURLToPath(new URL(`../../examples/profiles/${name}`, import.meta.url));

@@ -1,4 +1,4 @@
--- One line of a staging batch straight into order_stage (issue 22): the first write of a batch,
+-- One line of a staging batch straight into order_stage: the first write of a batch,
 -- array-bound with connection.executeMany (batchErrors: true), one iteration per line in line
 -- order, in the batch's SERIALIZABLE transaction (stage_batch_serializable.sql). When every key
 -- is new (a first load) this is the whole staging rule: READY, or ERROR with the parse error;

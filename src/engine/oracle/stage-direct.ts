@@ -6,7 +6,7 @@ import type { OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { oracleQuery } from './sql-text.js';
 
 /**
- * Staging's first write on Oracle (issue 22): the batch straight into order_stage as one array
+ * Staging's first write on Oracle: the batch straight into order_stage as one array
  * INSERT (stage_batch_direct.sql, executeMany with batchErrors), before the batch-table way of
  * staging.ts. Oracle's counterpart of PostgreSQL's COPY into order_stage
  * (src/engine/postgres/staging.ts), with one difference that shapes it: a COPY is all or
@@ -17,7 +17,7 @@ import { oracleQuery } from './sql-text.js';
  * So only the refused lines go on, not the batch.
  */
 
-/** `ORDER_LOADER_STAGE_DIRECT=off`: every batch through the batch table alone (as before issue 22). */
+/** `ORDER_LOADER_STAGE_DIRECT=off`: every batch through the batch table alone (the path before direct staging). */
 export function stageDirectEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.ORDER_LOADER_STAGE_DIRECT !== 'off';
 }

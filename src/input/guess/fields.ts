@@ -1,5 +1,5 @@
 /**
- * guess: which column holds each of the five fields (issue 21 §4). Pure. A header name like a
+ * guess: which column holds each of the five fields. Pure. A header name like a
  * field's (English, German and Japanese names a file of orders uses) decides first; then the
  * values: dates by mask, amounts by their number style, ISO currency codes; what is left, the
  * first column of distinct values is the order's key and the first of digits the customer.
