@@ -39,7 +39,9 @@ export class RunHoldSet {
 
   /** The file at `path` starts its run (`runId`) on load `loadId`: the set holds that load from now on. */
   async joined(run: Pick<FileStaging, 'engine' | 'db'>, path: string, runId: number, loadId: number): Promise<void> {
-    const fileNo = this.paths.indexOf(path);
+    // the path as listed; a reader that spelled it otherwise still names the same base name
+    const found = this.paths.indexOf(path);
+    const fileNo = found >= 0 ? found : this.names.indexOf(basename(path));
     if (fileNo < 0) throw new Error(`${path} is not a file of the run's set`);
     const setId = this.recorded;
     if (setId === null) {
