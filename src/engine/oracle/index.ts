@@ -22,6 +22,7 @@ import {
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
+import { oracleHoldSetsTx } from './hold-sets.js';
 import { DirectInsertPolicy, stageDirectEnabled } from './stage-direct.js';
 import { detectVarcharLimit } from './string-size.js';
 import { oracleWorkspaces } from './workspaces.js';
@@ -116,6 +117,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     driver,
     transactionSlices: (connection) => ({
       ...oracleStagingTx(connection, kit, direct),
+      ...oracleHoldSetsTx(connection, kit),
       ...oracleChunkTx(connection, kit),
       ...oracleOperatorTx(connection, kit),
       ...oracleJournalTx(connection, kit),
