@@ -2,7 +2,7 @@ import type { StagingTx } from '../contract.js';
 import type { ErrorLogInput, StageBatchResult, StageInput, StageRefusal } from '../types.js';
 import { classifyOracleCode, classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
 import { OracleChunkError } from './merge.js';
-import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
+import { attributeRuns, attributesOf, checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { type DirectInsertPolicy, insertDirect } from './stage-direct.js';
 import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { int, type OracleKit, type Row } from './rows.js';
@@ -40,30 +40,6 @@ function refusalsOf(what: string, rows: readonly StageInput[], batchErrors: read
 /** The counts of a batch that nothing was staged by yet, and no refusal. */
 function emptyResult(): StageBatchResult {
   return { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
-}
-
-/** A stage bind's attributes (JSON text or NULL). */
-function attributesOf(v: OraBinds): string | null {
-  return typeof v.attributes === 'string' ? v.attributes : null;
-}
-
-/**
- * The executeMany calls of a batch's insert into order_stage_batch: at most ORACLE_MAX_CHUNK rows
- * each, and split where the attributes' bind type changes (Binds.textRuns: VARCHAR2 while every
- * value fits the database's VARCHAR2 limit, a CLOB bind, a temporary LOB per value, only for the
- * rows whose attributes pass it). A batch without attributes is one call per ORACLE_MAX_CHUNK rows,
- * as before. `start`: the index of the run's first row in the batch (batch error offsets are the run's).
- */
-function attributeRuns(values: readonly OraBinds[], binds: OracleKit['binds']): Array<{ start: number; part: OraBinds[] }> {
-  const runs: Array<{ start: number; part: OraBinds[] }> = [];
-  let start = 0;
-  for (const slice of slices(values, ORACLE_MAX_CHUNK)) {
-    for (const part of binds.textRuns(slice, (v) => [attributesOf(v)])) {
-      runs.push({ start, part });
-      start += part.length;
-    }
-  }
-  return runs;
 }
 
 /**
@@ -214,10 +190,11 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
         const outcome = await insertDirect(
           connection,
           rows,
-          values.map((v) => ({ ...v, load_id: loadId })),
-          // attributes: one bind type for the whole direct insert (a CLOB only when a value passes
-          // the VARCHAR2 limit, then for every row of the batch: rare; the batch table splits runs)
-          { ...stageDefs, load_id: binds.number(), attributes: binds.longText(values.map(attributesOf)) },
+          attributeRuns(
+            values.map((v) => ({ ...v, load_id: loadId })),
+            binds,
+          ),
+          (part) => ({ ...stageDefs, load_id: binds.number(), attributes: binds.longText(part.map(attributesOf)) }),
         );
         result.by = 'direct';
         result.inserted += outcome.inserted;
