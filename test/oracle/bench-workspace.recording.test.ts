@@ -390,7 +390,13 @@ describe('Oracle bench (recording connection): the whole bench in workspaces of 
     expect(renderBench(report)).toMatch(/^bench: 120 synthetic rows on oracle[\s\S]*\n\s*50\s+2\s/);
     expect(renderChart(report.cases, 'oracle')).toContain('2 workers');
 
-    // no statement names a table of the loader
+    // no statement names a table of the loader, and the statistics gathered after each case's
+    // staging are the workspace's (DBMS_STATS takes the name as a bind, not as an identifier)
+    const gathered = model.db.calls.flatMap((c) =>
+      c.kind === 'execute' && c.sql === oracleQuery('gather_stage_stats') ? [(c.binds.table_name as { val: unknown }).val] : [],
+    );
+    expect(gathered).toHaveLength(4);
+    for (const name of gathered) expect(name).toMatch(/^OLB_[0-9A-F]{8}_ORDER_STAGE$/);
     const sent = statements(model.db.calls);
     expect(outsideWorkspaces(sent)).toEqual([]);
     expect(sent.length).toBeGreaterThan(50);

@@ -22,6 +22,7 @@ import {
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
+import { gatherStageStatistics } from './statistics.js';
 import { DirectInsertPolicy, stageDirectEnabled } from './stage-direct.js';
 import { detectVarcharLimit } from './string-size.js';
 import { oracleWorkspaces } from './workspaces.js';
@@ -125,6 +126,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     workspaces: oracleWorkspaces(driver, kit, scope),
     migrate: () => runMigrations(oracleMigrationHooks(driver, kit, constants)),
   });
+  engine.refreshStageStatistics = gatherStageStatistics(driver, kit, scope);
   return { engine, driver, kit };
 }
 
