@@ -158,12 +158,6 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
         };
       }
       if (is(sql, 'run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
-      // the session's batch table empties at each commit (ON COMMIT DELETE ROWS); each staging
-      // transaction starts with SET TRANSACTION
-      if (is(sql, 'stage_batch_serializable')) {
-        batch = [];
-        return {};
-      }
       if (is(sql, 'stage_batch_counts'))
         return { rows: [{ INSERTED: String(batch.length), UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
       if (is(sql, 'stage_batch_update')) return { rowsAffected: 0 };
@@ -208,8 +202,15 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
       if (is(sql, 'finalize_done') || is(sql, 'finalize_failed')) for (const b of binds) finalized.add(Number(b.stage_id));
       return { rowsAffected: binds.length, ...(is(sql, 'merge_orders') ? { batchErrors: [] } : {}) };
     },
-    commit: unlock,
-    rollback: unlock,
+    // the session's batch table empties at each commit and rollback (ON COMMIT DELETE ROWS)
+    commit: (conn) => {
+      batch = [];
+      unlock(conn);
+    },
+    rollback: (conn) => {
+      batch = [];
+      unlock(conn);
+    },
     resultSetRows(sql, binds, executeOptions, conn) {
       if (!is(sql, 'claim')) return [];
       options.onClaim?.();

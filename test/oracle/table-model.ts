@@ -186,6 +186,14 @@ export class TableModel implements Tables {
   readonly siteChecks: ((row: StageRow) => string | null)[] = [];
   private txStart: Tables | undefined;
   private savepoint: Tables | undefined;
+  /** Keys whose stage rows the open transaction locked (stage_batch_lock.sql). */
+  private readonly locked = new Set<string>();
+  /** When another session last committed a change to a key's stage row (otherSessionCommits). */
+  private readonly committedAt = new Map<string, number>();
+  /** The open transaction is SERIALIZABLE, begun at this time. */
+  private serializableSince: number | undefined;
+  /** Called before each statement with its normalized text: a test's other session acts here. */
+  beforeStatement: ((text: string) => void) | undefined;
 
   /** A stage row as a test sets it up (stage_id given or the next one). */
   addStage(row: Partial<StageRow> & { source_key: string }): StageRow {
@@ -262,14 +270,21 @@ export class TableModel implements Tables {
         this.txStart = undefined;
         this.savepoint = undefined;
         this.batch = [];
+        this.endTransaction();
       },
       rollback: () => {
         if (this.txStart !== undefined) this.restore(this.txStart);
         this.txStart = undefined;
         this.savepoint = undefined;
         this.batch = [];
+        this.endTransaction();
       },
     };
+  }
+
+  private endTransaction(): void {
+    this.locked.clear();
+    this.serializableSince = undefined;
   }
 
   private record(statement: string, rowsAffected: number, errors: OraBatchError[] = []): void {
@@ -278,9 +293,11 @@ export class TableModel implements Tables {
 
   private execute(sql: string, binds: Binds): OraExecuteResult {
     const text = normalizeSql(sql);
+    this.beforeStatement?.(text);
     if (text === 'set transaction isolation level serializable') {
       if (this.txStart !== undefined) throw new Error('ORA-01453: SET TRANSACTION must be first statement of transaction');
       this.begin();
+      this.serializableSince = this.now;
       return {};
     }
     if (text === 'delete from order_stage_batch') {
@@ -300,6 +317,10 @@ export class TableModel implements Tables {
       return {};
     }
     if (text.startsWith('select count(case when is_new = 0')) return { rows: [this.counts(Number(binds.load_id))] };
+    if (text.startsWith('declare cursor staged is select ') && text.includes(' for update of s.stage_id')) {
+      this.lockStaged();
+      return {};
+    }
     if (text.startsWith('update order_stage ')) {
       this.begin();
       const n = this.update(text, binds);
@@ -314,6 +335,7 @@ export class TableModel implements Tables {
 
   private executeMany(sql: string, rows: Binds[], withBatchErrors: boolean): OraExecuteManyResult {
     const text = normalizeSql(sql);
+    this.beforeStatement?.(text);
     this.begin();
     let statement: string;
     let each: (binds: Binds) => number;
@@ -427,6 +449,44 @@ export class TableModel implements Tables {
     );
   }
 
+  /**
+   * queries/stage_batch_lock.sql: the order_stage rows of the batch table's keys, locked by this
+   * transaction until it ends (`locked`: another session's commit to one of them would wait, see
+   * otherSessionCommits).
+   */
+  private lockStaged(): void {
+    this.begin();
+    for (const i of this.batch) if (this.stageRow(i.source_key) !== undefined) this.locked.add(i.source_key);
+  }
+
+  /**
+   * Another session's transaction on order_stage, committed now (processing's chunk that writes
+   * rows DONE, a concurrent stager): `change` is applied to the tables as this model's open
+   * transaction and savepoint will restore them too (committed work is not undone by this
+   * transaction's rollback). Its rows are stamped with the time of the commit, which a
+   * SERIALIZABLE transaction begun earlier cannot write past (ORA-08177). A row this model's
+   * transaction holds locked (stage_batch_lock.sql) cannot be changed: the other session would
+   * wait for it, so the test may not commit it here (throws).
+   */
+  otherSessionCommits(keys: readonly string[], change: (row: StageRow) => void): void {
+    for (const key of keys)
+      if (this.locked.has(key)) throw new Error(`model: ${key} is locked by the open transaction: the other session waits`);
+    this.now += 1;
+    for (const tables of [this, this.txStart, this.savepoint]) {
+      if (tables === undefined) continue;
+      for (const row of tables.stage) if (keys.includes(row.source_key)) change(row);
+    }
+    for (const key of keys) this.committedAt.set(key, this.now);
+  }
+
+  /** ORA-08177 when a SERIALIZABLE transaction writes a row another session committed after it began. */
+  private checkSerializable(key: string): void {
+    const since = this.serializableSince;
+    const committed = this.committedAt.get(key);
+    if (since !== undefined && committed !== undefined && committed > since)
+      throw new RowError("ORA-08177: can't serialize access for this transaction");
+  }
+
   /** queries/stage_batch_counts.sql, by its comment's rules. */
   private counts(loadId: number): Record<string, string> {
     let updated = 0;
@@ -473,6 +533,7 @@ export class TableModel implements Tables {
         return p();
       });
     if (!applies) return 0;
+    this.checkSerializable(s.source_key);
     Object.assign(s, {
       customer_id: i.customer_id,
       order_date: i.order_date,

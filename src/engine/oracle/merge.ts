@@ -67,12 +67,19 @@ export function lockWaitSeconds(lockWaitMs: number | undefined): number | undefi
   return Math.min(MAX_LOCK_WAIT_SECONDS, Math.ceil(lockWaitMs / 1000));
 }
 
+/**
+ * A lock statement's wait (merge_lock.sql, stage_batch_lock.sql): the file's `WAIT 86400` (Oracle
+ * takes no bind there) replaced by `seconds`, or taken out when there is no bound (undefined).
+ */
+export function boundedWait(text: string, seconds: number | undefined): string {
+  const marker = /(\bFOR UPDATE(?: OF [a-z_.]+)?) WAIT 86400\b/;
+  if (!marker.test(text)) throw new Error('lock statement: no FOR UPDATE ... WAIT 86400 to set the wait in');
+  return text.replace(marker, seconds === undefined ? '$1' : `$1 WAIT ${Math.ceil(seconds)}`);
+}
+
 /** queries/merge_lock.sql with its wait: the file's WAIT 86400 replaced by `seconds`. */
 export function mergeLockSql(seconds: number): string {
-  const text = oracleQuery('merge_lock');
-  const marker = /\bFOR UPDATE WAIT 86400\b/;
-  if (!marker.test(text)) throw new Error('merge_lock.sql: no FOR UPDATE WAIT 86400 to set the wait in');
-  return text.replace(marker, `FOR UPDATE WAIT ${Math.ceil(seconds)}`);
+  return boundedWait(oracleQuery('merge_lock'), seconds);
 }
 
 /**

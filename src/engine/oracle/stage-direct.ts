@@ -71,8 +71,7 @@ export interface DirectOutcome {
  * What a batch error of the direct insert means for its line: the key is already staged
  * (ORA-00001 first, on uq_order_stage_source; a concurrent session's uncommitted insert of the
  * key is waited for first, and when that session commits it is ORA-00001 too: the batch table
- * then finds the key missing from this transaction's snapshot and its own insert fails the
- * batch with ORA-00001 or ORA-08177, retried as before), a row-level refusal (the batch table
+ * then finds the key committed, locks and updates it), a row-level refusal (the batch table
  * decides: it refuses the line as it always did, or stages it when the key exists), or a
  * fatal or other transient code: the batch fails (rolled back, retried), as in refusalsOf.
  */
