@@ -101,4 +101,16 @@ describe('staging beside processing: ORA-08177 and the retry budget', () => {
     expect(engine.classifyError(error)).toBe('transient');
     expect(db.trace().at(-1)).toBe('1:rollback');
   });
+
+  it('--row-lock-wait bounds a staging batch’s wait for the rows it updates (stageFile passes it to the batch’s transaction)', async () => {
+    const model = new TableModel();
+    model.addStage({ source_key: 'K1', load_id: 1 });
+    const db = new RecordingDatabase(model.script());
+    const engine = createOracleEngineWith(db, constants);
+    const file = await openOrderFile(writeTestFile(`${HEADER}\nK1,1,2026-01-01,30,JPY\n`), { encoding: 'utf-8', delimiter: ',' });
+    await stageFile(engine, 2, file, { loadId: 2, batchSize: 10, retry: DEFAULT_RETRY, logger: memoryLogger().logger, lockWaitMs: 1_500 });
+    const locks = db.calls.flatMap((c) => (c.kind === 'execute' && /FOR UPDATE OF s\.stage_id/.test(c.sql) ? [c.sql] : []));
+    expect(locks).toHaveLength(1);
+    expect(locks[0]).toMatch(/FOR UPDATE OF s\.stage_id WAIT 2;/);
+  });
 });
