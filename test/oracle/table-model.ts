@@ -186,6 +186,8 @@ export class TableModel implements Tables {
   readonly siteChecks: ((row: StageRow) => string | null)[] = [];
   private txStart: Tables | undefined;
   private savepoint: Tables | undefined;
+  /** The claim answers its `plain` column (claim.sql); false: as before it had one (every row to the client). */
+  plainColumn = true;
   /** Keys whose stage rows the open transaction locked (stage_batch_lock.sql). */
   private readonly locked = new Set<string>();
   /** When another session last committed a change to a key's stage row (otherSessionCommits). */
@@ -337,6 +339,7 @@ export class TableModel implements Tables {
     const text = normalizeSql(sql);
     this.beforeStatement?.(text);
     this.begin();
+    if (text.startsWith('declare cancelled exception;')) return this.processRows(text, rows);
     let statement: string;
     let each: (binds: Binds) => number;
     if (text.startsWith('insert into order_stage_batch ')) [statement, each] = ['stage batch insert', (b) => this.batchInsert(b)];
@@ -370,6 +373,32 @@ export class TableModel implements Tables {
     return { rowsAffected, ...(withBatchErrors ? { batchErrors: errors } : {}) };
   }
 
+  /**
+   * process_rows.sql as the engine composes it (chunk-in-database.ts): per iteration, at a
+   * savepoint, the MERGE of merge_orders.sql and the update of finalize_done.sql, both read from
+   * the block's own text; an error of either undoes the row and comes back in its :failure. Row
+   * locks are not modelled (the block's NOWAIT lock finds nothing held).
+   */
+  private processRows(text: string, rows: Binds[]): OraExecuteManyResult {
+    const merge = /\b(merge into orders o .*?);/.exec(text)?.[1];
+    const done = /\b(update order_stage set process_status = 'DONE'.*?);/.exec(text)?.[1];
+    if (merge === undefined || done === undefined) throw new Error('model: process rows without its MERGE and its update to DONE');
+    const outBinds = rows.map((binds) => {
+      const before = this.copy();
+      try {
+        this.mergeOrders(merge, binds);
+        this.update(done, binds);
+        return { failure: null };
+      } catch (error) {
+        if (!(error instanceof RowError)) throw error;
+        this.restore(before);
+        return { failure: error.message };
+      }
+    });
+    this.record('process rows', rows.length - outBinds.filter((o) => o.failure !== null).length);
+    return { outBinds };
+  }
+
   /** queries/claim.sql: the claimable rows in stage_id order (the cursor; the engine fetches N). */
   private query(sql: string, binds: Binds): unknown[] {
     const text = normalizeSql(sql);
@@ -395,6 +424,8 @@ export class TableModel implements Tables {
         TRANSIENT_FAILURES: String(r.transient_failures),
         LOAD_ID: r.load_id === null ? null : String(r.load_id),
         LINE_NO: r.line_no === null ? null : String(r.line_no),
+        // claim.sql's plain: the values plainly pass the business rules (NULL: no)
+        PLAIN: this.plainColumn && plainValues(r) ? '1' : '0',
       }));
   }
 
@@ -685,11 +716,14 @@ export class TableModel implements Tables {
         if (!differs(o, s)) continue;
         const next = sets.map(([column, expr]) => [column.replace(/^o\./, ''), evaluate(expr, o, b, this, s)] as const);
         for (const [column, value] of next) (o as unknown as Record<string, unknown>)[column] = value;
+        if (o.amount !== null && Math.abs(o.amount) >= 1e10) throw new RowError(ORA_01438);
       } else {
         const row: Record<string, unknown> = { updated_at: this.now };
         columns.forEach((c, k) => (row[c] = evaluate(values[k] ?? 'null', s, b, this, s)));
         if (row.customer_id === null || row.order_date === null || row.amount === null || row.currency === null)
           throw new RowError('ORA-01400: cannot insert NULL into ("LOADER"."ORDERS")');
+        // orders.amount is NUMBER(12, 2)
+        if (typeof row.amount === 'number' && Math.abs(row.amount) >= 1e10) throw new RowError(ORA_01438);
         this.orders.push(row as unknown as OrderRow);
       }
       n++;
@@ -704,6 +738,23 @@ const ATTRIBUTES_DIFFER =
 
 /** A refusal of one iteration (a batch error); anything else is the model's own failure. */
 class RowError extends Error {}
+
+/** claim.sql's plain rule: customer_id > 0, a date from 1900, 0 <= amount < 1E16, three capitals. */
+function plainValues(r: StageRow): boolean {
+  const date = r.order_date;
+  return (
+    r.customer_id !== null &&
+    BigInt(r.customer_id) > 0n &&
+    date !== null &&
+    date >= '1900-01-01' &&
+    date <= '9999-12-31' &&
+    r.amount !== null &&
+    r.amount >= 0 &&
+    r.amount < 1e16 &&
+    r.currency !== null &&
+    /^[A-Z]{3}$/.test(r.currency)
+  );
+}
 
 /** NUMBER(p, s) of a decimal text: rounded to s decimals; ORA-01438 past p - s integer digits. */
 function numberOf(text: string, precision: number, scale: number): number | string {

@@ -89,7 +89,7 @@ export function mergeLockSql(seconds: number): string {
  * message (a transient code: ORA-00054 or ORA-30006 held, ORA-00060 deadlock); any other code
  * fails the chunk.
  */
-async function lockPart(
+export async function lockPart(
   connection: OraConnection,
   binds: Binds,
   part: readonly ClaimedRow[],
