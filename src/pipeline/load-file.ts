@@ -185,6 +185,7 @@ export async function stageListedFile(
     // so a rejected line's key is not told (it stays listed by `errors`)
     delimiter: options.profile === undefined ? options.delimiter : undefined,
     retry: options.retry,
+    lockWaitMs: options.lockWaitMs,
     logger,
     signal: run.processing.signal,
     initialCounts: plan.action === 'resume' ? (plan.counts ?? undefined) : undefined,
