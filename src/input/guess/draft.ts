@@ -122,7 +122,8 @@ function currencyLines(currency: CurrencyDecision, choose: (text: string) => voi
     return [`    # ${c(s.why)}: taken from it by file_pattern (one profile for every currency's file)`, '    file_group: "currency"'];
   if (s.kind === 'open') {
     choose(s.text);
-    return ['    # const: "EUR"'];
+    // no code offered: the file shows none, and "<code>" (longer than a code) loads nothing if uncommented as it is
+    return ['    # const: "<code>"   # the file\'s currency (ISO 4217, such as JPY or USD): the file does not say it'];
   }
   return [];
 }
