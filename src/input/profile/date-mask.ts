@@ -10,7 +10,7 @@ import { isValidIsoDate, quoteValue } from '../order-record.js';
 /** The tokens, longest first where one is the start of another. */
 const TOKEN = /^(YYYY|MM|DD|HH|hh|mm|ss|EE|S{1,9}|M|D|H|h|A|Z|G|E)/;
 
-type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'hh' | 'mm' | 'ss' | 'EE' | 'S' | 'M' | 'D' | 'H' | 'h' | 'A' | 'Z' | 'G' | 'E';
+export type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'hh' | 'mm' | 'ss' | 'EE' | 'S' | 'M' | 'D' | 'H' | 'h' | 'A' | 'Z' | 'G' | 'E';
 
 interface Part {
   token: Token | null;
@@ -61,6 +61,13 @@ export function dateMaskProblem(mask: string): string | null {
   return null;
 }
 
+/** A mask's parts in order: each token (S… as `S`, its digits in `text`) or literal character (token null); a mask with unknown letters or digits throws. */
+export function maskParts(mask: string): ReadonlyArray<{ token: Token | null; text: string }> {
+  const parts = partsOf(mask);
+  if (typeof parts === 'string') throw new Error(parts);
+  return parts;
+}
+
 /** Whether a mask reads an offset (Z): the profile must state its timezone. */
 export function maskHasOffset(mask: string): boolean {
   const parts = partsOf(mask);
@@ -86,6 +93,14 @@ const ERAS = [
   { name: '令和', letter: 'R', first: '2019-05-01', last: '9999-12-31' },
 ] as const;
 type Era = (typeof ERAS)[number];
+
+/** The Japanese era of a date YYYY-MM-DD (1868-01-25 on), or undefined. */
+export function eraOf(iso: string): { name: string; letter: string; year: number } | undefined {
+  const era = ERAS.find((e) => iso >= e.first && iso <= e.last);
+  return era === undefined
+    ? undefined
+    : { name: era.name, letter: era.letter, year: Number(iso.slice(0, 4)) - Number(era.first.slice(0, 4)) + 1 };
+}
 const ERA_BY_TEXT = new Map<string, Era>(ERAS.flatMap((e) => [[e.name, e] as const, [e.letter, e] as const]));
 
 /** Days in each month of a common year. */
