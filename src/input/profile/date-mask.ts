@@ -182,14 +182,15 @@ const TOKEN_PATTERN: Record<Token, string> = {
   H: '(\\d{1,2})',
   h: '(\\d{1,2})',
   A: '(AM|PM|am|pm)',
-  Z: '(Z|[+-]\\d{2}(?::?\\d{2})?)',
+  // UTC and GMT as some exports write the zero offset (BigQuery: 2026-12-01 21:34:02 UTC)
+  Z: '(Z|UTC|GMT|[+-]\\d{2}(?::?\\d{2})?)',
   G: '(令和|平成|昭和|大正|明治|R|H|S|T|M)',
   E: '(\\d{1,2}|元)',
 };
 
-/** An offset as written (Z, +09:00, +0900, +09) in minutes east of UTC. */
+/** An offset as written (Z, UTC, GMT, +09:00, +0900, +09) in minutes east of UTC. */
 function offsetMinutes(text: string): number {
-  if (text === 'Z') return 0;
+  if (text === 'Z' || text === 'UTC' || text === 'GMT') return 0;
   const sign = text.startsWith('-') ? -1 : 1;
   const digits = text.slice(1).replace(':', '');
   return sign * (Number(digits.slice(0, 2)) * 60 + (digits.length > 2 ? Number(digits.slice(2, 4)) : 0));
