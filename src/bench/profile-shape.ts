@@ -110,6 +110,18 @@ function keptValue(when: NonNullable<LoadProfile['spec']['when']>): string {
   return ['D', 'K', 'X', '1', 'bench'].find((v) => !refused.has(v)) ?? `${[...refused].join('')}x`;
 }
 
+/**
+ * Whether `when` keeps every value `value` writes (a trailer's TOTAL tested in the key column):
+ * then it needs no column of its own.
+ */
+function keepsAll(when: NonNullable<LoadProfile['spec']['when']>, value: (o: SyntheticOrder) => string, rows: number): boolean {
+  const keeps = (v: string) =>
+    when.equals !== undefined ? v === when.equals : when.in !== undefined ? when.in.includes(v) : !(when.not_in ?? []).includes(v);
+  return [1, 2, 3, rows].every((n) =>
+    keeps(value({ n, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' }).trim()),
+  );
+}
+
 type Refuse = (key: string, why: string) => never;
 
 /**
@@ -124,7 +136,9 @@ function nameFor(spec: LoadProfile['spec'], refuse: Refuse, notes: string[]): { 
   if (fileName === null)
     return refuse('file_pattern', `bench cannot write a file name /${pattern}/ takes: measure a real file with load --dry-run`);
   const groups: Record<string, string> = {};
-  for (const [k, v] of Object.entries(new RegExp(`^(?:${pattern})$`).exec(fileName)?.groups ?? {})) groups[k] = v ?? '';
+  // a group that took no part in the match is undefined
+  const found: Record<string, string | undefined> = new RegExp(`^(?:${pattern})$`).exec(fileName)?.groups ?? {};
+  for (const [k, v] of Object.entries(found)) groups[k] = v ?? '';
   for (const c of ORDER_COLUMNS) {
     const g = spec.columns[c].file_group;
     if (g !== undefined)
@@ -306,17 +320,12 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
   for (const c of ORDER_COLUMNS) if (written(c)) place(spec.columns[c].column, `columns.${c}`, values[c], c);
   const when = spec.when;
   if (when !== undefined) {
-    // `when` on a column a field is written in (a trailer's TOTAL in the key column): nothing more
-    // to write where every value written there is kept
     const ref = when.column;
     const shared =
       typeof ref === 'number'
         ? numbered.get(ref)
         : named.find((s) => ref !== undefined && headerKey(s.name) === headerKey(typeof ref === 'string' ? ref : (ref[0] ?? '')));
-    const keeps = (v: string) =>
-      when.equals !== undefined ? v === when.equals : when.in !== undefined ? when.in.includes(v) : !(when.not_in ?? []).includes(v);
-    const samples = [1, 2, 3, rows].map((n) => ({ n, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' }));
-    if (shared === undefined || !samples.every((o) => keeps(shared.value(o).trim()))) {
+    if (shared === undefined || !keepsAll(when, shared.value, rows)) {
       const kept = keptValue(when);
       place(when.column, 'when', () => kept, 'when');
     }

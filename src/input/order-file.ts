@@ -1200,7 +1200,7 @@ interface ProfileColumns {
   header: OrderFileHeader;
   /** The record index of each of the five fields (-1: a const field). */
   indexes: Record<OrderColumn, number>;
-  /** The same in ORDER_COLUMNS order (Mapping.mapRecord). */
+  /** The same in ORDER_COLUMNS order (Mapping.recordFields). */
   order: number[];
   /** The record index `when` tests, or -1. */
   when: number;

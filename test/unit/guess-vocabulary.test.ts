@@ -173,14 +173,22 @@ describe('what the newcomer saw guess get wrong', () => {
   it('BigQuery timestamps (2026-12-01 21:34:02 UTC): the mask with its offset, the zone whose dates are those written', () => {
     const g = corpus('bigquery-utc.csv');
     expect(g.open).toEqual([]);
-    expect(parse(g.yaml)).toMatchObject({ timezone: 'UTC', columns: { order_date: { column: 'created_at', date: ['YYYY-MM-DD HH:mm:ss Z'] } } });
+    expect(parse(g.yaml)).toMatchObject({
+      timezone: 'UTC',
+      columns: { order_date: { column: 'created_at', date: ['YYYY-MM-DD HH:mm:ss Z'] } },
+    });
   });
 
   it('fields whose digits run together (K0000001|100101|20261201): no amount proposed in them, the draft says why it cannot split them', () => {
     const g = corpus('eucjp-fixed.dat');
     // 21 digits: more than any amount holds (order_stage.amount has 16 before the point)
     expect(g.columns.amount.at).not.toEqual([2, 21]);
-    expect(g.open.map((o) => o.slice(0, o.indexOf(':')))).toEqual(['columns.source_key', 'columns.customer_id', 'columns.order_date', 'columns.amount']);
+    expect(g.open.map((o) => o.slice(0, o.indexOf(':')))).toEqual([
+      'columns.source_key',
+      'columns.customer_id',
+      'columns.order_date',
+      'columns.amount',
+    ]);
     expect(g.open[0]).toContain('at [2, 21] holds 21 digits on every line: fields that run together, which guess cannot split');
   });
 

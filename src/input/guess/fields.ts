@@ -102,7 +102,10 @@ export function proposeFields(
   }
   if (!out.has('customer_id')) {
     const digits = left().find(
-      (c) => filled(c).length > 0 && filled(c).filter((v) => /^\d+$/.test(v)).length / filled(c).length >= 0.8 && !(c.at !== null && runTogether(c)),
+      (c) =>
+        filled(c).length > 0 &&
+        filled(c).filter((v) => /^\d+$/.test(v)).length / filled(c).length >= 0.8 &&
+        !(c.at !== null && runTogether(c)),
     );
     if (digits !== undefined) take('customer_id', digits, ['the first column left whose values are digits']);
   }
