@@ -140,6 +140,17 @@ describe('the shapes of the profile vocabulary: the file reads back as the order
   }
   // 12.50 → 12.5, 12.00 → 12 (a profile without a number form leaves the canonical form to the parse)
   const plain = (amount: string) => (amount.includes('.') ? amount.replace(/\.?0+$/, '') : amount);
+  /** Every line read without a problem, as the date and amount (and the currency, `currency`) of the order written on it. */
+  const expectOrders = (read: Awaited<ReturnType<typeof readBack>>['read'], currency: boolean) => {
+    expect(read).toHaveLength(orders.length);
+    read.forEach((r, i) => {
+      const o = orders[i] as SyntheticOrder;
+      expect(r.problem, `line of order ${o.n}`).toBeNull();
+      expect(r.date).toBe(o.orderDate);
+      expect(plain(r.amount)).toBe(plain(o.amount));
+      if (currency) expect(r.currency).toBe(o.currency);
+    });
+  };
 
   it.each([
     ['us-erp: MM/DD/YYYY h:mm A, "$" and "C$" before the amounts, the currency given by the sign', 'examples/profiles/us-erp.yaml'],
@@ -150,13 +161,7 @@ describe('the shapes of the profile vocabulary: the file reads back as the order
   ])('%s', async (_what, file) => {
     const p = loadProfileFile(file);
     const { shape, read } = await readBack(p);
-    expect(read).toHaveLength(orders.length);
-    read.forEach((r, i) => {
-      const o = orders[i] as SyntheticOrder;
-      expect(r.problem, `line of order ${o.n}`).toBeNull();
-      expect(r.date).toBe(o.orderDate);
-      expect(plain(r.amount)).toBe(plain(o.amount));
-    });
+    expectOrders(read, false);
     if (file.includes('web-shop')) {
       expect(shape.fileName).toMatch(/^shop_JPY_\d{8}\.tsv$/);
       expect(new Set(read.map((r) => r.currency))).toEqual(new Set(['JPY']));
@@ -197,13 +202,6 @@ describe('the shapes of the profile vocabulary: the file reads back as the order
         `  amount: { column: a${amount === '' ? '' : `, ${amount}`} }\n  currency: { ${currency} }\n`,
     );
     const { read } = await readBack(p);
-    expect(read).toHaveLength(orders.length);
-    read.forEach((r, i) => {
-      const o = orders[i] as SyntheticOrder;
-      expect(r.problem, `line of order ${o.n}`).toBeNull();
-      expect(r.date).toBe(o.orderDate);
-      expect(plain(r.amount)).toBe(plain(o.amount));
-      if (currency === 'column: cur') expect(r.currency).toBe(o.currency);
-    });
+    expectOrders(read, currency === 'column: cur');
   });
 });
