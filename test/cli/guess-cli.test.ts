@@ -59,7 +59,7 @@ describe('guess on the example data files proposes the mapping of their profiles
       currency: { open: expect.stringMatching(/^currency: no column holds currency codes/) as unknown },
     });
     expect(text).toContain(
-      '    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "EUR"',
+      '    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "<code>"   # the file\'s currency (ISO 4217, such as JPY or USD): the file does not say it',
     );
   });
 

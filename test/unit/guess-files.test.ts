@@ -71,7 +71,7 @@ describe('guessProfile on whole files', () => {
     expect(guessed.columns.currency).toEqual({ column: null, at: null, date: null, decimal: null, group: null, negative: [] });
     // no column, sign or file name gives the currency: an open choice (load refuses the draft until it is decided)
     expect(text).toContain(
-      '  currency:\n    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "EUR"',
+      '  currency:\n    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "<code>"   # the file\'s currency (ISO 4217, such as JPY or USD): the file does not say it',
     );
     expect(guessed.open).toEqual([
       "columns.currency: currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file's currency code",
