@@ -4,6 +4,7 @@ import type { Engine } from '../contract.js';
 import { runMigrations } from '../migrations.js';
 import { Binds } from './binds.js';
 import { oracleChunkTx } from './chunk.js';
+import { oracleFileClaims } from './file-claims.js';
 import { checkDatabaseCharset } from './charset.js';
 import type { OracleDriverOptions } from './connect-options.js';
 import { onOracleConnection, oracleDriver } from './driver.js';
@@ -104,8 +105,10 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
   const scope = new WorkspaceScope();
   const maxIdle = settings?.maxIdle ?? 3;
   const lockWaits = new WeakMap<OraConnection, number | undefined>();
-  const driver = oracleDriver(scopedConnector(connector, scope), {
-    callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
+  const scoped = scopedConnector(connector, scope);
+  const callTimeoutMs = settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000;
+  const driver = oracleDriver(scoped, {
+    callTimeoutMs,
     maxIdle,
     maxOpen: settings?.maxOpen ?? maxIdle + OPEN_OVER_IDLE,
     lockWaits,
@@ -123,6 +126,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     journal: oracleRunJournal(driver, kit),
     reports: oracleReports(driver, kit),
     workspaces: oracleWorkspaces(driver, kit, scope),
+    claims: oracleFileClaims(scoped, kit, callTimeoutMs),
     migrate: () => runMigrations(oracleMigrationHooks(driver, kit, constants)),
   });
   return { engine, driver, kit };
