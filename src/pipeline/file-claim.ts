@@ -27,6 +27,23 @@ import type { retried } from './run-record.js';
 /** How long a run waits for another run's claim on a file unless told (the CLI's --lock-timeout default). */
 export const DEFAULT_CLAIM_WAIT_MS = 10 * 60_000;
 
+/** The least time between two tries of a claim another run holds. */
+const MIN_TRY_MS = 250;
+
+/** Wait `ms` (nothing when not positive), or until the signal. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** What claiming needs of the run. */
 export interface ClaimingRun {
   engine: LoadPort;
@@ -67,13 +84,17 @@ export async function claimFile(run: ClaimingRun, identity: FileIdentity, path: 
   );
   const started = Date.now();
   for (;;) {
-    if (run.signal.aborted) throw new RunAbortedError(`${path}: interrupted while waiting for ${who} that stages the same file`, 'interrupted');
+    if (run.signal.aborted)
+      throw new RunAbortedError(`${path}: interrupted while waiting for ${who} that stages the same file`, 'interrupted');
     if (Date.now() - started >= timeoutMs)
       throw new DatabaseBusyError(
         `${path}: ${who} stages the same file; ${timeoutMs === 0 ? 'not waiting (--lock-timeout 5m waits)' : `gave up after waiting ${formatMs(timeoutMs)} (--lock-timeout)`}`,
         null,
       );
+    const tried = Date.now();
     const taken = await run.db('claiming the file', () => engine.claimFile(key));
+    // an engine's try waits about a second itself; one that answers at once is not asked again at once
+    if (taken === null) await pause(MIN_TRY_MS - (Date.now() - tried), run.signal);
     if (taken !== null) {
       options.logger.info({ file: path, holder, waitedMs: Date.now() - started }, `${path}: ${who} ended its staging of the file`);
       return taken;

@@ -158,6 +158,8 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
         };
       }
       if (is(sql, 'run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
+      // each case's file claimed in the workspace's own claim table (no other bench holds it)
+      if (is(sql, 'file_claim_lock')) return { rows: [{ CLAIM_KEY: str(binds.claim_key) }] };
       // the session's batch table empties at each commit (ON COMMIT DELETE ROWS); each staging
       // transaction starts with SET TRANSACTION
       if (is(sql, 'stage_batch_serializable')) {

@@ -1,6 +1,6 @@
 /**
  * File claims on Oracle (src/engine/contract.ts FileClaims): the identity's row of
- * order_loader_file_claim (migration 011) locked FOR UPDATE by a session of its own, outside the
+ * order_loader_file_claim (migration 012) locked FOR UPDATE by a session of its own, outside the
  * driver's connections (openSession: not counted against its cap, so no worker waits for a
  * connection while a file stages). Given up by a ROLLBACK; Oracle ends the lock with the
  * session, whatever ended it (kill -9 of the process: the server sees the socket closed, or
@@ -24,17 +24,30 @@ const WAIT_TIMEOUT = 'ORA-30006';
 export function oracleFileClaims(connector: OraConnector, kit: OracleKit, callTimeoutMs: number): FileClaims & { close(): Promise<void> } {
   /** Claim sessions holding no claim, kept for the next file (one logon per run, not per file). */
   const free: OraConnection[] = [];
+  /** Every claim session open, with a claim or without: all are closed with the engine. */
+  const sessions = new Set<OraConnection>();
   let closed = false;
+
+  async function open(): Promise<OraConnection> {
+    const connection = await openSession(connector, callTimeoutMs);
+    sessions.add(connection);
+    return connection;
+  }
+
+  async function close(connection: OraConnection): Promise<void> {
+    sessions.delete(connection);
+    await closeUntilGone(connection);
+  }
 
   async function putBack(connection: OraConnection): Promise<void> {
     try {
       await connection.rollback();
     } catch {
       // a session that cannot roll back is closed: its end ends whatever it held
-      await closeUntilGone(connection);
+      await close(connection);
       return;
     }
-    if (closed) await closeUntilGone(connection);
+    if (closed) await close(connection);
     else free.push(connection);
   }
 
@@ -59,12 +72,12 @@ export function oracleFileClaims(connector: OraConnector, kit: OracleKit, callTi
 
   return {
     async claimFile(key: string): Promise<FileClaim | null> {
-      const connection = free.pop() ?? (await openSession(connector, callTimeoutMs));
+      const connection = free.pop() ?? (await open());
       let locked: boolean;
       try {
         locked = await lockRow(connection, key);
       } catch (error) {
-        await closeUntilGone(connection);
+        await close(connection);
         throw error;
       }
       if (!locked) {
@@ -81,8 +94,10 @@ export function oracleFileClaims(connector: OraConnector, kit: OracleKit, callTi
       };
     },
     async close(): Promise<void> {
+      // a claim still held (a run that failed past its release) ends with its session
       closed = true;
-      await Promise.all(free.splice(0).map(closeUntilGone));
+      free.length = 0;
+      await Promise.all([...sessions].map(close));
     },
   };
 }

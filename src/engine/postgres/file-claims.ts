@@ -34,10 +34,20 @@ export function pgFileClaims(connector: PgConnector): FileClaims & { close(): Pr
   const dedicated: () => Promise<PgLease> = connector.dedicated.bind(connector);
   /** Claim sessions holding no claim, kept for the next file (one connect per run, not per file). */
   const free: PgLease[] = [];
+  /** Every claim session open, with a claim or without: all are closed with the engine. */
+  const sessions = new Set<PgLease>();
   let closed = false;
 
   async function open(): Promise<PgLease> {
-    const lease = await dedicated();
+    const opened = await dedicated();
+    const lease: PgLease = {
+      session: opened.session,
+      release: (error?: Error) => {
+        sessions.delete(lease);
+        opened.release(error);
+      },
+    };
+    sessions.add(lease);
     try {
       await lease.session.exec(`SET lock_timeout = ${CLAIM_WAIT_MS}`);
     } catch (error) {
@@ -81,8 +91,10 @@ export function pgFileClaims(connector: PgConnector): FileClaims & { close(): Pr
       };
     },
     close(): Promise<void> {
+      // a claim still held (a run that failed past its release) ends with its session
       closed = true;
-      for (const lease of free.splice(0)) lease.release();
+      free.length = 0;
+      for (const lease of [...sessions]) lease.release();
       return Promise.resolve();
     },
   };
