@@ -64,7 +64,8 @@ forEachTarget('file claims on $kind', (target) => {
       expect(await second.claimFile(KEY)).toBeNull();
       // what kill -9 of the holder's process leaves the server: its session ends
       const ended = await db.sql<{ ended: boolean }>(
-        `SELECT pg_terminate_backend(pid) AS ended FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND granted`,
+        `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+            WHERE d.datname = current_database() AND l.locktype = 'advisory' AND l.classid = $1 AND l.granted`,
         [FILE_CLAIM_CLASS],
       );
       expect(ended).toEqual([{ ended: true }]);
