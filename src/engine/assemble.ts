@@ -3,7 +3,7 @@
  * transaction and the connection handling come from src/engine/transaction.ts, so that no
  * engine writes commit, rollback or release itself.
  */
-import type { Driver, Engine, EngineTx, FileClaims, Reports, RunJournal, Workspaces } from './contract.js';
+import type { Driver, Engine, EngineTx, FileClaim, FileClaims, Reports, RunJournal, Workspaces } from './contract.js';
 import { inTransaction } from './transaction.js';
 
 export interface EngineParts<C> {
@@ -17,6 +17,18 @@ export interface EngineParts<C> {
   claims: FileClaims & { close(): Promise<void> };
   /** Apply pending migrations (src/engine/migrations.ts with this engine's hooks). */
   migrate(): Promise<string[]>;
+}
+
+/** A granted claim whose `give` (the engine's way of giving it up, never throwing) runs once, however often it is released. */
+export function grantedClaim(give: () => Promise<void>): FileClaim {
+  let released = false;
+  return {
+    release(): Promise<void> {
+      if (released) return Promise.resolve();
+      released = true;
+      return give();
+    },
+  };
 }
 
 export function assembleEngine<C>(parts: EngineParts<C>): Engine {

@@ -7,6 +7,7 @@
  * the connection's expireTime keepalive fails, and PMON rolls the session back). A row lock
  * rather than DBMS_LOCK.REQUEST, which needs an EXECUTE grant the loader's user may not have.
  */
+import { grantedClaim } from '../assemble.js';
 import type { FileClaim, FileClaims } from '../contract.js';
 import { primaryOracleCode } from './classify.js';
 import { closeUntilGone, openSession } from './driver.js';
@@ -84,14 +85,7 @@ export function oracleFileClaims(connector: OraConnector, kit: OracleKit, callTi
         await putBack(connection);
         return null;
       }
-      let released = false;
-      return {
-        async release(): Promise<void> {
-          if (released) return;
-          released = true;
-          await putBack(connection);
-        },
-      };
+      return grantedClaim(() => putBack(connection));
     },
     async close(): Promise<void> {
       // a claim still held (a run that failed past its release) ends with its session

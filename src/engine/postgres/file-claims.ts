@@ -11,6 +11,7 @@
  * (src/engine/folder-lock.ts) and that process has one connection, so no two runs can stage at
  * once; every claim is granted at once.
  */
+import { grantedClaim } from '../assemble.js';
 import type { FileClaim, FileClaims } from '../contract.js';
 import { sqlQuery } from './rows.js';
 import type { PgConnector, PgLease } from './session.js';
@@ -75,20 +76,15 @@ export function pgFileClaims(connector: PgConnector): FileClaims & { close(): Pr
         lease.release(asError(error));
         throw error;
       }
-      let released = false;
-      return {
-        async release(): Promise<void> {
-          if (released) return;
-          released = true;
-          try {
-            await lease.session.query(sqlQuery('file_claim_release'), [FILE_CLAIM_CLASS, key]);
-            putBack(lease);
-          } catch (error) {
-            // closing the session ends its lock all the same
-            lease.release(asError(error));
-          }
-        },
-      };
+      return grantedClaim(async () => {
+        try {
+          await lease.session.query(sqlQuery('file_claim_release'), [FILE_CLAIM_CLASS, key]);
+          putBack(lease);
+        } catch (error) {
+          // closing the session ends its lock all the same
+          lease.release(asError(error));
+        }
+      });
     },
     close(): Promise<void> {
       // a claim still held (a run that failed past its release) ends with its session
