@@ -264,8 +264,9 @@ moved to --failed-dir with a note, or left in the inbox with a warning (exit 2);
   'lock-timeout': value(duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(), {
     arg: '<t>',
     common: true,
-    help: `pglite:<dir>, and an inbox folder of load/stage, is one process's at a time: how
-long to wait while another command holds it (default 10m; status, errors, runs: 0)`,
+    help: `pglite:<dir>, an inbox folder of load/stage, and a file load/stage stages, are one
+process's at a time: how long to wait while another command holds it (default 10m; status,
+errors, runs: 0)`,
   }),
   'connect-timeout': value(duration('--connect-timeout', 'm', 'a duration such as 5m, 30s or 0').optional(), {
     arg: '<t>',

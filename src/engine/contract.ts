@@ -214,6 +214,27 @@ export interface RunJournal {
   runningRuns(): Promise<RunRecord[]>;
 }
 
+/** A claim on one file identity ({@link FileClaims}), held until released or until its session ends. */
+export interface FileClaim {
+  /** Give the claim up; never throws (a session that cannot say so is closed, which ends the claim). */
+  release(): Promise<void>;
+}
+
+/**
+ * One run at a time per file identity, across processes and hosts (src/pipeline/file-claim.ts):
+ * a run holds the claim of a file while it reads the file's staging history, decides to skip,
+ * resume or stage it, and stages it. Held by a database session of its own, never a pooled
+ * worker's, so that the database ends it with that session whatever ended the process (kill -9
+ * included). A session holds at most one claim: a second claim takes another session.
+ */
+export interface FileClaims {
+  /**
+   * Claim `key` (a file identity's hash: 64 hex digits), waiting about a second at most while
+   * another session holds it; null when one still does.
+   */
+  claimFile(key: string): Promise<FileClaim | null>;
+}
+
 /** Read-only reports: status, tallies, run history, error listings. */
 export interface Reports {
   listRuns(limit: number): Promise<RunRecord[]>;
@@ -278,7 +299,7 @@ export interface Workspaces {
 }
 
 /** A whole engine, as src/engine/assemble.ts builds it from a driver and the slices. */
-export interface Engine extends Transactor<EngineTx>, RunJournal, Reports, Workspaces {
+export interface Engine extends Transactor<EngineTx>, RunJournal, Reports, Workspaces, FileClaims {
   readonly kind: EngineKind;
   readonly capabilities: EngineCapabilities;
   /** Apply pending migrations; returns the names applied (empty when up to date). Safe to run concurrently and repeatedly. */
