@@ -59,7 +59,14 @@ function failure(error: unknown, logger: Logger): { status: 400 | 409 | 503 | 50
         text: `A load is running (${error.holder?.command ?? 'another process'} holds the database folder): try again when it has finished.`,
       },
     };
-  if (error instanceof RowChangedError) return { status: 409, notice: { kind: 'error', text: error.message } };
+  if (error instanceof RowChangedError)
+    return {
+      status: 409,
+      notice: {
+        kind: 'error',
+        text: `Not resubmitted: nothing of this form was written (no value, no audit entry; the run history lists the refusal). ${error.message}. The row as it is now is below.`,
+      },
+    };
   if (error instanceof UserError) return { status: 400, notice: { kind: 'error', text: error.message } };
   if (error instanceof ZodError) return { status: 400, notice: { kind: 'error', text: error.issues[0]?.message ?? 'invalid request' } };
   logger.error({ error: describeDbError(error) }, 'serve: a request failed');

@@ -41,13 +41,9 @@ function rowLine(r: ErrorExportRow, fromFiles: ReadonlyMap<number, string>): Htm
 }
 
 function bulkForm(filter: ReviewFilter, csrf: string): Html {
-  if (filter.phase !== undefined)
-    return html`<p class="hint">
-      Resubmitting a selection filters by load, file, profile and error code; clear the phase filter to resubmit.
-    </p>`;
   return html`<form class="bulk" method="post" action="/rejected/resubmit">
     <input type="hidden" name="csrf" value="${csrf}" />
-    ${(['load', 'file', 'profile', 'code'] as const).map((k) => (filter[k] === undefined ? '' : html`<input type="hidden" name="${k}" value="${filter[k]}" />`))}
+    ${(['load', 'file', 'profile', 'code', 'phase'] as const).map((k) => (filter[k] === undefined ? '' : html`<input type="hidden" name="${k}" value="${filter[k]}" />`))}
     <label>reason (recorded in the audit) <input class="reason" name="reason" required maxlength="1000" /></label>
     <label
       ><span><input type="checkbox" name="confirm" value="yes" required /> resubmit every ERROR row of this filter, unchanged</span></label

@@ -5,6 +5,9 @@ import type { RowHistoryView } from '../../pipeline/review.js';
 import type { KnownLoad } from '../filters.js';
 import { html, rawLine, ROW_CHARS, shown, when, type Html } from '../html.js';
 
+/** The name of an attribute's input: `attribute.NAME` (retry --set attributes.NAME=value; an emptied one is removed). */
+export const ATTRIBUTE_INPUT = 'attribute.';
+
 /** The fields an operator can correct (retry --set), with their values as the form shows them. */
 export const EDIT_FIELDS = [
   ['customer_id', 'customerId'],
@@ -51,11 +54,19 @@ function editForm(row: ErrorExportRow, csrf: string): Html {
           html`<input type="hidden" name="was_${field}" value="${escapeControl(row[key] ?? '')}" />
             <label>${field} <input name="${field}" value="${escapeControl(row[key] ?? '')}" maxlength="200" /></label>`,
       )}
+      ${Object.entries(row.attributes ?? {}).map(
+        ([name, value]) =>
+          html`<input type="hidden" name="was_${ATTRIBUTE_INPUT}${name}" value="${escapeControl(value)}" />
+            <label class="attribute"
+              >${shown(name)} <span class="hint">(attribute)</span>
+              <input name="${ATTRIBUTE_INPUT}${name}" value="${escapeControl(value)}" maxlength="10000"
+            /></label>`,
+      )}
       <label>reason (required, recorded in the audit) <input class="reason" name="reason" required maxlength="1000" /></label>
       <button type="submit">Resubmit</button>
       <span class="hint"
-        >The changed fields are corrected and the row goes back to READY, audited, as
-        <code>retry --stage-id ${row.stageId} --set … --reason …</code>; it is processed at once.</span
+        >The changed fields and attributes (an emptied attribute is removed) are corrected and the row goes back to READY,
+        audited, as <code>retry --stage-id ${row.stageId} --set … --reason …</code>; it is processed at once.</span
       >
     </form>`;
 }
