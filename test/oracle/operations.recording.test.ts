@@ -812,14 +812,14 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
                 { RUN_ID: '8', DETAIL: '{"loadId":8}' },
               ],
             }
-          : { rows: [{ STAGE_ID: '3', LOAD_ID: '7', RAW_RECORD: 'K;1e5' }] },
+          : { rows: [{ STAGE_ID: '3', LOAD_ID: '7', RAW_RECORD: 'K;1e5', PHASE: 'PARSE' }] },
     });
     const engine = createOracleEngineWith(db, constants);
     const ids = Array.from({ length: 21 }, (_, i) => i + 1);
     const [raws, layouts] = await engine.transaction(async (tx) => [await tx.latestRawRecords(ids), await tx.fileLayouts([7, 8])] as const);
     expect(raws).toEqual([
-      { stageId: 3, loadId: 7, rawRecord: 'K;1e5' },
-      { stageId: 3, loadId: 7, rawRecord: 'K;1e5' },
+      { stageId: 3, loadId: 7, rawRecord: 'K;1e5', phase: 'PARSE' },
+      { stageId: 3, loadId: 7, rawRecord: 'K;1e5', phase: 'PARSE' },
     ]);
     // a load staged before layouts were recorded has none
     expect([...layouts]).toEqual([[7, { header: ['source_key', 'amount'], delimiter: ';' }]]);
