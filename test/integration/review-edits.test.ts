@@ -3,6 +3,7 @@
  * and audit as `retry --set attributes.NAME=value`), a selection filtered by phase resubmitted,
  * and a correction refused by the optimistic check (two operators), which is no failed run.
  */
+import { readFileSync, rmSync } from 'node:fs';
 import { expect } from 'vitest';
 import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
@@ -96,5 +97,26 @@ forEachTarget('review page edits on $kind', () => {
     expect(runs.map((r) => r.status)).toEqual(['COMPLETED', 'COMPLETED']);
     expect(runs[1]!.message).toMatch(/^refused: stage_id \d+ changed since/);
     expect((await page.get('/')).text).toContain('refused: stage_id');
+  });
+
+  targetTest('a parsed row’s line: read again from its file while it is there, else what the database holds, each said', async ({ db }) => {
+    const { loader } = await db.open();
+    const file = writeTestFile(readFileSync(SAMPLE), 'gone.csv');
+    await loader.load([file]);
+    const page = reviewClient(loader);
+    const [id103, id102] = twoNewest((await page.get('/rejected')).text);
+    const there = await page.get(`/row/${id102}`);
+    expect(there.text).toContain('SRC-102,20,2026-11-01,,JPY');
+    expect(there.text).toMatch(/read again from <bdi class="text">[^<]*gone\.csv<\/bdi\s*> line 3:/);
+    rmSync(file);
+    for (const [id, line] of [
+      [id102, 'SRC-102,20,2026-11-01,,JPY'],
+      [id103, 'SRC-103,30,2026-11-02,999999999999.99,JPY'],
+    ] as const) {
+      const gone = await page.get(`/row/${id}`);
+      expect(gone.text).toContain(line);
+      expect(gone.text).toContain('rebuilt from the staged fields');
+    }
+    expect((await page.get('/rejected')).text).toContain('rebuilt from the staged fields');
   });
 });

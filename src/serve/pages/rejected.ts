@@ -1,6 +1,7 @@
 import type { ErrorExportRow } from '../../pipeline/errors-export.js';
 import type { RejectedLinesPage, RejectedPage } from '../../pipeline/review.js';
 import { filterQuery, type ReviewFilter } from '../filters.js';
+import type { FileLine } from '../file-lines.js';
 import { html, rawLine, shown, when, type Html } from '../html.js';
 
 function filterForm(filter: ReviewFilter): Html {
@@ -22,7 +23,7 @@ function filterForm(filter: ReviewFilter): Html {
   </form>`;
 }
 
-function rowLine(r: ErrorExportRow, fromFiles: ReadonlyMap<number, string>): Html {
+function rowLine(r: ErrorExportRow, fromFiles: ReadonlyMap<number, FileLine>): Html {
   return html`<tr data-stage-id="${r.stageId}" data-source-key="${r.sourceKey}">
     <td class="num"><a href="/row/${r.stageId}">${r.stageId}</a></td>
     <td>${shown(r.sourceKey)}</td>
@@ -58,7 +59,7 @@ export function rejectedBody(
   filter: ReviewFilter,
   result: RejectedPage,
   edit: { allowEdit: boolean; csrf: string },
-  fromFiles: ReadonlyMap<number, string>,
+  fromFiles: ReadonlyMap<number, FileLine>,
 ): Html {
   const first = filter.before === undefined;
   return html`${filterForm(filter)}

@@ -3,6 +3,7 @@ import type { AuditEntry, ErrorLogEntry } from '../../engine/types.js';
 import type { ErrorExportRow } from '../../pipeline/errors-export.js';
 import type { RowHistoryView } from '../../pipeline/review.js';
 import type { KnownLoad } from '../filters.js';
+import type { FileLine } from '../file-lines.js';
 import { html, rawLine, ROW_CHARS, shown, when, type Html } from '../html.js';
 
 /** The name of an attribute's input: `attribute.NAME` (retry --set attributes.NAME=value; an emptied one is removed). */
@@ -76,7 +77,7 @@ export function rowBody(
   view: RowHistoryView,
   loads: KnownLoad[],
   edit: { allowEdit: boolean; csrf: string },
-  fromFiles: ReadonlyMap<number, string>,
+  fromFiles: ReadonlyMap<number, FileLine>,
 ): Html {
   const row = view.row;
   if (row === null) return html`<p>No such row.</p>`;
