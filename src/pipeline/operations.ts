@@ -348,11 +348,7 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
  * them. A value of the line that still cannot be read, and that no correction replaces, refuses
  * the retry (nothing is changed): the row would only fail again as "missing".
  */
-async function lineValuesOf(
-  tx: OperatorTx,
-  rows: StageRowSnapshot[],
-  corrections: Corrections,
-): Promise<Map<number, OrderValues>> {
+async function lineValuesOf(tx: OperatorTx, rows: StageRowSnapshot[], corrections: Corrections): Promise<Map<number, OrderValues>> {
   const values = new Map<number, OrderValues>();
   const rejected = rows.filter((r) => r.errorCode !== null && r.errorCode.startsWith('PARSE'));
   if (rejected.length === 0) return values;

@@ -39,6 +39,14 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
 /** Marks that change the direction of the text around them without being overrides (LRM, RLM, ALM). */
 const BIDI_MARKS = /[\u200e\u200f\u061c]/g;
 
+/**
+ * Text from outside with its control characters and bidi controls as visible escapes, for where
+ * no markup may go (an attribute's value, a form's input): escaped as HTML by the template.
+ */
+export function plain(text: string): string {
+  return escapeControl(text).replace(BIDI_MARKS, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+}
+
 /** Characters of a line shown on the list (the row's own page shows more). */
 export const LIST_CHARS = 300;
 /** Characters of a line shown on a row's own page. */
@@ -51,7 +59,7 @@ export const ROW_CHARS = 20_000;
 export function shown(text: string | null | undefined, max: number = LIST_CHARS): Html {
   if (text === null || text === undefined) return html`<span class="none">—</span>`;
   const cut = text.length > max ? text.slice(0, max) : text;
-  const visible = escapeControl(cut).replace(BIDI_MARKS, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+  const visible = plain(cut);
   const more = text.length - cut.length;
   return html`<bdi class="text">${visible}</bdi
     >${more > 0 ? html`<span class="more"> … ${more.toLocaleString('en')} more characters</span>` : ''}`;
@@ -99,5 +107,7 @@ export function rawLine(
       >`;
   const rebuilt = [row.sourceKey, row.customerId, row.orderDate, row.amount, row.currency].map(csvField).join(',');
   return html`${shown(rebuilt, max)}
-    <span class="hint">(rebuilt from the staged fields: the database keeps no text of a line that parsed, and its file is gone or changed)</span>`;
+    <span class="hint"
+      >(rebuilt from the staged fields: the database keeps no text of a line that parsed, and its file is gone or changed)</span
+    >`;
 }

@@ -73,10 +73,12 @@ export function operatorSlice(session: PgSession): OperatorTx {
 
     async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
       if (stageIds.length === 0) return [];
-      const { rows } = await session.query<{ stage_id: number; load_id: number | null; raw_record: string | null; phase: ErrorPhase | null }>(
-        sqlQuery('latest_raw_records'),
-        [stageIds],
-      );
+      const { rows } = await session.query<{
+        stage_id: number;
+        load_id: number | null;
+        raw_record: string | null;
+        phase: ErrorPhase | null;
+      }>(sqlQuery('latest_raw_records'), [stageIds]);
       return rows.map((r) => ({ stageId: r.stage_id, loadId: r.load_id, rawRecord: r.raw_record, phase: r.phase }));
     },
 

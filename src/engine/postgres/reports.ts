@@ -28,7 +28,9 @@ function earliest(dates: Array<Date | null>): Date | null {
 }
 
 /** status_retry_wait.sql's answer from status_summary.sql's groups. */
-function summarizeWaiting(groups: Array<{ process_status: ProcessStatus; n: number; next_due_at: Date | null }>): StatusReport['retryWait'] {
+function summarizeWaiting(
+  groups: Array<{ process_status: ProcessStatus; n: number; next_due_at: Date | null }>,
+): StatusReport['retryWait'] {
   const waiting = groups.filter((g) => g.process_status === 'RETRY_WAIT');
   return { count: waiting.reduce((sum, g) => sum + g.n, 0), nextDueAt: earliest(waiting.map((g) => g.next_due_at)) };
 }

@@ -2,7 +2,7 @@ import type { ErrorExportRow } from '../../pipeline/errors-export.js';
 import type { RejectedLinesPage, RejectedPage } from '../../pipeline/review.js';
 import { filterQuery, type ReviewFilter } from '../filters.js';
 import type { FileLine } from '../file-lines.js';
-import { html, rawLine, shown, when, type Html } from '../html.js';
+import { html, plain, rawLine, shown, when, type Html } from '../html.js';
 
 function filterForm(filter: ReviewFilter): Html {
   const phase = filter.phase ?? '';
@@ -24,7 +24,7 @@ function filterForm(filter: ReviewFilter): Html {
 }
 
 function rowLine(r: ErrorExportRow, fromFiles: ReadonlyMap<number, FileLine>): Html {
-  return html`<tr data-stage-id="${r.stageId}" data-source-key="${r.sourceKey}">
+  return html`<tr data-stage-id="${r.stageId}" data-source-key="${plain(r.sourceKey ?? '')}">
     <td class="num"><a href="/row/${r.stageId}">${r.stageId}</a></td>
     <td>${shown(r.sourceKey)}</td>
     <td class="num">${r.loadId}</td>
