@@ -308,8 +308,8 @@ export interface LatestRawRecord {
   /** The load that logged it. */
   loadId: number | null;
   rawRecord: string | null;
-  /** The phase of that error (a retry of the rows whose latest error is of one phase). */
-  phase: ErrorPhase | null;
+  /** The phase of that error (a retry of the rows whose latest error is of one phase); absent: not read. */
+  phase?: ErrorPhase | null | undefined;
 }
 
 /** What the run history says about a file (by sha256): for skip and resume (docs/ARCHITECTURE.md, section 2, step 2). */

@@ -256,12 +256,12 @@ async function attributeChanges(
   const stored = await tx.rowAttributes(rows.map((r) => r.stageId));
   for (const row of rows) {
     const before = parseAttributes(stored.get(row.stageId) ?? null);
-    const after: Record<string, string> = { ...before };
+    const merged = new Map(Object.entries(before ?? {}));
     for (const [name, value] of Object.entries(corrections)) {
-      if (value === '') delete after[name];
-      else after[name] = value;
+      if (value === '') merged.delete(name);
+      else merged.set(name, value);
     }
-    changes.set(row.stageId, { before, after: Object.keys(after).length === 0 ? null : after });
+    changes.set(row.stageId, { before, after: merged.size === 0 ? null : Object.fromEntries(merged) });
   }
   return changes;
 }

@@ -4,7 +4,7 @@
  * a download whose reader stalls, and requests that never stop, on an embedded folder whose
  * nightly load must still get it; a partner's key with a bidi control, which no markup carries.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type onTestFinished as OnTestFinished } from 'vitest';
 import { DatabaseBusyError } from '../../src/engine/folder-lock.js';
 import { OrderLoader } from '../../src/loader.js';
 import { reviewApp } from '../../src/serve/app.js';
@@ -47,7 +47,7 @@ forEachTarget('review page against an adversary on $kind', () => {
 });
 
 describe('review page on a PGlite folder, while a load waits for it', () => {
-  const seeded = async (onTestFinished: (fn: () => unknown) => void, rows: number) => {
+  const seeded = async (onTestFinished: typeof OnTestFinished, rows: number) => {
     const { url } = await migratedPgliteDb({ onTestFinished });
     const logs = memoryLogger('warn');
     const open = (command: string, lockTimeoutMs: number) => OrderLoader.open({ db: url, logger: logs.logger, command, lockTimeoutMs });
@@ -64,7 +64,7 @@ describe('review page on a PGlite folder, while a load waits for it', () => {
     const { app, open } = await seeded(onTestFinished, 3000);
     const stalled = await app.request('/rejected.csv');
     expect(stalled.status).toBe(200);
-    const reader = stalled.body!.getReader();
+    const reader = (stalled.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let text = decoder.decode((await reader.read()).value); // one chunk, then nothing more is read for now
     onTestFinished(() => reader.cancel());
@@ -84,7 +84,8 @@ describe('review page on a PGlite folder, while a load waits for it', () => {
     let stop = false;
     const statuses: number[] = [];
     const clicking = (async () => {
-      for (let i = 0; i < 100 && !stop; i++) {
+      for (let i = 0; i < 100; i++) {
+        if (stop as boolean) break;
         statuses.push((await app.request('/rejected')).status);
         await sleep(100);
       }

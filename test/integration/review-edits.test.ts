@@ -38,7 +38,7 @@ forEachTarget('review page edits on $kind', () => {
     const { loader } = await db.open();
     await loader.load([PARTNER], { profile: PROFILE });
     const page = reviewClient(loader, { operator: 'morning-operator' });
-    const [id] = listedStageIds((await page.get('/rejected')).text);
+    const id = listedStageIds((await page.get('/rejected')).text)[0]!;
     const row = await page.get(`/row/${id}`);
     const form = formFields(row.text, `/row/${id}/resubmit`);
     expect(form['attribute.Region']).toBe('Kanto');

@@ -118,6 +118,7 @@ class FakeOperator implements OperatorPort {
         this.rawAsked.push(ids);
         return Promise.resolve(ids.flatMap((id) => this.raws.get(id) ?? []));
       },
+      rowAttributes: (ids) => Promise.resolve(new Map(ids.map((id) => [id, null]))),
       fileLayouts: (ids) => {
         this.layoutsAsked.push(ids);
         return Promise.resolve(
