@@ -64,7 +64,7 @@ function failure(error: unknown, logger: Logger): { status: 400 | 409 | 503 | 50
       status: 409,
       notice: {
         kind: 'error',
-        text: `Not resubmitted: nothing of this form was written (no value, no audit entry; the run history lists the refusal). ${error.message}. The row as it is now is below.`,
+        text: `Not resubmitted: nothing of this form was written (no value, no audit entry; the run history lists the refusal). ${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}. The row as it is now is below.`,
       },
     };
   if (error instanceof UserError) return { status: 400, notice: { kind: 'error', text: error.message } };
