@@ -9,13 +9,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import type { OrderLoader } from '../../src/loader.js';
 import { reviewApp } from '../../src/serve/app.js';
 import { listen, type RunningServer } from '../../src/serve/server.js';
 import { sharedSource } from '../../src/serve/source.js';
 import { writeTestFile } from '../support/files.js';
-import { hostileFile } from '../support/review-page.js';
+import { hostileFile, partnerProfile } from '../support/review-page.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
@@ -170,11 +169,7 @@ describe.skipIf(missing !== null)('review page in Chromium', () => {
       'an attribute corrected in the form; a second operator’s stale form refused in plain words; a phase-filtered selection resubmitted; a gone file’s row shown from its staged fields',
       async ({ db }) => {
         const { loader } = await db.open();
-        const profile = parseProfileText(
-          'version: 1\nname: partner\ncolumns:\n  source_key: { column: "Order No" }\n  customer_id: { column: "Customer" }\n  order_date: { column: "Date" }\n  amount: { column: "Total" }\n  currency: { column: "Cur" }\nextra: keep\n',
-          'partner.yaml',
-          'partner',
-        );
+        const profile = partnerProfile();
         const partner = writeTestFile('Order No,Customer,Date,Total,Cur,Region\nA-1,1,2026-01-05,-5,JPY,Kanto\n', 'partner.csv');
         await loader.load([partner], { profile });
         const sample = writeTestFile(readFileSync('fixtures/orders-sample.csv'), 'sample.csv');

@@ -5,28 +5,14 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { expect } from 'vitest';
-import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
 import { writeTestFile } from '../support/files.js';
-import { formFields, listedStageIds, reviewClient, TEST_CSRF, twoNewest } from '../support/review-page.js';
+import { formFields, listedStageIds, partnerProfile, reviewClient, TEST_CSRF, twoNewest } from '../support/review-page.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
 const SAMPLE = 'fixtures/orders-sample.csv';
 
-const PROFILE = parseProfileText(
-  `version: 1
-name: partner
-columns:
-  source_key: { column: "Order No" }
-  customer_id: { column: "Customer" }
-  order_date: { column: "Date" }
-  amount: { column: "Total" }
-  currency: { column: "Cur" }
-extra: keep
-`,
-  'partner.yaml',
-  'partner',
-);
+const PROFILE = partnerProfile();
 
 const PARTNER = writeTestFile(
   'Order No,Customer,Date,Total,Cur,Region,Note\nA-1,1,2026-01-05,-5,JPY,Kanto,"say ""hi"""\nA-2,2,2026-01-05,10,JPY,Kansai,\n',
