@@ -99,15 +99,17 @@ export function rawLine(
   max = LIST_CHARS,
 ): Html {
   if (row.rawRecord !== null) return shown(row.rawRecord, max);
+  // the list says where from in a few words; the row's own page says why
+  const full = max > LIST_CHARS;
   const line = row.stageId === null ? undefined : fromFiles.get(row.stageId);
   if (line !== undefined)
-    return html`${shown(line.text, max)}
-      <span class="hint"
-        >(read again from ${shown(line.file, 200)} line ${line.lineNo}: the database keeps no text of a line that parsed)</span
-      >`;
+    return full
+      ? html`${shown(line.text, max)}
+          <span class="hint"
+            >(read again from ${shown(line.file, 200)} line ${line.lineNo}: the database keeps no text of a line that parsed)</span
+          >`
+      : html`${shown(line.text, max)} <span class="hint">(read again from its file)</span>`;
   const rebuilt = [row.sourceKey, row.customerId, row.orderDate, row.amount, row.currency].map(csvField).join(',');
-  return html`${shown(rebuilt, max)}
-    <span class="hint"
-      >(rebuilt from the staged fields: the database keeps no text of a line that parsed, and its file is gone or changed)</span
-    >`;
+  const why = full ? ': the database keeps no text of a line that parsed, and its file is gone or changed' : '';
+  return html`${shown(rebuilt, max)} <span class="hint">(rebuilt from the staged fields${why})</span>`;
 }
