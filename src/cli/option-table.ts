@@ -307,9 +307,10 @@ refuse at once); a refused login or a missing database fails at once`,
   set: repeatable(z.string(), {
     commands: ['retry'],
     help: `retry: correct a value of the chosen rows (repeatable): customer_id, order_date,
-amount, currency`,
+amount, currency, or attributes.NAME (an attribute; empty removes it)`,
     arg: 'field=value',
-    detail: "correct customer_id, order_date, amount or currency (checked like a file's values)",
+    detail:
+      "correct customer_id, order_date, amount or currency (checked like a file's values), or attributes.NAME (one of the row's attributes, a profile's `extra` columns; an empty value removes it)",
   }),
   // the audit column holds 1000 characters: refused here, before anything is done
   reason: value(z.string().max(1000, '--reason takes at most 1000 characters').optional(), {

@@ -179,12 +179,17 @@ export interface OperatorTx {
    * is older than `olderThan` (SKIP LOCKED), for an audited release.
    */
   lockAbandonedHolds(olderThan: Date): Promise<StageRowSnapshot[]>;
-  /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
+  /**
+   * Apply audited manual changes: new values and status (error fields and next_attempt_at
+   * cleared), the attributes of the changes that carry them, one audit row each.
+   */
   applyManualChanges(changes: ManualChange[]): Promise<void>;
   /** The raw text of the latest error-log row of each of these stage rows (rows without one are left out). */
   latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]>;
   /** The file layout each of these loads recorded when its staging started (loads without one are left out). */
   fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>>;
+  /** The stored attributes (JSON text, null: none) of these stage rows, by stage_id (a correction of some of them). */
+  rowAttributes(stageIds: number[]): Promise<Map<number, string | null>>;
 }
 
 /** Recording a run event in the same transaction as the work it describes. */
