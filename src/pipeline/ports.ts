@@ -27,7 +27,7 @@ export type AbandonedRunsPort = Transactor<JournalTx> & Pick<RunJournal, 'runnin
 export type ErrorExportPort = Transactor<Pick<OperatorTx, 'fileLayouts'>> & Pick<Reports, 'listErrorRows' | 'listRejectedLines'>;
 
 /** load.ts: staging and processing, the run records, and the reads that decide and report a run. */
-export type LoadPort = Transactor<StagingTx & ChunkTx & JournalTx> &
+export type LoadPort = Transactor<StagingTx & ChunkTx & JournalTx & Pick<OperatorTx, 'controlHold'>> &
   Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory'> &
   Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary' | 'heldLoads'> &
   Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics'>;

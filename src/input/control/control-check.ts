@@ -110,13 +110,19 @@ export class ControlTally {
     if (records.length === 0) return { where: kind, problem: `no ${kind} record (${rule})` };
     const lines = records.map((r) => r.lineNo);
     if (records.length > 1)
-      return { where: kind, problem: `${records.length} records match the ${kind} rule (${rule}; lines ${lines.join(', ')}): one ${kind} expected` };
+      return {
+        where: kind,
+        problem: `${records.length} records match the ${kind} rule (${rule}; lines ${lines.join(', ')}): one ${kind} expected`,
+      };
     const record = records[0] as ControlRecord;
     const where = `${kind} (line ${record.lineNo})`;
     if (kind === 'trailer' && this.lastLine > record.lineNo)
       return { where, problem: `the trailer (line ${record.lineNo}) is not the last record: data follows it (line ${this.lastLine})` };
     if (kind === 'header' && this.firstLine < record.lineNo)
-      return { where, problem: `the header record (line ${record.lineNo}) is not the first record: data comes before it (line ${this.firstLine})` };
+      return {
+        where,
+        problem: `the header record (line ${record.lineNo}) is not the first record: data comes before it (line ${this.firstLine})`,
+      };
     return { where, record };
   }
 
@@ -146,13 +152,15 @@ export class ControlTally {
       claimed.sum = sum;
       const parsed = parseClaimedSum(sum, this.spec);
       if (typeof parsed === 'string') unreadable.push(`the ${where}'s sum ${JSON.stringify(sum)} is not an amount: ${parsed}`);
-      else if (!decimalEquals(parsed, this.sum)) differs.push(`it states a sum of ${sum}, the amounts read sum to ${formatDecimal(this.sum)}`);
+      else if (!decimalEquals(parsed, this.sum))
+        differs.push(`it states a sum of ${sum}, the amounts read sum to ${formatDecimal(this.sum)}`);
     }
     const bytes = value(control.bytes, 'byte count');
     if (bytes !== null) {
       claimed.bytes = bytes;
       if (!/^\+?\d+$/.test(bytes)) unreadable.push(`the ${where}'s byte count ${JSON.stringify(bytes)} is not a number`);
-      else if (BigInt(bytes) !== BigInt(base.read.bytes ?? 0)) differs.push(`it states ${BigInt(bytes)} bytes, the file has ${base.read.bytes}`);
+      else if (BigInt(bytes) !== BigInt(base.read.bytes ?? 0))
+        differs.push(`it states ${BigInt(bytes)} bytes, the file has ${base.read.bytes ?? 0}`);
     }
     if (unreadable.length > 0) return { ...base, where, status: 'refused', claimed, problems: unreadable };
     return { ...base, where, status: differs.length > 0 ? 'mismatch' : 'ok', claimed, problems: differs };
@@ -209,9 +217,12 @@ export function controlSummary(o: ControlOutcome): string {
   ].filter((v) => v !== null);
   const read = [
     `count ${o.read.count}`,
-    o.read.sum !== undefined ? `sum ${o.read.sum}${o.read.amountsUnread ? ` (${o.read.amountsUnread} line(s) without a readable amount)` : ''}` : null,
+    o.read.sum !== undefined
+      ? `sum ${o.read.sum}${o.read.amountsUnread ? ` (${o.read.amountsUnread} line(s) without a readable amount)` : ''}`
+      : null,
     o.read.bytes !== undefined ? `bytes ${o.read.bytes}` : null,
   ].filter((v) => v !== null);
-  const verdict = o.status === 'ok' ? 'control totals agree' : o.status === 'mismatch' ? 'control totals DIFFER' : 'control totals cannot be checked';
+  const verdict =
+    o.status === 'ok' ? 'control totals agree' : o.status === 'mismatch' ? 'control totals DIFFER' : 'control totals cannot be checked';
   return `${o.file}: ${verdict}: ${o.where} states ${claimed.length > 0 ? claimed.join(', ') : 'nothing readable'}; read ${read.join(', ')}${o.problems.length > 0 ? ` (${o.problems.join('; ')})` : ''}`;
 }

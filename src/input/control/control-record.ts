@@ -42,7 +42,9 @@ function ruleTest(rule: WhenSpec): (value: string) => boolean {
  * The test of the profile's control record rule, or null when its control values are not in a
  * record (none, or a control file). CSV: the record's fields; fixed: the line's text.
  */
-export function controlRecordRule(spec: LoadProfileSpec): { fields(record: readonly string[]): boolean; text(line: string): boolean } | null {
+export function controlRecordRule(
+  spec: LoadProfileSpec,
+): { fields(record: readonly string[]): boolean; text(line: string): boolean } | null {
   const rule = spec.control?.trailer ?? spec.control?.header;
   if (rule === undefined) return null;
   const test = ruleTest(rule);

@@ -85,7 +85,10 @@ const controlSpec = z.strictObject({
   header: whenSpec.optional(),
   /** A control file beside the data file: a name with {name} (the data file's name) or {stem} (its name without the last extension). */
   file: nonEmpty
-    .refine((v) => !v.includes('/') && (v.includes('{name}') || v.includes('{stem}')), 'a file name with {name} or {stem}, without a folder')
+    .refine(
+      (v) => !v.includes('/') && (v.includes('{name}') || v.includes('{stem}')),
+      'a file name with {name} or {stem}, without a folder',
+    )
     .optional(),
   /** The field delimiter of a control file's line (default: the profile's delimiter, else ","). */
   delimiter: z.string().length(1).optional(),
@@ -267,7 +270,8 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
     if (f === undefined) continue;
     if ((f.column === undefined) === (f.at === undefined)) issue(['control', key], 'takes one of column and at');
     else if (record !== null && fixed && f.column !== undefined) issue(['control', key, 'column'], 'format: fixed reads by at');
-    else if (record !== null && !fixed && f.at !== undefined) issue(['control', key, 'at'], `at is for format: fixed (${format} reads by column)`);
+    else if (record !== null && !fixed && f.at !== undefined)
+      issue(['control', key, 'at'], `at is for format: fixed (${format} reads by column)`);
   }
 }
 
