@@ -1037,6 +1037,13 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     lastEndByte = endByte;
     const lineNo = lineBase + next.startLine;
     if (profileColumns !== null) {
+      // a control record (trailer or header) states the file's totals: no data row, whatever
+      // skip_lines, comment or `when` say (a header record is often in skip_lines too)
+      if (controlRule?.fields(record) === true) {
+        controls.push({ lineNo, fields: [...record], text: rawText(next) });
+        if (observe !== undefined) tellPassedOver(next, 'control');
+        return null;
+      }
       if (passedOver(next)) {
         discarded++;
         if (observe !== undefined) tellPassedOver(next, 'comment');
@@ -1112,12 +1119,6 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     endByte: number | null,
     endLine: number,
   ): FileItem | null {
-    // a control record (trailer or header) states the file's totals: no data row, whatever `when` says
-    if (controlRule?.fields(record) === true) {
-      controls.push({ lineNo, fields: [...record], text: rawText(next) });
-      if (observe !== undefined) tellPassedOver(next, 'control');
-      return null;
-    }
     // `when` first: a trailer with fewer fields (TOTAL|4|16399.50) is not an order, not a field-count error
     if (columns.when >= 0 && !columns.mapping.keep(record[columns.when] ?? '')) {
       discarded++;

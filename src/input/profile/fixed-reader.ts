@@ -225,6 +225,15 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
         lastLine = lineNo;
         lastByte = endByte;
         if (line.length === 0) continue; // a blank line: no record
+        // a control record (trailer or header): no data row, whatever skip_lines, comment or `when` say
+        if (controlRule !== null) {
+          const text = decode(line);
+          if (controlRule.text(text)) {
+            controls.push({ lineNo, fields: null, text });
+            if (observe !== undefined) tellPassedOver(lineNo, line, 'control');
+            continue;
+          }
+        }
         if (lineNo <= skipLines || isComment(line)) {
           discarded++;
           if (observe !== undefined) tellPassedOver(lineNo, line, lineNo <= skipLines ? 'skip_lines' : 'comment');
@@ -249,14 +258,6 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
             'the line contains a NUL byte (0x00), which no database text value can hold',
           );
           continue;
-        }
-        if (controlRule !== null) {
-          const text = decode(line);
-          if (controlRule.text(text)) {
-            controls.push({ lineNo, fields: null, text });
-            if (observe !== undefined) tellPassedOver(lineNo, line, 'control');
-            continue;
-          }
         }
         if (hasWhen) {
           const w = fields.find((f) => f.name === 'when');
