@@ -16,7 +16,7 @@ function controlNotes(report: LoadReport): Array<{ file: string; text: string; n
     if (f.control === undefined) continue;
     const next =
       f.controlHeld === true
-        ? `NOT MERGED: its rows stay HELD in load ${f.loadId} until \`order-loader accept ${f.loadId} --reason "…"\``
+        ? `NOT MERGED: its rows stay HELD in load ${f.loadId} until \`order-loader accept ${f.loadId} --reason "…"\`${f.controlMovedTo === undefined ? '' : `; moved to ${f.controlMovedTo}`}`
         : f.control.status === 'ok'
           ? null
           : f.controlAccepted === true

@@ -103,6 +103,7 @@ function wentTo(report: LoadReport, f: FileReport): string {
   if (archived !== undefined) return `archive: ${code(archived.movedTo)}`;
   const failed = report.unreadable.find((u) => u.file === f.file && u.movedTo !== null);
   if (failed?.movedTo != null) return `failed: ${code(failed.movedTo)}`;
+  if (f.controlMovedTo !== undefined) return `failed: ${code(f.controlMovedTo)}`;
   return 'stayed';
 }
 

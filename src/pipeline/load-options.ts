@@ -144,6 +144,8 @@ export interface FileReport {
   control?: ControlOutcome;
   /** Its control totals differ (on_mismatch: hold): its rows stay HELD until `accept` (exit 1). */
   controlHeld?: true;
+  /** Where a file held for its control totals was moved (--failed-dir, with its note). */
+  controlMovedTo?: string;
   /** Its control totals differ, and an operator let its load through (`accept`): loaded as any load. */
   controlAccepted?: true;
 }

@@ -8,6 +8,7 @@ import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMo
 import { LoadJournal } from './load-journal.js';
 import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
+import type { ControlOutcome } from '../input/control/control-check.js';
 import { checkRoutingProfiles, routeFiles } from '../input/profile/routing.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
 import { openChecked } from './open-checked.js';
@@ -447,11 +448,10 @@ async function moveFiles(
     for (const r of reports) {
       if (r.stoppedAt !== null)
         aside.unreadable.push({ file: r.file, reason: `line ${r.stoppedAt.line}: ${r.stoppedAt.message}`, movedTo: null });
-      else if (r.controlHeld === true && r.control !== undefined)
-        aside.unreadable.push({ file: r.file, reason: controlReason(r.control, r.loadId), movedTo: null });
     }
   }
   const controlFailed = failedDir === undefined ? [] : aside.controlRefused;
+  const heldFailed = failedDir === undefined ? [] : heldByControl(reports);
   const toArchive =
     archiveDir === undefined || aborted !== null
       ? []
@@ -463,7 +463,8 @@ async function moveFiles(
     emptyToArchive.length === 0 &&
     aside.unreadable.length === 0 &&
     unmatchedToFail.length === 0 &&
-    controlFailed.length === 0
+    controlFailed.length === 0 &&
+    heldFailed.length === 0
   )
     return { archived, failure: null };
   const markerOf = (path: string): Marker | undefined => {
@@ -484,14 +485,21 @@ async function moveFiles(
           `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`,
         );
       }
-      // files refused for their control totals: not staged
+      // files refused for their control totals (not staged), and files held for them (their rows HELD)
       for (const c of controlFailed) {
         current = c.file;
         c.movedTo = failFile(c.file, failedDir, controlReason(c.control, null), null, markerOf(c.file));
         moveControlFile(c.file, c.movedTo, options);
+        logger.warn({ file: c.file, movedTo: c.movedTo }, `${c.file}: moved to ${c.movedTo} (${c.control.problems.join('; ')})`);
+      }
+      for (const r of heldFailed) {
+        current = r.file;
+        const control = r.control as ControlOutcome;
+        r.controlMovedTo = failFile(r.file, failedDir, controlReason(control, r.loadId), r.loadId, markerOf(r.file));
+        moveControlFile(r.file, r.controlMovedTo, options);
         logger.warn(
-          { file: c.file, movedTo: c.movedTo },
-          `${c.file}: moved to ${c.movedTo} (its control totals: ${c.control.problems.join('; ')})`,
+          { file: r.file, movedTo: r.controlMovedTo },
+          `${r.file}: moved to ${r.controlMovedTo} (${control.problems.join('; ')})`,
         );
       }
       // files no profile's match: takes (--profiles): not read, so never part of a load
