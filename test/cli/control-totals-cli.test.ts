@@ -37,7 +37,9 @@ describe.skipIf(unavailable(NEEDS.cli))('control totals on the command line', ()
       /trailer \(line 4\) states count 3, sum 5380\.50; read count 2, sum 4600\.50 .*NOT MERGED: its rows stay HELD in load 2/,
     );
     const family = parsePrometheusTextFormat(readFileSync(metrics, 'utf8')).find((f) => f.name === 'order_loader_last_run_control_totals');
-    const figures = Object.fromEntries((family?.metrics ?? []).map((m) => [`${m.labels?.figure}/${m.labels?.side}`, Number(m.value)]));
+    const figures = Object.fromEntries(
+      (family?.metrics ?? []).map((m) => [`${m.labels?.figure ?? ''}/${m.labels?.side ?? ''}`, Number(m.value)]),
+    );
     expect(figures).toEqual({ 'count/stated': 3, 'count/read': 2, 'sum/stated': 5380.5, 'sum/read': 4600.5 });
     expect(family?.metrics[0]?.labels).toMatchObject({ file: 'BANK_20261208.txt', status: 'mismatch' });
 
