@@ -424,7 +424,14 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
 }
 
 /** A file of which the profile's `when` (or comment, skip_lines) discarded every line it read: surely not what was meant (exit 2). */
-export function discardedEverything(r: { counts: { read: number }; discarded?: number | undefined; skipped?: string | null }): boolean {
+export function discardedEverything(r: {
+  counts: { read: number };
+  discarded?: number | undefined;
+  skipped?: string | null;
+  control?: { status: string } | undefined;
+}): boolean {
+  // a file whose control totals agree holds no data record on purpose (a trailer stating 0)
+  if (r.control?.status === 'ok') return false;
   return r.skipped == null && r.discarded !== undefined && r.discarded > 0 && r.counts.read === 0;
 }
 

@@ -130,6 +130,16 @@ forEachTarget('control totals on $kind', () => {
     },
   );
 
+  targetTest('a trailer stating zero data records: a day without orders, exit 0', async ({ db }) => {
+    const { loader } = await db.open();
+    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const none = join(dir, 'BANK_none.txt');
+    writeFileSync(none, 'H|20261207|ACME BANK\nT|0|0.00\n');
+    const report = await loader.load([none], { profile: profile() });
+    expect(report.files[0]).toMatchObject({ control: { status: 'ok', read: { count: 0, sum: '0.00' } }, counts: { read: 0 } });
+    expect(report.exitCode).toBe(0);
+  });
+
   targetTest('a load killed while staging is checked on the whole file when it resumes', async ({ db }) => {
     const { loader } = await db.open();
     const dir = mkdtempSync(join(tmpdir(), 'control-'));
