@@ -75,6 +75,9 @@ const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'em
 /** The outcomes counted per profile (--profiles): those of files a profile matched. */
 const PROFILE_FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty'] as const;
 
+/** The metric families written only for a run with a file whose profile has control totals (`control:`). */
+export const CONTROL_ONLY: readonly MetricName[] = ['order_loader_last_run_control_totals'];
+
 /** The metric families written only for a run that routed its files by name (--profiles). */
 export const ROUTED_ONLY: readonly MetricName[] = [
   'order_loader_last_run_profile_files',
