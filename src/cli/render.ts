@@ -379,7 +379,7 @@ export function renderStatus(report: StatusReport & { runs?: RunRecord[]; loads:
   }
   if (held) {
     lines.push(
-      `HELD: ${total.HELD ?? 0} rows whose key is on several lines of a load's files, held from processing until that load's staging ends: a load killed while staging releases them when its files are loaded again, or \`order-loader recover --older-than\` once held longer (gives its files up)`,
+      `HELD: ${total.HELD ?? 0} rows whose key is on several lines of a load's files, held from processing until that load's staging ends: a load killed while staging releases them when its files are loaded again, or \`order-loader recover --older-than\` once held longer (gives its files up); a load held for its control totals (its file's count or sum differed) waits for \`order-loader accept <load> --reason "…"\``,
     );
   }
   if (report.runs !== undefined && report.runs.length > 0)
