@@ -18,6 +18,7 @@ import {
   type RetryRequest,
 } from './pipeline/operations.js';
 import { startRecordedRun } from './pipeline/run-record.js';
+import { acceptLoad, checkAcceptRequest, type AcceptPort, type AcceptReport, type AcceptRequest } from './pipeline/accept.js';
 import {
   rejectedLinesPage,
   rejectedPage,
@@ -371,6 +372,39 @@ export class OrderLoader {
         await run.event('refused', { reason: error.message });
         await run.finish('COMPLETED', { retried: 0, refused: 1 }, `refused: ${error.message}`);
       } else if (!handedOver) await run.fail(error);
+      throw error;
+    }
+  }
+
+  /**
+   * A load held for its control totals → its rows released to processing, audited, the load
+   * marked accepted; then, unless dryRun or process false, process (part of the accept's run).
+   */
+  async accept(
+    request: AcceptRequest,
+    options: Partial<ProcessRunOptions> & { process?: boolean } = {},
+  ): Promise<{ accept: AcceptReport; process: ProcessReport | null }> {
+    const o = this.loadOptions(options);
+    const port: AcceptPort = retryingTransient(this.engine, this.engine, 'accept', { policy: o.retry, logger: o.logger, signal: o.signal });
+    if (request.dryRun) return { accept: await acceptLoad(port, request, null), process: null };
+    checkAcceptRequest(request);
+    const run = await startRecordedRun(this.engine, 'accept', o, {
+      operator: operatorOf(request.operator),
+      reason: request.reason,
+      loadId: request.loadId,
+    });
+    let handedOver = false;
+    try {
+      const accept = await acceptLoad(port, request, run.runId);
+      await run.event('accepted', { loadId: request.loadId, rows: accept.count });
+      if (options.process === false || accept.count === 0) {
+        await run.complete({ accepted: accept.count });
+        return { accept, process: null };
+      }
+      handedOver = true;
+      return { accept, process: await runProcess(this.engine, o, { runId: run.runId, counts: { accepted: accept.count } }) };
+    } catch (error) {
+      if (!handedOver) await run.fail(error);
       throw error;
     }
   }

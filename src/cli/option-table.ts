@@ -21,6 +21,7 @@ export const COMMANDS = [
   'process',
   'retry',
   'recover',
+  'accept',
   'status',
   'errors',
   'runs',
@@ -170,8 +171,8 @@ or warn on a terminal without --log-file, written there as readable lines)`,
   }),
   'log-file': value(z.string().min(1).optional(), { arg: '<path>', common: true, help: 'write logs there instead of stderr' }),
   'dry-run': flag({
-    commands: ['load', 'stage', 'retry', 'recover'],
-    help: 'load/stage: parse and validate only, write nothing; retry/recover: show, change nothing',
+    commands: ['load', 'stage', 'retry', 'recover', 'accept'],
+    help: 'load/stage: parse and validate only, write nothing; retry/recover/accept: show, change nothing',
   }),
   overlap: flag({
     commands: ['load'],
@@ -314,14 +315,14 @@ amount, currency, or attributes.NAME (an attribute; empty removes it)`,
   }),
   // the audit column holds 1000 characters: refused here, before anything is done
   reason: value(z.string().max(1000, '--reason takes at most 1000 characters').optional(), {
-    commands: ['retry', 'recover'],
+    commands: ['retry', 'recover', 'accept'],
     arg: '<text>',
-    help: 'retry (required), recover: why, recorded in order_stage_audit',
+    help: 'retry, accept (required), recover: why, recorded in order_stage_audit',
   }),
   operator: value(z.string().min(1).max(128).optional(), {
-    commands: ['retry', 'recover', 'serve'],
+    commands: ['retry', 'recover', 'accept', 'serve'],
     arg: '<name>',
-    help: 'retry, recover, serve: who, recorded in order_stage_audit (default: the OS user@host)',
+    help: 'retry, recover, accept, serve: who, recorded in order_stage_audit (default: the OS user@host)',
     detail: 'recorded in order_stage_audit (default: the OS user@host)',
   }),
   'older-than': value(
@@ -335,7 +336,11 @@ amount, currency, or attributes.NAME (an attribute; empty removes it)`,
       detail: 'a number with ms, s, m or h (a bare number is minutes); default 15m',
     },
   ),
-  'no-process': flag({ commands: ['retry'], help: 'retry: only mark the rows READY, process nothing', detail: 'only mark the rows READY' }),
+  'no-process': flag({
+    commands: ['retry', 'accept'],
+    help: 'retry, accept: only mark the rows READY, process nothing',
+    detail: 'only mark the rows READY',
+  }),
 
   // errors
   // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown

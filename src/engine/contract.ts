@@ -40,6 +40,7 @@ import type {
   RowSelector,
   RunCounts,
   RunEventInput,
+  ControlHold,
   RunEventRecord,
   RunRecord,
   RunStart,
@@ -179,6 +180,10 @@ export interface OperatorTx {
    * is older than `olderThan` (SKIP LOCKED), for an audited release.
    */
   lockAbandonedHolds(olderThan: Date): Promise<StageRowSnapshot[]>;
+  /** `accept`: a load's control hold (null: the load was never held for its control totals). */
+  controlHold(loadId: number): Promise<ControlHold | null>;
+  /** `accept`: lock the HELD rows of one load (FOR UPDATE), for the audited release. */
+  lockControlHeld(loadId: number): Promise<StageRowSnapshot[]>;
   /**
    * Apply audited manual changes: new values and status (error fields and next_attempt_at
    * cleared), the attributes of the changes that carry them, one audit row each.

@@ -190,8 +190,8 @@ export interface ManualChangeReport {
 
 /** HELD rows of one load that `recover` leaves HELD. */
 export interface HeldKept extends HeldLoad {
-  /** 'younger': held more recently than --older-than; 'staging': a RUNNING run stages the load. */
-  why: 'younger' | 'staging';
+  /** 'younger': held more recently than --older-than; 'staging': a RUNNING run stages the load; 'control': held for its control totals until `accept`. */
+  why: 'younger' | 'staging' | 'control';
 }
 
 /** Changes listed in a report; `count` has the total. */
@@ -221,7 +221,7 @@ export function checkRetryRequest(request: RetryRequest): void {
 }
 
 /** The change that makes a locked (or, in a dry run, read) row READY with `corrections`. */
-function plannedChange(
+export function plannedChange(
   row: StageRowSnapshot,
   action: ManualChange['action'],
   request: { operator: string; reason: string },
@@ -416,7 +416,7 @@ export async function recoverRows(
   const heldKept: HeldKept[] = (await heldLoads())
     .map((l) => ({ ...l, rows: l.rows - (request.dryRun ? (releasedByLoad.get(l.loadId) ?? 0) : 0) }))
     .filter((l) => l.rows > 0)
-    .map((l) => ({ ...l, why: l.staging ? 'staging' : 'younger' }));
+    .map((l) => ({ ...l, why: l.control === true ? 'control' : l.staging ? 'staging' : 'younger' }));
   return {
     dryRun: request.dryRun,
     count: changes.length,

@@ -27,7 +27,7 @@ export type AbandonedRunsPort = Transactor<JournalTx> & Pick<RunJournal, 'runnin
 export type ErrorExportPort = Transactor<Pick<OperatorTx, 'fileLayouts'>> & Pick<Reports, 'listErrorRows' | 'listRejectedLines'>;
 
 /** load.ts: staging and processing, the run records, the reads that decide and report a run, and the file claims (file-claim.ts). */
-export type LoadPort = Transactor<StagingTx & HoldSetsTx & ChunkTx & JournalTx> &
+export type LoadPort = Transactor<StagingTx & HoldSetsTx & ChunkTx & JournalTx & Pick<OperatorTx, 'controlHold'>> &
   Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory' | 'runningRuns'> &
   Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary' | 'heldLoads'> &
   Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics' | 'claimFile'>;

@@ -27,6 +27,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/attributes.test.ts',
   'test/integration/bad-input.test.ts',
   'test/integration/bytes-read.test.ts',
+  'test/integration/control-totals.test.ts',
   'test/integration/dry-run.test.ts',
   'test/integration/encoding-refusal.test.ts',
   'test/integration/errors-export.test.ts',

@@ -112,6 +112,9 @@ class FakeOperator implements OperatorPort {
         this.heldAsked.push(olderThan);
         return Promise.resolve(this.held);
       },
+      // `accept` is tested against the databases (test/integration/control-totals.test.ts)
+      controlHold: () => Promise.resolve(null),
+      lockControlHeld: () => Promise.resolve([]),
       applyManualChanges: (c) => {
         // an empty batch (the walk's last, empty step) writes nothing, as the engines do
         if (c.length > 0) changes.push(c);

@@ -1,6 +1,6 @@
 import type { OperatorTx } from '../contract.js';
-import { fileLayoutFromInvoked } from '../run-events.js';
-import type { ErrorPhase, FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
+import type { ControlHold, ErrorPhase, FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
 import {
   checkValueSizes,
   ID_SLOTS,
@@ -105,6 +105,18 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
       const rows = await queryRows(connection, kit, 'lock_abandoned_holds', {
         older_than: binds.str(utcTimestampText(olderThan), MAX_BYTES.timestampText),
       });
+      return rows.map(stageSnapshot);
+    },
+
+    /** queries/control_hold.sql: the load's latest control hold, if any. */
+    async controlHold(loadId: number): Promise<ControlHold | null> {
+      const row = (await queryRows(connection, kit, 'control_hold', { load_id: binds.num(loadId) }))[0];
+      return row === undefined ? null : { detail: eventDetail(text(row.DETAIL)), accepted: int(row.ACCEPTED, 'accepted') === 1 };
+    },
+
+    /** queries/lock_control_held.sql: every row of the cursor fetched and so locked. */
+    async lockControlHeld(loadId: number): Promise<StageRowSnapshot[]> {
+      const rows = await queryRows(connection, kit, 'lock_control_held', { load_id: binds.num(loadId) });
       return rows.map(stageSnapshot);
     },
 

@@ -1,6 +1,6 @@
 import type { OperatorTx } from '../contract.js';
-import { fileLayoutFromInvoked } from '../run-events.js';
-import type { ErrorPhase, FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
+import type { ControlHold, ErrorPhase, FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
 import { listOrNull, sqlQuery, toSnapshot, type SnapshotRow } from './rows.js';
 import type { PgSession } from './session.js';
 
@@ -36,6 +36,17 @@ export function operatorSlice(session: PgSession): OperatorTx {
 
     async lockAbandonedHolds(olderThan: Date): Promise<StageRowSnapshot[]> {
       const { rows } = await session.query<SnapshotRow>(sqlQuery('lock_abandoned_holds'), [olderThan]);
+      return rows.map(toSnapshot);
+    },
+
+    async controlHold(loadId: number): Promise<ControlHold | null> {
+      const { rows } = await session.query<{ detail: string | null; accepted: boolean }>(sqlQuery('control_hold'), [loadId]);
+      const row = rows[0];
+      return row === undefined ? null : { detail: eventDetail(row.detail), accepted: row.accepted };
+    },
+
+    async lockControlHeld(loadId: number): Promise<StageRowSnapshot[]> {
+      const { rows } = await session.query<SnapshotRow>(sqlQuery('lock_control_held'), [loadId]);
       return rows.map(toSnapshot);
     },
 

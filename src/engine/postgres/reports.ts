@@ -82,15 +82,21 @@ export function reports(withSession: WithSession): Reports {
 
     heldLoads: () =>
       withSession(async (s) => {
-        const { rows } = await s.query<{ load_id: number; n: number; held_since: Date; file_name: string | null; staging: boolean }>(
-          sqlQuery('held_loads'),
-        );
+        const { rows } = await s.query<{
+          load_id: number;
+          n: number;
+          held_since: Date;
+          file_name: string | null;
+          staging: boolean;
+          control: boolean;
+        }>(sqlQuery('held_loads'));
         return rows.map((r) => ({
           loadId: r.load_id,
           rows: r.n,
           heldSince: r.held_since,
           fileName: r.file_name,
           staging: r.staging,
+          ...(r.control ? { control: true } : {}),
         }));
       }),
 

@@ -9,6 +9,7 @@
  */
 import { UserError } from '../../errors.js';
 import { isGzipFile } from '../gzip.js';
+import { controlLines } from './control.js';
 import { readContentSample } from '../encoding-sniff.js';
 import { parseProfileText } from '../profile/load-profile.js';
 import { WHOLE_CURRENCIES } from './amounts.js';
@@ -135,10 +136,12 @@ export function guessFromSample(file: string, sample: Uint8Array, complete: bool
   const y = draftHead(file, sample.length, complete, gzip, name, currency, enc, endings, layout, fullWidth);
   y.push(...timezoneLines(byField('order_date'), open));
   y.push(...trailerLines(layout, byField('source_key').column ?? undefined));
+  const control = controlLines(layout, byField('amount'), complete);
   if (nulls.length > 0) y.push(`null_if: [${['', ...nulls].map(q).join(', ')}]   # seen in the sample`);
   else y.push('# null_if: ["", "NULL", "n/a"]   # values read as empty (default [""]); none other seen');
   y.push('columns:');
   for (const p of proposals) y.push(...fieldLines(p, columns, currency, open));
+  y.push(...control);
   const used = new Set(proposals.map((p) => p.column?.index));
   const unmapped = layout.columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
   if (unmapped.length > 0) {
