@@ -1,6 +1,15 @@
 import type { OperatorTx } from '../contract.js';
 import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
-import type { ControlHold, ErrorPhase, FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import type {
+  ControlHold,
+  ErrorPhase,
+  FileLayout,
+  KeysetWindow,
+  LatestRawRecord,
+  ManualChange,
+  RowSelector,
+  StageRowSnapshot,
+} from '../types.js';
 import {
   checkValueSizes,
   ID_SLOTS,
