@@ -45,7 +45,15 @@ async function read(bytes: Buffer, profile = profileOf()): Promise<FileItem[]> {
 const summary = (items: FileItem[]) =>
   items.map((i) =>
     i.kind === 'record'
-      ? [i.lineNo, i.fields.source_key, i.fields.customer_id, i.fields.order_date, i.fields.amount, i.fields.currency, i.problem?.code ?? null]
+      ? [
+          i.lineNo,
+          i.fields.source_key,
+          i.fields.customer_id,
+          i.fields.order_date,
+          i.fields.amount,
+          i.fields.currency,
+          i.problem?.code ?? null,
+        ]
       : [i.lineNo, i.code, i.raw],
   );
 
@@ -91,7 +99,10 @@ describe('xlsx cells', () => {
 
 describe('the xlsx reader', () => {
   it('reads a sheet: header names and letters, date cells and date text, formulas by their cached value, rows by number', async () => {
-    const bytes = await workbookBytes([{ name: 'Notes', rows: [['not this sheet']] }, { ...ORDERS, merge: ['E7:F7'] }]);
+    const bytes = await workbookBytes([
+      { name: 'Notes', rows: [['not this sheet']] },
+      { ...ORDERS, merge: ['E7:F7'] },
+    ]);
     const items = await read(bytes, profileOf('sheet: Orders\n'));
     expect(summary(items)).toEqual([
       [2, 'A-1', '1001', '2024-01-01', '1234.5', 'USD', null],
@@ -151,7 +162,23 @@ describe('the xlsx reader', () => {
 
   it('a profile of format: xlsx takes no delimiter or encoding; sheet is for xlsx', () => {
     expect(() => profileOf('delimiter: ";"\n')).toThrow(/delimiter has no meaning for format: xlsx/);
-    expect(() => parseProfileText('version: 1\nsheet: 1\ncolumns: {source_key: {column: a}, customer_id: {column: b}, order_date: {column: c}, amount: {column: d}, currency: {column: e}}\n', 'q.yaml', 'q')).toThrow(/sheet is for format: xlsx/);
+    expect(() =>
+      parseProfileText(
+        'version: 1\nsheet: 1\ncolumns: {source_key: {column: a}, customer_id: {column: b}, order_date: {column: c}, amount: {column: d}, currency: {column: e}}\n',
+        'q.yaml',
+        'q',
+      ),
+    ).toThrow(/sheet is for format: xlsx/);
     expect(() => profileOf('header: false\n')).toThrow(/a column is its letter/);
+  });
+});
+
+describe('a workbook named on the command line', () => {
+  it('is complete when its zip ends with its central directory: no line end is waited for', async () => {
+    const { lastLineUnfinished } = await import('../../src/input/inputs.js');
+    const bytes = await workbookBytes([ORDERS]);
+    expect(lastLineUnfinished(writeTestFile(bytes, 'whole.xlsx'))).toBe(false);
+    // a workbook still being copied: its zip has no end yet
+    expect(lastLineUnfinished(writeTestFile(bytes.subarray(0, bytes.length - 30), 'cut.xlsx'))).toBe(true);
   });
 });

@@ -84,7 +84,8 @@ export function serialDate(serial: number, date1904: boolean): CellText {
     return { text: String(serial), problem: `the date serial ${String(serial)} is before the first day of the workbook's date system` };
   const day = Math.floor(serial);
   if (date1904) return { text: iso((day - EPOCH_1904) * DAY_MS), date: true };
-  if (day === 60) return { text: '1900-02-29', problem: 'the date is 29 February 1900, a day that does not exist (Excel’s 1900 leap-year bug)' };
+  if (day === 60)
+    return { text: '1900-02-29', problem: 'the date is 29 February 1900, a day that does not exist (Excel’s 1900 leap-year bug)' };
   return { text: iso((day - EPOCH_1900 + (day < 60 ? 1 : 0)) * DAY_MS), date: true };
 }
 

@@ -51,7 +51,12 @@ export function sheetColumns(names: readonly string[], where: string, profile: L
     if (i >= 0 && typeof ref !== 'number') {
       // two header cells of that name: which one is meant cannot be told (CSV profiles refuse it too)
       const again = keys.indexOf(keys[i] ?? '', i + 1);
-      if (keys[i] !== undefined && keys[i] !== '' && again >= 0 && (typeof ref === 'string' ? [ref] : ref).some((r) => headerKey(r) === keys[i]))
+      if (
+        keys[i] !== undefined &&
+        keys[i] !== '' &&
+        again >= 0 &&
+        (typeof ref === 'string' ? [ref] : ref).some((r) => headerKey(r) === keys[i])
+      )
         throw new UserError(
           `profile ${profile.name}: ${what}: ${JSON.stringify(names[i])} names columns ${columnLetters(i + 1)} and ${columnLetters(again + 1)} of ${where}: which one is meant cannot be told`,
         );

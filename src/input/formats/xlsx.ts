@@ -106,7 +106,9 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
   if (spec.header !== false && names.length === 0) {
     source.close();
     if (options.signal?.aborted === true) throw new RunAbortedError(`interrupted while reading the header of ${path}`, 'interrupted');
-    throw new UserError(`${where}: the sheet has no header row (no row with a cell${spec.skip_lines > 0 ? ` after row ${spec.skip_lines}` : ''})`);
+    throw new UserError(
+      `${where}: the sheet has no header row (no row with a cell${spec.skip_lines > 0 ? ` after row ${spec.skip_lines}` : ''})`,
+    );
   }
   let columns: SheetColumns;
   try {
@@ -116,7 +118,9 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     throw error;
   }
   if (columns.unused.length > 0)
-    options.onWarning?.(`${where}: columns not in the profile are ignored: ${columns.unused.join(', ')} (extra: ignore says so without a warning)`);
+    options.onWarning?.(
+      `${where}: columns not in the profile are ignored: ${columns.unused.join(', ')} (extra: ignore says so without a warning)`,
+    );
   const warn = options.onWarning === undefined ? undefined : (m: string) => options.onWarning?.(`${path}: ${m}`);
   const mapping = compileMapping(profile, columns.found, warn, path);
   const plain = withoutDateMasks(profile);
@@ -187,7 +191,10 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
       stopsFile: false,
     });
     if (texts.reduce((n, t) => n + t.length, 0) > FIXED_RECORD_LIMIT)
-      return reject('CSV_MAX_RECORD_SIZE', `the row holds more than ${FIXED_RECORD_LIMIT} characters, the longest record read; the row was skipped`);
+      return reject(
+        'CSV_MAX_RECORD_SIZE',
+        `the row holds more than ${FIXED_RECORD_LIMIT} characters, the longest record read; the row was skipped`,
+      );
     const at = (i: number): string => (i < 0 ? '' : (texts[i] ?? ''));
     for (const i of [...Object.values(columns.indexes), columns.when]) {
       const problem = i < 0 ? undefined : cells[i]?.problem;
@@ -208,7 +215,8 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     const dateIndex = columns.indexes.order_date;
     const byMapping: Mapping = dateIndex >= 0 && cells[dateIndex]?.date === true ? dateMapping : mapping;
     const mapped = byMapping.map((c) => at(columns.indexes[c]));
-    const kept = columns.attributes === null ? null : typeof columns.attributes === 'function' ? columns.attributes(texts.length) : columns.attributes;
+    const kept =
+      columns.attributes === null ? null : typeof columns.attributes === 'function' ? columns.attributes(texts.length) : columns.attributes;
     return new SheetRecord(rowNo, mapped.fields, texts, mapped.problem, kept === null ? null : attributesJson(texts, kept));
   }
 

@@ -9,6 +9,13 @@ const latin = (bytes: Uint8Array, end: number): string => Buffer.from(bytes.suba
 
 const SAVE_AS_CSV = 'save the sheet as CSV (File › Save As › CSV UTF-8) and guess that file';
 
+/** Whether a file's first bytes are those of an xlsx workbook (a zip whose first names are a workbook's). */
+export function isWorkbookStart(bytes: Uint8Array): boolean {
+  if (!startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return false;
+  const head = latin(bytes, 4096);
+  return !head.includes('application/vnd.oasis.opendocument') && (head.includes('xl/') || head.includes('[Content_Types].xml'));
+}
+
 /** What a binary file is, as one line with what to do; null when it is none of those recognised. */
 export function binaryFormat(bytes: Uint8Array): string | null {
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
