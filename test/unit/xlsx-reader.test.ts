@@ -5,7 +5,11 @@
  * header name or letter, each bad row rejected with its row number, column and the row as CSV,
  * and the files refused before anything is read (an .xls, a missing sheet, a cut zip).
  */
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { guessProfile } from '../../src/input/guess/index.js';
 import { UserError } from '../../src/errors.js';
 import { numberText, serialDate } from '../../src/input/formats/xlsx-cells.js';
 import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
@@ -180,5 +184,32 @@ describe('a workbook named on the command line', () => {
     expect(lastLineUnfinished(writeTestFile(bytes, 'whole.xlsx'))).toBe(false);
     // a workbook still being copied: its zip has no end yet
     expect(lastLineUnfinished(writeTestFile(bytes.subarray(0, bytes.length - 30), 'cut.xlsx'))).toBe(true);
+  });
+});
+
+describe('guess on a workbook', () => {
+  it('drafts a profile of format: xlsx: the first sheet with a table, its header under a title row, its columns, with evidence', async () => {
+    const guessed = await guessProfile('examples/profiles/partner-workbook.xlsx');
+    expect(guessed).toMatchObject({ format: 'xlsx', sheet: { name: 'Orders', position: 2 }, delimiter: null, header: true, skipLines: 2 });
+    const yaml = parse(guessed.yaml) as Record<string, unknown>;
+    expect(yaml).toMatchObject({ format: 'xlsx', sheet: 'Orders', header: true, skip_lines: 2 });
+    expect(yaml).not.toHaveProperty('delimiter');
+    expect(yaml).not.toHaveProperty('encoding');
+    expect(yaml.columns).toMatchObject({
+      source_key: { column: 'Order No' },
+      customer_id: { column: 'Customer' },
+      order_date: { column: 'Order Date', date: ['YYYY-MM-DD', 'DD.MM.YYYY'] },
+      amount: { column: 'Amount', decimal: '.' },
+      currency: { column: 'Currency' },
+    });
+    expect(guessed.yaml).toContain('# passed over: sheet 1 "Summary": 1 row(s) with a cell, no table');
+    // the row whose last cells are merged over is a record, not a trailer
+    expect(yaml).not.toHaveProperty('when');
+    expect(guessed.open).toEqual([]);
+  });
+
+  it('a workbook compressed with gzip: says to decompress it', async () => {
+    const gz = writeTestFile(gzipSync(readFileSync('examples/profiles/partner-workbook.xlsx')), 'w.xlsx.gz');
+    await expect(guessProfile(gz)).rejects.toThrow(/an Excel workbook \(xlsx\) inside gzip: decompress it \(gunzip\)/);
   });
 });
