@@ -135,7 +135,9 @@ describe('the file name', () => {
 describe('files guess recognises but does not read as order text', () => {
   it('says workbooks, PDF and zip by their first bytes, JSON and JSON Lines by their text', () => {
     // a workbook reaches binaryFormat only compressed: guessProfile drafts one read from its own file
-    expect(binaryFormat(readFileSync(join(CORPUS, 'partner-orders.xlsx')))).toMatch(/^an Excel workbook \(xlsx\) inside gzip: decompress it/);
+    expect(binaryFormat(readFileSync(join(CORPUS, 'partner-orders.xlsx')))).toMatch(
+      /^an Excel workbook \(xlsx\) inside gzip: decompress it/,
+    );
     expect(binaryFormat(Buffer.from('%PDF-1.4'))).toMatch(/^a PDF document/);
     expect(binaryFormat(Buffer.from('id,amount\n'))).toBeNull();
     expect(jsonFormat('{"a":1}\n{"a":2}\n{"a":', false)).toMatch(/^JSON Lines \(one JSON object per line, 2 in the sample\)/);
