@@ -60,9 +60,21 @@ export function numberText(n: number): string | null {
   return negative && text !== '0' ? `-${text}` : text;
 }
 
+/** Formats seen, and whether each shows a date: a workbook has a few, its cells many. */
+const DATE_FORMATS = new Map<string, boolean>();
+
 /** Whether a number format shows a date (or time): its y, m, d, h, s outside quotes and brackets. */
 export function isDateFormat(format: string | undefined): boolean {
   if (format === undefined || format === '') return false;
+  let known = DATE_FORMATS.get(format);
+  if (known === undefined) {
+    known = showsDate(format);
+    if (DATE_FORMATS.size < 1000) DATE_FORMATS.set(format, known);
+  }
+  return known;
+}
+
+function showsDate(format: string): boolean {
   const bare = format.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '');
   return /[ymdhsYMDHS]/.test(bare.replace(/\\./g, ''));
 }
