@@ -242,16 +242,9 @@ describe('a draft guess writes with exit 0 routes an inbox as it is (--profiles)
 
 describe('guess on files it recognises but does not read as order text: one line saying what and what to do, exit 1', () => {
   const saveAs = 'save it as an Excel Workbook (File › Save As › .xlsx) or the sheet as CSV UTF-8, and guess that file';
-  const jsonl =
-    'not CSV: guess does not draft a JSON Lines profile; write one with format: jsonl and each field by its path into the object (docs/files.md, examples/profiles/web-orders.yaml)';
   const json =
     'not CSV: order-loader reads JSON Lines (one object per line, format: jsonl), not one JSON document; export the orders one object per line, or as CSV';
   const cases: Array<[string, Buffer, string]> = [
-    [
-      'orders.jsonl',
-      readFileSync('test/fixtures/guess-corpus/shop-export.jsonl'),
-      `JSON Lines (one JSON object per line, 3 in the sample), ${jsonl}`,
-    ],
     ['orders.json', Buffer.from('[\n  {"id": 1, "total": "5.00"}\n]\n'), `a JSON document, ${json}`],
     [
       'orders.xls',

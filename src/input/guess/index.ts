@@ -20,6 +20,7 @@ import { guessEncoding, type EncodingGuess } from './encoding.js';
 import { proposeFields, type FieldProposal, type GuessColumn } from './fields.js';
 import { fileNameFacts, type FileNameFacts } from './file-name.js';
 import { binaryFormat, isWorkbookStart, jsonFormat } from './formats.js';
+import { jsonLinesColumns } from './json-sample.js';
 import { workbookSample, type WorkbookSample } from './workbook.js';
 import { delimiterCandidates, describeEndings, isConsistent, splitLines } from './layout.js';
 import { FIELDS } from './names.js';
@@ -39,7 +40,7 @@ export interface ProfileGuess {
   name: string;
   match: string;
   encoding: EncodingGuess['encoding'];
-  format: 'csv' | 'fixed' | 'xlsx';
+  format: 'csv' | 'fixed' | 'xlsx' | 'jsonl';
   /** format: xlsx: the sheet the draft reads (the first with a table). */
   sheet: { name: string; position: number } | null;
   delimiter: string | null;
@@ -97,6 +98,23 @@ function sheetLayout(lines: string[]): Layout {
   };
 }
 
+/** A JSON Lines sample's layout: its leaf paths as named columns, no delimiter or header line. */
+function jsonLinesLayout(lines: string[], objects: NonNullable<ReturnType<typeof jsonLinesColumns>>): Layout {
+  return {
+    format: 'jsonl',
+    lines,
+    comments: [],
+    top: [`# ${objects.objects} JSON object(s), one per line; each field below is a path into the object (docs/files.md)`],
+    columns: objects.columns,
+    skip: [],
+    delimiter: null,
+    header: null,
+    skipLines: 0,
+    fixed: null,
+    trailer: [],
+  };
+}
+
 /** Does the sample say its amounts are in a currency without minor units (a code column, a sign, the name)? */
 function wholeCurrencyHint(columns: readonly GuessColumn[], name: FileNameFacts): boolean {
   if (name.currency !== null && WHOLE_CURRENCIES.has(name.currency.code)) return true;
@@ -136,13 +154,15 @@ export function guessFromSample(
   if (binary !== null) throw new UserError(`${file}: ${binary}`);
   const enc = guessEncoding(sample, complete);
   if ('notText' in enc) throw new UserError(`${file}: ${enc.notText}`);
-  const json = jsonFormat(enc.text, complete);
-  if (json !== null) throw new UserError(`${file}: ${json}`);
   const { lines: allLines, endings } = splitLines(enc.text);
   const lines = allLines.slice(0, GUESS_SAMPLE_RECORDS + 20);
+  // JSON Lines (UTF-8, as the reader reads it): each leaf path a column
+  const objects = workbook === undefined && enc.encoding === 'utf-8' ? jsonLinesColumns(lines.join('\n'), complete) : null;
+  const json = objects === null ? jsonFormat(enc.text, complete) : null;
+  if (json !== null) throw new UserError(`${file}: ${json}`);
   if (lines.every((l) => l.trim() === '')) throw new UserError(`${file}: no line of text in the first ${sample.length} bytes`);
   const fullWidth = hasFullWidth(enc.text);
-  const layout = layoutOf(lines, enc.encoding, workbook !== undefined);
+  const layout = objects === null ? layoutOf(lines, enc.encoding, workbook !== undefined) : jsonLinesLayout(lines, objects);
   const raw = layout.columns.flatMap((g) => g.values);
   const nulls = [...new Set(raw.filter((v) => NULL_WORDS.includes(v)))];
   const columns = layout.columns.map((g) => ({
@@ -154,13 +174,15 @@ export function guessFromSample(
   }));
   const name = fileNameFacts(file, KNOWN_CURRENCIES);
   const proposals = proposeFields(columns, { skip: layout.skip, wholeCurrency: wholeCurrencyHint(columns, name) });
+  // a JSON Lines column was judged by its last name: the draft names it by its whole path
+  if (objects !== null) for (const list of [columns, layout.columns]) list.forEach((g, i) => (g.name = objects.paths[i] ?? g.name));
   const byField = (f: (typeof FIELDS)[number]) => proposals.find((p) => p.field === f) as FieldProposal;
   const currency = decideCurrency(byField('amount'), byField('currency'), name);
   const open: string[] = [];
   const y =
-    workbook === undefined
-      ? draftHead(file, sample.length, complete, gzip, name, currency, enc, endings, layout, fullWidth)
-      : workbookHead(file, workbook, name, currency, layout, fullWidth);
+    workbook !== undefined
+      ? workbookHead(file, workbook, name, currency, layout, fullWidth)
+      : draftHead(file, sample.length, complete, gzip, name, currency, enc, endings, layout, fullWidth);
   y.push(...timezoneLines(byField('order_date'), open));
   y.push(...trailerLines(layout, byField('source_key').column ?? undefined));
   if (nulls.length > 0) y.push(`null_if: [${['', ...nulls].map(q).join(', ')}]   # seen in the sample`);
