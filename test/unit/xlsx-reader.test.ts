@@ -12,9 +12,10 @@ import { parse } from 'yaml';
 import { guessProfile } from '../../src/input/guess/index.js';
 import { UserError } from '../../src/errors.js';
 import { numberText, serialDate } from '../../src/input/formats/xlsx-cells.js';
-import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
+import type { FileItem } from '../../src/input/order-file.js';
 import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { writeTestFile } from '../support/files.js';
+import { readItems } from '../support/read-items.js';
 import { workbookBytes, type SheetSpec } from '../support/xlsx.js';
 
 const profileOf = (head = '', columns?: string): LoadProfile =>
@@ -36,14 +37,7 @@ ${
   );
 
 async function read(bytes: Buffer, profile = profileOf()): Promise<FileItem[]> {
-  const file = await openOrderFile(writeTestFile(bytes, 'w.xlsx'), { encoding: 'utf-8', delimiter: ',', profile });
-  const items: FileItem[] = [];
-  try {
-    for await (const item of file.items) items.push(item);
-  } finally {
-    file.close();
-  }
-  return items;
+  return readItems(writeTestFile(bytes, 'w.xlsx'), { encoding: 'utf-8', delimiter: ',', profile });
 }
 
 const summary = (items: FileItem[]) =>
