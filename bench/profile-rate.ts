@@ -1,5 +1,5 @@
 /**
- * Issue 21, section 6: a load profile must not slow loading. `load --dry-run --profile
+ * A load profile must not slow loading. `load --dry-run --profile
  * examples/profiles/eu-erp.yaml` on the European shape of a generated file against `load
  * --dry-run` (the built-in format) on the same orders, both as child processes of the built code,
  * in alternating pairs so that each ratio is measured in the same minute on a shared machine.

@@ -17,6 +17,8 @@ import { charLength, ORDER_COLUMNS, type OrderColumn } from '../input/order-reco
 import type { LoadProfile } from '../input/profile/load-profile.js';
 import { headerKey } from '../input/profile/mapping.js';
 import type { ProfileEncoding } from '../input/profile/schema.js';
+import { patternExample } from './pattern-example.js';
+import { amountWriter, dateWriter, signsByCurrency } from './shape-values.js';
 import { syntheticOrders, type GenerateOptions, type GenerateResult, type SyntheticOrder } from './synthetic-orders.js';
 
 /** How the synthetic orders are written for a profile. */
@@ -33,6 +35,8 @@ export interface FileShape {
   overflow: boolean;
   /** What the shape changes in the synthetic data, for the report. */
   notes: string[];
+  /** The file's base name where the profile takes values from it (file_pattern), else null: any name. */
+  fileName: string | null;
 }
 
 /** The largest amounts generated: a normal one, and one that overflows orders.amount (synthetic-orders.ts). */
@@ -98,41 +102,78 @@ function encoderFor(encoding: ProfileEncoding): Encoder {
   };
 }
 
-/** A date YYYY-MM-DD written with a mask (YYYY, MM, DD, M, D). */
-function dateWriter(mask: string): (iso: string) => string {
-  return (iso) =>
-    mask.replace(/YYYY|MM|DD|M|D/g, (token) => {
-      switch (token) {
-        case 'YYYY':
-          return iso.slice(0, 4);
-        case 'MM':
-          return iso.slice(5, 7);
-        case 'DD':
-          return iso.slice(8, 10);
-        case 'M':
-          return String(Number(iso.slice(5, 7)));
-        default:
-          return String(Number(iso.slice(8, 10)));
-      }
-    });
-}
-
-/** An amount written as `1234.56` written with the profile's decimal and group separators. */
-function amountWriter(decimal: string, group: string | undefined): (amount: string) => string {
-  return (amount) => {
-    if (amount === '') return '';
-    const [integer = '', fraction = ''] = amount.split('.');
-    const grouped = group === undefined ? integer : integer.replace(/\B(?=(\d{3})+$)/g, group);
-    return fraction === '' ? grouped : `${grouped}${decimal}${fraction}`;
-  };
-}
-
 /** A value that the profile's `when` keeps. */
 function keptValue(when: NonNullable<LoadProfile['spec']['when']>): string {
   if (when.equals !== undefined) return when.equals;
   if (when.in !== undefined) return when.in[0] ?? '';
   const refused = new Set(when.not_in ?? []);
   return ['D', 'K', 'X', '1', 'bench'].find((v) => !refused.has(v)) ?? `${[...refused].join('')}x`;
+}
+
+/**
+ * Whether `when` keeps every value `value` writes (a trailer's TOTAL tested in the key column):
+ * then it needs no column of its own.
+ */
+function keepsAll(when: NonNullable<LoadProfile['spec']['when']>, value: (o: SyntheticOrder) => string, rows: number): boolean {
+  const keeps = (v: string) =>
+    when.equals !== undefined ? v === when.equals : when.in !== undefined ? when.in.includes(v) : !(when.not_in ?? []).includes(v);
+  return [1, 2, 3, rows].every((n) =>
+    keeps(value({ n, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' }).trim()),
+  );
+}
+
+type Refuse = (key: string, why: string) => never;
+
+/**
+ * The file's name where the profile takes values from it (file_pattern): one its pattern takes,
+ * a currency group holding JPY where it fits. The values it gives, by group.
+ */
+function nameFor(spec: LoadProfile['spec'], refuse: Refuse, notes: string[]): { fileName: string | null; groups: Record<string, string> } {
+  const pattern = spec.file_pattern;
+  if (pattern === undefined) return { fileName: null, groups: {} };
+  const currencyGroup = spec.columns.currency.file_group;
+  const fileName = patternExample(pattern, currencyGroup === undefined ? {} : { [currencyGroup]: 'JPY' });
+  if (fileName === null)
+    return refuse('file_pattern', `bench cannot write a file name /${pattern}/ takes: measure a real file with load --dry-run`);
+  const groups: Record<string, string> = {};
+  // a group that took no part in the match is undefined
+  const found: Record<string, string | undefined> = new RegExp(`^(?:${pattern})$`).exec(fileName)?.groups ?? {};
+  for (const [k, v] of Object.entries(found)) groups[k] = v ?? '';
+  for (const c of ORDER_COLUMNS) {
+    const g = spec.columns[c].file_group;
+    if (g !== undefined)
+      notes.push(`${c}: ${JSON.stringify(groups[g] ?? '')} for every order, from the file name ${fileName} (file_pattern)`);
+  }
+  return { fileName, groups };
+}
+
+/**
+ * Each order's currency as the profile reads it, and the sign written with its amount: the sign
+ * currency_signs gives its code; where the currency is the sign's (amount_sign), an order in a
+ * currency no sign names is written in one a sign names. `codes`: the currencies written.
+ */
+function currencies(
+  spec: LoadProfile['spec'],
+  groups: Record<string, string>,
+  refuse: Refuse,
+  notes: string[],
+): { currencyOf: (o: SyntheticOrder) => string; signOf: (code: string) => string | undefined; codes: string[] } {
+  const bySign = signsByCurrency(spec.columns.amount.currency_signs);
+  const signOf = (code: string) => bySign.get(code);
+  const currency = spec.columns.currency;
+  const signed = [...bySign.keys()];
+  if (currency.amount_sign === true) {
+    if (signed.length === 0)
+      return refuse(
+        'columns.currency.amount_sign',
+        'no sign of columns.amount.currency_signs names a currency: bench cannot write the one it gives',
+      );
+    notes.push(`currency: given by the amount's sign; orders in another currency written in ${signed.join(', ')}`);
+    return { currencyOf: (o) => (bySign.has(o.currency) ? o.currency : (signed[o.n % signed.length] as string)), signOf, codes: signed };
+  }
+  const fixed = currency.file_group !== undefined ? (groups[currency.file_group] ?? '') : currency.const;
+  if (fixed !== undefined) return { currencyOf: () => fixed, signOf, codes: [fixed] };
+  return { currencyOf: (o) => o.currency, signOf, codes: ['JPY', ...signed] };
 }
 
 /**
@@ -150,12 +191,18 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
   const dateSpec = spec.columns.order_date.date;
   const writeDate = dateWriter(
     dateSpec === undefined ? 'YYYY-MM-DD' : typeof dateSpec === 'string' ? dateSpec : (dateSpec[0] ?? 'YYYY-MM-DD'),
+    spec.timezone,
   );
-  const amountSpec = spec.columns.amount;
-  const writeAmount = amountWriter(amountSpec.decimal ?? '.', amountSpec.group);
   const notes: string[] = [];
-  const written = (c: OrderColumn) => spec.columns[c].const === undefined;
-  for (const c of ORDER_COLUMNS) if (!written(c)) notes.push(`${c}: not written (const ${JSON.stringify(spec.columns[c].const)})`);
+  const { fileName, groups } = nameFor(spec, refuse, notes);
+  const { currencyOf, signOf, codes } = currencies(spec, groups, refuse, notes);
+  const amountSpec = spec.columns.amount;
+  const writeAmountOf = amountWriter(amountSpec.decimal ?? '.', amountSpec.group, signOf);
+  const writeAmount = (amount: string, currency = 'JPY') => writeAmountOf(amount, currency);
+  const written = (c: OrderColumn) =>
+    spec.columns[c].const === undefined && spec.columns[c].file_group === undefined && spec.columns[c].amount_sign === undefined;
+  for (const c of ORDER_COLUMNS)
+    if (spec.columns[c].const !== undefined) notes.push(`${c}: not written (const ${JSON.stringify(spec.columns[c].const)})`);
   const comment = spec.comment;
   const checkComment = (start: string, what: string): void => {
     if (comment !== undefined && start.trimStart().startsWith(comment))
@@ -182,18 +229,26 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
           ? (o: SyntheticOrder) => String(o.n).padStart(keyLength, '0')
           : refuse('columns.source_key.at', `${keyLength} positions cannot hold ${rows} distinct keys`);
     if (keyLength < 13) notes.push(`source_key: the order number in ${keyLength} digits`);
+    // a customer field narrower than the generator's numbers (1 … 500000): the customers in its digits
+    const customerDigits = at('customer_id')?.[1] ?? CUSTOMER_DIGITS;
+    const customers = 10 ** Math.min(CUSTOMER_DIGITS, customerDigits) - 1;
+    const customerOf = (o: SyntheticOrder) =>
+      customerDigits >= CUSTOMER_DIGITS ? o.customerId : String(1 + ((Number(o.customerId) - 1) % customers));
+    if (customerDigits < CUSTOMER_DIGITS) notes.push(`customer_id: 1 … ${customers} (${customerDigits} positions)`);
     const values: Record<OrderColumn, (o: SyntheticOrder) => string> = {
       source_key: keyOf,
-      customer_id: (o) => o.customerId,
-      order_date: (o) => writeDate(o.orderDate),
-      amount: (o) => writeAmount(o.amount),
-      currency: (o) => o.currency,
+      customer_id: customerOf,
+      order_date: (o) => writeDate(o),
+      amount: (o) => writeAmount(o.amount, currencyOf(o)),
+      currency: (o) => currencyOf(o),
     };
     const largest: Record<OrderColumn, string> = {
       source_key: keyOf({ n: rows, customerId: '', orderDate: '', amount: '', currency: '' }),
-      customer_id: '9'.repeat(CUSTOMER_DIGITS),
-      order_date: writeDate('2025-12-28'),
-      amount: writeAmount(LARGEST_AMOUNT),
+      customer_id: '9'.repeat(Math.min(CUSTOMER_DIGITS, customerDigits)),
+      order_date: writeDate({ n: 11, customerId: '', orderDate: '2025-12-28', amount: '', currency: '' }),
+      amount: codes
+        .map((code) => writeAmount(LARGEST_AMOUNT, code))
+        .reduce((a, b) => (width(b, 'columns.amount') > width(a, 'columns.amount') ? b : a)),
       currency: 'JPY',
     };
     let overflow = true;
@@ -204,7 +259,7 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
         refuse(`columns.${c}.trim`, 'bench pads fixed-width fields with blanks, which trim: false would keep');
       const need = width(largest[c], `columns.${c}`);
       if (need > a[1]) refuse(`columns.${c}.at`, `${a[1]} positions cannot hold ${JSON.stringify(largest[c])} (${need})`);
-      if (c === 'amount' && width(writeAmount(LARGEST_OVERFLOW), 'columns.amount') > a[1]) {
+      if (c === 'amount' && codes.some((code) => width(writeAmount(LARGEST_OVERFLOW, code), 'columns.amount') > a[1])) {
         overflow = false;
         notes.push(`amount: ${a[1]} positions cannot hold an amount too large for orders.amount`);
       }
@@ -235,7 +290,7 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
     };
     const sample = line({ n: 1, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' });
     checkComment(sample, 'each line');
-    return { head, line, encode: encodeText, bom, overflow, notes };
+    return { head, line, encode: encodeText, bom, overflow, notes, fileName };
   }
 
   // CSV: each written field at its column; a column a field names by number at that number
@@ -260,14 +315,22 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
   const values: Record<OrderColumn, (o: SyntheticOrder) => string> = {
     source_key: (o) => `SRC-${String(o.n).padStart(9, '0')}`,
     customer_id: (o) => o.customerId,
-    order_date: (o) => writeDate(o.orderDate),
-    amount: (o) => writeAmount(o.amount),
-    currency: (o) => o.currency,
+    order_date: (o) => writeDate(o),
+    amount: (o) => writeAmount(o.amount, currencyOf(o)),
+    currency: (o) => currencyOf(o),
   };
   for (const c of ORDER_COLUMNS) if (written(c)) place(spec.columns[c].column, `columns.${c}`, values[c], c);
-  if (spec.when !== undefined) {
-    const kept = keptValue(spec.when);
-    place(spec.when.column, 'when', () => kept, 'when');
+  const when = spec.when;
+  if (when !== undefined) {
+    const ref = when.column;
+    const shared =
+      typeof ref === 'number'
+        ? numbered.get(ref)
+        : named.find((s) => ref !== undefined && headerKey(s.name) === headerKey(typeof ref === 'string' ? ref : (ref[0] ?? '')));
+    if (shared === undefined || !keepsAll(when, shared.value, rows)) {
+      const kept = keptValue(when);
+      place(when.column, 'when', () => kept, 'when');
+    }
   }
   const slots: Slot[] = [];
   const count = Math.max(numbered.size + named.length, ...numbered.keys());
@@ -311,7 +374,7 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
   };
   if (first !== undefined)
     checkComment(first({ n: 1, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' }), 'each line');
-  return { head, line, encode: encodeText, bom, overflow: true, notes };
+  return { head, line, encode: encodeText, bom, overflow: true, notes, fileName };
 }
 
 /** The lines of the synthetic file in `shape`, each with its line end (a byte order mark first where the shape has one). */

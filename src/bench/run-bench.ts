@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -103,7 +103,7 @@ async function benchRecord(engine: Engine, options: BenchOptions): Promise<Bench
   };
 }
 
-const BENCH_FILE = /^order-loader-bench-(\d+)-[0-9a-f]{8}\.csv$/;
+const BENCH_FILE = /^order-loader-bench-(\d+)-[0-9a-f]{8}(?:\.csv)?$/;
 
 /** Is process `pid` gone (this host)? A pid in use, or one we may not signal, counts as alive. */
 function processGone(pid: number): boolean {
@@ -125,7 +125,7 @@ async function removeDeadBenchFiles(dir: string): Promise<string[]> {
   for (const name of await readdir(dir)) {
     const pid = Number(BENCH_FILE.exec(name)?.[1] ?? Number.NaN);
     if (!Number.isSafeInteger(pid) || pid === process.pid || !processGone(pid)) continue;
-    await rm(join(dir, name), { force: true });
+    await rm(join(dir, name), { force: true, recursive: true });
     removed.push(name);
   }
   return removed;
@@ -139,7 +139,11 @@ async function removeDeadBenchFiles(dir: string): Promise<string[]> {
  * scope.
  */
 export async function runBench(engine: Engine, options: BenchOptions): Promise<BenchReport> {
-  const file = join(tmpdir(), `order-loader-bench-${process.pid}-${randomBytes(4).toString('hex')}.csv`);
+  // a profile that takes values from the file's name (file_pattern) reads a file of the name its
+  // shape gives, in a folder of the bench's own (removed like the file)
+  const own = join(tmpdir(), `order-loader-bench-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const fileName = options.profile?.shape.fileName ?? null;
+  const file = fileName === null ? `${own}.csv` : join(own, fileName);
   const cases: BenchCase[] = [];
   const skipped: string[] = [];
   let interrupted = false;
@@ -151,6 +155,7 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
   try {
     for (const leftover of await removeDeadBenchFiles(tmpdir()))
       options.logger.warn({ file: leftover }, 'bench: removed the generated file of a run that is gone');
+    if (fileName !== null) await mkdir(own);
     const generated = await generateBenchFile(file, options);
     generatedCounts = { missing: generated.missing, overflow: generated.overflow };
     for (const chunkSize of options.chunkSizes) {
@@ -227,7 +232,7 @@ export async function runBench(engine: Engine, options: BenchOptions): Promise<B
     await run.fail(error, { cases: cases.length });
     throw error;
   } finally {
-    await rm(file, { force: true });
+    await rm(fileName === null ? file : own, { force: true, recursive: true });
   }
   if (interrupted) {
     await run.fail(

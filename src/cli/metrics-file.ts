@@ -57,7 +57,7 @@ export const METRIC_FAMILIES = {
   order_loader_rows:
     "The database's rows of order_stage by status now (read by the last run once its work was committed), whatever run made them: what alerts read, not the last run's own rows.",
   order_loader_last_run_stranded_held_rows:
-    "load and stage: rows of earlier loads of the last run's file names still HELD after it (a load interrupted while staging, its file since read as another: changed content or profile), which no rerun of the new file releases: load the earlier file again as it was, or order-loader recover --older-than gives them up.",
+    "load and stage: rows still HELD after the last run that it did not release: of earlier loads of its file names (a load interrupted while staging, its file since read as another: changed content or profile; load the earlier file again as it was), and of its own loads that a killed run's set of files holds, which it did not stage whole (load the whole set again); order-loader recover --older-than gives them up.",
   order_loader_oldest_waiting_row_age_seconds:
     'How long the oldest row still to be loaded (READY, RETRY_WAIT after a transient failure, or HELD until the staging of its run ends) has waited, since the run that staged it started; 0 when none waits.',
   order_loader_state_timestamp_seconds:

@@ -27,6 +27,7 @@ import type {
   FileIdentity,
   FileLayout,
   HeldLoad,
+  HoldSetFile,
   InDatabaseChunk,
   InDatabaseChunkQuery,
   KeysetWindow,
@@ -124,6 +125,25 @@ export interface StagingTx {
   holdLoad(loadId: number): Promise<number>;
 }
 
+/** The file sets of the runs that may hold rows (src/pipeline/load-holds.ts), in a transaction. */
+export interface HoldSetsTx {
+  /**
+   * A run whose files repeat keys records its file set (their base names, in order) before its
+   * first hold, as set `setId`; the file at `start.fileNo` holds load `start.loadId` already.
+   */
+  recordHoldSet(setId: number, fileNames: string[], start: { fileNo: number; loadId: number }): Promise<void>;
+  /** The file at `fileNo` of set `setId` starts its run: the set holds load `loadId`. */
+  joinHoldSet(setId: number, fileNo: number, loadId: number): Promise<void>;
+  /** Every file of every set that holds one of these loads, by set and place. */
+  holdSets(loadIds: number[]): Promise<HoldSetFile[]>;
+  /**
+   * These loads' HELD rows were released or given up: no set holds them any more. Then the
+   * sets nothing waits on are deleted: `coveredSet` (a run's own set, staged whole; null: none)
+   * and those holding no load whose run is not RUNNING.
+   */
+  endHoldSets(loadIds: number[], coveredSet: number | null): Promise<void>;
+}
+
 /** Processing one chunk: claim, merge, finalize, all in one transaction. */
 export interface ChunkTx {
   /** Claim up to `limit` claimable rows (READY, or RETRY_WAIT that is due) with row locks, SKIP LOCKED. */
@@ -174,7 +194,7 @@ export interface JournalTx {
 }
 
 /** Everything one transaction can do. */
-export type EngineTx = StagingTx & ChunkTx & OperatorTx & JournalTx;
+export type EngineTx = StagingTx & HoldSetsTx & ChunkTx & OperatorTx & JournalTx;
 
 /** Runs `fn` in one transaction on one connection: COMMIT on success, ROLLBACK on throw. */
 export interface Transactor<Tx> {

@@ -238,6 +238,16 @@ export interface HeldLoad {
   staging: boolean;
 }
 
+/** One file of the set of a run that may hold rows (load_hold_set; src/pipeline/load-holds.ts). */
+export interface HoldSetFile {
+  setId: number;
+  fileNo: number;
+  /** The file's base name. */
+  fileName: string;
+  /** The load the set holds through this file; null: its run did not start, or that load was released. */
+  loadId: number | null;
+}
+
 /** One step of a keyset walk in stage_id order: at most `limit` rows with stage_id > afterStageId. */
 export interface KeysetWindow {
   afterStageId: number;

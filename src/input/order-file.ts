@@ -1136,10 +1136,10 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
       for (const c of ORDER_COLUMNS) raw[c] = indexes[c] < 0 ? null : (record[indexes[c]] ?? '');
       observe.fieldsRead(lineNo, raw);
     }
-    const mapped = columns.mapping.mapRecord(record, columns.order);
+    const fields = columns.mapping.recordFields(record, columns.order);
     const kept = columns.attributes;
     const attributes = kept === null ? null : attributesJson(record, typeof kept === 'function' ? kept(record.length) : kept);
-    return new ReadRecord(lineNo, mapped.fields, endByte, endLine, next, mapped.problem, attributes);
+    return new ReadRecord(lineNo, fields, endByte, endLine, next, columns.mapping.lastProblem(), attributes);
   }
 
   const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -1200,7 +1200,7 @@ interface ProfileColumns {
   header: OrderFileHeader;
   /** The record index of each of the five fields (-1: a const field). */
   indexes: Record<OrderColumn, number>;
-  /** The same in ORDER_COLUMNS order (Mapping.mapRecord). */
+  /** The same in ORDER_COLUMNS order (Mapping.recordFields). */
   order: number[];
   /** The record index `when` tests, or -1. */
   when: number;

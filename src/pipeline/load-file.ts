@@ -7,6 +7,7 @@ import type { OpenedFile } from '../input/opened-file.js';
 import type { RepeatedKeys } from '../input/repeated-keys.js';
 import { BUILTIN_PROFILE_ID } from '../input/profile/builtin.js';
 import type { LoadJournal } from './load-journal.js';
+import type { RunHoldSet } from './load-holds.js';
 import type { FileReport, LoadOptions } from './load-options.js';
 import type { LoadProcessing } from './load-processing.js';
 import type { LoadPort } from './ports.js';
@@ -31,6 +32,8 @@ export interface FileStaging {
    * whose rows are never settled (StageFileOptions.settle); undefined: no row is settled.
    */
   settle?: RepeatedKeys | undefined;
+  /** The run's file set, when its files repeat keys: it holds each file's load as the file's run starts (load-holds.ts). */
+  holdSet?: RunHoldSet | undefined;
   /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
   settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
@@ -116,6 +119,8 @@ export async function stageListedFile(
   });
   const fileRun = await run.journal.startFile(listed, sha);
   const runId = fileRun.runId;
+  // the run's file set holds the file's load before the run holds any of its rows
+  await run.holdSet?.joined(run, listed.path, runId, planLoadId(plan, runId));
   await holdAgain(run, plan);
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
@@ -180,6 +185,7 @@ export async function stageListedFile(
     // so a rejected line's key is not told (it stays listed by `errors`)
     delimiter: options.profile === undefined ? options.delimiter : undefined,
     retry: options.retry,
+    lockWaitMs: options.lockWaitMs,
     logger,
     signal: run.processing.signal,
     initialCounts: plan.action === 'resume' ? (plan.counts ?? undefined) : undefined,

@@ -1,56 +1,187 @@
 /**
  * The end of a run's holds (src/pipeline/load.ts): released when its staging ends, and the HELD
- * rows that no rerun will release: a load killed while it staged holds the rows of keys its
- * files repeat until a run that stages those same files (skipping or resuming that load) ends its
- * staging. A rerun whose file is not the same any more (a corrected resend, another profile,
- * encoding or delimiter: another identity) is a new load, and the earlier load's rows that the
- * new file did not stage again stay HELD. A run says so: report, exit code 2, metrics.
+ * rows that this run may not release or that no rerun will. A load killed while it staged a set
+ * of files holds the rows of keys its files repeat until a run that stages that whole set again
+ * (skipping or resuming its loads) ends its staging. The set is recorded before the run's first
+ * hold (RunHoldSet, table load_hold_set): the base names of its files, and the loads it holds. A
+ * file of the set is known by its base name, wherever the rerun reads it from: a corrected resend
+ * under the same name still completes the set. A run that stages only part of the set (`load
+ * a.csv` after a killed `load inbox/`) releases nothing the set holds, and says so. A rerun whose
+ * file is not the same any more (a corrected resend, another profile, encoding or delimiter:
+ * another identity) is a new load, and the earlier load's rows that the new file did not stage
+ * again stay HELD. A run says either: report, exit code 2, metrics.
  */
 import { basename } from 'node:path';
 import type { Reports } from '../engine/contract.js';
+import type { HoldSetFile } from '../engine/types.js';
 import type { FileStaging } from './load-file.js';
 import type { FileReport, LoadOptions, StrandedHold } from './load-options.js';
 
 /**
- * The run's staging ended (every file's last line is in, or the file cannot be read past a
- * line): the HELD rows of its loads are released, whoever held them (this run, or a killed run
- * of one of its files that this one resumed or skipped). One statement on a partial index that
- * holds only HELD rows. A run interrupted or stopped by --max-errors leaves them HELD: its rerun
- * (which resumes or skips those loads) releases them, or `recover --older-than` once they are older.
+ * The file set of a run whose files repeat keys (the files it stages, in order), recorded in the
+ * database when its first file's run starts and joined by each file's load as its run starts:
+ * before that file's first hold, so that every HELD row of the run's loads is held by a set.
  */
-export async function releaseHeld(run: FileStaging, reports: FileReport[]): Promise<void> {
-  const loadIds = [...new Set(reports.map((r) => r.loadId))];
-  if (loadIds.length === 0) return;
-  const released = await run.db('releasing the held rows of the run', () => run.engine.transaction((tx) => tx.releaseHeld(loadIds)));
-  if (released > 0) run.options.logger.info({ loadIds, released }, `${released} held row(s) released to processing`);
+export class RunHoldSet {
+  private recorded: number | null = null;
+
+  constructor(private readonly paths: readonly string[]) {}
+
+  /** The set's id once recorded (the run_id of its first file's run). */
+  get id(): number | null {
+    return this.recorded;
+  }
+
+  /** The base names of the set's files, in order. */
+  get names(): string[] {
+    return this.paths.map((p) => basename(p));
+  }
+
+  /** The file at `path` starts its run (`runId`) on load `loadId`: the set holds that load from now on. */
+  async joined(run: Pick<FileStaging, 'engine' | 'db'>, path: string, runId: number, loadId: number): Promise<void> {
+    // the path as listed; a reader that spelled it otherwise still names the same base name
+    const found = this.paths.indexOf(path);
+    const fileNo = found >= 0 ? found : this.names.indexOf(basename(path));
+    if (fileNo < 0) throw new Error(`${path} is not a file of the run's set`);
+    const setId = this.recorded;
+    if (setId === null) {
+      const names = this.names;
+      await run.db("recording the run's file set", () =>
+        run.engine.transaction((tx) => tx.recordHoldSet(runId, names, { fileNo, loadId })),
+      );
+      this.recorded = runId;
+    } else {
+      await run.db("adding the file's load to the run's file set", () =>
+        run.engine.transaction((tx) => tx.joinHoldSet(setId, fileNo, loadId)),
+      );
+    }
+  }
+}
+
+/** How many files of each base name (two folders may each give the set an a.csv). */
+function nameCounts(names: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return counts;
+}
+
+/** The release rule's answer: the loads to release, the others with the files of their sets not staged, and whether `ownSet` was staged whole. */
+export interface ReleaseDecision {
+  release: number[];
+  /** Load → the base names of the files of the sets holding it that the run did not stage. */
+  blocked: Map<number, string[]>;
+  ownSetCovered: boolean;
 }
 
 /**
- * The HELD rows of earlier loads whose file has the base name of one of this run's files, that
- * this run did not release (not one of its loads) and that no running run stages; logged.
+ * The release rule, pure: a run whose staging ended releases a load of its own only if it staged
+ * every file of every set that holds the load (by base name, as many of each name as the set
+ * has), its own set included (a file of it left for the next run keeps the set's holds).
+ */
+export function decideRelease(
+  loadIds: readonly number[],
+  sets: readonly HoldSetFile[],
+  staged: readonly string[],
+  ownSet: number | null,
+): ReleaseDecision {
+  const covered = nameCounts(staged);
+  const bySet = new Map<number, { names: string[]; loads: Set<number> }>();
+  for (const f of sets) {
+    const set = bySet.get(f.setId) ?? { names: [], loads: new Set<number>() };
+    set.names.push(f.fileName);
+    if (f.loadId !== null) set.loads.add(f.loadId);
+    bySet.set(f.setId, set);
+  }
+  const blocked = new Map<number, string[]>();
+  let ownSetCovered = ownSet !== null;
+  for (const [setId, set] of bySet) {
+    const missing = [...nameCounts(set.names)].filter(([name, n]) => (covered.get(name) ?? 0) < n).map(([name]) => name);
+    if (missing.length === 0) continue;
+    if (setId === ownSet) ownSetCovered = false;
+    for (const loadId of loadIds) {
+      if (!set.loads.has(loadId)) continue;
+      blocked.set(loadId, [...new Set([...(blocked.get(loadId) ?? []), ...missing])]);
+    }
+  }
+  return { release: [...new Set(loadIds)].filter((id) => !blocked.has(id)), blocked, ownSetCovered };
+}
+
+/**
+ * The run's staging ended (every file's last line is in, or the file cannot be read past a
+ * line): the HELD rows of its loads are released, whoever held them (this run, or a killed run
+ * that this one resumed or skipped), unless a set that holds the load has a file this run did not
+ * stage; those loads are returned with the files missing. One transaction: the sets are read,
+ * the rows released on a partial index that holds only HELD rows, and the sets that wait on
+ * nothing any more forgotten. A run interrupted or stopped by --max-errors leaves them HELD: its
+ * rerun (which resumes or skips those loads) releases them, or `recover --older-than` once they are older.
+ */
+export async function releaseHeld(run: FileStaging, reports: FileReport[]): Promise<Map<number, string[]>> {
+  const loadIds = [...new Set(reports.map((r) => r.loadId))];
+  if (loadIds.length === 0) return new Map();
+  const staged = reports.map((r) => basename(r.file));
+  const ownSet = run.holdSet?.id ?? null;
+  const { released, decision } = await run.db('releasing the held rows of the run', () =>
+    run.engine.transaction(async (tx) => {
+      const decision = decideRelease(loadIds, await tx.holdSets(loadIds), staged, ownSet);
+      const released = await tx.releaseHeld(decision.release);
+      await tx.endHoldSets(decision.release, decision.ownSetCovered ? ownSet : null);
+      return { released, decision };
+    }),
+  );
+  if (released > 0) run.options.logger.info({ loadIds: decision.release, released }, `${released} held row(s) released to processing`);
+  return decision.blocked;
+}
+
+/**
+ * The HELD rows this run did not release and that no running run stages, logged: of its own loads
+ * that a set it did not stage whole holds (`blocked`, from releaseHeld), and of earlier loads
+ * whose file has the base name of one of this run's files.
  */
 export async function findStrandedHolds(
   engine: Pick<Reports, 'heldLoads'>,
   reports: FileReport[],
   options: Pick<LoadOptions, 'logger'>,
+  blocked: ReadonlyMap<number, string[]> = new Map(),
 ): Promise<StrandedHold[]> {
   if (reports.length === 0) return [];
-  const ownLoads = new Set(reports.map((r) => r.loadId));
+  const ownLoads = new Map(reports.map((r) => [r.loadId, r.file]));
   const names = new Map(reports.map((r) => [basename(r.file), r.file]));
   const stranded: StrandedHold[] = [];
   for (const held of await engine.heldLoads()) {
-    if (held.staging || ownLoads.has(held.loadId) || held.fileName === null) continue;
-    const file = names.get(basename(held.fileName));
+    if (held.staging || held.fileName === null) continue;
+    const missing = blocked.get(held.loadId);
+    const file = ownLoads.has(held.loadId)
+      ? missing === undefined
+        ? undefined
+        : ownLoads.get(held.loadId)
+      : names.get(basename(held.fileName));
     if (file === undefined) continue;
-    const hold: StrandedHold = { file, loadId: held.loadId, rows: held.rows, heldSince: held.heldSince, heldFile: held.fileName };
+    const hold: StrandedHold = {
+      file,
+      loadId: held.loadId,
+      rows: held.rows,
+      heldSince: held.heldSince,
+      heldFile: held.fileName,
+      ...(missing === undefined ? {} : { missing }),
+    };
     options.logger.warn({ ...hold }, strandedMessage(hold));
     stranded.push(hold);
   }
   return stranded;
 }
 
+/** A list of file names, the first few and how many more. */
+function someNames(names: readonly string[]): string {
+  const shown = names.slice(0, 5).join(', ');
+  return names.length > 5 ? `${shown} and ${names.length - 5} more` : shown;
+}
+
 /** What a stranded hold is and what releases it, in one line. */
 export function strandedMessage(h: StrandedHold): string {
   const rows = `${h.rows} row${h.rows === 1 ? '' : 's'}`;
-  return `${h.file}: ${rows} of load ${h.loadId} (an earlier load of ${h.heldFile}, interrupted while staging) ${h.rows === 1 ? 'is' : 'are'} still HELD, out of processing: this run read the file as another one (changed content, profile, encoding or delimiter) and did not release them. Loading that earlier file again as it was releases them; \`order-loader recover --older-than <less than their age>\` gives them up (audited) and hands them to processing`;
+  const are = h.rows === 1 ? 'is' : 'are';
+  const giveUp = '`order-loader recover --older-than <less than their age>` gives them up (audited) and hands them to processing';
+  if (h.missing !== undefined)
+    return `${h.file}: ${rows} of load ${h.loadId} ${are} still HELD, out of processing: a run that staged this file with other files was stopped before it staged them all, and this run did not stage ${someNames(h.missing)} of that set. Loading the whole set again releases them; ${giveUp}`;
+  return `${h.file}: ${rows} of load ${h.loadId} (an earlier load of ${h.heldFile}, interrupted while staging) ${are} still HELD, out of processing: this run read the file as another one (changed content, profile, encoding or delimiter) and did not release them. Loading that earlier file again as it was releases them; ${giveUp}`;
 }

@@ -177,7 +177,7 @@ export interface LoadReport {
   exitCode: number;
 }
 
-/** Rows of an earlier load of a file of this run's name, still HELD after the run. */
+/** Rows still HELD after the run: of an earlier load of a file of this run's name, or of a load of this run that a set it did not stage whole holds. */
 export interface StrandedHold {
   /** This run's file of that name. */
   file: string;
@@ -186,6 +186,11 @@ export interface StrandedHold {
   heldSince: Date;
   /** The earlier load's file, as its run recorded it. */
   heldFile: string;
+  /**
+   * A load of this run, held by the set of a run stopped while it staged: the base names of that
+   * set's files this run did not stage (staging them all again releases the rows).
+   */
+  missing?: string[];
 }
 
 /** The database's state now, whatever run made it (the metrics file's gauges of the state). */

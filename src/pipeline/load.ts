@@ -17,7 +17,7 @@ import { exitCodeFor, notDone } from './outcome.js';
 import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
-import { findStrandedHolds, releaseHeld } from './load-holds.js';
+import { findStrandedHolds, releaseHeld, RunHoldSet } from './load-holds.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
@@ -289,6 +289,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   let aborted: string | null = null;
   let stageMs: number;
   let processMs = 0;
+  // the run's loads it could not release: a set it did not stage whole holds them
+  let blocked = new Map<number, string[]>();
 
   try {
     const stageStarted = performance.now();
@@ -302,8 +304,10 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       const settles = settlesWhileStaging(engine, command, options) && (processing.overlap || !engine.capabilities.concurrentConnections);
       run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
       if (settles) run.settle = run.held;
+      // only a run that stages this whole set again may release what it holds
+      if (run.held.count > 0) run.holdSet = new RunHoldSet(files);
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
-      if (staging === null) await releaseHeld(run, reports);
+      if (staging === null) blocked = await releaseHeld(run, reports);
     } finally {
       processing.stagingFinished();
       stageMs = performance.now() - stageStarted;
@@ -354,8 +358,9 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     command === 'load' || processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
       ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
       : null;
-  // rows an earlier load of one of these file names still holds, that no rerun of this file releases
-  const stranded = await run.db('reading the HELD rows of earlier loads', () => findStrandedHolds(engine, reports, options));
+  // rows an earlier load of one of these file names still holds, that no rerun of this file
+  // releases, and rows of this run's loads that a set it did not stage whole holds
+  const stranded = await run.db('reading the HELD rows of earlier loads', () => findStrandedHolds(engine, reports, options, blocked));
   // everything is committed: what the caller's report reads of the database is read now, as the
   // database may be gone once the files are moved
   const beforeMoves = options.beforeMoves;

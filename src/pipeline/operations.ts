@@ -319,7 +319,13 @@ export async function recoverRows(
     const stale = await tx.lockStaleProcessing(cutoff);
     const abandoned = await tx.lockAbandonedHolds(cutoff);
     const planned = [...stale, ...abandoned].sort((a, b) => a.stageId - b.stageId).map((row) => plannedChange(row, 'RECOVER', who, {}));
-    if (!request.dryRun) await tx.applyManualChanges(planned);
+    if (!request.dryRun) {
+      await tx.applyManualChanges(planned);
+      // the sets that held them wait on them no more: a later run of part of a set is not
+      // kept from releasing what the operator gave up
+      const gaveUp = [...new Set(abandoned.flatMap((row) => (row.loadId === null ? [] : [row.loadId])))];
+      if (gaveUp.length > 0) await tx.endHoldSets(gaveUp, null);
+    }
     return { changes: planned, held: abandoned };
   });
   const releasedByLoad = new Map<number, number>();

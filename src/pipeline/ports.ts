@@ -3,7 +3,7 @@
  * and nothing else (docs/ARCHITECTURE.md, "Engines"). A whole Engine fits every one of them; a
  * test can hand a module a fake of just its slice.
  */
-import type { ChunkTx, Engine, JournalTx, OperatorTx, Reports, RunJournal, StagingTx, Transactor } from '../engine/contract.js';
+import type { ChunkTx, Engine, HoldSetsTx, JournalTx, OperatorTx, Reports, RunJournal, StagingTx, Transactor } from '../engine/contract.js';
 
 /** withChunkRetry tells a transient failure from a final one through the engine. */
 export type ErrorClassifier = Pick<Engine, 'classifyError'>;
@@ -17,8 +17,8 @@ export type StagingPort = Transactor<StagingTx & JournalTx> & ErrorClassifier;
 /** process.ts: chunks; after a lost COMMIT reply, what the chunk committed. */
 export type ProcessingPort = Transactor<ChunkTx> & Pick<Reports, 'tallyBatch'> & Pick<Engine, 'capabilities'> & ErrorClassifier;
 
-/** operations.ts, retry and recover: the operator's audited changes. */
-export type OperatorPort = Transactor<OperatorTx>;
+/** operations.ts, retry and recover: the operator's audited changes (recover: the holds it gives up end their sets' wait). */
+export type OperatorPort = Transactor<OperatorTx & Pick<HoldSetsTx, 'endHoldSets'>>;
 
 /** operations.ts, markAbandonedRuns: ends the runs whose process is gone. */
 export type AbandonedRunsPort = Transactor<JournalTx> & Pick<RunJournal, 'runningRuns' | 'finishRun'>;
@@ -27,7 +27,7 @@ export type AbandonedRunsPort = Transactor<JournalTx> & Pick<RunJournal, 'runnin
 export type ErrorExportPort = Transactor<Pick<OperatorTx, 'fileLayouts'>> & Pick<Reports, 'listErrorRows' | 'listRejectedLines'>;
 
 /** load.ts: staging and processing, the run records, and the reads that decide and report a run. */
-export type LoadPort = Transactor<StagingTx & ChunkTx & JournalTx> &
+export type LoadPort = Transactor<StagingTx & HoldSetsTx & ChunkTx & JournalTx> &
   Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory'> &
   Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary' | 'heldLoads'> &
   Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics'>;

@@ -1,5 +1,5 @@
 /**
- * `order-loader preview` (issue 21 §4): how a file would be read, line by line, without a
+ * `order-loader preview`: how a file would be read, line by line, without a
  * database and writing nothing. It is a dry run (dryRunFile, src/pipeline/stage.ts: the reader,
  * the profile's mapping, parseOrderRecord and validateOrder of a real load) watched from the
  * inside: the reader tells each line it passes over and the text it found for each field

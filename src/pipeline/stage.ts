@@ -53,6 +53,12 @@ export interface StageFileOptions {
    * told (src/input/rejected-key.ts), so that `errors` drops it once that key is DONE later.
    */
   delimiter?: string | undefined;
+  /**
+   * --row-lock-wait: the longest a batch's transaction waits for a lock another session holds (a
+   * chunk's claimed rows it updates; TransactionOptions.lockWaitMs). Past it the batch fails as
+   * transient and is staged again. Undefined: the database's own setting.
+   */
+  lockWaitMs?: number | undefined;
   /** Called after each committed batch. */
   onBatch?: ((counts: FileStageCounts, checkpoint: StageCheckpoint) => void) | undefined;
   /**
@@ -164,32 +170,35 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
             return committed.counts;
           }
         }
-        return engine.transaction(async (tx) => {
-          const settle =
-            options.settle === undefined || options.settle.skip?.() === true
-              ? undefined
-              : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
-          const result = await stageBatchLines(tx, loadId, b, settle);
-          const staged = result.staged;
-          settledInBatch = staged?.settled ?? 0;
-          settleGaveWayOn = staged?.settleGaveWayOn;
-          const refusals = refusalRows(loadId, b, staged);
-          const held = options.held;
-          if (held !== undefined) {
-            const keys = result.stagedKeys.filter((k) => held.has(k));
-            if (keys.length > 0) await tx.holdRows(loadId, keys);
-          }
-          // in line order, as the parse rejects are
-          await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
-          const next = addBatch(counts, b, result, refusals.rejected);
-          options.onBatchCounted?.(next);
-          // the checkpoint commits with the batch: a resumed load starts right after it
-          await tx.addRunEvent(runId, {
-            event: 'staged_checkpoint',
-            detail: { loadId, line: checkpoint.line, byte: checkpoint.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
-          });
-          return next;
-        });
+        return engine.transaction(
+          async (tx) => {
+            const settle =
+              options.settle === undefined || options.settle.skip?.() === true
+                ? undefined
+                : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
+            const result = await stageBatchLines(tx, loadId, b, settle);
+            const staged = result.staged;
+            settledInBatch = staged?.settled ?? 0;
+            settleGaveWayOn = staged?.settleGaveWayOn;
+            const refusals = refusalRows(loadId, b, staged);
+            const held = options.held;
+            if (held !== undefined) {
+              const keys = result.stagedKeys.filter((k) => held.has(k));
+              if (keys.length > 0) await tx.holdRows(loadId, keys);
+            }
+            // in line order, as the parse rejects are
+            await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
+            const next = addBatch(counts, b, result, refusals.rejected);
+            options.onBatchCounted?.(next);
+            // the checkpoint commits with the batch: a resumed load starts right after it
+            await tx.addRunEvent(runId, {
+              event: 'staged_checkpoint',
+              detail: { loadId, line: checkpoint.line, byte: checkpoint.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
+            });
+            return next;
+          },
+          { lockWaitMs: options.lockWaitMs },
+        );
       },
       { policy: options.retry, logger: options.logger, signal: undefined },
     ).catch((error: unknown) => {

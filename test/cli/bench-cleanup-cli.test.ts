@@ -5,7 +5,7 @@
  * (PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
@@ -156,6 +156,10 @@ describe.skipIf(unavailable(NEEDS.cli)).each(targets)('the workspace of a bench 
       // a file of a bench still running (this process stands for it) is not touched
       const runningFile = `order-loader-bench-${process.pid}-0123abcd.csv`;
       writeFileSync(join(tmp, runningFile), '');
+      // the folder a bench makes for a profile that takes values from the file name (file_pattern)
+      const deadFolder = `order-loader-bench-${String(dead.child.pid)}-abcdef01`;
+      mkdirSync(join(tmp, deadFolder));
+      writeFileSync(join(tmp, deadFolder, 'shop_JPY_11111111.tsv'), 'id\n');
       const left = await db.benchSchemas();
       const leftover = left[0] ?? '';
       expect(left).toHaveLength(1);
@@ -164,6 +168,7 @@ describe.skipIf(unavailable(NEEDS.cli)).each(targets)('the workspace of a bench 
       expect(await next.exit, next.stderr()).toBe(0);
       expect(readdirSync(tmp)).toEqual([runningFile]);
       expect(next.stderr()).toContain(`"file":"${deadFiles[0] ?? ''}","msg":"bench: removed the generated file of a run that is gone"`);
+      expect(next.stderr()).toContain(`"file":"${deadFolder}","msg":"bench: removed the generated file of a run that is gone"`);
       expect(next.stderr()).toContain(`"workspace":"${leftover}","msg":"bench: dropped the workspace of a run that is gone"`);
       expect(await db.benchSchemas()).toEqual([]);
     } finally {

@@ -1,5 +1,5 @@
 /**
- * `bench --profile` (issue 21 §1): the synthetic file written in each example profile's shape
+ * `bench --profile`: the synthetic file written in each example profile's shape
  * loads every row through that profile (pglite:memory): every line staged, none rejected, each
  * row DONE but those with a missing amount (VALIDATE) or an amount orders.amount cannot hold
  * (MERGE). A profile the bench cannot write is refused naming the key, before a database is made.
@@ -10,12 +10,13 @@ import { describe, expect, it } from 'vitest';
 import type { BenchReport } from '../../src/bench/run-bench.js';
 import { runCli } from '../support/cli-run.js';
 import { tempDir, writeTestFile } from '../support/files.js';
+import { TEST_PG_URL } from '../support/server-url.js';
 
 const ROWS = 400;
 
-async function bench(profile: string | null): Promise<BenchReport> {
+async function bench(profile: string | null, db = 'pglite:memory'): Promise<BenchReport> {
   const chart = join(tempDir(), 'bench.svg');
-  const args = ['bench', '--db', 'pglite:memory', '--rows', String(ROWS), '--chunk-sizes', '500', '--workers', '1', '--chart', chart];
+  const args = ['bench', '--db', db, '--rows', String(ROWS), '--chunk-sizes', '500', '--workers', '1', '--chart', chart];
   const r = await runCli([...args, ...(profile === null ? [] : ['--profile', profile]), '--json', '--log-level', 'silent']);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
@@ -23,17 +24,34 @@ async function bench(profile: string | null): Promise<BenchReport> {
 }
 
 describe('bench --profile', () => {
-  it.each(['eu-erp', 'headerless', 'mainframe-sjis'])('examples/profiles/%s.yaml: every row loads through the profile', async (name) => {
-    const report = await bench(`examples/profiles/${name}.yaml`);
-    const [c] = report.cases;
-    expect(report.profile?.name).toBe(name === 'headerless' ? 'legacy-jp' : name);
-    expect(report.generated.missing).toBeGreaterThan(0);
-    expect(c).toMatchObject({ rows: ROWS, rejected: 0 });
-    expect((c?.done ?? 0) + (c?.error ?? 0)).toBe(ROWS);
-    expect(c?.error).toBe(report.generated.missing + report.generated.overflow);
-    // 12 positions cannot hold an amount too large for orders.amount
-    if (name === 'mainframe-sjis') expect(report.generated.overflow).toBe(0);
-  });
+  it.each(['eu-erp', 'headerless', 'mainframe-sjis', 'us-erp', 'web-shop'])(
+    'examples/profiles/%s.yaml: every row loads through the profile',
+    async (name) => {
+      const report = await bench(`examples/profiles/${name}.yaml`);
+      const [c] = report.cases;
+      expect(report.profile?.name).toBe(name === 'headerless' ? 'legacy-jp' : name);
+      expect(report.generated.missing).toBeGreaterThan(0);
+      expect(c).toMatchObject({ rows: ROWS, rejected: 0 });
+      expect((c?.done ?? 0) + (c?.error ?? 0)).toBe(ROWS);
+      expect(c?.error).toBe(report.generated.missing + report.generated.overflow);
+      // 12 positions cannot hold an amount too large for orders.amount
+      if (name === 'mainframe-sjis') expect(report.generated.overflow).toBe(0);
+    },
+  );
+
+  // the vocabulary's shapes: times and AM/PM, offsets in the profile's zone, currency signs, the currency from the sign or the file's name
+  it.skipIf(TEST_PG_URL === null).each(['us-erp', 'web-shop'])(
+    'examples/profiles/%s.yaml on PostgreSQL: every row loads through the profile',
+    async (name) => {
+      const report = await bench(`examples/profiles/${name}.yaml`, TEST_PG_URL ?? '');
+      const [c] = report.cases;
+      expect(c).toMatchObject({ rows: ROWS, rejected: 0 });
+      expect(c?.error).toBe(report.generated.missing + report.generated.overflow);
+      expect(report.profile?.notes.join('\n')).toMatch(
+        name === 'us-erp' ? /given by the amount's sign/ : /from the file name shop_JPY_\d{8}\.tsv/,
+      );
+    },
+  );
 
   it('the same rows as the built-in format: the same outcome', async () => {
     const builtin = await bench(null);

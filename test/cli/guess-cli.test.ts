@@ -1,5 +1,5 @@
 /**
- * `order-loader guess` (issue 21 §4) on the example data files (examples/profiles/, the mapping
+ * `order-loader guess` on the example data files (examples/profiles/, the mapping
  * their profiles hold) and on the files the issue names: a European semicolon file, ambiguous
  * day/month dates, a binary file, a gzip file. The draft must parse as YAML.
  */
@@ -59,7 +59,7 @@ describe('guess on the example data files proposes the mapping of their profiles
       currency: { open: expect.stringMatching(/^currency: no column holds currency codes/) as unknown },
     });
     expect(text).toContain(
-      '    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "EUR"',
+      '    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "<code>"   # the file\'s currency (ISO 4217, such as JPY or USD): the file does not say it',
     );
   });
 
@@ -84,7 +84,7 @@ describe('guess on the example data files proposes the mapping of their profiles
   });
 });
 
-describe('guess on the files of issue 21', () => {
+describe('guess on partner-shaped files', () => {
   it('a European semicolon file: English names, DD.MM.YYYY, 1.234,50, a banner; written with --out, never over a file', async () => {
     const file = writeTestFile(
       'Export 2026-12-01\r\nOrder No;Customer;Date;Total;Cur\r\nEU-1;1001;01.12.2026;1.234,50;EUR\r\nEU-2;1002;31.12.2026;-99,00;EUR\r\nEU-3;1003;15.11.2026;12,00;CHF\r\n',

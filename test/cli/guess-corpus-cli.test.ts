@@ -46,7 +46,7 @@ const ISSUE_SHAPES = [
   'partner-orders.xlsx',
 ];
 /** Floors as measured (right + refused rightly): raised when guess gets better, never lowered to pass. */
-const FLOOR = { all: 30, issueShapes: 11 };
+const FLOOR = { all: 31, issueShapes: 11 };
 
 type Row = [string, string, string, string, string, string];
 type Verdict = 'right' | 'refused rightly' | 'missed' | 'wrong' | 'silent wrong';

@@ -1,5 +1,5 @@
 /**
- * `order-loader preview` on the command line (issue 21 §4): one JSON document when stdout is not a
+ * `order-loader preview` on the command line: one JSON document when stdout is not a
  * terminal (or with --json), the table on a terminal (fitted to its width) or with --format text;
  * the exit codes of `load --dry-run`; no database opened, nothing written.
  */

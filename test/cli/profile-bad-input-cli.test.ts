@@ -1,5 +1,5 @@
 /**
- * Issue 21 §6, bad profiles and bad files from the command line, the cases not already run in
+ * Bad profiles and bad files from the command line, the cases not already run in
  * profile-cli.test.ts: a date mask that matches none of the first 1,000 lines is said once and
  * every line is still rejected on its own (nothing coerced); fixed fields out of range are
  * refused in one line before a database is made.

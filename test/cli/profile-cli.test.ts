@@ -1,5 +1,5 @@
 /**
- * `--profile` on the command line (issue 21): a bad profile or a file that does not fit it is
+ * `--profile` on the command line: a bad profile or a file that does not fit it is
  * refused in one line before anything is written; a `when` that discards every line exits 2
  * with a warning; the report and the metrics file name the profile.
  */

@@ -1,5 +1,5 @@
 /**
- * `load inbox --profiles profiles/` on the command line (issue 21 §3), on PGlite: each partner's
+ * `load inbox --profiles profiles/` on the command line, on PGlite: each partner's
  * file read with the profile its name matches, a file none matches moved to --failed-dir or left
  * in the inbox (exit 2), the profile of each file in the Markdown report, the metrics file and
  * `runs`; a configuration that cannot route (two profiles for one name, a bad profile, a profile

@@ -1,6 +1,6 @@
 /**
  * `status` shows the recent loads with their file and start and counts the others; --all,
- * --load-id and --since show others (issue 24 §2).
+ * --load-id and --since show others.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Issue 21 §2, nothing in the file dropped: a profile's `extra: keep` keeps the other columns of
+ * Nothing in the file dropped: a profile's `extra: keep` keeps the other columns of
  * a file as each row's attributes (order_stage.attributes, orders.attributes: one JSON object of
  * column name → text), part of the unchanged-row comparison of staging and of the MERGE, kept
  * by `retry`, exported by `errors` one CSV column each, and kept again when that export is

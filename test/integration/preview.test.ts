@@ -1,5 +1,5 @@
 /**
- * previewFile (`order-loader preview`, issue 21 §4): each line of a file as a load would judge it
+ * previewFile (`order-loader preview`): each line of a file as a load would judge it
  * — skipped, discarded by `when`, staged with its values (raw, as the profile reads it, staged),
  * or rejected with the code and message a load logs — and totals over the whole file, with the
  * exit code of `load --dry-run`. No database: the same reader, mapping and rules as a load.

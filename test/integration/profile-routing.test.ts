@@ -1,5 +1,5 @@
 /**
- * An inbox of several partners through the library (issue 21 §3): `load(paths, { profiles })`
+ * An inbox of several partners through the library: `load(paths, { profiles })`
  * reads each file with the profile whose `match:` takes its name; a file none matches is moved
  * to the failed folder with a note, or left where it is; a name two profiles match refuses the
  * run before anything is written; a changed profile reads its files again; the runs record each

@@ -1,5 +1,5 @@
 /**
- * Load profiles end to end (issue 21): the three examples of examples/profiles/, the morning-after
+ * Load profiles end to end: the three examples of examples/profiles/, the morning-after
  * loop of a file read through a profile (export, fix one cell, load back without a profile), and
  * the profile as part of a file's identity.
  */

@@ -3,7 +3,7 @@ import { testTargets, type TestDatabase } from '../support/databases.js';
 import { orderFile } from '../support/files.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
-// PostgreSQL and PGlite: the indexes of order_stage after migration 009 (issue 22). The DONE
+// PostgreSQL and PGlite: the indexes of order_stage after migration 009. The DONE
 // update of a processed row must not insert into an index beyond those the claim, `retry`/`errors`
 // and the release need: no index has process_status in its key, the only indexes naming it are
 // the three partial ones (a DONE row is in none of them), and the load index is a BRIN.

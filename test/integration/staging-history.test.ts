@@ -1,5 +1,5 @@
 /**
- * Issue 20, item 1: a file's staging plan follows what was committed of its identity (the latest
+ * A file's staging plan follows what was committed of its identity (the latest
  * run of the same sha256, encoding and delimiter with a 'staged' or 'staged_checkpoint' event),
  * whatever runs came after it. Runs killed right after their row was inserted, after 'invoked', or
  * right after 'resumed' are written here by the loader's own journal (LoadJournal / FileRun), as a

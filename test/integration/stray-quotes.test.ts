@@ -1,5 +1,5 @@
 /**
- * Issue 21 §7: a quote inside an unquoted field is data, in the built-in format (no profile), in
+ * A quote inside an unquoted field is data, in the built-in format (no profile), in
  * UTF-8 and in Shift_JIS; and a CSV error that concerns one line (a record too large) rejects
  * that line with its file line number and text, and the file is read on, in every encoding.
  * Before: `5"ディスプレイ` in an unused column lost its order line in UTF-8 and stopped a

@@ -1,5 +1,5 @@
 /**
- * Issue 21 §2 on Oracle, against a RECORDING connection (nothing runs on an Oracle Database):
+ * Attributes on Oracle, against a RECORDING connection (nothing runs on an Oracle Database):
  * the attributes of a staging batch are bound to the batch insert as VARCHAR2 while every value
  * fits the database's VARCHAR2 limit, and as a CLOB for the rows whose value passes it (the call
  * split where the bind type changes, batch error offsets mapped back to their lines); the
@@ -83,19 +83,57 @@ describe('Oracle staging of attributes (recording connection)', () => {
     ]);
   });
 
-  it('the direct insert into order_stage binds them too: VARCHAR2, or a CLOB for the whole call when one value passes the limit', async () => {
-    for (const [rows, type] of [
-      [[row(2, '{"Region":"EU"}'), row(3)], { type: DB.DB_TYPE_VARCHAR, maxSize: 4000 }],
-      [[row(2, '{"Region":"EU"}'), row(3, JSON.stringify({ Note: 'x'.repeat(5000) }))], { type: DB.DB_TYPE_CLOB }],
-    ] as const) {
-      const db = database();
-      const engine = createOracleEngineWith(db, constants);
-      await engine.transaction((tx) => tx.stageBatch(3, [...rows]));
-      const direct = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_direct'));
-      expect(direct).toHaveLength(1);
-      expect(direct[0]?.binds.map((b) => b.attributes)).toEqual(rows.map((r) => r.attributes ?? null));
-      expect(direct[0]?.options.bindDefs.attributes).toEqual(type);
-    }
+  it('the direct insert into order_stage binds them too: VARCHAR2 while they fit, one call', async () => {
+    const rows = [row(2, '{"Region":"EU"}'), row(3)];
+    const db = database();
+    const engine = createOracleEngineWith(db, constants);
+    await engine.transaction((tx) => tx.stageBatch(3, [...rows]));
+    const direct = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_direct'));
+    expect(direct).toHaveLength(1);
+    expect(direct[0]?.binds.map((b) => b.attributes)).toEqual(['{"Region":"EU"}', null]);
+    expect(direct[0]?.options.bindDefs.attributes).toEqual({ type: DB.DB_TYPE_VARCHAR, maxSize: 4000 });
+  });
+
+  it('one value past the limit makes a CLOB of that row alone in the direct insert, not of the whole batch (a temporary LOB per CLOB value)', async () => {
+    // thin mode creates and writes a temporary LOB for each non-empty value of a CLOB bind
+    // (lib/thin/connection.js, the CLOB binds' loop): two round trips per value
+    const rows = Array.from({ length: 1000 }, (_, i) => row(i + 2, `{"n":"${i}"}`));
+    rows[500] = row(502, JSON.stringify({ Note: 'x'.repeat(5000) }));
+    const db = database();
+    const engine = createOracleEngineWith(db, constants);
+    const result = await engine.transaction((tx) => tx.stageBatch(3, rows));
+    const direct = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_direct'));
+    const clobValues = direct
+      .filter((c) => c.options.bindDefs.attributes?.type === DB.DB_TYPE_CLOB)
+      .flatMap((c) => c.binds.filter((b) => typeof b.attributes === 'string' && b.attributes !== ''));
+    expect(clobValues).toHaveLength(1);
+    expect(direct.map((c) => [c.binds.length, c.options.bindDefs.attributes?.type])).toEqual([
+      [500, DB.DB_TYPE_VARCHAR],
+      [1, DB.DB_TYPE_CLOB],
+      [499, DB.DB_TYPE_VARCHAR],
+    ]);
+    // every line in line order, each once (stage_id follows the file)
+    expect(direct.flatMap((c) => c.binds.map((b) => b.line_no))).toEqual(rows.map((r) => r.lineNo));
+    expect(result.inserted).toBe(1000);
+  });
+
+  it('a batch error of a later run of the direct insert is mapped back to its own line', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql) => (sql === oracleQuery('stage_batch_counts') ? COUNTS : { rows: [] }),
+      executeMany: (sql, binds: OraBinds[]) => {
+        if (sql !== oracleQuery('stage_batch_direct')) return { rowsAffected: binds.length, batchErrors: [] };
+        const errors = binds.flatMap((b, offset) =>
+          b.source_key === 'K5' ? [batchError(offset, 'ORA-00001: unique constraint (LOADER.UQ_ORDER_STAGE_SOURCE) violated')] : [],
+        );
+        return { rowsAffected: binds.length - errors.length, batchErrors: errors };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const long = JSON.stringify({ Note: 'x'.repeat(5000) });
+    const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2, '{"a":"1"}'), row(3, long), row(4), row(5, '{"a":"2"}')]));
+    expect(result.fellBack).toBe(1);
+    const batchTable = db.executeManyCalls().filter((c) => c.sql === oracleQuery('stage_batch_insert'));
+    expect(batchTable.flatMap((c) => c.binds.map((b) => b.source_key))).toEqual(['K5']);
   });
 
   it('under MAX_STRING_SIZE = EXTENDED (the probe answers 32767) a value up to 32767 bytes stays VARCHAR2', async () => {

@@ -158,12 +158,6 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
         };
       }
       if (is(sql, 'run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
-      // the session's batch table empties at each commit (ON COMMIT DELETE ROWS); each staging
-      // transaction starts with SET TRANSACTION
-      if (is(sql, 'stage_batch_serializable')) {
-        batch = [];
-        return {};
-      }
       if (is(sql, 'stage_batch_counts'))
         return { rows: [{ INSERTED: String(batch.length), UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
       if (is(sql, 'stage_batch_update')) return { rowsAffected: 0 };
@@ -208,8 +202,15 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
       if (is(sql, 'finalize_done') || is(sql, 'finalize_failed')) for (const b of binds) finalized.add(Number(b.stage_id));
       return { rowsAffected: binds.length, ...(is(sql, 'merge_orders') ? { batchErrors: [] } : {}) };
     },
-    commit: unlock,
-    rollback: unlock,
+    // the session's batch table empties at each commit and rollback (ON COMMIT DELETE ROWS)
+    commit: (conn) => {
+      batch = [];
+      unlock(conn);
+    },
+    rollback: (conn) => {
+      batch = [];
+      unlock(conn);
+    },
     resultSetRows(sql, binds, executeOptions, conn) {
       if (!is(sql, 'claim')) return [];
       options.onClaim?.();
@@ -390,7 +391,13 @@ describe('Oracle bench (recording connection): the whole bench in workspaces of 
     expect(renderBench(report)).toMatch(/^bench: 120 synthetic rows on oracle[\s\S]*\n\s*50\s+2\s/);
     expect(renderChart(report.cases, 'oracle')).toContain('2 workers');
 
-    // no statement names a table of the loader
+    // no statement names a table of the loader, and the statistics gathered after each case's
+    // staging are the workspace's (DBMS_STATS takes the name as a bind, not as an identifier)
+    const gathered = model.db.calls.flatMap((c) =>
+      c.kind === 'execute' && c.sql === oracleQuery('gather_stage_stats') ? [(c.binds.table_name as { val: unknown }).val] : [],
+    );
+    expect(gathered).toHaveLength(4);
+    for (const name of gathered) expect(name).toMatch(/^OLB_[0-9A-F]{8}_ORDER_STAGE$/);
     const sent = statements(model.db.calls);
     expect(outsideWorkspaces(sent)).toEqual([]);
     expect(sent.length).toBeGreaterThan(50);

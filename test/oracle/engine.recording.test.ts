@@ -596,7 +596,7 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     ...over,
   });
 
-  it('through the batch table (ORDER_LOADER_STAGE_DIRECT=off): sets SERIALIZABLE, array-binds the batch, counts, updates each key (array-bound), then inserts the new keys in line order', async () => {
+  it('through the batch table (ORDER_LOADER_STAGE_DIRECT=off): array-binds the batch, locks the rows of the keys staged already, counts, updates each key (array-bound), then inserts the new keys in line order', async () => {
     const db = new RecordingDatabase({
       execute: (sql) =>
         sql === oracleQuery('stage_batch_counts')
@@ -624,8 +624,8 @@ describe('Oracle engine (recording connection): stageBatch', () => {
     expect(oracleQuery('stage_batch_counts')).not.toMatch(/AS inserted/i);
     expect(counts).toEqual({ inserted: 3, updated: 1, unchanged: 0, unchangedError: 0, repeatedInLoad: 1, refused: [], by: 'batch-table' });
     expect(db.trace()).toEqual([
-      '1:execute:SET TRANSACTION ISOLATION',
       '1:executeMany:INSERT INTO order_stage_batch',
+      '1:execute:DECLARE CURSOR staged',
       '1:execute:SELECT COUNT(CASE WHEN',
       '1:execute:SAVEPOINT stage_batch_update',
       '1:executeMany:MERGE /*+ USE_NL(s)',

@@ -1,5 +1,5 @@
 /**
- * Issue 25 §4: each mutant of the Oracle statements named in the issue fails the checks of
+ * Each realistic mutant of the Oracle statements (a lost predicate, a wrong SET) fails the checks of
  * statements.recording.test.ts (statement-checks.ts). The mutant is applied to a copy of
  * sql/oracle in a temporary folder; the engine's modules are loaded afresh (vi.resetModules)
  * with readSql (src/sql-files.ts) reading that copy (vi.doMock), and every check is run: the
@@ -134,7 +134,7 @@ async function failingChecks(root: string): Promise<{ literal: string[]; model: 
   }
 }
 
-describe('Oracle statement mutants (issue 25 §4) fail the statement checks', () => {
+describe('Oracle statement mutants fail the statement checks', () => {
   it('the unmutated copy, read the same way, passes every check', async () => {
     expect(await failingChecks(sqlCopy())).toEqual({ literal: [], model: [] });
   });

@@ -862,7 +862,7 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     expect(call!.sql).toContain("e.event = 'invoked'");
     expect(call!.sql).toContain("e.event = 'staged_checkpoint'");
     expect(call!.sql).toContain("command IN ('load', 'stage')");
-    // a run that committed no staging fact does not hide the one that did (issue 20)
+    // a run that committed no staging fact does not hide the one that did
     expect(call!.sql).toContain("e.event IN ('staged', 'staged_checkpoint')");
     expect(call!.sql).toContain('runs.committed = 1');
     // the identity: the same bytes read with the same encoding and delimiter

@@ -1,5 +1,5 @@
 /**
- * The plans the Oracle statements pin (issue 23 §5), read from the statements the engine sends
+ * The plans the Oracle statements pin, read from the statements the engine sends
  * and the objects the migrations create: the ERROR rows' function-based index
  * (migrations/004_error_rows_index.sql) walked by retry's and the export's queries, and nested
  * loops from the staging batch's global temporary table (no statistics) into order_stage's

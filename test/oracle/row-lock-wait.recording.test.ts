@@ -1,5 +1,5 @@
 /**
- * --row-lock-wait on Oracle (issue 23 §3), against a RECORDING connection
+ * --row-lock-wait on Oracle, against a RECORDING connection
  * (test/oracle/recording-connection.ts): before the chunk's array MERGE, the orders rows of the
  * claimed rows are locked with FOR UPDATE WAIT n (queries/merge_lock.sql, one executeMany of a
  * PL/SQL block, :failure out per row); a row another session held past n seconds comes back as
@@ -40,7 +40,9 @@ function claimed(stageId: number): ClaimedRow {
   };
 }
 
-const isLock = (sql: string) => sql.startsWith('DECLARE') && sql.includes('FOR UPDATE WAIT');
+const isLock = (sql: string) => sql.startsWith('DECLARE') && /FOR UPDATE (WAIT \d+|NOWAIT)/.test(sql);
+/** The wait a lock call gives each row: 0 for NOWAIT. */
+const waitOf = (sql: string) => Number(/FOR UPDATE WAIT (\d+)/.exec(sql)?.[1] ?? 0);
 
 /** A database where another session holds the orders rows of the stage ids in `held`. */
 function holding(held: ReadonlySet<number>, failure = BUSY) {
@@ -55,25 +57,71 @@ function holding(held: ReadonlySet<number>, failure = BUSY) {
 }
 
 describe('Oracle --row-lock-wait (recording connection)', () => {
-  it('locks the chunk’s targets with FOR UPDATE WAIT n first; a row held past it is transient and not merged, the others are', async () => {
+  it('locks the chunk’s targets with NOWAIT first, then waits for a held row; a row held past the wait is transient and not merged, the others are', async () => {
+    vi.spyOn(Date, 'now').mockReturnValue(Date.parse('2026-01-01T00:00:00Z'));
     const db = holding(new Set([11]));
     const engine = createOracleEngineWith(db, constants);
     const failures = await engine.transaction((tx) => tx.mergeOrders([claimed(10), claimed(11), claimed(12)], { isolationBlock: 3 }), {
       lockWaitMs: 2_500,
     });
+    vi.restoreAllMocks();
     expect(failures).toEqual([{ stageId: 11, code: 'ORA-30006', message: BUSY, kind: 'transient' }]);
-    const [lock, merge] = db.executeManyCalls();
-    // whole seconds, rounded up: 2.5 s waits 3 s
-    expect(lock?.sql).toBe(mergeLockSql(3));
-    expect(lock?.sql).toMatch(/FOR UPDATE WAIT 3\)/);
+    const [lock, wait, merge] = db.executeManyCalls();
+    expect(lock?.sql).toBe(mergeLockSql(0));
+    expect(lock?.sql).toMatch(/FOR UPDATE NOWAIT\)/);
     expect(lock?.binds).toEqual([{ stage_id: 10 }, { stage_id: 11 }, { stage_id: 12 }]);
     expect(lock?.options).toEqual({
       autoCommit: false,
       bindDefs: { stage_id: { type: NUMBER }, failure: { dir: constants.BIND_OUT, type: VARCHAR, maxSize: 4000 } },
     });
+    // whole seconds, rounded up: 2.5 s waits 3 s
+    expect(wait?.sql).toBe(mergeLockSql(3));
+    expect(wait?.binds).toEqual([{ stage_id: 11 }]);
     expect(merge?.sql).toBe(oracleQuery('merge_orders'));
     expect(merge?.binds).toEqual([{ stage_id: 10 }, { stage_id: 12 }]);
     expect(db.trace().at(-1)).toBe('1:commit');
+  });
+
+  it('one bound for the whole chunk: three held rows wait --row-lock-wait in all, not each (the script lets each wait pass in full)', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    vi.spyOn(Date, 'now').mockImplementation(() => clock);
+    const held = new Set([11, 12, 13]);
+    const db = new RecordingDatabase({
+      executeMany: (sql, binds: OraBinds[]) => {
+        if (!isLock(sql)) return { rowsAffected: binds.length, batchErrors: [] };
+        // a held row costs the call the whole of its wait, then times out
+        const busy = binds.filter((b) => held.has(Number(b.stage_id))).length;
+        clock += waitOf(sql) * 1000 * busy;
+        return {
+          outBinds: binds.map((b) => ({
+            failure: held.has(Number(b.stage_id))
+              ? waitOf(sql) > 0
+                ? BUSY
+                : 'ORA-00054: resource busy and acquire with NOWAIT specified or timeout expired'
+              : null,
+          })),
+        };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const start = clock;
+    const failures = await engine.transaction((tx) => tx.mergeOrders([10, 11, 12, 13, 14].map(claimed), { isolationBlock: 5 }), {
+      lockWaitMs: 3_000,
+    });
+    vi.restoreAllMocks();
+    expect(failures.map((f) => [f.stageId, f.kind])).toEqual([
+      [11, 'transient'],
+      [12, 'transient'],
+      [13, 'transient'],
+    ]);
+    // the longest the chunk could have waited: each lock call's wait times the rows held in it
+    const worst = db
+      .executeManyCalls()
+      .filter((c) => isLock(c.sql))
+      .reduce((sum, c) => sum + waitOf(c.sql) * c.binds.filter((b) => held.has(Number(b.stage_id))).length, 0);
+    expect(worst).toBeLessThanOrEqual(3);
+    expect(clock - start).toBeLessThanOrEqual(3_000);
+    expect(db.executeManyCalls().find((c) => c.sql === oracleQuery('merge_orders'))?.binds).toEqual([{ stage_id: 10 }, { stage_id: 14 }]);
   });
 
   it('every row held: nothing is merged, every row is transient', async () => {
@@ -84,7 +132,8 @@ describe('Oracle --row-lock-wait (recording connection)', () => {
       [1, 'transient'],
       [2, 'transient'],
     ]);
-    expect(db.executeManyCalls().map((c) => isLock(c.sql))).toEqual([true]);
+    // NOWAIT for both, then a wait for the first held row; nothing is merged
+    expect(db.executeManyCalls().every((c) => isLock(c.sql))).toBe(true);
   });
 
   it('a deadlock reported for a row is transient too (ORA-00060: Oracle rolled back that lock statement only)', async () => {

@@ -125,6 +125,20 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     ]);
     const applied = db.executeManyCalls().filter((c) => c.sql === oracleQuery('apply_manual_changes'));
     expect(applied.flatMap((c) => c.binds.map((b) => b.stage_id))).toEqual([9]);
+    // the load given up leaves the file sets that held it, and the sets waiting on nothing go
+    const sets = db.calls.filter(
+      (c): c is ExecuteCall =>
+        c.kind === 'execute' && (c.sql === oracleQuery('hold_set_release') || c.sql === oracleQuery('hold_set_forget')),
+    );
+    expect(
+      sets.map((c) => [
+        c.sql === oracleQuery('hold_set_release') ? 'release' : 'forget',
+        Object.values(c.binds).map((b) => (b as { val: unknown }).val),
+      ]),
+    ).toEqual([
+      ['release', [3]],
+      ['forget', [null]],
+    ]);
     expect(runRecords(db).finishes).toEqual([[41, 'COMPLETED', { recovered: 1 }]]);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Issue 22 (Oracle): no index of order_stage that a status change must write beyond what the
+ * Oracle: no index of order_stage that a status change must write beyond what the
  * claim needs. The indexes are read out of sql/oracle/migrations (each CREATE INDEX on
  * order_stage and its key, a later DROP INDEX taking it away, the PRIMARY KEY and UNIQUE
  * constraints of 001), and for each status change the loader makes (the statement's SET list

@@ -88,7 +88,7 @@ describe('Oracle staging through the batch table (recording connection): rows re
     const engine = createOracleEngineWith(db, constants, BATCH_TABLE);
     const result = await engine.transaction((tx) => tx.stageBatch(3, [row(2, { sourceKey: 'X2' })]));
     expect(result).toMatchObject({ inserted: 0, updated: 0, refused: [expect.objectContaining({ lineNo: 2 })] });
-    expect(db.trace()).toEqual(['1:execute:SET TRANSACTION ISOLATION', '1:executeMany:INSERT INTO order_stage_batch', '1:commit']);
+    expect(db.trace()).toEqual(['1:executeMany:INSERT INTO order_stage_batch', '1:commit']);
   });
 
   it.each([
@@ -193,8 +193,8 @@ describe('Oracle staging through the batch table (recording connection): an upda
     // the counts taken again without K3: two updated, not three, and K5 inserted
     expect(result).toMatchObject({ inserted: 1, updated: 2 });
     expect(db.trace()).toEqual([
-      '1:execute:SET TRANSACTION ISOLATION',
       '1:executeMany:INSERT INTO order_stage_batch',
+      '1:execute:DECLARE CURSOR staged',
       '1:execute:SELECT COUNT(CASE WHEN',
       '1:execute:SAVEPOINT stage_batch_update',
       '1:executeMany:MERGE /*+ USE_NL(s)',
@@ -302,7 +302,7 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
       by: 'direct',
       fellBack: 0,
     });
-    expect(db.trace()).toEqual(['1:execute:SET TRANSACTION ISOLATION', '1:executeMany:INSERT INTO order_stage', '1:commit']);
+    expect(db.trace()).toEqual(['1:executeMany:INSERT INTO order_stage', '1:commit']);
     const [direct] = db.executeManyCalls();
     expect(direct?.sql).toBe(oracleQuery('stage_batch_direct'));
     expect(direct?.options).toEqual({ autoCommit: false, batchErrors: true, bindDefs: { ...STAGE_DEFS, load_id: { type: NUMBER } } });
@@ -331,9 +331,9 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
       fellBack: 2,
     });
     expect(db.trace()).toEqual([
-      '1:execute:SET TRANSACTION ISOLATION',
       '1:executeMany:INSERT INTO order_stage',
       '1:executeMany:INSERT INTO order_stage_batch',
+      '1:execute:DECLARE CURSOR staged',
       '1:execute:SELECT COUNT(CASE WHEN',
       '1:execute:SAVEPOINT stage_batch_update',
       '1:executeMany:MERGE /*+ USE_NL(s)',
@@ -429,11 +429,7 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
       expect((error as Error).message).toContain('line 3');
       expect(engine.classifyError(error)).toBe(kind);
       // (a fatal code also closes the connection after the rollback: driver.ts)
-      expect(db.trace().slice(0, 3)).toEqual([
-        '1:execute:SET TRANSACTION ISOLATION',
-        '1:executeMany:INSERT INTO order_stage',
-        '1:rollback',
-      ]);
+      expect(db.trace().slice(0, 2)).toEqual(['1:executeMany:INSERT INTO order_stage', '1:rollback']);
       expect(db.trace()).not.toContain('1:commit');
     },
   );

@@ -1,5 +1,5 @@
 /**
- * The checks of issue 25 §4, shared by statements.recording.test.ts (which runs them on the SQL
+ * The checks of the Oracle statements that decide which rows move, shared by statements.recording.test.ts (which runs them on the SQL
  * of sql/oracle) and mutants.recording.test.ts (which runs them on mutated copies of it and
  * expects them to fail):
  *  - literal checks: each statement that decides which rows are staged, claimed, merged and

@@ -1,6 +1,6 @@
 /**
  * What the statements of sql/oracle/queries that decide which rows are staged, claimed, merged
- * and finalized must say, written here as literals (issue 25 §4): the predicates of each WHERE
+ * and finalized must say, written here as literals: the predicates of each WHERE
  * (the set of its top-level conjuncts, or disjuncts), and the SET columns with their values.
  * They are not read from sql/oracle: a statement that loses a predicate or sets a column to
  * something else no longer matches, whatever the file says.

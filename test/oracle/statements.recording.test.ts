@@ -1,5 +1,5 @@
 /**
- * Issue 25 §4: the Oracle statements that decide which rows are staged, claimed, merged and
+ * The Oracle statements that decide which rows are staged, claimed, merged and
  * finalized, checked against expectations written in the test (statement-shapes.ts), and the
  * engine run against the table model (table-model.ts), whose counts and rows follow from what
  * the statements say. mutants.recording.test.ts shows that each check can fail.

@@ -1,6 +1,6 @@
 /**
  * A small in-memory model of order_stage, order_stage_batch, orders and order_bulk_error for the
- * recording connection (issue 25 §4): a Script (recording-connection.ts) that answers the
+ * recording connection: a Script (recording-connection.ts) that answers the
  * statements deciding which rows are staged, claimed, merged and finalized with rowsAffected,
  * batch errors and fetched rows computed from the model's tables, not echoed back.
  *
@@ -186,6 +186,16 @@ export class TableModel implements Tables {
   readonly siteChecks: ((row: StageRow) => string | null)[] = [];
   private txStart: Tables | undefined;
   private savepoint: Tables | undefined;
+  /** The claim answers its `plain` column (claim.sql); false: as before it had one (every row to the client). */
+  plainColumn = true;
+  /** Keys whose stage rows the open transaction locked (stage_batch_lock.sql). */
+  private readonly locked = new Set<string>();
+  /** When another session last committed a change to a key's stage row (otherSessionCommits). */
+  private readonly committedAt = new Map<string, number>();
+  /** The open transaction is SERIALIZABLE, begun at this time. */
+  private serializableSince: number | undefined;
+  /** Called before each statement with its normalized text: a test's other session acts here. */
+  beforeStatement: ((text: string) => void) | undefined;
 
   /** A stage row as a test sets it up (stage_id given or the next one). */
   addStage(row: Partial<StageRow> & { source_key: string }): StageRow {
@@ -262,14 +272,21 @@ export class TableModel implements Tables {
         this.txStart = undefined;
         this.savepoint = undefined;
         this.batch = [];
+        this.endTransaction();
       },
       rollback: () => {
         if (this.txStart !== undefined) this.restore(this.txStart);
         this.txStart = undefined;
         this.savepoint = undefined;
         this.batch = [];
+        this.endTransaction();
       },
     };
+  }
+
+  private endTransaction(): void {
+    this.locked.clear();
+    this.serializableSince = undefined;
   }
 
   private record(statement: string, rowsAffected: number, errors: OraBatchError[] = []): void {
@@ -278,9 +295,11 @@ export class TableModel implements Tables {
 
   private execute(sql: string, binds: Binds): OraExecuteResult {
     const text = normalizeSql(sql);
+    this.beforeStatement?.(text);
     if (text === 'set transaction isolation level serializable') {
       if (this.txStart !== undefined) throw new Error('ORA-01453: SET TRANSACTION must be first statement of transaction');
       this.begin();
+      this.serializableSince = this.now;
       return {};
     }
     if (text === 'delete from order_stage_batch') {
@@ -300,6 +319,10 @@ export class TableModel implements Tables {
       return {};
     }
     if (text.startsWith('select count(case when is_new = 0')) return { rows: [this.counts(Number(binds.load_id))] };
+    if (text.startsWith('declare cursor staged is select ') && text.includes(' for update of s.stage_id')) {
+      this.lockStaged();
+      return {};
+    }
     if (text.startsWith('update order_stage ')) {
       this.begin();
       const n = this.update(text, binds);
@@ -314,7 +337,9 @@ export class TableModel implements Tables {
 
   private executeMany(sql: string, rows: Binds[], withBatchErrors: boolean): OraExecuteManyResult {
     const text = normalizeSql(sql);
+    this.beforeStatement?.(text);
     this.begin();
+    if (text.startsWith('declare cancelled exception;')) return this.processRows(text, rows);
     let statement: string;
     let each: (binds: Binds) => number;
     if (text.startsWith('insert into order_stage_batch ')) [statement, each] = ['stage batch insert', (b) => this.batchInsert(b)];
@@ -348,6 +373,32 @@ export class TableModel implements Tables {
     return { rowsAffected, ...(withBatchErrors ? { batchErrors: errors } : {}) };
   }
 
+  /**
+   * process_rows.sql as the engine composes it (chunk-in-database.ts): per iteration, at a
+   * savepoint, the MERGE of merge_orders.sql and the update of finalize_done.sql, both read from
+   * the block's own text; an error of either undoes the row and comes back in its :failure. Row
+   * locks are not modelled (the block's NOWAIT lock finds nothing held).
+   */
+  private processRows(text: string, rows: Binds[]): OraExecuteManyResult {
+    const merge = /\b(merge into orders o .*?);/.exec(text)?.[1];
+    const done = /\b(update order_stage set process_status = 'DONE'.*?);/.exec(text)?.[1];
+    if (merge === undefined || done === undefined) throw new Error('model: process rows without its MERGE and its update to DONE');
+    const outBinds = rows.map((binds) => {
+      const before = this.copy();
+      try {
+        this.mergeOrders(merge, binds);
+        this.update(done, binds);
+        return { failure: null };
+      } catch (error) {
+        if (!(error instanceof RowError)) throw error;
+        this.restore(before);
+        return { failure: error.message };
+      }
+    });
+    this.record('process rows', rows.length - outBinds.filter((o) => o.failure !== null).length);
+    return { outBinds };
+  }
+
   /** queries/claim.sql: the claimable rows in stage_id order (the cursor; the engine fetches N). */
   private query(sql: string, binds: Binds): unknown[] {
     const text = normalizeSql(sql);
@@ -373,6 +424,8 @@ export class TableModel implements Tables {
         TRANSIENT_FAILURES: String(r.transient_failures),
         LOAD_ID: r.load_id === null ? null : String(r.load_id),
         LINE_NO: r.line_no === null ? null : String(r.line_no),
+        // claim.sql's plain: the values plainly pass the business rules (NULL: no)
+        PLAIN: this.plainColumn && plainValues(r) ? '1' : '0',
       }));
   }
 
@@ -427,6 +480,44 @@ export class TableModel implements Tables {
     );
   }
 
+  /**
+   * queries/stage_batch_lock.sql: the order_stage rows of the batch table's keys, locked by this
+   * transaction until it ends (`locked`: another session's commit to one of them would wait, see
+   * otherSessionCommits).
+   */
+  private lockStaged(): void {
+    this.begin();
+    for (const i of this.batch) if (this.stageRow(i.source_key) !== undefined) this.locked.add(i.source_key);
+  }
+
+  /**
+   * Another session's transaction on order_stage, committed now (processing's chunk that writes
+   * rows DONE, a concurrent stager): `change` is applied to the tables as this model's open
+   * transaction and savepoint will restore them too (committed work is not undone by this
+   * transaction's rollback). Its rows are stamped with the time of the commit, which a
+   * SERIALIZABLE transaction begun earlier cannot write past (ORA-08177). A row this model's
+   * transaction holds locked (stage_batch_lock.sql) cannot be changed: the other session would
+   * wait for it, so the test may not commit it here (throws).
+   */
+  otherSessionCommits(keys: readonly string[], change: (row: StageRow) => void): void {
+    for (const key of keys)
+      if (this.locked.has(key)) throw new Error(`model: ${key} is locked by the open transaction: the other session waits`);
+    this.now += 1;
+    for (const tables of [this, this.txStart, this.savepoint]) {
+      if (tables === undefined) continue;
+      for (const row of tables.stage) if (keys.includes(row.source_key)) change(row);
+    }
+    for (const key of keys) this.committedAt.set(key, this.now);
+  }
+
+  /** ORA-08177 when a SERIALIZABLE transaction writes a row another session committed after it began. */
+  private checkSerializable(key: string): void {
+    const since = this.serializableSince;
+    const committed = this.committedAt.get(key);
+    if (since !== undefined && committed !== undefined && committed > since)
+      throw new RowError("ORA-08177: can't serialize access for this transaction");
+  }
+
   /** queries/stage_batch_counts.sql, by its comment's rules. */
   private counts(loadId: number): Record<string, string> {
     let updated = 0;
@@ -473,6 +564,7 @@ export class TableModel implements Tables {
         return p();
       });
     if (!applies) return 0;
+    this.checkSerializable(s.source_key);
     Object.assign(s, {
       customer_id: i.customer_id,
       order_date: i.order_date,
@@ -624,11 +716,14 @@ export class TableModel implements Tables {
         if (!differs(o, s)) continue;
         const next = sets.map(([column, expr]) => [column.replace(/^o\./, ''), evaluate(expr, o, b, this, s)] as const);
         for (const [column, value] of next) (o as unknown as Record<string, unknown>)[column] = value;
+        if (o.amount !== null && Math.abs(o.amount) >= 1e10) throw new RowError(ORA_01438);
       } else {
         const row: Record<string, unknown> = { updated_at: this.now };
         columns.forEach((c, k) => (row[c] = evaluate(values[k] ?? 'null', s, b, this, s)));
         if (row.customer_id === null || row.order_date === null || row.amount === null || row.currency === null)
           throw new RowError('ORA-01400: cannot insert NULL into ("LOADER"."ORDERS")');
+        // orders.amount is NUMBER(12, 2)
+        if (typeof row.amount === 'number' && Math.abs(row.amount) >= 1e10) throw new RowError(ORA_01438);
         this.orders.push(row as unknown as OrderRow);
       }
       n++;
@@ -643,6 +738,23 @@ const ATTRIBUTES_DIFFER =
 
 /** A refusal of one iteration (a batch error); anything else is the model's own failure. */
 class RowError extends Error {}
+
+/** claim.sql's plain rule: customer_id > 0, a date from 1900, 0 <= amount < 1E16, three capitals. */
+function plainValues(r: StageRow): boolean {
+  const date = r.order_date;
+  return (
+    r.customer_id !== null &&
+    BigInt(r.customer_id) > 0n &&
+    date !== null &&
+    date >= '1900-01-01' &&
+    date <= '9999-12-31' &&
+    r.amount !== null &&
+    r.amount >= 0 &&
+    r.amount < 1e16 &&
+    r.currency !== null &&
+    /^[A-Z]{3}$/.test(r.currency)
+  );
+}
 
 /** NUMBER(p, s) of a decimal text: rounded to s decimals; ORA-01438 past p - s integer digits. */
 function numberOf(text: string, precision: number, scale: number): number | string {

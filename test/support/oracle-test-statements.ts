@@ -33,6 +33,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/errors-fixed-keys.test.ts',
   'test/integration/expected-state.test.ts',
   'test/integration/faults.test.ts',
+  'test/integration/hold-sets.test.ts',
   'test/integration/inbox.test.ts',
   'test/integration/load.test.ts',
   'test/integration/operations.test.ts',

@@ -1,5 +1,5 @@
 /**
- * Issue 20, item 1: kill -9 a `load` of an inbox (a.csv: LWW-1 at 100 and a rejected line; then
+ * kill -9 a `load` of an inbox (a.csv: LWW-1 at 100 and a rejected line; then
  * b.csv: LWW-1 at 200) at every step of its journal, then load the inbox again: whatever step the
  * kill hit, the later file's value wins, each rejected line is logged once, both files end in the
  * archive. Also a second kill right after the rerun's 'resumed' event, before its first batch.

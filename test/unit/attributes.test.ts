@@ -1,5 +1,5 @@
 /**
- * Issue 21 §2: the other columns of a file kept as attributes (src/input/profile/attributes.ts),
+ * The other columns of a file kept as attributes (src/input/profile/attributes.ts),
  * as the readers find them, as COPY carries them, and as `errors` writes them.
  */
 import { Writable } from 'node:stream';

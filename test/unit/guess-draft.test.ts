@@ -213,7 +213,7 @@ describe('the draft of a CSV file, line by line', () => {
         ...choose('amount'),
         '  currency:',
         `    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file's currency code"`,
-        '    # const: "EUR"',
+        '    # const: "<code>"   # the file\'s currency (ISO 4217, such as JPY or USD): the file does not say it',
         '# columns not mapped (left out; extra: "ignore" says so, without a warning on every run):',
         ...['q', 'r', 's', 't', 'u', 'v', 'w', 'y', 'z'].map((c, i) => `#   column ${i + 2}: "${c}"`),
         'extra: "ignore"',

@@ -29,8 +29,8 @@ import { tempDir, writeTestFile } from '../support/files.js';
 
 /**
  * The draft of whole files, in this process (test/cli/guess-cli.test.ts asserts the same through
- * the command in a child process, which StrykerJS cannot see): the example data files, the files
- * issue 21 names, and the files guess refuses.
+ * the command in a child process, which StrykerJS cannot see): the example data files, the partner
+ * shapes profiles were made for, and the files guess refuses.
  */
 describe('guessProfile on whole files', () => {
   const example = (name: string) => fileURLToPath(new URL(`../../examples/profiles/${name}`, import.meta.url));
@@ -71,7 +71,7 @@ describe('guessProfile on whole files', () => {
     expect(guessed.columns.currency).toEqual({ column: null, at: null, date: null, decimal: null, group: null, negative: [] });
     // no column, sign or file name gives the currency: an open choice (load refuses the draft until it is decided)
     expect(text).toContain(
-      '  currency:\n    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "EUR"',
+      '  currency:\n    open: "currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file\'s currency code"\n    # const: "<code>"   # the file\'s currency (ISO 4217, such as JPY or USD): the file does not say it',
     );
     expect(guessed.open).toEqual([
       "columns.currency: currency: no column holds currency codes, the amounts carry no currency sign and the file name holds no currency code: write const: with the file's currency code",

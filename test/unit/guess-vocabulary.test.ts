@@ -51,8 +51,13 @@ describe('date masks that read every value', () => {
     // a time out of range is no time
     expect(dateEvidence(['2026-12-01 24:00:00']).readable).toBe(0);
     expect(dateEvidence(['2026-12-01 13:00 PM']).readable).toBe(0);
+    // UTC (and GMT) written for the zero offset: an offset the mask's Z reads
+    expect(dateEvidence(['2026-12-01 21:34:02 UTC', '2026-12-02 00:00:01 UTC'])).toMatchObject({
+      chosen: ['YYYY-MM-DD HH:mm:ss Z'],
+      offsets: ['UTC'],
+    });
     // a suffix no mask can write: not read (an open choice in the draft)
-    expect(dateEvidence(['2026-12-01 21:34:02 UTC']).readable).toBe(0);
+    expect(dateEvidence(['2026-12-01 21:34:02 CET']).readable).toBe(0);
     // 12/01 reads both ways, 12/15 only month first: month first reads every value
     expect(dateEvidence(['12/01/2026 14:49:42', '12/15/2026 02:46:29']).chosen).toEqual(['MM/DD/YYYY HH:mm:ss']);
   });
@@ -62,6 +67,8 @@ describe('date masks that read every value', () => {
     expect(zoneOfOffsets(['-0500'])).toBe('Etc/GMT+5');
     expect(zoneOfOffsets(['Z'])).toBe('UTC');
     expect(zoneOfOffsets(['+00:00', 'Z'])).toBe('UTC');
+    expect(zoneOfOffsets(['UTC'])).toBe('UTC');
+    expect(zoneOfOffsets(['UTC', 'GMT', 'Z'])).toBe('UTC');
     expect(zoneOfOffsets(['+09:00', 'Z'])).toBeNull();
     expect(zoneOfOffsets(['+05:30'])).toBeNull();
   });
@@ -163,6 +170,28 @@ describe('what the newcomer saw guess get wrong', () => {
     const euro = corpus('euro-signs.csv');
     expect(euro.encoding).toBe('windows-1252');
     expect(parse(euro.yaml)).toMatchObject({ columns: { amount: { currency_signs: { '€': 'EUR' } }, currency: { amount_sign: true } } });
+  });
+
+  it('BigQuery timestamps (2026-12-01 21:34:02 UTC): the mask with its offset, the zone whose dates are those written', () => {
+    const g = corpus('bigquery-utc.csv');
+    expect(g.open).toEqual([]);
+    expect(parse(g.yaml)).toMatchObject({
+      timezone: 'UTC',
+      columns: { order_date: { column: 'created_at', date: ['YYYY-MM-DD HH:mm:ss Z'] } },
+    });
+  });
+
+  it('fields whose digits run together (K0000001|100101|20261201): no amount proposed in them, the draft says why it cannot split them', () => {
+    const g = corpus('eucjp-fixed.dat');
+    // 21 digits: more than any amount holds (order_stage.amount has 16 before the point)
+    expect(g.columns.amount.at).not.toEqual([2, 21]);
+    expect(g.open.map((o) => o.slice(0, o.indexOf(':')))).toEqual([
+      'columns.source_key',
+      'columns.customer_id',
+      'columns.order_date',
+      'columns.amount',
+    ]);
+    expect(g.open[0]).toContain('at [2, 21] holds 21 digits on every line: fields that run together, which guess cannot split');
   });
 
   it('Net, Tax and Total: the total by its sum, the others listed; Excel guards unwrapped before the values are judged', () => {

@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import type { OperatorTx } from '../../src/engine/contract.js';
+import type { HoldSetsTx, OperatorTx } from '../../src/engine/contract.js';
 import type {
   FileLayout,
   KeysetWindow,
@@ -73,6 +73,8 @@ class FakeOperator implements OperatorPort {
   /** The HELD rows lockAbandonedHolds returns. */
   held: StageRowSnapshot[] = [];
   readonly heldAsked: Date[] = [];
+  /** The loads whose hold sets a committed transaction ended (endHoldSets). */
+  readonly setsEnded: number[][] = [];
   /** Throw in the n-th transaction (1-based). */
   failIn?: { txNo: number; error: unknown };
   txCount = 0;
@@ -89,10 +91,11 @@ class FakeOperator implements OperatorPort {
       .slice(0, window.limit);
   }
 
-  async transaction<T>(fn: (tx: OperatorTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: OperatorTx & Pick<HoldSetsTx, 'endHoldSets'>) => Promise<T>): Promise<T> {
     const txNo = ++this.txCount;
     const changes: ManualChange[][] = [];
-    const tx: OperatorTx = {
+    const ended: number[][] = [];
+    const tx: OperatorTx & Pick<HoldSetsTx, 'endHoldSets'> = {
       lockErrorRows: (selector, window) => {
         this.locks.push({ selector, window });
         return Promise.resolve(this.window(selector, window));
@@ -118,6 +121,10 @@ class FakeOperator implements OperatorPort {
         this.rawAsked.push(ids);
         return Promise.resolve(ids.flatMap((id) => this.raws.get(id) ?? []));
       },
+      endHoldSets: (loadIds) => {
+        ended.push(loadIds);
+        return Promise.resolve();
+      },
       fileLayouts: (ids) => {
         this.layoutsAsked.push(ids);
         return Promise.resolve(
@@ -127,6 +134,7 @@ class FakeOperator implements OperatorPort {
     };
     const result = await fn(tx);
     if (this.failIn?.txNo === txNo) throw this.failIn.error;
+    this.setsEnded.push(...ended);
     for (const batch of changes) {
       this.applied.push(batch);
       for (const c of batch) {
@@ -348,7 +356,7 @@ describe('retry: stops', () => {
     const port = new FakeOperator(errorRows(5));
     const controller = new AbortController();
     const original = port.transaction.bind(port);
-    port.transaction = async <T>(fn: (tx: OperatorTx) => Promise<T>) => {
+    port.transaction = async <T>(fn: (tx: OperatorTx & Pick<HoldSetsTx, 'endHoldSets'>) => Promise<T>) => {
       const result = await original(fn);
       controller.abort();
       return result;
@@ -558,6 +566,8 @@ describe('recover', () => {
     ]);
     expect(report.changes[0]).toMatchObject({ operator: 'op', reason: 'stuck', values: { amount: '1200.00' } });
     expect(port.applied).toEqual([report.changes]);
+    // given up: the sets that held load 7 wait on it no more, in the same transaction
+    expect(port.setsEnded).toEqual([[7]]);
   });
 
   it('nothing released: no `released` in the report', async () => {
@@ -585,6 +595,7 @@ describe('recover', () => {
       { loadId: 9, rows: 2, heldSince: since, fileName: 'c.csv', staging: true, why: 'staging' },
     ]);
     expect(port.applied).toEqual([]);
+    expect(port.setsEnded).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The mapping's fast paths (issue 21 §6, speed) against the plain readings they replace: the
+ * The mapping's fast paths (for speed) against the plain readings they replace: the
  * amount scanner against the regular expression it replaced, the fixed-width date masks against
  * a regular expression and isValidIsoDate, the membership tests of null_if and `when` against a
  * Set, NFKC skipped only where it changes nothing.
@@ -11,7 +11,7 @@ import { canonicalAmount, compileMapping, exclusiveMasks } from '../../src/input
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
-/** The reading before the scanner (mapping.ts up to issue 21 §6's speed work), word for word. */
+/** The reading before the scanner (mapping.ts before its speed work), word for word. */
 function regexAmount(s: string, decimal: string, group: string | undefined): string | null {
   const d = escapeRegex(decimal);
   const body =

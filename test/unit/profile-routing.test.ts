@@ -1,5 +1,5 @@
 /**
- * Inbox routing by profile (`--profiles`, issue 21 §3), without a database: a folder's profiles
+ * Inbox routing by profile (`--profiles`), without a database: a folder's profiles
  * read and checked in file-name order, each refusal one line (file, key path, YAML line), and
  * each file's profile picked by its name; a name two profiles match refuses the run.
  */

@@ -4,13 +4,14 @@
  * cannot write refused naming the key.
  */
 import { createHash } from 'node:crypto';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { profileShape, shapedLines } from '../../src/bench/profile-shape.js';
 import { orderLines, syntheticOrders, writeLines, type SyntheticOrder } from '../../src/bench/synthetic-orders.js';
 import { openOrderFile } from '../../src/input/order-file.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
 import { dryRunFile } from '../../src/pipeline/stage.js';
-import { writeTestFile } from '../support/files.js';
+import { tempDir, writeTestFile } from '../support/files.js';
 
 const order: SyntheticOrder = { n: 42, customerId: '1234', orderDate: '2021-03-07', amount: '123456.70', currency: 'EUR' };
 const profile = (yaml: string) => parseProfileText(yaml, 'p.yaml', 'p');
@@ -116,5 +117,95 @@ describe('the synthetic file in a profile shape', () => {
     // the sha256 of this file as generated before syntheticOrders existed
     expect(createHash('sha256').update(text).digest('hex')).toBe('b2e0302d0b3e561315778f07b996c9cb5d16502ea8202c4cc10644d01a05d8dc');
     expect([...syntheticOrders({ rows: 2000, seed: 7 })]).toHaveLength(2000);
+  });
+});
+
+describe('the shapes of the profile vocabulary: the file reads back as the orders it was written from', () => {
+  const orders = [...syntheticOrders({ rows: 300, seed: 7 })];
+  /** Each line's fields as the profile reads them, beside the order it was written from. */
+  async function readBack(p: ReturnType<typeof profile>) {
+    const shape = profileShape(p, orders.length);
+    const path = shape.fileName === null ? writeTestFile('', 'shaped.txt') : join(tempDir(), shape.fileName);
+    await writeLines(path, shapedLines(shape, { rows: orders.length, seed: 7 }), shape.encode);
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: p });
+    const read: Array<{ problem: string | null; date: string; amount: string; currency: string }> = [];
+    for await (const item of file.items)
+      read.push(
+        item.kind === 'record'
+          ? {
+              problem: item.problem?.message ?? null,
+              date: item.fields.order_date,
+              amount: item.fields.amount,
+              currency: item.fields.currency,
+            }
+          : { problem: item.message, date: '', amount: '', currency: '' },
+      );
+    return { shape, read };
+  }
+  // 12.50 → 12.5, 12.00 → 12 (a profile without a number form leaves the canonical form to the parse)
+  const plain = (amount: string) => (amount.includes('.') ? amount.replace(/\.?0+$/, '') : amount);
+  /** Every line read without a problem, as the date and amount (and the currency, `currency`) of the order written on it. */
+  const expectOrders = (read: Awaited<ReturnType<typeof readBack>>['read'], currency: boolean) => {
+    expect(read).toHaveLength(orders.length);
+    read.forEach((r, i) => {
+      const o = orders[i] as SyntheticOrder;
+      expect(r.problem, `line of order ${o.n}`).toBeNull();
+      expect(r.date).toBe(o.orderDate);
+      expect(plain(r.amount)).toBe(plain(o.amount));
+      if (currency) expect(r.currency).toBe(o.currency);
+    });
+  };
+
+  it.each([
+    ['us-erp: MM/DD/YYYY h:mm A, "$" and "C$" before the amounts, the currency given by the sign', 'examples/profiles/us-erp.yaml'],
+    [
+      'web-shop: ISO timestamps with the offset of Asia/Tokyo, ¥ signs, the currency from the file name, `when` on the key column',
+      'examples/profiles/web-shop.yaml',
+    ],
+  ])('%s', async (_what, file) => {
+    const p = loadProfileFile(file);
+    const { shape, read } = await readBack(p);
+    expectOrders(read, false);
+    if (file.includes('web-shop')) {
+      expect(shape.fileName).toMatch(/^shop_JPY_\d{8}\.tsv$/);
+      expect(new Set(read.map((r) => r.currency))).toEqual(new Set(['JPY']));
+      expect(shape.line(orders[0] as SyntheticOrder)).toMatch(
+        /^SRC-000000001\t\d+\t\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00\t¥[\d,]+\.\d{2}$/,
+      );
+    } else {
+      const signed = read.filter((r) => r.amount !== '').map((r) => r.currency);
+      expect(new Set(signed)).toEqual(new Set(['USD', 'CAD']));
+      expect(shape.line({ ...(orders[0] as SyntheticOrder), currency: 'CAD' })).toMatch(
+        /^SRC-000000001,\d+,\d{2}\/\d{2}\/\d{4} \d{1,2}:\d{2} [AP]M,"C\$[\d,]+\.\d{2}"$/,
+      );
+    }
+  });
+
+  it.each([
+    ['era dates with their kanji name, 円 after the amount', 'GE年M月D日', "group: ',', currency_signs: { '円': JPY }", 'const: "JPY"', ''],
+    ['era letters, two-digit era years', 'GEE/MM/DD', '', 'column: cur', ''],
+    ['a timestamp with milliseconds', 'YYYY-MM-DD HH:mm:ss.SSS', '', 'column: cur', ''],
+    ['a compact timestamp', 'YYYYMMDDHHmmss', '', 'column: cur', ''],
+    [
+      '12-hour times with an offset in New York',
+      'MM/DD/YYYY hh:mm:ss A Z',
+      "currency_signs: { 'USD': USD, '€': EUR }",
+      'column: cur',
+      'timezone: America/New_York\n',
+    ],
+    [
+      'codes after the amount, a decimal comma and no-break spaces',
+      'DD.MM.YYYY',
+      "decimal: ',', group: '\u00a0', currency_signs: { 'EUR': EUR, 'CHF': CHF }",
+      'column: cur',
+      '',
+    ],
+  ])('%s (%s)', async (_what, mask, amount, currency, top) => {
+    const p = profile(
+      `version: 1\n${top}columns:\n  source_key: { column: k }\n  customer_id: { column: c }\n  order_date: { column: d, date: "${mask}" }\n` +
+        `  amount: { column: a${amount === '' ? '' : `, ${amount}`} }\n  currency: { ${currency} }\n`,
+    );
+    const { read } = await readBack(p);
+    expectOrders(read, currency === 'column: cur');
   });
 });

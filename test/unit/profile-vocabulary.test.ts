@@ -177,6 +177,11 @@ describe('dates inside timestamps', () => {
     expect(read(tokyo, 'order_date', '2026-11-30T10:30:00-05:00')).toBe('2026-12-01');
     const ny = dates('"YYYY-MM-DDTHH:mm:ssZ"', 'timezone: America/New_York\n');
     expect(read(ny, 'order_date', '2026-12-01T03:00:00Z')).toBe('2026-11-30');
+    // UTC and GMT written for the zero offset (BigQuery's 2026-12-01 21:34:02 UTC)
+    const spaced = dates('"YYYY-MM-DD HH:mm:ss Z"', 'timezone: Asia/Tokyo\n');
+    expect(read(spaced, 'order_date', '2026-12-01 21:34:02 UTC')).toBe('2026-12-02');
+    expect(read(spaced, 'order_date', '2026-12-01 14:59:59 GMT')).toBe('2026-12-01');
+    expect(read(spaced, 'order_date', '2026-12-01 21:34:02 CET')).toMatch(/^PARSE_ORDER_DATE: order_date: .* matches none of/);
   });
 
   test('an offset without a stated zone, or an unknown zone, is a profile error said at start', () => {

@@ -1,5 +1,5 @@
--- ix_order_stage_load on load_id alone: a status change no longer writes this index (issue 22;
--- PostgreSQL's counterpart is sql/postgres/migrations/009_status_free_load_index.sql).
+-- ix_order_stage_load on load_id alone: a status change no longer writes this index
+-- (PostgreSQL's counterpart is sql/postgres/migrations/009_status_free_load_index.sql).
 --
 -- Why: (load_id, process_status) of 001_schema.sql had the status in its key, so the DONE update
 -- of every processed row (queries/finalize_done.sql, the top statement of a load) deleted and

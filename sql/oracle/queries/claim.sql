@@ -14,6 +14,12 @@
 -- signs it), so a date BC that an operator set by SQL would read as the same day AD and be
 -- merged as one; ' BC' is appended (as PostgreSQL's claim.sql does), which validateOrder refuses.
 --
+-- plain: 1 when the row's values plainly pass the business rules (validateOrder accepts every
+-- such row; the rule of PostgreSQL's order_loader_process_chunk, migration 012): the chunk
+-- processed in the database (process_rows.sql) merges those without the client judging them; the
+-- others go to validateOrder. NULLs make it 0. REGEXP_LIKE with 'c': case-sensitive, whatever
+-- NLS_SORT says (the session sets BINARY anyway).
+--
 -- The CASE expression is the key of the function-based index ix_order_stage_claimable
 -- (migrations/001_schema.sql), written identically so that the optimizer uses it: an index
 -- range scan from :after_stage_id, in stage_id order, over claimable rows only.
@@ -32,7 +38,12 @@ SELECT /*+ INDEX_ASC(order_stage ix_order_stage_claimable) */
        attempt_count,
        transient_failures,
        load_id,
-       line_no
+       line_no,
+       CASE WHEN customer_id > 0
+             AND order_date >= DATE '1900-01-01' AND order_date <= DATE '9999-12-31'
+             AND amount >= 0 AND amount < 1E16
+             AND REGEXP_LIKE(currency, '^[A-Z]{3}$', 'c')
+            THEN 1 ELSE 0 END AS plain
   FROM order_stage
  WHERE CASE WHEN process_status IN ('READY', 'RETRY_WAIT') THEN stage_id END > :after_stage_id
    AND (process_status = 'READY' OR next_attempt_at <= SYSTIMESTAMP)

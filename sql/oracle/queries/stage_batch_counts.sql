@@ -1,5 +1,6 @@
 -- Count the staging batch against what order_stage holds before stage_batch_update.sql and
--- stage_batch_new.sql write it (same SERIALIZABLE transaction, so the same snapshot), with the
+-- stage_batch_new.sql write it (the same transaction; the rows of the batch's keys are locked by
+-- stage_batch_lock.sql, so what is counted is what the update then writes), with the
 -- rules of sql/postgres/queries/stage_batch.sql:
 --   updated           existing, not repeated, and values differ, or the line failed parsing
 --                     now, or the stored row is a parse rejection (it is re-parsed)

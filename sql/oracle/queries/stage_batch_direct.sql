@@ -1,6 +1,6 @@
--- One line of a staging batch straight into order_stage (issue 22): the first write of a batch,
+-- One line of a staging batch straight into order_stage: the first write of a batch,
 -- array-bound with connection.executeMany (batchErrors: true), one iteration per line in line
--- order, in the batch's SERIALIZABLE transaction (stage_batch_serializable.sql). When every key
+-- order, as the first statement of the batch's transaction (READ COMMITTED, stage_batch_lock.sql). When every key
 -- is new (a first load) this is the whole staging rule: READY, or ERROR with the parse error;
 -- load_id and line_no of this load; every other column its default. The identity column numbers
 -- the rows in bind order, so stage_id follows the file as on PostgreSQL.

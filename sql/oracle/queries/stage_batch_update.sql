@@ -19,8 +19,8 @@
 -- attributes (a CLOB, migrations/008_attributes.sql) are compared with DBMS_LOB.COMPARE after
 -- a NULL test that settles rows without attributes (the built-in format) without a LOB call; the
 -- loader writes them in canonical form, so equal attributes are equal text.
--- is_changed is computed in USING (against the same snapshot as the target: the transaction
--- is SERIALIZABLE, stage_batch_serializable.sql); the UPDATE ... WHERE skips rows that would
+-- is_changed is computed in USING (the target rows are locked by this transaction,
+-- stage_batch_lock.sql, so USING reads them as the target does); the UPDATE ... WHERE skips rows that would
 -- not change at all. In Oracle every SET expression sees the row's values before the update.
 --
 -- The plan: order_stage_batch is a global temporary table without statistics (and dynamic

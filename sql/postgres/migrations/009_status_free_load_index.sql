@@ -1,6 +1,6 @@
 -- ix_order_stage_load without process_status: a BRIN on load_id, so that the DONE update of a
 -- processed row (order_loader_finalize_done, the top statement of a load) no longer inserts into
--- a btree of its own. Issue 22.
+-- a btree of its own.
 --
 -- Why: (load_id, process_status) of migration 001 had the status in its key, so every status
 -- change was one more btree insertion per row. On PostgreSQL 15 (16 and 17 exempt only BRIN) an UPDATE that

@@ -1,5 +1,5 @@
 -- attributes: the other columns of a file read through a load profile with `extra: keep` (or a
--- list of column names), kept with the row (issue 21, "nothing in the file dropped"): one JSON
+-- list of column names), kept with the row ("nothing in the file dropped"): one JSON
 -- object of column name -> text, written by the loader in canonical form
 -- (src/input/profile/attributes.ts). NULL when a row has none: the built-in format's rows.
 --

@@ -1,4 +1,4 @@
--- order_loader_process_chunk: one chunk of processing in one call. Issue 22.
+-- order_loader_process_chunk: one chunk of processing in one call.
 --
 -- What it does, in the caller's transaction (one chunk, one transaction, as before):
 --  1. claims up to p_limit rows after the keyset position p_after (order_loader_claim: READY or

@@ -1,5 +1,5 @@
 -- order_loader_process_chunk (as in 012), with the rows the MERGE refused for good written
--- ERROR here instead of in the client. Issue 22, target 4 (an all-failing file at most 2 × a
+-- ERROR here instead of in the client (target: an all-failing file at most 2 × a
 -- clean one).
 --
 -- New argument p_transient: the SQLSTATEs the client classifies as transient

@@ -1,5 +1,5 @@
 -- order_loader_settle_staged: rows written once, already DONE, by the staging batch that stages
--- them (PGlite only; src/engine/postgres/staging.ts, stageSettled). Issue 22.
+-- them (PGlite only; src/engine/postgres/staging.ts, stageSettled).
 --
 -- On the embedded engine staging and processing run one after the other in the loader's one
 -- thread, and a row was written twice: READY by staging's COPY (a heap tuple and three btree

@@ -3,7 +3,7 @@
 -- function so that its plan stays on the primary key: as a plain statement without statistics
 -- it seq-scanned the whole stage table for every chunk up to a few hundred thousand rows
 -- (measured 19 ms per 2000-row chunk at 200k rows vs ~12 ms pinned, and growing with the table).
--- The indexes it writes (migration 009, issue 22): READY -> DONE is never HOT on PostgreSQL 15-17
+-- The indexes it writes (migration 009): READY -> DONE is never HOT on PostgreSQL 15-17
 -- while a partial index's predicate names process_status (the claim's, errors', held rows'), so
 -- each row takes an entry in every index whose predicate a DONE row meets: the primary key,
 -- uq_order_stage_source and nothing else since ix_order_stage_load became a BRIN (no write for a

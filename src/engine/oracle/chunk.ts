@@ -3,44 +3,21 @@ import type { ChunkFinalization, ClaimQuery, ClaimedRow, MergeOptions, RowFailur
 import { LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { lockAndMerge } from './merge.js';
 import type { OraConnection } from './oracledb-types.js';
-import { claimedRow, int, type OracleKit, type Row } from './rows.js';
+import { claimRows } from './claim.js';
+import { processChunkInDatabase } from './chunk-in-database.js';
+import { claimedRow, type OracleKit } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
 
-/** One chunk on one connection: claim, merge, finalize, committed together by the caller. */
-export function oracleChunkTx(connection: OraConnection, { binds, queryOptions, lockWaits }: OracleKit): ChunkTx {
-  return {
-    /**
-     * queries/claim.sql (which says why the row count is not in the SQL) executed with
-     * resultSet: true, read with exactly one getRows(n), then closed: prefetchRows and
-     * fetchArraySize are both n, so the driver asks the server for n rows at most (thin mode
-     * fetches only the difference if the prefetch returned fewer, lib/thin/resultSet.js).
-     * Chosen over a PL/SQL block with BULK COLLECT ... LIMIT n because it needs no PL/SQL
-     * collection out-binds, keeps the SQL a plain query a DBA can run, and costs one round trip
-     * (the rows come back with the execute).
-     */
+/**
+ * One chunk on one connection: claim, merge, finalize, committed together by the caller; with
+ * `inDatabase`, also the whole chunk after its claim in one array execution of a PL/SQL block
+ * (chunk-in-database.ts).
+ */
+export function oracleChunkTx(connection: OraConnection, kit: OracleKit, inDatabase = false): ChunkTx {
+  const { binds, lockWaits } = kit;
+  const slice: ChunkTx = {
     async claimChunk(query: ClaimQuery): Promise<ClaimedRow[]> {
-      const limit = Math.min(Math.floor(query.limit), ORACLE_MAX_CHUNK);
-      if (!(limit > 0)) return [];
-      let loadIds: string | null = null;
-      if (query.loadIds !== undefined) {
-        if (query.loadIds.length === 0) return [];
-        loadIds = `,${query.loadIds.map((id) => int(id, 'load id')).join(',')},`;
-        if (loadIds.length > MAX_BYTES.varchar) throw new Error('claim: too many load ids for one claim');
-      }
-      const result = await connection.execute(
-        oracleQuery('claim'),
-        { after_stage_id: binds.num(int(query.afterStageId, 'afterStageId')), load_ids: binds.str(loadIds, MAX_BYTES.varchar) },
-        { ...queryOptions, resultSet: true, fetchArraySize: limit, prefetchRows: limit },
-      );
-      const resultSet = result.resultSet;
-      if (resultSet === undefined) throw new Error('claim: the query returned no result set');
-      let rows: unknown[];
-      try {
-        rows = await resultSet.getRows(limit);
-      } finally {
-        await resultSet.close();
-      }
-      return (rows as Row[]).map(claimedRow);
+      return (await claimRows(connection, kit, query)).map(claimedRow);
     },
 
     /**
@@ -123,4 +100,6 @@ export function oracleChunkTx(connection: OraConnection, { binds, queryOptions, 
       }
     },
   };
+  if (inDatabase) slice.processInDatabase = (query) => processChunkInDatabase(connection, kit, query);
+  return slice;
 }

@@ -4,6 +4,7 @@ import type { Engine } from '../contract.js';
 import { runMigrations } from '../migrations.js';
 import { Binds } from './binds.js';
 import { oracleChunkTx } from './chunk.js';
+import { processInDatabaseEnabled } from './chunk-in-database.js';
 import { checkDatabaseCharset } from './charset.js';
 import type { OracleDriverOptions } from './connect-options.js';
 import { onOracleConnection, oracleDriver } from './driver.js';
@@ -22,6 +23,8 @@ import {
 import { type OracleKit, queryOptions } from './rows.js';
 import { oracleReports } from './reports.js';
 import { oracleStagingTx } from './staging.js';
+import { oracleHoldSetsTx } from './hold-sets.js';
+import { gatherStageStatistics } from './statistics.js';
 import { DirectInsertPolicy, stageDirectEnabled } from './stage-direct.js';
 import { detectVarcharLimit } from './string-size.js';
 import { oracleWorkspaces } from './workspaces.js';
@@ -64,6 +67,12 @@ export interface OracleEngineSettings {
    * ORDER_LOADER_STAGE_DIRECT=off, read when the engine is made.
    */
   readonly stageDirect: boolean;
+  /**
+   * A chunk's plainly valid rows are merged and written DONE by one PL/SQL block after the claim
+   * (chunk-in-database.ts); default: unless ORDER_LOADER_PROCESS_IN_DATABASE=off, read when the
+   * engine is made.
+   */
+  readonly processInDatabase: boolean;
 }
 
 /** Connections that may be open beyond those kept idle: short-lived work (a report, the run
@@ -112,11 +121,13 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
   });
   const kit: OracleKit = { binds: new Binds(constants), queryOptions: queryOptions(constants), lockWaits };
   const direct = new DirectInsertPolicy(settings?.stageDirect ?? stageDirectEnabled());
+  const inDatabase = settings?.processInDatabase ?? processInDatabaseEnabled();
   const engine = assembleEngine({
     driver,
     transactionSlices: (connection) => ({
       ...oracleStagingTx(connection, kit, direct),
-      ...oracleChunkTx(connection, kit),
+      ...oracleHoldSetsTx(connection, kit),
+      ...oracleChunkTx(connection, kit, inDatabase),
       ...oracleOperatorTx(connection, kit),
       ...oracleJournalTx(connection, kit),
     }),
@@ -125,6 +136,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     workspaces: oracleWorkspaces(driver, kit, scope),
     migrate: () => runMigrations(oracleMigrationHooks(driver, kit, constants)),
   });
+  engine.refreshStageStatistics = gatherStageStatistics(driver, kit, scope);
   return { engine, driver, kit };
 }
 

@@ -67,53 +67,83 @@ export function lockWaitSeconds(lockWaitMs: number | undefined): number | undefi
   return Math.min(MAX_LOCK_WAIT_SECONDS, Math.ceil(lockWaitMs / 1000));
 }
 
-/** queries/merge_lock.sql with its wait: the file's WAIT 86400 replaced by `seconds`. */
+/**
+ * A lock statement's wait (merge_lock.sql, stage_batch_lock.sql): the file's `WAIT 86400` (Oracle
+ * takes no bind there) replaced by `seconds` (0: NOWAIT), or taken out when there is no bound
+ * (undefined).
+ */
+export function boundedWait(text: string, seconds: number | undefined): string {
+  const marker = /(\bFOR UPDATE(?: OF [a-z_.]+)?) WAIT 86400\b/;
+  if (!marker.test(text)) throw new Error('lock statement: no FOR UPDATE ... WAIT 86400 to set the wait in');
+  if (seconds === undefined) return text.replace(marker, '$1');
+  return text.replace(marker, seconds > 0 ? `$1 WAIT ${Math.ceil(seconds)}` : '$1 NOWAIT');
+}
+
+/** queries/merge_lock.sql with its wait: the file's WAIT 86400 replaced by `seconds` (0: NOWAIT). */
 export function mergeLockSql(seconds: number): string {
-  const text = oracleQuery('merge_lock');
-  const marker = /\bFOR UPDATE WAIT 86400\b/;
-  if (!marker.test(text)) throw new Error('merge_lock.sql: no FOR UPDATE WAIT 86400 to set the wait in');
-  return text.replace(marker, `FOR UPDATE WAIT ${Math.ceil(seconds)}`);
+  return boundedWait(oracleQuery('merge_lock'), seconds);
 }
 
 /**
- * Lock the orders rows of `rows` (queries/merge_lock.sql), each waiting at most `seconds` for
- * a session that holds it: the rows whose lock timed out (or deadlocked) come back as transient
- * failures, to be left out of the MERGE; every other row's target is now locked by this
- * transaction (or does not exist yet), so the MERGE waits for no other session's row lock.
+ * merge_lock.sql for `part` with one wait: the rows whose :failure came back, each with its
+ * message (a transient code: ORA-00054 or ORA-30006 held, ORA-00060 deadlock); any other code
+ * fails the chunk.
+ */
+export async function lockPart(
+  connection: OraConnection,
+  binds: Binds,
+  part: readonly ClaimedRow[],
+  seconds: number,
+): Promise<Array<{ row: ClaimedRow; message: string; code: string }>> {
+  const result = await connection.executeMany(
+    mergeLockSql(seconds),
+    part.map((r) => ({ stage_id: r.stageId })),
+    { autoCommit: false, bindDefs: { stage_id: binds.number(), failure: binds.outVarchar(MAX_BYTES.message) } },
+  );
+  const outs = result.outBinds;
+  if (!Array.isArray(outs) || outs.length !== part.length) {
+    throw new Error(`merge lock: ${Array.isArray(outs) ? outs.length : 'no'} out binds for the ${part.length} rows bound`);
+  }
+  const held: Array<{ row: ClaimedRow; message: string; code: string }> = [];
+  part.forEach((row, i) => {
+    const failure = (outs[i] as { failure?: unknown } | undefined)?.failure;
+    if (failure === null || failure === undefined) return;
+    if (typeof failure !== 'string') throw new Error('merge lock: an out bind :failure that is not text');
+    const codes = oracleCodesFromMessage(failure);
+    if (classifyOracleCodes(codes) !== 'transient') {
+      throw new OracleChunkError(codes[0] ?? 'ORA-UNKNOWN', `merge lock: ${codes.join(' ')} reported for a row; the chunk is rolled back`);
+    }
+    held.push({ row, message: failure, code: codes[0] ?? 'ORA-30006' });
+  });
+  return held;
+}
+
+/**
+ * Lock the orders rows of `rows` (queries/merge_lock.sql) within one bound for the whole chunk,
+ * `seconds`: first every row with NOWAIT (one round trip; a row another session holds comes back
+ * with ORA-00054), then the held rows one at a time, each waiting at most what is left of the
+ * bound in whole seconds (rounded down, so the waits add up to `seconds` at most); once less than
+ * a second is left, the rows still held are given up without waiting. A deadlock (ORA-00060) is
+ * given up at once. The rows given up come back as transient failures, to be left out of the
+ * MERGE (RETRY_WAIT); every other row's target is locked by this transaction (or does not exist
+ * yet), so the MERGE waits for no other session's row lock. Before, each row waited `seconds`
+ * of its own: k held rows held the chunk k times the bound. `now`: the clock (tests).
  */
 export async function lockTargets(
   connection: OraConnection,
   binds: Binds,
   rows: readonly ClaimedRow[],
   seconds: number,
+  now: () => number = Date.now,
 ): Promise<RowFailure[]> {
+  const deadline = now() + seconds * 1000;
+  const held: Array<{ row: ClaimedRow; message: string; code: string }> = [];
+  for (const part of slices(rows, ORACLE_MAX_CHUNK)) held.push(...(await lockPart(connection, binds, part, 0)));
   const failures: RowFailure[] = [];
-  const sql = mergeLockSql(seconds);
-  for (const part of slices(rows, ORACLE_MAX_CHUNK)) {
-    const result = await connection.executeMany(
-      sql,
-      part.map((r) => ({ stage_id: r.stageId })),
-      { autoCommit: false, bindDefs: { stage_id: binds.number(), failure: binds.outVarchar(MAX_BYTES.message) } },
-    );
-    const outs = result.outBinds;
-    if (!Array.isArray(outs) || outs.length !== part.length) {
-      throw new Error(`merge lock: ${Array.isArray(outs) ? outs.length : 'no'} out binds for the ${part.length} rows bound`);
-    }
-    part.forEach((row, i) => {
-      const failure = (outs[i] as { failure?: unknown } | undefined)?.failure;
-      if (failure === null || failure === undefined) return;
-      if (typeof failure !== 'string') throw new Error('merge lock: an out bind :failure that is not text');
-      const message = failure;
-      const codes = oracleCodesFromMessage(message);
-      const kind = classifyOracleCodes(codes);
-      if (kind !== 'transient') {
-        throw new OracleChunkError(
-          codes[0] ?? 'ORA-UNKNOWN',
-          `merge lock: ${codes.join(' ')} reported for a row; the chunk is rolled back`,
-        );
-      }
-      failures.push(failureOf(row, codes[0] ?? 'ORA-30006', 'transient', message));
-    });
+  for (const h of held) {
+    const left = Math.floor((deadline - now()) / 1000);
+    const still = h.code === 'ORA-00060' || left < 1 ? [h] : await lockPart(connection, binds, [h.row], left);
+    for (const f of still) failures.push(failureOf(f.row, f.code, 'transient', f.message));
   }
   return failures;
 }

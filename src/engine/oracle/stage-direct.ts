@@ -1,12 +1,12 @@
 import type { StageInput } from '../types.js';
-import { ORACLE_MAX_CHUNK } from './binds.js';
+import type { BindRun } from './binds.js';
 import { classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
 import { OracleChunkError } from './merge.js';
 import type { OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { oracleQuery } from './sql-text.js';
 
 /**
- * Staging's first write on Oracle (issue 22): the batch straight into order_stage as one array
+ * Staging's first write on Oracle: the batch straight into order_stage as one array
  * INSERT (stage_batch_direct.sql, executeMany with batchErrors), before the batch-table way of
  * staging.ts. Oracle's counterpart of PostgreSQL's COPY into order_stage
  * (src/engine/postgres/staging.ts), with one difference that shapes it: a COPY is all or
@@ -17,7 +17,7 @@ import { oracleQuery } from './sql-text.js';
  * So only the refused lines go on, not the batch.
  */
 
-/** `ORDER_LOADER_STAGE_DIRECT=off`: every batch through the batch table alone (as before issue 22). */
+/** `ORDER_LOADER_STAGE_DIRECT=off`: every batch through the batch table alone (the path before direct staging). */
 export function stageDirectEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.ORDER_LOADER_STAGE_DIRECT !== 'off';
 }
@@ -71,8 +71,7 @@ export interface DirectOutcome {
  * What a batch error of the direct insert means for its line: the key is already staged
  * (ORA-00001 first, on uq_order_stage_source; a concurrent session's uncommitted insert of the
  * key is waited for first, and when that session commits it is ORA-00001 too: the batch table
- * then finds the key missing from this transaction's snapshot and its own insert fails the
- * batch with ORA-00001 or ORA-08177, retried as before), a row-level refusal (the batch table
+ * then finds the key committed, locks and updates it), a row-level refusal (the batch table
  * decides: it refuses the line as it always did, or stages it when the key exists), or a
  * fatal or other transient code: the batch fails (rolled back, retried), as in refusalsOf.
  */
@@ -86,25 +85,25 @@ function directErrorKind(message: string): 'existing' | 'refused' | { fail: stri
 }
 
 /**
- * stage_batch_direct.sql for `rows` (`binds` are their stage binds, in the same order, each
- * with load_id), in slices of ORACLE_MAX_CHUNK (the most batch errors thin mode can report,
- * NJS-141). `inserted` is counted from the batch errors, not from rowsAffected: each iteration
- * of an INSERT ... VALUES inserts exactly one row or is a batch error (rowsAffected says the
- * same, the recording tests check that the model agrees).
+ * stage_batch_direct.sql for `rows`, one call per run (`runs`: their stage binds with load_id, in
+ * the same order, split by attributeRuns in binds.ts at ORACLE_MAX_CHUNK, the most batch errors
+ * thin mode can report, NJS-141, and where the attributes' bind type changes), `defsOf` giving a
+ * run's bind definitions. `inserted` is counted from the batch errors, not from rowsAffected: each
+ * iteration of an INSERT ... VALUES inserts exactly one row or is a batch error (rowsAffected says
+ * the same, the recording tests check that the model agrees).
  */
 export async function insertDirect(
   connection: OraConnection,
   rows: readonly StageInput[],
-  binds: readonly OraBinds[],
-  bindDefs: Record<string, OraBindDef>,
+  runs: readonly BindRun[],
+  defsOf: (part: readonly OraBinds[]) => Record<string, OraBindDef>,
 ): Promise<DirectOutcome> {
   const outcome: DirectOutcome = { inserted: 0, existing: 0, rest: [] };
-  for (let start = 0; start < rows.length; start += ORACLE_MAX_CHUNK) {
-    const part = binds.slice(start, start + ORACLE_MAX_CHUNK);
+  for (const { start, part } of runs) {
     const result = await connection.executeMany(oracleQuery('stage_batch_direct'), part, {
       autoCommit: false,
       batchErrors: true,
-      bindDefs,
+      bindDefs: defsOf(part),
     });
     const errors = result.batchErrors ?? [];
     const failed = new Set<number>();

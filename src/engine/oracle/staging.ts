@@ -1,8 +1,8 @@
 import type { StagingTx } from '../contract.js';
 import type { ErrorLogInput, StageBatchResult, StageInput, StageRefusal } from '../types.js';
 import { classifyOracleCode, classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
-import { OracleChunkError } from './merge.js';
-import { checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
+import { boundedWait, lockWaitSeconds, OracleChunkError } from './merge.js';
+import { attributeRuns, attributesOf, checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { type DirectInsertPolicy, insertDirect } from './stage-direct.js';
 import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { int, type OracleKit, type Row } from './rows.js';
@@ -42,33 +42,32 @@ function emptyResult(): StageBatchResult {
   return { inserted: 0, updated: 0, unchanged: 0, unchangedError: 0, repeatedInLoad: 0, refused: [] };
 }
 
-/** A stage bind's attributes (JSON text or NULL). */
-function attributesOf(v: OraBinds): string | null {
-  return typeof v.attributes === 'string' ? v.attributes : null;
-}
-
 /**
- * The executeMany calls of a batch's insert into order_stage_batch: at most ORACLE_MAX_CHUNK rows
- * each, and split where the attributes' bind type changes (Binds.textRuns: VARCHAR2 while every
- * value fits the database's VARCHAR2 limit, a CLOB bind, a temporary LOB per value, only for the
- * rows whose attributes pass it). A batch without attributes is one call per ORACLE_MAX_CHUNK rows,
- * as before. `start`: the index of the run's first row in the batch (batch error offsets are the run's).
+ * stage_batch_lock.sql: the order_stage rows of the batch table's keys locked by this transaction,
+ * waiting at most `lockWaitMs` (rounded up to whole seconds) for a session that holds one, or
+ * without bound when the transaction has none.
  */
-function attributeRuns(values: readonly OraBinds[], binds: OracleKit['binds']): Array<{ start: number; part: OraBinds[] }> {
-  const runs: Array<{ start: number; part: OraBinds[] }> = [];
-  let start = 0;
-  for (const slice of slices(values, ORACLE_MAX_CHUNK)) {
-    for (const part of binds.textRuns(slice, (v) => [attributesOf(v)])) {
-      runs.push({ start, part });
-      start += part.length;
-    }
-  }
-  return runs;
+async function lockStaged(connection: OraConnection, lockWaitMs: number | undefined): Promise<void> {
+  await connection.execute(boundedWait(oracleQuery('stage_batch_lock'), lockWaitSeconds(lockWaitMs)), {}, { autoCommit: false });
 }
 
 /**
- * Staging on one connection, in one SERIALIZABLE transaction (stage_batch_serializable.sql:
- * every statement below reads the same snapshot, and sees what the ones before it wrote):
+ * The batch's keys changed under it: a key counted as new was staged by another session since.
+ * Transient (ORA-08177's code, "cannot serialize"): the batch is
+ * rolled back and staged again, when the other session's rows are committed and locked too.
+ */
+function concurrentlyStaged(found: number, expected: number): never {
+  throw new OracleChunkError(
+    'ORA-08177',
+    `stage batch: another session staged keys of this batch meanwhile (${found} of its ${expected} new keys inserted); the batch is rolled back`,
+  );
+}
+
+/**
+ * Staging on one connection, in one READ COMMITTED transaction whose counts and writes describe the
+ * same rows because the rows they read are locked first (stage_batch_lock.sql says why this and
+ * not SERIALIZABLE: processing's commits made a SERIALIZABLE batch fail with ORA-08177 on every
+ * retry):
  *  0. unless the engine's DirectInsertPolicy says otherwise (stage-direct.ts), the batch goes
  *     straight into order_stage (executeMany of stage_batch_direct.sql, batchErrors: true): a
  *     new key is staged by that alone, READY or ERROR, stage_id in line order. The lines it did
@@ -79,7 +78,9 @@ function attributeRuns(values: readonly OraBinds[], binds: OracleKit['binds']): 
  *     or fatal code fails the batch.
  *  1. the lines go into the session's global temporary table order_stage_batch (executeMany
  *     of stage_batch_insert.sql, batchErrors: true): a row the database refuses there (a value
- *     order_stage cannot hold) is left out and returned as refused, the rest goes on;
+ *     order_stage cannot hold) is left out and returned as refused, the rest goes on; then the
+ *     order_stage rows of their keys are locked (stage_batch_lock.sql: waits for a chunk that
+ *     holds one, bounded by the transaction's lock wait when it has one);
  *  2. the rows left are counted against order_stage (stage_batch_counts.sql);
  *  3. the keys order_stage holds are updated (executeMany of stage_batch_update.sql, one
  *     iteration per key, batchErrors: true, after the savepoint of stage_batch_savepoint.sql):
@@ -89,13 +90,18 @@ function attributeRuns(values: readonly OraBinds[], binds: OracleKit['binds']): 
  *     batch (stage_batch_drop_key.sql), and steps 2 and 3 run again without them;
  *  4. the new keys are inserted in line order (executeMany of stage_batch_new.sql, one
  *     iteration per row, batchErrors: true): stage_id follows the file's order, and the
- *     statement's own rowsAffected is the "inserted" count. Not sent when the counts of step 2
- *     found every key staged already (a reload): it would insert nothing.
+ *     statement's own rowsAffected is the "inserted" count; a key it did not insert (another
+ *     session committed it since the counts) fails the batch as transient. Not sent when the
+ *     counts of step 2 found every key staged already (a reload): it would insert nothing.
  * A transient or fatal code in any batch error fails the batch (refusalsOf). A later call in the
  * same transaction (a refused line's earlier line, src/pipeline/stage-batch.ts) empties the batch
- * table first (stage_batch_clear.sql) instead of setting the isolation level again.
+ * table first (stage_batch_clear.sql): it still holds the earlier call's lines until the commit.
  */
-export function oracleStagingTx(connection: OraConnection, { binds, queryOptions }: OracleKit, direct?: DirectInsertPolicy): StagingTx {
+export function oracleStagingTx(
+  connection: OraConnection,
+  { binds, queryOptions, lockWaits }: OracleKit,
+  direct?: DirectInsertPolicy,
+): StagingTx {
   const stageDefs: Record<string, OraBindDef> = {
     source_key: binds.varchar(MAX_BYTES.sourceKey),
     customer_id: binds.varchar(MAX_BYTES.numberText),
@@ -107,7 +113,7 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
     parse_message: binds.varchar(MAX_BYTES.message),
   };
   const keyDefs = { source_key: binds.varchar(MAX_BYTES.sourceKey), load_id: binds.number() };
-  /** stageBatch calls in this transaction: a later one finds it serializable and the batch table holding the earlier call's lines. */
+  /** stageBatch calls in this transaction: a later one finds the batch table holding the earlier call's lines. */
   let calls = 0;
 
   /** A line's binds for stage_batch_insert.sql (and, with load_id, stage_batch_direct.sql). */
@@ -151,6 +157,8 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
       }
     }
     let staged = rows.filter((r) => !refused.has(r.lineNo));
+    if (staged.length === 0) return { existing: 0, staged: 0 };
+    await lockStaged(connection, lockWaits?.get(connection));
     let row: Row | undefined;
     for (;;) {
       if (staged.length === 0) return { existing: 0, staged: 0 };
@@ -186,18 +194,22 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
     result.unchanged += unchanged;
     result.unchangedError += int(row.UNCHANGED_ERROR, 'unchanged_error');
     result.repeatedInLoad += repeatedInLoad;
-    // every other line of `staged` has a new key (the counts and the inserts read one snapshot)
     const existing = updated + unchanged + repeatedInLoad;
+    // every other line of `staged` has a new key, which the insert must insert (or refuse)
     if (existing < staged.length) {
+      let taken = 0;
       for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
         const done = await connection.executeMany(
           oracleQuery('stage_batch_new'),
           part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
           { autoCommit: false, batchErrors: true, bindDefs: keyDefs },
         );
-        result.refused.push(...refusalsOf('stage batch (new keys)', part, done.batchErrors ?? []));
+        const refusals = refusalsOf('stage batch (new keys)', part, done.batchErrors ?? []);
+        result.refused.push(...refusals);
         result.inserted += done.rowsAffected ?? 0;
+        taken += (done.rowsAffected ?? 0) + refusals.length;
       }
+      if (taken < staged.length - existing) concurrentlyStaged(taken, staged.length - existing);
     }
     return { existing, staged: staged.length };
   }
@@ -207,17 +219,18 @@ export function oracleStagingTx(connection: OraConnection, { binds, queryOptions
       const result = emptyResult();
       if (rows.length === 0) return result;
       const values = rows.map(stageBind);
-      await connection.execute(oracleQuery(calls++ === 0 ? 'stage_batch_serializable' : 'stage_batch_clear'), {}, { autoCommit: false });
+      if (calls++ > 0) await connection.execute(oracleQuery('stage_batch_clear'), {}, { autoCommit: false });
       let rest: readonly StageInput[] = rows;
       let restValues: readonly OraBinds[] = values;
       if (direct?.tryDirect() === true) {
         const outcome = await insertDirect(
           connection,
           rows,
-          values.map((v) => ({ ...v, load_id: loadId })),
-          // attributes: one bind type for the whole direct insert (a CLOB only when a value passes
-          // the VARCHAR2 limit, then for every row of the batch: rare; the batch table splits runs)
-          { ...stageDefs, load_id: binds.number(), attributes: binds.longText(values.map(attributesOf)) },
+          attributeRuns(
+            values.map((v) => ({ ...v, load_id: loadId })),
+            binds,
+          ),
+          (part) => ({ ...stageDefs, load_id: binds.number(), attributes: binds.longText(part.map(attributesOf)) }),
         );
         result.by = 'direct';
         result.inserted += outcome.inserted;

@@ -14,6 +14,7 @@ import { operatorSlice } from './operator.js';
 import { reports } from './reports.js';
 import type { PgConnector } from './session.js';
 import { StageCopyPolicy, stagingSlice } from './staging.js';
+import { holdSetsSlice } from './hold-sets.js';
 import { workspaces } from './workspaces.js';
 
 /**
@@ -52,6 +53,7 @@ export function createPostgresEngine(connector: PgConnector): Engine {
     driver,
     transactionSlices: ({ session }) => ({
       ...stagingSlice(session, copyPolicy),
+      ...holdSetsSlice(session),
       ...chunkSlice(session, inDatabase),
       ...operatorSlice(session),
       ...journalSlice(session),

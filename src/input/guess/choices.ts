@@ -91,8 +91,21 @@ function sumOf(
 const TOTAL_WORDS = /total|gross|grand|brutto|gesamt|ttc|税込|合計|総額/i;
 
 /** The amount column: the one named like an amount; of several, the total (by the sums, else by the name); else by the values. */
+/**
+ * More digits in a row than an amount holds (order_stage.amount: 16 before the point) on every
+ * value: fields whose digits run together in a fixed-width record (K0000001|100101|20261201), no
+ * amount.
+ */
+export function runTogether(c: GuessColumn): boolean {
+  const filled = c.values.filter((v) => v !== '');
+  return filled.length > 0 && filled.every((v) => /\d{17}/.test(v));
+}
+
 export function chooseAmountColumn(columns: readonly GuessColumn[], numberOf: (c: GuessColumn) => NumberEvidence): ColumnChoice {
-  const numbers = columns.map((c) => ({ c, e: numberOf(c) })).filter(({ e }) => e.of > 0 && e.numeric / e.of >= 0.8);
+  const numbers = columns
+    .filter((c) => !runTogether(c))
+    .map((c) => ({ c, e: numberOf(c) }))
+    .filter(({ e }) => e.of > 0 && e.numeric / e.of >= 0.8);
   // a column named like an amount is the amount's candidate whatever its values (the draft says when they do not read)
   const named = columns.filter((c) => c.name !== null && nameSimilarity(c.name, 'amount').score > 0).map((c) => ({ c, e: numberOf(c) }));
   const only = named.length === 1 ? named[0] : undefined;

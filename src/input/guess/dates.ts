@@ -57,7 +57,7 @@ function validDate(y: number, m: number, d: number): boolean {
 }
 
 const TIME =
-  /^(?<sep>[T ])(?<h>\d{1,2}):(?<mi>\d{2})(?::(?<s>\d{2})(?:\.(?<f>\d{1,9}))?)?(?:(?<asep> ?)(?<ap>AM|PM|am|pm))?(?:(?<zsep> ?)(?<z>Z|[+-]\d{2}(?::?\d{2})?))?$/;
+  /^(?<sep>[T ])(?<h>\d{1,2}):(?<mi>\d{2})(?::(?<s>\d{2})(?:\.(?<f>\d{1,9}))?)?(?:(?<asep> ?)(?<ap>AM|PM|am|pm))?(?:(?<zsep> ?)(?<z>Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?))?$/;
 
 /** The mask of the time after a date (`` when there is none), strict and loose, and its offset; null when it is no time. */
 function timeMask(rest: string): { strict: string; loose: string; offset: string | null } | null {
@@ -212,13 +212,13 @@ export function dateShare(e: DateEvidence): number {
 
 /**
  * The zone to state for dates read with an offset: the offset every value carries, as an IANA
- * name (`+09:00` → Etc/GMT-9, `Z` → UTC), so that an order's date is the date written; null when
+ * name (`+09:00` → Etc/GMT-9, `Z` or `UTC` → UTC), so that an order's date is the date written; null when
  * the values carry different offsets or one that is not whole hours (not decided).
  */
 export function zoneOfOffsets(offsets: readonly string[]): string | null {
   const hours = new Set(
     offsets.map((o) => {
-      if (o === 'Z') return 0;
+      if (o === 'Z' || o === 'UTC' || o === 'GMT') return 0;
       const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(o);
       if (m === null || (m[3] !== undefined && m[3] !== '00')) return Number.NaN;
       return (m[1] === '-' ? -1 : 1) * Number(m[2]);

@@ -4,7 +4,7 @@
  * `load` and `preview` refuse until it is decided (src/input/profile/open-choices.ts), with the
  * candidates commented below it.
  */
-import { label } from './choices.js';
+import { label, runTogether } from './choices.js';
 import type { CurrencyDecision } from './currency.js';
 import type { FieldProposal, GuessColumn } from './fields.js';
 
@@ -44,7 +44,12 @@ function fieldBody(p: FieldProposal, columns: GuessColumn[], currency: CurrencyD
   if (p.field === 'currency' && p.column === null) return currencyLines(currency, choose);
   const col = p.column;
   if (col === null) {
-    choose(p.open ?? `${p.field}: no column was found for it: write column: (or at: for fixed width)`);
+    const joined = columns.find(runTogether);
+    const why =
+      joined?.at == null
+        ? ''
+        : ` (at [${joined.at.join(', ')}] holds ${Math.max(...joined.values.map((v) => v.length))} digits on every line: fields that run together, which guess cannot split: the record layout says where each starts)`;
+    choose(p.open ?? `${p.field}: no column was found for it: write column: (or at: for fixed width)${why}`);
     for (const g of p.others !== undefined && p.others.length > 0 ? p.others : columns.slice(0, 8))
       out.push(`    # ${ref(g)}   # ${c(samples(g.values))}`);
     return out;
@@ -122,7 +127,8 @@ function currencyLines(currency: CurrencyDecision, choose: (text: string) => voi
     return [`    # ${c(s.why)}: taken from it by file_pattern (one profile for every currency's file)`, '    file_group: "currency"'];
   if (s.kind === 'open') {
     choose(s.text);
-    return ['    # const: "EUR"'];
+    // no code offered: the file shows none, and "<code>" (longer than a code) loads nothing if uncommented as it is
+    return ['    # const: "<code>"   # the file\'s currency (ISO 4217, such as JPY or USD): the file does not say it'];
   }
   return [];
 }

@@ -1,5 +1,5 @@
 /**
- * guess: which encoding the start of a file is in, and why (issue 21 §4). Pure: bytes in, a
+ * guess: which encoding the start of a file is in, and why. Pure: bytes in, a
  * decision with its evidence out. A byte order mark decides; else valid UTF-8; else the
  * Japanese legacy encodings that decode the whole sample (sniffEncoding of
  * src/input/encoding-sniff.ts), weighed by how Japanese the decoded text looks; else

@@ -1,10 +1,10 @@
 /**
- * guess: which column holds each of the five fields (issue 21 §4). Pure. A header name like a
+ * guess: which column holds each of the five fields. Pure. A header name like a
  * field's (English, German and Japanese names a file of orders uses) decides first; then the
  * values: dates by mask, amounts by their number style, ISO currency codes; what is left, the
  * first column of distinct values is the order's key and the first of digits the customer.
  */
-import { chooseAmountColumn, chooseDateColumn } from './choices.js';
+import { chooseAmountColumn, chooseDateColumn, runTogether } from './choices.js';
 import { FIELDS, nameSimilarity, type Field } from './names.js';
 import { currencyEvidence, dateEvidence, numberEvidence, type DateEvidence, type NumberEvidence } from './values.js';
 
@@ -89,7 +89,10 @@ export function proposeFields(
   }
   if (!out.has('source_key')) {
     // a key holds no run of blanks: a fixed-width field that does (a name and an amount run together) is no key
-    const varying = left().filter((c) => new Set(filled(c)).size > 1 && !filled(c).some((v) => /\s{2,}/.test(v)));
+    // nor does a fixed-width field of more digits in a row than a field holds (fields run together there)
+    const varying = left().filter(
+      (c) => new Set(filled(c)).size > 1 && !filled(c).some((v) => /\s{2,}/.test(v)) && !(c.at !== null && runTogether(c)),
+    );
     const distinct = varying.find((c) => filled(c).length > 0 && new Set(filled(c)).size === c.values.length);
     const pick = distinct ?? varying[0];
     if (pick !== undefined)
@@ -98,7 +101,12 @@ export function proposeFields(
       ]);
   }
   if (!out.has('customer_id')) {
-    const digits = left().find((c) => filled(c).length > 0 && filled(c).filter((v) => /^\d+$/.test(v)).length / filled(c).length >= 0.8);
+    const digits = left().find(
+      (c) =>
+        filled(c).length > 0 &&
+        filled(c).filter((v) => /^\d+$/.test(v)).length / filled(c).length >= 0.8 &&
+        !(c.at !== null && runTogether(c)),
+    );
     if (digits !== undefined) take('customer_id', digits, ['the first column left whose values are digits']);
   }
   // evidence of the value patterns for the chosen columns (also when a name chose them)

@@ -1,5 +1,5 @@
 /**
- * guess: how the sample's lines are laid out (issue 21 §4). Pure functions of the decoded text:
+ * guess: how the sample's lines are laid out. Pure functions of the decoded text:
  * line endings, the delimiter candidates and how consistent each one's field count is, lines
  * before the header (a banner) and after the data (a trailer), comment lines, and, when no
  * delimiter splits the lines, the field boundaries of a fixed-width layout.

@@ -32,12 +32,18 @@ export function groupCodes(group: string | undefined): number[] {
  * expression. `alsoGroup`: other characters read as the group separator (groupCodes).
  */
 export function canonicalAmount(s: string, decimal: string, group: string | undefined, alsoGroup: readonly number[] = []): string | null {
-  const decimalCode = decimal.charCodeAt(0);
   const groupCode = group === undefined ? -1 : group.charCodeAt(0);
-  const alt1 = alsoGroup[0] ?? -1;
-  const alt2 = alsoGroup[1] ?? -1;
-  const alt3 = alsoGroup[2] ?? -1;
-  const isGroup = (c: number): boolean => c === groupCode || (groupCode >= 0 && (c === alt1 || c === alt2 || c === alt3));
+  return readAmount(s, decimal.charCodeAt(0), groupCode, groupCode < 0 ? -1 : (alsoGroup[0] ?? -1), alsoGroup[1] ?? -1, alsoGroup[2] ?? -1);
+}
+
+/** Digits canonicalAmount's last call read after the decimal separator (trailing zeros included). */
+let lastDecimals = 0;
+
+/**
+ * canonicalAmount with its separators as character codes (-1: none), read once per column: no
+ * closure or lookup per value. A group separator is `group` or one of `alt1`–`alt3`.
+ */
+function readAmount(s: string, decimalCode: number, groupCode: number, alt1: number, alt2: number, alt3: number): string | null {
   const n = s.length;
   let i = 0;
   // the integer part: digits, or digits grouped by threes
@@ -45,6 +51,7 @@ export function canonicalAmount(s: string, decimal: string, group: string | unde
   let groups = 0;
   let leadingZeros = 0;
   let significant = false;
+  lastDecimals = 0;
   for (; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 48 && c <= 57) {
@@ -53,7 +60,7 @@ export function canonicalAmount(s: string, decimal: string, group: string | unde
         if (c === 48) leadingZeros++;
         else significant = true;
       }
-    } else if (isGroup(c)) {
+    } else if (groupCode >= 0 && (c === groupCode || c === alt1 || c === alt2 || c === alt3)) {
       // a group separator follows one to three digits at first, exactly three after that
       if (digits === 0 || (groups === 0 ? digits > 3 : digits !== 3)) return null;
       groups++;
@@ -69,6 +76,7 @@ export function canonicalAmount(s: string, decimal: string, group: string | unde
       const c = s.charCodeAt(j);
       if (c < 48 || c > 57) return null;
     }
+    lastDecimals = n - i - 1;
     // trailing zeros of the fraction dropped
     while (fractionEnd > i + 1 && s.charCodeAt(fractionEnd - 1) === 48) fractionEnd--;
   }
@@ -77,25 +85,28 @@ export function canonicalAmount(s: string, decimal: string, group: string | unde
   let integerStart = leadingZeros;
   if (!significant) integerStart = leadingZeros - 1;
   if (groups > 0) {
-    // the zeros counted may stand before a group separator: count them again without separators
+    // the digits without their separators, leading zeros (which may stand before a separator) left out
     let integer = '';
-    let from = 0;
+    let from = -1; // start of the run of digits being taken
+    let zeros = true;
     for (let k = 0; k < integerEnd; k++) {
-      if (isGroup(s.charCodeAt(k))) {
-        integer += s.slice(from, k);
-        from = k + 1;
+      const c = s.charCodeAt(k);
+      if (c < 48 || c > 57) {
+        if (from >= 0) integer += s.slice(from, k);
+        from = -1;
+      } else if (zeros && c === 48 && k < integerEnd - 1) continue;
+      else {
+        zeros = false;
+        if (from < 0) from = k;
       }
     }
-    integer += s.slice(from, integerEnd);
-    let zeros = 0;
-    while (zeros < integer.length - 1 && integer.charCodeAt(zeros) === 48) zeros++;
-    if (zeros > 0) integer = integer.slice(zeros);
-    return hasFraction ? integer + '.' + s.slice(integerEnd + 1, fractionEnd) : integer;
+    if (from >= 0) integer += s.slice(from, integerEnd);
+    return hasFraction ? `${integer}.${s.slice(integerEnd + 1, fractionEnd)}` : integer;
   }
   if (!hasFraction) return integerStart === 0 && integerEnd === n ? s : s.slice(integerStart, integerEnd);
   // already canonical as written (a "." point, nothing to drop): the text itself, no copy
   if (decimalCode === 46 && integerStart === 0 && fractionEnd === n) return s;
-  return s.slice(integerStart, integerEnd) + '.' + s.slice(integerEnd + 1, fractionEnd);
+  return `${s.slice(integerStart, integerEnd)}.${s.slice(integerEnd + 1, fractionEnd)}`;
 }
 
 /** The currency the amount just read carried by its sign: undefined without one, null for a sign that says none. */
@@ -103,12 +114,6 @@ export interface SignCurrency {
   code: string | null | undefined;
   /** The sign as written (for messages). */
   sign: string;
-}
-
-/** Digits written after the decimal separator of a text canonicalAmount read, or 0. */
-function decimalsWritten(s: string, decimal: string): number {
-  const at = s.lastIndexOf(decimal);
-  return at < 0 ? 0 : s.length - at - 1;
 }
 
 /**
@@ -119,6 +124,8 @@ export function amountConverter(spec: ColumnSpec, where: string, carried: SignCu
   const decimal = spec.decimal ?? '.';
   const group = spec.group;
   const alsoGroup = groupCodes(group);
+  const [decimalCode, groupCode] = [decimal.charCodeAt(0), group === undefined ? -1 : group.charCodeAt(0)];
+  const [alt1, alt2, alt3] = [alsoGroup[0] ?? -1, alsoGroup[1] ?? -1, alsoGroup[2] ?? -1];
   const negatives = spec.negative ?? ['-'];
   const signs = Object.entries(spec.currency_signs ?? {}).sort(([a], [b]) => b.length - a.length);
   const form = `decimal ${JSON.stringify(decimal)}${group === undefined ? '' : `, group ${JSON.stringify(group)}`}`;
@@ -176,9 +183,9 @@ export function amountConverter(spec: ColumnSpec, where: string, carried: SignCu
       }
     }
     if (!negative && s.charCodeAt(0) === 43) s = s.slice(1); // "+"
-    const amount = canonicalAmount(s, decimal, group, alsoGroup);
+    const amount = readAmount(s, decimalCode, groupCode, alt1, alt2, alt3);
     if (amount === null) return { error: `amount: ${quoteValue(v)} is not a number with ${form}${noSign(s)} (${where})` };
-    if (decimalsWritten(s, decimal) > AMOUNT_DECIMALS)
+    if (lastDecimals > AMOUNT_DECIMALS)
       return {
         error: `amount: ${quoteValue(v)} has more than ${AMOUNT_DECIMALS} decimals (orders.amount holds ${AMOUNT_DECIMALS}) (${where})`,
       };

@@ -1,5 +1,5 @@
 /**
- * The columns of a file that are not order fields, kept (issue 21 §2, a profile's `extra: keep`
+ * The columns of a file that are not order fields, kept (a profile's `extra: keep`
  * or `extra: [names]`; and the attribute columns of an `errors` export loaded back) as the
  * row's attributes: one JSON object of column name → text, stored in order_stage.attributes and
  * orders.attributes (jsonb on PostgreSQL, a CLOB checked IS JSON on Oracle).

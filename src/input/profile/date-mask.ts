@@ -10,7 +10,7 @@ import { isValidIsoDate, quoteValue } from '../order-record.js';
 /** The tokens, longest first where one is the start of another. */
 const TOKEN = /^(YYYY|MM|DD|HH|hh|mm|ss|EE|S{1,9}|M|D|H|h|A|Z|G|E)/;
 
-type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'hh' | 'mm' | 'ss' | 'EE' | 'S' | 'M' | 'D' | 'H' | 'h' | 'A' | 'Z' | 'G' | 'E';
+export type Token = 'YYYY' | 'MM' | 'DD' | 'HH' | 'hh' | 'mm' | 'ss' | 'EE' | 'S' | 'M' | 'D' | 'H' | 'h' | 'A' | 'Z' | 'G' | 'E';
 
 interface Part {
   token: Token | null;
@@ -61,6 +61,13 @@ export function dateMaskProblem(mask: string): string | null {
   return null;
 }
 
+/** A mask's parts in order: each token (S… as `S`, its digits in `text`) or literal character (token null); a mask with unknown letters or digits throws. */
+export function maskParts(mask: string): ReadonlyArray<{ token: Token | null; text: string }> {
+  const parts = partsOf(mask);
+  if (typeof parts === 'string') throw new Error(parts);
+  return parts;
+}
+
 /** Whether a mask reads an offset (Z): the profile must state its timezone. */
 export function maskHasOffset(mask: string): boolean {
   const parts = partsOf(mask);
@@ -86,6 +93,14 @@ const ERAS = [
   { name: '令和', letter: 'R', first: '2019-05-01', last: '9999-12-31' },
 ] as const;
 type Era = (typeof ERAS)[number];
+
+/** The Japanese era of a date YYYY-MM-DD (1868-01-25 on), or undefined. */
+export function eraOf(iso: string): { name: string; letter: string; year: number } | undefined {
+  const era = ERAS.find((e) => iso >= e.first && iso <= e.last);
+  return era === undefined
+    ? undefined
+    : { name: era.name, letter: era.letter, year: Number(iso.slice(0, 4)) - Number(era.first.slice(0, 4)) + 1 };
+}
 const ERA_BY_TEXT = new Map<string, Era>(ERAS.flatMap((e) => [[e.name, e] as const, [e.letter, e] as const]));
 
 /** Days in each month of a common year. */
@@ -167,14 +182,15 @@ const TOKEN_PATTERN: Record<Token, string> = {
   H: '(\\d{1,2})',
   h: '(\\d{1,2})',
   A: '(AM|PM|am|pm)',
-  Z: '(Z|[+-]\\d{2}(?::?\\d{2})?)',
+  // UTC and GMT as some exports write the zero offset (BigQuery: 2026-12-01 21:34:02 UTC)
+  Z: '(Z|UTC|GMT|[+-]\\d{2}(?::?\\d{2})?)',
   G: '(令和|平成|昭和|大正|明治|R|H|S|T|M)',
   E: '(\\d{1,2}|元)',
 };
 
-/** An offset as written (Z, +09:00, +0900, +09) in minutes east of UTC. */
+/** An offset as written (Z, UTC, GMT, +09:00, +0900, +09) in minutes east of UTC. */
 function offsetMinutes(text: string): number {
-  if (text === 'Z') return 0;
+  if (text === 'Z' || text === 'UTC' || text === 'GMT') return 0;
   const sign = text.startsWith('-') ? -1 : 1;
   const digits = text.slice(1).replace(':', '');
   return sign * (Number(digits.slice(0, 2)) * 60 + (digits.length > 2 ? Number(digits.slice(2, 4)) : 0));

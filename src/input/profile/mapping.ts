@@ -122,6 +122,10 @@ export interface Mapping {
    * const column). The CSV reader's path: no function called per record to find a field.
    */
   mapRecord(record: readonly string[], indexes: readonly number[]): MappedRecord;
+  /** mapRecord's fields alone, its problem then read by lastProblem(): no object per record around the two. */
+  recordFields(record: readonly string[], indexes: readonly number[]): Record<OrderColumn, string>;
+  /** The problem of the record recordFields mapped last, or null. */
+  lastProblem(): MappingProblem | null;
   /** Whether a line is kept by `when` (its tested value as read); always true without `when`. */
   keep(value: string): boolean;
   /**
@@ -272,14 +276,14 @@ export function compileMapping(
     (text: string | undefined) => string,
     (text: string | undefined) => string,
   ];
-  /** The five fields from each column's text as read (undefined for a const column). */
-  const mapFields = (
+  /** The five fields from each column's text as read (undefined for a const column); the line's problem left in `problem`. */
+  const fieldsOf = (
     key: string | undefined,
     customer: string | undefined,
     date: string | undefined,
     amount: string | undefined,
     currency: string | undefined,
-  ): MappedRecord => {
+  ): Record<OrderColumn, string> => {
     counting = warn !== undefined && seen < MASK_CHECK_LINES;
     if (counting) seen++;
     problem = null;
@@ -292,8 +296,20 @@ export function compileMapping(
       currency: readCurrency(currency),
     };
     if (counting && seen === MASK_CHECK_LINES) finish();
+    return fields;
+  };
+  const mapFields = (...texts: Parameters<typeof fieldsOf>): MappedRecord => {
+    const fields = fieldsOf(...texts);
     return { fields, problem };
   };
+  const recordFields = (record: readonly string[], indexes: readonly number[]): Record<OrderColumn, string> =>
+    fieldsOf(
+      record[indexes[0] as number],
+      record[indexes[1] as number],
+      record[indexes[2] as number],
+      record[indexes[3] as number],
+      record[indexes[4] as number],
+    );
   /** A column's text through `raw`, which is not asked for a const column. */
   const textOf = (raw: (column: OrderColumn) => string, i: number): string | undefined => {
     const c = columns[i] as CompiledColumn;
@@ -303,14 +319,12 @@ export function compileMapping(
     profile,
     finish,
     map: (raw) => mapFields(textOf(raw, 0), textOf(raw, 1), textOf(raw, 2), textOf(raw, 3), textOf(raw, 4)),
-    mapRecord: (record, indexes) =>
-      mapFields(
-        record[indexes[0] as number],
-        record[indexes[1] as number],
-        record[indexes[2] as number],
-        record[indexes[3] as number],
-        record[indexes[4] as number],
-      ),
+    mapRecord: (record, indexes) => {
+      const fields = recordFields(record, indexes);
+      return { fields, problem };
+    },
+    recordFields,
+    lastProblem: () => problem,
     normalize(raw) {
       const out = {} as Record<OrderColumn, string | null>;
       for (const c of columns) {

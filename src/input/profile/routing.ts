@@ -1,5 +1,5 @@
 /**
- * Inbox routing (`--profiles DIR`, issue 21 §3): an inbox holding several partners' files, each
+ * Inbox routing (`--profiles DIR`): an inbox holding several partners' files, each
  * read with the load profile whose `match:` takes its name.
  *
  * - The folder's profiles are every `*.yaml`, `*.yml` and `*.json` in it (not hidden files, not

@@ -1,5 +1,5 @@
 /**
- * A load profile (issue 21): how another system's file maps onto the five order fields. Written
+ * A load profile: how another system's file maps onto the five order fields. Written
  * as YAML (or JSON, same schema) by a user; checked here before any file is opened or the
  * database touched (src/input/profile/load-profile.ts). The JSON Schema of this schema is
  * published as schema/profile.schema.json (test/unit/profile-schema.test.ts keeps it equal).

@@ -1,0 +1,7 @@
+-- The sets nothing waits on any more: the run's own set once its staging covered it (:set_id,
+-- NULL: none), and every set that holds no load and whose run is not RUNNING
+-- (sql/postgres/queries/hold_set_forget.sql).
+DELETE FROM load_hold_set s
+ WHERE s.set_id = :set_id
+    OR (s.set_id IN (SELECT h.set_id FROM load_hold_set h GROUP BY h.set_id HAVING COUNT(h.load_id) = 0)
+        AND NOT EXISTS (SELECT 1 FROM load_run r WHERE r.run_id = s.set_id AND r.status = 'RUNNING'))

@@ -1,0 +1,7 @@
+-- The sets nothing waits on any more (migration 017): the run's own set once its staging covered
+-- it ($1, NULL: none), and every set that holds no load and whose run is not RUNNING (a set of
+-- a run still staging keeps its names for the loads it may hold yet).
+DELETE FROM load_hold_set s
+ WHERE s.set_id = $1::bigint
+    OR (s.set_id IN (SELECT h.set_id FROM load_hold_set h GROUP BY h.set_id HAVING count(h.load_id) = 0)
+        AND NOT EXISTS (SELECT 1 FROM load_run r WHERE r.run_id = s.set_id AND r.status = 'RUNNING'));

@@ -1,0 +1,107 @@
+/**
+ * The release rule of a run's holds (src/pipeline/load-holds.ts): a run whose staging ended
+ * releases a load's HELD rows only if it staged every file of every set that holds the load, by
+ * base name; and what a run says of the rows it may not release.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HoldSetFile } from '../../src/engine/types.js';
+import { decideRelease, strandedMessage } from '../../src/pipeline/load-holds.js';
+
+/** The files of set `setId`: [name, load it holds through that file or null]. */
+function set(setId: number, files: Array<[string, number | null]>): HoldSetFile[] {
+  return files.map(([fileName, loadId], fileNo) => ({ setId, fileNo, fileName, loadId }));
+}
+
+describe('decideRelease', () => {
+  it('no set holds the loads: every load is released', () => {
+    expect(decideRelease([1, 2, 2], [], ['a.csv', 'b.csv'], null)).toEqual({ release: [1, 2], blocked: new Map(), ownSetCovered: false });
+  });
+
+  it('a killed run of a, b and c: the same three files again (in any order) release its loads', () => {
+    const killed = set(10, [
+      ['a.csv', 10],
+      ['b.csv', 11],
+      ['c.csv', null],
+    ]);
+    expect(decideRelease([10, 11, 20], killed, ['c.csv', 'a.csv', 'b.csv'], null).release).toEqual([10, 11, 20]);
+  });
+
+  it('a.csv alone after that killed run: its load stays held, with the files of the set it did not stage', () => {
+    const killed = set(10, [
+      ['a.csv', 10],
+      ['b.csv', 11],
+      ['c.csv', null],
+    ]);
+    const decision = decideRelease([10], killed, ['a.csv'], null);
+    expect(decision.release).toEqual([]);
+    expect(decision.blocked).toEqual(new Map([[10, ['b.csv', 'c.csv']]]));
+  });
+
+  it('a load the partial set does not hold is released; one it holds is not', () => {
+    const killed = set(10, [
+      ['a.csv', 10],
+      ['b.csv', null],
+    ]);
+    const decision = decideRelease([10, 30], killed, ['a.csv', 'd.csv'], null);
+    expect(decision.release).toEqual([30]);
+    expect([...decision.blocked.keys()]).toEqual([10]);
+  });
+
+  it('a name the set has twice (two folders) must be staged twice', () => {
+    const killed = set(10, [
+      ['a.csv', 10],
+      ['a.csv', 11],
+    ]);
+    expect(decideRelease([10], killed, ['a.csv'], null).blocked).toEqual(new Map([[10, ['a.csv']]]));
+    expect(decideRelease([10, 11], killed, ['a.csv', 'a.csv'], null).release).toEqual([10, 11]);
+  });
+
+  it('every set that holds a load counts: the missing files of each, once each', () => {
+    const first = set(10, [
+      ['a.csv', 10],
+      ['b.csv', 11],
+      ['c.csv', null],
+    ]);
+    const second = set(20, [
+      ['a.csv', 10],
+      ['c.csv', null],
+      ['d.csv', null],
+    ]);
+    const decision = decideRelease([10, 11], [...first, ...second], ['a.csv', 'b.csv'], null);
+    expect(decision.blocked).toEqual(
+      new Map([
+        [10, ['c.csv', 'd.csv']],
+        [11, ['c.csv']],
+      ]),
+    );
+  });
+
+  it("the run's own set: covered when it staged each file of it; a file it left keeps the set's holds", () => {
+    const own = set(40, [
+      ['a.csv', 40],
+      ['b.csv', 41],
+    ]);
+    expect(decideRelease([40, 41], own, ['a.csv', 'b.csv'], 40)).toEqual({ release: [40, 41], blocked: new Map(), ownSetCovered: true });
+    const left = decideRelease([40], own.slice(0, 1).concat({ ...own[1]!, loadId: null }), ['a.csv'], 40);
+    expect(left).toEqual({ release: [], blocked: new Map([[40, ['b.csv']]]), ownSetCovered: false });
+  });
+});
+
+describe('strandedMessage', () => {
+  const since = new Date('2026-12-01T00:00:00Z');
+
+  it('a load of the run that a set it did not stage whole holds: which files, and what releases the rows', () => {
+    expect(
+      strandedMessage({ file: 'in/a.csv', loadId: 7, rows: 1, heldSince: since, heldFile: 'in/a.csv', missing: ['b.csv', 'c.csv'] }),
+    ).toBe(
+      'in/a.csv: 1 row of load 7 is still HELD, out of processing: a run that staged this file with other files was stopped before it staged them all, and this run did not stage b.csv, c.csv of that set. Loading the whole set again releases them; `order-loader recover --older-than <less than their age>` gives them up (audited) and hands them to processing',
+    );
+  });
+
+  it('a long list of missing files is cut to its first five', () => {
+    const missing = ['1.csv', '2.csv', '3.csv', '4.csv', '5.csv', '6.csv', '7.csv'];
+    expect(strandedMessage({ file: 'a.csv', loadId: 7, rows: 3, heldSince: since, heldFile: 'a.csv', missing })).toMatch(
+      /^a\.csv: 3 rows of load 7 are still HELD, .* did not stage 1\.csv, 2\.csv, 3\.csv, 4\.csv, 5\.csv and 2 more of that set\./,
+    );
+  });
+});
