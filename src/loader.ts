@@ -12,6 +12,7 @@ import {
   recoverAuditOf,
   recoverRows,
   retryRows,
+  RowChangedError,
   type ManualChangeReport,
   type RecoverRequest,
   type RetryRequest,
@@ -364,7 +365,12 @@ export class OrderLoader {
       handedOver = true;
       return { retry, process: await runProcess(this.engine, o, { runId: run.runId, counts: { retried: rows } }) };
     } catch (error) {
-      if (!handedOver) await run.fail(error);
+      // a form the row no longer matches (another operator was first): refused before anything
+      // was written, which is what the run says; the command did not fail
+      if (error instanceof RowChangedError) {
+        await run.event('refused', { reason: error.message });
+        await run.finish('COMPLETED', { retried: 0, refused: 1 }, `refused: ${error.message}`);
+      } else if (!handedOver) await run.fail(error);
       throw error;
     }
   }

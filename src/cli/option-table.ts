@@ -264,8 +264,9 @@ moved to --failed-dir with a note, or left in the inbox with a warning (exit 2);
   'lock-timeout': value(duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(), {
     arg: '<t>',
     common: true,
-    help: `pglite:<dir>, and an inbox folder of load/stage, is one process's at a time: how
-long to wait while another command holds it (default 10m; status, errors, runs: 0)`,
+    help: `pglite:<dir>, an inbox folder of load/stage, and a file load/stage stages, are one
+process's at a time: how long to wait while another command holds it (default 10m; status,
+errors, runs: 0)`,
   }),
   'connect-timeout': value(duration('--connect-timeout', 'm', 'a duration such as 5m, 30s or 0').optional(), {
     arg: '<t>',
@@ -306,9 +307,10 @@ refuse at once); a refused login or a missing database fails at once`,
   set: repeatable(z.string(), {
     commands: ['retry'],
     help: `retry: correct a value of the chosen rows (repeatable): customer_id, order_date,
-amount, currency`,
+amount, currency, or attributes.NAME (an attribute; empty removes it)`,
     arg: 'field=value',
-    detail: "correct customer_id, order_date, amount or currency (checked like a file's values)",
+    detail:
+      "correct customer_id, order_date, amount or currency (checked like a file's values), or attributes.NAME (one of the row's attributes, a profile's `extra` columns; an empty value removes it)",
   }),
   // the audit column holds 1000 characters: refused here, before anything is done
   reason: value(z.string().max(1000, '--reason takes at most 1000 characters').optional(), {

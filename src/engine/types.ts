@@ -271,6 +271,8 @@ export interface ManualChange {
   newStatus: ProcessStatus;
   /** The row's business values after the change (unchanged fields included). */
   values: OrderValues;
+  /** The row's attributes after the change (canonical JSON text; null: none); absent: left as they are. */
+  attributes?: string | null | undefined;
   /** JSON text of the changed fields before and after (status included). */
   oldValues: string;
   newValues: string;
@@ -316,6 +318,8 @@ export interface LatestRawRecord {
   /** The load that logged it. */
   loadId: number | null;
   rawRecord: string | null;
+  /** The phase of that error (a retry of the rows whose latest error is of one phase); absent: not read. */
+  phase?: ErrorPhase | null | undefined;
 }
 
 /** What the run history says about a file (by sha256): for skip and resume (docs/ARCHITECTURE.md, section 2, step 2). */

@@ -14,6 +14,8 @@ import type { LoadPort } from './ports.js';
 import type { retried } from './run-record.js';
 import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
+import { claimFile } from './file-claim.js';
+import type { FileIdentity } from '../engine/types.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -100,8 +102,7 @@ export async function stageListedFile(
   /** The file's identity when the pre-read of repeated keys read it (from the same descriptor's bytes). */
   preRead?: string,
 ): Promise<{ report: FileReport; interrupted: boolean }> {
-  const { engine, options } = run;
-  const logger = options.logger;
+  const options = run.options;
   // the identity of the bytes staging reads: the same descriptor, to the same size
   const sha = preRead ?? (await fileIdentity(opened, null, run.processing.signal, options.maxInflate));
   const profile = options.profile;
@@ -113,6 +114,26 @@ export async function stageListedFile(
     profile: profile?.sha256 ?? BUILTIN_PROFILE_ID,
   };
   const identity = { sha256: sha, ...readAs };
+  // the file's identity is this run's from before its history is read until its staging ended
+  const claim = await claimFile({ ...run, signal: run.processing.signal }, identity, listed.path);
+  try {
+    return await stageClaimed(run, listed, opened, identity);
+  } finally {
+    await claim.release();
+  }
+}
+
+/** The file whose identity this run claimed: skip, stop, resume or stage it as its history says. */
+async function stageClaimed(
+  run: FileStaging,
+  listed: OrderFile,
+  opened: OpenedFile,
+  identity: FileIdentity & { encoding: string; delimiter: string; profile: string },
+): Promise<{ report: FileReport; interrupted: boolean }> {
+  const { engine, options } = run;
+  const logger = options.logger;
+  const profile = options.profile;
+  const { sha256: sha, ...readAs } = identity;
   const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
     ...readAs,
     restage: options.restage,

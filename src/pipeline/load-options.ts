@@ -28,6 +28,12 @@ export interface StageOptions {
   onStageProgress?: ((file: string, bytesRead: number, size: number, linesRead: number) => void) | undefined;
   /** Stage every file again as a new load, even when the same file was staged completely before. */
   restage?: boolean | undefined;
+  /**
+   * How long a file's staging waits for another run that holds its claim (the same file staged
+   * by another process at once: src/pipeline/file-claim.ts), in ms; 0 refuses at once (default 10
+   * minutes; the CLI's --lock-timeout).
+   */
+  claimWaitMs?: number | undefined;
   /** The most a gzip file may inflate to per compressed byte (--max-inflate; src/input/inflate-cap.ts): past it the file is refused at that line. */
   maxInflate?: number | undefined;
   /** Move each file whose load ended (exit 0 or 2) here, after the commit that ended it (src/pipeline/archive.ts). */

@@ -189,6 +189,8 @@ async function listAndStage(
       readySuffix: options['ready-suffix'],
       listing,
       beforeMoves,
+      // another run staging one of these files at once (no inbox lock between them): waited for as long as for an inbox
+      claimWaitMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
     };
     const report = command === 'load' ? await loader.load(paths, run) : await loader.stage(paths, run);
     progress.clear();

@@ -1,6 +1,6 @@
 import type { OperatorTx } from '../contract.js';
 import { fileLayoutFromInvoked } from '../run-events.js';
-import type { FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import type { ErrorPhase, FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
 import {
   checkValueSizes,
   ID_SLOTS,
@@ -114,7 +114,12 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
       const out: LatestRawRecord[] = [];
       for (const part of slices(ids, ID_SLOTS)) {
         for (const r of await queryRows(connection, kit, 'latest_raw_records', binds.idSlots(part))) {
-          out.push({ stageId: int(r.STAGE_ID, 'stage_id'), loadId: intOrNull(r.LOAD_ID, 'load_id'), rawRecord: text(r.RAW_RECORD) });
+          out.push({
+            stageId: int(r.STAGE_ID, 'stage_id'),
+            loadId: intOrNull(r.LOAD_ID, 'load_id'),
+            rawRecord: text(r.RAW_RECORD),
+            phase: text(r.PHASE) as ErrorPhase | null,
+          });
         }
       }
       return byStageId(out);
@@ -210,6 +215,27 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
           });
         }
       }
+      const withAttributes = changes
+        .filter((ch) => ch.attributes !== undefined)
+        .map((ch) => ({ stage_id: int(ch.stageId, 'stage id'), attributes: ch.attributes ?? null }));
+      for (const run of binds.textRuns(withAttributes, (r) => [r.attributes])) {
+        await connection.executeMany(oracleQuery('apply_manual_attributes'), run, {
+          autoCommit: false,
+          bindDefs: { stage_id: binds.number(), attributes: binds.longText(run.map((r) => r.attributes)) },
+        });
+      }
+    },
+
+    /** queries/row_attributes.sql, per slice of 20 stage ids. */
+    async rowAttributes(stageIds: number[]): Promise<Map<number, string | null>> {
+      const ids = [...new Set(stageIds.map((id) => int(id, 'stage id')))];
+      const out = new Map<number, string | null>();
+      for (const part of slices(ids, ID_SLOTS)) {
+        for (const r of await queryRows(connection, kit, 'row_attributes', binds.idSlots(part))) {
+          out.set(int(r.STAGE_ID, 'stage_id'), text(r.ATTRIBUTES));
+        }
+      }
+      return out;
     },
   };
 }
