@@ -284,7 +284,7 @@ export class OrderLoader {
       for (const path of files) {
         if (unmatched.has(path)) continue;
         const profile = profileOf(path);
-        await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? o.encoding));
+        await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? o.encoding), profile?.spec.format);
         opened.push(
           await openOrderFile(path, {
             encoding: o.encoding,

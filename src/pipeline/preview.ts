@@ -121,7 +121,7 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
   const profile = options.profile;
   const encoding = options.encoding ?? 'utf-8';
   const delimiter = options.delimiter ?? ',';
-  await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? encoding));
+  await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? encoding), profile?.spec.format);
   const mapping = profile === undefined ? null : compileMapping(profile, {}, undefined, path);
   const warnings: string[] = [];
   const lines: PreviewLine[] = [];

@@ -172,7 +172,7 @@ async function listAndStage(
     for (const f of files) {
       if (f.size === 0 || !ordered.has(f.path) || (routes !== null && !routes.has(f.path))) continue;
       const fileProfile = routes === null ? profile : routes.get(f.path);
-      await checkFileEncoding(f.path, await fileEncoding(f.path, fileProfile?.spec.encoding ?? options.encoding));
+      await checkFileEncoding(f.path, await fileEncoding(f.path, fileProfile?.spec.encoding ?? options.encoding), fileProfile?.spec.format);
       (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter, profile: fileProfile })).close();
     }
   }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ORDER_COLUMNS } from '../order-record.js';
 import { dateMaskProblem, isTimeZone, maskHasOffset } from './date-mask.js';
 import { jsonlSpecProblems } from './jsonl-spec.js';
+import { xlsxSpecProblems } from './xlsx-spec.js';
 
 export { dateMaskProblem } from './date-mask.js';
 
@@ -129,7 +130,9 @@ export const profileSchema = z
     file_pattern: nonEmpty.optional(),
     /** The IANA zone an order date with an offset is taken in (`Asia/Tokyo`). */
     timezone: nonEmpty.optional(),
-    format: z.enum(['csv', 'fixed', 'jsonl']).default('csv'),
+    format: z.enum(['csv', 'fixed', 'jsonl', 'xlsx']).default('csv'),
+    /** format: xlsx: the sheet read, by its name or its 1-based position among the workbook's sheets (default: the first). */
+    sheet: z.union([nonEmpty, position]).optional(),
     encoding: z
       .enum([...ENCODING_ALIASES.keys()] as [string, ...string[]])
       .transform((v) => ENCODING_ALIASES.get(v) as ProfileEncoding)
@@ -156,6 +159,7 @@ export const profileSchema = z
     const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path, message });
     const fixed = p.format === 'fixed';
     if (p.format === 'jsonl') jsonlSpecProblems(p, issue);
+    xlsxSpecProblems(p, issue);
     if (fixed) {
       for (const key of ['delimiter', 'quote', 'escape', 'header'] as const)
         if (p[key] !== undefined) issue([key], `a ${key} has no meaning for format: fixed`);
@@ -190,7 +194,7 @@ export const profileSchema = z
       if (c.currency_signs !== undefined && name !== 'amount') issue([...path, 'currency_signs'], 'currency_signs is for amount');
       if (fixed && c.column !== undefined) issue([...path, 'column'], 'format: fixed reads columns by at: [start, length]');
       if (!fixed && c.at !== undefined) issue([...path, 'at'], `at is for format: fixed (${p.format} reads by column)`);
-      if (!fixed && p.header === false && c.column !== undefined && typeof c.column !== 'number')
+      if (!fixed && p.format !== 'xlsx' && p.header === false && c.column !== undefined && typeof c.column !== 'number')
         issue([...path, 'column'], 'header: false: a column is its 1-based number');
       if (c.const !== undefined && c.default !== undefined) issue(path, 'takes const or default, not both');
       if (name === 'source_key' && (c.const !== undefined || c.default !== undefined))
