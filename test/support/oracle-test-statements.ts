@@ -46,6 +46,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/rejected-once.test.ts',
   'test/integration/repeated-identical-line.test.ts',
   'test/integration/restage.test.ts',
+  'test/integration/review-adversary.test.ts',
   'test/integration/review-edits.test.ts',
   'test/integration/review-page.test.ts',
   'test/integration/review-server.test.ts',
