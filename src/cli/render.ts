@@ -6,6 +6,7 @@ import type { ManualChangeReport } from '../pipeline/operations.js';
 import { strandedMessage } from '../pipeline/load-holds.js';
 import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
+import { acceptAdvice } from '../pipeline/control-held-rows.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
 
@@ -324,6 +325,10 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
       `${command}: ${report.dryRun ? `would release ${which}: their files' later lines would then no longer hold them out of orders` : `released ${which} (audited)`}`,
     );
   }
+  for (const h of report.controlHeld ?? [])
+    lines.push(
+      `${command}: left ${h.rows} ERROR row${h.rows === 1 ? '' : 's'} of load ${h.loadId} as they are: the load is held for its control totals, and ${acceptAdvice(h.loadId)}`,
+    );
   for (const k of report.heldKept ?? []) {
     const rows = `${k.rows} HELD row${k.rows === 1 ? '' : 's'}`;
     const of = `load ${k.loadId}${k.fileName === null ? '' : ` (${e(k.fileName)})`}`;
