@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { expandInputs } from '../../src/input/inputs.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
+import { strandedMessage } from '../../src/pipeline/load-holds.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
@@ -153,6 +154,25 @@ forEachTarget('control totals on $kind', () => {
     expect(after.retry.count).toBe(1);
     expect(after.retry.controlHeld).toBeUndefined();
     expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'RX-%'")).toEqual([{ n: 2 }]);
+  });
+
+  targetTest('a control-held earlier load of a resent file is reported with accept as its way out, not recover', async ({ db }) => {
+    const { loader } = await db.open();
+    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const path = join(dir, 'BANK_resend.txt');
+    writeFileSync(path, 'D|RS-1|20261201|501|10.00\nD|RS-2|20261201|502|5.00\nT|3|20.00\n');
+    const held = await loader.load([path], { profile: profile() });
+    expect(held.files[0]).toMatchObject({ controlHeld: true });
+    const loadId = held.files[0]!.loadId;
+    // the partner resends the day under the same name: another file, RS-2 no longer in it
+    writeFileSync(path, 'D|RS-1|20261201|501|10.00\nD|RS-3|20261201|503|7.00\nT|2|17.00\n');
+    const resent = await loader.load([path], { profile: profile() });
+    expect(resent.files[0]).toMatchObject({ control: { status: 'ok' } });
+    expect(resent.files[0]!.loadId).not.toBe(loadId);
+    expect(resent.strandedHolds).toEqual([expect.objectContaining({ loadId, rows: 1, control: true })]);
+    const said = strandedMessage(resent.strandedHolds![0]!);
+    expect(said).toMatch(new RegExp(`load ${loadId} .*held for its control totals.*order-loader accept ${loadId}`));
+    expect(said).not.toMatch(/recover --older-than/);
   });
 
   targetTest(
