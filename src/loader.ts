@@ -3,6 +3,7 @@ import { DEFAULT_DB, maskDbUrl, parseDbUrl, type DbTarget } from './engine/db-ur
 import { openEngine } from './engine/open.js';
 import type { Engine, RunEventRecord, RunRecord, StatusReport, StatusTally } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
+import { controlTallyOf } from './input/control/control-check.js';
 import { checkFileEncoding } from './input/encoding-sniff.js';
 import { fileEncoding, openOrderFile } from './input/order-file.js';
 import {
@@ -314,7 +315,7 @@ export class OrderLoader {
       read.set(file.path, {
         file: file.path,
         ...(profile === undefined ? {} : { profile: { name: profile.name, sha256: profile.sha256 } }),
-        ...(await dryRunFile(file)),
+        ...(await dryRunFile(file, undefined, controlTallyOf(profile?.spec))),
       });
     }
     // in the order given: a file no profile matched where it stands

@@ -4,6 +4,7 @@
  * fitted to the terminal's width, a value too long for its column cut with an ellipsis. Widths
  * are counted in terminal columns (a full-width character takes two).
  */
+import { controlSummary, controlWouldDo } from '../input/control/control-check.js';
 import { ORDER_COLUMNS } from '../input/order-record.js';
 import type { PreviewField, PreviewLine, PreviewResult } from '../pipeline/preview.js';
 import { escapeControl } from './escape.js';
@@ -200,6 +201,7 @@ export function renderPreview(result: PreviewResult, width: number): string {
     out.push(`columns not loaded (a load ignores them with a warning): ${result.extraColumns.map((c) => escapeControl(c)).join(', ')}`);
   for (const w of result.warnings) out.push(`warning: ${escapeControl(w)}`);
   if (result.stoppedAt !== null) out.push(`STOPPED: the file cannot be read past line ${result.stoppedAt.line - 1}`);
+  if (result.control !== undefined) out.push(`${escapeControl(controlSummary(result.control))}: ${controlWouldDo(result.control)}`);
   out.push(`exit code ${result.exitCode}, as load --dry-run`);
   return out.flatMap((l) => wrap(l.trimEnd(), total, '  ')).join('\n');
 }

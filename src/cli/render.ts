@@ -6,6 +6,8 @@ import type { ManualChangeReport } from '../pipeline/operations.js';
 import { strandedMessage } from '../pipeline/load-holds.js';
 import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
+import { controlSummary, controlWouldDo } from '../input/control/control-check.js';
+import { acceptAdvice } from '../pipeline/control-held-rows.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
 
@@ -305,6 +307,7 @@ export function renderDryRun(results: DryRunFileResult[]): string {
     if (r.samples.length >= 20) lines.push(`${e(r.file)}: … only the first ${r.samples.length} lines with a problem are shown`);
     if (r.stoppedAt !== null)
       lines.push(`${e(r.file)}: line ${r.stoppedAt.line}: the file cannot be read past this point: ${e(r.stoppedAt.message)}`);
+    if (r.control !== undefined) lines.push(`${e(controlSummary(r.control))}: ${controlWouldDo(r.control)}`);
   }
   lines.push(
     'not known without the database: keys it already holds (a load counts them updated or unchanged), and rows it refuses in the MERGE (e.g. an amount too large for orders.amount)',
@@ -324,6 +327,10 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
       `${command}: ${report.dryRun ? `would release ${which}: their files' later lines would then no longer hold them out of orders` : `released ${which} (audited)`}`,
     );
   }
+  for (const h of report.controlHeld ?? [])
+    lines.push(
+      `${command}: left ${h.rows} ERROR row${h.rows === 1 ? '' : 's'} of load ${h.loadId} as they are: the load is held for its control totals, and ${acceptAdvice(h.loadId)}`,
+    );
   for (const k of report.heldKept ?? []) {
     const rows = `${k.rows} HELD row${k.rows === 1 ? '' : 's'}`;
     const of = `load ${k.loadId}${k.fileName === null ? '' : ` (${e(k.fileName)})`}`;

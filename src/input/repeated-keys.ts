@@ -12,7 +12,7 @@
  * hash are both taken as repeated: a collision only holds a key until the file is staged, it
  * never lets one through.
  */
-import { ControlTally, type ControlOutcome } from './control/control-check.js';
+import { controlTallyOf, type ControlOutcome } from './control/control-check.js';
 import { ContentDigest, fileIdentity, identityDelay } from './file-digest.js';
 import { OpenedFile } from './opened-file.js';
 import { openOrderFile, type FileEncoding } from './order-file.js';
@@ -125,7 +125,7 @@ async function readKeys(
 ): Promise<ControlOutcome | undefined> {
   const profile = options.profileOf?.(path) ?? options.profile;
   const spec = profile?.spec;
-  const tally = spec?.control === undefined ? null : new ControlTally({ ...spec, control: spec.control });
+  const tally = controlTallyOf(spec);
   // the key as staging reads it: through the file's profile (its columns, prefix) when it has one
   const file = await openOrderFile(path, {
     encoding: options.encoding,

@@ -14,6 +14,7 @@
 import { basename } from 'node:path';
 import type { Reports } from '../engine/contract.js';
 import type { HoldSetFile } from '../engine/types.js';
+import { acceptAdvice } from './control-held-rows.js';
 import type { FileStaging } from './load-file.js';
 import type { FileReport, LoadOptions, StrandedHold } from './load-options.js';
 
@@ -163,6 +164,7 @@ export async function findStrandedHolds(
       heldSince: held.heldSince,
       heldFile: held.fileName,
       ...(missing === undefined ? {} : { missing }),
+      ...(held.control === true ? { control: true as const } : {}),
     };
     options.logger.warn({ ...hold }, strandedMessage(hold));
     stranded.push(hold);
@@ -181,6 +183,9 @@ export function strandedMessage(h: StrandedHold): string {
   const rows = `${h.rows} row${h.rows === 1 ? '' : 's'}`;
   const are = h.rows === 1 ? 'is' : 'are';
   const giveUp = '`order-loader recover --older-than <less than their age>` gives them up (audited) and hands them to processing';
+  // recover never gives up a control hold: advising it would send the operator round in circles
+  if (h.control === true)
+    return `${h.file}: ${rows} of load ${h.loadId} (an earlier load of ${h.heldFile}) ${are} still HELD, out of processing: that load is held for its control totals (its file's count or sum differed from what was read), and this run did not stage them again. Neither a rerun nor \`recover\` releases them: ${acceptAdvice(h.loadId)}, once the partner confirmed them (leave them HELD if the file loaded now replaces that one)`;
   if (h.missing !== undefined)
     return `${h.file}: ${rows} of load ${h.loadId} ${are} still HELD, out of processing: a run that staged this file with other files was stopped before it staged them all, and this run did not stage ${someNames(h.missing)} of that set. Loading the whole set again releases them; ${giveUp}`;
   return `${h.file}: ${rows} of load ${h.loadId} (an earlier load of ${h.heldFile}, interrupted while staging) ${are} still HELD, out of processing: this run read the file as another one (changed content, profile, encoding or delimiter) and did not release them. Loading that earlier file again as it was releases them; ${giveUp}`;

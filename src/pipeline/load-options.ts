@@ -213,6 +213,8 @@ export interface StrandedHold {
    * set's files this run did not stage (staging them all again releases the rows).
    */
   missing?: string[];
+  /** The load is held for its control totals: neither a rerun nor `recover` releases it, only `accept`. */
+  control?: true;
 }
 
 /** The database's state now, whatever run made it (the metrics file's gauges of the state). */

@@ -1,6 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { ErrorPhase, HeldLoad, ManualChange, OperatorTx, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
 import { RunAbortedError, UserError } from '../errors.js';
+import { ControlHeldLoads, type ControlHeldRows } from './control-held-rows.js';
 import { describeDbError } from './db-error.js';
 import type { AbandonedRunsPort, OperatorPort } from './ports.js';
 import { orderRecordSchema, validateOrder } from '../input/order-record.js';
@@ -186,6 +187,8 @@ export interface ManualChangeReport {
   released?: number;
   /** `recover`: the HELD rows it leaves HELD, by load, and why (their holds are younger than --older-than, or a running run stages them). */
   heldKept?: HeldKept[];
+  /** `retry`: the chosen ERROR rows it left ERROR, of loads held for their control totals (until `accept`). */
+  controlHeld?: ControlHeldRows[];
 }
 
 /** HELD rows of one load that `recover` leaves HELD. */
@@ -290,6 +293,7 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
   const selector = request.all ? {} : request.selector;
   const limit = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_RETRY_BATCH));
   const report: ManualChangeReport = { dryRun: request.dryRun, count: 0, changes: [] };
+  const holds = new ControlHeldLoads();
   let after = 0;
   for (;;) {
     if (options.signal?.aborted === true) {
@@ -300,21 +304,26 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
     }
     const window = { afterStageId: after, limit };
     let planned: ManualChange[];
+    let held: StageRowSnapshot[];
     let lastRead: number | undefined;
     try {
-      planned = await engine.transaction(async (tx) => {
+      ({ planned, held } = await engine.transaction(async (tx) => {
         const read = request.dryRun ? await tx.findErrorRows(selector, window) : await tx.lockErrorRows(selector, window);
         lastRead = read[read.length - 1]?.stageId;
-        const rows = await ofPhase(tx, read, request.phase);
-        if (request.seen !== undefined && after === 0) checkSeen(rows, request.seen);
+        const split = await holds.split(tx, await ofPhase(tx, read, request.phase));
+        const rows = split.free;
+        if (request.seen !== undefined && after === 0) {
+          holds.refuse(split.held);
+          checkSeen(rows, request.seen);
+        }
         const start = await lineValuesOf(tx, rows, request.corrections);
         const attributes = await attributeChanges(tx, rows, request.corrections.attributes);
         const batch = rows.map((row) =>
           plannedChange(row, 'RETRY', who, request.corrections, start.get(row.stageId), attributes.get(row.stageId)),
         );
         if (!request.dryRun) await tx.applyManualChanges(batch);
-        return batch;
-      });
+        return { planned: batch, held: split.held };
+      }));
     } catch (error) {
       if (report.count === 0) throw error;
       // a mistake in the request stays a user error; it says what the earlier batches did
@@ -331,8 +340,12 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
       );
     }
     // the batch's last row read, changed or not (a phase leaves some as they are)
-    if (lastRead === undefined) return report;
+    if (lastRead === undefined) {
+      const controlHeld = holds.report();
+      return controlHeld === undefined ? report : { ...report, controlHeld };
+    }
     after = lastRead;
+    holds.count(held);
     report.count += planned.length;
     for (const change of planned) {
       if (report.changes.length >= REPORTED_CHANGES) break;

@@ -1,4 +1,5 @@
 import type { StatusTally } from '../engine/types.js';
+import { controlStops, type ControlOutcome } from '../input/control/control-check.js';
 
 /** Exit codes, as SQL*Loader's: 0 OK, 1 failed, 2 rows rejected (docs/ARCHITECTURE.md, section 9). */
 export const EXIT_OK = 0;
@@ -31,11 +32,13 @@ export function dryRunExitCode(
     counts: { rejected: number; invalid: number; read?: number };
     discarded?: number | undefined;
     unmatched?: string | undefined;
+    control?: Pick<ControlOutcome, 'status' | 'onMismatch'> | undefined;
   }>,
   command: 'load' | 'stage' = 'load',
 ): number {
   return exitCodeFor({
-    failed: results.some((r) => r.stoppedAt !== null),
+    // a file a load would hold or refuse for its control totals: exit 1, as that load
+    failed: results.some((r) => r.stoppedAt !== null || controlStops(r.control)),
     rowsRejected: results.some((r) => r.counts.rejected + (command === 'load' ? r.counts.invalid : 0) > 0),
     // a profile that discarded every line of a file: nothing of it would load
     // and a file no profile matched (--profiles): a load would not read it

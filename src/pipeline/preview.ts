@@ -10,6 +10,7 @@
  * The first `rows` lines are kept for display; the totals, the dry run's counts and the exit
  * code cover the whole file. Memory: the dry run's (one entry per distinct source_key).
  */
+import { controlTallyOf, type ControlOutcome } from '../input/control/control-check.js';
 import { discardedBy } from '../input/profile/discard-hint.js';
 import { checkFileEncoding } from '../input/encoding-sniff.js';
 import { fileEncoding, openOrderFile, type FileEncoding, type PassedOverReason } from '../input/order-file.js';
@@ -98,6 +99,8 @@ export interface PreviewResult {
   totals: PreviewTotals;
   /** The counts `load --dry-run` reports for this file (per distinct source_key where it says so). */
   dryRun: DryRunCounts;
+  /** The file's control totals (its profile's `control:`), checked on the whole file as a load checks them. */
+  control?: ControlOutcome;
   /** The file could not be read past this line: a load would stop there (exit 1). */
   stoppedAt: { line: number; message: string } | null;
   /** Header names the loader does not use. */
@@ -258,7 +261,7 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
     },
   });
   const extraColumns = file.header.extraColumns;
-  const dry = await dryRunFile(file, onLine);
+  const dry = await dryRunFile(file, onLine, controlTallyOf(profile?.spec));
   totals.byCode = [...codes.values()];
   if (profile !== undefined && dry.discarded !== undefined && dry.discarded > 0 && dry.counts.read === 0)
     warnings.push(
@@ -271,6 +274,7 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
     lines,
     totals,
     dryRun: dry.counts,
+    ...(dry.control === undefined ? {} : { control: dry.control }),
     stoppedAt: dry.stoppedAt,
     extraColumns,
     warnings,

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { StageInput } from '../engine/types.js';
+import type { ControlOutcome, ControlTally } from '../input/control/control-check.js';
 import type { FileItem, FileRecord, FileReject, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder, type ParsedOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
 import { rejectedLineKey } from '../input/rejected-key.js';
@@ -348,6 +349,8 @@ export interface DryRunResult {
   extraColumns: string[];
   /** Lines the file's profile discarded (`when`, `comment`, `skip_lines`); absent without a profile. */
   discarded?: number;
+  /** The file's control totals (its profile's `control:`), checked on the whole file as a load checks them; absent: none stated. */
+  control?: ControlOutcome;
 }
 
 /**
@@ -368,7 +371,12 @@ const KEY_PARSE_ERROR = 2;
  * the number of distinct keys (a Map entry per key: measured 45–62 bytes per key of 11–21
  * characters, so some 50–100 MB per million keys).
  */
-export async function dryRunFile(file: OrderFile, onLine?: (line: DryRunLine) => void): Promise<DryRunResult> {
+export async function dryRunFile(
+  file: OrderFile,
+  onLine?: (line: DryRunLine) => void,
+  /** The file's control totals, checked on the same pass as a load's pre-read checks them (null: none stated). */
+  control: ControlTally | null = null,
+): Promise<DryRunResult> {
   const counts: DryRunCounts = { ...emptyStageCounts(), stagedAsError: 0, invalid: 0, toMerge: 0 };
   const samples: DryRunResult['samples'] = [];
   let stoppedAt: DryRunResult['stoppedAt'] = null;
@@ -379,6 +387,7 @@ export async function dryRunFile(file: OrderFile, onLine?: (line: DryRunLine) =>
   try {
     for await (const item of file.items) {
       counts.read++;
+      control?.add(item);
       if (item.kind === 'reject') {
         counts.rejected++;
         sample(item.lineNo, item.code, item.message);
@@ -418,5 +427,12 @@ export async function dryRunFile(file: OrderFile, onLine?: (line: DryRunLine) =>
   counts.invalid = outcomes[KEY_INVALID] ?? 0;
   counts.stagedAsError = keys.size - counts.toMerge - counts.invalid;
   const discarded = file.discarded();
-  return { counts, samples, stoppedAt, extraColumns: file.header.extraColumns, ...(discarded > 0 ? { discarded } : {}) };
+  return {
+    counts,
+    samples,
+    stoppedAt,
+    extraColumns: file.header.extraColumns,
+    ...(discarded > 0 ? { discarded } : {}),
+    ...(control === null ? {} : { control: control.finish(file, file.size) }),
+  };
 }

@@ -14,6 +14,7 @@ import { UserError } from '../errors.js';
 import type { OrderLoader } from '../loader.js';
 import { describeDbError } from '../pipeline/db-error.js';
 import type { ErrorExportRow } from '../pipeline/errors-export.js';
+import { acceptAdvice } from '../pipeline/control-held-rows.js';
 import { RowChangedError } from '../pipeline/operations.js';
 import { csvFile } from './csv-file.js';
 import { linesFromFiles } from './file-lines.js';
@@ -74,11 +75,15 @@ function failure(error: unknown, logger: Logger): { status: 400 | 409 | 503 | 50
 }
 
 function resultNotice(result: ResubmitResult | null): Notice {
-  if (result === null || result.retry.count === 0) return { kind: 'info', text: 'No ERROR row matched: nothing was resubmitted.' };
+  const held = (result?.retry.controlHeld ?? []).map(
+    (h) => ` ${h.rows} row(s) of load ${h.loadId} were left ERROR: the load is held for its control totals, and ${acceptAdvice(h.loadId)}.`,
+  );
+  if (result === null || result.retry.count === 0)
+    return { kind: 'info', text: `No ERROR row ${held.length > 0 ? 'could be' : 'matched'}: nothing was resubmitted.${held.join('')}` };
   const p = result.process?.process;
   const processed =
     p === undefined ? 'left READY for the next process' : `processed at once: ${p.done} DONE, ${p.error} ERROR, ${p.retryWait} waiting`;
-  return { kind: 'ok', text: `Resubmitted ${result.retry.count} row(s), audited; ${processed}.` };
+  return { kind: 'ok', text: `Resubmitted ${result.retry.count} row(s), audited; ${processed}.${held.join('')}` };
 }
 
 async function* filteredRows(loader: OrderLoader, filter: ReviewFilter): AsyncGenerator<ErrorExportRow> {

@@ -61,4 +61,34 @@ describe.skipIf(unavailable(NEEDS.cli))('control totals on the command line', ()
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/BANK_20261209\.txt: control totals cannot be checked: .*no trailer record .*REFUSED before staging/);
   });
+  it('load --dry-run and preview check the control totals too: a truncated copy is not said to be fine', async () => {
+    const dir = tempDir();
+    const lines = readFileSync(example('BANK_20261207.txt'), 'utf8').split('\n');
+    const truncated = join(dir, 'BANK_20261208.txt');
+    writeFileSync(truncated, [lines[0], lines[1], lines[2], lines[4], ''].join('\n'));
+    const quiet = ['--log-level', 'silent'];
+    const good = await runCli(['load', '--dry-run', example('BANK_20261207.txt'), '--profile', PROFILE, ...quiet]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toContain('control totals agree: trailer (line 5) states count 3, sum 5380.50; read count 3, sum 5380.50');
+    for (const args of [
+      ['load', '--dry-run', truncated],
+      ['preview', truncated, '--format', 'text'],
+    ]) {
+      const dry = await runCli([...args, '--profile', PROFILE, ...quiet]);
+      expect(dry.code).toBe(1);
+      // preview wraps its lines to the terminal's width
+      expect(dry.stdout.replace(/\s+/g, ' ')).toMatch(
+        /control totals DIFFER: trailer \(line 4\) states count 3, sum 5380\.50; read count 2, sum 4600\.50.*a load would stage its rows HELD/,
+      );
+    }
+    const json = JSON.parse((await runCli(['load', '--dry-run', truncated, '--profile', PROFILE, '--json', ...quiet])).stdout) as {
+      files: Array<{ control?: { status: string } }>;
+    };
+    expect(json.files[0]?.control?.status).toBe('mismatch');
+    const previewed = JSON.parse((await runCli(['preview', truncated, '--profile', PROFILE, '--format', 'json', ...quiet])).stdout) as {
+      control?: { status: string };
+      exitCode: number;
+    };
+    expect(previewed).toMatchObject({ control: { status: 'mismatch' }, exitCode: 1 });
+  });
 });

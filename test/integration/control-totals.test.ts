@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { expandInputs } from '../../src/input/inputs.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
+import { strandedMessage } from '../../src/pipeline/load-holds.js';
+import { parseCorrections } from '../../src/pipeline/operations.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/profiles/${name}`, import.meta.url));
@@ -91,6 +93,86 @@ forEachTarget('control totals on $kind', () => {
     const after = await loader.load([truncated], { profile: profile() });
     expect(after.exitCode).toBe(0);
     expect(after.files[0]).toMatchObject({ loadId, controlAccepted: true });
+  });
+
+  targetTest('retry leaves the ERROR rows of a control-held load ERROR, says why, and process merges nothing of it', async ({ db }) => {
+    const { loader } = await db.open();
+    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const short = join(dir, 'BANK_short.txt');
+    // three data records stated, two read; one of them cannot be read (its amount): staged ERROR
+    writeFileSync(short, 'H|20261207|ACME BANK\nD|RX-1|20261201|501|10.00\nD|RX-2|20261201|502|abc\nT|3|30.00\n');
+    const other = join(dir, 'BANK_other.txt');
+    writeFileSync(other, 'D|OK-1|20261201|501|10.00\nD|OK-2|20261201|502|xyz\nT|2|10.00\n');
+    const held = await loader.load([short], { profile: profile() });
+    expect(held.files[0]).toMatchObject({ controlHeld: true });
+    const loadId = held.files[0]!.loadId;
+    const good = await loader.load([other], { profile: profile() });
+    expect(good.files[0]?.control?.status).toBe('ok');
+    const statuses = (prefix: string) =>
+      db.sql(`SELECT source_key AS k, process_status AS s FROM order_stage WHERE source_key LIKE '${prefix}-%' ORDER BY source_key`);
+    expect(await statuses('RX')).toEqual([
+      { k: 'RX-1', s: 'HELD' },
+      { k: 'RX-2', s: 'ERROR' },
+    ]);
+    const fix = parseCorrections(['amount=20.00']);
+    const ask = { corrections: fix, reason: 'amount confirmed', operator: 'ops' };
+
+    // --all-errors: the other load's row is retried, the held load's row left ERROR, and said
+    const dry = await loader.retry({ ...ask, selector: {}, all: true, dryRun: true });
+    expect(dry.retry).toMatchObject({ count: 1, controlHeld: [{ loadId, rows: 1 }] });
+    const all = await loader.retry({ ...ask, selector: {}, all: true, dryRun: false });
+    expect(all.retry).toMatchObject({ count: 1, controlHeld: [{ loadId, rows: 1 }] });
+    expect(all.retry.changes.map((c) => c.sourceKey)).toEqual(['OK-2']);
+    // the held load chosen by its number: nothing changed, said why
+    const byLoad = await loader.retry({ ...ask, selector: { loadIds: [loadId] }, all: false, dryRun: false });
+    expect(byLoad.retry).toMatchObject({ count: 0, controlHeld: [{ loadId, rows: 1 }] });
+    expect(byLoad.process).toBeNull();
+    // the review page's form of that row: refused, with the load and what lets it through
+    const [row] = await db.sql<{ stage_id: string | number; attempt_count: string | number; updated_at: Date | string }>(
+      "SELECT stage_id, attempt_count, updated_at FROM order_stage WHERE source_key = 'RX-2'",
+    );
+    await expect(
+      loader.retry({
+        ...ask,
+        selector: { stageIds: [Number(row!.stage_id)] },
+        all: false,
+        dryRun: false,
+        seen: { attemptCount: Number(row!.attempt_count), updatedAt: new Date(row!.updated_at) },
+      }),
+    ).rejects.toThrow(new RegExp(`load ${loadId} is held for its control totals.*order-loader accept ${loadId}`));
+    await loader.process();
+    expect(await statuses('RX')).toEqual([
+      { k: 'RX-1', s: 'HELD' },
+      { k: 'RX-2', s: 'ERROR' },
+    ]);
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'RX-%'")).toEqual([{ n: 0 }]);
+    expect(await db.sql("SELECT count(*)::int AS n FROM order_stage_audit WHERE source_key LIKE 'RX-%'")).toEqual([{ n: 0 }]);
+
+    // accepted: its ERROR row is retried as any other
+    await loader.accept({ loadId, reason: 'partner confirmed', operator: 'ops', dryRun: false });
+    const after = await loader.retry({ ...ask, selector: { loadIds: [loadId] }, all: false, dryRun: false });
+    expect(after.retry.count).toBe(1);
+    expect(after.retry.controlHeld).toBeUndefined();
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'RX-%'")).toEqual([{ n: 2 }]);
+  });
+
+  targetTest('a control-held earlier load of a resent file is reported with accept as its way out, not recover', async ({ db }) => {
+    const { loader } = await db.open();
+    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const path = join(dir, 'BANK_resend.txt');
+    writeFileSync(path, 'D|RS-1|20261201|501|10.00\nD|RS-2|20261201|502|5.00\nT|3|20.00\n');
+    const held = await loader.load([path], { profile: profile() });
+    expect(held.files[0]).toMatchObject({ controlHeld: true });
+    const loadId = held.files[0]!.loadId;
+    // the partner resends the day under the same name: another file, RS-2 no longer in it
+    writeFileSync(path, 'D|RS-1|20261201|501|10.00\nD|RS-3|20261201|503|7.00\nT|2|17.00\n');
+    const resent = await loader.load([path], { profile: profile() });
+    expect(resent.files[0]).toMatchObject({ control: { status: 'ok' } });
+    expect(resent.files[0]!.loadId).not.toBe(loadId);
+    expect(resent.strandedHolds).toEqual([expect.objectContaining({ loadId, rows: 1, control: true })]);
+    const said = strandedMessage(resent.strandedHolds![0]!);
+    expect(said).toMatch(new RegExp(`load ${loadId} .*held for its control totals.*order-loader accept ${loadId}`));
+    expect(said).not.toMatch(/recover --older-than/);
   });
 
   targetTest(

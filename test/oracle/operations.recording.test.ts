@@ -347,10 +347,11 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     operator: 'ops@example',
     dryRun,
   });
-  /** A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit. */
-  function stage(n: number) {
+  /** A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit; `held`: load 7 held for its control totals. */
+  function stage(n: number, held = false) {
     return new RecordingDatabase({
       execute: (sql, binds) => {
+        if (sql === oracleQuery('control_hold')) return { rows: held ? [{ DETAIL: '{"loadId":7}', ACCEPTED: '0' }] : [] };
         const after = (binds.after_stage_id as { val: number }).val;
         const upTo = sql === oracleQuery('lock_error_rows') ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
         const limit = sql === oracleQuery('find_error_rows') ? (binds.row_limit as { val: number }).val : Number.POSITIVE_INFINITY;
@@ -372,6 +373,15 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     expect(sent.length).toBeGreaterThan(0);
     for (const c of sent) expect(c.sql).not.toMatch(/FOR\s+UPDATE/i);
     expect(db.executeManyCalls()).toEqual([]);
+  });
+
+  it('the rows of a load held for its control totals are left ERROR, its hold read once', async () => {
+    const db = stage(5, true);
+    const engine = createOracleEngineWith(db, constants);
+    const report = await retryRows(engine, request(false), { batchSize: 2 });
+    expect(report).toMatchObject({ dryRun: false, count: 0, changes: [], controlHeld: [{ loadId: 7, rows: 5 }] });
+    expect(db.executeManyCalls()).toEqual([]);
+    expect(executes(db, 'control_hold').map((c) => c.binds.load_id)).toEqual([{ val: 7, type: NUMBER }]);
   });
 
   it('a retry commits each batch with its changes and audit rows, in a transaction of its own', async () => {

@@ -35,7 +35,7 @@ A table on a terminal; one JSON document otherwise (or with --json). No database
       },
     ],
     exitCodes:
-      'Exit codes, as load --dry-run: 0 every data line would load; 2 lines rejected or rows that would end ERROR, or when discarded every line; 1 the file cannot be read (refused header, a line it cannot be read past).',
+      "Exit codes, as load --dry-run: 0 every data line would load; 2 lines rejected or rows that would end ERROR, or when discarded every line; 1 the file cannot be read (refused header, a line it cannot be read past), or its control totals (a profile's control:) would hold or refuse it.",
   },
   run: async (ctx) => {
     const { options, session } = ctx;

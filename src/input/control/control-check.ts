@@ -50,6 +50,11 @@ export function isControlFileName(name: string, pattern: string): boolean {
   return new RegExp(`^${re}$`).test(name);
 }
 
+/** The tally of a file read with this profile spec, or null when it states no control totals. */
+export function controlTallyOf(spec: LoadProfileSpec | undefined): ControlTally | null {
+  return spec?.control === undefined ? null : new ControlTally({ ...spec, control: spec.control });
+}
+
 /** Counts what a file's reader gives, for its control check. */
 export class ControlTally {
   private count = 0;
@@ -225,4 +230,18 @@ export function controlSummary(o: ControlOutcome): string {
   const verdict =
     o.status === 'ok' ? 'control totals agree' : o.status === 'mismatch' ? 'control totals DIFFER' : 'control totals cannot be checked';
   return `${o.file}: ${verdict}: ${o.where} states ${claimed.length > 0 ? claimed.join(', ') : 'nothing readable'}; read ${read.join(', ')}${o.problems.length > 0 ? ` (${o.problems.join('; ')})` : ''}`;
+}
+
+/** What a load would do with a file, as a dry run or `preview` says it after controlSummary. */
+export function controlWouldDo(o: ControlOutcome): string {
+  if (o.status === 'ok') return 'a load would merge it';
+  if (o.onMismatch === 'warn') return 'a load would warn and merge it (on_mismatch: warn)';
+  return o.status === 'mismatch'
+    ? 'a load would stage its rows HELD: nothing of it merged until `order-loader accept <load> --reason "…"` (exit 1)'
+    : 'a load would refuse it before staging (exit 1)';
+}
+
+/** Whether a load stops at this file's control totals (held or refused, exit 1). */
+export function controlStops(o: Pick<ControlOutcome, 'status' | 'onMismatch'> | undefined): boolean {
+  return o !== undefined && o.status !== 'ok' && o.onMismatch === 'hold';
 }
