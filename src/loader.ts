@@ -12,11 +12,13 @@ import {
   recoverAuditOf,
   recoverRows,
   retryRows,
+  RowChangedError,
   type ManualChangeReport,
   type RecoverRequest,
   type RetryRequest,
 } from './pipeline/operations.js';
 import { startRecordedRun } from './pipeline/run-record.js';
+import { acceptLoad, checkAcceptRequest, type AcceptPort, type AcceptReport, type AcceptRequest } from './pipeline/accept.js';
 import {
   rejectedLinesPage,
   rejectedPage,
@@ -282,7 +284,7 @@ export class OrderLoader {
       for (const path of files) {
         if (unmatched.has(path)) continue;
         const profile = profileOf(path);
-        await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? o.encoding));
+        await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? o.encoding), profile?.spec.format);
         opened.push(
           await openOrderFile(path, {
             encoding: o.encoding,
@@ -363,6 +365,44 @@ export class OrderLoader {
       }
       handedOver = true;
       return { retry, process: await runProcess(this.engine, o, { runId: run.runId, counts: { retried: rows } }) };
+    } catch (error) {
+      // a form the row no longer matches (another operator was first): refused before anything
+      // was written, which is what the run says; the command did not fail
+      if (error instanceof RowChangedError) {
+        await run.event('refused', { reason: error.message });
+        await run.finish('COMPLETED', { retried: 0, refused: 1 }, `refused: ${error.message}`);
+      } else if (!handedOver) await run.fail(error);
+      throw error;
+    }
+  }
+
+  /**
+   * A load held for its control totals → its rows released to processing, audited, the load
+   * marked accepted; then, unless dryRun or process false, process (part of the accept's run).
+   */
+  async accept(
+    request: AcceptRequest,
+    options: Partial<ProcessRunOptions> & { process?: boolean } = {},
+  ): Promise<{ accept: AcceptReport; process: ProcessReport | null }> {
+    const o = this.loadOptions(options);
+    const port: AcceptPort = retryingTransient(this.engine, this.engine, 'accept', { policy: o.retry, logger: o.logger, signal: o.signal });
+    if (request.dryRun) return { accept: await acceptLoad(port, request, null), process: null };
+    checkAcceptRequest(request);
+    const run = await startRecordedRun(this.engine, 'accept', o, {
+      operator: operatorOf(request.operator),
+      reason: request.reason,
+      loadId: request.loadId,
+    });
+    let handedOver = false;
+    try {
+      const accept = await acceptLoad(port, request, run.runId);
+      await run.event('accepted', { loadId: request.loadId, rows: accept.count });
+      if (options.process === false || accept.count === 0) {
+        await run.complete({ accepted: accept.count });
+        return { accept, process: null };
+      }
+      handedOver = true;
+      return { accept, process: await runProcess(this.engine, o, { runId: run.runId, counts: { accepted: accept.count } }) };
     } catch (error) {
       if (!handedOver) await run.fail(error);
       throw error;

@@ -214,6 +214,8 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
 
   if (spec.format === 'jsonl')
     refuse('format', 'bench writes CSV and fixed-width files, not JSON Lines (yet): measure a JSON Lines file with load --dry-run');
+  if (spec.format === 'xlsx')
+    refuse('format', 'bench writes CSV and fixed-width files, not xlsx workbooks (yet): measure a workbook with load --dry-run');
   if (spec.format === 'fixed') {
     const bytes = spec.units !== 'chars';
     const width = (text: string, key: string) => (isAsciiText(text) ? text.length : bytes ? encoded(text, key).length : charLength(text));

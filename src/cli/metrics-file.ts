@@ -58,6 +58,8 @@ export const METRIC_FAMILIES = {
     "The database's rows of order_stage by status now (read by the last run once its work was committed), whatever run made them: what alerts read, not the last run's own rows.",
   order_loader_last_run_stranded_held_rows:
     "load and stage: rows still HELD after the last run that it did not release: of earlier loads of its file names (a load interrupted while staging, its file since read as another: changed content or profile; load the earlier file again as it was), and of its own loads that a killed run's set of files holds, which it did not stage whole (load the whole set again); order-loader recover --older-than gives them up.",
+  order_loader_last_run_control_totals:
+    "load and stage: each file of the last run with control totals (a profile's control:), what its trailer, header or control file states (side=stated) and what was read before per-row rejections (side=read), by figure (count, sum); status is the check's outcome: ok, mismatch (its rows HELD until order-loader accept), refused (not staged).",
   order_loader_oldest_waiting_row_age_seconds:
     'How long the oldest row still to be loaded (READY, RETRY_WAIT after a transient failure, or HELD until the staging of its run ends) has waited, since the run that staged it started; 0 when none waits.',
   order_loader_state_timestamp_seconds:
@@ -72,6 +74,9 @@ const PHASES = ['PARSE', 'VALIDATE', 'MERGE'] as const;
 const FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty', 'left', 'ignored', 'unmatched'] as const;
 /** The outcomes counted per profile (--profiles): those of files a profile matched. */
 const PROFILE_FILE_OUTCOMES = ['loaded', 'skipped', 'stopped', 'archived', 'failed', 'empty'] as const;
+
+/** The metric families written only for a run with a file whose profile has control totals (`control:`). */
+export const CONTROL_ONLY: readonly MetricName[] = ['order_loader_last_run_control_totals'];
 
 /** The metric families written only for a run that routed its files by name (--profiles). */
 export const ROUTED_ONLY: readonly MetricName[] = [
@@ -128,6 +133,7 @@ export function renderMetrics(run: RunMetrics, previous: string | null): string 
   ]);
   if (loadReport !== undefined)
     set('order_loader_last_run_stranded_held_rows', one((loadReport.strandedHolds ?? []).reduce((n, h) => n + h.rows, 0)));
+  if (loadReport !== undefined) set('order_loader_last_run_control_totals', controlSamples(loadReport, command));
   if (loadReport !== undefined && routed) {
     const byProfile = profileCounts(loadReport);
     set(
@@ -339,4 +345,28 @@ export function writeRunMetrics(
     stderr.write(`order-loader: ${escapeControl(message)}\n`);
     logger?.error({ metricsFile: path }, message);
   }
+}
+
+/** Each checked file's stated and read figures (a figure stated as no number is left out). */
+function controlSamples(report: LoadReport, command: Record<string, string>): Sample[] {
+  const checked = [
+    ...report.files.flatMap((f) => (f.control === undefined ? [] : [f.control])),
+    ...(report.controlRefused ?? []).map((r) => r.control),
+  ];
+  const samples: Sample[] = [];
+  for (const c of checked) {
+    const labels = { ...command, file: basename(c.file), status: c.status };
+    const figures: Array<[string, 'stated' | 'read', string | number | undefined]> = [
+      ['count', 'stated', c.claimed.count],
+      ['count', 'read', c.read.count],
+      ['sum', 'stated', c.claimed.sum],
+      ['sum', 'read', c.read.sum],
+    ];
+    for (const [figure, side, value] of figures) {
+      // a figure written with other separators (1.234,50) is in the report, not guessed at here
+      const n = typeof value === 'number' ? value : value !== undefined && /^[+-]?\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+      if (value !== undefined && Number.isFinite(n)) samples.push({ labels: { ...labels, figure, side }, value: n });
+    }
+  }
+  return samples;
 }

@@ -21,6 +21,7 @@ export const COMMANDS = [
   'process',
   'retry',
   'recover',
+  'accept',
   'status',
   'errors',
   'runs',
@@ -170,8 +171,8 @@ or warn on a terminal without --log-file, written there as readable lines)`,
   }),
   'log-file': value(z.string().min(1).optional(), { arg: '<path>', common: true, help: 'write logs there instead of stderr' }),
   'dry-run': flag({
-    commands: ['load', 'stage', 'retry', 'recover'],
-    help: 'load/stage: parse and validate only, write nothing; retry/recover: show, change nothing',
+    commands: ['load', 'stage', 'retry', 'recover', 'accept'],
+    help: 'load/stage: parse and validate only, write nothing; retry/recover/accept: show, change nothing',
   }),
   overlap: flag({
     commands: ['load'],
@@ -264,8 +265,9 @@ moved to --failed-dir with a note, or left in the inbox with a warning (exit 2);
   'lock-timeout': value(duration('--lock-timeout', 'm', 'a duration such as 10m, 30s or 0').optional(), {
     arg: '<t>',
     common: true,
-    help: `pglite:<dir>, and an inbox folder of load/stage, is one process's at a time: how
-long to wait while another command holds it (default 10m; status, errors, runs: 0)`,
+    help: `pglite:<dir>, an inbox folder of load/stage, and a file load/stage stages, are one
+process's at a time: how long to wait while another command holds it (default 10m; status,
+errors, runs: 0)`,
   }),
   'connect-timeout': value(duration('--connect-timeout', 'm', 'a duration such as 5m, 30s or 0').optional(), {
     arg: '<t>',
@@ -306,20 +308,21 @@ refuse at once); a refused login or a missing database fails at once`,
   set: repeatable(z.string(), {
     commands: ['retry'],
     help: `retry: correct a value of the chosen rows (repeatable): customer_id, order_date,
-amount, currency`,
+amount, currency, or attributes.NAME (an attribute; empty removes it)`,
     arg: 'field=value',
-    detail: "correct customer_id, order_date, amount or currency (checked like a file's values)",
+    detail:
+      "correct customer_id, order_date, amount or currency (checked like a file's values), or attributes.NAME (one of the row's attributes, a profile's `extra` columns; an empty value removes it)",
   }),
   // the audit column holds 1000 characters: refused here, before anything is done
   reason: value(z.string().max(1000, '--reason takes at most 1000 characters').optional(), {
-    commands: ['retry', 'recover'],
+    commands: ['retry', 'recover', 'accept'],
     arg: '<text>',
-    help: 'retry (required), recover: why, recorded in order_stage_audit',
+    help: 'retry, accept (required), recover: why, recorded in order_stage_audit',
   }),
   operator: value(z.string().min(1).max(128).optional(), {
-    commands: ['retry', 'recover', 'serve'],
+    commands: ['retry', 'recover', 'accept', 'serve'],
     arg: '<name>',
-    help: 'retry, recover, serve: who, recorded in order_stage_audit (default: the OS user@host)',
+    help: 'retry, recover, accept, serve: who, recorded in order_stage_audit (default: the OS user@host)',
     detail: 'recorded in order_stage_audit (default: the OS user@host)',
   }),
   'older-than': value(
@@ -333,7 +336,11 @@ amount, currency`,
       detail: 'a number with ms, s, m or h (a bare number is minutes); default 15m',
     },
   ),
-  'no-process': flag({ commands: ['retry'], help: 'retry: only mark the rows READY, process nothing', detail: 'only mark the rows READY' }),
+  'no-process': flag({
+    commands: ['retry', 'accept'],
+    help: 'retry, accept: only mark the rows READY, process nothing',
+    detail: 'only mark the rows READY',
+  }),
 
   // errors
   // errors: csv (its default) or json; load, stage and process: text (theirs) or markdown

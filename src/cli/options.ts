@@ -95,7 +95,9 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   if (command !== 'bench' && (result.data.workers?.length ?? 1) > 1)
     throw new UserError('--workers takes one number (a list is for bench)');
   if ((command === 'guess' || command === 'preview') && files.length !== 1) throw new UserError(`${command}: name one file to read`);
-  if (command !== 'load' && command !== 'stage' && command !== 'guess' && command !== 'preview' && files.length > 0)
+  if (command === 'accept' && (files.length !== 1 || !/^[1-9]\d*$/.test(files[0] ?? '')))
+    throw new UserError('accept: name one load by its number (order-loader status lists the loads)');
+  if (command !== 'load' && command !== 'stage' && command !== 'guess' && command !== 'preview' && command !== 'accept' && files.length > 0)
     throw new UserError(`${command} takes no file arguments (got ${files[0] ?? ''})`);
   return { command, files, options: result.data, given };
 }

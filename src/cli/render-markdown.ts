@@ -23,6 +23,7 @@ import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js'
 import type { ErrorCodeCount } from '../pipeline/error-codes.js';
 import { UserError } from '../errors.js';
 import { escapeControl } from './escape.js';
+import { controlMarkdown } from './render-control.js';
 import { phaseParts } from './phase-work.js';
 
 /** --format of a report (load, stage, process): text unless told; csv and json are the errors export's. */
@@ -88,7 +89,9 @@ function table(header: string[], align: Array<'l' | 'r'>, rows: Array<Array<stri
   return [line(all[0] ?? []), rule, ...all.slice(1).map(line)];
 }
 
-function outcome(exitCode: number, aborted: string | null): string {
+function outcome(exitCode: number, aborted: string | null, controlFailed = false): string {
+  // a file whose control totals failed: the run finished, that file's rows were not merged
+  if (aborted === null && exitCode === 1 && controlFailed) return 'a file failed its control totals: nothing of it merged (exit 1)';
   if (aborted !== null || exitCode === 1) return 'NOT FINISHED (exit 1)';
   if (exitCode === 2) return 'finished, some rows need a look (exit 2)';
   return 'every row DONE (exit 0)';
@@ -100,6 +103,7 @@ function wentTo(report: LoadReport, f: FileReport): string {
   if (archived !== undefined) return `archive: ${code(archived.movedTo)}`;
   const failed = report.unreadable.find((u) => u.file === f.file && u.movedTo !== null);
   if (failed?.movedTo != null) return `failed: ${code(failed.movedTo)}`;
+  if (f.controlMovedTo !== undefined) return `failed: ${code(f.controlMovedTo)}`;
   return 'stayed';
 }
 
@@ -110,7 +114,8 @@ export function renderLoadMarkdown(
   endedAt: Date,
   timing?: { commandMs: number; openMs: number },
 ): string {
-  const out: string[] = [`# order-loader ${report.command}: ${outcome(report.exitCode, report.aborted)}`, ''];
+  const controlFailed = report.files.some((f) => f.controlHeld === true) || (report.controlRefused ?? []).length > 0;
+  const out: string[] = [`# order-loader ${report.command}: ${outcome(report.exitCode, report.aborted, controlFailed)}`, ''];
   const phases = phaseParts(report);
   out.push(`Ended ${endedAt.toISOString()}, ${elapsedParts(report, timing, phases.stage, phases.process)}.`);
   if (report.earlierLoadRows > 0) out.push('', earlierLoadsLine(report.earlierLoadRows));
@@ -166,6 +171,7 @@ export function renderLoadMarkdown(
   for (const m of report.empty)
     notes.push(`- ${code(m.file)}: empty (0 bytes), nothing to load: ${m.movedTo === null ? 'stayed' : `archive: ${code(m.movedTo)}`}`);
   if (notes.length > 0) out.push('', ...notes);
+  out.push(...controlMarkdown(report));
 
   out.push('', '## Error codes', '');
   if (codes.length === 0) out.push('None: no row of these files is ERROR and no line was rejected.');

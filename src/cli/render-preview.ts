@@ -182,7 +182,7 @@ export function renderPreview(result: PreviewResult, width: number): string {
       ? `the first ${shownLines} of ${t.lines} lines shown (--rows ${result.rows}); the totals cover the whole file`
       : `all ${t.lines} lines shown; the totals cover the whole file`,
   );
-  const skipped = t.skipped.skip_lines + t.skipped.comment + t.skipped.header;
+  const skipped = t.skipped.skip_lines + t.skipped.comment + t.skipped.header + (t.skipped.control ?? 0);
   const skippedBy = Object.entries(t.skipped)
     .filter(([, n]) => n > 0)
     .map(([why, n]) => `${n} ${why}`)

@@ -4,6 +4,7 @@ import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js'
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
 import { strandedMessage } from '../pipeline/load-holds.js';
+import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
@@ -158,6 +159,7 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
         `${e(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`,
       );
   }
+  lines.push(...controlLines(report));
   for (const n of report.notRead) lines.push(e(n.reason));
   for (const i of report.ignored) lines.push(e(i.reason));
   for (const m of report.empty)
@@ -326,9 +328,11 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
     const rows = `${k.rows} HELD row${k.rows === 1 ? '' : 's'}`;
     const of = `load ${k.loadId}${k.fileName === null ? '' : ` (${e(k.fileName)})`}`;
     lines.push(
-      k.why === 'staging'
-        ? `${command}: kept ${rows} of ${of}: a running run stages it; released when that run's staging ends`
-        : `${command}: kept ${rows} of ${of}, held since ${utcSeconds(k.heldSince)} (more recently than --older-than): released when its run's files are loaded again, or by recover --older-than shorter than their age (gives that run's files up)`,
+      k.why === 'control'
+        ? `${command}: kept ${rows} of ${of}: held for its control totals (the file's count or sum differs from what was read); released only by \`order-loader accept ${k.loadId} --reason "…"\``
+        : k.why === 'staging'
+          ? `${command}: kept ${rows} of ${of}: a running run stages it; released when that run's staging ends`
+          : `${command}: kept ${rows} of ${of}, held since ${utcSeconds(k.heldSince)} (more recently than --older-than): released when its run's files are loaded again, or by recover --older-than shorter than their age (gives that run's files up)`,
     );
   }
   return lines.join('\n');
@@ -375,7 +379,7 @@ export function renderStatus(report: StatusReport & { runs?: RunRecord[]; loads:
   }
   if (held) {
     lines.push(
-      `HELD: ${total.HELD ?? 0} rows whose key is on several lines of a load's files, held from processing until that load's staging ends: a load killed while staging releases them when its files are loaded again, or \`order-loader recover --older-than\` once held longer (gives its files up)`,
+      `HELD: ${total.HELD ?? 0} rows whose key is on several lines of a load's files, held from processing until that load's staging ends: a load killed while staging releases them when its files are loaded again, or \`order-loader recover --older-than\` once held longer (gives its files up); a load held for its control totals (its file's count or sum differed) waits for \`order-loader accept <load> --reason "…"\``,
     );
   }
   if (report.runs !== undefined && report.runs.length > 0)

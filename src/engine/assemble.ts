@@ -3,7 +3,7 @@
  * transaction and the connection handling come from src/engine/transaction.ts, so that no
  * engine writes commit, rollback or release itself.
  */
-import type { Driver, Engine, EngineTx, Reports, RunJournal, Workspaces } from './contract.js';
+import type { Driver, Engine, EngineTx, FileClaim, FileClaims, Reports, RunJournal, Workspaces } from './contract.js';
 import { inTransaction } from './transaction.js';
 
 export interface EngineParts<C> {
@@ -13,19 +13,36 @@ export interface EngineParts<C> {
   journal: RunJournal;
   reports: Reports;
   workspaces: Workspaces;
+  /** File claims, closed with the engine (their sessions are not the driver's). */
+  claims: FileClaims & { close(): Promise<void> };
   /** Apply pending migrations (src/engine/migrations.ts with this engine's hooks). */
   migrate(): Promise<string[]>;
 }
 
+/** A granted claim whose `give` (the engine's way of giving it up, never throwing) runs once, however often it is released. */
+export function grantedClaim(give: () => Promise<void>): FileClaim {
+  let released = false;
+  return {
+    release(): Promise<void> {
+      if (released) return Promise.resolve();
+      released = true;
+      return give();
+    },
+  };
+}
+
 export function assembleEngine<C>(parts: EngineParts<C>): Engine {
-  const { driver, journal, reports, workspaces } = parts;
+  const { driver, journal, reports, workspaces, claims } = parts;
   const engine: Engine = {
     kind: driver.kind,
     capabilities: driver.capabilities,
     migrate: () => parts.migrate(),
     transaction: (fn, options) => inTransaction(driver, (connection) => fn(parts.transactionSlices(connection)), options),
     classifyError: (error) => driver.classifyError(error),
-    close: () => driver.close(),
+    close: async () => {
+      await claims.close();
+      await driver.close();
+    },
 
     startRun: (run) => journal.startRun(run),
     finishRun: (runId, status, counts, message) => journal.finishRun(runId, status, counts, message),
@@ -49,6 +66,8 @@ export function assembleEngine<C>(parts: EngineParts<C>): Engine {
     benchRunInLoaderHistory: workspaces.benchRunInLoaderHistory,
     createWorkspace: (name) => workspaces.createWorkspace(name),
     dropWorkspace: (name) => workspaces.dropWorkspace(name),
+
+    claimFile: (key) => claims.claimFile(key),
   };
   if (driver.cancelRunning !== undefined) {
     engine.cancelRunning = async () => {

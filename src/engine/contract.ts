@@ -40,6 +40,7 @@ import type {
   RowSelector,
   RunCounts,
   RunEventInput,
+  ControlHold,
   RunEventRecord,
   RunRecord,
   RunStart,
@@ -179,12 +180,21 @@ export interface OperatorTx {
    * is older than `olderThan` (SKIP LOCKED), for an audited release.
    */
   lockAbandonedHolds(olderThan: Date): Promise<StageRowSnapshot[]>;
-  /** Apply audited manual changes: new values and status (error fields and next_attempt_at cleared), one audit row each. */
+  /** `accept`: a load's control hold (null: the load was never held for its control totals). */
+  controlHold(loadId: number): Promise<ControlHold | null>;
+  /** `accept`: lock the HELD rows of one load (FOR UPDATE), for the audited release. */
+  lockControlHeld(loadId: number): Promise<StageRowSnapshot[]>;
+  /**
+   * Apply audited manual changes: new values and status (error fields and next_attempt_at
+   * cleared), the attributes of the changes that carry them, one audit row each.
+   */
   applyManualChanges(changes: ManualChange[]): Promise<void>;
   /** The raw text of the latest error-log row of each of these stage rows (rows without one are left out). */
   latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]>;
   /** The file layout each of these loads recorded when its staging started (loads without one are left out). */
   fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>>;
+  /** The stored attributes (JSON text, null: none) of these stage rows, by stage_id (a correction of some of them). */
+  rowAttributes(stageIds: number[]): Promise<Map<number, string | null>>;
 }
 
 /** Recording a run event in the same transaction as the work it describes. */
@@ -212,6 +222,27 @@ export interface RunJournal {
   stagingHistory(file: FileIdentity): Promise<StagingHistory | null>;
   /** Runs still marked RUNNING. */
   runningRuns(): Promise<RunRecord[]>;
+}
+
+/** A claim on one file identity ({@link FileClaims}), held until released or until its session ends. */
+export interface FileClaim {
+  /** Give the claim up; never throws (a session that cannot say so is closed, which ends the claim). */
+  release(): Promise<void>;
+}
+
+/**
+ * One run at a time per file identity, across processes and hosts (src/pipeline/file-claim.ts):
+ * a run holds the claim of a file while it reads the file's staging history, decides to skip,
+ * resume or stage it, and stages it. Held by a database session of its own, never a pooled
+ * worker's, so that the database ends it with that session whatever ended the process (kill -9
+ * included). A session holds at most one claim: a second claim takes another session.
+ */
+export interface FileClaims {
+  /**
+   * Claim `key` (a file identity's hash: 64 hex digits), waiting about a second at most while
+   * another session holds it; null when one still does.
+   */
+  claimFile(key: string): Promise<FileClaim | null>;
 }
 
 /** Read-only reports: status, tallies, run history, error listings. */
@@ -278,7 +309,7 @@ export interface Workspaces {
 }
 
 /** A whole engine, as src/engine/assemble.ts builds it from a driver and the slices. */
-export interface Engine extends Transactor<EngineTx>, RunJournal, Reports, Workspaces {
+export interface Engine extends Transactor<EngineTx>, RunJournal, Reports, Workspaces, FileClaims {
   readonly kind: EngineKind;
   readonly capabilities: EngineCapabilities;
   /** Apply pending migrations; returns the names applied (empty when up to date). Safe to run concurrently and repeatedly. */

@@ -46,6 +46,17 @@ export function stagingHistoryFromEvents(
   };
 }
 
+/** An event's detail (JSON text) as an object; null when it has none or it is not a JSON object. */
+export function eventDetail(detail: string | null): Record<string, unknown> | null {
+  if (detail === null) return null;
+  try {
+    const value: unknown = JSON.parse(detail);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The file layout (header names in file order, delimiter) recorded in a load's 'invoked' event detail, or null (a load staged before it was recorded). */
 export function fileLayoutFromInvoked(detailText: string | null): FileLayout | null {
   const detail = parseJsonObject(detailText);

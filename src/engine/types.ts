@@ -226,6 +226,12 @@ export interface StageRowSnapshot extends OrderValues {
   updatedAt: Date;
 }
 
+/** A load's control hold (its latest 'control_held' event's detail) and whether `accept` let it through. */
+export interface ControlHold {
+  detail: Record<string, unknown> | null;
+  accepted: boolean;
+}
+
 /** The HELD rows of one load (src/engine/contract.ts, Reports.heldLoads). */
 export interface HeldLoad {
   loadId: number;
@@ -236,6 +242,8 @@ export interface HeldLoad {
   fileName: string | null;
   /** A RUNNING run stages the load now: its holds end with that run's staging. */
   staging: boolean;
+  /** Held for its control totals (a profile's `control:`): only `accept` releases it. */
+  control?: boolean;
 }
 
 /** One file of the set of a run that may hold rows (load_hold_set; src/pipeline/load-holds.ts). */
@@ -266,11 +274,13 @@ export interface RowSelector {
 export interface ManualChange {
   stageId: number;
   sourceKey: string;
-  action: 'RETRY' | 'RECOVER';
+  action: 'RETRY' | 'RECOVER' | 'ACCEPT';
   oldStatus: ProcessStatus;
   newStatus: ProcessStatus;
   /** The row's business values after the change (unchanged fields included). */
   values: OrderValues;
+  /** The row's attributes after the change (canonical JSON text; null: none); absent: left as they are. */
+  attributes?: string | null | undefined;
   /** JSON text of the changed fields before and after (status included). */
   oldValues: string;
   newValues: string;
@@ -316,6 +326,8 @@ export interface LatestRawRecord {
   /** The load that logged it. */
   loadId: number | null;
   rawRecord: string | null;
+  /** The phase of that error (a retry of the rows whose latest error is of one phase); absent: not read. */
+  phase?: ErrorPhase | null | undefined;
 }
 
 /** What the run history says about a file (by sha256): for skip and resume (docs/ARCHITECTURE.md, section 2, step 2). */

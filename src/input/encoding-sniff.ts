@@ -11,6 +11,7 @@
  */
 import { UserError } from '../errors.js';
 import { GzipDataError, isGzipFile, openByteSource } from './gzip.js';
+import { isWorkbookStart } from './guess/formats.js';
 
 /** How many bytes of the content are looked at. */
 export const SNIFF_BYTES = 64 * 1024;
@@ -160,12 +161,12 @@ export async function readContentSample(path: string, limit = SNIFF_BYTES): Prom
 }
 
 /**
- * Refuse a file read as UTF-8 whose start is not UTF-8 but reads as Shift_JIS or EUC-JP (a
+ * Refuse an xlsx workbook read as text (without a profile of format: xlsx), and a file read as UTF-8 whose start is not UTF-8 but reads as Shift_JIS or EUC-JP (a
  * UserError, as a refused header). Any other encoding, or a file that cannot be opened, is left
  * to the reader to say.
  */
-export async function checkFileEncoding(path: string, encoding: string): Promise<void> {
-  if (encoding !== 'utf-8') return;
+export async function checkFileEncoding(path: string, encoding: string, format?: string): Promise<void> {
+  if (encoding !== 'utf-8' || format === 'xlsx') return;
   let read: { sample: Buffer; complete: boolean };
   try {
     read = await readContentSample(path);
@@ -174,6 +175,11 @@ export async function checkFileEncoding(path: string, encoding: string): Promise
     if ((error as NodeJS.ErrnoException).code !== undefined) return;
     throw error;
   }
+  // a workbook read as text would be refused for its header, with no word of what it is
+  if (isWorkbookStart(read.sample))
+    throw new UserError(
+      `${path}: an Excel workbook (xlsx), not a text file: load it with a profile of format: xlsx (\`order-loader guess ${path}\` drafts one; docs/files.md)`,
+    );
   const refusal = encodingRefusal(path, sniffEncoding(read.sample, read.complete));
   if (refusal !== null) throw new UserError(refusal);
 }

@@ -192,9 +192,13 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
+/** The signature of a zip's end of central directory, its last record (followed by a comment of at most 65,535 bytes). */
+const ZIP_END = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
+
 /**
  * Whether a file's last line has no line end (a writer in the middle of a line). A gzip file is
- * not looked at: a cut gzip is found by its reader (GZIP_TRUNCATED).
+ * not looked at: a cut gzip is found by its reader (GZIP_TRUNCATED). A zip (an xlsx workbook) has
+ * no lines: it is unfinished until its end of central directory is written, which a copy writes last.
  */
 export function lastLineUnfinished(path: string): boolean {
   const fd = openSync(path, 'r');
@@ -204,6 +208,11 @@ export function lastLineUnfinished(path: string): boolean {
     const head = Buffer.alloc(2);
     readSync(fd, head, 0, 2, 0);
     if (head[0] === 0x1f && head[1] === 0x8b) return false;
+    if (head[0] === 0x50 && head[1] === 0x4b) {
+      const tail = Buffer.alloc(Math.min(size, 22 + 65_535));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      return tail.lastIndexOf(ZIP_END) < 0;
+    }
     // UTF-16 (by its byte-order mark) ends a line with two bytes, the line end and a zero byte
     // (LE) or the zero byte first (BE): its last byte alone says nothing
     const wide = head[0] === 0xff && head[1] === 0xfe ? 'le' : head[0] === 0xfe && head[1] === 0xff ? 'be' : null;

@@ -10,6 +10,7 @@ import type { LoadProfile } from './profile/load-profile.js';
 import { unwrapExcelGuard } from './excel-guard.js';
 import { compileMapping, describeSource, headerKey, type MappingProblem } from './profile/mapping.js';
 import { formatReader } from './formats/format-reader.js';
+import { controlRecordRule, type ControlRecord } from './control/control-record.js';
 import {
   attributeColumns,
   attributesJson,
@@ -55,8 +56,8 @@ export interface OrderFileOptions {
   observe?: ReadObserver | undefined;
 }
 
-/** Why a line is not a data line: a banner line (`skip_lines`), a `comment`, the header; or `when` discarded it. */
-export type PassedOverReason = 'skip_lines' | 'comment' | 'header' | 'when';
+/** Why a line is not a data line: a banner line (`skip_lines`), a `comment`, the header, a control record; or `when` discarded it. */
+export type PassedOverReason = 'skip_lines' | 'comment' | 'header' | 'when' | 'control';
 
 /**
  * What `preview` is told by the reader, in file order, as the items are read: the lines that are
@@ -180,6 +181,8 @@ export interface OrderFile {
   discarded(): number;
   /** Of those, the lines `when` discarded (the warning that every line was discarded names the rule). */
   discardedByWhen?(): number;
+  /** The records the profile's control rule matched so far (`control: trailer|header`): no data rows, nor discarded lines. */
+  controlRecords?(): readonly ControlRecord[];
   close(): void;
 }
 
@@ -908,6 +911,8 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
   const comment = spec?.comment;
   let discarded = 0;
   let discardedByWhen = 0;
+  const controlRule = spec === undefined ? null : controlRecordRule(spec);
+  const controls: ControlRecord[] = [];
   const observe = options.observe;
   /**
    * A record a profile passes over before the header or anywhere: banner lines, comments (a line
@@ -1032,6 +1037,13 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     lastEndByte = endByte;
     const lineNo = lineBase + next.startLine;
     if (profileColumns !== null) {
+      // a control record (trailer or header) states the file's totals: no data row, whatever
+      // skip_lines, comment or `when` say (a header record is often in skip_lines too)
+      if (controlRule?.fields(record) === true) {
+        controls.push({ lineNo, fields: [...record], text: rawText(next) });
+        if (observe !== undefined) tellPassedOver(next, 'control');
+        return null;
+      }
       if (passedOver(next)) {
         discarded++;
         if (observe !== undefined) tellPassedOver(next, 'comment');
@@ -1191,6 +1203,7 @@ export async function openOrderFile(path: string, options: OrderFileOptions): Pr
     bytesRead: () => reader.bytesRead(),
     discarded: () => discarded,
     discardedByWhen: () => discardedByWhen,
+    controlRecords: () => controls,
     close: () => reader.close(),
   };
 }

@@ -5,6 +5,7 @@ import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
 import type { FileEncoding } from './order-file.js';
 import { splitJsonText } from './formats/json-fields.js';
 import { splitFixedText } from './profile/fixed-reader.js';
+import { sheetColumnIndex } from './formats/xlsx-columns.js';
 import { compileMapping, headerKey } from './profile/mapping.js';
 import { profileSchema, type LoadProfileSpec } from './profile/schema.js';
 import {
@@ -61,7 +62,7 @@ function splitProfiledLine(
   if (spec.format === 'fixed') return splitFixedText(raw, profile, recorded.encoding as FileEncoding);
   if (spec.format === 'jsonl') return splitJsonText(raw, profile).fields;
   const fields = lineFields(raw, spec.delimiter ?? ',', spec);
-  const indexOf = columnIndex(layout.header);
+  const indexOf = columnIndex(layout.header, spec.format);
   const mapping = compileMapping(profile);
   return mapping.map((c) => {
     const i = indexOf(spec.columns[c].column);
@@ -89,8 +90,13 @@ function lineFields(raw: string, delimiter: string, spec?: LoadProfileSpec): str
   }
 }
 
-/** The record index of a profile's column reference in a header (names as the profile matches them), or -1. */
-function columnIndex(header: readonly string[]): (ref: string | number | string[] | undefined) => number {
+/**
+ * The record index of a profile's column reference in a header (names as the profile matches
+ * them), or -1. A workbook's row is logged as the CSV of its cells from column A: a column letter
+ * is its index there.
+ */
+function columnIndex(header: readonly string[], format?: string): (ref: string | number | string[] | undefined) => number {
+  if (format === 'xlsx') return (ref) => sheetColumnIndex(header, ref);
   const keys = header.map(headerKey);
   return (ref) => {
     if (ref === undefined) return -1;
@@ -122,7 +128,7 @@ export function rawLineAttributes(raw: string, layout: FileLayout): Record<strin
       if (spec.format === 'jsonl')
         return parseAttributes(splitJsonText(raw, { name: layout.profile.name, sha256: layout.profile.sha256, spec }).attributes);
       fields = lineFields(raw, spec.delimiter ?? ',', spec);
-      const indexOf = columnIndex(layout.header);
+      const indexOf = columnIndex(layout.header, spec.format);
       const used = new Set<number>();
       for (const c of ORDER_COLUMNS) {
         const i = indexOf(spec.columns[c].column);

@@ -12,6 +12,7 @@
  * hash are both taken as repeated: a collision only holds a key until the file is staged, it
  * never lets one through.
  */
+import { ControlTally, type ControlOutcome } from './control/control-check.js';
 import { ContentDigest, fileIdentity, identityDelay } from './file-digest.js';
 import { OpenedFile } from './opened-file.js';
 import { openOrderFile, type FileEncoding } from './order-file.js';
@@ -47,6 +48,8 @@ export interface RepeatedKeys {
 export interface FileSeen {
   sha256: string;
   seen: ReturnType<OpenedFile['seen']>;
+  /** The file's control totals checked on the whole file (its profile's `control:`), from the same pass. */
+  control?: ControlOutcome | undefined;
 }
 
 interface PreReadOptions {
@@ -93,8 +96,12 @@ export async function findRepeatedKeys(paths: readonly string[], options: PreRea
     try {
       await identityDelay(path);
       const digest = new ContentDigest();
-      await readKeys(path, opened, digest, options, add);
-      files.set(path, { sha256: await fileIdentity(opened, digest, options.signal, options.maxInflate), seen: opened.seen() });
+      const control = await readKeys(path, opened, digest, options, add);
+      files.set(path, {
+        sha256: await fileIdentity(opened, digest, options.signal, options.maxInflate),
+        seen: opened.seen(),
+        ...(control === undefined ? {} : { control }),
+      });
     } finally {
       await opened.close();
     }
@@ -108,28 +115,34 @@ export async function findRepeatedKeys(paths: readonly string[], options: PreRea
   };
 }
 
-/** Each key of one file (trimmed, not empty) told to `add`, its content to `digest`. */
+/** Each key of one file (trimmed, not empty) told to `add`, its content to `digest`; its control totals checked when its profile has them. */
 async function readKeys(
   path: string,
   opened: OpenedFile,
   digest: ContentDigest,
   options: PreReadOptions,
   add: (key: string) => void,
-): Promise<void> {
+): Promise<ControlOutcome | undefined> {
+  const profile = options.profileOf?.(path) ?? options.profile;
+  const spec = profile?.spec;
+  const tally = spec?.control === undefined ? null : new ControlTally({ ...spec, control: spec.control });
   // the key as staging reads it: through the file's profile (its columns, prefix) when it has one
   const file = await openOrderFile(path, {
     encoding: options.encoding,
     delimiter: options.delimiter,
-    profile: options.profileOf?.(path) ?? options.profile,
+    profile,
     signal: options.signal,
     read: { file: opened, tap: digest, maxInflate: options.maxInflate },
   });
   try {
     for await (const item of file.items) {
+      tally?.add(item);
       if (item.kind !== 'record') continue;
       const key = item.fields.source_key.trim();
       if (key !== '') add(key);
     }
+    // not when the run was interrupted: what was read is not the whole file
+    return tally === null || options.signal?.aborted === true ? undefined : tally.finish(file, opened.size);
   } finally {
     file.close();
   }

@@ -5,6 +5,7 @@ import { afterLine } from '../input/after-line.js';
 import { fileIdentity } from '../input/file-digest.js';
 import type { OpenedFile } from '../input/opened-file.js';
 import type { RepeatedKeys } from '../input/repeated-keys.js';
+import { controlSummary, type ControlOutcome } from '../input/control/control-check.js';
 import { BUILTIN_PROFILE_ID } from '../input/profile/builtin.js';
 import type { LoadJournal } from './load-journal.js';
 import type { RunHoldSet } from './load-holds.js';
@@ -14,6 +15,8 @@ import type { LoadPort } from './ports.js';
 import type { retried } from './run-record.js';
 import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
+import { claimFile } from './file-claim.js';
+import type { FileIdentity } from '../engine/types.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -87,6 +90,32 @@ async function holdAgain(run: FileStaging, plan: StagingPlan): Promise<void> {
   if (held > 0) run.options.logger.info({ loadId, held }, `${held} row(s) of load ${loadId} held until this run's staging ends`);
 }
 
+const EVERY_KEY = { has: (): boolean => true };
+
+/** Whether an operator let this load through (`accept`) after its control totals failed. */
+async function acceptedLoad(run: FileStaging, loadId: number): Promise<boolean> {
+  const hold = await run.db('reading the control hold of the load', () => run.engine.transaction((tx) => tx.controlHold(loadId)));
+  return hold?.accepted === true;
+}
+
+/**
+ * A file whose control totals differ (or cannot be read) with `on_mismatch: hold`: its load is
+ * marked before a row of it is staged, in the journal (`control_held`, the load's id in its
+ * detail), so that no release of HELD rows takes it (release_held.sql, recover's
+ * lock_abandoned_holds.sql: a kill, a rerun and `recover` leave it HELD); only `accept` (its
+ * `control_accepted` event) lets it through. Written again by a rerun: the same mark.
+ */
+async function holdForControl(run: FileStaging, runId: number, loadId: number, control: ControlOutcome): Promise<void> {
+  const detail = { loadId, file: control.file, where: control.where, status: control.status, claimed: control.claimed, read: control.read };
+  await run.db('recording the control hold', () =>
+    run.engine.transaction((tx) => tx.addRunEvent(runId, { event: 'control_held', detail })),
+  );
+  run.options.logger.warn(
+    { runId, loadId, file: control.file },
+    `${controlSummary(control)}: load ${loadId} is HELD: nothing of it is merged until \`order-loader accept ${loadId} --reason "…"\``,
+  );
+}
+
 /** The report's `profile` of a file read through one (nothing for the built-in format). */
 function profileOf(options: LoadOptions): { profile?: { name: string; sha256: string } } {
   return options.profile === undefined ? {} : { profile: { name: options.profile.name, sha256: options.profile.sha256 } };
@@ -99,9 +128,10 @@ export async function stageListedFile(
   opened: OpenedFile,
   /** The file's identity when the pre-read of repeated keys read it (from the same descriptor's bytes). */
   preRead?: string,
+  /** Its control totals (a profile's `control:`) as the pre-read checked them on the whole file. */
+  control?: ControlOutcome,
 ): Promise<{ report: FileReport; interrupted: boolean }> {
-  const { engine, options } = run;
-  const logger = options.logger;
+  const options = run.options;
   // the identity of the bytes staging reads: the same descriptor, to the same size
   const sha = preRead ?? (await fileIdentity(opened, null, run.processing.signal, options.maxInflate));
   const profile = options.profile;
@@ -113,6 +143,27 @@ export async function stageListedFile(
     profile: profile?.sha256 ?? BUILTIN_PROFILE_ID,
   };
   const identity = { sha256: sha, ...readAs };
+  // the file's identity is this run's from before its history is read until its staging ended
+  const claim = await claimFile({ ...run, signal: run.processing.signal }, identity, listed.path);
+  try {
+    return await stageClaimed(run, listed, opened, identity, control);
+  } finally {
+    await claim.release();
+  }
+}
+
+/** The file whose identity this run claimed: skip, stop, resume or stage it as its history says. */
+async function stageClaimed(
+  run: FileStaging,
+  listed: OrderFile,
+  opened: OpenedFile,
+  identity: FileIdentity & { encoding: string; delimiter: string; profile: string },
+  control: ControlOutcome | undefined,
+): Promise<{ report: FileReport; interrupted: boolean }> {
+  const { engine, options } = run;
+  const logger = options.logger;
+  const profile = options.profile;
+  const { sha256: sha, ...readAs } = identity;
   const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
     ...readAs,
     restage: options.restage,
@@ -125,6 +176,15 @@ export async function stageListedFile(
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
   await fileRun.invoked(listed, sha, loadId, { ...readAs, restage: options.restage, profile });
+  const failed = control !== undefined && control.status !== 'ok' && control.onMismatch === 'hold';
+  // a load an operator accepted (a rerun that skips or resumes it) is not held again
+  const accepted = failed && plan.action !== 'fresh' && (await acceptedLoad(run, loadId));
+  const controlHeld = failed && !accepted;
+  if (controlHeld) await holdForControl(run, runId, loadId, control);
+  const controlReport =
+    control === undefined
+      ? {}
+      : { control, ...(controlHeld ? { controlHeld: true as const } : accepted ? { controlAccepted: true as const } : {}) };
 
   if (plan.action === 'skip' || plan.action === 'stop') {
     listed.close();
@@ -148,6 +208,7 @@ export async function stageListedFile(
       skipped: message,
       resumedAt: null,
       ...profileOf(options),
+      ...controlReport,
       ...(left === null ? {} : { leftInInbox: left }),
     };
     run.rejected.files += rejected;
@@ -178,8 +239,9 @@ export async function stageListedFile(
   logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
   const result = await stageFile(engine, runId, file, {
     loadId,
-    held: run.held,
-    settle: run.settle === undefined ? undefined : { except: run.settle, skip: () => run.processing.wantsRows() },
+    // a file whose control totals differ: every row staged HELD, none settled (nothing of it is merged)
+    held: controlHeld ? EVERY_KEY : run.held,
+    settle: run.settle === undefined || controlHeld ? undefined : { except: run.settle, skip: () => run.processing.wantsRows() },
     batchSize: options.batchSize,
     // a profile's file: its columns are the profile's, not the header's split by the delimiter,
     // so a rejected line's key is not told (it stays listed by `errors`)
@@ -231,6 +293,7 @@ export async function stageListedFile(
       skipped: null,
       resumedAt: resumedAt(plan),
       ...profileOf(options),
+      ...controlReport,
       ...(profile === undefined ? {} : { discarded: result.discarded, discardedByWhen: file.discardedByWhen?.() ?? 0 }),
       ...(left === null ? {} : { leftInInbox: left }),
     },

@@ -1,3 +1,4 @@
+import type { ControlOutcome } from '../input/control/control-check.js';
 import type { Logger } from 'pino';
 import type { StatusTally } from '../engine/types.js';
 import type { ListedFile } from '../input/inputs.js';
@@ -28,6 +29,12 @@ export interface StageOptions {
   onStageProgress?: ((file: string, bytesRead: number, size: number, linesRead: number) => void) | undefined;
   /** Stage every file again as a new load, even when the same file was staged completely before. */
   restage?: boolean | undefined;
+  /**
+   * How long a file's staging waits for another run that holds its claim (the same file staged
+   * by another process at once: src/pipeline/file-claim.ts), in ms; 0 refuses at once (default 10
+   * minutes; the CLI's --lock-timeout).
+   */
+  claimWaitMs?: number | undefined;
   /** The most a gzip file may inflate to per compressed byte (--max-inflate; src/input/inflate-cap.ts): past it the file is refused at that line. */
   maxInflate?: number | undefined;
   /** Move each file whose load ended (exit 0 or 2) here, after the commit that ended it (src/pipeline/archive.ts). */
@@ -44,6 +51,8 @@ export interface StageOptions {
   beforeMoves?: ((loadIds: number[]) => Promise<void>) | undefined;
   /** The marker suffix (`--ready-suffix`) of the listed files' markers, which move with them. */
   readySuffix?: string | undefined;
+  /** The quiet period (--settle), in ms: a file whose control file was modified more recently is left for the next run. */
+  settleMs?: number | undefined;
   /** What the listing left for the next run or did not read (src/input/inputs.ts): put in the report as they are. */
   listing?: { notReady: Array<{ file: string; reason: string }>; ignored: Array<{ file: string; reason: string }> } | undefined;
 }
@@ -137,6 +146,14 @@ export interface FileReport {
   leftInInbox?: string;
   /** Of those, the lines `when` discarded (the hint after a file whose every line was discarded names the rule). */
   discardedByWhen?: number;
+  /** Its control totals (a profile's `control:`), checked on the whole file before it was staged. */
+  control?: ControlOutcome;
+  /** Its control totals differ (on_mismatch: hold): its rows stay HELD until `accept` (exit 1). */
+  controlHeld?: true;
+  /** Where a file held for its control totals was moved (--failed-dir, with its note). */
+  controlMovedTo?: string;
+  /** Its control totals differ, and an operator let its load through (`accept`): loaded as any load. */
+  controlAccepted?: true;
 }
 
 export interface LoadReport {
@@ -174,6 +191,11 @@ export interface LoadReport {
   earlierLoadRows: number;
   /** HELD rows of earlier loads of this run's file names that this run did not release (src/pipeline/stranded-holds.ts): exit 2. */
   strandedHolds?: StrandedHold[];
+  /**
+   * Files whose control totals (a profile's `control:`) are missing or cannot be read, refused
+   * before staging (exit 1; moved to --failed-dir with a note: movedTo).
+   */
+  controlRefused?: Array<{ file: string; control: ControlOutcome; movedTo: string | null }>;
   exitCode: number;
 }
 

@@ -8,6 +8,7 @@ import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMo
 import { LoadJournal } from './load-journal.js';
 import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
+import type { ControlOutcome } from '../input/control/control-check.js';
 import { checkRoutingProfiles, routeFiles } from '../input/profile/routing.js';
 import { stageListedFile, type FileStaging } from './load-file.js';
 import { openChecked } from './open-checked.js';
@@ -18,6 +19,14 @@ import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
 import { findStrandedHolds, releaseHeld, RunHoldSet } from './load-holds.js';
+import {
+  controlFileNotReady,
+  controlReason,
+  heldByControl,
+  moveControlFile,
+  refusedByControl,
+  withoutControlFiles,
+} from './load-control.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
@@ -37,6 +46,7 @@ interface SetAside {
   unreadable: LoadReport['unreadable'];
   empty: LoadReport['empty'];
   unmatched: NonNullable<LoadReport['unmatched']>;
+  controlRefused: NonNullable<LoadReport['controlRefused']>;
 }
 
 /** The options a file is read with: the run's, with the file's own profile when the run routes files by name (--profiles). */
@@ -92,7 +102,7 @@ async function checkFiles(paths: string[], optionsOf: OptionsOf, listed: Map<str
   const checked: string[] = [];
   for (const path of paths) {
     const options = optionsOf(path);
-    const changed = stillBeingWritten(path, listed, options);
+    const changed = stillBeingWritten(path, listed, options) ?? controlFileNotReady(path, options);
     if (changed !== null) {
       aside.notRead.push({ file: path, reason: changed });
       continue;
@@ -141,6 +151,11 @@ async function stageFiles(
     // the one opening of the file for its staging: its identity, header and lines are read from
     // it; with a pre-read, it must be the file the pre-read read (its identity), to the same size
     const preRead = (run.held ?? run.settle)?.files.get(path);
+    if (refusedByControl(preRead?.control)) {
+      options.logger.error({ file: path }, controlReason(preRead.control, null));
+      aside.controlRefused.push({ file: path, control: preRead.control, movedTo: null });
+      continue;
+    }
     const opened = await OpenedFile.open(path, preRead?.seen);
     if (typeof opened === 'string') {
       options.logger.warn({ file: path }, opened);
@@ -151,7 +166,7 @@ async function stageFiles(
       // the signal ends the reading too: a run of blank lines can be long to read and yields no line
       const file = await openChecked(path, options, aside, run.processing.signal, opened);
       if (file === null) continue;
-      const staged = await stageListedFile({ ...run, options }, file, opened, preRead?.sha256);
+      const staged = await stageListedFile({ ...run, options }, file, opened, preRead?.sha256, preRead?.control);
       reports.push(staged.report);
       if (staged.report.leftInInbox !== undefined) aside.notRead.push({ file: path, reason: staged.report.leftInInbox });
       if (staged.interrupted) return 'interrupted';
@@ -251,9 +266,10 @@ function runCounts(reports: FileReport[]): (runId: number) => RunCounts {
 export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadReport> {
   const started = performance.now();
   // what the listing left for the next run was said when it was listed: reported, not said again
-  const aside: SetAside = { notRead: [...(options.listing?.notReady ?? [])], unreadable: [], empty: [], unmatched: [] };
-  // each file's profile by its name (--profiles): before anything is made, read or moved
-  const routed = routeByName(paths, options, aside);
+  const aside: SetAside = { notRead: [...(options.listing?.notReady ?? [])], unreadable: [], empty: [], unmatched: [], controlRefused: [] };
+  // each file's profile by its name (--profiles): before anything is made, read or moved; a
+  // control file beside a file is read with it, never as an order file
+  const routed = routeByName(withoutControlFiles(paths, options), options, aside);
   const optionsOf = routed.optionsOf;
   checkFileFolders(
     options,
@@ -374,6 +390,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     retryWait: waiting,
     earlierLoadRows,
     ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
+    ...(aside.controlRefused.length > 0 ? { controlRefused: aside.controlRefused } : {}),
     elapsedMs: performance.now() - started,
     stageMs,
     processMs,
@@ -390,7 +407,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
           profiles: options.profiles.map((p) => ({ name: p.name, sha256: p.sha256, match: p.spec.match ?? '' })),
         }),
     exitCode: exitCodeFor({
-      failed: aborted !== null,
+      // a file whose control totals were missing or differ: nothing of it was merged
+      failed: aborted !== null || aside.controlRefused.length > 0 || heldByControl(reports).length > 0,
       // `stage` promises staged rows, `load` rows DONE
       rowsRejected:
         reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
@@ -411,7 +429,14 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
 }
 
 /** A file of which the profile's `when` (or comment, skip_lines) discarded every line it read: surely not what was meant (exit 2). */
-export function discardedEverything(r: { counts: { read: number }; discarded?: number | undefined; skipped?: string | null }): boolean {
+export function discardedEverything(r: {
+  counts: { read: number };
+  discarded?: number | undefined;
+  skipped?: string | null;
+  control?: { status: string } | undefined;
+}): boolean {
+  // a file whose control totals agree holds no data record on purpose (a trailer stating 0)
+  if (r.control?.status === 'ok') return false;
   return r.skipped == null && r.discarded !== undefined && r.discarded > 0 && r.counts.read === 0;
 }
 
@@ -437,11 +462,22 @@ async function moveFiles(
         aside.unreadable.push({ file: r.file, reason: `line ${r.stoppedAt.line}: ${r.stoppedAt.message}`, movedTo: null });
     }
   }
+  const controlFailed = failedDir === undefined ? [] : aside.controlRefused;
+  const heldFailed = failedDir === undefined ? [] : heldByControl(reports);
   const toArchive =
-    archiveDir === undefined || aborted !== null ? [] : reports.filter((r) => r.stoppedAt === null && r.leftInInbox === undefined);
+    archiveDir === undefined || aborted !== null
+      ? []
+      : reports.filter((r) => r.stoppedAt === null && r.leftInInbox === undefined && r.controlHeld !== true);
   const emptyToArchive = archiveDir === undefined || aborted !== null ? [] : aside.empty;
   const unmatchedToFail = failedDir === undefined ? [] : aside.unmatched;
-  if (toArchive.length === 0 && emptyToArchive.length === 0 && aside.unreadable.length === 0 && unmatchedToFail.length === 0)
+  if (
+    toArchive.length === 0 &&
+    emptyToArchive.length === 0 &&
+    aside.unreadable.length === 0 &&
+    unmatchedToFail.length === 0 &&
+    controlFailed.length === 0 &&
+    heldFailed.length === 0
+  )
     return { archived, failure: null };
   const markerOf = (path: string): Marker | undefined => {
     const marker = listed.get(path)?.marker;
@@ -455,9 +491,27 @@ async function moveFiles(
         current = u.file;
         const loadId = reports.find((r) => r.file === u.file)?.loadId ?? null;
         u.movedTo = failFile(u.file, failedDir, u.reason, loadId, markerOf(u.file));
+        moveControlFile(u.file, u.movedTo, options);
         logger.warn(
           { file: u.file, movedTo: u.movedTo },
           `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`,
+        );
+      }
+      // files refused for their control totals (not staged), and files held for them (their rows HELD)
+      for (const c of controlFailed) {
+        current = c.file;
+        c.movedTo = failFile(c.file, failedDir, controlReason(c.control, null), null, markerOf(c.file));
+        moveControlFile(c.file, c.movedTo, options);
+        logger.warn({ file: c.file, movedTo: c.movedTo }, `${c.file}: moved to ${c.movedTo} (${c.control.problems.join('; ')})`);
+      }
+      for (const r of heldFailed) {
+        current = r.file;
+        const control = r.control as ControlOutcome;
+        r.controlMovedTo = failFile(r.file, failedDir, controlReason(control, r.loadId), r.loadId, markerOf(r.file));
+        moveControlFile(r.file, r.controlMovedTo, options);
+        logger.warn(
+          { file: r.file, movedTo: r.controlMovedTo },
+          `${r.file}: moved to ${r.controlMovedTo} (${control.problems.join('; ')})`,
         );
       }
       // files no profile's match: takes (--profiles): not read, so never part of a load
@@ -481,6 +535,7 @@ async function moveFiles(
         continue;
       }
       const movedTo = archiveFile(r.file, archiveDir ?? '', r.loadId, markerOf(r.file));
+      moveControlFile(r.file, movedTo, options);
       archived.push({ file: r.file, movedTo });
       logger.info({ file: r.file, movedTo, loadId: r.loadId }, `${r.file}: archived as ${movedTo}`);
     }

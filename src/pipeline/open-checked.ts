@@ -19,7 +19,11 @@ export async function openChecked(
   try {
     // a file read as UTF-8 that reads as Shift_JIS or EUC-JP is refused as a header is (the
     // encoding the file is read with: a profile's, and a UTF-16 byte order mark decides)
-    await checkFileEncoding(path, await fileEncoding(opened ?? path, options.profile?.spec.encoding ?? options.encoding));
+    await checkFileEncoding(
+      path,
+      await fileEncoding(opened ?? path, options.profile?.spec.encoding ?? options.encoding),
+      options.profile?.spec.format,
+    );
     return await openOrderFile(path, {
       encoding: options.encoding,
       delimiter: options.delimiter,

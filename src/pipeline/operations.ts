@@ -1,10 +1,11 @@
 import { hostname, userInfo } from 'node:os';
-import type { HeldLoad, ManualChange, OperatorTx, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
+import type { ErrorPhase, HeldLoad, ManualChange, OperatorTx, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
 import { RunAbortedError, UserError } from '../errors.js';
 import { describeDbError } from './db-error.js';
 import type { AbandonedRunsPort, OperatorPort } from './ports.js';
 import { orderRecordSchema, validateOrder } from '../input/order-record.js';
 import { splitRawLine } from '../input/raw-line.js';
+import { canonicalAttributes, parseAttributes } from '../input/profile/attributes.js';
 
 /** Fields an operator may correct with --set (source_key is the business key: never). */
 export const CORRECTABLE_FIELDS = ['customer_id', 'order_date', 'amount', 'currency'] as const;
@@ -17,18 +18,32 @@ const FIELD_TO_VALUE: Record<CorrectableField, keyof OrderValues> = {
   currency: 'currency',
 };
 
+/** `--set attributes.NAME=value`: one of the row's attributes (a profile's `extra` columns); an empty value removes it. */
+export const ATTRIBUTE_PREFIX = 'attributes.';
+
+/** An operator's corrections: some of the four fields, and some attributes by name ('' removes one). */
+export type Corrections = Partial<OrderValues> & { attributes?: Record<string, string> };
+
 /**
  * Parse `--set field=value` corrections with the same rules as a file's values: the PARSE
  * rules (can it be stored) and the business rules of that field (would it pass validation).
+ * `attributes.NAME=value` corrects an attribute (its name as the file's header has it): text,
+ * trimmed as a file's are.
  */
-export function parseCorrections(assignments: string[]): Partial<OrderValues> {
-  const corrections: Partial<OrderValues> = {};
+export function parseCorrections(assignments: string[]): Corrections {
+  const corrections: Corrections = {};
   for (const assignment of assignments) {
     const eq = assignment.indexOf('=');
     const field = (eq === -1 ? assignment : assignment.slice(0, eq)).trim().toLowerCase();
     if (eq === -1) throw new UserError(`--set ${assignment}: expected field=value`);
+    if (field.startsWith(ATTRIBUTE_PREFIX)) {
+      const name = assignment.slice(0, eq).trim().slice(ATTRIBUTE_PREFIX.length);
+      if (name === '') throw new UserError(`--set ${assignment.slice(0, eq)}: name the attribute (attributes.NAME=value)`);
+      corrections.attributes = { ...corrections.attributes, [name]: assignment.slice(eq + 1).trim() };
+      continue;
+    }
     if (!(CORRECTABLE_FIELDS as readonly string[]).includes(field)) {
-      throw new UserError(`--set ${field}: only ${CORRECTABLE_FIELDS.join(', ')} can be corrected`);
+      throw new UserError(`--set ${field}: only ${CORRECTABLE_FIELDS.join(', ')} and ${ATTRIBUTE_PREFIX}NAME can be corrected`);
     }
     const name = field as CorrectableField;
     const parsed = orderRecordSchema.shape[name].safeParse(assignment.slice(eq + 1));
@@ -36,7 +51,8 @@ export function parseCorrections(assignments: string[]): Partial<OrderValues> {
     corrections[FIELD_TO_VALUE[name]] = parsed.data;
   }
   // the business rule of each corrected field, checked on its own
-  const probe: OrderValues = { customerId: '1', orderDate: '2000-01-01', amount: '0', currency: 'AAA', ...corrections };
+  const { attributes: _attributes, ...fields } = corrections;
+  const probe: OrderValues = { customerId: '1', orderDate: '2000-01-01', amount: '0', currency: 'AAA', ...fields };
   const problem = validateOrder(probe);
   if (problem !== null) throw new UserError(`--set: ${problem.message}`);
   return corrections;
@@ -46,14 +62,40 @@ function valuesOf(row: StageRowSnapshot): OrderValues {
   return { customerId: row.customerId, orderDate: row.orderDate, amount: row.amount, currency: row.currency };
 }
 
-/** JSON of the fields that differ, before and after (the status included). */
-function diff(row: StageRowSnapshot, values: OrderValues, newStatus: string): { oldValues: string; newValues: string } {
+/** An attribute change: the row's attributes before and after (null: none). */
+interface AttributeChange {
+  before: Record<string, string> | null;
+  after: Record<string, string> | null;
+}
+
+/** JSON of the fields that differ, before and after (the status included; changed attributes under `attributes`, a removed one null). */
+function diff(
+  row: StageRowSnapshot,
+  values: OrderValues,
+  newStatus: string,
+  attributes?: AttributeChange,
+): { oldValues: string; newValues: string } {
   const before: Record<string, unknown> = { process_status: row.status };
   const after: Record<string, unknown> = { process_status: newStatus };
   for (const [field, key] of Object.entries(FIELD_TO_VALUE)) {
     if (row[key] !== values[key]) {
       before[field] = row[key];
       after[field] = values[key];
+    }
+  }
+  if (attributes !== undefined) {
+    const was: Record<string, string | null> = {};
+    const now: Record<string, string | null> = {};
+    for (const name of new Set([...Object.keys(attributes.before ?? {}), ...Object.keys(attributes.after ?? {})])) {
+      const a = attributes.before?.[name] ?? null;
+      const b = attributes.after?.[name] ?? null;
+      if (a === b) continue;
+      was[name] = a;
+      now[name] = b;
+    }
+    if (Object.keys(was).length > 0) {
+      before.attributes = was;
+      after.attributes = now;
     }
   }
   return { oldValues: JSON.stringify(before), newValues: JSON.stringify(after) };
@@ -80,7 +122,13 @@ export interface RetryRequest {
   selector: RowSelector;
   /** --all-errors: every ERROR row. */
   all: boolean;
-  corrections: Partial<OrderValues>;
+  corrections: Corrections;
+  /**
+   * Only the rows whose latest error is of this phase (the review page's filter): the rows the
+   * selector chooses are locked batch by batch as without it, and those of another phase left as
+   * they are.
+   */
+  phase?: ErrorPhase | undefined;
   reason: string;
   /** Recorded in the audit; default (not given or blank): the OS user at this host, as the CLI's --operator. */
   operator?: string | undefined;
@@ -142,8 +190,8 @@ export interface ManualChangeReport {
 
 /** HELD rows of one load that `recover` leaves HELD. */
 export interface HeldKept extends HeldLoad {
-  /** 'younger': held more recently than --older-than; 'staging': a RUNNING run stages the load. */
-  why: 'younger' | 'staging';
+  /** 'younger': held more recently than --older-than; 'staging': a RUNNING run stages the load; 'control': held for its control totals until `accept`. */
+  why: 'younger' | 'staging' | 'control';
 }
 
 /** Changes listed in a report; `count` has the total. */
@@ -173,14 +221,16 @@ export function checkRetryRequest(request: RetryRequest): void {
 }
 
 /** The change that makes a locked (or, in a dry run, read) row READY with `corrections`. */
-function plannedChange(
+export function plannedChange(
   row: StageRowSnapshot,
   action: ManualChange['action'],
   request: { operator: string; reason: string },
-  corrections: Partial<OrderValues>,
+  corrections: Corrections,
   startValues?: OrderValues,
+  attributes?: AttributeChange,
 ): ManualChange {
-  const values = { ...(startValues ?? valuesOf(row)), ...corrections };
+  const { attributes: _attributes, ...fields } = corrections;
+  const values = { ...(startValues ?? valuesOf(row)), ...fields };
   return {
     stageId: row.stageId,
     sourceKey: row.sourceKey,
@@ -188,10 +238,39 @@ function plannedChange(
     oldStatus: row.status,
     newStatus: 'READY',
     values,
-    ...diff(row, values, 'READY'),
+    ...(attributes === undefined ? {} : { attributes: canonicalAttributes(attributes.after) }),
+    ...diff(row, values, 'READY', attributes),
     operator: request.operator,
     reason: request.reason,
   };
+}
+
+/** The attributes of these rows with the corrections applied ('' removes one), read from the (locked) rows. */
+async function attributeChanges(
+  tx: OperatorTx,
+  rows: StageRowSnapshot[],
+  corrections: Record<string, string> | undefined,
+): Promise<Map<number, AttributeChange>> {
+  const changes = new Map<number, AttributeChange>();
+  if (corrections === undefined || rows.length === 0) return changes;
+  const stored = await tx.rowAttributes(rows.map((r) => r.stageId));
+  for (const row of rows) {
+    const before = parseAttributes(stored.get(row.stageId) ?? null);
+    const merged = new Map(Object.entries(before ?? {}));
+    for (const [name, value] of Object.entries(corrections)) {
+      if (value === '') merged.delete(name);
+      else merged.set(name, value);
+    }
+    changes.set(row.stageId, { before, after: merged.size === 0 ? null : Object.fromEntries(merged) });
+  }
+  return changes;
+}
+
+/** Of a locked batch, the rows whose latest error is of `phase` (all of them without one). */
+async function ofPhase(tx: OperatorTx, rows: StageRowSnapshot[], phase: ErrorPhase | undefined): Promise<StageRowSnapshot[]> {
+  if (phase === undefined || rows.length === 0) return rows;
+  const latest = new Map((await tx.latestRawRecords(rows.map((r) => r.stageId))).map((r) => [r.stageId, r.phase]));
+  return rows.filter((r) => latest.get(r.stageId) === phase);
 }
 
 /**
@@ -221,12 +300,18 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
     }
     const window = { afterStageId: after, limit };
     let planned: ManualChange[];
+    let lastRead: number | undefined;
     try {
       planned = await engine.transaction(async (tx) => {
-        const rows = request.dryRun ? await tx.findErrorRows(selector, window) : await tx.lockErrorRows(selector, window);
+        const read = request.dryRun ? await tx.findErrorRows(selector, window) : await tx.lockErrorRows(selector, window);
+        lastRead = read[read.length - 1]?.stageId;
+        const rows = await ofPhase(tx, read, request.phase);
         if (request.seen !== undefined && after === 0) checkSeen(rows, request.seen);
         const start = await lineValuesOf(tx, rows, request.corrections);
-        const batch = rows.map((row) => plannedChange(row, 'RETRY', who, request.corrections, start.get(row.stageId)));
+        const attributes = await attributeChanges(tx, rows, request.corrections.attributes);
+        const batch = rows.map((row) =>
+          plannedChange(row, 'RETRY', who, request.corrections, start.get(row.stageId), attributes.get(row.stageId)),
+        );
         if (!request.dryRun) await tx.applyManualChanges(batch);
         return batch;
       });
@@ -245,9 +330,9 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
         { cause: error },
       );
     }
-    const last = planned[planned.length - 1];
-    if (last === undefined) return report;
-    after = last.stageId;
+    // the batch's last row read, changed or not (a phase leaves some as they are)
+    if (lastRead === undefined) return report;
+    after = lastRead;
     report.count += planned.length;
     for (const change of planned) {
       if (report.changes.length >= REPORTED_CHANGES) break;
@@ -263,11 +348,7 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
  * them. A value of the line that still cannot be read, and that no correction replaces, refuses
  * the retry (nothing is changed): the row would only fail again as "missing".
  */
-async function lineValuesOf(
-  tx: OperatorTx,
-  rows: StageRowSnapshot[],
-  corrections: Partial<OrderValues>,
-): Promise<Map<number, OrderValues>> {
+async function lineValuesOf(tx: OperatorTx, rows: StageRowSnapshot[], corrections: Corrections): Promise<Map<number, OrderValues>> {
   const values = new Map<number, OrderValues>();
   const rejected = rows.filter((r) => r.errorCode !== null && r.errorCode.startsWith('PARSE'));
   if (rejected.length === 0) return values;
@@ -335,7 +416,7 @@ export async function recoverRows(
   const heldKept: HeldKept[] = (await heldLoads())
     .map((l) => ({ ...l, rows: l.rows - (request.dryRun ? (releasedByLoad.get(l.loadId) ?? 0) : 0) }))
     .filter((l) => l.rows > 0)
-    .map((l) => ({ ...l, why: l.staging ? 'staging' : 'younger' }));
+    .map((l) => ({ ...l, why: l.control === true ? 'control' : l.staging ? 'staging' : 'younger' }));
   return {
     dryRun: request.dryRun,
     count: changes.length,

@@ -26,11 +26,11 @@ export type AbandonedRunsPort = Transactor<JournalTx> & Pick<RunJournal, 'runnin
 /** errors-export.ts: the error listings, and the file layouts to split raw lines by. */
 export type ErrorExportPort = Transactor<Pick<OperatorTx, 'fileLayouts'>> & Pick<Reports, 'listErrorRows' | 'listRejectedLines'>;
 
-/** load.ts: staging and processing, the run records, and the reads that decide and report a run. */
-export type LoadPort = Transactor<StagingTx & HoldSetsTx & ChunkTx & JournalTx> &
-  Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory'> &
+/** load.ts: staging and processing, the run records, the reads that decide and report a run, and the file claims (file-claim.ts). */
+export type LoadPort = Transactor<StagingTx & HoldSetsTx & ChunkTx & JournalTx & Pick<OperatorTx, 'controlHold'>> &
+  Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory' | 'runningRuns'> &
   Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary' | 'heldLoads'> &
-  Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics'>;
+  Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics' | 'claimFile'>;
 
 /** load.ts, runProcess: processing recorded as a run of its own (or of the `retry` that hands it on). */
 export type ProcessRunPort = Transactor<ChunkTx & JournalTx> &

@@ -83,7 +83,7 @@ export interface PreviewTotals {
   /** Lines discarded by the profile's `when`. */
   discarded: number;
   /** Lines that are not data lines, by why. */
-  skipped: { skip_lines: number; comment: number; header: number };
+  skipped: { skip_lines: number; comment: number; header: number; control?: number };
   /** Each error code a line would get: rejected lines (PARSE) and rule breaks (VALIDATE), with its first line. */
   byCode: Array<{ code: string; phase: 'PARSE' | 'VALIDATE'; lines: number; firstLine: number }>;
 }
@@ -121,7 +121,7 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
   const profile = options.profile;
   const encoding = options.encoding ?? 'utf-8';
   const delimiter = options.delimiter ?? ',';
-  await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? encoding));
+  await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? encoding), profile?.spec.format);
   const mapping = profile === undefined ? null : compileMapping(profile, {}, undefined, path);
   const warnings: string[] = [];
   const lines: PreviewLine[] = [];
@@ -248,7 +248,7 @@ export async function previewFile(path: string, options: PreviewOptions): Promis
           totals.discarded++;
           keep({ line: lineNo, kind: 'discard', reason, value: value ?? '', raw });
         } else {
-          totals.skipped[reason]++;
+          totals.skipped[reason] = (totals.skipped[reason] ?? 0) + 1;
           keep({ line: lineNo, kind: 'skip', reason, raw });
         }
       },

@@ -5,10 +5,10 @@
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import type { OrderLoader } from '../loader.js';
-import { parseCorrections, type ManualChangeReport } from '../pipeline/operations.js';
+import { ATTRIBUTE_PREFIX, parseCorrections, type ManualChangeReport } from '../pipeline/operations.js';
 import type { ProcessReport } from '../pipeline/load.js';
 import { selectedLoadIds, type ReviewFilter } from './filters.js';
-import { EDIT_FIELDS } from './pages/row.js';
+import { ATTRIBUTE_INPUT, EDIT_FIELDS } from './pages/row.js';
 
 const reason = z.string().trim().min(1, 'a reason is required (it is recorded in the audit)').max(1000);
 const field = z.string().max(200).optional();
@@ -43,14 +43,28 @@ function parseForm<T>(schema: z.ZodType<T>, form: Record<string, unknown>): T {
   return parsed.data;
 }
 
-/** The fields the operator changed, as `retry --set` assignments (checked by its rules: parseCorrections). */
-function changedFields(form: z.infer<typeof rowForm>): string[] {
+/** The attributes' inputs of the form: `attribute.NAME` beside `was_attribute.NAME`, by name. */
+function attributeInputs(body: Record<string, unknown>): Array<{ name: string; now: string; was: string }> {
+  const inputs: Array<{ name: string; now: string; was: string }> = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (!key.startsWith(ATTRIBUTE_INPUT)) continue;
+    const was = body[`was_${key}`];
+    if (typeof value !== 'string' || typeof was !== 'string') throw new UserError(`${key}: not a field of this form`);
+    if (value.length > 10_000) throw new UserError(`${key}: longer than 10,000 characters`);
+    inputs.push({ name: key.slice(ATTRIBUTE_INPUT.length), now: value, was });
+  }
+  return inputs;
+}
+
+/** The fields and attributes the operator changed, as `retry --set` assignments (checked by its rules: parseCorrections). */
+function changedFields(form: z.infer<typeof rowForm>, body: Record<string, unknown>): string[] {
   const set: string[] = [];
   for (const [name] of EDIT_FIELDS) {
     const now = form[name] ?? '';
     const was = form[`was_${name}`] ?? '';
     if (now.trim() !== was.trim()) set.push(`${name}=${now.trim()}`);
   }
+  for (const a of attributeInputs(body)) if (a.now.trim() !== a.was.trim()) set.push(`${ATTRIBUTE_PREFIX}${a.name}=${a.now.trim()}`);
   return set;
 }
 
@@ -62,7 +76,7 @@ export async function resubmitRow(
   operator: string,
 ): Promise<ResubmitResult> {
   const form = parseForm(rowForm, body);
-  const corrections = parseCorrections(changedFields(form));
+  const corrections = parseCorrections(changedFields(form, body));
   return loader.retry({
     selector: { stageIds: [stageId] },
     all: false,
@@ -84,11 +98,18 @@ export async function resubmitSelection(
   operator: string,
 ): Promise<ResubmitResult | null> {
   const form = parseForm(bulkForm, body);
-  if (filter.phase !== undefined)
-    throw new UserError('a selection to resubmit is chosen by load, file, profile and error code, not by phase');
   const loadIds = await selectedLoadIds(loader, filter);
   if (loadIds !== undefined && loadIds.length === 0) return null;
   const errorCodes = filter.code === undefined ? undefined : [filter.code];
+  // a phase alone selects among every ERROR row: retry walks them all and changes those of the phase
   const all = loadIds === undefined && errorCodes === undefined;
-  return loader.retry({ selector: { loadIds, errorCodes }, all, corrections: {}, reason: form.reason, operator, dryRun: false });
+  return loader.retry({
+    selector: { loadIds, errorCodes },
+    all,
+    phase: filter.phase,
+    corrections: {},
+    reason: form.reason,
+    operator,
+    dryRun: false,
+  });
 }

@@ -3,7 +3,6 @@
  * page's CSRF token; every response carries the security headers; every database call goes
  * through the LoaderSource (on an embedded folder: its lock, per burst of requests).
  */
-import { PassThrough, Readable } from 'node:stream';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -16,6 +15,7 @@ import type { OrderLoader } from '../loader.js';
 import { describeDbError } from '../pipeline/db-error.js';
 import type { ErrorExportRow } from '../pipeline/errors-export.js';
 import { RowChangedError } from '../pipeline/operations.js';
+import { csvFile } from './csv-file.js';
 import { linesFromFiles } from './file-lines.js';
 import { resubmitRow, resubmitSelection, type ResubmitResult } from './actions.js';
 import { knownLoads, parseFilter, selectedLoadIds, type ReviewFilter } from './filters.js';
@@ -24,7 +24,7 @@ import { notice, page, type Frame, type Notice } from './layout.js';
 import { overviewBody } from './pages/overview.js';
 import { rejectedBody, rejectedLinesBody } from './pages/rejected.js';
 import { rowBody } from './pages/row.js';
-import { ACCESS_COOKIE, newToken, presentedToken, sameSecret, SECURITY_HEADERS } from './security.js';
+import { ACCESS_COOKIE, hostOf, isLoopback, newToken, presentedToken, sameSecret, SECURITY_HEADERS } from './security.js';
 import type { LoaderSource } from './source.js';
 import { PAGE_CSS } from './style.js';
 
@@ -59,7 +59,14 @@ function failure(error: unknown, logger: Logger): { status: 400 | 409 | 503 | 50
         text: `A load is running (${error.holder?.command ?? 'another process'} holds the database folder): try again when it has finished.`,
       },
     };
-  if (error instanceof RowChangedError) return { status: 409, notice: { kind: 'error', text: error.message } };
+  if (error instanceof RowChangedError)
+    return {
+      status: 409,
+      notice: {
+        kind: 'error',
+        text: `Not resubmitted: nothing of this form was written (no value, no audit entry; the run history lists the refusal). ${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}. The row as it is now is below.`,
+      },
+    };
   if (error instanceof UserError) return { status: 400, notice: { kind: 'error', text: error.message } };
   if (error instanceof ZodError) return { status: 400, notice: { kind: 'error', text: error.issues[0]?.message ?? 'invalid request' } };
   logger.error({ error: describeDbError(error) }, 'serve: a request failed');
@@ -125,6 +132,14 @@ export function reviewApp(o: ReviewAppOptions): Hono {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
   });
   app.use('*', async (c, next) => {
+    // without a token the page listens on loopback only; a request naming another host is a web
+    // site whose name was rebound to this address (DNS rebinding): it would read the page as its
+    // own, CSRF token included
+    if (o.accessToken === undefined && !isLoopback(hostOf(c.req.url)))
+      return c.text('421: this page answers to a loopback name (127.0.0.1, localhost, [::1]) only', 421);
+    return next();
+  });
+  app.use('*', async (c, next) => {
     if (o.accessToken === undefined) return next();
     const query = c.req.query('token');
     const given = presentedToken(c.req.header('authorization'), getCookie(c as Context, ACCESS_COOKIE), query);
@@ -157,23 +172,19 @@ export function reviewApp(o: ReviewAppOptions): Hono {
   app.get('/assets/page.css', (c) => c.body(PAGE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/', (c) => respond(c, 'Overview', overviewBody));
   app.get('/rejected', (c) => respond(c, 'Rejected rows', (loader) => rejectedView(loader, parseFilter(c.req.query()), edit)));
-  app.get('/rejected.csv', (c) => {
-    let filter: ReviewFilter;
+  app.get('/rejected.csv', async (c) => {
     try {
-      filter = parseFilter(c.req.query());
+      const filter = parseFilter(c.req.query());
+      // written whole to a private file first, then sent: a reader that stalls holds that file,
+      // never the database (an embedded folder a load waits for, a server's connection)
+      const file = await o.source.use((loader) => csvFile((out) => writeErrorsCsv(() => filteredRows(loader, filter), out)));
+      return new Response(file.stream, {
+        headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': 'attachment; filename="errors.csv"' },
+      });
     } catch (error) {
-      return c.text(failure(error, o.logger).notice.text, 400);
+      const f = failure(error, o.logger);
+      return c.text(f.notice.text, f.status);
     }
-    const out = new PassThrough();
-    o.source
-      .use((loader) => writeErrorsCsv(() => filteredRows(loader, filter), out))
-      .then(
-        () => out.end(),
-        (error: unknown) => out.destroy(new Error(failure(error, o.logger).notice.text)),
-      );
-    return new Response(Readable.toWeb(out) as ReadableStream, {
-      headers: { 'Content-Type': 'text/csv; charset=utf-8', 'Content-Disposition': 'attachment; filename="errors.csv"' },
-    });
   });
   /** One row's page, its line read from its file when the database does not keep it. */
   const rowPage = async (loader: OrderLoader, stageId: number): Promise<Html> => {

@@ -2,8 +2,8 @@
  * The raw line of a row that parsed: the database keeps the raw text of rejected lines only, so
  * the page reads the line from the file its load read, when the file is still at that path with
  * the size the load recorded, plain UTF-8 (not gzip), and not larger than FILE_LINES_MAX_BYTES.
- * Otherwise the page says the line was not kept. Read once per file per page, up to the last
- * line asked for.
+ * Otherwise the page shows what the database holds: the row's staged fields, said as such
+ * (html.ts, rawLine). Read once per file per page, up to the last line asked for.
  */
 import { createReadStream, openSync, readSync, closeSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -55,8 +55,15 @@ async function readLines(path: string, wanted: Set<number>): Promise<Map<number,
   return found;
 }
 
+/** A line read again from its file (the page says where from). */
+export interface FileLine {
+  text: string;
+  file: string;
+  lineNo: number;
+}
+
 /** stage_id → the line read from its file, for the rows without a raw text of their own. */
-export async function linesFromFiles(rows: readonly LineWanted[], loads: readonly KnownLoad[]): Promise<Map<number, string>> {
+export async function linesFromFiles(rows: readonly LineWanted[], loads: readonly KnownLoad[]): Promise<Map<number, FileLine>> {
   const byLoad = new Map<number, Map<number, number[]>>();
   for (const r of rows) {
     if (r.rawRecord !== null || r.stageId === null || r.loadId === null || r.lineNo === null) continue;
@@ -64,12 +71,13 @@ export async function linesFromFiles(rows: readonly LineWanted[], loads: readonl
     lines.set(r.lineNo, [...(lines.get(r.lineNo) ?? []), r.stageId]);
     byLoad.set(r.loadId, lines);
   }
-  const out = new Map<number, string>();
+  const out = new Map<number, FileLine>();
   for (const [loadId, lines] of byLoad) {
     const load = loads.find((l) => l.loadId === loadId);
     if (load === undefined || !readable(load) || load.fileName === null) continue;
-    const found = await readLines(load.fileName, new Set(lines.keys()));
-    for (const [lineNo, text] of found) for (const stageId of lines.get(lineNo) ?? []) out.set(stageId, text);
+    const file = load.fileName;
+    const found = await readLines(file, new Set(lines.keys()));
+    for (const [lineNo, text] of found) for (const stageId of lines.get(lineNo) ?? []) out.set(stageId, { text, file, lineNo });
   }
   return out;
 }

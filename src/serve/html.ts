@@ -4,6 +4,7 @@
  * would act on a reader's view of the text (control characters, bidi marks) is shown as an escape.
  */
 import { escapeControl } from '../cli/escape.js';
+import type { FileLine } from './file-lines.js';
 
 /** Markup we wrote (or text already escaped): inserted as it is. */
 export class Html {
@@ -38,6 +39,14 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
 /** Marks that change the direction of the text around them without being overrides (LRM, RLM, ALM). */
 const BIDI_MARKS = /[\u200e\u200f\u061c]/g;
 
+/**
+ * Text from outside with its control characters and bidi controls as visible escapes, for where
+ * no markup may go (an attribute's value, a form's input): escaped as HTML by the template.
+ */
+export function plain(text: string): string {
+  return escapeControl(text).replace(BIDI_MARKS, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+}
+
 /** Characters of a line shown on the list (the row's own page shows more). */
 export const LIST_CHARS = 300;
 /** Characters of a line shown on a row's own page. */
@@ -50,7 +59,7 @@ export const ROW_CHARS = 20_000;
 export function shown(text: string | null | undefined, max: number = LIST_CHARS): Html {
   if (text === null || text === undefined) return html`<span class="none">—</span>`;
   const cut = text.length > max ? text.slice(0, max) : text;
-  const visible = escapeControl(cut).replace(BIDI_MARKS, (c) => `\\u{${c.charCodeAt(0).toString(16)}}`);
+  const visible = plain(cut);
   const more = text.length - cut.length;
   return html`<bdi class="text">${visible}</bdi
     >${more > 0 ? html`<span class="more"> … ${more.toLocaleString('en')} more characters</span>` : ''}`;
@@ -63,14 +72,44 @@ export function when(date: Date | null | undefined): Html {
     : html`<time>${date.toISOString().replace('T', ' ').slice(0, 19)}</time>`;
 }
 
-/** A row's raw line: its own text (a rejected line), else the line read again from its file, else said not kept. */
+/** A CSV field as a line of the built-in format holds it: quoted when it must be. */
+function csvField(value: string | null): string {
+  if (value === null) return '';
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** The fields of a row as the database holds them. */
+export interface StagedFields {
+  sourceKey: string | null;
+  customerId: string | null;
+  orderDate: string | null;
+  amount: string | null;
+  currency: string | null;
+}
+
+/**
+ * A row's raw line, and where it came from: its own text in the error log (a line rejected while
+ * parsing), else the line read again from its file (the database keeps no text of a line that
+ * parsed) while that file is where and as its load read it, else the row's staged fields as a
+ * line of the built-in format, said to be rebuilt (the file is gone or changed).
+ */
 export function rawLine(
-  row: { stageId: number | null; rawRecord: string | null },
-  fromFiles: ReadonlyMap<number, string>,
+  row: StagedFields & { stageId: number | null; rawRecord: string | null },
+  fromFiles: ReadonlyMap<number, FileLine>,
   max = LIST_CHARS,
 ): Html {
   if (row.rawRecord !== null) return shown(row.rawRecord, max);
+  // the list says where from in a few words; the row's own page says why
+  const full = max > LIST_CHARS;
   const line = row.stageId === null ? undefined : fromFiles.get(row.stageId);
-  if (line !== undefined) return html`${shown(line, max)} <span class="hint">(from the file)</span>`;
-  return html`<span class="none">not kept: the line parsed, and its file is no longer where it was read</span>`;
+  if (line !== undefined)
+    return full
+      ? html`${shown(line.text, max)}
+          <span class="hint"
+            >(read again from ${shown(line.file, 200)} line ${line.lineNo}: the database keeps no text of a line that parsed)</span
+          >`
+      : html`${shown(line.text, max)} <span class="hint">(read again from its file)</span>`;
+  const rebuilt = [row.sourceKey, row.customerId, row.orderDate, row.amount, row.currency].map(csvField).join(',');
+  const why = full ? ': the database keeps no text of a line that parsed, and its file is gone or changed' : '';
+  return html`${shown(rebuilt, max)} <span class="hint">(rebuilt from the staged fields${why})</span>`;
 }

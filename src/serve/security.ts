@@ -37,6 +37,15 @@ export function parseListen(value: string): ListenAddress {
   return { host, port, loopback: isLoopback(host) };
 }
 
+/** The host name a request's URL names (as its Host header gave it), without brackets or port. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return '';
+  }
+}
+
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
   if (isIP(host) === 4) return host.startsWith('127.');

@@ -21,9 +21,31 @@ export function sharedSource(loader: OrderLoader, closeLoader = true): LoaderSou
 /** How long an embedded folder stays open after the last request (its lock held): a load waits at most this long. */
 export const FOLDER_HOLD_MS = 2000;
 
+/**
+ * How long a burst may keep the folder open: requests that never stop (a page reloaded every
+ * second) would otherwise keep a waiting load out for good. Past it the folder is let go before
+ * the next request and taken again FOLDER_YIELD_MS later: a load polling for the lock (every
+ * 200 ms, src/engine/folder-lock.ts) takes it then, and the page says "a load is running".
+ */
+export const FOLDER_MAX_HOLD_MS = 5000;
+export const FOLDER_YIELD_MS = 600;
+
+export interface FolderTiming {
+  holdMs?: number | undefined;
+  maxHoldMs?: number | undefined;
+  yieldMs?: number | undefined;
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** An embedded folder, opened per burst of requests (see above); `open` takes the folder's lock with a short wait. */
-export function folderSource(open: () => Promise<OrderLoader>, holdMs: number = FOLDER_HOLD_MS): LoaderSource {
+export function folderSource(open: () => Promise<OrderLoader>, timing: number | FolderTiming = {}): LoaderSource {
+  const t = typeof timing === 'number' ? { holdMs: timing } : timing;
+  const holdMs = t.holdMs ?? FOLDER_HOLD_MS;
+  const maxHoldMs = t.maxHoldMs ?? FOLDER_MAX_HOLD_MS;
+  const yieldMs = t.yieldMs ?? FOLDER_YIELD_MS;
   let loader: OrderLoader | null = null;
+  let openedAt = 0;
   let queue: Promise<unknown> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
@@ -51,7 +73,14 @@ export function folderSource(open: () => Promise<OrderLoader>, holdMs: number = 
       }
       const run = queue.then(async () => {
         if (closed) throw new Error('the server is closing');
-        loader ??= await open();
+        if (loader !== null && Date.now() - openedAt > maxHoldMs) {
+          await release();
+          await pause(yieldMs);
+        }
+        if (loader === null) {
+          loader = await open();
+          openedAt = Date.now();
+        }
         return fn(loader);
       });
       queue = run.then(schedule, schedule);

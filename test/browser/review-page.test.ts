@@ -5,7 +5,7 @@
  * ORDER_LOADER_SCREENSHOTS (default: test-results/screenshots). Without a browser the tests are
  * skipped and say how to install one (docs/testing.md).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
@@ -14,7 +14,7 @@ import { reviewApp } from '../../src/serve/app.js';
 import { listen, type RunningServer } from '../../src/serve/server.js';
 import { sharedSource } from '../../src/serve/source.js';
 import { writeTestFile } from '../support/files.js';
-import { hostileFile } from '../support/review-page.js';
+import { hostileFile, partnerProfile } from '../support/review-page.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
@@ -164,5 +164,56 @@ describe.skipIf(missing !== null)('review page in Chromium', () => {
         await editing.close();
       }
     });
+
+    targetTest(
+      'an attribute corrected in the form; a second operator’s stale form refused in plain words; a phase-filtered selection resubmitted; a gone file’s row shown from its staged fields',
+      async ({ db }) => {
+        const { loader } = await db.open();
+        const profile = partnerProfile();
+        const partner = writeTestFile('Order No,Customer,Date,Total,Cur,Region\nA-1,1,2026-01-05,-5,JPY,Kanto\n', 'partner.csv');
+        await loader.load([partner], { profile });
+        const sample = writeTestFile(readFileSync('fixtures/orders-sample.csv'), 'sample.csv');
+        await loader.load([sample]);
+        rmSync(sample);
+        const server = await serve(loader);
+        const first = await newPage(server);
+        const second = await newPage(server);
+        try {
+          await first.goto(`${server.url}rejected`);
+          const href = (await first.locator('tr[data-source-key="A-1"] a').first().getAttribute('href'))!;
+          await first.goto(new URL(href, server.url).toString());
+          await second.goto(new URL(href, server.url).toString());
+          await first.getByLabel('amount').fill('5');
+          await first.getByLabel(/Region/).fill('Tohoku');
+          await first.getByLabel(/reason/).fill('partner moved the order');
+          await first.getByRole('button', { name: 'Resubmit' }).click();
+          await expect.poll(() => first.locator('#row-status').textContent()).toBe('DONE');
+          expect(await first.locator('table.audit tr.audit').textContent()).toContain('Tohoku');
+          await second.getByLabel('amount').fill('6');
+          await second.getByLabel(/reason/).fill('second operator');
+          await second.getByRole('button', { name: 'Resubmit' }).click();
+          await expect.poll(() => second.locator('p.notice').textContent()).toContain('Not resubmitted: nothing of this form was written');
+          expect(await second.locator('#row-status').textContent()).toBe('DONE');
+          await second.screenshot({ path: join(SHOTS, `row-refused-${target.kind}.png`), fullPage: true });
+
+          // the sample's file is gone: its parsed rows show their staged fields, said
+          await first.goto(`${server.url}rejected?phase=MERGE`);
+          expect(await first.locator('tr[data-source-key="SRC-103"] td.raw').textContent()).toMatch(
+            /SRC-103,30,2026-11-02,999999999999\.99,JPY\s+\(rebuilt from the staged fields/,
+          );
+          await first.getByLabel(/reason \(recorded/).fill('limit raised');
+          await first.getByLabel(/resubmit every ERROR row/).check();
+          await first.getByRole('button', { name: 'Resubmit selection' }).click();
+          await expect.poll(() => first.locator('p.notice').textContent()).toContain('Resubmitted 1 row(s), audited');
+          await first.goto(`${server.url}rejected`);
+          expect(await first.locator('tr[data-source-key="SRC-102"]').count()).toBe(1);
+          expect(await first.locator('tr[data-source-key="SRC-103"] td').nth(10).textContent()).toBe('MERGE');
+        } finally {
+          await first.close();
+          await second.close();
+          await server.close();
+        }
+      },
+    );
   });
 });

@@ -583,6 +583,53 @@ describe('Oracle engine (recording connection): applyManualChanges', () => {
     expect(audits[1]!.binds[0]!.new_values).toBe(big);
   });
 
+  it('the changes that carry attributes: one more executeMany setting them, NULL for none left, CLOB past 4000 bytes', async () => {
+    const db = new RecordingDatabase();
+    const engine = createOracleEngineWith(db, constants);
+    const big = JSON.stringify({ Note: 'あ'.repeat(1400) });
+    await engine.transaction((tx) =>
+      tx.applyManualChanges([
+        change(1, { attributes: '{"Region":"Tohoku"}' }),
+        change(2),
+        change(3, { attributes: null }),
+        change(4, { attributes: big }),
+      ]),
+    );
+    const attributes = db.executeManyCalls().filter((c) => c.sql === oracleQuery('apply_manual_attributes'));
+    expect(attributes.map((a) => [a.binds, a.options.bindDefs.attributes])).toEqual([
+      [
+        [
+          { stage_id: 1, attributes: '{"Region":"Tohoku"}' },
+          { stage_id: 3, attributes: null },
+        ],
+        { type: VARCHAR, maxSize: 4000 },
+      ],
+      [[{ stage_id: 4, attributes: big }], { type: CLOB }],
+    ]);
+  });
+
+  it('rowAttributes: in the caller’s transaction, 20 ids per execution, NULL for none', async () => {
+    const db = new RecordingDatabase({
+      execute: () => ({
+        rows: [
+          { STAGE_ID: '3', ATTRIBUTES: '{"Region":"Kanto"}' },
+          { STAGE_ID: '4', ATTRIBUTES: null },
+        ],
+      }),
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const ids = Array.from({ length: 21 }, (_, i) => i + 1);
+    const found = await engine.transaction((tx) => tx.rowAttributes(ids));
+    expect([...found]).toEqual([
+      [3, '{"Region":"Kanto"}'],
+      [4, null],
+    ]);
+    const calls = executes(db, 'row_attributes');
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.binds.id1).toEqual({ val: 21, type: NUMBER });
+    expect(db.trace().filter((t) => t.endsWith('commit'))).toEqual(['1:commit']);
+  });
+
   it("an empty operator or reason (Oracle stores '' as NULL in NOT NULL columns) gets a marker", async () => {
     const db = new RecordingDatabase();
     const engine = createOracleEngineWith(db, constants);
@@ -812,14 +859,14 @@ describe('Oracle engine (recording connection): listRejectedLines, latestRawReco
                 { RUN_ID: '8', DETAIL: '{"loadId":8}' },
               ],
             }
-          : { rows: [{ STAGE_ID: '3', LOAD_ID: '7', RAW_RECORD: 'K;1e5' }] },
+          : { rows: [{ STAGE_ID: '3', LOAD_ID: '7', RAW_RECORD: 'K;1e5', PHASE: 'PARSE' }] },
     });
     const engine = createOracleEngineWith(db, constants);
     const ids = Array.from({ length: 21 }, (_, i) => i + 1);
     const [raws, layouts] = await engine.transaction(async (tx) => [await tx.latestRawRecords(ids), await tx.fileLayouts([7, 8])] as const);
     expect(raws).toEqual([
-      { stageId: 3, loadId: 7, rawRecord: 'K;1e5' },
-      { stageId: 3, loadId: 7, rawRecord: 'K;1e5' },
+      { stageId: 3, loadId: 7, rawRecord: 'K;1e5', phase: 'PARSE' },
+      { stageId: 3, loadId: 7, rawRecord: 'K;1e5', phase: 'PARSE' },
     ]);
     // a load staged before layouts were recorded has none
     expect([...layouts]).toEqual([[7, { header: ['source_key', 'amount'], delimiter: ';' }]]);

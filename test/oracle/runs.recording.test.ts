@@ -26,7 +26,21 @@ function scriptedPool(locked: Record<string, unknown>[] = [], heldRows: Record<s
       if (sql === oracleQuery('lock_stale_processing')) return { rows: locked };
       if (sql === oracleQuery('lock_abandoned_holds')) return { rows: heldRows };
       if (sql === oracleQuery('held_loads'))
-        return { rows: [{ LOAD_ID: '3', N: '4', HELD_SINCE: '2026-01-01T00:00:00.000Z', FILE_NAME: 'in/a.csv', STAGING: '0' }] };
+        return {
+          rows: [
+            { LOAD_ID: '3', N: '4', HELD_SINCE: '2026-01-01T00:00:00.000Z', FILE_NAME: 'in/a.csv', STAGING: '0', CONTROL: '0' },
+            { LOAD_ID: '5', N: '2', HELD_SINCE: '2026-01-01T00:00:00.000Z', FILE_NAME: 'in/b.txt', STAGING: '0', CONTROL: '1' },
+          ],
+        };
+      // accept: load 5 is held for its control totals, load 3 never was
+      if (sql === oracleQuery('control_hold'))
+        return {
+          rows:
+            (binds.load_id as { val: unknown }).val === 5
+              ? [{ DETAIL: JSON.stringify({ loadId: 5, claimed: { count: '3' }, read: { count: 2 } }), ACCEPTED: '0' }]
+              : [],
+        };
+      if (sql === oracleQuery('lock_control_held')) return { rows: heldRows };
       // retry walks its batches by stage_id (find, then lock the range): only rows past the cursor
       if (sql === oracleQuery('find_error_rows') || sql === oracleQuery('lock_error_rows')) {
         const after = (binds.after_stage_id as { val: number }).val;
@@ -122,6 +136,15 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     // held_loads read after the commit: what it says is left HELD, with why
     expect(report.heldKept).toEqual([
       { loadId: 3, rows: 4, heldSince: new Date('2026-01-01T00:00:00.000Z'), fileName: 'in/a.csv', staging: false, why: 'younger' },
+      {
+        loadId: 5,
+        rows: 2,
+        heldSince: new Date('2026-01-01T00:00:00.000Z'),
+        fileName: 'in/b.txt',
+        staging: false,
+        control: true,
+        why: 'control',
+      },
     ]);
     const applied = db.executeManyCalls().filter((c) => c.sql === oracleQuery('apply_manual_changes'));
     expect(applied.flatMap((c) => c.binds.map((b) => b.stage_id))).toEqual([9]);
@@ -169,6 +192,40 @@ describe('Oracle engine (recording database): a run for init, recover and retry'
     expect(r.finishes[0]).toEqual([41, 'COMPLETED', { retried: 1 }]);
     expect(r.finishes[1]).toEqual([42, 'COMPLETED', expect.objectContaining({ retried: 1, claimed: 0 })]);
     expect(withProcess.process).toMatchObject({ runId: 42, retryWait: { count: 2, nextDueAt: new Date('2026-01-01T01:00:00.000Z') } });
+  });
+
+  it('accept: the control hold read and the load’s HELD rows locked by its id, released audited (ACCEPT), the load marked accepted in the accept’s run', async () => {
+    const held = {
+      ...errorRow,
+      STAGE_ID: '9',
+      SOURCE_KEY: 'K9',
+      PROCESS_STATUS: 'HELD',
+      LOAD_ID: '5',
+      ERROR_CODE: null,
+      ERROR_MESSAGE: null,
+    };
+    const db = scriptedPool([], [held]);
+    const loader = OrderLoader.fromEngine(createOracleEngineWith(db, constants), memoryLogger().logger);
+    const { accept } = await loader.accept({ loadId: 5, reason: 'partner confirmed', operator: 'ops', dryRun: false }, { process: false });
+    expect(accept).toMatchObject({
+      loadId: 5,
+      count: 1,
+      hold: { claimed: { count: '3' } },
+      changes: [{ stageId: 9, oldStatus: 'HELD', newStatus: 'READY', action: 'ACCEPT' }],
+    });
+    const lock = db.calls.find((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('lock_control_held'));
+    expect((lock?.binds.load_id as { val: unknown }).val).toBe(5);
+    const applied = db.executeManyCalls().filter((c) => c.sql === oracleQuery('apply_manual_changes'));
+    expect(applied.flatMap((c) => c.binds.map((b) => [b.stage_id, b.action]))).toEqual([[9, 'ACCEPT']]);
+    const r = runRecords(db);
+    expect(r.events).toEqual([
+      [41, 'invoked'],
+      [41, 'control_accepted'],
+      [41, 'accepted'],
+      [41, 'completed'],
+    ]);
+    expect(r.details[1]).toEqual({ loadId: 5, rows: 1, operator: 'ops', reason: 'partner confirmed' });
+    await expect(loader.accept({ loadId: 3, reason: 'x', dryRun: false })).rejects.toThrow(/not held for its control totals/);
   });
 
   it('retry --dry-run records nothing', async () => {

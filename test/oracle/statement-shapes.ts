@@ -10,6 +10,10 @@
  * inside parentheses.
  */
 
+/** A load held for its control totals (its journal's control_held, no control_accepted) is not released: only `accept`. */
+export const CONTROL_NOT_HELD =
+  "not (exists (select 1 from load_run_event c where c.event = 'control_held' and c.run_id >= :load_id and json_value(c.detail, '$.loadId') = to_char(:load_id)) and not exists (select 1 from load_run_event a where a.event = 'control_accepted' and a.run_id >= :load_id and json_value(a.detail, '$.loadId') = to_char(:load_id)))";
+
 /** Comments and hints out, white space collapsed, lower case outside string literals. */
 export function normalizeSql(sql: string): string {
   let out = '';
@@ -266,7 +270,7 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
   // the HELD rows of one load: READY, or RETRY_WAIT when the row was waiting
   release_held: {
     head: 'update order_stage set',
-    where: ["case when process_status = 'HELD' then load_id end = :load_id"],
+    where: ["case when process_status = 'HELD' then load_id end = :load_id", CONTROL_NOT_HELD],
     set: ["process_status = case when next_attempt_at is null then 'READY' else 'RETRY_WAIT' end"],
   },
 };

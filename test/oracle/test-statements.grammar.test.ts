@@ -84,6 +84,7 @@ describe("the Oracle job's own test statements", () => {
       'settle-while-staging.test.ts',
       'stage-indexes.test.ts',
       'stage-statistics.test.ts',
+      'status-one-pass.test.ts',
     ];
     const shared = readdirSync('test/integration')
       .filter((f) => f.endsWith('.test.ts') && !withoutOracle.includes(f))

@@ -1,6 +1,7 @@
 /** Databases a CLI test loads into and then reads, on each engine the run has. */
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { expect } from 'vitest';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 import { migratedPgliteDb } from './pglite-folders.js';
 import { TEST_PG_URL } from './server-url.js';
@@ -58,4 +59,17 @@ export function cliTargets(tag: string): Array<{ kind: string; create(): Promise
     });
   }
   return targets;
+}
+
+/**
+ * A run (a dry run, a refused file) wrote nothing: no order and no error-log row. A server
+ * database it was pointed at is not even migrated; a PGlite one was made migrated by the test.
+ */
+export async function expectNothingWritten(db: CliDb): Promise<void> {
+  const [made] = await db.sql<{ made: boolean }>("SELECT to_regclass('orders') IS NOT NULL AS made");
+  if (made?.made === true) {
+    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 0 }]);
+    expect(await db.sql('SELECT count(*)::int AS n FROM order_stage')).toEqual([{ n: 0 }]);
+    expect(await db.sql('SELECT count(*)::int AS n FROM order_bulk_error')).toEqual([{ n: 0 }]);
+  } else expect(await db.sql("SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'")).toEqual([{ n: 0 }]);
 }

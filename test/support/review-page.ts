@@ -1,5 +1,6 @@
 /** The review page (src/serve/) over a test's loader, asked through Hono's app.request: no socket. */
 import type { Hono } from 'hono';
+import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import type { OrderLoader } from '../../src/loader.js';
 import { reviewApp } from '../../src/serve/app.js';
 import { sharedSource } from '../../src/serve/source.js';
@@ -103,4 +104,22 @@ export function hostileFile(): Buffer {
     Buffer.from([0xff, 0xfe]),
     Buffer.from(',1,JPY\n'),
   ]);
+}
+
+/** A partner's profile that keeps the file's other columns as each row's attributes (`extra: keep`). */
+export function partnerProfile(): LoadProfile {
+  return parseProfileText(
+    `version: 1
+name: partner
+columns:
+  source_key: { column: "Order No" }
+  customer_id: { column: "Customer" }
+  order_date: { column: "Date" }
+  amount: { column: "Total" }
+  currency: { column: "Cur" }
+extra: keep
+`,
+    'partner.yaml',
+    'partner',
+  );
 }

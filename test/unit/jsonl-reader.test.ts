@@ -8,9 +8,10 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseJsonPath } from '../../src/input/formats/json-path.js';
 import { jsonText, parseJsonText } from '../../src/input/formats/json-text.js';
-import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
+import type { FileItem } from '../../src/input/order-file.js';
 import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { writeTestFile } from '../support/files.js';
+import { readItems } from '../support/read-items.js';
 
 const profileOf = (extra = ''): LoadProfile =>
   parseProfileText(
@@ -28,14 +29,7 @@ ${extra}columns:
   );
 
 async function read(content: string | Buffer, profile = profileOf(), resumeAt?: { byte: number; line: number }): Promise<FileItem[]> {
-  const file = await openOrderFile(writeTestFile(content, 'f.jsonl'), { encoding: 'utf-8', delimiter: ',', profile, resumeAt });
-  const items: FileItem[] = [];
-  try {
-    for await (const item of file.items) items.push(item);
-  } finally {
-    file.close();
-  }
-  return items;
+  return readItems(writeTestFile(content, 'f.jsonl'), { encoding: 'utf-8', delimiter: ',', profile, resumeAt });
 }
 
 const summary = (items: FileItem[]) =>

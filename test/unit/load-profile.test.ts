@@ -151,7 +151,7 @@ describe('parseProfileText: refusals in one line, naming the key path and the YA
       'profile p.yaml: encoding: unknown encoding (utf-8, shift_jis, euc-jp, utf-16, windows-1252) (line 9)',
     );
     expect(refusal(`${CSV}format: xml\n`)).toMatch(
-      /^profile p\.yaml: format: Invalid option: expected one of "csv"\|"fixed"\|"jsonl" \(line 9\)$/,
+      /^profile p\.yaml: format: Invalid option: expected one of "csv"\|"fixed"\|"jsonl"\|"xlsx" \(line 9\)$/,
     );
     expect(refusal(CSV.replace('version: 1', 'version: 2'))).toMatch(/^profile p\.yaml: version: .* \(line 1\)$/);
     expect(refusal(`${CSV}skip_lines: -1\nnormalize: nfc\n`)).toMatch(/^profile p\.yaml: skip_lines: .* \(line 9\) \(and 1 more\)$/);

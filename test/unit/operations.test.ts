@@ -112,6 +112,9 @@ class FakeOperator implements OperatorPort {
         this.heldAsked.push(olderThan);
         return Promise.resolve(this.held);
       },
+      // `accept` is tested against the databases (test/integration/control-totals.test.ts)
+      controlHold: () => Promise.resolve(null),
+      lockControlHeld: () => Promise.resolve([]),
       applyManualChanges: (c) => {
         // an empty batch (the walk's last, empty step) writes nothing, as the engines do
         if (c.length > 0) changes.push(c);
@@ -121,6 +124,7 @@ class FakeOperator implements OperatorPort {
         this.rawAsked.push(ids);
         return Promise.resolve(ids.flatMap((id) => this.raws.get(id) ?? []));
       },
+      rowAttributes: (ids) => Promise.resolve(new Map(ids.map((id) => [id, null]))),
       endHoldSets: (loadIds) => {
         ended.push(loadIds);
         return Promise.resolve();
@@ -172,7 +176,7 @@ describe('parseCorrections (--set)', () => {
   it('refuses an assignment without =, a field that cannot be corrected, and a value that cannot be stored', () => {
     expect(() => parseCorrections(['amount'])).toThrow(new UserError('--set amount: expected field=value'));
     expect(() => parseCorrections(['source_key=X'])).toThrow(
-      new UserError('--set source_key: only customer_id, order_date, amount, currency can be corrected'),
+      new UserError('--set source_key: only customer_id, order_date, amount, currency and attributes.NAME can be corrected'),
     );
     expect(() => parseCorrections(['order_date=2024-02-30'])).toThrow(
       new UserError('--set order_date: order_date is not a valid date (YYYY-MM-DD): "2024-02-30"'),
@@ -307,6 +311,16 @@ describe('retry: batches', () => {
     expect(report.count).toBe(5);
     expect(report.changes.map((c) => c.stageId)).toEqual([1, 2, 3, 4, 5]);
     expect(port.txCount).toBe(4);
+  });
+
+  it('a phase: the walk goes on past batches none of whose rows is of it; only the rows of it are changed', async () => {
+    const port = new FakeOperator(errorRows(5));
+    for (const id of [1, 2, 3, 4, 5])
+      port.raws.set(id, { stageId: id, loadId: 7, rawRecord: null, phase: id === 5 ? 'MERGE' : 'VALIDATE' });
+    const report = await retryRows(port, request({ selector: {}, all: true, phase: 'MERGE' }), { batchSize: 2 });
+    expect(port.locks.map((l) => l.window.afterStageId)).toEqual([0, 2, 4, 5]);
+    expect(port.applied.map((b) => b.map((c) => c.stageId))).toEqual([[5]]);
+    expect(report.count).toBe(1);
   });
 
   it('--all-errors ignores the selector; the batch size is a whole number of at least 1, 2000 by default', async () => {

@@ -70,6 +70,10 @@ describe('the synthetic file in a profile shape', () => {
     expect(() => profileShape(loadProfileFile('examples/profiles/web-orders.yaml'), 10)).toThrow(
       /^bench --profile web-orders: format: bench writes CSV and fixed-width files, not JSON Lines/,
     );
+    // nor a workbook's profile as CSV lines it would then read as a zip
+    expect(() => profileShape(loadProfileFile('examples/profiles/partner-workbook.yaml'), 10)).toThrow(
+      /^bench --profile partner-workbook: format: bench writes CSV and fixed-width files, not xlsx workbooks/,
+    );
     expect(() =>
       profileShape(
         profile(

@@ -14,9 +14,9 @@ describe('order-loader help', () => {
   it('says which commands take an option a few commands take', () => {
     const line = (name: string) => USAGE.split('\n').find((l) => l.startsWith(`  --${name} `)) ?? '';
     expect(line('format')).toContain('load, stage, process: text (default) | markdown; errors: csv (default) | excel | json');
-    expect(line('reason')).toContain('retry (required), recover');
+    expect(line('reason')).toContain('retry, accept (required), recover');
     expect(line('set')).toContain('retry:');
-    expect(line('operator')).toContain('retry, recover, serve:');
+    expect(line('operator')).toContain('retry, recover, accept, serve:');
   });
 
   it('describes errors as every rejected line, not only the ERROR rows', () => {

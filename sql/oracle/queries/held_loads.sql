@@ -11,7 +11,18 @@ SELECT h.load_id,
                           WHERE lr.status = 'RUNNING'
                             AND lr.run_id >= h.load_id
                             AND JSON_VALUE(e.detail, '$.loadId') = TO_CHAR(h.load_id))
-            THEN 1 ELSE 0 END AS staging
+            THEN 1 ELSE 0 END AS staging,
+       CASE WHEN (EXISTS (SELECT 1
+                   FROM load_run_event c
+                  WHERE c.event = 'control_held'
+                    AND c.run_id >= h.load_id
+                    AND JSON_VALUE(c.detail, '$.loadId') = TO_CHAR(h.load_id))
+        AND NOT EXISTS (SELECT 1
+                          FROM load_run_event a
+                         WHERE a.event = 'control_accepted'
+                           AND a.run_id >= h.load_id
+                           AND JSON_VALUE(a.detail, '$.loadId') = TO_CHAR(h.load_id)))
+            THEN 1 ELSE 0 END AS control
   FROM (SELECT CASE WHEN process_status = 'HELD' THEN load_id END AS load_id,
                COUNT(*) AS n,
                MAX(updated_at) AS held_since

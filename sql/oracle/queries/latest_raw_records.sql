@@ -1,8 +1,8 @@
 -- The raw text of the latest error-log row of each of up to 20 stage rows (unused slots bound
--- NULL), and the load that logged it (sql/postgres/queries/latest_raw_records.sql); the engine
+-- NULL), the load that logged it and its phase (sql/postgres/queries/latest_raw_records.sql); the engine
 -- runs it per slice. "Latest" is the highest error_id of the stage row, found on the index
 -- ix_order_bulk_error_stage (stage_id, error_id) before the CLOB is read.
-SELECT b.stage_id, b.load_id, b.raw_record
+SELECT b.stage_id, b.load_id, b.raw_record, b.phase
   FROM order_bulk_error b
  WHERE b.error_id IN (SELECT MAX(x.error_id)
                         FROM order_bulk_error x

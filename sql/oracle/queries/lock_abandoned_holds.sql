@@ -2,6 +2,7 @@
 -- than :older_than (sql/postgres/queries/lock_abandoned_holds.sql), locked for the audited
 -- release. :older_than is UTC text 'YYYY-MM-DDTHH24:MI:SS.FF3'. No row limit: as
 -- lock_stale_processing.sql, every row of the cursor is fetched, so every row returned is locked.
+-- A load held for its control totals is never given up here: only `accept` releases it.
 SELECT s.stage_id,
        s.source_key,
        TO_CHAR(s.customer_id) AS customer_id,
@@ -28,5 +29,15 @@ SELECT s.stage_id,
                     WHERE r.status = 'RUNNING'
                       AND r.run_id >= s.load_id
                       AND JSON_VALUE(e.detail, '$.loadId') = TO_CHAR(s.load_id))
+   AND NOT (EXISTS (SELECT 1
+                   FROM load_run_event c
+                  WHERE c.event = 'control_held'
+                    AND c.run_id >= s.load_id
+                    AND JSON_VALUE(c.detail, '$.loadId') = TO_CHAR(s.load_id))
+        AND NOT EXISTS (SELECT 1
+                          FROM load_run_event a
+                         WHERE a.event = 'control_accepted'
+                           AND a.run_id >= s.load_id
+                           AND JSON_VALUE(a.detail, '$.loadId') = TO_CHAR(s.load_id)))
  ORDER BY s.stage_id
    FOR UPDATE SKIP LOCKED

@@ -9,6 +9,7 @@ import { load } from './load.js';
 import { preview } from './preview.js';
 import { processCommand } from './process.js';
 import { recover } from './recover.js';
+import { accept } from './accept.js';
 import { retry } from './retry.js';
 import { runs } from './runs.js';
 import { serve } from './serve.js';
@@ -23,6 +24,7 @@ export const COMMAND_TABLE: Record<Command, CommandSpec> = {
   status,
   retry,
   recover,
+  accept,
   errors,
   runs,
   guess,

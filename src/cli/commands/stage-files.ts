@@ -1,4 +1,5 @@
 /** load and stage: the files are checked before the database is opened, then staged (and, for load, processed). */
+import { withoutControlFiles } from '../../pipeline/load-control.js';
 import { realpathSync } from 'node:fs';
 import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
@@ -154,7 +155,12 @@ async function listAndStage(
   const listing: Listing = { notReady, ignored };
   // `stage` with nothing to stage needs no database; `load` still processes the rows of earlier loads that are due
   if (files.length === 0 && command === 'stage') return nothingToLoad(ctx, command, listing);
-  const paths = files.map((f) => f.path);
+  // a profile's control files (control: file:) are read with their file, never as order files
+  const paths = withoutControlFiles(
+    files.map((f) => f.path),
+    { profile, profiles },
+  );
+  const ordered = new Set(paths);
   // --profiles: each file's profile by its name; a file two profiles match refuses the run here,
   // before the database is opened (a file none matches is set aside by the run: moved or left)
   const routes = profiles === undefined ? null : routeFiles(paths, profiles).routes;
@@ -164,9 +170,9 @@ async function listAndStage(
   if (folders.failedDir === undefined) {
     // a zero-byte file is an empty load, not a file without a header
     for (const f of files) {
-      if (f.size === 0 || (routes !== null && !routes.has(f.path))) continue;
+      if (f.size === 0 || !ordered.has(f.path) || (routes !== null && !routes.has(f.path))) continue;
       const fileProfile = routes === null ? profile : routes.get(f.path);
-      await checkFileEncoding(f.path, await fileEncoding(f.path, fileProfile?.spec.encoding ?? options.encoding));
+      await checkFileEncoding(f.path, await fileEncoding(f.path, fileProfile?.spec.encoding ?? options.encoding), fileProfile?.spec.format);
       (await openOrderFile(f.path, { encoding: options.encoding, delimiter: options.delimiter, profile: fileProfile })).close();
     }
   }
@@ -187,8 +193,11 @@ async function listAndStage(
       ...folders,
       listed: files,
       readySuffix: options['ready-suffix'],
+      settleMs: options.settle,
       listing,
       beforeMoves,
+      // another run staging one of these files at once (no inbox lock between them): waited for as long as for an inbox
+      claimWaitMs: options['lock-timeout'] ?? defaultLockTimeoutMs(command),
     };
     const report = command === 'load' ? await loader.load(paths, run) : await loader.stage(paths, run);
     progress.clear();

@@ -64,7 +64,7 @@ function within(ms: number): { done: Promise<void>; cancel(): void } {
  * socket destroyed (OraConnection.destroy), which ends the close too. A connection that cannot
  * be destroyed is gone only when its close() ends.
  */
-async function closeUntilGone(connection: OraConnection): Promise<void> {
+export async function closeUntilGone(connection: OraConnection): Promise<void> {
   const closing = connection.close().then(
     () => 'closed' as const,
     () => 'closed' as const,
@@ -87,6 +87,23 @@ async function closeUntilGone(connection: OraConnection): Promise<void> {
   after.cancel();
 }
 
+/**
+ * A new connection with its call timeout and session settings (a connection whose settings fail
+ * is closed and the error thrown): the driver's, and a file claim's session, which is kept
+ * outside the driver's count (file-claims.ts).
+ */
+export async function openSession(connector: OraConnector, callTimeoutMs: number): Promise<OraConnection> {
+  const connection = await connector.getConnection();
+  if (callTimeoutMs > 0) connection.callTimeout = callTimeoutMs;
+  try {
+    await connection.execute(oracleQuery('session_settings'), {}, { autoCommit: false });
+  } catch (error) {
+    await closeUntilGone(connection);
+    throw error;
+  }
+  return connection;
+}
+
 export function oracleDriver(connector: OraConnector, policy: OracleConnectionPolicy): Driver<OraConnection> {
   if (!(policy.maxOpen >= 1)) throw new RangeError(`Oracle engine: maxOpen must be at least 1 (got ${policy.maxOpen})`);
   const idle: OraConnection[] = [];
@@ -102,15 +119,7 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
   async function connect(): Promise<OraConnection> {
     open++;
     try {
-      const connection = await connector.getConnection();
-      if (policy.callTimeoutMs > 0) connection.callTimeout = policy.callTimeoutMs;
-      try {
-        await connection.execute(oracleQuery('session_settings'), {}, { autoCommit: false });
-      } catch (error) {
-        await closeUntilGone(connection);
-        throw error;
-      }
-      return connection;
+      return await openSession(connector, policy.callTimeoutMs);
     } catch (error) {
       open--;
       serveWaiting();

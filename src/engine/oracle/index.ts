@@ -5,6 +5,7 @@ import { runMigrations } from '../migrations.js';
 import { Binds } from './binds.js';
 import { oracleChunkTx } from './chunk.js';
 import { processInDatabaseEnabled } from './chunk-in-database.js';
+import { oracleFileClaims } from './file-claims.js';
 import { checkDatabaseCharset } from './charset.js';
 import type { OracleDriverOptions } from './connect-options.js';
 import { onOracleConnection, oracleDriver } from './driver.js';
@@ -113,8 +114,10 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
   const scope = new WorkspaceScope();
   const maxIdle = settings?.maxIdle ?? 3;
   const lockWaits = new WeakMap<OraConnection, number | undefined>();
-  const driver = oracleDriver(scopedConnector(connector, scope), {
-    callTimeoutMs: settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000,
+  const scoped = scopedConnector(connector, scope);
+  const callTimeoutMs = settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000;
+  const driver = oracleDriver(scoped, {
+    callTimeoutMs,
     maxIdle,
     maxOpen: settings?.maxOpen ?? maxIdle + OPEN_OVER_IDLE,
     lockWaits,
@@ -134,6 +137,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
     journal: oracleRunJournal(driver, kit),
     reports: oracleReports(driver, kit),
     workspaces: oracleWorkspaces(driver, kit, scope),
+    claims: oracleFileClaims(scoped, kit, callTimeoutMs),
     migrate: () => runMigrations(oracleMigrationHooks(driver, kit, constants)),
   });
   engine.refreshStageStatistics = gatherStageStatistics(driver, kit, scope);

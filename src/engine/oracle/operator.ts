@@ -1,6 +1,15 @@
 import type { OperatorTx } from '../contract.js';
-import { fileLayoutFromInvoked } from '../run-events.js';
-import type { FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
+import type {
+  ControlHold,
+  ErrorPhase,
+  FileLayout,
+  KeysetWindow,
+  LatestRawRecord,
+  ManualChange,
+  RowSelector,
+  StageRowSnapshot,
+} from '../types.js';
 import {
   checkValueSizes,
   ID_SLOTS,
@@ -108,13 +117,30 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
       return rows.map(stageSnapshot);
     },
 
+    /** queries/control_hold.sql: the load's latest control hold, if any. */
+    async controlHold(loadId: number): Promise<ControlHold | null> {
+      const row = (await queryRows(connection, kit, 'control_hold', { load_id: binds.num(loadId) }))[0];
+      return row === undefined ? null : { detail: eventDetail(text(row.DETAIL)), accepted: int(row.ACCEPTED, 'accepted') === 1 };
+    },
+
+    /** queries/lock_control_held.sql: every row of the cursor fetched and so locked. */
+    async lockControlHeld(loadId: number): Promise<StageRowSnapshot[]> {
+      const rows = await queryRows(connection, kit, 'lock_control_held', { load_id: binds.num(loadId) });
+      return rows.map(stageSnapshot);
+    },
+
     /** queries/latest_raw_records.sql, per slice of 20 stage ids. */
     async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
       const ids = [...new Set(stageIds.map((id) => int(id, 'stage id')))];
       const out: LatestRawRecord[] = [];
       for (const part of slices(ids, ID_SLOTS)) {
         for (const r of await queryRows(connection, kit, 'latest_raw_records', binds.idSlots(part))) {
-          out.push({ stageId: int(r.STAGE_ID, 'stage_id'), loadId: intOrNull(r.LOAD_ID, 'load_id'), rawRecord: text(r.RAW_RECORD) });
+          out.push({
+            stageId: int(r.STAGE_ID, 'stage_id'),
+            loadId: intOrNull(r.LOAD_ID, 'load_id'),
+            rawRecord: text(r.RAW_RECORD),
+            phase: text(r.PHASE) as ErrorPhase | null,
+          });
         }
       }
       return byStageId(out);
@@ -210,6 +236,27 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
           });
         }
       }
+      const withAttributes = changes
+        .filter((ch) => ch.attributes !== undefined)
+        .map((ch) => ({ stage_id: int(ch.stageId, 'stage id'), attributes: ch.attributes ?? null }));
+      for (const run of binds.textRuns(withAttributes, (r) => [r.attributes])) {
+        await connection.executeMany(oracleQuery('apply_manual_attributes'), run, {
+          autoCommit: false,
+          bindDefs: { stage_id: binds.number(), attributes: binds.longText(run.map((r) => r.attributes)) },
+        });
+      }
+    },
+
+    /** queries/row_attributes.sql, per slice of 20 stage ids. */
+    async rowAttributes(stageIds: number[]): Promise<Map<number, string | null>> {
+      const ids = [...new Set(stageIds.map((id) => int(id, 'stage id')))];
+      const out = new Map<number, string | null>();
+      for (const part of slices(ids, ID_SLOTS)) {
+        for (const r of await queryRows(connection, kit, 'row_attributes', binds.idSlots(part))) {
+          out.set(int(r.STAGE_ID, 'stage_id'), text(r.ATTRIBUTES));
+        }
+      }
+      return out;
     },
   };
 }

@@ -122,6 +122,7 @@ export function oracleReports(driver: Driver<OraConnection>, kit: OracleKit): Re
           heldSince: parseUtcText(r.HELD_SINCE) ?? new Date(0),
           fileName: text(r.FILE_NAME),
           staging: int(r.STAGING, 'staging') === 1,
+          ...(int(r.CONTROL, 'control') === 1 ? { control: true } : {}),
         })),
       ),
 

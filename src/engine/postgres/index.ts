@@ -6,6 +6,7 @@ import { assembleEngine } from '../assemble.js';
 import type { Engine } from '../contract.js';
 import { runMigrations } from '../migrations.js';
 import { chunkSlice } from './chunk.js';
+import { pgFileClaims } from './file-claims.js';
 import { pgDriver, withSessionOf } from './driver.js';
 import { sqlQuery } from './rows.js';
 import { journalSlice, runJournal } from './journal.js';
@@ -61,6 +62,7 @@ export function createPostgresEngine(connector: PgConnector): Engine {
     journal: runJournal(withSession),
     reports: reports(withSession),
     workspaces: workspaces(withSession, connector, migrate),
+    claims: pgFileClaims(connector),
     migrate,
   });
   engine.refreshStageStatistics = () =>

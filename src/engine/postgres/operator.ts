@@ -1,6 +1,15 @@
 import type { OperatorTx } from '../contract.js';
-import { fileLayoutFromInvoked } from '../run-events.js';
-import type { FileLayout, KeysetWindow, LatestRawRecord, ManualChange, RowSelector, StageRowSnapshot } from '../types.js';
+import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
+import type {
+  ControlHold,
+  ErrorPhase,
+  FileLayout,
+  KeysetWindow,
+  LatestRawRecord,
+  ManualChange,
+  RowSelector,
+  StageRowSnapshot,
+} from '../types.js';
 import { listOrNull, sqlQuery, toSnapshot, type SnapshotRow } from './rows.js';
 import type { PgSession } from './session.js';
 
@@ -39,6 +48,17 @@ export function operatorSlice(session: PgSession): OperatorTx {
       return rows.map(toSnapshot);
     },
 
+    async controlHold(loadId: number): Promise<ControlHold | null> {
+      const { rows } = await session.query<{ detail: string | null; accepted: boolean }>(sqlQuery('control_hold'), [loadId]);
+      const row = rows[0];
+      return row === undefined ? null : { detail: eventDetail(row.detail), accepted: row.accepted };
+    },
+
+    async lockControlHeld(loadId: number): Promise<StageRowSnapshot[]> {
+      const { rows } = await session.query<SnapshotRow>(sqlQuery('lock_control_held'), [loadId]);
+      return rows.map(toSnapshot);
+    },
+
     async applyManualChanges(changes: ManualChange[]): Promise<void> {
       if (changes.length === 0) return;
       const c = changes;
@@ -57,15 +77,29 @@ export function operatorSlice(session: PgSession): OperatorTx {
         c.map((x) => x.operator),
         c.map((x) => x.reason),
       ]);
+      const withAttributes = c.filter((x) => x.attributes !== undefined);
+      if (withAttributes.length > 0)
+        await session.query(sqlQuery('apply_manual_attributes'), [
+          withAttributes.map((x) => x.stageId),
+          withAttributes.map((x) => x.attributes ?? null),
+        ]);
+    },
+
+    async rowAttributes(stageIds: number[]): Promise<Map<number, string | null>> {
+      if (stageIds.length === 0) return new Map();
+      const { rows } = await session.query<{ stage_id: number; attributes: string | null }>(sqlQuery('row_attributes'), [stageIds]);
+      return new Map(rows.map((r) => [r.stage_id, r.attributes]));
     },
 
     async latestRawRecords(stageIds: number[]): Promise<LatestRawRecord[]> {
       if (stageIds.length === 0) return [];
-      const { rows } = await session.query<{ stage_id: number; load_id: number | null; raw_record: string | null }>(
-        sqlQuery('latest_raw_records'),
-        [stageIds],
-      );
-      return rows.map((r) => ({ stageId: r.stage_id, loadId: r.load_id, rawRecord: r.raw_record }));
+      const { rows } = await session.query<{
+        stage_id: number;
+        load_id: number | null;
+        raw_record: string | null;
+        phase: ErrorPhase | null;
+      }>(sqlQuery('latest_raw_records'), [stageIds]);
+      return rows.map((r) => ({ stageId: r.stage_id, loadId: r.load_id, rawRecord: r.raw_record, phase: r.phase }));
     },
 
     async fileLayouts(loadIds: number[]): Promise<Map<number, FileLayout>> {

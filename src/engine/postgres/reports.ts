@@ -21,6 +21,20 @@ async function retryWait(s: PgSession): Promise<StatusReport['retryWait']> {
   return { count: wait.rows[0]?.n ?? 0, nextDueAt: wait.rows[0]?.next_due_at ?? null };
 }
 
+function earliest(dates: Array<Date | null>): Date | null {
+  let first: Date | null = null;
+  for (const d of dates) if (d !== null && (first === null || d.getTime() < first.getTime())) first = d;
+  return first;
+}
+
+/** status_retry_wait.sql's answer from status_summary.sql's groups. */
+function summarizeWaiting(
+  groups: Array<{ process_status: ProcessStatus; n: number; next_due_at: Date | null }>,
+): StatusReport['retryWait'] {
+  const waiting = groups.filter((g) => g.process_status === 'RETRY_WAIT');
+  return { count: waiting.reduce((sum, g) => sum + g.n, 0), nextDueAt: earliest(waiting.map((g) => g.next_due_at)) };
+}
+
 /** Read-only reports, each on a connection of its own. */
 export function reports(withSession: WithSession): Reports {
   return {
@@ -38,16 +52,20 @@ export function reports(withSession: WithSession): Reports {
 
     statusReport: (): Promise<StatusReport> =>
       withSession(async (s) => {
-        const counts = await s.query<{ load_id: number | null; process_status: ProcessStatus; n: number }>(sqlQuery('status_counts'));
+        const groups = await s.query<{
+          load_id: number | null;
+          process_status: ProcessStatus;
+          n: number;
+          next_due_at: Date | null;
+          waiting_since: Date | null;
+        }>(sqlQuery('status_summary'));
         const oldest = await s.query<{ stage_id: number; source_key: string; staged_at: Date }>(sqlQuery('status_oldest_ready'));
-        const wait = await retryWait(s);
-        const waiting = await s.query<{ waiting_since: Date | null }>(sqlQuery('status_oldest_waiting'));
         const o = oldest.rows[0];
         return {
-          counts: counts.rows.map((r) => ({ loadId: r.load_id, status: r.process_status, count: r.n })),
+          counts: groups.rows.map((r) => ({ loadId: r.load_id, status: r.process_status, count: r.n })),
           oldestReady: o === undefined ? null : { stageId: o.stage_id, sourceKey: o.source_key, stagedAt: o.staged_at },
-          retryWait: wait,
-          oldestWaitingSince: waiting.rows[0]?.waiting_since ?? null,
+          retryWait: summarizeWaiting(groups.rows),
+          oldestWaitingSince: earliest(groups.rows.map((r) => r.waiting_since)),
         };
       }),
 
@@ -64,15 +82,21 @@ export function reports(withSession: WithSession): Reports {
 
     heldLoads: () =>
       withSession(async (s) => {
-        const { rows } = await s.query<{ load_id: number; n: number; held_since: Date; file_name: string | null; staging: boolean }>(
-          sqlQuery('held_loads'),
-        );
+        const { rows } = await s.query<{
+          load_id: number;
+          n: number;
+          held_since: Date;
+          file_name: string | null;
+          staging: boolean;
+          control: boolean;
+        }>(sqlQuery('held_loads'));
         return rows.map((r) => ({
           loadId: r.load_id,
           rows: r.n,
           heldSince: r.held_since,
           fileName: r.file_name,
           staging: r.staging,
+          ...(r.control ? { control: true } : {}),
         }));
       }),
 

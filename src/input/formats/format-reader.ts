@@ -10,12 +10,15 @@ import type { OrderFile, OrderFileOptions } from '../order-file.js';
 import type { LoadProfile } from '../profile/load-profile.js';
 import { openFixedFile } from '../profile/fixed-reader.js';
 import { openJsonLinesFile } from './jsonl.js';
+import { openXlsxFile } from './xlsx.js';
 
-export type FormatReader = (path: string, size: number, options: OrderFileOptions, profile: LoadProfile) => OrderFile;
+/** A reader that must read into the file before its first record (a workbook to its sheet and header) returns a promise. */
+export type FormatReader = (path: string, size: number, options: OrderFileOptions, profile: LoadProfile) => OrderFile | Promise<OrderFile>;
 
 const READERS: Partial<Record<LoadProfile['spec']['format'], FormatReader>> = {
   fixed: openFixedFile,
   jsonl: openJsonLinesFile,
+  xlsx: openXlsxFile,
 };
 
 /** The reader of a profile's format, or null for the built-in CSV reader. */

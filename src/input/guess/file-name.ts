@@ -32,7 +32,7 @@ export function fileNameFacts(path: string, known: ReadonlySet<string>): FileNam
   const stem = parts
     .filter((p, i) => i !== codeAt && !/^\d+$/.test(p))
     .join('')
-    .replace(/\.(csv|tsv|txt|dat|prn|gz)(?=\.|$)/gi, '')
+    .replace(/\.(csv|tsv|txt|dat|prn|gz|xlsx|jsonl|ndjson)(?=\.|$)/gi, '')
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/([._-])[._-]+/g, '$1')
     .replace(/^[._-]+|[._-]+$/g, '')

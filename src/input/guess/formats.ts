@@ -7,20 +7,28 @@
 const startsWith = (bytes: Uint8Array, magic: readonly number[]): boolean => magic.every((b, i) => bytes[i] === b);
 const latin = (bytes: Uint8Array, end: number): string => Buffer.from(bytes.subarray(0, Math.min(end, bytes.length))).toString('latin1');
 
-const SAVE_AS_CSV = 'save the sheet as CSV (File › Save As › CSV UTF-8) and guess that file';
+const SAVE_AS = 'save it as an Excel Workbook (File › Save As › .xlsx) or the sheet as CSV UTF-8, and guess that file';
+
+/** Whether a file's first bytes are those of an xlsx workbook (a zip whose first names are a workbook's). */
+export function isWorkbookStart(bytes: Uint8Array): boolean {
+  if (!startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) return false;
+  const head = latin(bytes, 4096);
+  return !head.includes('application/vnd.oasis.opendocument') && (head.includes('xl/') || head.includes('[Content_Types].xml'));
+}
 
 /** What a binary file is, as one line with what to do; null when it is none of those recognised. */
 export function binaryFormat(bytes: Uint8Array): string | null {
   if (startsWith(bytes, [0x50, 0x4b, 0x03, 0x04])) {
     const head = latin(bytes, 4096);
     if (head.includes('application/vnd.oasis.opendocument.spreadsheet'))
-      return `an OpenDocument spreadsheet (ods), not a text file: order-loader reads CSV and fixed-width text; ${SAVE_AS_CSV}`;
+      return `an OpenDocument spreadsheet (ods), not a text file: order-loader reads CSV, fixed-width text, JSON Lines and xlsx workbooks; ${SAVE_AS}`;
+    // guess drafts a profile of a workbook read from its own file (guessProfile): this one came compressed
     if (head.includes('xl/') || head.includes('[Content_Types].xml'))
-      return `an Excel workbook (xlsx), not a text file: order-loader reads CSV and fixed-width text; ${SAVE_AS_CSV}`;
+      return 'an Excel workbook (xlsx) inside gzip: decompress it (gunzip) and guess the .xlsx itself (guess drafts a profile of format: xlsx)';
     return 'a zip archive, not a text file: unpack it and guess each file in it (gzip files are read as they are)';
   }
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))
-    return `an Excel 97-2003 workbook (xls) or another OLE document, not a text file: order-loader reads CSV and fixed-width text; ${SAVE_AS_CSV}`;
+    return `an Excel 97-2003 workbook (xls), a password-protected workbook or another OLE document, not a text file: order-loader reads xlsx workbooks (format: xlsx) without a password, CSV and text; ${SAVE_AS}`;
   if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46, 0x2d]))
     return 'a PDF document, not a text file: order-loader reads CSV and fixed-width text; ask the partner for a CSV export of the orders';
   return null;

@@ -9,6 +9,7 @@
  */
 import { UserError } from '../../errors.js';
 import { isGzipFile } from '../gzip.js';
+import { controlLines } from './control.js';
 import { readContentSample } from '../encoding-sniff.js';
 import { parseProfileText } from '../profile/load-profile.js';
 import { WHOLE_CURRENCIES } from './amounts.js';
@@ -19,7 +20,9 @@ import { c, fieldLines, openLines, q, samples } from './draft.js';
 import { guessEncoding, type EncodingGuess } from './encoding.js';
 import { proposeFields, type FieldProposal, type GuessColumn } from './fields.js';
 import { fileNameFacts, type FileNameFacts } from './file-name.js';
-import { binaryFormat, jsonFormat } from './formats.js';
+import { binaryFormat, isWorkbookStart, jsonFormat } from './formats.js';
+import { jsonLinesColumns } from './json-sample.js';
+import { workbookSample, type WorkbookSample } from './workbook.js';
 import { delimiterCandidates, describeEndings, isConsistent, splitLines } from './layout.js';
 import { FIELDS } from './names.js';
 import { csvLayout, fixedSampleLayout, GUESS_SAMPLE_RECORDS, type Layout } from './sample-layout.js';
@@ -38,7 +41,9 @@ export interface ProfileGuess {
   name: string;
   match: string;
   encoding: EncodingGuess['encoding'];
-  format: 'csv' | 'fixed';
+  format: 'csv' | 'fixed' | 'xlsx' | 'jsonl';
+  /** format: xlsx: the sheet the draft reads (the first with a table). */
+  sheet: { name: string; position: number } | null;
   delimiter: string | null;
   header: boolean | null;
   skipLines: number;
@@ -67,7 +72,8 @@ export interface ProfileGuess {
 const NULL_WORDS = ['NULL', 'null', 'n/a', 'N/A', '-', '#N/A', '\\N'];
 
 /** The sample's layout: the delimiter that splits most lines alike, else fixed width, else one column. */
-function layoutOf(lines: string[], encoding: string): Layout {
+function layoutOf(lines: string[], encoding: string, workbook: boolean): Layout {
+  if (workbook) return sheetLayout(lines);
   const candidates = delimiterCandidates(lines);
   const best = candidates.find(isConsistent);
   if (best !== undefined) return csvLayout(lines, best, candidates);
@@ -77,6 +83,37 @@ function layoutOf(lines: string[], encoding: string): Layout {
   const layout = csvLayout(lines, { delimiter: ',', fields: 1, lines: lines.length, of: lines.length }, candidates);
   layout.comments.push('no delimiter splits the lines and no fixed-width boundary was seen: check the format');
   return layout;
+}
+
+/** A workbook's rows, made CSV lines by the sample: split by that comma, the delimiter's lines left out of the draft. */
+function sheetLayout(lines: string[]): Layout {
+  const candidates = delimiterCandidates(lines);
+  const comma = candidates.find((d) => d.delimiter === ',') ?? { delimiter: ',', fields: 1, lines: lines.length, of: lines.length };
+  const layout = csvLayout(lines, comma, candidates);
+  return {
+    ...layout,
+    format: 'xlsx',
+    comments: [],
+    top: layout.top.filter((l) => !l.startsWith('delimiter:') && !l.startsWith('# delimiter:')),
+    delimiter: null,
+  };
+}
+
+/** A JSON Lines sample's layout: its leaf paths as named columns, no delimiter or header line. */
+function jsonLinesLayout(lines: string[], objects: NonNullable<ReturnType<typeof jsonLinesColumns>>): Layout {
+  return {
+    format: 'jsonl',
+    lines,
+    comments: [],
+    top: [`# ${objects.objects} JSON object(s), one per line; each field below is a path into the object (docs/files.md)`],
+    columns: objects.columns,
+    skip: [],
+    delimiter: null,
+    header: null,
+    skipLines: 0,
+    fixed: null,
+    trailer: [],
+  };
 }
 
 /** Does the sample say its amounts are in a currency without minor units (a code column, a sign, the name)? */
@@ -106,18 +143,27 @@ function trailerLines(layout: Layout, keyColumn: GuessColumn | undefined): strin
 }
 
 /** The draft profile of `sample` (the start of the file's content). Throws UserError when it is no order text. */
-export function guessFromSample(file: string, sample: Uint8Array, complete: boolean, gzip = false): ProfileGuess {
-  const binary = binaryFormat(sample);
+export function guessFromSample(
+  file: string,
+  sample: Uint8Array,
+  complete: boolean,
+  gzip = false,
+  /** The sample is the CSV of a workbook's sheet (src/input/guess/workbook.ts). */
+  workbook?: WorkbookSample,
+): ProfileGuess {
+  const binary = workbook === undefined ? binaryFormat(sample) : null;
   if (binary !== null) throw new UserError(`${file}: ${binary}`);
   const enc = guessEncoding(sample, complete);
   if ('notText' in enc) throw new UserError(`${file}: ${enc.notText}`);
-  const json = jsonFormat(enc.text, complete);
-  if (json !== null) throw new UserError(`${file}: ${json}`);
   const { lines: allLines, endings } = splitLines(enc.text);
   const lines = allLines.slice(0, GUESS_SAMPLE_RECORDS + 20);
+  // JSON Lines (UTF-8, as the reader reads it): each leaf path a column
+  const objects = workbook === undefined && enc.encoding === 'utf-8' ? jsonLinesColumns(lines.join('\n'), complete) : null;
+  const json = objects === null ? jsonFormat(enc.text, complete) : null;
+  if (json !== null) throw new UserError(`${file}: ${json}`);
   if (lines.every((l) => l.trim() === '')) throw new UserError(`${file}: no line of text in the first ${sample.length} bytes`);
   const fullWidth = hasFullWidth(enc.text);
-  const layout = layoutOf(lines, enc.encoding);
+  const layout = objects === null ? layoutOf(lines, enc.encoding, workbook !== undefined) : jsonLinesLayout(lines, objects);
   const raw = layout.columns.flatMap((g) => g.values);
   const nulls = [...new Set(raw.filter((v) => NULL_WORDS.includes(v)))];
   const columns = layout.columns.map((g) => ({
@@ -129,16 +175,23 @@ export function guessFromSample(file: string, sample: Uint8Array, complete: bool
   }));
   const name = fileNameFacts(file, KNOWN_CURRENCIES);
   const proposals = proposeFields(columns, { skip: layout.skip, wholeCurrency: wholeCurrencyHint(columns, name) });
+  // a JSON Lines column was judged by its last name: the draft names it by its whole path
+  if (objects !== null) for (const list of [columns, layout.columns]) list.forEach((g, i) => (g.name = objects.paths[i] ?? g.name));
   const byField = (f: (typeof FIELDS)[number]) => proposals.find((p) => p.field === f) as FieldProposal;
   const currency = decideCurrency(byField('amount'), byField('currency'), name);
   const open: string[] = [];
-  const y = draftHead(file, sample.length, complete, gzip, name, currency, enc, endings, layout, fullWidth);
+  const y =
+    workbook !== undefined
+      ? workbookHead(file, workbook, name, currency, layout, fullWidth)
+      : draftHead(file, sample.length, complete, gzip, name, currency, enc, endings, layout, fullWidth);
   y.push(...timezoneLines(byField('order_date'), open));
   y.push(...trailerLines(layout, byField('source_key').column ?? undefined));
+  const control = controlLines(layout, byField('amount'), complete);
   if (nulls.length > 0) y.push(`null_if: [${['', ...nulls].map(q).join(', ')}]   # seen in the sample`);
   else y.push('# null_if: ["", "NULL", "n/a"]   # values read as empty (default [""]); none other seen');
   y.push('columns:');
   for (const p of proposals) y.push(...fieldLines(p, columns, currency, open));
+  y.push(...control);
   const used = new Set(proposals.map((p) => p.column?.index));
   const unmapped = layout.columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
   if (unmapped.length > 0) {
@@ -159,6 +212,7 @@ export function guessFromSample(file: string, sample: Uint8Array, complete: bool
     match: name.match,
     encoding: enc.encoding,
     format: layout.format,
+    sheet: workbook?.sheet ?? null,
     delimiter: layout.delimiter,
     header: layout.header,
     skipLines: layout.skipLines,
@@ -206,6 +260,36 @@ function draftHead(
   y.push(...layout.top);
   if (fullWidth) {
     y.push('# full-width characters (digits, letters, signs) are in the file: NFKC makes them ASCII before values are read');
+    y.push('normalize: nfkc');
+  }
+  return y;
+}
+
+/** The head of a workbook's draft: its sheet in the place of an encoding and a delimiter. */
+function workbookHead(
+  file: string,
+  workbook: WorkbookSample,
+  name: FileNameFacts,
+  currency: CurrencyDecision,
+  layout: Layout,
+  fullWidth: boolean,
+): string[] {
+  const y: string[] = [];
+  y.push(`# Draft load profile written by \`order-loader guess\` from ${c(file)}`);
+  y.push(`# (rows 1–${workbook.rows} of its sheet ${c(JSON.stringify(workbook.sheet.name))} read). Check every line before using it;`);
+  y.push('# what it could not decide is an open: line (load refuses the draft until each is decided).');
+  y.push('version: 1');
+  y.push(`name: ${q(name.name)}`);
+  y.push(`match: ${q(name.match)}`);
+  if (currency.source.kind === 'name') y.push(`file_pattern: ${q(currency.source.pattern)}   # the currency comes from the file's name`);
+  y.push('# an Excel workbook: its cells are read (dates as calendar dates, numbers as Excel shows them)');
+  y.push('format: xlsx');
+  for (const why of workbook.passed) y.push(`# passed over: ${c(why)}`);
+  y.push(`# sheet: the first with a table (sheet ${workbook.sheet.position}; a name or a 1-based position)`);
+  y.push(`sheet: ${q(workbook.sheet.name)}`);
+  y.push(...layout.top);
+  if (fullWidth) {
+    y.push('# full-width characters (digits, letters, signs) are in the sheet: NFKC makes them ASCII before values are read');
     y.push('normalize: nfkc');
   }
   return y;
@@ -279,6 +363,10 @@ export async function guessProfile(path: string): Promise<ProfileGuess> {
     throw error;
   }
   if (gzip && read.sample.length === 0) throw new UserError(`${path}: a gzip file whose content could not be read (damaged or empty)`);
+  if (!gzip && isWorkbookStart(read.sample)) {
+    const workbook = await workbookSample(path, GUESS_SAMPLE_RECORDS + 20);
+    return guessFromSample(path, Buffer.from(workbook.text, 'utf8'), true, false, workbook);
+  }
   return guessFromSample(path, read.sample, read.complete, gzip);
 }
 

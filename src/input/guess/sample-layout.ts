@@ -41,7 +41,7 @@ function headerEvidence(first: readonly string[], rest: ReadonlyArray<readonly s
 }
 
 export interface Layout {
-  format: 'csv' | 'fixed';
+  format: 'csv' | 'fixed' | 'xlsx' | 'jsonl';
   lines: string[];
   comments: string[];
   top: string[];

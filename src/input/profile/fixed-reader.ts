@@ -22,6 +22,7 @@ import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
 import { compileMapping, type MappingProblem } from './mapping.js';
 import { FIXED_RECORD_LIMIT } from './schema.js';
+import { controlRecordRule, type ControlRecord } from '../control/control-record.js';
 
 /** The length in bytes of the character starting with byte `b` in `encoding`. */
 function charWidth(encoding: FileEncoding, b: number): number {
@@ -188,6 +189,8 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
   /** The line starts with the comment, compared as text: the comment is written in the profile (UTF-8), the line in the file's encoding. */
   const isComment = (line: Buffer): boolean => comment !== null && decode(line.subarray(0, commentBytes)).startsWith(comment);
   const hasWhen = profile.spec.when !== undefined;
+  const controlRule = controlRecordRule(profile.spec);
+  const controls: ControlRecord[] = [];
   let discarded = 0;
   let discardedByWhen = 0;
   let closed = false;
@@ -222,6 +225,15 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
         lastLine = lineNo;
         lastByte = endByte;
         if (line.length === 0) continue; // a blank line: no record
+        // a control record (trailer or header): no data row, whatever skip_lines, comment or `when` say
+        if (controlRule !== null) {
+          const text = decode(line);
+          if (controlRule.text(text)) {
+            controls.push({ lineNo, fields: null, text });
+            if (observe !== undefined) tellPassedOver(lineNo, line, 'control');
+            continue;
+          }
+        }
         if (lineNo <= skipLines || isComment(line)) {
           discarded++;
           if (observe !== undefined) tellPassedOver(lineNo, line, lineNo <= skipLines ? 'skip_lines' : 'comment');
@@ -296,6 +308,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
     bytesRead: () => source.fileBytesRead(),
     discarded: () => discarded,
     discardedByWhen: () => discardedByWhen,
+    controlRecords: () => controls,
     close() {
       closed = true;
       source.close();

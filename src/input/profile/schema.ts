@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ORDER_COLUMNS } from '../order-record.js';
 import { dateMaskProblem, isTimeZone, maskHasOffset } from './date-mask.js';
 import { jsonlSpecProblems } from './jsonl-spec.js';
+import { xlsxSpecProblems } from './xlsx-spec.js';
 
 export { dateMaskProblem } from './date-mask.js';
 
@@ -69,6 +70,42 @@ const whenSpec = z.strictObject({
 });
 export type WhenSpec = z.infer<typeof whenSpec>;
 
+/** Where a control value is: a 1-based field of the record (csv, a control file's line) or its positions (fixed, a control file's line). */
+const controlField = z.strictObject({ column: position.optional(), at: at.optional() });
+export type ControlField = z.infer<typeof controlField>;
+
+/**
+ * Control totals (src/input/control/): the file states its own record count and amount sum, in
+ * a trailer or header record or in a control file beside it, and nothing of it is merged unless
+ * what was read agrees.
+ */
+const controlSpec = z.strictObject({
+  /** The trailer: the last record that matches this rule (a `when`-style test); it is not a data row. */
+  trailer: whenSpec.optional(),
+  /** The header record: the first record (after the column names, if any) that matches this rule. */
+  header: whenSpec.optional(),
+  /** A control file beside the data file: a name with {name} (the data file's name) or {stem} (its name without the last extension). */
+  file: nonEmpty
+    .refine(
+      (v) => !v.includes('/') && (v.includes('{name}') || v.includes('{stem}')),
+      'a file name with {name} or {stem}, without a folder',
+    )
+    .optional(),
+  /** The field delimiter of a control file's line (default: the profile's delimiter, else ","). */
+  delimiter: z.string().length(1).optional(),
+  /** The number of data records stated. */
+  count: controlField.optional(),
+  /** Whether the stated count includes the lines the profile discards (comment, when, skip_lines past the header). */
+  count_discarded: z.boolean().default(false),
+  /** The sum of the amounts stated, written with the amount column's number rules. */
+  sum: controlField.optional(),
+  /** The size in bytes of the data file stated. */
+  bytes: controlField.optional(),
+  /** What a mismatch does: hold (nothing of the file is merged until `accept`) or warn (loaded, said). */
+  on_mismatch: z.enum(['hold', 'warn']).default('hold'),
+});
+export type ControlSpec = z.infer<typeof controlSpec>;
+
 const columnsSpec = z.strictObject({
   source_key: columnSpec,
   customer_id: columnSpec,
@@ -93,7 +130,9 @@ export const profileSchema = z
     file_pattern: nonEmpty.optional(),
     /** The IANA zone an order date with an offset is taken in (`Asia/Tokyo`). */
     timezone: nonEmpty.optional(),
-    format: z.enum(['csv', 'fixed', 'jsonl']).default('csv'),
+    format: z.enum(['csv', 'fixed', 'jsonl', 'xlsx']).default('csv'),
+    /** format: xlsx: the sheet read, by its name or its 1-based position among the workbook's sheets (default: the first). */
+    sheet: z.union([nonEmpty, position]).optional(),
     encoding: z
       .enum([...ENCODING_ALIASES.keys()] as [string, ...string[]])
       .transform((v) => ENCODING_ALIASES.get(v) as ProfileEncoding)
@@ -114,11 +153,13 @@ export const profileSchema = z
     units: z.enum(['bytes', 'chars']).optional(),
     columns: columnsSpec,
     extra: z.union([z.enum(['keep', 'ignore']), z.array(nonEmpty)]).default('ignore'),
+    control: controlSpec.optional(),
   })
   .superRefine((p, ctx) => {
     const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path, message });
     const fixed = p.format === 'fixed';
     if (p.format === 'jsonl') jsonlSpecProblems(p, issue);
+    xlsxSpecProblems(p, issue);
     if (fixed) {
       for (const key of ['delimiter', 'quote', 'escape', 'header'] as const)
         if (p[key] !== undefined) issue([key], `a ${key} has no meaning for format: fixed`);
@@ -153,7 +194,7 @@ export const profileSchema = z
       if (c.currency_signs !== undefined && name !== 'amount') issue([...path, 'currency_signs'], 'currency_signs is for amount');
       if (fixed && c.column !== undefined) issue([...path, 'column'], 'format: fixed reads columns by at: [start, length]');
       if (!fixed && c.at !== undefined) issue([...path, 'at'], `at is for format: fixed (${p.format} reads by column)`);
-      if (!fixed && p.header === false && c.column !== undefined && typeof c.column !== 'number')
+      if (!fixed && p.format !== 'xlsx' && p.header === false && c.column !== undefined && typeof c.column !== 'number')
         issue([...path, 'column'], 'header: false: a column is its 1-based number');
       if (c.const !== undefined && c.default !== undefined) issue(path, 'takes const or default, not both');
       if (name === 'source_key' && (c.const !== undefined || c.default !== undefined))
@@ -205,7 +246,38 @@ export const profileSchema = z
       if (fixed && w.column !== undefined) issue(['when', 'column'], 'format: fixed reads by at');
       if (!fixed && w.at !== undefined) issue(['when', 'at'], 'at is for format: fixed');
     }
+    if (p.control !== undefined) controlSpecProblems(p.control, p.format, issue);
   });
+
+/** What a `control:` section must hold, for the format it reads. */
+function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array<string | number>, message: string) => void): void {
+  const fixed = format === 'fixed';
+  const where = [c.trailer, c.header, c.file].filter((v) => v !== undefined).length;
+  if (where !== 1) issue(['control'], 'takes one of trailer, header and file');
+  if (c.count === undefined && c.sum === undefined && c.bytes === undefined) issue(['control'], 'states count, sum or bytes');
+  const record = c.trailer !== undefined ? 'trailer' : c.header !== undefined ? 'header' : null;
+  if (record !== null && format === 'jsonl') issue(['control', record], 'format: jsonl: a control record is not read yet (use file:)');
+  if (c.delimiter !== undefined && c.file === undefined) issue(['control', 'delimiter'], 'delimiter is for a control file');
+  const rule = c.trailer ?? c.header;
+  if (rule !== undefined && record !== null) {
+    if ([rule.equals, rule.in, rule.not_in].filter((v) => v !== undefined).length !== 1)
+      issue(['control', record], 'takes one of equals, in and not_in');
+    if (fixed ? rule.at === undefined : rule.column === undefined)
+      issue(['control', record], fixed ? 'format: fixed: needs at: [start, length]' : 'needs column: its 1-based field number');
+    if (!fixed && rule.column !== undefined && typeof rule.column !== 'number')
+      issue(['control', record, 'column'], 'a control record is read by its 1-based field number');
+    if (fixed && rule.column !== undefined) issue(['control', record, 'column'], 'format: fixed reads by at');
+    if (!fixed && rule.at !== undefined) issue(['control', record, 'at'], 'at is for format: fixed');
+  }
+  for (const key of ['count', 'sum', 'bytes'] as const) {
+    const f = c[key];
+    if (f === undefined) continue;
+    if ((f.column === undefined) === (f.at === undefined)) issue(['control', key], 'takes one of column and at');
+    else if (record !== null && fixed && f.column !== undefined) issue(['control', key, 'column'], 'format: fixed reads by at');
+    else if (record !== null && !fixed && f.at !== undefined)
+      issue(['control', key, 'at'], `at is for format: fixed (${format} reads by column)`);
+  }
+}
 
 /** The named groups of a file-name pattern, or null when it is not a regular expression. */
 export function filePatternGroups(pattern: string | undefined): string[] | null {

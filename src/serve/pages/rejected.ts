@@ -1,7 +1,8 @@
 import type { ErrorExportRow } from '../../pipeline/errors-export.js';
 import type { RejectedLinesPage, RejectedPage } from '../../pipeline/review.js';
 import { filterQuery, type ReviewFilter } from '../filters.js';
-import { html, rawLine, shown, when, type Html } from '../html.js';
+import type { FileLine } from '../file-lines.js';
+import { html, plain, rawLine, shown, when, type Html } from '../html.js';
 
 function filterForm(filter: ReviewFilter): Html {
   const phase = filter.phase ?? '';
@@ -22,8 +23,8 @@ function filterForm(filter: ReviewFilter): Html {
   </form>`;
 }
 
-function rowLine(r: ErrorExportRow, fromFiles: ReadonlyMap<number, string>): Html {
-  return html`<tr data-stage-id="${r.stageId}" data-source-key="${r.sourceKey}">
+function rowLine(r: ErrorExportRow, fromFiles: ReadonlyMap<number, FileLine>): Html {
+  return html`<tr data-stage-id="${r.stageId}" data-source-key="${plain(r.sourceKey ?? '')}">
     <td class="num"><a href="/row/${r.stageId}">${r.stageId}</a></td>
     <td>${shown(r.sourceKey)}</td>
     <td class="num">${r.loadId}</td>
@@ -41,13 +42,9 @@ function rowLine(r: ErrorExportRow, fromFiles: ReadonlyMap<number, string>): Htm
 }
 
 function bulkForm(filter: ReviewFilter, csrf: string): Html {
-  if (filter.phase !== undefined)
-    return html`<p class="hint">
-      Resubmitting a selection filters by load, file, profile and error code; clear the phase filter to resubmit.
-    </p>`;
   return html`<form class="bulk" method="post" action="/rejected/resubmit">
     <input type="hidden" name="csrf" value="${csrf}" />
-    ${(['load', 'file', 'profile', 'code'] as const).map((k) => (filter[k] === undefined ? '' : html`<input type="hidden" name="${k}" value="${filter[k]}" />`))}
+    ${(['load', 'file', 'profile', 'code', 'phase'] as const).map((k) => (filter[k] === undefined ? '' : html`<input type="hidden" name="${k}" value="${filter[k]}" />`))}
     <label>reason (recorded in the audit) <input class="reason" name="reason" required maxlength="1000" /></label>
     <label
       ><span><input type="checkbox" name="confirm" value="yes" required /> resubmit every ERROR row of this filter, unchanged</span></label
@@ -62,7 +59,7 @@ export function rejectedBody(
   filter: ReviewFilter,
   result: RejectedPage,
   edit: { allowEdit: boolean; csrf: string },
-  fromFiles: ReadonlyMap<number, string>,
+  fromFiles: ReadonlyMap<number, FileLine>,
 ): Html {
   const first = filter.before === undefined;
   return html`${filterForm(filter)}

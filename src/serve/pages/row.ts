@@ -1,9 +1,12 @@
-import { escapeControl } from '../../cli/escape.js';
 import type { AuditEntry, ErrorLogEntry } from '../../engine/types.js';
 import type { ErrorExportRow } from '../../pipeline/errors-export.js';
 import type { RowHistoryView } from '../../pipeline/review.js';
 import type { KnownLoad } from '../filters.js';
-import { html, rawLine, ROW_CHARS, shown, when, type Html } from '../html.js';
+import type { FileLine } from '../file-lines.js';
+import { html, plain, rawLine, ROW_CHARS, shown, when, type Html } from '../html.js';
+
+/** The name of an attribute's input: `attribute.NAME` (retry --set attributes.NAME=value; an emptied one is removed). */
+export const ATTRIBUTE_INPUT = 'attribute.';
 
 /** The fields an operator can correct (retry --set), with their values as the form shows them. */
 export const EDIT_FIELDS = [
@@ -48,13 +51,24 @@ function editForm(row: ErrorExportRow, csrf: string): Html {
       ${EDIT_FIELDS.map(
         // control characters escaped here too: an unchanged field (its was_ value the same text) is no correction
         ([field, key]) =>
-          html`<input type="hidden" name="was_${field}" value="${escapeControl(row[key] ?? '')}" />
-            <label>${field} <input name="${field}" value="${escapeControl(row[key] ?? '')}" maxlength="200" /></label>`,
+          html`<input type="hidden" name="was_${field}" value="${plain(row[key] ?? '')}" />
+            <label>${field} <input name="${field}" value="${plain(row[key] ?? '')}" maxlength="200" /></label>`,
       )}
+      ${Object.entries(row.attributes ?? {})
+        // a name the page would have to escape could not be sent back as it is: such an attribute is shown, not edited
+        .filter(([name]) => plain(name) === name)
+        .map(
+          ([name, value]) =>
+            html`<input type="hidden" name="was_${ATTRIBUTE_INPUT}${name}" value="${plain(value)}" />
+              <label class="attribute"
+                >${shown(name)} <span class="hint">(attribute)</span>
+                <input name="${ATTRIBUTE_INPUT}${name}" value="${plain(value)}" maxlength="10000"
+              /></label>`,
+        )}
       <label>reason (required, recorded in the audit) <input class="reason" name="reason" required maxlength="1000" /></label>
       <button type="submit">Resubmit</button>
       <span class="hint"
-        >The changed fields are corrected and the row goes back to READY, audited, as
+        >The changed fields and attributes (an emptied attribute is removed) are corrected and the row goes back to READY, audited, as
         <code>retry --stage-id ${row.stageId} --set … --reason …</code>; it is processed at once.</span
       >
     </form>`;
@@ -65,7 +79,7 @@ export function rowBody(
   view: RowHistoryView,
   loads: KnownLoad[],
   edit: { allowEdit: boolean; csrf: string },
-  fromFiles: ReadonlyMap<number, string>,
+  fromFiles: ReadonlyMap<number, FileLine>,
 ): Html {
   const row = view.row;
   if (row === null) return html`<p>No such row.</p>`;

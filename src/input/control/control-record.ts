@@ -1,0 +1,57 @@
+/**
+ * A control record (a profile's `control: trailer` or `control: header`): a record of the file that
+ * states the file's own totals. The readers (src/input/order-file.ts for csv,
+ * src/input/profile/fixed-reader.ts) pass it over as no data row and keep it here; the check
+ * (control-check.ts) decides which one is the trailer or header and reads its figures.
+ */
+import type { ControlField, LoadProfileSpec, WhenSpec } from '../profile/schema.js';
+
+/** A record that matched the control rule: its fields (csv) or its text (fixed). */
+export interface ControlRecord {
+  lineNo: number;
+  /** The record's fields as the CSV reader split them; null for a fixed-width line. */
+  fields: readonly string[] | null;
+  /** The line's text as decoded (fixed width: what `at` positions read). */
+  text: string;
+}
+
+/** A control value of a record or a control file's line: the field by its 1-based number, or the characters at [start, length]. */
+export function controlValue(record: Pick<ControlRecord, 'fields' | 'text'>, field: ControlField): string | null {
+  if (field.column !== undefined) return record.fields?.[field.column - 1]?.trim() ?? null;
+  if (field.at !== undefined) {
+    const chars = Array.from(record.text);
+    if (chars.length < field.at[0]) return null;
+    return chars
+      .slice(field.at[0] - 1, field.at[0] - 1 + field.at[1])
+      .join('')
+      .trim();
+  }
+  return null;
+}
+
+function ruleTest(rule: WhenSpec): (value: string) => boolean {
+  if (rule.equals !== undefined) {
+    const equals = rule.equals;
+    return (v) => v === equals;
+  }
+  const list = new Set(rule.in ?? rule.not_in ?? []);
+  return rule.in !== undefined ? (v) => list.has(v) : (v) => !list.has(v);
+}
+
+/**
+ * The test of the profile's control record rule, or null when its control values are not in a
+ * record (none, or a control file). CSV: the record's fields; fixed: the line's text.
+ */
+export function controlRecordRule(
+  spec: LoadProfileSpec,
+): { fields(record: readonly string[]): boolean; text(line: string): boolean } | null {
+  const rule = spec.control?.trailer ?? spec.control?.header;
+  if (rule === undefined) return null;
+  const test = ruleTest(rule);
+  const column = typeof rule.column === 'number' ? rule.column : undefined;
+  const at = rule.at;
+  return {
+    fields: (record) => column !== undefined && record.length >= column && test((record[column - 1] ?? '').trim()),
+    text: (line) => at !== undefined && test(controlValue({ fields: null, text: line }, { at }) ?? ''),
+  };
+}

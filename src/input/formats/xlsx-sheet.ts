@@ -1,0 +1,150 @@
+/**
+ * The rows of one sheet of an xlsx workbook, streamed: exceljs's streaming WorkbookReader reads
+ * the zip entry by entry as its bytes arrive (unzipper's streaming parser, saxes for the XML), so
+ * memory holds the shared strings and the rows of one read chunk, never the sheet. Its bytes come
+ * from the run's byte source (the file as the run opened it, its identity tapped from the same
+ * pass), read to the end of the workbook even past the sheet so that the tap sees every byte.
+ * exceljs is loaded on the first workbook read: every other command starts without it.
+ */
+import { Readable } from 'node:stream';
+import { UserError } from '../../errors.js';
+import type { ByteSource } from '../gzip.js';
+import { cellText, type CellText, type CellValue } from './xlsx-cells.js';
+
+export interface SheetRow {
+  rowNo: number;
+  /** Cells by 0-based column index, up to the last cell written; a missing (or merged-over) cell is absent. */
+  cells: Array<CellText | undefined>;
+}
+
+export interface SheetReading {
+  /** The sheet read: its name and 1-based position among the workbook's sheets. */
+  sheet: { name: string; position: number };
+  rows: AsyncGenerator<SheetRow>;
+}
+
+interface StreamCell {
+  value: unknown;
+  numFmt?: string | undefined;
+}
+interface StreamRow {
+  number: number;
+  eachCell(options: { includeEmpty: boolean }, f: (cell: StreamCell, col: number) => void): void;
+}
+interface StreamSheet extends AsyncIterable<StreamRow> {
+  name?: string;
+  /** The sheet part's bytes (its zip entry, or the temporary file exceljs put it in). */
+  iterator?: AsyncIterable<unknown>;
+}
+
+/**
+ * Read a sheet's part through without parsing it. exceljs keeps a sheet that comes before the
+ * shared strings (as Excel writes them) in a temporary file and deletes it when asked for the next
+ * sheet: a sheet passed over unread would then fail to open its deleted file.
+ */
+async function passOver(sheet: StreamSheet): Promise<void> {
+  if (sheet.iterator !== undefined) for await (const _ of sheet.iterator);
+}
+interface StreamWorkbook extends AsyncIterable<StreamSheet> {
+  model?: { sheets?: Array<{ name: string }> };
+  properties?: { model?: { date1904?: boolean } };
+}
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+/** Why the first bytes are not those of an xlsx workbook (a zip), or null. */
+export function notWorkbook(first: Uint8Array): string | null {
+  if (ZIP_MAGIC.every((b, i) => first[i] === b)) return null;
+  if (OLE_MAGIC.every((b, i) => first[i] === b))
+    return 'an Excel 97-2003 workbook (.xls) or a password-protected workbook, which format: xlsx does not read: save it in Excel as an Excel Workbook (.xlsx) without a password';
+  return 'not an xlsx workbook (an xlsx file is a zip archive; this file does not start like one)';
+}
+
+/** The sheet a profile names: its name, or its 1-based position (default: the first). */
+export type SheetChoice = string | number;
+
+const describeChoice = (want: SheetChoice): string => (typeof want === 'number' ? `sheet ${want}` : `sheet ${JSON.stringify(want)}`);
+
+/**
+ * Open `want` of the workbook whose bytes `source` gives: resolves once the sheet's part is
+ * reached (the sheets before it read past), refuses a file that is no workbook or has no such sheet.
+ */
+export async function openSheet(path: string, source: ByteSource, want: SheetChoice, stopped: () => boolean): Promise<SheetReading> {
+  const first = await source.chunks.next();
+  const head = first.done === true ? Buffer.alloc(0) : first.value;
+  const refusal = notWorkbook(head);
+  if (refusal !== null) throw new UserError(`${path}: ${refusal}`);
+  async function* bytes(): AsyncGenerator<Buffer> {
+    yield head;
+    for (;;) {
+      const next = await source.chunks.next();
+      if (next.done === true) return;
+      yield next.value;
+    }
+  }
+  const input = Readable.from(bytes(), { objectMode: false });
+  const { default: ExcelJS } = await import('exceljs');
+  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    entries: 'ignore',
+  }) as unknown as StreamWorkbook;
+  const sheets = workbook[Symbol.asyncIterator]();
+  const seen: string[] = [];
+  for (;;) {
+    let next: IteratorResult<StreamSheet>;
+    try {
+      next = await sheets.next();
+    } catch (error) {
+      throw new UserError(`${path}: not a readable xlsx workbook (${damage(error)})`, { cause: error });
+    }
+    if (next.done === true) break;
+    const sheet = next.value;
+    const name = sheet.name ?? '';
+    const order = workbook.model?.sheets ?? [];
+    const position = order.findIndex((s) => s.name === name) + 1;
+    seen.push(name);
+    if (typeof want === 'number' ? position !== want : name !== want) {
+      await passOver(sheet);
+      continue;
+    }
+    const date1904 = workbook.properties?.model?.date1904 === true;
+    return { sheet: { name, position }, rows: sheetRows(sheet, sheets, date1904, stopped) };
+  }
+  if (seen.length === 0) throw new UserError(`${path}: not an xlsx workbook: the zip archive holds no worksheet`);
+  const names = (workbook.model?.sheets ?? []).map((s) => JSON.stringify(s.name));
+  throw new UserError(`${path}: the workbook has no ${describeChoice(want)} (its sheets: ${names.join(', ')})`);
+}
+
+/** What went wrong in a damaged workbook, in a few words. */
+export function damage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/FILE_ENDED|end of|unexpected end|premature/i.test(message)) return 'the zip archive is cut short';
+  return message.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+async function* sheetRows(
+  sheet: StreamSheet,
+  rest: AsyncIterator<StreamSheet>,
+  date1904: boolean,
+  stopped: () => boolean,
+): AsyncGenerator<SheetRow> {
+  for await (const row of sheet) {
+    if (stopped()) return;
+    const cells: Array<CellText | undefined> = [];
+    row.eachCell({ includeEmpty: false }, (cell, col) => {
+      cells[col - 1] = cellText(cell.value as CellValue, cell.numFmt, date1904);
+    });
+    yield { rowNo: row.number, cells };
+  }
+  // the rest of the workbook read through (each part drained): the identity's tap sees every byte
+  for (;;) {
+    if (stopped()) return;
+    const next = await rest.next();
+    if (next.done === true) return;
+    await passOver(next.value);
+  }
+}

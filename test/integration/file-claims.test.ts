@@ -1,0 +1,99 @@
+/**
+ * File claims (src/engine/contract.ts FileClaims, src/pipeline/file-claim.ts): a file identity is
+ * one session's while a run decides and stages that file. On a server database (PostgreSQL: an
+ * advisory lock; Oracle: a row lock) a second session waits for it, gets it once it is released
+ * or once the holder's session ended (a killed run); on PGlite (one process per folder, one
+ * connection) every claim is granted at once. The run
+ * waits for a claim another run holds as long as its claimWaitMs (--lock-timeout) says, naming
+ * that run, then stages; past it, or interrupted, it stops with nothing staged.
+ */
+import { expect } from 'vitest';
+import type { Engine } from '../../src/engine/types.js';
+import { DatabaseBusyError } from '../../src/engine/folder-lock.js';
+import { RunAbortedError } from '../../src/errors.js';
+import { claimKey } from '../../src/pipeline/file-claim.js';
+import { FILE_CLAIM_CLASS } from '../../src/engine/postgres/file-claims.js';
+import { forEachTarget, targetTest } from '../support/target-test.js';
+import { orderFile } from '../support/files.js';
+
+const KEY = claimKey({ sha256: 'a'.repeat(64), encoding: 'utf-8', delimiter: ',', profile: 'builtin' });
+const OTHER = claimKey({ sha256: 'a'.repeat(64), encoding: 'shift_jis', delimiter: ',', profile: 'builtin' });
+
+/** The engine with its first `busy` claims answered "held by another session". */
+function busyFor(busy: number): { wrap: (engine: Engine) => Engine; tries: () => number } {
+  let tries = 0;
+  return {
+    tries: () => tries,
+    wrap: (engine) => ({
+      ...engine,
+      claimFile: (key: string) => (++tries <= busy ? Promise.resolve(null) : engine.claimFile(key)),
+    }),
+  };
+}
+
+forEachTarget('file claims on $kind', (target) => {
+  targetTest('a claimed identity is one session’s until released; another identity is not held up', async ({ db }) => {
+    const first = (await db.open()).loader.engine;
+    const second = (await db.open()).loader.engine;
+    const claim = await first.claimFile(KEY);
+    expect(claim).not.toBeNull();
+    if (target.kind === 'pglite') {
+      // one process, one connection: nothing to wait for
+      expect(await second.claimFile(KEY)).not.toBeNull();
+      return;
+    }
+    const started = performance.now();
+    expect(await second.claimFile(KEY)).toBeNull();
+    // waited about a second for it
+    expect(performance.now() - started).toBeGreaterThan(800);
+    const other = await second.claimFile(OTHER);
+    expect(other).not.toBeNull();
+    await other?.release();
+    await claim?.release();
+    const taken = await second.claimFile(KEY);
+    expect(taken).not.toBeNull();
+    await taken?.release();
+  });
+
+  // a killed holder on Oracle: test/oracle/file-claims.recording.test.ts (the session's end) and Oracle's own word
+  if (target.kind === 'postgres')
+    targetTest('a claim ends with the session that holds it (the holder killed)', async ({ db }) => {
+      const first = (await db.open()).loader.engine;
+      const second = (await db.open()).loader.engine;
+      expect(await first.claimFile(KEY)).not.toBeNull();
+      expect(await second.claimFile(KEY)).toBeNull();
+      // what kill -9 of the holder's process leaves the server: its session ends
+      const ended = await db.sql<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+            WHERE d.datname = current_database() AND l.locktype = 'advisory' AND l.classid = $1 AND l.granted`,
+        [FILE_CLAIM_CLASS],
+      );
+      expect(ended).toEqual([{ ended: true }]);
+      const taken = await second.claimFile(KEY);
+      expect(taken).not.toBeNull();
+      await taken?.release();
+    });
+
+  targetTest('a run waits for a file another run claims, says for whom, then stages it', async ({ db }) => {
+    const busy = busyFor(2);
+    const { loader, logs } = await db.openWith(busy.wrap);
+    const file = orderFile([['FC-1', '1', '2026-01-01', '10.00', 'JPY']]);
+    const report = await loader.load([file], { claimWaitMs: 60_000 });
+    expect(busy.tries()).toBe(3);
+    expect(report.exitCode).toBe(0);
+    expect(logs.records.map((r) => r.msg)).toContain(
+      `${file}: waiting for another run that stages the same file (up to 1m, --lock-timeout)`,
+    );
+    expect(await db.sql('SELECT source_key, process_status FROM order_stage')).toEqual([{ source_key: 'FC-1', process_status: 'DONE' }]);
+  });
+
+  targetTest('past claimWaitMs the run stops with nothing staged (exit 1), and so when interrupted', async ({ db }) => {
+    const file = orderFile([['FC-2', '1', '2026-01-01', '10.00', 'JPY']]);
+    const { loader } = await db.openWith(busyFor(Infinity).wrap);
+    await expect(loader.load([file], { claimWaitMs: 0 })).rejects.toThrow(DatabaseBusyError);
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 50);
+    await expect(loader.load([file], { claimWaitMs: 60_000, signal: stop.signal })).rejects.toThrow(RunAbortedError);
+    expect(await db.sql('SELECT source_key FROM order_stage')).toEqual([]);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * Control totals (a profile's `control:`): the vocabulary, the readers passing a trailer or header
+ * record over as no data row, and the check itself on what the reader gives (the edges of the
+ * trailer: not last, twice, a count that is not a number, a sum with more decimals, a gzip cut
+ * before it, a file with no data record).
+ */
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ControlTally, controlFileName, isControlFileName, type ControlOutcome } from '../../src/input/control/control-check.js';
+import { openOrderFile } from '../../src/input/order-file.js';
+import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
+import { writeTestFile } from '../support/files.js';
+
+const BANK = `version: 1
+format: csv
+delimiter: '|'
+header: false
+when: { column: 1, equals: 'D' }
+columns:
+  source_key: { column: 2 }
+  order_date: { column: 3, date: 'YYYYMMDD' }
+  customer_id: { column: 4 }
+  amount: { column: 5 }
+  currency: { const: 'JPY' }
+`;
+const TRAILER = `control:
+  trailer: { column: 1, equals: 'T' }
+  count: { column: 2 }
+  sum: { column: 3 }
+`;
+const bank = (control = TRAILER): LoadProfile => parseProfileText(BANK + control, 'test', 'bank');
+
+const D = ['D|K-1|20261201|501|1200.00', 'D|K-2|20261201|502|3400.50', 'D|K-3|20261202|503|780.00'];
+
+/** The check of a file's content as the pre-read does it: every item told, then finished. */
+async function check(content: string | Buffer, profile: LoadProfile = bank(), name?: string): Promise<ControlOutcome> {
+  const path = writeTestFile(content, name);
+  const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+  const control = profile.spec.control;
+  if (control === undefined) throw new Error('no control');
+  const tally = new ControlTally({ ...profile.spec, control });
+  try {
+    for await (const item of file.items) tally.add(item);
+    return tally.finish(file, file.size);
+  } finally {
+    file.close();
+  }
+}
+
+describe('the control: vocabulary', () => {
+  it('takes a trailer, a header or a control file, with what it states and what a mismatch does', () => {
+    expect(bank().spec.control).toMatchObject({ trailer: { column: 1, equals: 'T' }, count_discarded: false, on_mismatch: 'hold' });
+    const file = bank('control: { file: "{stem}.ctl", count: { column: 1 }, sum: { column: 2 }, on_mismatch: warn }\n');
+    expect(file.spec.control).toMatchObject({ file: '{stem}.ctl', on_mismatch: 'warn' });
+  });
+
+  it('refuses what cannot be checked', () => {
+    const refused = (control: string) => () => bank(control);
+    expect(refused('control: { count: { column: 2 } }\n')).toThrow(/takes one of trailer, header and file/);
+    expect(refused('control: { trailer: { column: 1, equals: T } }\n')).toThrow(/states count, sum or bytes/);
+    expect(refused("control: { trailer: { column: 1, equals: T }, file: '{name}.ctl', count: { column: 2 } }\n")).toThrow(
+      /one of trailer, header and file/,
+    );
+    expect(refused("control: { trailer: { column: 'kind', equals: T }, count: { column: 2 } }\n")).toThrow(/1-based field number/);
+    expect(refused("control: { file: 'orders.ctl', count: { column: 1 } }\n")).toThrow(/\{name\} or \{stem\}/);
+    expect(refused('control: { trailer: { column: 1, equals: T }, count: { at: [2, 6] } }\n')).toThrow(/at is for format: fixed/);
+  });
+
+  it('names a control file from its data file, and knows one by its name', () => {
+    expect(controlFileName('/in/orders.csv', '{name}.ctl')).toBe('/in/orders.csv.ctl');
+    expect(controlFileName('/in/orders.csv', '{stem}.end')).toBe('/in/orders.end');
+    expect(isControlFileName('orders.end', '{stem}.end')).toBe(true);
+    expect(isControlFileName('orders.csv', '{stem}.end')).toBe(false);
+  });
+});
+
+describe('the trailer is no data row', () => {
+  it('the CSV reader passes it over and keeps it', async () => {
+    const path = writeTestFile(['H|20261207|ACME', ...D, 'T|3|5380.50', ''].join('\n'));
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile: bank() });
+    const keys: string[] = [];
+    for await (const item of file.items) if (item.kind === 'record') keys.push(item.fields.source_key);
+    expect(keys).toEqual(['K-1', 'K-2', 'K-3']);
+    expect(file.discarded()).toBe(1);
+    expect(file.controlRecords?.()).toEqual([{ lineNo: 5, fields: ['T', '3', '5380.50'], text: 'T|3|5380.50' }]);
+    file.close();
+  });
+
+  it('the fixed-width reader too', async () => {
+    const profile = parseProfileText(
+      `version: 1
+format: fixed
+columns:
+  source_key: { at: [1, 4] }
+  order_date: { at: [5, 8], date: 'YYYYMMDD' }
+  customer_id: { at: [13, 3] }
+  amount: { at: [16, 8] }
+  currency: { const: 'JPY' }
+control:
+  trailer: { at: [1, 1], equals: 'T' }
+  count: { at: [2, 6] }
+  sum: { at: [8, 12] }
+`,
+      'fixed',
+      'fixed',
+    );
+    const outcome = await check(['K0012026120150100001200', 'K0022026120150200003400', 'T000002000000004600', ''].join('\n'), profile);
+    expect(outcome).toMatchObject({ status: 'ok', claimed: { count: '000002', sum: '000000004600' }, read: { count: 2, sum: '4600.00' } });
+  });
+});
+
+describe('the check', () => {
+  it('agrees with a whole file, and says both figures when it does not', async () => {
+    expect(await check(['H|20261207|ACME', ...D, 'T|3|5380.50', ''].join('\n'))).toMatchObject({
+      status: 'ok',
+      where: 'trailer (line 5)',
+      claimed: { count: '3', sum: '5380.50' },
+      read: { count: 3, sum: '5380.50' },
+    });
+    const short = await check(['H|20261207|ACME', ...D.slice(0, 2), 'T|3|5380.50', ''].join('\n'));
+    expect(short).toMatchObject({ status: 'mismatch', claimed: { count: '3', sum: '5380.50' }, read: { count: 2, sum: '4600.50' } });
+    expect(short.problems).toEqual(['it states 3 records, 2 were read', 'it states a sum of 5380.50, the amounts read sum to 4600.50']);
+  });
+
+  it('counts a rejected line: the partner sent it', async () => {
+    const outcome = await check([...D, 'D|K-4|2026|x', 'T|4|5380.50', ''].join('\n'));
+    expect(outcome).toMatchObject({ status: 'ok', read: { count: 4, sum: '5380.50', amountsUnread: 1 } });
+  });
+
+  it('a trailer followed by blank lines is the last record; one followed by data is not', async () => {
+    expect((await check([...D, 'T|3|5380.50', '', '', '  ', ''].join('\n'))).status).toBe('ok');
+    const notLast = await check([...D.slice(0, 2), 'T|3|5380.50', D[2], ''].join('\n'));
+    expect(notLast).toMatchObject({
+      status: 'refused',
+      problems: [expect.stringMatching(/not the last record: data follows it \(line 4\)/)],
+    });
+  });
+
+  it('two trailers are refused', async () => {
+    const two = await check([...D, 'T|3|5380.50', 'T|3|5380.50', ''].join('\n'));
+    expect(two).toMatchObject({ status: 'refused', problems: [expect.stringMatching(/2 records match the trailer rule .*lines 4, 5/)] });
+  });
+
+  it('a count that is not a number is refused, with what was read', async () => {
+    const bad = await check([...D, 'T|three|5380.50', ''].join('\n'));
+    expect(bad).toMatchObject({ status: 'refused', claimed: { count: 'three' }, read: { count: 3 } });
+    expect(bad.problems[0]).toMatch(/count "three" is not a number/);
+  });
+
+  it('a sum with more decimals than the amount column: equal when the extra digits are zeros, else it differs', async () => {
+    expect((await check([...D, 'T|3|5380.500', ''].join('\n'))).status).toBe('ok');
+    const off = await check([...D, 'T|3|5380.505', ''].join('\n'));
+    expect(off).toMatchObject({ status: 'mismatch', claimed: { sum: '5380.505' }, read: { sum: '5380.50' } });
+  });
+
+  it('the sum is read with the amount column’s number rules', async () => {
+    const profile = parseProfileText(
+      BANK.replace('amount: { column: 5 }', "amount: { column: 5, decimal: ',', group: '.' }") + TRAILER,
+      'eu',
+      'eu',
+    );
+    const lines = ['D|K-1|20261201|501|1.200,00', 'D|K-2|20261201|502|3.400,50', 'T|2|4.600,50', ''];
+    expect(await check(lines.join('\n'), profile)).toMatchObject({ status: 'ok', read: { sum: '4600.50' } });
+  });
+
+  it('a gzip member cut before the trailer: no trailer can be trusted', async () => {
+    const whole = gzipSync(Buffer.from([...D, 'T|3|5380.50', ''].join('\n')));
+    const cut = await check(whole.subarray(0, whole.length - 12), bank(), 'cut.txt.gz');
+    expect(cut.status).toBe('refused');
+    expect(cut.problems[0]).toMatch(/could not be read to its end/);
+  });
+
+  it('a trailer with zero data records agrees with a count of 0', async () => {
+    expect(await check(['H|20261207|ACME', 'T|0|0.00', ''].join('\n'))).toMatchObject({ status: 'ok', read: { count: 0, sum: '0.00' } });
+    expect((await check(['T|1|0.00', ''].join('\n'))).status).toBe('mismatch');
+  });
+
+  it('no trailer: refused', async () => {
+    expect(await check([...D, ''].join('\n'))).toMatchObject({ status: 'refused', problems: [expect.stringMatching(/no trailer record/)] });
+  });
+
+  it('a header record must come first; discarded lines count when the profile says so', async () => {
+    const header = bank('control: { header: { column: 1, equals: H }, count: { column: 2 }, count_discarded: true }\n');
+    // the comment-like line X is discarded by `when`, and counted
+    expect(await check(['H|4', ...D, 'X|note', ''].join('\n'), header)).toMatchObject({ status: 'ok', read: { count: 4 } });
+    expect((await check([D[0], 'H|3', ...D.slice(1), ''].join('\n'), header)).problems[0]).toMatch(/not the first record/);
+  });
+
+  it('a control file beside the data file', async () => {
+    const profile = bank("control: { file: '{name}.ctl', count: { column: 1 }, sum: { column: 2 }, bytes: { column: 3 } }\n");
+    const content = [...D, ''].join('\n');
+    const path = writeTestFile(content, 'orders.txt');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${path}.ctl`, `3|5380.50|${Buffer.byteLength(content)}\n`);
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const tally = new ControlTally({ ...profile.spec, control: profile.spec.control! });
+    for await (const item of file.items) tally.add(item);
+    const outcome = tally.finish(file, file.size);
+    expect(outcome.status).toBe('ok');
+    expect(outcome.where).toMatch(/control file .*orders\.txt\.ctl/);
+    file.close();
+    const missing = await check(content, profile, 'other.txt');
+    expect(missing).toMatchObject({ status: 'refused', problems: [expect.stringMatching(/^no control file .*other\.txt\.ctl beside/)] });
+  });
+});
