@@ -114,6 +114,47 @@ describe('canonicalAmount reads as the regular expression it replaced', () => {
   });
 });
 
+describe('canonicalAmount builds its text from character codes as the regular expression reads it', () => {
+  // the canonical text is made by one String.fromCharCode of 1–16 characters, longer ones another
+  // way: every length on both sides of that, grouped and not, with leading zeros, before a
+  // separator too, and fractions with trailing zeros
+  const next = random(39);
+  const digit = () => String(Math.floor(next() * 10));
+  const amounts: string[] = [];
+  for (let digits = 1; digits <= 22; digits++)
+    for (let k = 0; k < 40; k++) {
+      let integer = Array.from({ length: digits }, () => (next() < 0.2 ? '0' : digit())).join('');
+      if (k % 4 === 0) integer = `0${integer.slice(1)}`;
+      if (k % 8 === 1) integer = `00${integer.slice(2)}`.slice(0, digits);
+      const fraction = ['', '0', '00', '5', '50', '05', digit() + digit(), '000', '123'][k % 9] ?? '';
+      amounts.push(integer, `${integer}#${fraction}`);
+    }
+  test.each([
+    [',', '.'],
+    ['.', ','],
+    [',', ' '],
+    ['.', "'"],
+    [',', undefined],
+    ['.', undefined],
+  ] as Array<[string, string | undefined]>)(
+    'decimal %j, group %j: 1 to 22 digits, grouped by threes when a group is named',
+    (decimal, group) => {
+      const texts = amounts.map((a) => {
+        const [integer = '', fraction] = a.split('#');
+        const grouped = group === undefined ? integer : integer.replace(/\B(?=(\d{3})+(?!\d))/g, group);
+        return fraction === undefined ? grouped : `${grouped}${decimal}${fraction}`;
+      });
+      expect(texts.filter((t) => (canonicalAmount(t, decimal, group)?.length ?? 0) > 16).length).toBeGreaterThan(100);
+      expect(texts.filter((t) => (canonicalAmount(t, decimal, group)?.length ?? 99) <= 16).length).toBeGreaterThan(500);
+      for (const t of [...texts, '0.000,00', '000.000', '0.001', '00.010,10', '1.000.000.000.000.000,00']) {
+        expect(canonicalAmount(t, decimal, group), `${JSON.stringify(t)} decimal ${decimal} group ${String(group)}`).toBe(
+          regexAmount(t, decimal, group),
+        );
+      }
+    },
+  );
+});
+
 const profileWith = (lines: string) =>
   parseProfileText(
     `version: 1

@@ -84,29 +84,81 @@ function readAmount(s: string, decimalCode: number, groupCode: number, alt1: num
   // leading zeros dropped, one digit kept ("0", "0.5")
   let integerStart = leadingZeros;
   if (!significant) integerStart = leadingZeros - 1;
+  if (groups === 0) {
+    if (!hasFraction) return integerStart === 0 && integerEnd === n ? s : s.slice(integerStart, integerEnd);
+    // already canonical as written (a "." point, nothing to drop): the text itself, no copy
+    if (decimalCode === 46 && integerStart === 0 && fractionEnd === n) return s;
+  }
+  // The canonical characters, then one string of them: slices joined by "+" and a template
+  // made three to five strings of a grouped amount ("85", "246", "85246", "58", "85246.58")
+  let count = 0;
   if (groups > 0) {
     // the digits without their separators, leading zeros (which may stand before a separator) left out
-    let integer = '';
-    let from = -1; // start of the run of digits being taken
     let zeros = true;
     for (let k = 0; k < integerEnd; k++) {
       const c = s.charCodeAt(k);
-      if (c < 48 || c > 57) {
-        if (from >= 0) integer += s.slice(from, k);
-        from = -1;
-      } else if (zeros && c === 48 && k < integerEnd - 1) continue;
-      else {
-        zeros = false;
-        if (from < 0) from = k;
-      }
+      if (c < 48 || c > 57 || (zeros && c === 48 && k < integerEnd - 1)) continue;
+      zeros = false;
+      CODES[count++] = c;
     }
-    if (from >= 0) integer += s.slice(from, integerEnd);
-    return hasFraction ? `${integer}.${s.slice(integerEnd + 1, fractionEnd)}` : integer;
+  } else for (let k = integerStart; k < integerEnd; k++) CODES[count++] = s.charCodeAt(k);
+  if (hasFraction) {
+    CODES[count++] = 46;
+    for (let k = integerEnd + 1; k < fractionEnd; k++) CODES[count++] = s.charCodeAt(k);
   }
-  if (!hasFraction) return integerStart === 0 && integerEnd === n ? s : s.slice(integerStart, integerEnd);
-  // already canonical as written (a "." point, nothing to drop): the text itself, no copy
-  if (decimalCode === 46 && integerStart === 0 && fractionEnd === n) return s;
-  return `${s.slice(integerStart, integerEnd)}.${s.slice(integerEnd + 1, fractionEnd)}`;
+  return textOfCodes(count);
+}
+
+/** The characters readAmount writes an amount with (grown when a longer text needs it), textOfCodes' input. */
+const CODES: number[] = new Array<number>(32).fill(0);
+
+type Codes<N extends number, T extends number[] = []> = T['length'] extends N ? T : Codes<N, [...T, number]>;
+
+/**
+ * CODES[0…count) as one string: String.fromCharCode with its arguments written out makes the
+ * string in one allocation (measured on the grouped amounts of the European bench file: a third
+ * of the time of the slices and concatenations it replaced; `apply` on an array, about twice
+ * the time of this). A text of more than 16 characters (an amount of 14 digits or more with two
+ * decimals: none of the bench's) is made the general way.
+ */
+function textOfCodes(count: number): string {
+  const c = CODES as Codes<16>;
+  switch (count) {
+    case 1:
+      return String.fromCharCode(c[0]);
+    case 2:
+      return String.fromCharCode(c[0], c[1]);
+    case 3:
+      return String.fromCharCode(c[0], c[1], c[2]);
+    case 4:
+      return String.fromCharCode(c[0], c[1], c[2], c[3]);
+    case 5:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4]);
+    case 6:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5]);
+    case 7:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+    case 8:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]);
+    case 9:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
+    case 10:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9]);
+    case 11:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10]);
+    case 12:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11]);
+    case 13:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12]);
+    case 14:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13]);
+    case 15:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14]);
+    case 16:
+      return String.fromCharCode(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15]);
+    default:
+      return String.fromCharCode(...CODES.slice(0, count));
+  }
 }
 
 /** The currency the amount just read carried by its sign: undefined without one, null for a sign that says none. */

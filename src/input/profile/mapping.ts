@@ -249,24 +249,35 @@ export function compileMapping(
   };
   const readerOf = (c: CompiledColumn, code: string): ((text: string | undefined) => string) => {
     const { name, trim, normalize, fallback, prefix, convert } = c;
+    // A field without a date or number form has readers of its own: one function for every
+    // column made V8 compile a single body, which tested for a converter on every field of every line
+    if (convert === null) {
+      if (prefix === undefined)
+        return (text) => {
+          const v = prepare(text ?? '', trim, normalize);
+          return v === '' ? fallback : v;
+        };
+      const before: string = prefix;
+      return (text) => {
+        const v = prepare(text ?? '', trim, normalize);
+        return v === '' ? fallback : before + v;
+      };
+    }
     return (text) => {
-      let v = prepare(text ?? '', trim, normalize);
+      const v = prepare(text ?? '', trim, normalize);
       if (v === '') return fallback;
-      if (convert !== null) {
-        const out = convert(v);
-        if (counting) {
-          const counts = checked.get(name) ?? { read: 0, failed: 0, example: v };
-          if (typeof out === 'string') counts.read++;
-          else counts.failed++;
-          checked.set(name, counts);
-        }
-        if (typeof out !== 'string') {
-          problem ??= { column: name, code, message: out.error };
-          return v;
-        }
-        v = out;
+      const out = convert(v);
+      if (counting) {
+        const counts = checked.get(name) ?? { read: 0, failed: 0, example: v };
+        if (typeof out === 'string') counts.read++;
+        else counts.failed++;
+        checked.set(name, counts);
       }
-      return prefix === undefined ? v : prefix + v;
+      if (typeof out !== 'string') {
+        problem ??= { column: name, code, message: out.error };
+        return v;
+      }
+      return prefix === undefined ? out : prefix + out;
     };
   };
   const [readKey, readCustomer, readDate, readAmount, readCurrency] = columns.map(reader) as [
