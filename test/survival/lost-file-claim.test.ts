@@ -1,0 +1,66 @@
+/**
+ * A run whose file claim ends while it still stages the file: the claim is a session-level
+ * advisory lock on a connection of its own, and that session can end without the run (an
+ * operator's pg_terminate_backend, idle_session_timeout — the claim session is idle while the
+ * file stages —, a firewall dropping an idle connection, a server restart the run's pool rides
+ * out). The run does not notice and goes on staging the file unclaimed; a second run of the same
+ * files takes the claim, resumes the file beside it, stages the rest and releases the set; the
+ * first run's later lines of a.csv are then merged over the set's later (invalid) lines.
+ * a.csv: K0..K299 valid; b.csv: 300 other keys; c.csv: K0..K299 with no amount, so no K may
+ * reach orders.
+ *
+ * Server PostgreSQL only (ORDER_LOADER_TEST_PG).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PG_ADMIN_URL, PG_SKIP_REASON, assertBuilt, freshServerDb, runCli, startCli, survivalPath } from './harness.js';
+
+const HEADER = 'source_key,customer_id,order_date,amount,currency';
+const KEYS = 300;
+
+function writeSet(dir: string): string[] {
+  mkdirSync(dir, { recursive: true });
+  const lines = (f: (i: number) => string) => `${HEADER}\n${Array.from({ length: KEYS }, (_, i) => f(i)).join('\n')}\n`;
+  writeFileSync(join(dir, 'a.csv'), lines((i) => `K${i},${i + 1},2026-11-01,${100 + i}.00,JPY`));
+  writeFileSync(join(dir, 'b.csv'), lines((i) => `B${i},${i + 1},2026-11-02,1.00,JPY`));
+  writeFileSync(join(dir, 'c.csv'), lines((i) => `K${i},${i + 1},2026-11-03,,JPY`));
+  return ['a.csv', 'b.csv', 'c.csv'].map((n) => join(dir, n));
+}
+
+describe(`survival: a file claim lost while its run stages${PG_ADMIN_URL === null ? ` (${PG_SKIP_REASON})` : ''}`, () => {
+  it.skipIf(PG_ADMIN_URL === null)(
+    'postgres: the claim session terminated, a second run of the same files never lets the first merge a line the set overrides',
+    async () => {
+      assertBuilt();
+      const db = await freshServerDb();
+      try {
+        expect((await runCli(['init', '--db', db.url])).code).toBe(0);
+        const dir = survivalPath('lost-file-claim');
+        const files = writeSet(dir);
+        const release = join(dir, 'release-slow');
+        // inside a.csv, holding its claim: 20 lines committed
+        const slow = startCli(['load', ...files, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
+          env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:20', ORDER_LOADER_TEST_HOLD_UNTIL: release },
+        });
+        expect(await slow.waitFor(/holding after staged_checkpoint #20/)).toBe(true);
+        const ended = await db.sql<{ ended: boolean }>(
+          `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+            WHERE l.locktype = 'advisory' AND l.classid = x'4f4c4643'::int AND d.datname = current_database()`,
+        );
+        expect(ended, 'the slow run held a file claim').toEqual([{ ended: true }]);
+
+        const fast = await runCli(['load', ...files, '--db', db.url, '--settle', '0', '--lock-timeout', '30s']);
+        writeFileSync(release, '');
+        const slowEnd = await slow.done;
+        const merged = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'K%'");
+        expect(merged, `keys of a.csv in orders although their last line (c.csv) is invalid\n${fast.stdout}${slowEnd.stdout}`).toEqual([
+          { n: 0 },
+        ]);
+      } finally {
+        await db.dispose();
+      }
+    },
+    300_000,
+  );
+});
