@@ -58,5 +58,31 @@ describe('survival: a part of a killed set that resumes a file the killed run be
         await db.dispose();
       }
     }, 300_000);
+
+    it(`${target.kind}: a file of the set the killed run had not begun, staged by a part of the set, is not merged before the set's later lines`, async () => {
+      assertBuilt();
+      const db = await target.create();
+      try {
+        const inbox = writeInbox(survivalPath(`subset-unbegun-${target.kind}`));
+        writeFileSync(join(inbox, 'b.csv'), `${HEADER}\nB1,1,2026-11-01,5.00,JPY\nK4,1,2026-11-01,4.00,JPY\n`);
+        writeFileSync(join(inbox, 'c.csv'), `${HEADER}\nK1,1,2026-11-01,,JPY\nK3,1,2026-11-01,,JPY\nK4,1,2026-11-01,,JPY\n`);
+        // killed inside a.csv (its first line committed); b.csv not begun
+        const run = startCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
+          env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:1' },
+        });
+        expect(await run.waitFor(/holding after staged_checkpoint #1/)).toBe(true);
+        run.child.kill('SIGKILL');
+        await run.done;
+        const part = await runCli(['load', join(inbox, 'a.csv'), join(inbox, 'b.csv'), '--db', db.url, '--settle', '0']);
+        expect(part.signal, part.stderr).toBeNull();
+        const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0']);
+        expect(rerun.signal, rerun.stderr).toBeNull();
+        const orders = await db.withSql((sql) => sql<{ source_key: string }>('SELECT source_key FROM orders ORDER BY 1'));
+        // K4's last line (c.csv) is invalid: b.csv's K4 never reaches orders (nor K3, as above)
+        expect(orders.map((r) => r.source_key), part.stdout + rerun.stdout).toEqual(['B1', 'K2']);
+      } finally {
+        await db.dispose();
+      }
+    }, 300_000);
   }
 });
