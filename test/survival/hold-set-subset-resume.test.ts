@@ -44,9 +44,14 @@ describe('survival: a part of a killed set that resumes a file the killed run be
         const part = await runCli(['load', join(inbox, 'a.csv'), '--db', db.url, '--settle', '0']);
         expect(part.signal, part.stderr).toBeNull();
         const orders = async () =>
-          db.withSql((sql) => sql<{ source_key: string; amount: string }>('SELECT source_key, amount::text AS amount FROM orders ORDER BY 1'));
+          db.withSql((sql) =>
+            sql<{ source_key: string; amount: string }>('SELECT source_key, amount::text AS amount FROM orders ORDER BY 1'),
+          );
         // K3's later line is in c.csv, a file of the killed run's set: not merged yet
-        expect((await orders()).map((r) => r.source_key), part.stdout).not.toContain('K3');
+        expect(
+          (await orders()).map((r) => r.source_key),
+          part.stdout,
+        ).not.toContain('K3');
 
         const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0']);
         expect(rerun.signal, rerun.stderr).toBeNull();
@@ -79,7 +84,10 @@ describe('survival: a part of a killed set that resumes a file the killed run be
         expect(rerun.signal, rerun.stderr).toBeNull();
         const orders = await db.withSql((sql) => sql<{ source_key: string }>('SELECT source_key FROM orders ORDER BY 1'));
         // K4's last line (c.csv) is invalid: b.csv's K4 never reaches orders (nor K3, as above)
-        expect(orders.map((r) => r.source_key), part.stdout + rerun.stdout).toEqual(['B1', 'K2']);
+        expect(
+          orders.map((r) => r.source_key),
+          part.stdout + rerun.stdout,
+        ).toEqual(['B1', 'K2']);
       } finally {
         await db.dispose();
       }

@@ -14,7 +14,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PG_ADMIN_URL, PG_SKIP_REASON, assertBuilt, freshServerDb, runCli, startCli, survivalPath } from './harness.js';
+import { PG_ADMIN_URL, PG_SKIP_REASON, assertBuilt, freshServerDb, runCli, sleep, startCli, survivalPath } from './harness.js';
 
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
 const KEYS = 300;
@@ -22,45 +22,74 @@ const KEYS = 300;
 function writeSet(dir: string): string[] {
   mkdirSync(dir, { recursive: true });
   const lines = (f: (i: number) => string) => `${HEADER}\n${Array.from({ length: KEYS }, (_, i) => f(i)).join('\n')}\n`;
-  writeFileSync(join(dir, 'a.csv'), lines((i) => `K${i},${i + 1},2026-11-01,${100 + i}.00,JPY`));
-  writeFileSync(join(dir, 'b.csv'), lines((i) => `B${i},${i + 1},2026-11-02,1.00,JPY`));
-  writeFileSync(join(dir, 'c.csv'), lines((i) => `K${i},${i + 1},2026-11-03,,JPY`));
+  writeFileSync(
+    join(dir, 'a.csv'),
+    lines((i) => `K${i},${i + 1},2026-11-01,${100 + i}.00,JPY`),
+  );
+  writeFileSync(
+    join(dir, 'b.csv'),
+    lines((i) => `B${i},${i + 1},2026-11-02,1.00,JPY`),
+  );
+  writeFileSync(
+    join(dir, 'c.csv'),
+    lines((i) => `K${i},${i + 1},2026-11-03,,JPY`),
+  );
   return ['a.csv', 'b.csv', 'c.csv'].map((n) => join(dir, n));
 }
 
-describe(`survival: a file claim lost while its run stages${PG_ADMIN_URL === null ? ` (${PG_SKIP_REASON})` : ''}`, () => {
-  it.skipIf(PG_ADMIN_URL === null)(
-    'postgres: the claim session terminated, a second run of the same files never lets the first merge a line the set overrides',
-    async () => {
-      assertBuilt();
-      const db = await freshServerDb();
-      try {
-        expect((await runCli(['init', '--db', db.url])).code).toBe(0);
-        const dir = survivalPath('lost-file-claim');
-        const files = writeSet(dir);
-        const release = join(dir, 'release-slow');
-        // inside a.csv, holding its claim: 20 lines committed
-        const slow = startCli(['load', ...files, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
-          env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:20', ORDER_LOADER_TEST_HOLD_UNTIL: release },
-        });
-        expect(await slow.waitFor(/holding after staged_checkpoint #20/)).toBe(true);
-        const ended = await db.sql<{ ended: boolean }>(
-          `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
-            WHERE l.locktype = 'advisory' AND l.classid = x'4f4c4643'::int AND d.datname = current_database()`,
-        );
-        expect(ended, 'the slow run held a file claim').toEqual([{ ended: true }]);
+type ServerDb = Awaited<ReturnType<typeof freshServerDb>>;
 
-        const fast = await runCli(['load', ...files, '--db', db.url, '--settle', '0', '--lock-timeout', '30s']);
-        writeFileSync(release, '');
-        const slowEnd = await slow.done;
-        const merged = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'K%'");
-        expect(merged, `keys of a.csv in orders although their last line (c.csv) is invalid\n${fast.stdout}${slowEnd.stdout}`).toEqual([
-          { n: 0 },
-        ]);
-      } finally {
-        await db.dispose();
-      }
+/** How the slow run's claim session ends while the run is held inside a.csv. */
+const LOSSES: Array<{ name: string; before?: (db: ServerDb) => Promise<unknown>; lose: (db: ServerDb) => Promise<void> }> = [
+  {
+    name: 'terminated (pg_terminate_backend)',
+    async lose(db) {
+      const ended = await db.sql<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+          WHERE l.locktype = 'advisory' AND l.classid = x'4f4c4643'::int AND d.datname = current_database()`,
+      );
+      expect(ended, 'the slow run held a file claim').toEqual([{ ended: true }]);
     },
-    300_000,
-  );
+  },
+  {
+    // a DBA's setting, no operator action: the claim session is idle while its file stages
+    name: 'ended by the server’s idle_session_timeout',
+    before: (db) => db.sql(`ALTER DATABASE "${db.name}" SET idle_session_timeout = '2s'`),
+    lose: () => sleep(3000),
+  },
+];
+
+describe(`survival: a file claim lost while its run stages${PG_ADMIN_URL === null ? ` (${PG_SKIP_REASON})` : ''}`, () => {
+  for (const loss of LOSSES)
+    it.skipIf(PG_ADMIN_URL === null)(
+      `postgres: the claim session ${loss.name}, a second run of the same files never lets the first merge a line the set overrides`,
+      async () => {
+        assertBuilt();
+        const db = await freshServerDb();
+        try {
+          expect((await runCli(['init', '--db', db.url])).code).toBe(0);
+          await loss.before?.(db);
+          const dir = survivalPath('lost-file-claim');
+          const files = writeSet(dir);
+          const release = join(dir, 'release-slow');
+          // inside a.csv, holding its claim: 20 lines committed
+          const slow = startCli(['load', ...files, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
+            env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:20', ORDER_LOADER_TEST_HOLD_UNTIL: release },
+          });
+          expect(await slow.waitFor(/holding after staged_checkpoint #20/)).toBe(true);
+          await loss.lose(db);
+
+          const fast = await runCli(['load', ...files, '--db', db.url, '--settle', '0', '--lock-timeout', '30s']);
+          writeFileSync(release, '');
+          const slowEnd = await slow.done;
+          const merged = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'K%'");
+          expect(merged, `keys of a.csv in orders although their last line (c.csv) is invalid\n${fast.stdout}${slowEnd.stdout}`).toEqual([
+            { n: 0 },
+          ]);
+        } finally {
+          await db.dispose();
+        }
+      },
+      300_000,
+    );
 });

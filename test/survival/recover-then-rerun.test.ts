@@ -22,10 +22,22 @@ function writeInbox(base: string): string {
   const inbox = join(base, 'inbox');
   mkdirSync(inbox, { recursive: true });
   const lines = (n: number, f: (i: number) => string) => `${HEADER}\n${Array.from({ length: n }, (_, i) => f(i)).join('\n')}\n`;
-  writeFileSync(join(inbox, 'a.csv'), lines(300, (i) => `K${i},1,2026-11-01,${100 + i}.00,JPY`));
-  writeFileSync(join(inbox, 'b.csv'), lines(300, (i) => `K${i},1,2026-11-01,${200 + i}.00,JPY`));
-  writeFileSync(join(inbox, 'c.csv'), lines(3000, (i) => `C${i},1,2026-11-02,1.00,JPY`));
-  writeFileSync(join(inbox, 'd.csv'), lines(300, (i) => `K${i},1,2026-11-03,,JPY`));
+  writeFileSync(
+    join(inbox, 'a.csv'),
+    lines(300, (i) => `K${i},1,2026-11-01,${100 + i}.00,JPY`),
+  );
+  writeFileSync(
+    join(inbox, 'b.csv'),
+    lines(300, (i) => `K${i},1,2026-11-01,${200 + i}.00,JPY`),
+  );
+  writeFileSync(
+    join(inbox, 'c.csv'),
+    lines(3000, (i) => `C${i},1,2026-11-02,1.00,JPY`),
+  );
+  writeFileSync(
+    join(inbox, 'd.csv'),
+    lines(300, (i) => `K${i},1,2026-11-03,,JPY`),
+  );
   return inbox;
 }
 
