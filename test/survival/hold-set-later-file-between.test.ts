@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assertBuilt, runCli, startCli, survivalPath } from './harness.js';
+import { assertBuilt, loadKilledAtCheckpoint, runCli, survivalPath } from './harness.js';
 import { SURVIVAL_TARGETS } from './targets.js';
 
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
@@ -38,12 +38,7 @@ describe('survival: a later file of a killed set loaded alone before the rerun',
         try {
           const inbox = writeInbox(survivalPath(`later-file-between-${target.kind}`), k1InC);
           // killed inside b.csv: a.csv's line (checkpoint 1) and B1 (checkpoint 2) committed, K1 not yet
-          const run = startCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
-            env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:2' },
-          });
-          expect(await run.waitFor(/holding after staged_checkpoint #2/)).toBe(true);
-          run.child.kill('SIGKILL');
-          await run.done;
+          await loadKilledAtCheckpoint([inbox, '--db', db.url, '--batch-size', '1'], 2);
 
           const part = await runCli(['load', join(inbox, 'c.csv'), '--db', db.url, '--settle', '0']);
           expect(part.signal, part.stderr).toBeNull();

@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assertBuilt, runCli, startCli, survivalPath } from './harness.js';
+import { assertBuilt, loadKilledAtCheckpoint, runCli, survivalPath } from './harness.js';
 import { SURVIVAL_TARGETS } from './targets.js';
 
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
@@ -34,12 +34,7 @@ describe('survival: a part of a killed set that resumes a file the killed run be
       try {
         const inbox = writeInbox(survivalPath(`subset-resume-${target.kind}`));
         // killed inside a.csv: its first line (K1) committed and HELD, K2 and K3 not staged yet
-        const run = startCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
-          env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:1' },
-        });
-        expect(await run.waitFor(/holding after staged_checkpoint #1/)).toBe(true);
-        run.child.kill('SIGKILL');
-        await run.done;
+        await loadKilledAtCheckpoint([inbox, '--db', db.url, '--batch-size', '1'], 1);
 
         const part = await runCli(['load', join(inbox, 'a.csv'), '--db', db.url, '--settle', '0']);
         expect(part.signal, part.stderr).toBeNull();
@@ -72,12 +67,7 @@ describe('survival: a part of a killed set that resumes a file the killed run be
         writeFileSync(join(inbox, 'b.csv'), `${HEADER}\nB1,1,2026-11-01,5.00,JPY\nK4,1,2026-11-01,4.00,JPY\n`);
         writeFileSync(join(inbox, 'c.csv'), `${HEADER}\nK1,1,2026-11-01,,JPY\nK3,1,2026-11-01,,JPY\nK4,1,2026-11-01,,JPY\n`);
         // killed inside a.csv (its first line committed); b.csv not begun
-        const run = startCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
-          env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:1' },
-        });
-        expect(await run.waitFor(/holding after staged_checkpoint #1/)).toBe(true);
-        run.child.kill('SIGKILL');
-        await run.done;
+        await loadKilledAtCheckpoint([inbox, '--db', db.url, '--batch-size', '1'], 1);
         const part = await runCli(['load', join(inbox, 'a.csv'), join(inbox, 'b.csv'), '--db', db.url, '--settle', '0']);
         expect(part.signal, part.stderr).toBeNull();
         const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0']);

@@ -11,33 +11,23 @@
  *
  * Server PostgreSQL only (ORDER_LOADER_TEST_PG).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PG_ADMIN_URL, PG_SKIP_REASON, assertBuilt, freshServerDb, runCli, sleep, startCli, survivalPath } from './harness.js';
+import {
+  PG_ADMIN_URL,
+  PG_SKIP_REASON,
+  assertBuilt,
+  freshServerDb,
+  runCli,
+  sleep,
+  startCli,
+  survivalPath,
+  writeOverriddenSet,
+  type ServerDb,
+} from './harness.js';
 
-const HEADER = 'source_key,customer_id,order_date,amount,currency';
 const KEYS = 300;
-
-function writeSet(dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
-  const lines = (f: (i: number) => string) => `${HEADER}\n${Array.from({ length: KEYS }, (_, i) => f(i)).join('\n')}\n`;
-  writeFileSync(
-    join(dir, 'a.csv'),
-    lines((i) => `K${i},${i + 1},2026-11-01,${100 + i}.00,JPY`),
-  );
-  writeFileSync(
-    join(dir, 'b.csv'),
-    lines((i) => `B${i},${i + 1},2026-11-02,1.00,JPY`),
-  );
-  writeFileSync(
-    join(dir, 'c.csv'),
-    lines((i) => `K${i},${i + 1},2026-11-03,,JPY`),
-  );
-  return ['a.csv', 'b.csv', 'c.csv'].map((n) => join(dir, n));
-}
-
-type ServerDb = Awaited<ReturnType<typeof freshServerDb>>;
 
 /** How the slow run's claim session ends while the run is held inside a.csv. */
 const LOSSES: Array<{ name: string; before?: (db: ServerDb) => Promise<unknown>; lose: (db: ServerDb) => Promise<void> }> = [
@@ -70,7 +60,7 @@ describe(`survival: a file claim lost while its run stages${PG_ADMIN_URL === nul
           expect((await runCli(['init', '--db', db.url])).code).toBe(0);
           await loss.before?.(db);
           const dir = survivalPath('lost-file-claim');
-          const files = writeSet(dir);
+          const files = writeOverriddenSet(dir, KEYS);
           const release = join(dir, 'release-slow');
           // inside a.csv, holding its claim: 20 lines committed
           const slow = startCli(['load', ...files, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
