@@ -10,7 +10,7 @@
  */
 import { mulberry32 } from '../../src/bench/synthetic-orders.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -241,4 +241,39 @@ export async function freshServerDb(): Promise<ServerDb> {
       await dropDatabase(PG_ADMIN_URL, name);
     },
   };
+}
+
+/**
+ * a.csv with K0..K<keys-1> (valid), b.csv with as many other keys, c.csv with the K keys again
+ * and no amount: the set's last line of every K is invalid, so no K may ever reach orders.
+ * Returns the three paths, in order.
+ */
+export function writeOverriddenSet(dir: string, keys: number): string[] {
+  mkdirSync(dir, { recursive: true });
+  const lines = (f: (i: number) => string) =>
+    `source_key,customer_id,order_date,amount,currency\n${Array.from({ length: keys }, (_, i) => f(i)).join('\n')}\n`;
+  writeFileSync(
+    join(dir, 'a.csv'),
+    lines((i) => `K${i},${i + 1},2026-11-01,${100 + i}.00,JPY`),
+  );
+  writeFileSync(
+    join(dir, 'b.csv'),
+    lines((i) => `B${i},${i + 1},2026-11-02,1.00,JPY`),
+  );
+  writeFileSync(
+    join(dir, 'c.csv'),
+    lines((i) => `K${i},${i + 1},2026-11-03,,JPY`),
+  );
+  return ['a.csv', 'b.csv', 'c.csv'].map((n) => join(dir, n));
+}
+
+/** `load <args>` killed (-9) right after its n-th committed staging checkpoint. */
+export async function loadKilledAtCheckpoint(args: string[], n: number): Promise<void> {
+  const run = startCli(['load', ...args, '--settle', '0'], { env: { ORDER_LOADER_TEST_HOLD_AFTER: `staged_checkpoint:${n}` } });
+  if (!(await run.waitFor(new RegExp(`holding after staged_checkpoint #${n}`)))) {
+    const end = await run.done;
+    throw new Error(`the load ended before its checkpoint #${n}: ${end.stderr.slice(-2000)}`);
+  }
+  run.child.kill('SIGKILL');
+  await run.done;
 }

@@ -12,7 +12,7 @@
  *
  * Server PostgreSQL only (ORDER_LOADER_TEST_PG): a PGlite folder is one process's at a time.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -25,28 +25,14 @@ import {
   survivalPath,
   type CliRun,
   type ServerDb,
+  writeOverriddenSet,
 } from './harness.js';
 
-const HEADER = 'source_key,customer_id,order_date,amount,currency';
 const KEYS = 300;
 const WAITING = /waiting for (run \d+|another run) that stages the same file/;
 
 function writeSet(dir: string): string[] {
-  mkdirSync(dir, { recursive: true });
-  const lines = (f: (i: number) => string) => `${HEADER}\n${Array.from({ length: KEYS }, (_, i) => f(i)).join('\n')}\n`;
-  writeFileSync(
-    join(dir, 'a.csv'),
-    lines((i) => `K${i},${i + 1},2026-11-01,${100 + i}.00,JPY`),
-  );
-  writeFileSync(
-    join(dir, 'b.csv'),
-    lines((i) => `B${i},${i + 1},2026-11-02,1.00,JPY`),
-  );
-  writeFileSync(
-    join(dir, 'c.csv'),
-    lines((i) => `K${i},${i + 1},2026-11-03,,JPY`),
-  );
-  return ['a.csv', 'b.csv', 'c.csv'].map((n) => join(dir, n));
+  return writeOverriddenSet(dir, KEYS);
 }
 
 /**

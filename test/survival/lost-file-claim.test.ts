@@ -1,0 +1,85 @@
+/**
+ * A run whose file claim ends while it still stages the file: the claim is a session-level
+ * advisory lock on a connection of its own, and that session can end without the run (an
+ * operator's pg_terminate_backend, idle_session_timeout — the claim session is idle while the
+ * file stages —, a firewall dropping an idle connection, a server restart the run's pool rides
+ * out). The run does not notice and goes on staging the file unclaimed; a second run of the same
+ * files takes the claim, resumes the file beside it, stages the rest and releases the set; the
+ * first run's later lines of a.csv are then merged over the set's later (invalid) lines.
+ * a.csv: K0..K299 valid; b.csv: 300 other keys; c.csv: K0..K299 with no amount, so no K may
+ * reach orders.
+ *
+ * Server PostgreSQL only (ORDER_LOADER_TEST_PG).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  PG_ADMIN_URL,
+  PG_SKIP_REASON,
+  assertBuilt,
+  freshServerDb,
+  runCli,
+  sleep,
+  startCli,
+  survivalPath,
+  writeOverriddenSet,
+  type ServerDb,
+} from './harness.js';
+
+const KEYS = 300;
+
+/** How the slow run's claim session ends while the run is held inside a.csv. */
+const LOSSES: Array<{ name: string; before?: (db: ServerDb) => Promise<unknown>; lose: (db: ServerDb) => Promise<void> }> = [
+  {
+    name: 'terminated (pg_terminate_backend)',
+    async lose(db) {
+      const ended = await db.sql<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(l.pid) AS ended FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+          WHERE l.locktype = 'advisory' AND l.classid = x'4f4c4643'::int AND d.datname = current_database()`,
+      );
+      expect(ended, 'the slow run held a file claim').toEqual([{ ended: true }]);
+    },
+  },
+  {
+    // a DBA's setting, no operator action: the claim session is idle while its file stages
+    name: 'ended by the server’s idle_session_timeout',
+    before: (db) => db.sql(`ALTER DATABASE "${db.name}" SET idle_session_timeout = '2s'`),
+    lose: () => sleep(3000),
+  },
+];
+
+describe(`survival: a file claim lost while its run stages${PG_ADMIN_URL === null ? ` (${PG_SKIP_REASON})` : ''}`, () => {
+  for (const loss of LOSSES)
+    it.skipIf(PG_ADMIN_URL === null)(
+      `postgres: the claim session ${loss.name}, a second run of the same files never lets the first merge a line the set overrides`,
+      async () => {
+        assertBuilt();
+        const db = await freshServerDb();
+        try {
+          expect((await runCli(['init', '--db', db.url])).code).toBe(0);
+          await loss.before?.(db);
+          const dir = survivalPath('lost-file-claim');
+          const files = writeOverriddenSet(dir, KEYS);
+          const release = join(dir, 'release-slow');
+          // inside a.csv, holding its claim: 20 lines committed
+          const slow = startCli(['load', ...files, '--db', db.url, '--settle', '0', '--batch-size', '1'], {
+            env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:20', ORDER_LOADER_TEST_HOLD_UNTIL: release },
+          });
+          expect(await slow.waitFor(/holding after staged_checkpoint #20/)).toBe(true);
+          await loss.lose(db);
+
+          const fast = await runCli(['load', ...files, '--db', db.url, '--settle', '0', '--lock-timeout', '30s']);
+          writeFileSync(release, '');
+          const slowEnd = await slow.done;
+          const merged = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'K%'");
+          expect(merged, `keys of a.csv in orders although their last line (c.csv) is invalid\n${fast.stdout}${slowEnd.stdout}`).toEqual([
+            { n: 0 },
+          ]);
+        } finally {
+          await db.dispose();
+        }
+      },
+      300_000,
+    );
+});
