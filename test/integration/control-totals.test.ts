@@ -5,8 +5,7 @@
  * a load killed while staging is checked on the whole file when it resumes; with --failed-dir a
  * held or refused file goes there with its note, its control file with it.
  */
-import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
@@ -14,6 +13,7 @@ import { expandInputs } from '../../src/input/inputs.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
 import { strandedMessage } from '../../src/pipeline/load-holds.js';
 import { parseCorrections } from '../../src/pipeline/operations.js';
+import { tempDir } from '../support/files.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
 const example = (name: string) => fileURLToPath(new URL(`../../examples/profiles/${name}`, import.meta.url));
@@ -39,7 +39,7 @@ forEachTarget('control totals on $kind', () => {
     expect(good.files[0]).toMatchObject({ control: { status: 'ok', claimed: { count: '3', sum: '5380.50' }, read: { count: 3 } } });
     expect(good.files[0]?.tally).toEqual({ DONE: 3 });
 
-    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const dir = tempDir();
     const lines = readFileSync(example('BANK_20261207.txt'), 'utf8').split('\n');
     const truncated = join(dir, 'BANK_20261207.txt');
     // the last data record lost in transfer; the trailer came through
@@ -97,7 +97,7 @@ forEachTarget('control totals on $kind', () => {
 
   targetTest('retry leaves the ERROR rows of a control-held load ERROR, says why, and process merges nothing of it', async ({ db }) => {
     const { loader } = await db.open();
-    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const dir = tempDir();
     const short = join(dir, 'BANK_short.txt');
     // three data records stated, two read; one of them cannot be read (its amount): staged ERROR
     writeFileSync(short, 'H|20261207|ACME BANK\nD|RX-1|20261201|501|10.00\nD|RX-2|20261201|502|abc\nT|3|30.00\n');
@@ -158,7 +158,7 @@ forEachTarget('control totals on $kind', () => {
 
   targetTest('a control-held earlier load of a resent file is reported with accept as its way out, not recover', async ({ db }) => {
     const { loader } = await db.open();
-    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const dir = tempDir();
     const path = join(dir, 'BANK_resend.txt');
     writeFileSync(path, 'D|RS-1|20261201|501|10.00\nD|RS-2|20261201|502|5.00\nT|3|20.00\n');
     const held = await loader.load([path], { profile: profile() });
@@ -179,7 +179,7 @@ forEachTarget('control totals on $kind', () => {
     'a file without its trailer, or with two, is refused before staging; with --failed-dir it goes there with a note',
     async ({ db }) => {
       const { loader } = await db.open();
-      const dir = mkdtempSync(join(tmpdir(), 'control-'));
+      const dir = tempDir();
       const noTrailer = join(dir, 'BANK_cut.txt');
       writeFileSync(noTrailer, 'H|20261207|ACME BANK\nD|C-1|20261201|501|10.00\n');
       const two = join(dir, 'BANK_two.txt');
@@ -214,7 +214,7 @@ forEachTarget('control totals on $kind', () => {
 
   targetTest('a trailer stating zero data records: a day without orders, exit 0', async ({ db }) => {
     const { loader } = await db.open();
-    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const dir = tempDir();
     const none = join(dir, 'BANK_none.txt');
     writeFileSync(none, 'H|20261207|ACME BANK\nT|0|0.00\n');
     const report = await loader.load([none], { profile: profile() });
@@ -224,7 +224,7 @@ forEachTarget('control totals on $kind', () => {
 
   targetTest('a load killed while staging is checked on the whole file when it resumes', async ({ db }) => {
     const { loader } = await db.open();
-    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const dir = tempDir();
     const whole = bankFile(dir, 'whole', 3000);
     const short = bankFile(dir, 'short', 3000, 3001);
     for (const [file, status] of [
@@ -254,7 +254,7 @@ forEachTarget('control totals on $kind', () => {
 
   targetTest('a control file beside the data file: read with it, moved with it; one still being written waits', async ({ db }) => {
     const { loader } = await db.open();
-    const dir = mkdtempSync(join(tmpdir(), 'control-'));
+    const dir = tempDir();
     const withFile = parseProfileText(
       readFileSync(example('bank-trailer.yaml'), 'utf8').replace(
         /control:[\s\S]*$/,
