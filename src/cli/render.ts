@@ -27,9 +27,9 @@ export function runCounts(f: FileReport): Array<number | string> {
   return [f.counts.read, f.counts.inserted + f.counts.updated, f.counts.unchanged, f.counts.duplicates, f.counts.rejected];
 }
 
-/** The statuses of a file's load's rows now (ROWS_NOW_COLUMNS). */
+/** The statuses of a file's load's rows now (ROWS_NOW_COLUMNS): waiting are READY, RETRY_WAIT and HELD rows. */
 export function rowsNow(f: FileReport): number[] {
-  return [f.tally.DONE ?? 0, f.tally.ERROR ?? 0, (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0)];
+  return [f.tally.DONE ?? 0, f.tally.ERROR ?? 0, (f.tally.RETRY_WAIT ?? 0) + (f.tally.READY ?? 0) + (f.tally.HELD ?? 0)];
 }
 
 type Cell = string | number;

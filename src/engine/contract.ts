@@ -137,12 +137,16 @@ export interface HoldSetsTx {
   joinHoldSet(setId: number, fileNo: number, loadId: number): Promise<void>;
   /** Every file of every set that holds one of these loads, by set and place. */
   holdSets(loadIds: number[]): Promise<HoldSetFile[]>;
+  /** Every file of every recorded set, by set and place (read before a run stages). */
+  allHoldSets(): Promise<HoldSetFile[]>;
+  /** A run of part of set `setId` staged a file its own run had not begun: the run that completes the set stages it all again. */
+  restageHoldSet(setId: number): Promise<void>;
   /**
    * These loads' HELD rows were released or given up: no set holds them any more. Then the
-   * sets nothing waits on are deleted: `coveredSet` (a run's own set, staged whole; null: none)
-   * and those holding no load whose run is not RUNNING.
+   * sets nothing waits on are deleted: `coveredSets` (sets a run staged whole: its own, or a
+   * killed run's) and those holding no load whose run is not RUNNING.
    */
-  endHoldSets(loadIds: number[], coveredSet: number | null): Promise<void>;
+  endHoldSets(loadIds: number[], coveredSets: readonly number[]): Promise<void>;
 }
 
 /** Processing one chunk: claim, merge, finalize, all in one transaction. */

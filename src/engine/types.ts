@@ -254,6 +254,8 @@ export interface HoldSetFile {
   fileName: string;
   /** The load the set holds through this file; null: its run did not start, or that load was released. */
   loadId: number | null;
+  /** A run of part of the set staged a file its own run had not begun: the run that completes it stages every file again. */
+  restage: boolean;
 }
 
 /** One step of a keyset walk in stage_id order: at most `limit` rows with stage_id > afterStageId. */

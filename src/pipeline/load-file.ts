@@ -8,7 +8,7 @@ import type { RepeatedKeys } from '../input/repeated-keys.js';
 import { controlSummary, type ControlOutcome } from '../input/control/control-check.js';
 import { BUILTIN_PROFILE_ID } from '../input/profile/builtin.js';
 import type { LoadJournal } from './load-journal.js';
-import type { RunHoldSet } from './load-holds.js';
+import { foreignHold, type ForeignHold, type RunHoldSet } from './load-holds.js';
 import type { FileReport, LoadOptions } from './load-options.js';
 import type { LoadProcessing } from './load-processing.js';
 import type { LoadPort } from './ports.js';
@@ -16,7 +16,7 @@ import type { retried } from './run-record.js';
 import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
 import { claimFile } from './file-claim.js';
-import type { FileIdentity } from '../engine/types.js';
+import type { FileIdentity, HoldSetFile } from '../engine/types.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -37,6 +37,12 @@ export interface FileStaging {
   settle?: RepeatedKeys | undefined;
   /** The run's file set, when its files repeat keys: it holds each file's load as the file's run starts (load-holds.ts). */
   holdSet?: RunHoldSet | undefined;
+  /** The sets recorded before this run (killed runs', runs still staging), read before it staged (load-holds.ts, foreignHold). */
+  foreignSets?: HoldSetFile[] | undefined;
+  /** The base names of the run's files, in order. */
+  runNames?: string[] | undefined;
+  /** The loads this run held again before its processing began (holdBeforeProcessing): released with its own. */
+  heldEarly?: number[] | undefined;
   /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
   settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
@@ -90,6 +96,33 @@ async function holdAgain(run: FileStaging, plan: StagingPlan): Promise<void> {
   if (held > 0) run.options.logger.info({ loadId, held }, `${held} row(s) of load ${loadId} held until this run's staging ends`);
 }
 
+/**
+ * Processing beside staging (a server) starts with the run's first file: before it, the rows that
+ * processing could take of the earlier loads this run will skip or resume (a `recover` may have
+ * released them) are held again, as holdAgain does when the run reaches each file. Read as the
+ * run's files were pre-read (their identities); released with the run's own loads.
+ */
+export async function holdBeforeProcessing(
+  run: FileStaging,
+  files: readonly string[],
+  optionsOf: (path: string) => LoadOptions,
+): Promise<void> {
+  if (!run.processing.overlap || run.held === undefined) return;
+  const early: number[] = [];
+  for (const path of files) {
+    const sha256 = run.held.files.get(path)?.sha256;
+    if (sha256 === undefined) continue;
+    const options = optionsOf(path);
+    const readAs = await readAsOf(path, options);
+    const history = await run.db('reading the staging history', () => run.engine.stagingHistory({ sha256, ...readAs }));
+    const plan = planStaging(history, { ...readAs, restage: options.restage });
+    if (plan.action !== 'skip' && plan.action !== 'resume') continue;
+    early.push(plan.loadId);
+    await holdAgain(run, plan);
+  }
+  run.heldEarly = early;
+}
+
 const EVERY_KEY = { has: (): boolean => true };
 
 /** Whether an operator let this load through (`accept`) after its control totals failed. */
@@ -134,15 +167,7 @@ export async function stageListedFile(
   const options = run.options;
   // the identity of the bytes staging reads: the same descriptor, to the same size
   const sha = preRead ?? (await fileIdentity(opened, null, run.processing.signal, options.maxInflate));
-  const profile = options.profile;
-  // how the file is read is part of its identity: the encoding it is decoded with (a UTF-16 BOM
-  // decides), the delimiter, and the profile that maps it (its content's hash)
-  const readAs = {
-    encoding: await fileEncoding(opened, profile?.spec.encoding ?? options.encoding),
-    delimiter: profile === undefined ? options.delimiter : (profile.spec.delimiter ?? ','),
-    profile: profile?.sha256 ?? BUILTIN_PROFILE_ID,
-  };
-  const identity = { sha256: sha, ...readAs };
+  const identity = { sha256: sha, ...(await readAsOf(opened, options)) };
   // the file's identity is this run's from before its history is read until its staging ended
   const claim = await claimFile({ ...run, signal: run.processing.signal }, identity, listed.path);
   try {
@@ -150,6 +175,64 @@ export async function stageListedFile(
   } finally {
     await claim.release();
   }
+}
+
+/**
+ * How the file is read, part of its identity: the encoding it is decoded with (a UTF-16 BOM
+ * decides), the delimiter, and the profile that maps it (its content's hash).
+ */
+export async function readAsOf(
+  file: string | OpenedFile,
+  options: Pick<LoadOptions, 'profile' | 'encoding' | 'delimiter'>,
+): Promise<{ encoding: string; delimiter: string; profile: string }> {
+  const profile = options.profile;
+  return {
+    encoding: await fileEncoding(file, profile?.spec.encoding ?? options.encoding),
+    delimiter: profile === undefined ? options.delimiter : (profile.spec.delimiter ?? ','),
+    profile: profile?.sha256 ?? BUILTIN_PROFILE_ID,
+  };
+}
+
+/**
+ * What the sets recorded before this run ask of the file (load-holds.ts, foreignHold): a file of
+ * a set it stages whole that a part of the set staged out of order is staged again; a file whose
+ * load a set it does not stage whole holds (or takes a place that set's run had not begun) has
+ * every row held, its load joining that set (and the set marked to be staged again in order).
+ */
+async function foreignPlan(
+  run: FileStaging,
+  path: string,
+  plan: StagingPlan,
+  runId: number,
+): Promise<{ plan: StagingPlan; hold: ForeignHold }> {
+  const sets = run.foreignSets ?? [];
+  const names = run.runNames ?? [];
+  const first = foreignHold(sets, names, path, planLoadId(plan, runId));
+  const restaged: StagingPlan =
+    first.restage && (plan.action === 'skip' || plan.action === 'resume') ? { action: 'fresh', reason: 'restage' } : plan;
+  const hold = restaged === plan ? first : foreignHold(sets, names, path, runId);
+  if (hold.join.length > 0) {
+    const loadId = planLoadId(restaged, runId);
+    await run.db("joining the file's load to a killed run's file set", () =>
+      run.engine.transaction(async (tx) => {
+        for (const place of hold.join) {
+          await tx.joinHoldSet(place.setId, place.fileNo, loadId);
+          await tx.restageHoldSet(place.setId);
+        }
+      }),
+    );
+  }
+  if (restaged !== plan)
+    run.options.logger.info(
+      { runId, file: path },
+      `${path}: staged again as a new load: a run of part of its file set staged a later file of the set before it`,
+    );
+  if (hold.wholeHold)
+    run.options.logger.warn(
+      { runId, file: path },
+      `${path}: every row held from processing: an earlier run of this file with other files (stopped, or still staging) has not staged them all, and this run does not stage all of them`,
+    );
+  return { plan: restaged, hold };
 }
 
 /** The file whose identity this run claimed: skip, stop, resume or stage it as its history says. */
@@ -164,12 +247,13 @@ async function stageClaimed(
   const logger = options.logger;
   const profile = options.profile;
   const { sha256: sha, ...readAs } = identity;
-  const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
+  const planned = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
     ...readAs,
     restage: options.restage,
   });
   const fileRun = await run.journal.startFile(listed, sha);
   const runId = fileRun.runId;
+  const { plan, hold: foreign } = await foreignPlan(run, listed.path, planned, runId);
   // the run's file set holds the file's load before the run holds any of its rows
   await run.holdSet?.joined(run, listed.path, runId, planLoadId(plan, runId));
   await holdAgain(run, plan);
@@ -239,9 +323,13 @@ async function stageClaimed(
   logger.info({ runId, loadId, file: file.path, size: file.size }, 'staging');
   const result = await stageFile(engine, runId, file, {
     loadId,
-    // a file whose control totals differ: every row staged HELD, none settled (nothing of it is merged)
-    held: controlHeld ? EVERY_KEY : run.held,
-    settle: run.settle === undefined || controlHeld ? undefined : { except: run.settle, skip: () => run.processing.wantsRows() },
+    // a file whose control totals differ, or of a killed run's set that this run does not stage
+    // whole: every row staged HELD, none settled (nothing of it is merged)
+    held: controlHeld || foreign.wholeHold ? EVERY_KEY : run.held,
+    settle:
+      run.settle === undefined || controlHeld || foreign.wholeHold
+        ? undefined
+        : { except: run.settle, skip: () => run.processing.wantsRows() },
     batchSize: options.batchSize,
     // a profile's file: its columns are the profile's, not the header's split by the delimiter,
     // so a rejected line's key is not told (it stays listed by `errors`)

@@ -66,12 +66,25 @@ function nameCounts(names: Iterable<string>): Map<string, number> {
   return counts;
 }
 
-/** The release rule's answer: the loads to release, the others with the files of their sets not staged, and whether `ownSet` was staged whole. */
+/** The release rule's answer: the loads to release, the others with the files of their sets not staged, the sets staged whole. */
 export interface ReleaseDecision {
   release: number[];
   /** Load → the base names of the files of the sets holding it that the run did not stage. */
   blocked: Map<number, string[]>;
-  ownSetCovered: boolean;
+  /** The sets whose every file the run staged: their staging ended, nothing waits on them. */
+  covered: number[];
+}
+
+/** The files of each set, by set id, in place order. */
+function bySet(sets: readonly HoldSetFile[]): Map<number, HoldSetFile[]> {
+  const found = new Map<number, HoldSetFile[]>();
+  for (const f of sets) found.set(f.setId, [...(found.get(f.setId) ?? []), f]);
+  return found;
+}
+
+/** The base names of a set's files that `staged` does not hold (as many of each name as the set has). */
+function missingNames(files: readonly HoldSetFile[], staged: ReadonlyMap<string, number>): string[] {
+  return [...nameCounts(files.map((f) => f.fileName))].filter(([name, n]) => (staged.get(name) ?? 0) < n).map(([name]) => name);
 }
 
 /**
@@ -79,32 +92,75 @@ export interface ReleaseDecision {
  * every file of every set that holds the load (by base name, as many of each name as the set
  * has), its own set included (a file of it left for the next run keeps the set's holds).
  */
-export function decideRelease(
-  loadIds: readonly number[],
-  sets: readonly HoldSetFile[],
-  staged: readonly string[],
-  ownSet: number | null,
-): ReleaseDecision {
+export function decideRelease(loadIds: readonly number[], sets: readonly HoldSetFile[], staged: readonly string[]): ReleaseDecision {
   const covered = nameCounts(staged);
-  const bySet = new Map<number, { names: string[]; loads: Set<number> }>();
-  for (const f of sets) {
-    const set = bySet.get(f.setId) ?? { names: [], loads: new Set<number>() };
-    set.names.push(f.fileName);
-    if (f.loadId !== null) set.loads.add(f.loadId);
-    bySet.set(f.setId, set);
-  }
   const blocked = new Map<number, string[]>();
-  let ownSetCovered = ownSet !== null;
-  for (const [setId, set] of bySet) {
-    const missing = [...nameCounts(set.names)].filter(([name, n]) => (covered.get(name) ?? 0) < n).map(([name]) => name);
-    if (missing.length === 0) continue;
-    if (setId === ownSet) ownSetCovered = false;
+  const whole: number[] = [];
+  for (const [setId, files] of bySet(sets)) {
+    const missing = missingNames(files, covered);
+    if (missing.length === 0) {
+      whole.push(setId);
+      continue;
+    }
+    const loads = new Set(files.map((f) => f.loadId));
     for (const loadId of loadIds) {
-      if (!set.loads.has(loadId)) continue;
+      if (!loads.has(loadId)) continue;
       blocked.set(loadId, [...new Set([...(blocked.get(loadId) ?? []), ...missing])]);
     }
   }
-  return { release: [...new Set(loadIds)].filter((id) => !blocked.has(id)), blocked, ownSetCovered };
+  return { release: [...new Set(loadIds)].filter((id) => !blocked.has(id)), blocked, covered: whole };
+}
+
+/** What the sets recorded before this run ask of one of its files (foreignHold). */
+export interface ForeignHold {
+  /**
+   * A set this run does not stage whole holds the file's load, or has the file's name among the
+   * files its own run had not begun: every row the file stages is HELD (none settled) until a
+   * run that stages that set whole ends its staging.
+   */
+  wholeHold: boolean;
+  /** The places of such sets, not begun by their run, that the file's load takes. */
+  join: Array<{ setId: number; fileNo: number }>;
+  /**
+   * The file is of a set this run stages whole, that a run of part of it staged out of order
+   * (HoldSetFile.restage): staged again as a new load, so that the set's lines are in order.
+   */
+  restage: boolean;
+}
+
+/**
+ * A run reads the sets recorded before it (killed runs' sets, and those of runs still staging)
+ * before it stages; for each of its files, pure: what those sets ask (ForeignHold). `runNames`:
+ * the base names of the run's files; `loadId`: the load the file's rows go to.
+ */
+export function foreignHold(sets: readonly HoldSetFile[], runNames: readonly string[], path: string, loadId: number): ForeignHold {
+  const name = basename(path);
+  const runs = nameCounts(runNames);
+  const hold: ForeignHold = { wholeHold: false, join: [], restage: false };
+  for (const [setId, files] of bySet(sets)) {
+    if (!files.some((f) => f.fileName === name || f.loadId === loadId)) continue;
+    if (missingNames(files, runs).length === 0) {
+      hold.restage ||= files.some((f) => f.restage) && files.some((f) => f.fileName === name);
+      continue;
+    }
+    if (files.some((f) => f.loadId === loadId)) {
+      hold.wholeHold = true;
+      continue;
+    }
+    const unbegun = files.find((f) => f.loadId === null && f.fileName === name);
+    if (unbegun === undefined) continue;
+    hold.wholeHold = true;
+    hold.join.push({ setId, fileNo: unbegun.fileNo });
+  }
+  return hold;
+}
+
+/** The loads of the recorded sets that the run's staged files cover whole: the run releases them with its own. */
+export function coveredSetLoads(sets: readonly HoldSetFile[], staged: readonly string[]): number[] {
+  const covered = nameCounts(staged);
+  return [...bySet(sets).values()]
+    .filter((files) => missingNames(files, covered).length === 0)
+    .flatMap((files) => files.flatMap((f) => (f.loadId === null ? [] : [f.loadId])));
 }
 
 /**
@@ -117,15 +173,20 @@ export function decideRelease(
  * rerun (which resumes or skips those loads) releases them, or `recover --older-than` once they are older.
  */
 export async function releaseHeld(run: FileStaging, reports: FileReport[]): Promise<Map<number, string[]>> {
-  const loadIds = [...new Set(reports.map((r) => r.loadId))];
-  if (loadIds.length === 0) return new Map();
   const staged = reports.map((r) => basename(r.file));
-  const ownSet = run.holdSet?.id ?? null;
+  // with its own: the loads it held before processing began, and those of the sets recorded
+  // before it that it staged whole (a set it staged again as new loads leaves them behind)
+  const loadIds = [
+    ...new Set([...reports.map((r) => r.loadId), ...(run.heldEarly ?? []), ...coveredSetLoads(run.foreignSets ?? [], staged)]),
+  ];
+  if (loadIds.length === 0) return new Map();
   const { released, decision } = await run.db('releasing the held rows of the run', () =>
     run.engine.transaction(async (tx) => {
-      const decision = decideRelease(loadIds, await tx.holdSets(loadIds), staged, ownSet);
+      const decision = decideRelease(loadIds, await tx.holdSets(loadIds), staged);
       const released = await tx.releaseHeld(decision.release);
-      await tx.endHoldSets(decision.release, decision.ownSetCovered ? ownSet : null);
+      // the sets recorded before this run and staged whole by it may hold no load any more
+      const foreign = [...bySet(run.foreignSets ?? []).entries()].filter(([, f]) => missingNames(f, nameCounts(staged)).length === 0);
+      await tx.endHoldSets(decision.release, [...new Set([...decision.covered, ...foreign.map(([id]) => id)])]);
       return { released, decision };
     }),
   );

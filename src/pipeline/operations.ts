@@ -418,7 +418,7 @@ export async function recoverRows(
       // the sets that held them wait on them no more: a later run of part of a set is not
       // kept from releasing what the operator gave up
       const gaveUp = [...new Set(abandoned.flatMap((row) => (row.loadId === null ? [] : [row.loadId])))];
-      if (gaveUp.length > 0) await tx.endHoldSets(gaveUp, null);
+      if (gaveUp.length > 0) await tx.endHoldSets(gaveUp, []);
     }
     return { changes: planned, held: abandoned };
   });

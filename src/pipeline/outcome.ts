@@ -17,9 +17,12 @@ export function exitCodeFor(outcome: { failed: boolean; rowsRejected: boolean; f
   return outcome.rowsRejected || outcome.filesFailed === true ? EXIT_ROWS_REJECTED : EXIT_OK;
 }
 
-/** Rows of a tally that did not end DONE. */
+/**
+ * Rows of a tally that did not end DONE: HELD ones too (another run, still staging or killed,
+ * holds them until its set of files is staged), so that exit 0 means every row of the run's files is DONE.
+ */
 export function notDone(tally: StatusTally): number {
-  return (tally.ERROR ?? 0) + (tally.RETRY_WAIT ?? 0) + (tally.READY ?? 0) + (tally.PROCESSING ?? 0);
+  return (tally.ERROR ?? 0) + (tally.RETRY_WAIT ?? 0) + (tally.READY ?? 0) + (tally.PROCESSING ?? 0) + (tally.HELD ?? 0);
 }
 
 /**

@@ -14,9 +14,9 @@ type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 
 /** A set 41 of a.csv (load 41) and b.csv (load 42), and a set 50 of a.csv alone (load 41). */
 const SETS = [
-  { SET_ID: '41', FILE_NO: '0', FILE_NAME: 'a.csv', LOAD_ID: '41' },
-  { SET_ID: '41', FILE_NO: '1', FILE_NAME: 'b.csv', LOAD_ID: '42' },
-  { SET_ID: '50', FILE_NO: '0', FILE_NAME: 'a.csv', LOAD_ID: '41' },
+  { SET_ID: '41', FILE_NO: '0', FILE_NAME: 'a.csv', LOAD_ID: '41', RESTAGE: '0' },
+  { SET_ID: '41', FILE_NO: '1', FILE_NAME: 'b.csv', LOAD_ID: '42', RESTAGE: '0' },
+  { SET_ID: '50', FILE_NO: '0', FILE_NAME: 'a.csv', LOAD_ID: '41', RESTAGE: '1' },
 ];
 
 function values(binds: Record<string, unknown>): Record<string, unknown> {
@@ -27,6 +27,7 @@ describe('Oracle engine (recording database): the file sets of the runs that hol
   it('records a set one row per file, joins a load, reads each set once, ends released loads and forgets', async () => {
     const db = new RecordingDatabase({
       execute: (sql, binds) => {
+        if (sql === oracleQuery('hold_sets_all')) return { rows: SETS };
         if (sql !== oracleQuery('hold_sets')) return { rows: [] };
         const loadId = String((binds.load_id as { val: unknown }).val);
         return { rows: SETS.filter((r) => SETS.some((h) => h.SET_ID === r.SET_ID && h.LOAD_ID === loadId)) };
@@ -47,14 +48,18 @@ describe('Oracle engine (recording database): the file sets of the runs that hol
 
     const sets = await engine.transaction((tx) => tx.holdSets([41, 42, 41]));
     expect(sets).toEqual([
-      { setId: 41, fileNo: 0, fileName: 'a.csv', loadId: 41 },
-      { setId: 41, fileNo: 1, fileName: 'b.csv', loadId: 42 },
-      { setId: 50, fileNo: 0, fileName: 'a.csv', loadId: 41 },
+      { setId: 41, fileNo: 0, fileName: 'a.csv', loadId: 41, restage: false },
+      { setId: 41, fileNo: 1, fileName: 'b.csv', loadId: 42, restage: false },
+      { setId: 50, fileNo: 0, fileName: 'a.csv', loadId: 41, restage: true },
     ]);
+    expect(await engine.transaction((tx) => tx.allHoldSets())).toEqual(sets);
+    await engine.transaction((tx) => tx.restageHoldSet(50));
+    const marked = db.calls.find((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('hold_set_restage'));
+    expect(values(marked?.binds ?? {})).toEqual({ set_id: 50 });
     const reads = db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && c.sql === oracleQuery('hold_sets'));
     expect(reads.map((c) => values(c.binds))).toEqual([{ load_id: 41 }, { load_id: 42 }]);
 
-    await engine.transaction((tx) => tx.endHoldSets([41, 42], 41));
+    await engine.transaction((tx) => tx.endHoldSets([41, 42], [41, 50]));
     const ends = db.calls.filter(
       (c): c is ExecuteCall =>
         c.kind === 'execute' && (c.sql === oracleQuery('hold_set_release') || c.sql === oracleQuery('hold_set_forget')),
@@ -63,8 +68,9 @@ describe('Oracle engine (recording database): the file sets of the runs that hol
       ['release', { load_id: 41 }],
       ['release', { load_id: 42 }],
       ['forget', { set_id: 41 }],
+      ['forget', { set_id: 50 }],
     ]);
     // each in the caller's transaction, committed with it
-    expect(db.calls.filter((c) => c.kind === 'commit')).toHaveLength(4);
+    expect(db.calls.filter((c) => c.kind === 'commit')).toHaveLength(6);
   });
 });

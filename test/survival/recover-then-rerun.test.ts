@@ -46,7 +46,7 @@ function writeInbox(base: string): string {
 // rows before the rerun reaches their file and holds them again. docs/operations.md states it.
 describe('survival: recover gives a killed run’s holds up, then the set is loaded again', () => {
   for (const target of SURVIVAL_TARGETS) {
-    it.skipIf(target.kind === 'postgres')(
+    it(
       `${target.kind}: the rerun holds the given-up rows of a skipped second file again before processing merges them`,
       async () => {
         assertBuilt();

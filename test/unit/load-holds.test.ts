@@ -5,16 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HoldSetFile } from '../../src/engine/types.js';
-import { decideRelease, strandedMessage } from '../../src/pipeline/load-holds.js';
+import { coveredSetLoads, decideRelease, foreignHold, strandedMessage } from '../../src/pipeline/load-holds.js';
 
 /** The files of set `setId`: [name, load it holds through that file or null]. */
-function set(setId: number, files: Array<[string, number | null]>): HoldSetFile[] {
-  return files.map(([fileName, loadId], fileNo) => ({ setId, fileNo, fileName, loadId }));
+function set(setId: number, files: Array<[string, number | null]>, restage = false): HoldSetFile[] {
+  return files.map(([fileName, loadId], fileNo) => ({ setId, fileNo, fileName, loadId, restage }));
 }
 
 describe('decideRelease', () => {
   it('no set holds the loads: every load is released', () => {
-    expect(decideRelease([1, 2, 2], [], ['a.csv', 'b.csv'], null)).toEqual({ release: [1, 2], blocked: new Map(), ownSetCovered: false });
+    expect(decideRelease([1, 2, 2], [], ['a.csv', 'b.csv'])).toEqual({ release: [1, 2], blocked: new Map(), covered: [] });
   });
 
   it('a killed run of a, b and c: the same three files again (in any order) release its loads', () => {
@@ -23,7 +23,7 @@ describe('decideRelease', () => {
       ['b.csv', 11],
       ['c.csv', null],
     ]);
-    expect(decideRelease([10, 11, 20], killed, ['c.csv', 'a.csv', 'b.csv'], null).release).toEqual([10, 11, 20]);
+    expect(decideRelease([10, 11, 20], killed, ['c.csv', 'a.csv', 'b.csv']).release).toEqual([10, 11, 20]);
   });
 
   it('a.csv alone after that killed run: its load stays held, with the files of the set it did not stage', () => {
@@ -32,7 +32,7 @@ describe('decideRelease', () => {
       ['b.csv', 11],
       ['c.csv', null],
     ]);
-    const decision = decideRelease([10], killed, ['a.csv'], null);
+    const decision = decideRelease([10], killed, ['a.csv']);
     expect(decision.release).toEqual([]);
     expect(decision.blocked).toEqual(new Map([[10, ['b.csv', 'c.csv']]]));
   });
@@ -42,7 +42,7 @@ describe('decideRelease', () => {
       ['a.csv', 10],
       ['b.csv', null],
     ]);
-    const decision = decideRelease([10, 30], killed, ['a.csv', 'd.csv'], null);
+    const decision = decideRelease([10, 30], killed, ['a.csv', 'd.csv']);
     expect(decision.release).toEqual([30]);
     expect([...decision.blocked.keys()]).toEqual([10]);
   });
@@ -52,8 +52,8 @@ describe('decideRelease', () => {
       ['a.csv', 10],
       ['a.csv', 11],
     ]);
-    expect(decideRelease([10], killed, ['a.csv'], null).blocked).toEqual(new Map([[10, ['a.csv']]]));
-    expect(decideRelease([10, 11], killed, ['a.csv', 'a.csv'], null).release).toEqual([10, 11]);
+    expect(decideRelease([10], killed, ['a.csv']).blocked).toEqual(new Map([[10, ['a.csv']]]));
+    expect(decideRelease([10, 11], killed, ['a.csv', 'a.csv']).release).toEqual([10, 11]);
   });
 
   it('every set that holds a load counts: the missing files of each, once each', () => {
@@ -67,7 +67,7 @@ describe('decideRelease', () => {
       ['c.csv', null],
       ['d.csv', null],
     ]);
-    const decision = decideRelease([10, 11], [...first, ...second], ['a.csv', 'b.csv'], null);
+    const decision = decideRelease([10, 11], [...first, ...second], ['a.csv', 'b.csv']);
     expect(decision.blocked).toEqual(
       new Map([
         [10, ['c.csv', 'd.csv']],
@@ -81,9 +81,63 @@ describe('decideRelease', () => {
       ['a.csv', 40],
       ['b.csv', 41],
     ]);
-    expect(decideRelease([40, 41], own, ['a.csv', 'b.csv'], 40)).toEqual({ release: [40, 41], blocked: new Map(), ownSetCovered: true });
-    const left = decideRelease([40], own.slice(0, 1).concat({ ...own[1]!, loadId: null }), ['a.csv'], 40);
-    expect(left).toEqual({ release: [], blocked: new Map([[40, ['b.csv']]]), ownSetCovered: false });
+    expect(decideRelease([40, 41], own, ['a.csv', 'b.csv'])).toEqual({ release: [40, 41], blocked: new Map(), covered: [40] });
+    const left = decideRelease([40], own.slice(0, 1).concat({ ...own[1]!, loadId: null }), ['a.csv']);
+    expect(left).toEqual({ release: [], blocked: new Map([[40, ['b.csv']]]), covered: [] });
+  });
+});
+
+describe('foreignHold', () => {
+  const killed = set(10, [
+    ['a.csv', 10],
+    ['b.csv', 11],
+    ['c.csv', null],
+  ]);
+
+  it('a run of part of a killed set: a load the set holds, and a file it had not begun, are held whole', () => {
+    expect(foreignHold(killed, ['a.csv'], 'in/a.csv', 10)).toEqual({ wholeHold: true, join: [], restage: false });
+    expect(foreignHold(killed, ['c.csv'], 'in/c.csv', 30)).toEqual({ wholeHold: true, join: [{ setId: 10, fileNo: 2 }], restage: false });
+  });
+
+  it('another file, or another load of a begun file (a changed a.csv), is not held by the set', () => {
+    expect(foreignHold(killed, ['a.csv', 'd.csv'], 'in/d.csv', 30)).toEqual({ wholeHold: false, join: [], restage: false });
+    expect(foreignHold(killed, ['a.csv'], 'in/a.csv', 30)).toEqual({ wholeHold: false, join: [], restage: false });
+  });
+
+  it('a run of the whole set: nothing held whole; its files staged again only once a part staged the set out of order', () => {
+    expect(foreignHold(killed, ['a.csv', 'b.csv', 'c.csv'], 'in/b.csv', 11)).toEqual({ wholeHold: false, join: [], restage: false });
+    const touched = set(
+      10,
+      [
+        ['a.csv', 10],
+        ['b.csv', 11],
+        ['c.csv', 30],
+      ],
+      true,
+    );
+    expect(foreignHold(touched, ['a.csv', 'b.csv', 'c.csv', 'd.csv'], 'in/a.csv', 10)).toEqual({
+      wholeHold: false,
+      join: [],
+      restage: true,
+    });
+    expect(foreignHold(touched, ['a.csv', 'b.csv', 'c.csv', 'd.csv'], 'in/d.csv', 40).restage).toBe(false);
+  });
+});
+
+describe('coveredSetLoads', () => {
+  it('the loads of the sets every file of which the run staged', () => {
+    const sets = [
+      ...set(10, [
+        ['a.csv', 10],
+        ['b.csv', null],
+      ]),
+      ...set(20, [
+        ['a.csv', 21],
+        ['c.csv', 22],
+      ]),
+    ];
+    expect(coveredSetLoads(sets, ['a.csv', 'b.csv'])).toEqual([10]);
+    expect(coveredSetLoads(sets, ['c.csv'])).toEqual([]);
   });
 });
 

@@ -29,7 +29,7 @@ describe('dryRunExitCode', () => {
 
 describe('notDone and a file of which nothing could be read', () => {
   it('notDone counts every row that did not end DONE', () => {
-    expect(notDone({ DONE: 5, ERROR: 1, RETRY_WAIT: 2, READY: 4, PROCESSING: 8 })).toBe(15);
+    expect(notDone({ DONE: 5, ERROR: 1, RETRY_WAIT: 2, READY: 4, PROCESSING: 8, HELD: 16 })).toBe(31);
     expect(notDone({ DONE: 5 })).toBe(0);
   });
   it('a file that failed gives 2 when nothing else did', () => {

@@ -1,5 +1,5 @@
--- The sets nothing waits on any more: the run's own set once its staging covered it (:set_id,
--- NULL: none), and every set that holds no load and whose run is not RUNNING
+-- The sets nothing waits on any more: a set a run's staging covered (its own, or a killed run's
+-- set it staged whole again: :set_id, NULL: none), and every set that holds no load and whose run is not RUNNING
 -- (sql/postgres/queries/hold_set_forget.sql).
 DELETE FROM load_hold_set s
  WHERE s.set_id = :set_id

@@ -1,5 +1,5 @@
--- The sets nothing waits on any more (migration 017): the run's own set once its staging covered
--- it ($1, NULL: none), and every set that holds no load and whose run is not RUNNING (a set of
+-- The sets nothing waits on any more (migration 017): a set a run's staging covered (its own, or
+-- a killed run's set it staged whole again: $1, NULL: none), and every set that holds no load and whose run is not RUNNING (a set of
 -- a run still staging keeps its names for the loads it may hold yet).
 DELETE FROM load_hold_set s
  WHERE s.set_id = $1::bigint

@@ -5,7 +5,18 @@ import type { OraConnection } from './oracledb-types.js';
 import { int, intOrNull, queryRows, text, type OracleKit } from './rows.js';
 import { cutChars, oracleQuery } from './sql-text.js';
 
-/** The file sets of the runs that may hold rows (load_hold_set, migration 011), in the caller's transaction. */
+/** One file of a set as read (queries/hold_sets.sql, hold_sets_all.sql): restage is a NUMBER(1). */
+function holdSetFile(r: Record<string, unknown>): HoldSetFile {
+  return {
+    setId: int(r.SET_ID, 'set_id'),
+    fileNo: int(r.FILE_NO, 'file_no'),
+    fileName: text(r.FILE_NAME) ?? '',
+    loadId: intOrNull(r.LOAD_ID, 'load_id'),
+    restage: int(r.RESTAGE, 'restage') === 1,
+  };
+}
+
+/** The file sets of the runs that may hold rows (load_hold_set, migrations 011 and 013), in the caller's transaction. */
 export function oracleHoldSetsTx(connection: OraConnection, kit: OracleKit): HoldSetsTx {
   const { binds } = kit;
   return {
@@ -44,23 +55,29 @@ export function oracleHoldSetsTx(connection: OraConnection, kit: OracleKit): Hol
       const found = new Map<string, HoldSetFile>();
       for (const loadId of new Set(loadIds)) {
         for (const r of await queryRows(connection, kit, 'hold_sets', { load_id: binds.num(loadId) })) {
-          const file: HoldSetFile = {
-            setId: int(r.SET_ID, 'set_id'),
-            fileNo: int(r.FILE_NO, 'file_no'),
-            fileName: text(r.FILE_NAME) ?? '',
-            loadId: intOrNull(r.LOAD_ID, 'load_id'),
-          };
+          const file = holdSetFile(r);
           found.set(`${file.setId}:${file.fileNo}`, file);
         }
       }
       return [...found.values()].sort((a, b) => a.setId - b.setId || a.fileNo - b.fileNo);
     },
 
-    /** queries/hold_set_release.sql once per load, then queries/hold_set_forget.sql. */
-    async endHoldSets(loadIds, coveredSet): Promise<void> {
+    /** queries/hold_sets_all.sql. */
+    async allHoldSets(): Promise<HoldSetFile[]> {
+      return (await queryRows(connection, kit, 'hold_sets_all', {})).map(holdSetFile);
+    },
+
+    /** queries/hold_set_restage.sql. */
+    async restageHoldSet(setId): Promise<void> {
+      await connection.execute(oracleQuery('hold_set_restage'), { set_id: binds.num(setId) }, { autoCommit: false });
+    },
+
+    /** queries/hold_set_release.sql once per load, then queries/hold_set_forget.sql once per covered set (or once with none). */
+    async endHoldSets(loadIds, coveredSets): Promise<void> {
       for (const loadId of new Set(loadIds))
         await connection.execute(oracleQuery('hold_set_release'), { load_id: binds.num(loadId) }, { autoCommit: false });
-      await connection.execute(oracleQuery('hold_set_forget'), { set_id: binds.num(coveredSet) }, { autoCommit: false });
+      for (const setId of coveredSets.length === 0 ? [null] : new Set(coveredSets))
+        await connection.execute(oracleQuery('hold_set_forget'), { set_id: binds.num(setId) }, { autoCommit: false });
     },
   };
 }

@@ -3,7 +3,25 @@ import type { HoldSetFile } from '../types.js';
 import { sqlQuery } from './rows.js';
 import type { PgSession } from './session.js';
 
-/** The file sets of the runs that may hold rows (load_hold_set, migration 017), in the caller's transaction. */
+interface HoldSetRow {
+  set_id: number | string;
+  file_no: number;
+  file_name: string;
+  load_id: number | string | null;
+  restage: boolean;
+}
+
+function holdSetFile(r: HoldSetRow): HoldSetFile {
+  return {
+    setId: Number(r.set_id),
+    fileNo: r.file_no,
+    fileName: r.file_name,
+    loadId: r.load_id === null ? null : Number(r.load_id),
+    restage: r.restage,
+  };
+}
+
+/** The file sets of the runs that may hold rows (load_hold_set, migrations 017 and 018), in the caller's transaction. */
 export function holdSetsSlice(session: PgSession): HoldSetsTx {
   return {
     async recordHoldSet(setId, fileNames, start): Promise<void> {
@@ -16,23 +34,24 @@ export function holdSetsSlice(session: PgSession): HoldSetsTx {
 
     async holdSets(loadIds): Promise<HoldSetFile[]> {
       if (loadIds.length === 0) return [];
-      const { rows } = await session.query<{
-        set_id: number | string;
-        file_no: number;
-        file_name: string;
-        load_id: number | string | null;
-      }>(sqlQuery('hold_sets'), [loadIds]);
-      return rows.map((r) => ({
-        setId: Number(r.set_id),
-        fileNo: r.file_no,
-        fileName: r.file_name,
-        loadId: r.load_id === null ? null : Number(r.load_id),
-      }));
+      const { rows } = await session.query<HoldSetRow>(sqlQuery('hold_sets'), [loadIds]);
+      return rows.map(holdSetFile);
     },
 
-    async endHoldSets(loadIds, coveredSet): Promise<void> {
+    async allHoldSets(): Promise<HoldSetFile[]> {
+      const { rows } = await session.query<HoldSetRow>(sqlQuery('hold_sets_all'), []);
+      return rows.map(holdSetFile);
+    },
+
+    async restageHoldSet(setId): Promise<void> {
+      await session.query(sqlQuery('hold_set_restage'), [setId]);
+    },
+
+    async endHoldSets(loadIds, coveredSets): Promise<void> {
       if (loadIds.length > 0) await session.query(sqlQuery('hold_set_release'), [loadIds]);
-      await session.query(sqlQuery('hold_set_forget'), [coveredSet]);
+      // each covered set deleted; every statement also forgets the sets that wait on nothing
+      for (const setId of coveredSets.length === 0 ? [null] : new Set(coveredSets))
+        await session.query(sqlQuery('hold_set_forget'), [setId]);
     },
   };
 }
