@@ -14,10 +14,12 @@
  * terminates the database's backends first) at a random instant, then mostly runs an operator
  * command. OPS (comma-separated) picks the commands; the default is those the promise covers and
  * that held when this was written. part-load, one-file (a part of the killed run's set) and
- * recover-1s broke it then: see test/survival/hold-set-subset-resume.test.ts,
- * hold-set-later-file-between.test.ts and recover-then-rerun.test.ts (recover-1s is the operator's
- * abandonment of the set: a later command's processing may merge the given-up rows). CONCURRENT=1
- * (server) runs another command beside each round's load.
+ * recover-1s broke it then (test/survival/hold-set-subset-resume.test.ts,
+ * hold-set-later-file-between.test.ts and recover-then-rerun.test.ts); add them to OPS. A part is
+ * run only while a file set of the inbox holds a load: else it is a load of its own, before the
+ * rest in load order. recover-1s is the operator's abandonment of the set: a later command's
+ * processing may merge the given-up rows. CONCURRENT=1 (server) runs another command beside each
+ * round's load.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -198,6 +200,15 @@ for (let i = 0; i < Number(roundsArg) && !bad; i++) {
   if (rnd() < 0.8) {
     await sleep(1200);
     const args = pick(ops)();
+    // a part of the inbox loaded when no set of it is recorded (the killed run staged nothing, or
+    // `recover` gave its set up) is a load of its own: its lines come before the rest in load
+    // order, which this check (the inbox's order) does not model
+    const part = args[0] === 'load' && args[1]?.startsWith(inbox) === true;
+    const sets = part ? await query<{ n: number }>('SELECT count(*)::int AS n FROM load_hold_set WHERE load_id IS NOT NULL') : [];
+    if (part && (sets[0]?.n ?? 0) === 0) {
+      say(`  between: ${args.map((a) => a.replace(base, '')).join(' ')} not run: no file set of the inbox holds a load`);
+      continue;
+    }
     const op = await cli(args).done;
     say(`  between: ${args.map((a) => a.replace(base, '')).join(' ')} -> ${String(op.code)}`);
     bad = await check('after the command between', false);

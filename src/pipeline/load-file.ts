@@ -1,4 +1,5 @@
 /** One file of a `load`/`stage`: its run, its staging plan carried out, its report. */
+import { basename } from 'node:path';
 import { discardedBy } from '../input/profile/discard-hint.js';
 import { fileEncoding, openOrderFile, type OrderFile } from '../input/order-file.js';
 import { afterLine } from '../input/after-line.js';
@@ -97,16 +98,20 @@ async function holdAgain(run: FileStaging, plan: StagingPlan): Promise<void> {
 }
 
 /**
- * Processing beside staging (a server) starts with the run's first file: before it, the rows that
- * processing could take of the earlier loads this run will skip or resume (a `recover` may have
- * released them) are held again, as holdAgain does when the run reaches each file. Read as the
- * run's files were pre-read (their identities); released with the run's own loads.
+ * Before the run stages: the sets recorded before it are read (what it stages of a set it does not
+ * stage whole is held, foreignPlan). And processing beside staging (a server) starts with the
+ * run's first file: before it, the rows that processing could take of the earlier loads this run
+ * will skip or resume (a `recover` may have released them) are held again, as holdAgain does when
+ * the run reaches each file. Read as the run's files were pre-read (their identities); released
+ * with the run's own loads.
  */
 export async function holdBeforeProcessing(
   run: FileStaging,
   files: readonly string[],
   optionsOf: (path: string) => LoadOptions,
 ): Promise<void> {
+  run.foreignSets = await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
+  run.runNames = files.map((f) => basename(f));
   if (!run.processing.overlap || run.held === undefined) return;
   const early: number[] = [];
   for (const path of files) {

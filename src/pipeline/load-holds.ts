@@ -143,6 +143,8 @@ export function foreignHold(sets: readonly HoldSetFile[], runNames: readonly str
       hold.restage ||= files.some((f) => f.restage) && files.some((f) => f.fileName === name);
       continue;
     }
+    // a set that holds no load any more (given up by `recover`) holds nothing
+    if (files.every((f) => f.loadId === null)) continue;
     if (files.some((f) => f.loadId === loadId)) {
       hold.wholeHold = true;
       continue;

@@ -2,7 +2,7 @@ import type { RunCounts } from '../engine/types.js';
 import { errorMessage, UserError } from '../errors.js';
 import { changedSinceListed, type ListedFile } from '../input/inputs.js';
 import { OpenedFile } from '../input/opened-file.js';
-import { basename, dirname } from 'node:path';
+import { dirname } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
 import { LoadJournal } from './load-journal.js';
@@ -322,9 +322,6 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       if (settles) run.settle = run.held;
       // only a run that stages this whole set again may release what it holds
       if (run.held.count > 0) run.holdSet = new RunHoldSet(files);
-      // the sets recorded before this run: what it stages of a set it does not stage whole is held
-      run.foreignSets = await run.db('reading the file sets of earlier runs', () => engine.transaction((tx) => tx.allHoldSets()));
-      run.runNames = files.map((f) => basename(f));
       await holdBeforeProcessing(run, files, optionsOf);
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
       if (staging === null) blocked = await releaseHeld(run, reports);

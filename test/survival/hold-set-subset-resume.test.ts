@@ -26,11 +26,8 @@ function writeInbox(base: string): string {
   return inbox;
 }
 
-// KNOWN BUG (fails on PGlite and PostgreSQL, found by an adversary): a run of part of a killed
-// set pre-reads only its own files, so the lines it stages past the kill point (or of a file the
-// killed run had not begun) are merged while staging although a later file of the set repeats
-// them. docs/operations.md states it. Fix: a run that stages a load a killed set holds holds all
-// of that load's rows until the set's staging ends.
+// A run of part of a killed set holds every row it stages into that set's loads, and of a file
+// the set's run had not begun, until a run stages the whole set (src/pipeline/load-holds.ts).
 describe('survival: a part of a killed set that resumes a file the killed run began', () => {
   for (const target of SURVIVAL_TARGETS) {
     it(`${target.kind}: the lines it stages after the kill point are not merged before the set's later lines`, async () => {

@@ -41,38 +41,33 @@ function writeInbox(base: string): string {
   return inbox;
 }
 
-// KNOWN BUG on server PostgreSQL (passes on PGlite; found by an adversary): after `recover
-// --older-than` gives a killed run's holds up, the rerun's processing beside staging merges those
-// rows before the rerun reaches their file and holds them again. docs/operations.md states it.
+// On a server the rerun holds the loads it will skip or resume before its processing starts
+// (holdBeforeProcessing in src/pipeline/load-file.ts).
 describe('survival: recover gives a killed run’s holds up, then the set is loaded again', () => {
   for (const target of SURVIVAL_TARGETS) {
-    it(
-      `${target.kind}: the rerun holds the given-up rows of a skipped second file again before processing merges them`,
-      async () => {
-        assertBuilt();
-        const db = await target.create();
-        try {
-          const inbox = writeInbox(survivalPath(`recover-then-rerun-${target.kind}`));
-          // a.csv (3 batches), b.csv (3) and 2 batches of c.csv committed
-          const run = startCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '100'], {
-            env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:8' },
-          });
-          expect(await run.waitFor(/holding after staged_checkpoint #8/)).toBe(true);
-          run.child.kill('SIGKILL');
-          await run.done;
-          await sleep(1500);
-          const recovered = await runCli(['recover', '--older-than', '1s', '--db', db.url]);
-          expect(recovered.stdout, recovered.stderr).toMatch(/changed 300 rows/);
+    it(`${target.kind}: the rerun holds the given-up rows of a skipped second file again before processing merges them`, async () => {
+      assertBuilt();
+      const db = await target.create();
+      try {
+        const inbox = writeInbox(survivalPath(`recover-then-rerun-${target.kind}`));
+        // a.csv (3 batches), b.csv (3) and 2 batches of c.csv committed
+        const run = startCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '100'], {
+          env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:8' },
+        });
+        expect(await run.waitFor(/holding after staged_checkpoint #8/)).toBe(true);
+        run.child.kill('SIGKILL');
+        await run.done;
+        await sleep(1500);
+        const recovered = await runCli(['recover', '--older-than', '1s', '--db', db.url]);
+        expect(recovered.stdout, recovered.stderr).toMatch(/changed 300 rows/);
 
-          const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '100']);
-          expect(rerun.code, rerun.stderr).toBe(2);
-          const merged = await db.withSql((sql) => sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'K%'"));
-          expect(merged, `keys whose last line (d.csv) is invalid in orders\n${rerun.stdout}`).toEqual([{ n: 0 }]);
-        } finally {
-          await db.dispose();
-        }
-      },
-      300_000,
-    );
+        const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '100']);
+        expect(rerun.code, rerun.stderr).toBe(2);
+        const merged = await db.withSql((sql) => sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'K%'"));
+        expect(merged, `keys whose last line (d.csv) is invalid in orders\n${rerun.stdout}`).toEqual([{ n: 0 }]);
+      } finally {
+        await db.dispose();
+      }
+    }, 300_000);
   }
 });

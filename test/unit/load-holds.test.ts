@@ -104,6 +104,20 @@ describe('foreignHold', () => {
     expect(foreignHold(killed, ['a.csv'], 'in/a.csv', 30)).toEqual({ wholeHold: false, join: [], restage: false });
   });
 
+  it('a set whose loads were all given up (recover) holds nothing, but is still staged again in order once marked', () => {
+    const givenUp = set(
+      10,
+      [
+        ['a.csv', null],
+        ['b.csv', null],
+        ['c.csv', null],
+      ],
+      true,
+    );
+    expect(foreignHold(givenUp, ['c.csv'], 'in/c.csv', 30)).toEqual({ wholeHold: false, join: [], restage: false });
+    expect(foreignHold(givenUp, ['a.csv', 'b.csv', 'c.csv'], 'in/c.csv', 30).restage).toBe(true);
+  });
+
   it('a run of the whole set: nothing held whole; its files staged again only once a part staged the set out of order', () => {
     expect(foreignHold(killed, ['a.csv', 'b.csv', 'c.csv'], 'in/b.csv', 11)).toEqual({ wholeHold: false, join: [], restage: false });
     const touched = set(
