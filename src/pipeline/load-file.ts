@@ -44,6 +44,8 @@ export interface FileStaging {
   runNames?: string[] | undefined;
   /** The loads this run held again before its processing began (holdBeforeProcessing): released with its own. */
   heldEarly?: number[] | undefined;
+  /** The earlier loads of files this run staged again as new loads (foreignPlan): released with its own. */
+  restagedFrom?: number[] | undefined;
   /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
   settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
@@ -112,6 +114,7 @@ export async function holdBeforeProcessing(
 ): Promise<void> {
   run.foreignSets = await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
   run.runNames = files.map((f) => basename(f));
+  run.restagedFrom = [];
   if (!run.processing.overlap || run.held === undefined) return;
   const early: number[] = [];
   for (const path of files) {
@@ -227,6 +230,7 @@ async function foreignPlan(
       }),
     );
   }
+  if (restaged !== plan && plan.action !== 'fresh' && plan.loadId !== null) run.restagedFrom?.push(plan.loadId);
   if (restaged !== plan)
     run.options.logger.info(
       { runId, file: path },

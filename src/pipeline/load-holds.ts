@@ -157,12 +157,19 @@ export function foreignHold(sets: readonly HoldSetFile[], runNames: readonly str
   return hold;
 }
 
-/** The loads of the recorded sets that the run's staged files cover whole: the run releases them with its own. */
-export function coveredSetLoads(sets: readonly HoldSetFile[], staged: readonly string[]): number[] {
+/**
+ * The sets nothing waits on once a run's staging ended: staged whole by it (its own, or one
+ * recorded before it) and each of their loads released by it (or given up). A set staged whole
+ * that still holds a load the run did not release (a file of it came back changed: a new load)
+ * keeps holding that load. `sets`: the sets as read (a set read twice is the later reading).
+ */
+export function finishedSets(sets: readonly HoldSetFile[], staged: readonly string[], released: readonly number[]): number[] {
+  const latest = new Map(sets.map((f) => [`${f.setId}:${f.fileNo}`, f]));
   const covered = nameCounts(staged);
-  return [...bySet(sets).values()]
-    .filter((files) => missingNames(files, covered).length === 0)
-    .flatMap((files) => files.flatMap((f) => (f.loadId === null ? [] : [f.loadId])));
+  const done = new Set(released);
+  return [...bySet([...latest.values()])]
+    .filter(([, files]) => missingNames(files, covered).length === 0 && files.every((f) => f.loadId === null || done.has(f.loadId)))
+    .map(([setId]) => setId);
 }
 
 /**
@@ -176,19 +183,15 @@ export function coveredSetLoads(sets: readonly HoldSetFile[], staged: readonly s
  */
 export async function releaseHeld(run: FileStaging, reports: FileReport[]): Promise<Map<number, string[]>> {
   const staged = reports.map((r) => basename(r.file));
-  // with its own: the loads it held before processing began, and those of the sets recorded
-  // before it that it staged whole (a set it staged again as new loads leaves them behind)
-  const loadIds = [
-    ...new Set([...reports.map((r) => r.loadId), ...(run.heldEarly ?? []), ...coveredSetLoads(run.foreignSets ?? [], staged)]),
-  ];
+  // with its own: the loads it held before processing began, and those it staged again as new loads
+  const loadIds = [...new Set([...reports.map((r) => r.loadId), ...(run.heldEarly ?? []), ...(run.restagedFrom ?? [])])];
   if (loadIds.length === 0) return new Map();
   const { released, decision } = await run.db('releasing the held rows of the run', () =>
     run.engine.transaction(async (tx) => {
-      const decision = decideRelease(loadIds, await tx.holdSets(loadIds), staged);
+      const sets = await tx.holdSets(loadIds);
+      const decision = decideRelease(loadIds, sets, staged);
       const released = await tx.releaseHeld(decision.release);
-      // the sets recorded before this run and staged whole by it may hold no load any more
-      const foreign = [...bySet(run.foreignSets ?? []).entries()].filter(([, f]) => missingNames(f, nameCounts(staged)).length === 0);
-      await tx.endHoldSets(decision.release, [...new Set([...decision.covered, ...foreign.map(([id]) => id)])]);
+      await tx.endHoldSets(decision.release, finishedSets([...(run.foreignSets ?? []), ...sets], staged, decision.release));
       return { released, decision };
     }),
   );

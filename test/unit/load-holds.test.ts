@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HoldSetFile } from '../../src/engine/types.js';
-import { coveredSetLoads, decideRelease, foreignHold, strandedMessage } from '../../src/pipeline/load-holds.js';
+import { decideRelease, finishedSets, foreignHold, strandedMessage } from '../../src/pipeline/load-holds.js';
 
 /** The files of set `setId`: [name, load it holds through that file or null]. */
 function set(setId: number, files: Array<[string, number | null]>, restage = false): HoldSetFile[] {
@@ -138,8 +138,8 @@ describe('foreignHold', () => {
   });
 });
 
-describe('coveredSetLoads', () => {
-  it('the loads of the sets every file of which the run staged', () => {
+describe('finishedSets', () => {
+  it('a set staged whole whose every load the run released; not one that still holds a load it did not release', () => {
     const sets = [
       ...set(10, [
         ['a.csv', 10],
@@ -150,8 +150,22 @@ describe('coveredSetLoads', () => {
         ['c.csv', 22],
       ]),
     ];
-    expect(coveredSetLoads(sets, ['a.csv', 'b.csv'])).toEqual([10]);
-    expect(coveredSetLoads(sets, ['c.csv'])).toEqual([]);
+    expect(finishedSets(sets, ['a.csv', 'b.csv', 'c.csv'], [10, 22])).toEqual([10]);
+    expect(finishedSets(sets, ['a.csv', 'b.csv', 'c.csv'], [10, 21, 22])).toEqual([10, 20]);
+    expect(finishedSets(sets, ['a.csv'], [10, 21, 22])).toEqual([]);
+  });
+
+  it('a set read twice counts once, as read last', () => {
+    const before = set(10, [
+      ['a.csv', 10],
+      ['b.csv', null],
+    ]);
+    const after = set(10, [
+      ['a.csv', 10],
+      ['b.csv', 11],
+    ]);
+    expect(finishedSets([...before, ...after], ['a.csv', 'b.csv'], [10])).toEqual([]);
+    expect(finishedSets([...before, ...after], ['a.csv', 'b.csv'], [10, 11])).toEqual([10]);
   });
 });
 
