@@ -17,6 +17,7 @@ import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
 import { claimFile } from './file-claim.js';
 import type { FileIdentity } from '../engine/types.js';
+import type { ClaimFence } from '../engine/contract.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -146,7 +147,7 @@ export async function stageListedFile(
   // the file's identity is this run's from before its history is read until its staging ended
   const claim = await claimFile({ ...run, signal: run.processing.signal }, identity, listed.path);
   try {
-    return await stageClaimed(run, listed, opened, identity, control);
+    return await stageClaimed(run, listed, opened, { ...identity, fence: claim.fence }, control);
   } finally {
     await claim.release();
   }
@@ -157,12 +158,13 @@ async function stageClaimed(
   run: FileStaging,
   listed: OrderFile,
   opened: OpenedFile,
-  identity: FileIdentity & { encoding: string; delimiter: string; profile: string },
+  claimed: FileIdentity & { encoding: string; delimiter: string; profile: string; fence: ClaimFence | null },
   control: ControlOutcome | undefined,
 ): Promise<{ report: FileReport; interrupted: boolean }> {
   const { engine, options } = run;
   const logger = options.logger;
   const profile = options.profile;
+  const { fence, ...identity } = claimed;
   const { sha256: sha, ...readAs } = identity;
   const plan = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
     ...readAs,
@@ -243,6 +245,8 @@ async function stageClaimed(
     held: controlHeld ? EVERY_KEY : run.held,
     settle: run.settle === undefined || controlHeld ? undefined : { except: run.settle, skip: () => run.processing.wantsRows() },
     batchSize: options.batchSize,
+    // a batch commits only while the claim is this run's
+    claim: fence,
     // a profile's file: its columns are the profile's, not the header's split by the delimiter,
     // so a rejected line's key is not told (it stays listed by `errors`)
     delimiter: options.profile === undefined ? options.delimiter : undefined,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { TransactionOptions, Transactor } from '../engine/contract.js';
-import { RunAbortedError } from '../errors.js';
+import { FileClaimLostError, RunAbortedError } from '../errors.js';
 import { describeDbError, isOutOfSpace } from './db-error.js';
 import type { FailureKind } from '../engine/types.js';
 import type { ErrorClassifier } from './ports.js';
@@ -74,6 +74,8 @@ export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, w
     engine,
     options,
     (error, { kind, description, attempt, stopped }) => {
+      // the claim does not come back by trying again: another run may be staging the file now
+      if (error instanceof FileClaimLostError) return error;
       if (kind === 'rejected') return new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
       // a full disk does not empty itself in seconds, and each attempt writes its WAL again
       // before it fails: on PGlite the retries filled what was left until PostgreSQL could not
