@@ -31,9 +31,6 @@ const UNIQUE_VIOLATED = 'ORA-00001';
 const WAIT_TIMEOUT = 'ORA-30006';
 /** FOR UPDATE NOWAIT: another session holds the row. */
 const RESOURCE_BUSY = 'ORA-00054';
-/** Given up once the barrier is passed: the barrier row's lock alone, the claim's kept. */
-const BARRIER_SAVEPOINT = 'SAVEPOINT file_claim_barrier';
-const BARRIER_PASSED = 'ROLLBACK TO SAVEPOINT file_claim_barrier';
 
 /** The identity's barrier row: its key is never a claim's (those are 64 hex digits). */
 export function barrierKey(key: string): string {
@@ -122,9 +119,9 @@ export function oracleFileClaims(connector: OraConnector, kit: OracleKit, callTi
     await ensureRow(connection, key);
     await ensureRow(connection, barrierKey(key));
     if (!(await lockRow(connection, key))) return false;
-    await connection.execute(BARRIER_SAVEPOINT, {}, { autoCommit: false });
+    await connection.execute(oracleQuery('file_claim_savepoint'), {}, { autoCommit: false });
     const passed = await lockRow(connection, barrierKey(key));
-    await connection.execute(BARRIER_PASSED, {}, { autoCommit: false });
+    await connection.execute(oracleQuery('file_claim_savepoint_back'), {}, { autoCommit: false });
     return passed;
   }
 
