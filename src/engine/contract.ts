@@ -243,8 +243,8 @@ export interface FileClaim {
 export interface ClaimFence {
   /** The claim's key (FileClaims.claimFile). */
   readonly key: string;
-  /** PostgreSQL: the backend pid of the claim's session. */
-  readonly pid?: number;
+  /** PostgreSQL: the token of the claim session's mark (an advisory lock it holds while it lives). */
+  readonly token?: number;
   /** Oracle: one round trip on the claim's session; rejects once that session is gone. */
   readonly ping?: () => Promise<void>;
 }

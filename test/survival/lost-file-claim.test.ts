@@ -102,6 +102,10 @@ describe(`survival: a file claim lost while its run stages${PG_ADMIN_URL === nul
           // before any other command, which would close a dead process's runs itself
           const running = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM load_run WHERE status = 'RUNNING'");
           expect(running, 'every run closed').toEqual([{ n: 0 }]);
+          const stopped = await db.sql<{ n: number }>(
+            "SELECT count(*)::int AS n FROM load_run WHERE status = 'FAILED' AND message LIKE '%claim on the file ended while it staged it%'",
+          );
+          expect(stopped, 'the first run FAILED, saying why').toEqual([{ n: loss.lost ? 1 : 0 }]);
           const rerun = await runCli(['load', ...files, '--db', db.url, '--settle', '0']);
           expect(rerun.code, `${rerun.stdout}${rerun.stderr}`).toBe(2);
           const merged = await db.sql<{ n: number }>("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'K%'");

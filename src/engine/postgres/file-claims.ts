@@ -9,14 +9,16 @@
  *
  * A session can end while its run still stages (pg_terminate_backend, a dropped connection), and
  * the run would not notice: so each staging batch checks, in its transaction, that the claim's
- * session still holds it (file_claim_held.sql), behind a barrier that a new holder passes only
- * once that transaction ended (file_claim_barrier.sql); the server's idle_session_timeout is off
- * on the claim session (file_claim_session.sql), which idles while its file stages.
+ * session still lives, by a mark it holds for its whole life (file_claim_held.sql), behind a
+ * barrier that a new holder passes only once that transaction ended (file_claim_barrier.sql); the
+ * server's idle_session_timeout is off on the claim session (file_claim_session.sql), which idles
+ * while its file stages.
  *
  * PGlite has nothing to claim against: its folder is one process's for a whole command
  * (src/engine/folder-lock.ts) and that process has one connection, so no two runs can stage at
  * once; every claim is granted at once.
  */
+import { randomInt } from 'node:crypto';
 import { grantedClaim } from '../assemble.js';
 import type { ClaimFence, FileClaim, FileClaims } from '../contract.js';
 import { sqlQuery } from './rows.js';
@@ -31,20 +33,23 @@ export const CLAIM_WAIT_MS = 1000;
 /** The advisory lock class of the barrier a new holder passes before it reads a file's history ('OLFB'). */
 export const FILE_CLAIM_BARRIER_CLASS = 0x4f4c4642;
 
+/** The advisory lock class of a claim session's mark ('OLFS'), on a random token of the session's own. */
+export const CLAIM_SESSION_CLASS = 0x4f4c4653;
+
 const LOCK_NOT_AVAILABLE = '55P03';
 
 const GRANTED: FileClaim = { release: () => Promise.resolve(), fence: null };
 
 /** In a staging batch's transaction (StagingTx.holdsFileClaim): the claim still held by its session. */
 export async function pgHoldsFileClaim(session: PgSession, fence: ClaimFence): Promise<boolean> {
-  const params = [FILE_CLAIM_CLASS, FILE_CLAIM_BARRIER_CLASS, fence.key, fence.pid];
+  const params = [FILE_CLAIM_BARRIER_CLASS, fence.key, CLAIM_SESSION_CLASS, fence.token];
   const { rows } = await session.query<{ held: boolean }>(sqlQuery('file_claim_held'), params);
   return rows[0]?.held === true;
 }
 
-/** A claim session's lease, with its backend's pid. */
+/** A claim session's lease, with the token of its mark. */
 interface ClaimSession extends PgLease {
-  pid: number;
+  token: number;
 }
 
 function asError(error: unknown): Error {
@@ -64,7 +69,8 @@ export function pgFileClaims(connector: PgConnector): FileClaims & { close(): Pr
     const opened = await dedicated();
     const lease: ClaimSession = {
       session: opened.session,
-      pid: 0,
+      // a token another live claim session holds too (1 in 2^32 a pair) would hide this one's end
+      token: randomInt(-(2 ** 31), 2 ** 31),
       release: (error?: Error) => {
         sessions.delete(lease);
         opened.release(error);
@@ -72,8 +78,7 @@ export function pgFileClaims(connector: PgConnector): FileClaims & { close(): Pr
     };
     sessions.add(lease);
     try {
-      const { rows } = await lease.session.query<{ pid: number }>(sqlQuery('file_claim_session'), [CLAIM_WAIT_MS]);
-      lease.pid = Number(rows[0]?.pid);
+      await lease.session.query(sqlQuery('file_claim_session'), [CLAIM_WAIT_MS, CLAIM_SESSION_CLASS, lease.token]);
     } catch (error) {
       lease.release(asError(error));
       throw error;
@@ -115,7 +120,7 @@ export function pgFileClaims(connector: PgConnector): FileClaims & { close(): Pr
         lease.release(asError(error));
         throw error;
       }
-      const fence: ClaimFence = { key, pid: lease.pid };
+      const fence: ClaimFence = { key, token: lease.token };
       return grantedClaim(async () => {
         try {
           await lease.session.query(sqlQuery('file_claim_release'), [FILE_CLAIM_CLASS, key]);
