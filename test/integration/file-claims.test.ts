@@ -7,6 +7,7 @@
  * waits for a claim another run holds as long as its claimWaitMs (--lock-timeout) says, naming
  * that run, then stages; past it, or interrupted, it stops with nothing staged.
  */
+import { openClaimBatch } from '../support/open-claim-batch.js';
 import { expect } from 'vitest';
 import type { Engine } from '../../src/engine/types.js';
 import { DatabaseBusyError } from '../../src/engine/folder-lock.js';
@@ -111,17 +112,9 @@ forEachTarget('file claims on $kind', (target) => {
           WHERE d.datname = current_database() AND l.locktype = 'advisory' AND l.classid = $1 AND l.granted`,
         [FILE_CLAIM_CLASS],
       );
-      expect(await first.transaction((tx) => tx.holdsFileClaim(fence))).toBe(true);
-      // a batch that saw its claim held and has not committed yet
-      let commit = () => {};
-      const open = new Promise<void>((resolve) => (commit = resolve));
-      let seen: (held: boolean) => void = () => {};
-      const checked = new Promise<boolean>((resolve) => (seen = resolve));
-      const batch = first.transaction(async (tx) => {
-        seen(await tx.holdsFileClaim(fence));
-        await open;
-      });
-      expect(await checked).toBe(true);
+      expect(await first.transaction((tx) => tx.holdsFileClaim(fence))).toBe(true); // a batch that saw its claim held and has not committed yet
+      const batch = await openClaimBatch(first, fence);
+      expect(batch.held).toBe(true);
       const ended = await db.sql<{ ended: boolean }>('SELECT pg_terminate_backend($1) AS ended', [holder?.pid]);
       expect(ended).toEqual([{ ended: true }]);
       // gone, with its lock (pg_terminate_backend only signals it)
@@ -130,8 +123,7 @@ forEachTarget('file claims on $kind', (target) => {
         .toEqual([]);
       // the claim is free, but the batch still open keeps a new holder out (it gives the claim back)
       expect(await second.claimFile(KEY)).toBeNull();
-      commit();
-      await batch;
+      await batch.commit();
       const taken = await second.claimFile(KEY);
       expect(taken?.fence?.token).not.toBe(fence.token);
       // the former holder's next batch: the claim is another session's now

@@ -8,6 +8,7 @@
  * (lib/thin: the server's error on the next round trip). It runs no SQL: whether Oracle waits and ends locks so is Oracle's part
  * (test/oracle-server runs the engine on a real one).
  */
+import { openClaimBatch } from '../support/open-claim-batch.js';
 import { describe, expect, it } from 'vitest';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { barrierKey } from '../../src/engine/oracle/file-claims.js';
@@ -181,7 +182,11 @@ describe('Oracle file claims (recording database)', () => {
     };
     const claim = await engine.claimFile(KEY);
     expect(claim).not.toBeNull();
-    expect(db.trace().slice(0, 3)).toEqual(['1:execute:INSERT INTO order_loader_file_claim', '1:rollback', '1:execute:INSERT INTO order_loader_file_claim']);
+    expect(db.trace().slice(0, 3)).toEqual([
+      '1:execute:INSERT INTO order_loader_file_claim',
+      '1:rollback',
+      '1:execute:INSERT INTO order_loader_file_claim',
+    ]);
     await claim?.release();
     await engine.close();
   });
@@ -221,21 +226,13 @@ describe('Oracle file claims (recording database)', () => {
     ]);
     expect(oracleQuery('file_claim_barrier')).toMatch(/FOR UPDATE NOWAIT$/);
     // a batch that saw its claim held and has not committed yet
-    let commit = () => {};
-    const open = new Promise<void>((resolve) => (commit = resolve));
-    let seen: (held: boolean) => void = () => {};
-    const checked = new Promise<boolean>((resolve) => (seen = resolve));
-    const batch = first.transaction(async (tx) => {
-      seen(await tx.holdsFileClaim(fence));
-      await open;
-    });
-    expect(await checked).toBe(true);
+    const batch = await openClaimBatch(first, fence);
+    expect(batch.held).toBe(true);
     table.kill(claimSession);
     // the claim row is free, but the open batch holds the barrier row: the new holder gives the claim back
     expect(await second.claimFile(KEY)).toBeNull();
     expect(table.locks.get(KEY)).toBeUndefined();
-    commit();
-    await batch;
+    await batch.commit();
     const taken = await second.claimFile(KEY);
     expect(taken).not.toBeNull();
     // the former holder's next batch: its claim session is gone

@@ -452,7 +452,6 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
     async holdLoad(loadId: number): Promise<number> {
       return (await session.query(sqlQuery('hold_load'), [loadId])).affectedRows;
     },
-
     holdsFileClaim: (fence) => pgHoldsFileClaim(session, fence),
   };
 }
