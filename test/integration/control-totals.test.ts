@@ -127,6 +127,10 @@ forEachTarget('control totals on $kind', () => {
     const byLoad = await loader.retry({ ...ask, selector: { loadIds: [loadId] }, all: false, dryRun: false });
     expect(byLoad.retry).toMatchObject({ count: 0, controlHeld: [{ loadId, rows: 1 }] });
     expect(byLoad.process).toBeNull();
+    // its run's record: what it left and why, in its counts and its 'retried' event
+    const [run] = await loader.runs(1);
+    expect(run).toMatchObject({ command: 'retry', status: 'COMPLETED', counts: { retried: 0, controlHeld: 1 } });
+    expect(run?.events.find((e) => e.event === 'retried')?.detail).toEqual({ rows: 0, controlHeld: [{ loadId, rows: 1 }] });
     // the review page's form of that row: refused, with the load and what lets it through
     const [row] = await db.sql<{ stage_id: string | number; attempt_count: string | number; updated_at: Date | string }>(
       "SELECT stage_id, attempt_count, updated_at FROM order_stage WHERE source_key = 'RX-2'",
