@@ -160,6 +160,43 @@ forEachTarget('control totals on $kind', () => {
     expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'RX-%'")).toEqual([{ n: 2 }]);
   });
 
+  targetTest(
+    'the database leaves the ERROR rows of a control-held load out of what a retry locks, and counts them by load',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const dir = tempDir();
+      const short = join(dir, 'BANK_lock.txt');
+      writeFileSync(short, 'D|LK-1|20261201|501|abc\nD|LK-2|20261201|502|xyz\nT|3|30.00\n');
+      const held = await loader.load([short], { profile: profile() });
+      expect(held.files[0]).toMatchObject({ controlHeld: true });
+      const loadId = held.files[0]!.loadId;
+      const other = join(dir, 'BANK_free.txt');
+      writeFileSync(other, 'D|LF-1|20261201|501|abc\nT|1|0.00\n');
+      await loader.load([other], { profile: profile() });
+      const window = { afterStageId: 0, limit: 1 };
+      const { lockErrorRows, findErrorRows, counts } = await loader.engine.transaction(async (tx) => ({
+        // a batch of one: the held load's rows come first in stage_id order and must not use it up
+        lockErrorRows: (await tx.lockErrorRows({}, window)).map((r) => r.sourceKey),
+        findErrorRows: (await tx.findErrorRows({}, window)).map((r) => r.sourceKey),
+        counts: await tx.controlHeldErrors({}),
+      }));
+      expect({ lockErrorRows, findErrorRows, counts }).toEqual({
+        lockErrorRows: ['LF-1'],
+        findErrorRows: ['LF-1'],
+        counts: [{ loadId, rows: 2 }],
+      });
+      expect(await loader.engine.transaction((tx) => tx.controlHeldErrors({ sourceKeys: ['LK-2', 'LF-1'] }))).toEqual([
+        { loadId, rows: 1 },
+      ]);
+      await loader.accept({ loadId, reason: 'partner confirmed', operator: 'ops', dryRun: false });
+      const after = await loader.engine.transaction(async (tx) => ({
+        locked: (await tx.lockErrorRows({}, { afterStageId: 0, limit: 10 })).map((r) => r.sourceKey),
+        counts: await tx.controlHeldErrors({}),
+      }));
+      expect(after).toEqual({ locked: ['LK-1', 'LK-2', 'LF-1'], counts: [] });
+    },
+  );
+
   targetTest('a control-held earlier load of a resent file is reported with accept as its way out, not recover', async ({ db }) => {
     const { loader } = await db.open();
     const dir = tempDir();

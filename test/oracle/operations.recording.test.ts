@@ -347,11 +347,16 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     operator: 'ops@example',
     dryRun,
   });
-  /** A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit; `held`: load 7 held for its control totals. */
+  /**
+   * A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit;
+   * `held`: load 7 held for its control totals, whose rows the find and lock queries leave out
+   * (their NOT EXISTS on the load's control_held event) and control_held_errors.sql counts.
+   */
   function stage(n: number, held = false) {
     return new RecordingDatabase({
       execute: (sql, binds) => {
-        if (sql === oracleQuery('control_hold')) return { rows: held ? [{ DETAIL: '{"loadId":7}', ACCEPTED: '0' }] : [] };
+        if (sql === oracleQuery('control_held_errors')) return { rows: held ? [{ LOAD_ID: 7, N: n }] : [] };
+        if (held) return { rows: [] };
         const after = (binds.after_stage_id as { val: number }).val;
         const upTo = sql === oracleQuery('lock_error_rows') ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
         const limit = sql === oracleQuery('find_error_rows') ? (binds.row_limit as { val: number }).val : Number.POSITIVE_INFINITY;
@@ -375,13 +380,34 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     expect(db.executeManyCalls()).toEqual([]);
   });
 
-  it('the rows of a load held for its control totals are left ERROR, its hold read once', async () => {
+  it('the rows of a load held for its control totals are left out by the database and counted once, by load', async () => {
     const db = stage(5, true);
     const engine = createOracleEngineWith(db, constants);
     const report = await retryRows(engine, request(false), { batchSize: 2 });
     expect(report).toMatchObject({ dryRun: false, count: 0, changes: [], controlHeld: [{ loadId: 7, rows: 5 }] });
     expect(db.executeManyCalls()).toEqual([]);
-    expect(executes(db, 'control_hold').map((c) => c.binds.load_id)).toEqual([{ val: 7, type: NUMBER }]);
+    const counted = executes(db, 'control_held_errors');
+    expect(counted.map((c) => [c.binds.by_load_id, c.binds.load_id1, c.binds.load_id2])).toEqual([
+      [
+        { val: 1, type: NUMBER },
+        { val: 7, type: NUMBER },
+        { val: null, type: NUMBER },
+      ],
+    ]);
+    expect(executes(db, 'control_hold')).toEqual([]);
+    // the filter is the database's: the find and the lock name the load's control events
+    for (const name of ['find_error_rows', 'lock_error_rows'])
+      expect(oracleQuery(name)).toMatch(/NOT EXISTS \(SELECT 1\s+FROM load_run_event c\s+WHERE c\.event = 'control_held'/);
+  });
+
+  it('a long selector list is counted per slice and the counts of a load added', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql) => (sql === oracleQuery('control_held_errors') ? { rows: [{ LOAD_ID: 7, N: 2 }] } : { rows: [] }),
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const ids = Array.from({ length: 25 }, (_, i) => i + 1);
+    expect(await engine.transaction((tx) => tx.controlHeldErrors({ stageIds: ids }))).toEqual([{ loadId: 7, rows: 4 }]);
+    expect(executes(db, 'control_held_errors')).toHaveLength(2);
   });
 
   it('a retry commits each batch with its changes and audit rows, in a transaction of its own', async () => {

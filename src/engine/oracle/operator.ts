@@ -2,6 +2,7 @@ import type { OperatorTx } from '../contract.js';
 import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
 import type {
   ControlHold,
+  ControlHeldRows,
   ErrorPhase,
   FileLayout,
   KeysetWindow,
@@ -95,6 +96,23 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
         for (const r of await queryRows(connection, kit, 'lock_error_rows', { ...slots, ...range })) rows.push(stageSnapshot(r));
       }
       return byStageId(rows);
+    },
+
+    /**
+     * queries/control_held_errors.sql, once per bind set (a combination of slices of the
+     * selector's lists): the sets are disjoint, so a load's count is the sum of its counts.
+     */
+    async controlHeldErrors(selector: RowSelector): Promise<ControlHeldRows[]> {
+      const lists = errorRowLists(selector);
+      if (lists === null) return [];
+      const byLoad = new Map<number, number>();
+      for (const slots of binds.slotSets(lists)) {
+        for (const r of await queryRows(connection, kit, 'control_held_errors', slots)) {
+          const loadId = int(r.LOAD_ID, 'load_id');
+          byLoad.set(loadId, (byLoad.get(loadId) ?? 0) + int(r.N, 'n'));
+        }
+      }
+      return [...byLoad].sort(([a], [b]) => a - b).map(([loadId, rows]) => ({ loadId, rows }));
     },
 
     /**
