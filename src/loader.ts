@@ -357,7 +357,13 @@ export class OrderLoader {
     let handedOver = false;
     try {
       // one batch of rows per transaction, as large as a processing chunk
-      const retry = await retryRows(port, request, { batchSize: options.chunkSize, signal: options.signal });
+      const retry = await retryRows(port, request, {
+        batchSize: options.chunkSize,
+        signal: options.signal,
+        lockWaitMs: o.lockWaitMs,
+      }).catch((error: unknown) => {
+        throw this.retryGaveUp(error, o);
+      });
       const rows = retry.count;
       // rows of loads held for their control totals were chosen and left ERROR: the run's record
       // says how many, as its output says which loads (nothing failed: `accept` lets them through)
@@ -537,6 +543,20 @@ export class OrderLoader {
   }
 
   /** The engine for an operator command's transactions: one the database rolled back for a reason of the moment runs again. */
+  /**
+   * A retry's first batch that the database kept rolling back (a row another session held past
+   * --row-lock-wait, a deadlock) until the attempts were spent: said as such, not as an
+   * unexpected error. Nothing of that batch was written.
+   */
+  private retryGaveUp(error: unknown, o: LoadOptions): unknown {
+    if (error instanceof UserError || error instanceof RunAbortedError || this.engine.classifyError(error) !== 'transient') return error;
+    return new RunAbortedError(
+      `retry stopped: its batch was rolled back ${o.retry.attempts} times: ${describeDbError(error)} (a row it chose is held by another session longer than --row-lock-wait, or deadlocked); nothing was changed: run the same command again`,
+      'fatal',
+      { cause: error },
+    );
+  }
+
   private operatorPort(command: 'retry' | 'recover', o: LoadOptions): OperatorPort {
     return retryingTransient(this.engine, this.engine, `${command} batch`, { policy: o.retry, logger: o.logger, signal: o.signal });
   }

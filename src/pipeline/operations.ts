@@ -208,6 +208,12 @@ export interface RetryBatchOptions {
   batchSize?: number | undefined;
   /** Stop between batches (the committed batches stay). */
   signal?: AbortSignal | undefined;
+  /**
+   * --row-lock-wait: the longest a batch's transaction waits for a row another session holds
+   * (0: no limit). Past it the batch rolls back and is run again as a transient failure, then
+   * the retry stops saying so; a dry run locks nothing.
+   */
+  lockWaitMs?: number | undefined;
 }
 
 function selectorIsEmpty(s: RowSelector): boolean {
@@ -292,6 +298,7 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
   const who = { operator: operatorOf(request.operator), reason: request.reason };
   const selector = request.all ? {} : request.selector;
   const limit = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_RETRY_BATCH));
+  const txOptions = request.dryRun || options.lockWaitMs === undefined ? undefined : { lockWaitMs: options.lockWaitMs };
   const report: ManualChangeReport = { dryRun: request.dryRun, count: 0, changes: [] };
   let after = 0;
   for (;;) {
@@ -324,7 +331,7 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
         );
         if (!request.dryRun) await tx.applyManualChanges(batch);
         return { planned: batch, controlHeld: undefined };
-      }));
+      }, txOptions));
     } catch (error) {
       if (report.count === 0) throw error;
       // a mistake in the request stays a user error; it says what the earlier batches did

@@ -8,12 +8,15 @@
 import { describe, expect, it } from 'vitest';
 import oracledb from 'oracledb';
 import { createOracleEngineWith, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
+import { boundedWait } from '../../src/engine/oracle/merge.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ManualChange } from '../../src/engine/types.js';
 import { retryRows } from '../../src/pipeline/operations.js';
+import { retryingTransient } from '../../src/pipeline/retry.js';
+import { memoryLogger } from '../support/memory-logger.js';
 import { MAX_SLOT_SETS } from '../../src/engine/oracle/binds.js';
 import { UserError } from '../../src/errors.js';
-import { constants, RecordingDatabase, type Call } from './recording-connection.js';
+import { constants, driverError, RecordingDatabase, type Call } from './recording-connection.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
 const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
@@ -21,8 +24,14 @@ const CLOB = (oracledb as unknown as { DB_TYPE_CLOB: unknown }).DB_TYPE_CLOB;
 
 type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 
+/** lock_error_rows.sql as sent in a transaction without a row-lock wait: its WAIT 86400 marker left out (plain FOR UPDATE). */
+const LOCK_SENT = boundedWait(oracleQuery('lock_error_rows'), undefined);
+
+/** The text a statement is sent as: lock_error_rows.sql with its wait set, the others as they are. */
+const sent = (name: string): string => (name === 'lock_error_rows' ? LOCK_SENT : oracleQuery(name));
+
 function executes(db: RecordingDatabase, name?: string): ExecuteCall[] {
-  return db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && (name === undefined || c.sql === oracleQuery(name)));
+  return db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && (name === undefined || c.sql === sent(name)));
 }
 
 /** The binds of a slot list as the engine should send them. */
@@ -117,7 +126,10 @@ describe('Oracle operations SQL text (static checks, not an Oracle parse)', () =
       const sql = oracleQuery(name);
       if (/FOR UPDATE/i.test(sql)) expect(sql).not.toMatch(/FETCH\s+FIRST|ROWNUM/i);
     }
-    expect(oracleQuery('lock_error_rows')).toMatch(/ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/);
+    expect(oracleQuery('lock_error_rows')).toMatch(
+      /ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE WAIT 86400$/,
+    );
+    expect(LOCK_SENT).toMatch(/ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/);
     expect(oracleQuery('lock_stale_processing')).toMatch(/ORDER BY stage_id\s+FOR UPDATE SKIP LOCKED$/);
     expect(oracleQuery('error_rows')).not.toMatch(/FOR UPDATE/i);
     expect(oracleQuery('find_error_rows')).not.toMatch(/FOR UPDATE/i);
@@ -161,7 +173,7 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     };
     expect(find!.sql).toBe(oracleQuery('find_error_rows'));
     expect(find!.binds).toEqual({ ...none, ...findWindow(4, 2) });
-    expect(lock!.sql).toBe(oracleQuery('lock_error_rows'));
+    expect(lock!.sql).toBe(LOCK_SENT);
     expect(lock!.sql).toMatch(/^SELECT \/\*\+ INDEX_ASC\(order_stage ix_order_stage_error\) \*\//);
     expect(lock!.sql).toMatch(
       /WHERE CASE WHEN process_status = 'ERROR' THEN stage_id END > :after_stage_id\s[^]*AND CASE WHEN process_status = 'ERROR' THEN stage_id END <= :up_to_stage_id\s+ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/,
@@ -211,7 +223,7 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
       ),
     );
     const calls = executes(db);
-    expect(calls.map((c) => c.sql)).toEqual([oracleQuery('find_error_rows'), oracleQuery('lock_error_rows')]);
+    expect(calls.map((c) => c.sql)).toEqual([oracleQuery('find_error_rows'), LOCK_SENT]);
     const selected = {
       ...slots('stage_id', [3, 1]), // de-duplicated
       ...slots('source_key', [key], 400),
@@ -358,7 +370,7 @@ describe('Oracle engine (recording connection): retry in batches', () => {
         if (sql === oracleQuery('control_held_errors')) return { rows: held ? [{ LOAD_ID: 7, N: n }] : [] };
         if (held) return { rows: [] };
         const after = (binds.after_stage_id as { val: number }).val;
-        const upTo = sql === oracleQuery('lock_error_rows') ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
+        const upTo = sql.replace(/ WAIT \d+$/, '') === LOCK_SENT ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
         const limit = sql === oracleQuery('find_error_rows') ? (binds.row_limit as { val: number }).val : Number.POSITIVE_INFINITY;
         const ids = Array.from({ length: n }, (_, i) => i + 1)
           .filter((id) => id > after && id <= upTo)
@@ -408,6 +420,41 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     const ids = Array.from({ length: 25 }, (_, i) => i + 1);
     expect(await engine.transaction((tx) => tx.controlHeldErrors({ stageIds: ids }))).toEqual([{ loadId: 7, rows: 4 }]);
     expect(executes(db, 'control_held_errors')).toHaveLength(2);
+  });
+
+  it('--row-lock-wait bounds the batch lock: FOR UPDATE WAIT n (whole seconds), plain FOR UPDATE for 0; ORA-30006 runs the batch again, then stops', async () => {
+    const lockSent = (db: RecordingDatabase) =>
+      db.calls
+        .filter((c): c is ExecuteCall => c.kind === 'execute' && /FOR UPDATE/.test(c.sql))
+        .map((c) => c.sql.slice(c.sql.lastIndexOf('FOR UPDATE')));
+    for (const [lockWaitMs, tail] of [
+      [1500, 'FOR UPDATE WAIT 2'],
+      [0, 'FOR UPDATE'],
+    ] as const) {
+      const db = stage(3);
+      const report = await retryRows(createOracleEngineWith(db, constants), request(false), { batchSize: 2, lockWaitMs });
+      expect(report.count).toBe(3);
+      expect(lockSent(db)).toEqual([tail, tail]);
+    }
+    // a dry run locks nothing, whatever the wait
+    const dry = stage(3);
+    await retryRows(createOracleEngineWith(dry, constants), request(true), { batchSize: 2, lockWaitMs: 1500 });
+    expect(lockSent(dry)).toEqual([]);
+    // the wait ran out: the batch rolls back and runs again (transient), then the retry stops
+    const busy = new RecordingDatabase({
+      execute: (sql) => {
+        if (/FOR UPDATE WAIT 1$/.test(sql)) throw driverError('ORA-30006', 'resource busy; acquire with WAIT timeout expired');
+        return { rows: sql === oracleQuery('find_error_rows') ? [stageRow(1)] : [] };
+      },
+    });
+    const engine = createOracleEngineWith(busy, constants);
+    const port = retryingTransient(engine, engine, 'retry batch', {
+      policy: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      logger: memoryLogger().logger,
+    });
+    await expect(retryRows(port, request(false), { batchSize: 2, lockWaitMs: 1000 })).rejects.toThrow(/ORA-30006/);
+    expect(lockSent(busy)).toHaveLength(2);
+    expect(busy.executeManyCalls()).toEqual([]);
   });
 
   it('a retry commits each batch with its changes and audit rows, in a transaction of its own', async () => {

@@ -11,8 +11,11 @@
 -- FOR UPDATE is ORA-02014, and Oracle locks every row of a FOR UPDATE cursor when it is
 -- opened, so the range is what keeps the locks to one batch.
 --
--- FOR UPDATE (not SKIP LOCKED, NOWAIT or WAIT n): an operator's retry waits for a chunk that
--- holds one of these rows rather than silently skipping it. The engine fetches every row.
+-- FOR UPDATE, not SKIP LOCKED: an operator's retry waits for a chunk that holds one of these rows
+-- rather than silently skipping it, but not without bound: WAIT 86400 is replaced by the
+-- transaction's --row-lock-wait in whole seconds (boundedWait in src/engine/oracle/merge.ts;
+-- no limit: plain FOR UPDATE), past which ORA-30006 rolls the batch back (transient: run again).
+-- The engine fetches every row.
 --
 -- Values come back as canonical text: TO_CHAR with explicit formats, timestamps as UTC text.
 -- Walks ix_order_stage_error (migrations/004_error_rows_index.sql), which holds the ERROR rows
@@ -69,4 +72,4 @@ SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
                                          AND JSON_VALUE(a.detail, '$.loadId') = TO_CHAR(order_stage.load_id)))
    AND CASE WHEN process_status = 'ERROR' THEN stage_id END <= :up_to_stage_id
  ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END
-   FOR UPDATE
+   FOR UPDATE WAIT 86400
