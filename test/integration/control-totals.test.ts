@@ -5,9 +5,11 @@
  * a load killed while staging is checked on the whole file when it resumes; with --failed-dir a
  * held or refused file goes there with its note, its control file with it.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import { expandInputs } from '../../src/input/inputs.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
@@ -292,6 +294,38 @@ forEachTarget('control totals on $kind', () => {
     // the held load's rows outlive another recover
     expect((await loader.recover({ olderThanMs: 0, dryRun: false })).count).toBe(0);
   });
+
+  targetTest(
+    'a SHA-256 beside the data file (sha256sum): a gzip file as sent loads; another file under that digest is HELD, exit 1',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const dir = tempDir();
+      const withSha = parseProfileText(
+        readFileSync(example('bank-trailer.yaml'), 'utf8')
+          .replace("match: 'BANK_*.txt'", "match: 'BANK_*.txt.gz'")
+          .replace(/control:[\s\S]*$/, "control:\n  file: '{name}.sha256'\n  delimiter: ' '\n  sha256: { column: 1 }\n"),
+        'sha',
+        'bank-sha',
+      );
+      const sent = gzipSync('D|S-1|20261201|501|10.00\nD|S-2|20261201|502|5.50\n');
+      const data = join(dir, 'BANK_s.txt.gz');
+      writeFileSync(data, sent);
+      writeFileSync(`${data}.sha256`, `${createHash('sha256').update(sent).digest('hex')}  BANK_s.txt.gz\n`);
+      const good = await loader.load([data], { profile: withSha });
+      expect(good.exitCode).toBe(0);
+      expect(good.files[0]?.control).toMatchObject({ status: 'ok', read: { count: 2 } });
+      expect(good.files[0]?.tally).toEqual({ DONE: 2 });
+      // the same name, one line missing, beside the digest of the file as first sent
+      writeFileSync(data, gzipSync('D|S-1|20261201|501|10.00\nD|S-3|20261201|503|7.00\n'));
+      const held = await loader.load([data], { profile: withSha });
+      expect(held.exitCode).toBe(1);
+      expect(held.files[0]).toMatchObject({ controlHeld: true, control: { status: 'mismatch' } });
+      expect(held.files[0]?.control?.problems[0]).toMatch(/^it states SHA-256 [0-9a-f]{64}, the file's is [0-9a-f]{64}$/);
+      expect(await db.sql("SELECT source_key AS k, process_status AS s FROM order_stage WHERE source_key = 'S-3'")).toEqual([
+        { k: 'S-3', s: 'HELD' },
+      ]);
+    },
+  );
 
   targetTest('a control file beside the data file: read with it, moved with it; one still being written waits', async ({ db }) => {
     const { loader } = await db.open();
