@@ -38,7 +38,7 @@ import { createLogger } from './log.js';
 import { guessProfile, type ProfileGuess } from './input/guess/index.js';
 import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
 import type { OperatorPort } from './pipeline/ports.js';
-import { retryingTransient } from './pipeline/retry.js';
+import { retryGaveUp, retryingTransient } from './pipeline/retry.js';
 import { countErrorCodes, type ErrorCodeCount } from './pipeline/error-codes.js';
 import {
   DEFAULT_LOAD_OPTIONS,
@@ -362,7 +362,7 @@ export class OrderLoader {
         signal: options.signal,
         lockWaitMs: o.lockWaitMs,
       }).catch((error: unknown) => {
-        throw this.retryGaveUp(error, o);
+        throw retryGaveUp(error, this.engine, o.retry.attempts);
       });
       const rows = retry.count;
       // rows of loads held for their control totals were chosen and left ERROR: the run's record
@@ -543,20 +543,6 @@ export class OrderLoader {
   }
 
   /** The engine for an operator command's transactions: one the database rolled back for a reason of the moment runs again. */
-  /**
-   * A retry's first batch that the database kept rolling back (a row another session held past
-   * --row-lock-wait, a deadlock) until the attempts were spent: said as such, not as an
-   * unexpected error. Nothing of that batch was written.
-   */
-  private retryGaveUp(error: unknown, o: LoadOptions): unknown {
-    if (error instanceof UserError || error instanceof RunAbortedError || this.engine.classifyError(error) !== 'transient') return error;
-    return new RunAbortedError(
-      `retry stopped: its batch was rolled back ${o.retry.attempts} times: ${describeDbError(error)} (a row it chose is held by another session longer than --row-lock-wait, or deadlocked); nothing was changed: run the same command again`,
-      'fatal',
-      { cause: error },
-    );
-  }
-
   private operatorPort(command: 'retry' | 'recover', o: LoadOptions): OperatorPort {
     return retryingTransient(this.engine, this.engine, `${command} batch`, { policy: o.retry, logger: o.logger, signal: o.signal });
   }
