@@ -19,6 +19,7 @@ import type {
   ChunkFinalization,
   ClaimQuery,
   ClaimedRow,
+  ControlHeldRows,
   EngineKind,
   ErrorLogInput,
   ErrorPageFilter,
@@ -180,6 +181,11 @@ export interface OperatorTx {
   lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
   /** The rows lockErrorRows would lock, read without locking anything (a dry run). */
   findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
+  /**
+   * The ERROR rows the selector chooses in loads held for their control totals, by load: the rows
+   * lockErrorRows and findErrorRows leave out (nothing of such a file is merged until `accept`).
+   */
+  controlHeldErrors(selector: RowSelector): Promise<ControlHeldRows[]>;
   /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
   lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
   /**

@@ -442,6 +442,6 @@ export async function dryRunFile(
     stoppedAt,
     extraColumns: file.header.extraColumns,
     ...(discarded > 0 ? { discarded } : {}),
-    ...(control === null ? {} : { control: control.finish(file, file.size) }),
+    ...(control === null ? {} : { control: await control.finish(file, file.size) }),
   };
 }
