@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { DEFAULT_DB, maskDbUrl, parseDbUrl, type DbTarget } from './engine/db-url.js';
 import { openEngine } from './engine/open.js';
-import type { Engine, RunEventRecord, RunRecord, StatusReport, StatusTally } from './engine/types.js';
+import type { Engine, RunCounts, RunEventRecord, RunRecord, StatusReport, StatusTally } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
 import { controlTallyOf } from './input/control/control-check.js';
 import { checkFileEncoding } from './input/encoding-sniff.js';
@@ -38,7 +38,7 @@ import { createLogger } from './log.js';
 import { guessProfile, type ProfileGuess } from './input/guess/index.js';
 import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
 import type { OperatorPort } from './pipeline/ports.js';
-import { retryingTransient } from './pipeline/retry.js';
+import { retryGaveUp, retryingTransient } from './pipeline/retry.js';
 import { countErrorCodes, type ErrorCodeCount } from './pipeline/error-codes.js';
 import {
   DEFAULT_LOAD_OPTIONS,
@@ -357,15 +357,25 @@ export class OrderLoader {
     let handedOver = false;
     try {
       // one batch of rows per transaction, as large as a processing chunk
-      const retry = await retryRows(port, request, { batchSize: options.chunkSize, signal: options.signal });
+      const retry = await retryRows(port, request, {
+        batchSize: options.chunkSize,
+        signal: options.signal,
+        lockWaitMs: o.lockWaitMs,
+      }).catch((error: unknown) => {
+        throw retryGaveUp(error, this.engine, o.retry.attempts);
+      });
       const rows = retry.count;
-      await run.event('retried', { rows });
+      // rows of loads held for their control totals were chosen and left ERROR: the run's record
+      // says how many, as its output says which loads (nothing failed: `accept` lets them through)
+      const controlHeld = (retry.controlHeld ?? []).reduce((n, h) => n + h.rows, 0);
+      const counts: RunCounts = controlHeld === 0 ? { retried: rows } : { retried: rows, controlHeld };
+      await run.event('retried', controlHeld === 0 ? { rows } : { rows, controlHeld: retry.controlHeld });
       if (options.process === false || rows === 0) {
-        await run.complete({ retried: rows });
+        await run.complete(counts);
         return { retry, process: null };
       }
       handedOver = true;
-      return { retry, process: await runProcess(this.engine, o, { runId: run.runId, counts: { retried: rows } }) };
+      return { retry, process: await runProcess(this.engine, o, { runId: run.runId, counts }) };
     } catch (error) {
       // a form the row no longer matches (another operator was first): refused before anything
       // was written, which is what the run says; the command did not fail

@@ -139,7 +139,8 @@ counted again from 0 when its values change or an operator retries it)`,
       commands: ['load', 'process', 'retry'],
       arg: '<t>',
       help: `longest a chunk waits for a row another session holds (default 10s; 500ms, 2m;
-0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits`,
+0 waits for ever): that row then waits in RETRY_WAIT, the rest of the chunk commits;
+retry's batch of ERROR rows waits as long, then runs again and stops saying so`,
     },
   ),
   encoding: value(encoding.default('utf-8'), {

@@ -3,7 +3,7 @@
  * transaction and the connection handling come from src/engine/transaction.ts, so that no
  * engine writes commit, rollback or release itself.
  */
-import type { Driver, Engine, EngineTx, FileClaim, FileClaims, Reports, RunJournal, Workspaces } from './contract.js';
+import type { ClaimFence, Driver, Engine, EngineTx, FileClaim, FileClaims, Reports, RunJournal, Workspaces } from './contract.js';
 import { inTransaction } from './transaction.js';
 
 export interface EngineParts<C> {
@@ -20,9 +20,10 @@ export interface EngineParts<C> {
 }
 
 /** A granted claim whose `give` (the engine's way of giving it up, never throwing) runs once, however often it is released. */
-export function grantedClaim(give: () => Promise<void>): FileClaim {
+export function grantedClaim(give: () => Promise<void>, fence: ClaimFence | null): FileClaim {
   let released = false;
   return {
+    fence,
     release(): Promise<void> {
       if (released) return Promise.resolve();
       released = true;

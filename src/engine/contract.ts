@@ -19,6 +19,7 @@ import type {
   ChunkFinalization,
   ClaimQuery,
   ClaimedRow,
+  ControlHeldRows,
   EngineKind,
   ErrorLogInput,
   ErrorPageFilter,
@@ -124,6 +125,13 @@ export interface StagingTx {
    * (READY, RETRY_WAIT) become HELD again, and its HELD rows are dated now; returns how many.
    */
   holdLoad(loadId: number): Promise<number>;
+  /**
+   * After stageBatch, in its transaction: whether the file's claim is still held by the claim's
+   * own session. Once true, a run that takes the claim after it ended cannot read the file's
+   * staging history before this transaction ends (it waits for it), so what this transaction
+   * commits is in the history that run reads.
+   */
+  holdsFileClaim(fence: ClaimFence): Promise<boolean>;
 }
 
 /** The file sets of the runs that may hold rows (src/pipeline/load-holds.ts), in a transaction. */
@@ -177,6 +185,11 @@ export interface OperatorTx {
   lockErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
   /** The rows lockErrorRows would lock, read without locking anything (a dry run). */
   findErrorRows(selector: RowSelector, window: KeysetWindow): Promise<StageRowSnapshot[]>;
+  /**
+   * The ERROR rows the selector chooses in loads held for their control totals, by load: the rows
+   * lockErrorRows and findErrorRows leave out (nothing of such a file is merged until `accept`).
+   */
+  controlHeldErrors(selector: RowSelector): Promise<ControlHeldRows[]>;
   /** Lock PROCESSING rows last updated before `olderThan` that no live transaction holds (SKIP LOCKED). */
   lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]>;
   /**
@@ -232,6 +245,18 @@ export interface RunJournal {
 export interface FileClaim {
   /** Give the claim up; never throws (a session that cannot say so is closed, which ends the claim). */
   release(): Promise<void>;
+  /** What a staging batch checks the claim by (StagingTx.holdsFileClaim); null where no claim can end apart from the run (PGlite). */
+  readonly fence: ClaimFence | null;
+}
+
+/** A held claim as a staging transaction checks it (StagingTx.holdsFileClaim). */
+export interface ClaimFence {
+  /** The claim's key (FileClaims.claimFile). */
+  readonly key: string;
+  /** PostgreSQL: the token of the claim session's mark (an advisory lock it holds while it lives). */
+  readonly token?: number;
+  /** Oracle: one round trip on the claim's session; rejects once that session is gone. */
+  readonly ping?: () => Promise<void>;
 }
 
 /**

@@ -381,6 +381,12 @@ export interface RunCounts {
   [name: string]: number;
 }
 
+/** The ERROR rows of one load held for its control totals that a `retry`'s selector chose and left ERROR. */
+export interface ControlHeldRows {
+  loadId: number;
+  rows: number;
+}
+
 export interface RunEventInput {
   event: string;
   detail?: Record<string, unknown> | undefined;

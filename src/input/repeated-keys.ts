@@ -142,7 +142,7 @@ async function readKeys(
       if (key !== '') add(key);
     }
     // not when the run was interrupted: what was read is not the whole file
-    return tally === null || options.signal?.aborted === true ? undefined : tally.finish(file, opened.size);
+    return tally === null || options.signal?.aborted === true ? undefined : await tally.finish(file, opened.size, opened);
   } finally {
     file.close();
   }

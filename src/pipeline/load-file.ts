@@ -18,6 +18,7 @@ import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
 import { claimFile } from './file-claim.js';
 import type { FileIdentity, HoldSetFile } from '../engine/types.js';
+import type { ClaimFence } from '../engine/contract.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -179,7 +180,7 @@ export async function stageListedFile(
   // the file's identity is this run's from before its history is read until its staging ended
   const claim = await claimFile({ ...run, signal: run.processing.signal }, identity, listed.path);
   try {
-    return await stageClaimed(run, listed, opened, identity, control);
+    return await stageClaimed(run, listed, opened, { ...identity, fence: claim.fence }, control);
   } finally {
     await claim.release();
   }
@@ -249,12 +250,13 @@ async function stageClaimed(
   run: FileStaging,
   listed: OrderFile,
   opened: OpenedFile,
-  identity: FileIdentity & { encoding: string; delimiter: string; profile: string },
+  claimed: FileIdentity & { encoding: string; delimiter: string; profile: string; fence: ClaimFence | null },
   control: ControlOutcome | undefined,
 ): Promise<{ report: FileReport; interrupted: boolean }> {
   const { engine, options } = run;
   const logger = options.logger;
   const profile = options.profile;
+  const { fence, ...identity } = claimed;
   const { sha256: sha, ...readAs } = identity;
   const planned = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
     ...readAs,
@@ -340,6 +342,8 @@ async function stageClaimed(
         ? undefined
         : { except: run.settle, skip: () => run.processing.wantsRows() },
     batchSize: options.batchSize,
+    // a batch commits only while the claim is this run's
+    claim: fence,
     // a profile's file: its columns are the profile's, not the header's split by the delimiter,
     // so a rejected line's key is not told (it stays listed by `errors`)
     delimiter: options.profile === undefined ? options.delimiter : undefined,

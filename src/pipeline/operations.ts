@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { ErrorPhase, HeldLoad, ManualChange, OperatorTx, OrderValues, RowSelector, StageRowSnapshot } from '../engine/types.js';
 import { RunAbortedError, UserError } from '../errors.js';
-import { ControlHeldLoads, type ControlHeldRows } from './control-held-rows.js';
+import { controlHeldOf, refuseControlHeld, type ControlHeldRows } from './control-held-rows.js';
 import { describeDbError } from './db-error.js';
 import type { AbandonedRunsPort, OperatorPort } from './ports.js';
 import { orderRecordSchema, validateOrder } from '../input/order-record.js';
@@ -208,6 +208,12 @@ export interface RetryBatchOptions {
   batchSize?: number | undefined;
   /** Stop between batches (the committed batches stay). */
   signal?: AbortSignal | undefined;
+  /**
+   * --row-lock-wait: the longest a batch's transaction waits for a row another session holds
+   * (0: no limit). Past it the batch rolls back and is run again as a transient failure, then
+   * the retry stops saying so; a dry run locks nothing.
+   */
+  lockWaitMs?: number | undefined;
 }
 
 function selectorIsEmpty(s: RowSelector): boolean {
@@ -292,8 +298,8 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
   const who = { operator: operatorOf(request.operator), reason: request.reason };
   const selector = request.all ? {} : request.selector;
   const limit = Math.max(1, Math.floor(options.batchSize ?? DEFAULT_RETRY_BATCH));
+  const txOptions = request.dryRun || options.lockWaitMs === undefined ? undefined : { lockWaitMs: options.lockWaitMs };
   const report: ManualChangeReport = { dryRun: request.dryRun, count: 0, changes: [] };
-  const holds = new ControlHeldLoads();
   let after = 0;
   for (;;) {
     if (options.signal?.aborted === true) {
@@ -304,26 +310,28 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
     }
     const window = { afterStageId: after, limit };
     let planned: ManualChange[];
-    let held: StageRowSnapshot[];
+    let controlHeld: ControlHeldRows[] | undefined;
     let lastRead: number | undefined;
     try {
-      ({ planned, held } = await engine.transaction(async (tx) => {
+      ({ planned, controlHeld } = await engine.transaction(async (tx) => {
+        // the database leaves out the rows of loads held for their control totals
         const read = request.dryRun ? await tx.findErrorRows(selector, window) : await tx.lockErrorRows(selector, window);
         lastRead = read[read.length - 1]?.stageId;
-        const split = await holds.split(tx, await ofPhase(tx, read, request.phase));
-        const rows = split.free;
+        const rows = await ofPhase(tx, read, request.phase);
         if (request.seen !== undefined && after === 0) {
-          holds.refuse(split.held);
+          await refuseControlHeld(tx, selector);
           checkSeen(rows, request.seen);
         }
+        // the walk's last, empty step: which loads' chosen rows were left, read once
+        if (lastRead === undefined) return { planned: [], controlHeld: await controlHeldOf(tx, selector) };
         const start = await lineValuesOf(tx, rows, request.corrections);
         const attributes = await attributeChanges(tx, rows, request.corrections.attributes);
         const batch = rows.map((row) =>
           plannedChange(row, 'RETRY', who, request.corrections, start.get(row.stageId), attributes.get(row.stageId)),
         );
         if (!request.dryRun) await tx.applyManualChanges(batch);
-        return { planned: batch, held: split.held };
-      }));
+        return { planned: batch, controlHeld: undefined };
+      }, txOptions));
     } catch (error) {
       if (report.count === 0) throw error;
       // a mistake in the request stays a user error; it says what the earlier batches did
@@ -340,12 +348,8 @@ export async function retryRows(engine: OperatorPort, request: RetryRequest, opt
       );
     }
     // the batch's last row read, changed or not (a phase leaves some as they are)
-    if (lastRead === undefined) {
-      const controlHeld = holds.report();
-      return controlHeld === undefined ? report : { ...report, controlHeld };
-    }
+    if (lastRead === undefined) return controlHeld === undefined ? report : { ...report, controlHeld };
     after = lastRead;
-    holds.count(held);
     report.count += planned.length;
     for (const change of planned) {
       if (report.changes.length >= REPORTED_CHANGES) break;

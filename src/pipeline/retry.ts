@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { TransactionOptions, Transactor } from '../engine/contract.js';
-import { RunAbortedError } from '../errors.js';
+import { FileClaimLostError, RunAbortedError, UserError } from '../errors.js';
 import { describeDbError, isOutOfSpace } from './db-error.js';
 import type { FailureKind } from '../engine/types.js';
 import type { ErrorClassifier } from './ports.js';
@@ -74,6 +74,8 @@ export async function withChunkRetry<T>(engine: ErrorClassifier, what: string, w
     engine,
     options,
     (error, { kind, description, attempt, stopped }) => {
+      // the claim does not come back by trying again: another run may be staging the file now
+      if (error instanceof FileClaimLostError) return error;
       if (kind === 'rejected') return new RunAbortedError(`${what} failed: ${description}`, 'fatal', { cause: error });
       // a full disk does not empty itself in seconds, and each attempt writes its WAL again
       // before it fails: on PGlite the retries filled what was left until PostgreSQL could not
@@ -124,4 +126,18 @@ export function retryingTransient<Tx>(
       );
     },
   };
+}
+
+/**
+ * A `retry` whose first batch the database kept rolling back (a row another session held past
+ * --row-lock-wait, a deadlock) until `attempts` were spent: said as such, not as an unexpected
+ * error; nothing of that batch was written. Anything else is returned as it is.
+ */
+export function retryGaveUp(error: unknown, classifier: ErrorClassifier, attempts: number): unknown {
+  if (error instanceof UserError || error instanceof RunAbortedError || classifier.classifyError(error) !== 'transient') return error;
+  return new RunAbortedError(
+    `retry stopped: its batch was rolled back ${attempts} times: ${describeDbError(error)} (a row it chose is held by another session longer than --row-lock-wait, or deadlocked); nothing was changed: run the same command again`,
+    'fatal',
+    { cause: error },
+  );
 }

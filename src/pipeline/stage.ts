@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
+import type { ClaimFence } from '../engine/contract.js';
 import type { StageInput } from '../engine/types.js';
+import { FileClaimLostError } from '../errors.js';
 import type { ControlOutcome, ControlTally } from '../input/control/control-check.js';
 import type { FileItem, FileRecord, FileReject, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder, type ParsedOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
@@ -82,6 +84,11 @@ export interface StageFileOptions {
    * in `except` (on more than one line of the run's files).
    */
   settle?: { except: { has(key: string): boolean }; skip?: (() => boolean) | undefined } | undefined;
+  /**
+   * The file's claim (src/pipeline/file-claim.ts), checked in each batch's transaction: once its
+   * session ended, the batch rolls back and staging stops (FileClaimLostError). Null: nothing to check.
+   */
+  claim?: ClaimFence | null | undefined;
   /** This run's last committed checkpoint (read when a batch is retried). */
   committedCheckpoint?: (() => Promise<{ line: number; counts: unknown } | null>) | undefined;
 }
@@ -178,6 +185,8 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
                 ? undefined
                 : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
             const result = await stageBatchLines(tx, loadId, b, settle);
+            const claim = options.claim;
+            if (claim != null && !(await tx.holdsFileClaim(claim))) throw new FileClaimLostError(file.path, checkpoint.line);
             const staged = result.staged;
             settledInBatch = staged?.settled ?? 0;
             settleGaveWayOn = staged?.settleGaveWayOn;
@@ -433,6 +442,6 @@ export async function dryRunFile(
     stoppedAt,
     extraColumns: file.header.extraColumns,
     ...(discarded > 0 ? { discarded } : {}),
-    ...(control === null ? {} : { control: control.finish(file, file.size) }),
+    ...(control === null ? {} : { control: await control.finish(file, file.size) }),
   };
 }

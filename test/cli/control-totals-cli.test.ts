@@ -61,6 +61,28 @@ describe.skipIf(unavailable(NEEDS.cli))('control totals on the command line', ()
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/BANK_20261209\.txt: control totals cannot be checked: .*no trailer record .*REFUSED before staging/);
   });
+  it('retry of a control-held load only: exit 0, it names the rows it left ERROR and why, in its output, summary and run', async () => {
+    const db = (await migratedPgliteDb()).url;
+    const dir = tempDir();
+    const short = join(dir, 'BANK_20261210.txt');
+    // three data records stated, two read, one of them with an amount that cannot be read: staged ERROR
+    writeFileSync(short, 'D|RH-1|20261201|501|10.00\nD|RH-2|20261201|502|abc\nT|3|30.00\n');
+    const held = await runCli(['load', short, '--profile', PROFILE, '--db', db, '--log-level', 'silent']);
+    expect(held.code).toBe(1);
+    const retry = await runCli(['retry', '--load-id', '1', '--set', 'amount=20.00', '--reason', 'amount confirmed', '--db', db]);
+    expect(retry.code).toBe(0);
+    expect(retry.stdout).toContain('retry: changed 0 rows');
+    expect(retry.stdout).toContain('retry: left 1 ERROR row of load 1 as they are: the load is held for its control totals');
+    // the summary line a scheduler's log keeps: what it left and why, not only "changed 0"
+    const summary = retry.stderr.split('\n').find((l) => l.includes('retry ended with exit code 0'));
+    expect(JSON.parse(summary ?? '{}')).toMatchObject({ changed: 0, controlHeld: [{ loadId: 1, rows: 1 }] });
+    // the run's record says the same
+    const runs = JSON.parse((await runCli(['runs', '--json', '--db', db, '--log-level', 'silent'])).stdout) as Array<{
+      command: string;
+      counts: Record<string, number>;
+    }>;
+    expect(runs.find((r) => r.command === 'retry')?.counts).toEqual({ retried: 0, controlHeld: 1 });
+  });
   it('load --dry-run and preview check the control totals too: a truncated copy is not said to be fine', async () => {
     const dir = tempDir();
     const lines = readFileSync(example('BANK_20261207.txt'), 'utf8').split('\n');

@@ -5,9 +5,11 @@
  * a load killed while staging is checked on the whole file when it resumes; with --failed-dir a
  * held or refused file goes there with its note, its control file with it.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import { expandInputs } from '../../src/input/inputs.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
@@ -127,6 +129,10 @@ forEachTarget('control totals on $kind', () => {
     const byLoad = await loader.retry({ ...ask, selector: { loadIds: [loadId] }, all: false, dryRun: false });
     expect(byLoad.retry).toMatchObject({ count: 0, controlHeld: [{ loadId, rows: 1 }] });
     expect(byLoad.process).toBeNull();
+    // its run's record: what it left and why, in its counts and its 'retried' event
+    const [run] = await loader.runs(1);
+    expect(run).toMatchObject({ command: 'retry', status: 'COMPLETED', counts: { retried: 0, controlHeld: 1 } });
+    expect(run?.events.find((e) => e.event === 'retried')?.detail).toEqual({ rows: 0, controlHeld: [{ loadId, rows: 1 }] });
     // the review page's form of that row: refused, with the load and what lets it through
     const [row] = await db.sql<{ stage_id: string | number; attempt_count: string | number; updated_at: Date | string }>(
       "SELECT stage_id, attempt_count, updated_at FROM order_stage WHERE source_key = 'RX-2'",
@@ -155,6 +161,43 @@ forEachTarget('control totals on $kind', () => {
     expect(after.retry.controlHeld).toBeUndefined();
     expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'RX-%'")).toEqual([{ n: 2 }]);
   });
+
+  targetTest(
+    'the database leaves the ERROR rows of a control-held load out of what a retry locks, and counts them by load',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const dir = tempDir();
+      const short = join(dir, 'BANK_lock.txt');
+      writeFileSync(short, 'D|LK-1|20261201|501|abc\nD|LK-2|20261201|502|xyz\nT|3|30.00\n');
+      const held = await loader.load([short], { profile: profile() });
+      expect(held.files[0]).toMatchObject({ controlHeld: true });
+      const loadId = held.files[0]!.loadId;
+      const other = join(dir, 'BANK_free.txt');
+      writeFileSync(other, 'D|LF-1|20261201|501|abc\nT|1|0.00\n');
+      await loader.load([other], { profile: profile() });
+      const window = { afterStageId: 0, limit: 1 };
+      const { lockErrorRows, findErrorRows, counts } = await loader.engine.transaction(async (tx) => ({
+        // a batch of one: the held load's rows come first in stage_id order and must not use it up
+        lockErrorRows: (await tx.lockErrorRows({}, window)).map((r) => r.sourceKey),
+        findErrorRows: (await tx.findErrorRows({}, window)).map((r) => r.sourceKey),
+        counts: await tx.controlHeldErrors({}),
+      }));
+      expect({ lockErrorRows, findErrorRows, counts }).toEqual({
+        lockErrorRows: ['LF-1'],
+        findErrorRows: ['LF-1'],
+        counts: [{ loadId, rows: 2 }],
+      });
+      expect(await loader.engine.transaction((tx) => tx.controlHeldErrors({ sourceKeys: ['LK-2', 'LF-1'] }))).toEqual([
+        { loadId, rows: 1 },
+      ]);
+      await loader.accept({ loadId, reason: 'partner confirmed', operator: 'ops', dryRun: false });
+      const after = await loader.engine.transaction(async (tx) => ({
+        locked: (await tx.lockErrorRows({}, { afterStageId: 0, limit: 10 })).map((r) => r.sourceKey),
+        counts: await tx.controlHeldErrors({}),
+      }));
+      expect(after).toEqual({ locked: ['LK-1', 'LK-2', 'LF-1'], counts: [] });
+    },
+  );
 
   targetTest('a control-held earlier load of a resent file is reported with accept as its way out, not recover', async ({ db }) => {
     const { loader } = await db.open();
@@ -251,6 +294,38 @@ forEachTarget('control totals on $kind', () => {
     // the held load's rows outlive another recover
     expect((await loader.recover({ olderThanMs: 0, dryRun: false })).count).toBe(0);
   });
+
+  targetTest(
+    'a SHA-256 beside the data file (sha256sum): a gzip file as sent loads; another file under that digest is HELD, exit 1',
+    async ({ db }) => {
+      const { loader } = await db.open();
+      const dir = tempDir();
+      const withSha = parseProfileText(
+        readFileSync(example('bank-trailer.yaml'), 'utf8')
+          .replace("match: 'BANK_*.txt'", "match: 'BANK_*.txt.gz'")
+          .replace(/control:[\s\S]*$/, "control:\n  file: '{name}.sha256'\n  delimiter: ' '\n  sha256: { column: 1 }\n"),
+        'sha',
+        'bank-sha',
+      );
+      const sent = gzipSync('D|S-1|20261201|501|10.00\nD|S-2|20261201|502|5.50\n');
+      const data = join(dir, 'BANK_s.txt.gz');
+      writeFileSync(data, sent);
+      writeFileSync(`${data}.sha256`, `${createHash('sha256').update(sent).digest('hex')}  BANK_s.txt.gz\n`);
+      const good = await loader.load([data], { profile: withSha });
+      expect(good.exitCode).toBe(0);
+      expect(good.files[0]?.control).toMatchObject({ status: 'ok', read: { count: 2 } });
+      expect(good.files[0]?.tally).toEqual({ DONE: 2 });
+      // the same name, one line missing, beside the digest of the file as first sent
+      writeFileSync(data, gzipSync('D|S-1|20261201|501|10.00\nD|S-3|20261201|503|7.00\n'));
+      const held = await loader.load([data], { profile: withSha });
+      expect(held.exitCode).toBe(1);
+      expect(held.files[0]).toMatchObject({ controlHeld: true, control: { status: 'mismatch' } });
+      expect(held.files[0]?.control?.problems[0]).toMatch(/^it states SHA-256 [0-9a-f]{64}, the file's is [0-9a-f]{64}$/);
+      expect(await db.sql("SELECT source_key AS k, process_status AS s FROM order_stage WHERE source_key = 'S-3'")).toEqual([
+        { k: 'S-3', s: 'HELD' },
+      ]);
+    },
+  );
 
   targetTest('a control file beside the data file: read with it, moved with it; one still being written waits', async ({ db }) => {
     const { loader } = await db.open();

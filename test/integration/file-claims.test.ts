@@ -7,6 +7,7 @@
  * waits for a claim another run holds as long as its claimWaitMs (--lock-timeout) says, naming
  * that run, then stages; past it, or interrupted, it stops with nothing staged.
  */
+import { openClaimBatch } from '../support/open-claim-batch.js';
 import { expect } from 'vitest';
 import type { Engine } from '../../src/engine/types.js';
 import { DatabaseBusyError } from '../../src/engine/folder-lock.js';
@@ -96,4 +97,45 @@ forEachTarget('file claims on $kind', (target) => {
     await expect(loader.load([file], { claimWaitMs: 60_000, signal: stop.signal })).rejects.toThrow(RunAbortedError);
     expect(await db.sql('SELECT source_key FROM order_stage')).toEqual([]);
   });
+
+  // the same on Oracle with its barrier row: test/oracle/file-claims.recording.test.ts
+  if (target.kind === 'postgres')
+    targetTest('a staging transaction sees its claim end, and a new holder waits for it before it reads the history', async ({ db }) => {
+      const first = (await db.open()).loader.engine;
+      const second = (await db.open()).loader.engine;
+      const claim = await first.claimFile(KEY);
+      const fence = claim?.fence ?? null;
+      expect(fence?.token).toEqual(expect.any(Number));
+      if (fence === null) return;
+      const [holder] = await db.sql<{ pid: number }>(
+        `SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+          WHERE d.datname = current_database() AND l.locktype = 'advisory' AND l.classid = $1 AND l.granted`,
+        [FILE_CLAIM_CLASS],
+      );
+      expect(await first.transaction((tx) => tx.holdsFileClaim(fence))).toBe(true); // a batch that saw its claim held and has not committed yet
+      const batch = await openClaimBatch(first, fence);
+      expect(batch.held).toBe(true);
+      const ended = await db.sql<{ ended: boolean }>('SELECT pg_terminate_backend($1) AS ended', [holder?.pid]);
+      expect(ended).toEqual([{ ended: true }]);
+      // gone, with its lock (pg_terminate_backend only signals it)
+      await expect
+        .poll(async () => db.sql('SELECT 1 FROM pg_locks WHERE pid = $1', [holder?.pid]), { timeout: 5000, interval: 20 })
+        .toEqual([]);
+      // the claim is free, but the batch still open keeps a new holder out (it gives the claim back)
+      expect(await second.claimFile(KEY)).toBeNull();
+      await batch.commit();
+      const taken = await second.claimFile(KEY);
+      expect(taken?.fence?.token).not.toBe(fence.token);
+      // the former holder's next batch: the claim is another session's now
+      expect(await first.transaction((tx) => tx.holdsFileClaim(fence))).toBe(false);
+      await taken?.release();
+      // and no one's: still not this one's
+      expect(await first.transaction((tx) => tx.holdsFileClaim(fence))).toBe(false);
+    });
+
+  if (target.kind === 'pglite')
+    targetTest('PGlite: a claim has nothing to check (no session of its own to lose)', async ({ db }) => {
+      const claim = await (await db.open()).loader.engine.claimFile(KEY);
+      expect(claim?.fence).toBeNull();
+    });
 });

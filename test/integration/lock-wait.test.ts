@@ -105,6 +105,28 @@ forEachTarget(
       expect(await db.sql("SELECT DISTINCT lock_timeout FROM lock_seen WHERE phase = 'merge'")).toEqual([{ lock_timeout: '10s' }]);
       expect((await stageRows(db)).map((r) => r.process_status)).toEqual(['DONE', 'DONE', 'DONE']);
     });
+
+    targetTest('retry changes its rows under the row-lock wait (lock_timeout), by default 10 s, 0 without a limit', async ({ db }) => {
+      await db.sql(`CREATE TRIGGER test_retry_seen BEFORE UPDATE OF process_status ON order_stage FOR EACH ROW
+      WHEN (OLD.process_status = 'ERROR' AND NEW.process_status = 'READY') EXECUTE FUNCTION test_finalize_seen()`);
+      const { loader } = await db.open();
+      expect((await loader.load([orderFile(rows(3, 'not an amount'))])).exitCode).toBe(2);
+      const ask = (key: string) => ({
+        selector: { sourceKeys: [key] },
+        all: false,
+        corrections: parseCorrections(['amount=1000']),
+        reason: 'lock wait',
+        dryRun: false,
+      });
+      await loader.retry(ask('LK-001'), { lockWaitMs: 1500, process: false });
+      await loader.retry(ask('LK-002'), { process: false });
+      await loader.retry(ask('LK-003'), { lockWaitMs: 0, process: false });
+      expect(await db.sql("SELECT source_key, lock_timeout FROM lock_seen WHERE phase = 'finalize' ORDER BY source_key")).toEqual([
+        { source_key: 'LK-001', lock_timeout: '1500ms' },
+        { source_key: 'LK-002', lock_timeout: '10s' },
+        { source_key: 'LK-003', lock_timeout: '0' },
+      ]);
+    });
   },
   pgTargets,
 );
@@ -234,6 +256,38 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
       { source_key: 'LK-007', process_status: 'READY', error_code: null },
     ]);
     expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: 19 }]);
+  });
+
+  it('a retry whose ERROR row another session holds waits at most the row-lock wait per attempt, then stops saying so', async () => {
+    const { loader } = await db.open();
+    expect((await loader.load([orderFile(rows(3, 'not an amount'))])).exitCode).toBe(2);
+    await holder.query('BEGIN');
+    await holder.query("SELECT * FROM order_stage WHERE source_key = 'LK-002' FOR UPDATE");
+    const retrying = loader.retry(
+      { selector: { loadIds: [1] }, all: false, corrections: parseCorrections(['amount=1000']), reason: 'held', dryRun: false },
+      { lockWaitMs: 300, retry: { attempts: 2, baseDelayMs: 10, maxDelayMs: 10 } },
+    );
+    let outcome: unknown;
+    try {
+      // unbounded, the retry waits for the holder for ever: the race says which
+      outcome = await Promise.race([
+        retrying.then(
+          () => 'changed',
+          (error: unknown) => error,
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000)),
+      ]);
+    } finally {
+      await holder.query('ROLLBACK');
+      await Promise.allSettled([retrying]);
+    }
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toMatch(
+      /^retry stopped: its batch was rolled back 2 times: 55P03 canceling statement due to lock timeout \(a row it chose is held by another session longer than --row-lock-wait/,
+    );
+    // the batch rolled back whole: nothing changed, nothing audited
+    expect((await stageRows()).map((r) => r.process_status)).toEqual(['ERROR', 'ERROR', 'ERROR']);
+    expect(await db.sql('SELECT count(*)::int AS n FROM order_stage_audit')).toEqual([{ n: 0 }]);
   });
 
   it('a retry that deadlocks with another session runs its batch again: every chosen row READY and audited once', async () => {

@@ -159,7 +159,8 @@ function workspaceModel(options: { onClaim?: () => void } = {}): Model {
       }
       if (is(sql, 'run_start')) return { outBinds: { run_id: [++runId] }, rowsAffected: 1 };
       // each case's file claimed in the workspace's own claim table (no other bench holds it)
-      if (is(sql, 'file_claim_lock')) return { rows: [{ CLAIM_KEY: str(binds.claim_key) }] };
+      // and each batch's check of it: the barrier row free, the claim row the claim session's
+      if (is(sql, 'file_claim_lock') || is(sql, 'file_claim_barrier')) return { rows: [{ CLAIM_KEY: str(binds.claim_key) }] };
       if (is(sql, 'stage_batch_counts'))
         return { rows: [{ INSERTED: String(batch.length), UPDATED: '0', UNCHANGED: '0', UNCHANGED_ERROR: '0', REPEATED_IN_LOAD: '0' }] };
       if (is(sql, 'stage_batch_update')) return { rowsAffected: 0 };

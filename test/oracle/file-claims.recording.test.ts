@@ -2,12 +2,16 @@
  * File claims on Oracle (src/engine/oracle/file-claims.ts) against a RECORDING database
  * (recording-connection.ts) that models order_loader_file_claim (migration 012) as Oracle keeps
  * it for the statements sent: committed rows, a session's uncommitted insert, and row locks held
- * by a session until its ROLLBACK, COMMIT or end; FOR UPDATE WAIT on a row another session locks
- * fails with ORA-30006. It runs no SQL: whether Oracle waits and ends locks so is Oracle's part
+ * by a session until its ROLLBACK, COMMIT or end (a ROLLBACK TO SAVEPOINT ends those taken since
+ * the savepoint); FOR UPDATE WAIT on a row another session locks fails with ORA-30006, FOR UPDATE
+ * NOWAIT with ORA-00054; a killed session's locks end and its next call fails with ORA-00028
+ * (lib/thin: the server's error on the next round trip). It runs no SQL: whether Oracle waits and ends locks so is Oracle's part
  * (test/oracle-server runs the engine on a real one).
  */
+import { openClaimBatch } from '../support/open-claim-batch.js';
 import { describe, expect, it } from 'vitest';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
+import { barrierKey } from '../../src/engine/oracle/file-claims.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { claimKey } from '../../src/pipeline/file-claim.js';
 import { constants, driverError, RecordingDatabase } from './recording-connection.js';
@@ -25,16 +29,49 @@ class ClaimTable {
   readonly locks = new Map<string, number>();
   /** A session whose ROLLBACK fails (its socket died). */
   failRollback: number | null = null;
+  /** Sessions killed (ALTER SYSTEM KILL SESSION): their next call fails. */
+  readonly killed = new Set<number>();
+  /** Row locks taken since a session's savepoint. */
+  readonly sinceSavepoint = new Map<number, Set<string>>();
 
   private end(conn: number): void {
     this.pending.delete(conn);
+    this.sinceSavepoint.delete(conn);
     for (const [key, holder] of this.locks) if (holder === conn) this.locks.delete(key);
+  }
+
+  kill(conn: number): void {
+    this.end(conn);
+    this.killed.add(conn);
+  }
+
+  private lock(k: string, conn: number, busy: () => Error): void {
+    const holder = this.locks.get(k);
+    if (holder !== undefined && holder !== conn) throw busy();
+    if (holder === undefined) this.sinceSavepoint.get(conn)?.add(k);
+    this.locks.set(k, conn);
   }
 
   database(): RecordingDatabase {
     const key = (binds: OraBinds): string => String((binds.claim_key as { val: unknown }).val);
     return new RecordingDatabase({
       execute: (sql, binds, _options, conn) => {
+        if (this.killed.has(conn)) throw driverError('ORA-00028', 'your session has been killed');
+        if (sql === oracleQuery('file_claim_savepoint')) {
+          this.sinceSavepoint.set(conn, new Set());
+          return {};
+        }
+        if (sql === oracleQuery('file_claim_savepoint_back')) {
+          for (const k of this.sinceSavepoint.get(conn) ?? []) this.locks.delete(k);
+          this.sinceSavepoint.delete(conn);
+          return {};
+        }
+        if (sql === oracleQuery('file_claim_barrier')) {
+          const k = key(binds);
+          if (!this.committed.has(k)) return { rows: [] };
+          this.lock(k, conn, () => driverError('ORA-00054', 'resource busy and acquire with NOWAIT specified or timeout expired'));
+          return { rows: [{ CLAIM_KEY: k }] };
+        }
         if (sql === oracleQuery('file_claim_insert')) {
           const k = key(binds);
           if (this.committed.has(k)) return { rowsAffected: 0 };
@@ -47,9 +84,7 @@ class ClaimTable {
         if (sql === oracleQuery('file_claim_lock')) {
           const k = key(binds);
           if (!this.committed.has(k) && !(this.pending.get(conn)?.has(k) ?? false)) return { rows: [] };
-          const holder = this.locks.get(k);
-          if (holder !== undefined && holder !== conn) throw driverError('ORA-30006', 'resource busy; acquire with WAIT timeout expired');
-          this.locks.set(k, conn);
+          this.lock(k, conn, () => driverError('ORA-30006', 'resource busy; acquire with WAIT timeout expired'));
           return { rows: [{ CLAIM_KEY: k }] };
         }
         return { rows: [] };
@@ -85,9 +120,21 @@ describe('Oracle file claims (recording database)', () => {
     const taken = await second.claimFile(KEY);
     expect(taken).not.toBeNull();
     await taken?.release();
-    // each claim: the row made if absent and committed, then locked; given up by a ROLLBACK
+    // each claim: its row and its barrier row made if absent and committed, its row locked, the
+    // barrier row locked and let go under a savepoint; given up by a ROLLBACK
     const first3 = db.calls.filter((c) => c.conn === 1).map((c) => (c.kind === 'execute' ? c.sql : c.kind));
-    expect(first3).toEqual([oracleQuery('file_claim_insert'), 'commit', oracleQuery('file_claim_lock'), 'rollback']);
+    expect(first3).toEqual([
+      oracleQuery('file_claim_insert'),
+      'commit',
+      oracleQuery('file_claim_insert'),
+      'commit',
+      oracleQuery('file_claim_lock'),
+      oracleQuery('file_claim_savepoint'),
+      oracleQuery('file_claim_lock'),
+      oracleQuery('file_claim_savepoint_back'),
+      'rollback',
+    ]);
+    expect(table.committed).toEqual(new Set([KEY, barrierKey(KEY), OTHER, barrierKey(OTHER)]));
     expect(oracleQuery('file_claim_lock')).toMatch(/FOR UPDATE WAIT 1$/);
     await first.close();
     await second.close();
@@ -126,7 +173,7 @@ describe('Oracle file claims (recording database)', () => {
     table.pending.set(99, new Set([KEY]));
     const script = db.script.execute;
     db.script.execute = (sql, binds, options, conn) => {
-      if (sql === oracleQuery('file_claim_insert')) {
+      if (sql === oracleQuery('file_claim_insert') && (binds.claim_key as { val: unknown }).val === KEY) {
         table.committed.add(KEY);
         table.pending.delete(99);
         throw driverError('ORA-00001', 'unique constraint violated');
@@ -135,7 +182,11 @@ describe('Oracle file claims (recording database)', () => {
     };
     const claim = await engine.claimFile(KEY);
     expect(claim).not.toBeNull();
-    expect(db.trace()).toEqual(['1:execute:INSERT INTO order_loader_file_claim', '1:rollback', '1:execute:SELECT claim_key FROM']);
+    expect(db.trace().slice(0, 3)).toEqual([
+      '1:execute:INSERT INTO order_loader_file_claim',
+      '1:rollback',
+      '1:execute:INSERT INTO order_loader_file_claim',
+    ]);
     await claim?.release();
     await engine.close();
   });
@@ -154,5 +205,45 @@ describe('Oracle file claims (recording database)', () => {
     expect(db.sessions()).toBe(2);
     await next?.release();
     await engine.close();
+  });
+
+  it('a staging transaction sees its claim end (the claim session killed); a new holder waits for a batch still open', async () => {
+    const table = new ClaimTable();
+    const db = table.database();
+    const first = createOracleEngineWith(db, constants);
+    const second = createOracleEngineWith(db, constants);
+    const claim = await first.claimFile(KEY);
+    const fence = claim?.fence ?? null;
+    expect(fence?.ping).toBeDefined();
+    if (fence === null) return;
+    const claimSession = db.calls.find((c) => c.kind === 'execute' && c.sql === oracleQuery('file_claim_lock'))?.conn ?? 0;
+    expect(await first.transaction((tx) => tx.holdsFileClaim(fence))).toBe(true);
+    // the batch's session locked the barrier row; the claim session locked its row again
+    const checks = db.calls.filter((c) => c.kind === 'execute' && c.sql.startsWith('SELECT claim_key')).slice(-2);
+    expect(checks.map((c) => [c.kind === 'execute' ? c.sql : '', c.conn !== claimSession])).toEqual([
+      [oracleQuery('file_claim_barrier'), true],
+      [oracleQuery('file_claim_lock'), false],
+    ]);
+    expect(oracleQuery('file_claim_barrier')).toMatch(/FOR UPDATE NOWAIT$/);
+    // a batch that saw its claim held and has not committed yet
+    const batch = await openClaimBatch(first, fence);
+    expect(batch.held).toBe(true);
+    table.kill(claimSession);
+    // the claim row is free, but the open batch holds the barrier row: the new holder gives the claim back
+    expect(await second.claimFile(KEY)).toBeNull();
+    expect(table.locks.get(KEY)).toBeUndefined();
+    await batch.commit();
+    const taken = await second.claimFile(KEY);
+    expect(taken).not.toBeNull();
+    // the former holder's next batch: its claim session is gone
+    expect(await first.transaction((tx) => tx.holdsFileClaim(fence))).toBe(false);
+    // a barrier row another session is passing: the claim is that session's
+    table.locks.set(barrierKey(KEY), 99);
+    expect(await second.transaction((tx) => tx.holdsFileClaim(taken?.fence ?? fence))).toBe(false);
+    table.locks.delete(barrierKey(KEY));
+    expect(await second.transaction((tx) => tx.holdsFileClaim(taken?.fence ?? fence))).toBe(true);
+    await taken?.release();
+    await first.close();
+    await second.close();
   });
 });

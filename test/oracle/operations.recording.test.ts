@@ -8,12 +8,15 @@
 import { describe, expect, it } from 'vitest';
 import oracledb from 'oracledb';
 import { createOracleEngineWith, ORACLE_MAX_CHUNK } from '../../src/engine/oracle/index.js';
+import { boundedWait } from '../../src/engine/oracle/merge.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ManualChange } from '../../src/engine/types.js';
 import { retryRows } from '../../src/pipeline/operations.js';
+import { retryingTransient } from '../../src/pipeline/retry.js';
+import { memoryLogger } from '../support/memory-logger.js';
 import { MAX_SLOT_SETS } from '../../src/engine/oracle/binds.js';
 import { UserError } from '../../src/errors.js';
-import { constants, RecordingDatabase, type Call } from './recording-connection.js';
+import { constants, driverError, RecordingDatabase, type Call } from './recording-connection.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
 const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
@@ -21,8 +24,14 @@ const CLOB = (oracledb as unknown as { DB_TYPE_CLOB: unknown }).DB_TYPE_CLOB;
 
 type ExecuteCall = Extract<Call, { kind: 'execute' }>;
 
+/** lock_error_rows.sql as sent in a transaction without a row-lock wait: its WAIT 86400 marker left out (plain FOR UPDATE). */
+const LOCK_SENT = boundedWait(oracleQuery('lock_error_rows'), undefined);
+
+/** The text a statement is sent as: lock_error_rows.sql with its wait set, the others as they are. */
+const sent = (name: string): string => (name === 'lock_error_rows' ? LOCK_SENT : oracleQuery(name));
+
 function executes(db: RecordingDatabase, name?: string): ExecuteCall[] {
-  return db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && (name === undefined || c.sql === oracleQuery(name)));
+  return db.calls.filter((c): c is ExecuteCall => c.kind === 'execute' && (name === undefined || c.sql === sent(name)));
 }
 
 /** The binds of a slot list as the engine should send them. */
@@ -117,7 +126,10 @@ describe('Oracle operations SQL text (static checks, not an Oracle parse)', () =
       const sql = oracleQuery(name);
       if (/FOR UPDATE/i.test(sql)) expect(sql).not.toMatch(/FETCH\s+FIRST|ROWNUM/i);
     }
-    expect(oracleQuery('lock_error_rows')).toMatch(/ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/);
+    expect(oracleQuery('lock_error_rows')).toMatch(
+      /ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE WAIT 86400$/,
+    );
+    expect(LOCK_SENT).toMatch(/ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/);
     expect(oracleQuery('lock_stale_processing')).toMatch(/ORDER BY stage_id\s+FOR UPDATE SKIP LOCKED$/);
     expect(oracleQuery('error_rows')).not.toMatch(/FOR UPDATE/i);
     expect(oracleQuery('find_error_rows')).not.toMatch(/FOR UPDATE/i);
@@ -161,7 +173,7 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
     };
     expect(find!.sql).toBe(oracleQuery('find_error_rows'));
     expect(find!.binds).toEqual({ ...none, ...findWindow(4, 2) });
-    expect(lock!.sql).toBe(oracleQuery('lock_error_rows'));
+    expect(lock!.sql).toBe(LOCK_SENT);
     expect(lock!.sql).toMatch(/^SELECT \/\*\+ INDEX_ASC\(order_stage ix_order_stage_error\) \*\//);
     expect(lock!.sql).toMatch(
       /WHERE CASE WHEN process_status = 'ERROR' THEN stage_id END > :after_stage_id\s[^]*AND CASE WHEN process_status = 'ERROR' THEN stage_id END <= :up_to_stage_id\s+ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END\s+FOR UPDATE$/,
@@ -211,7 +223,7 @@ describe('Oracle engine (recording connection): lockErrorRows / findErrorRows (o
       ),
     );
     const calls = executes(db);
-    expect(calls.map((c) => c.sql)).toEqual([oracleQuery('find_error_rows'), oracleQuery('lock_error_rows')]);
+    expect(calls.map((c) => c.sql)).toEqual([oracleQuery('find_error_rows'), LOCK_SENT]);
     const selected = {
       ...slots('stage_id', [3, 1]), // de-duplicated
       ...slots('source_key', [key], 400),
@@ -347,13 +359,18 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     operator: 'ops@example',
     dryRun,
   });
-  /** A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit; `held`: load 7 held for its control totals. */
+  /**
+   * A stage holding ERROR rows 1..n of load 7, answered by the find query's cursor and limit;
+   * `held`: load 7 held for its control totals, whose rows the find and lock queries leave out
+   * (their NOT EXISTS on the load's control_held event) and control_held_errors.sql counts.
+   */
   function stage(n: number, held = false) {
     return new RecordingDatabase({
       execute: (sql, binds) => {
-        if (sql === oracleQuery('control_hold')) return { rows: held ? [{ DETAIL: '{"loadId":7}', ACCEPTED: '0' }] : [] };
+        if (sql === oracleQuery('control_held_errors')) return { rows: held ? [{ LOAD_ID: 7, N: n }] : [] };
+        if (held) return { rows: [] };
         const after = (binds.after_stage_id as { val: number }).val;
-        const upTo = sql === oracleQuery('lock_error_rows') ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
+        const upTo = sql.replace(/ WAIT \d+$/, '') === LOCK_SENT ? (binds.up_to_stage_id as { val: number }).val : Number.POSITIVE_INFINITY;
         const limit = sql === oracleQuery('find_error_rows') ? (binds.row_limit as { val: number }).val : Number.POSITIVE_INFINITY;
         const ids = Array.from({ length: n }, (_, i) => i + 1)
           .filter((id) => id > after && id <= upTo)
@@ -375,13 +392,69 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     expect(db.executeManyCalls()).toEqual([]);
   });
 
-  it('the rows of a load held for its control totals are left ERROR, its hold read once', async () => {
+  it('the rows of a load held for its control totals are left out by the database and counted once, by load', async () => {
     const db = stage(5, true);
     const engine = createOracleEngineWith(db, constants);
     const report = await retryRows(engine, request(false), { batchSize: 2 });
     expect(report).toMatchObject({ dryRun: false, count: 0, changes: [], controlHeld: [{ loadId: 7, rows: 5 }] });
     expect(db.executeManyCalls()).toEqual([]);
-    expect(executes(db, 'control_hold').map((c) => c.binds.load_id)).toEqual([{ val: 7, type: NUMBER }]);
+    const counted = executes(db, 'control_held_errors');
+    expect(counted.map((c) => [c.binds.by_load_id, c.binds.load_id1, c.binds.load_id2])).toEqual([
+      [
+        { val: 1, type: NUMBER },
+        { val: 7, type: NUMBER },
+        { val: null, type: NUMBER },
+      ],
+    ]);
+    expect(executes(db, 'control_hold')).toEqual([]);
+    // the filter is the database's: the find and the lock name the load's control events
+    for (const name of ['find_error_rows', 'lock_error_rows'])
+      expect(oracleQuery(name)).toMatch(/NOT EXISTS \(SELECT 1\s+FROM load_run_event c\s+WHERE c\.event = 'control_held'/);
+  });
+
+  it('a long selector list is counted per slice and the counts of a load added', async () => {
+    const db = new RecordingDatabase({
+      execute: (sql) => (sql === oracleQuery('control_held_errors') ? { rows: [{ LOAD_ID: 7, N: 2 }] } : { rows: [] }),
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const ids = Array.from({ length: 25 }, (_, i) => i + 1);
+    expect(await engine.transaction((tx) => tx.controlHeldErrors({ stageIds: ids }))).toEqual([{ loadId: 7, rows: 4 }]);
+    expect(executes(db, 'control_held_errors')).toHaveLength(2);
+  });
+
+  it('--row-lock-wait bounds the batch lock: FOR UPDATE WAIT n (whole seconds), plain FOR UPDATE for 0; ORA-30006 runs the batch again, then stops', async () => {
+    const lockSent = (db: RecordingDatabase) =>
+      db.calls
+        .filter((c): c is ExecuteCall => c.kind === 'execute' && /FOR UPDATE/.test(c.sql))
+        .map((c) => c.sql.slice(c.sql.lastIndexOf('FOR UPDATE')));
+    for (const [lockWaitMs, tail] of [
+      [1500, 'FOR UPDATE WAIT 2'],
+      [0, 'FOR UPDATE'],
+    ] as const) {
+      const db = stage(3);
+      const report = await retryRows(createOracleEngineWith(db, constants), request(false), { batchSize: 2, lockWaitMs });
+      expect(report.count).toBe(3);
+      expect(lockSent(db)).toEqual([tail, tail]);
+    }
+    // a dry run locks nothing, whatever the wait
+    const dry = stage(3);
+    await retryRows(createOracleEngineWith(dry, constants), request(true), { batchSize: 2, lockWaitMs: 1500 });
+    expect(lockSent(dry)).toEqual([]);
+    // the wait ran out: the batch rolls back and runs again (transient), then the retry stops
+    const busy = new RecordingDatabase({
+      execute: (sql) => {
+        if (/FOR UPDATE WAIT 1$/.test(sql)) throw driverError('ORA-30006', 'resource busy; acquire with WAIT timeout expired');
+        return { rows: sql === oracleQuery('find_error_rows') ? [stageRow(1)] : [] };
+      },
+    });
+    const engine = createOracleEngineWith(busy, constants);
+    const port = retryingTransient(engine, engine, 'retry batch', {
+      policy: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      logger: memoryLogger().logger,
+    });
+    await expect(retryRows(port, request(false), { batchSize: 2, lockWaitMs: 1000 })).rejects.toThrow(/ORA-30006/);
+    expect(lockSent(busy)).toHaveLength(2);
+    expect(busy.executeManyCalls()).toEqual([]);
   });
 
   it('a retry commits each batch with its changes and audit rows, in a transaction of its own', async () => {

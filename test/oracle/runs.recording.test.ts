@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
+import { boundedWait } from '../../src/engine/oracle/merge.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { OrderLoader } from '../../src/loader.js';
 import { listMigrations } from '../../src/sql-files.js';
@@ -41,8 +42,12 @@ function scriptedPool(locked: Record<string, unknown>[] = [], heldRows: Record<s
               : [],
         };
       if (sql === oracleQuery('lock_control_held')) return { rows: heldRows };
-      // retry walks its batches by stage_id (find, then lock the range): only rows past the cursor
-      if (sql === oracleQuery('find_error_rows') || sql === oracleQuery('lock_error_rows')) {
+      // retry walks its batches by stage_id (find, then lock the range, FOR UPDATE WAIT its
+      // --row-lock-wait): only rows past the cursor
+      if (
+        sql === oracleQuery('find_error_rows') ||
+        sql.replace(/ WAIT \d+$/, '') === boundedWait(oracleQuery('lock_error_rows'), undefined)
+      ) {
         const after = (binds.after_stage_id as { val: number }).val;
         return { rows: locked.filter((row) => Number(row.STAGE_ID) > after) };
       }

@@ -6,7 +6,13 @@
  */
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ControlTally, controlFileName, isControlFileName, type ControlOutcome } from '../../src/input/control/control-check.js';
+import {
+  ControlTally,
+  controlFileName,
+  controlSummary,
+  isControlFileName,
+  type ControlOutcome,
+} from '../../src/input/control/control-check.js';
 import { openOrderFile } from '../../src/input/order-file.js';
 import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { writeTestFile } from '../support/files.js';
@@ -41,7 +47,7 @@ async function check(content: string | Buffer, profile: LoadProfile = bank(), na
   const tally = new ControlTally({ ...profile.spec, control });
   try {
     for await (const item of file.items) tally.add(item);
-    return tally.finish(file, file.size);
+    return await tally.finish(file, file.size);
   } finally {
     file.close();
   }
@@ -57,7 +63,7 @@ describe('the control: vocabulary', () => {
   it('refuses what cannot be checked', () => {
     const refused = (control: string) => () => bank(control);
     expect(refused('control: { count: { column: 2 } }\n')).toThrow(/takes one of trailer, header and file/);
-    expect(refused('control: { trailer: { column: 1, equals: T } }\n')).toThrow(/states count, sum or bytes/);
+    expect(refused('control: { trailer: { column: 1, equals: T } }\n')).toThrow(/states count, sum, bytes or sha256/);
     expect(refused("control: { trailer: { column: 1, equals: T }, file: '{name}.ctl', count: { column: 2 } }\n")).toThrow(
       /one of trailer, header and file/,
     );
@@ -186,6 +192,40 @@ describe('the check', () => {
     expect((await check([D[0], 'H|3', ...D.slice(1), ''].join('\n'), header)).problems[0]).toMatch(/not the first record/);
   });
 
+  it('a SHA-256 stated in a control file: of the file as sent (a gzip file: its compressed bytes); another is a mismatch', async () => {
+    const { createHash } = await import('node:crypto');
+    const { writeFileSync } = await import('node:fs');
+    const profile = bank("control: { file: '{name}.sha256', sha256: { column: 1 }, delimiter: ' ' }\n");
+    const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+    /** The check of a data file written with the line of its control file beside it (sha256sum's: the digest, two spaces, the name). */
+    const checked = async (data: string | Buffer, line: string): Promise<ControlOutcome> => {
+      const path = writeTestFile(data, 'orders.txt');
+      writeFileSync(`${path}.sha256`, `${line}  orders.txt\n`);
+      const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+      const tally = new ControlTally({ ...profile.spec, control: profile.spec.control! });
+      try {
+        for await (const item of file.items) tally.add(item);
+        return await tally.finish(file, file.size);
+      } finally {
+        file.close();
+      }
+    };
+    const content = [...D, ''].join('\n');
+    expect(await checked(content, sha(content).toUpperCase())).toMatchObject({
+      status: 'ok',
+      claimed: { sha256: sha(content).toUpperCase() },
+      read: { count: 3, sha256: sha(content) },
+    });
+    const zipped = gzipSync(content);
+    expect(await checked(zipped, sha(zipped))).toMatchObject({ status: 'ok', read: { count: 3, sha256: sha(zipped) } });
+    const other = await checked(zipped, sha(content));
+    expect(other).toMatchObject({ status: 'mismatch', problems: [`it states SHA-256 ${sha(content)}, the file's is ${sha(zipped)}`] });
+    expect(controlSummary(other)).toContain(`states sha256 ${sha(content)}; read count 3, sha256 ${sha(zipped)}`);
+    const unreadable = await checked(zipped, 'not-a-digest');
+    expect(unreadable).toMatchObject({ status: 'refused' });
+    expect(unreadable.problems).toEqual([expect.stringMatching(/'s SHA-256 "not-a-digest" is not 64 hexadecimal digits$/)]);
+  });
+
   it('a control file beside the data file', async () => {
     const profile = bank("control: { file: '{name}.ctl', count: { column: 1 }, sum: { column: 2 }, bytes: { column: 3 } }\n");
     const content = [...D, ''].join('\n');
@@ -195,7 +235,7 @@ describe('the check', () => {
     const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
     const tally = new ControlTally({ ...profile.spec, control: profile.spec.control! });
     for await (const item of file.items) tally.add(item);
-    const outcome = tally.finish(file, file.size);
+    const outcome = await tally.finish(file, file.size);
     expect(outcome.status).toBe('ok');
     expect(outcome.where).toMatch(/control file .*orders\.txt\.ctl/);
     file.close();

@@ -114,6 +114,7 @@ class FakeOperator implements OperatorPort {
       },
       // `accept` is tested against the databases (test/integration/control-totals.test.ts)
       controlHold: () => Promise.resolve(null),
+      controlHeldErrors: () => Promise.resolve([]),
       lockControlHeld: () => Promise.resolve([]),
       applyManualChanges: (c) => {
         // an empty batch (the walk's last, empty step) writes nothing, as the engines do

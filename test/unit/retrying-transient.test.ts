@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { FailureKind } from '../../src/engine/types.js';
-import { RunAbortedError } from '../../src/errors.js';
+import { FileClaimLostError, RunAbortedError } from '../../src/errors.js';
 import { retryingTransient, withChunkRetry } from '../../src/pipeline/retry.js';
 import { memoryLogger } from '../support/memory-logger.js';
 
@@ -110,6 +110,21 @@ describe('withChunkRetry', () => {
       [1, 'transient'],
       [2, 'fatal'],
     ]);
+  });
+
+  it('stops at once on a lost file claim, whatever the engine calls it, and throws it as it is', async () => {
+    const lost = new FileClaimLostError('a.csv', 40);
+    const batch = work([lost, undefined]);
+    const anyTransient = { classifyError: (): FailureKind => 'transient' };
+    const thrown = await withChunkRetry(anyTransient, 'batch', batch.run, { policy, logger: memoryLogger().logger }).catch(
+      (e: unknown) => e,
+    );
+    expect(thrown).toBe(lost);
+    expect(batch.calls).toBe(1);
+    expect(lost).toBeInstanceOf(RunAbortedError);
+    expect(lost.message).toMatch(
+      /^a\.csv: this run's claim on the file ended while it staged it .* lines up to 40 rolled back; run the command again/,
+    );
   });
 
   it('stops at once on a refusal, with the cause kept', async () => {

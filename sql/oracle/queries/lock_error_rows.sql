@@ -11,14 +11,19 @@
 -- FOR UPDATE is ORA-02014, and Oracle locks every row of a FOR UPDATE cursor when it is
 -- opened, so the range is what keeps the locks to one batch.
 --
--- FOR UPDATE (not SKIP LOCKED, NOWAIT or WAIT n): an operator's retry waits for a chunk that
--- holds one of these rows rather than silently skipping it. The engine fetches every row.
+-- FOR UPDATE, not SKIP LOCKED: an operator's retry waits for a chunk that holds one of these rows
+-- rather than silently skipping it, but not without bound: WAIT 86400 is replaced by the
+-- transaction's --row-lock-wait in whole seconds (boundedWait in src/engine/oracle/merge.ts;
+-- no limit: plain FOR UPDATE), past which ORA-30006 rolls the batch back (transient: run again).
+-- The engine fetches every row.
 --
 -- Values come back as canonical text: TO_CHAR with explicit formats, timestamps as UTC text.
 -- Walks ix_order_stage_error (migrations/004_error_rows_index.sql), which holds the ERROR rows
 -- only: the CASE expression is that index's key, written identically so that the optimizer
 -- can use it, and the hint pins the ordered range scan (without statistics after a big load,
 -- or with a FETCH FIRST the optimizer underrates, it may prefer a full scan and a sort).
+-- A row of a load held for its control totals is neither chosen nor locked
+-- (sql/postgres/queries/lock_error_rows.sql); control_held_errors.sql counts what it left.
 SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
        stage_id,
        source_key,
@@ -55,6 +60,16 @@ SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
                        :load_id6, :load_id7, :load_id8, :load_id9, :load_id10,
                        :load_id11, :load_id12, :load_id13, :load_id14, :load_id15,
                        :load_id16, :load_id17, :load_id18, :load_id19, :load_id20))
+   AND NOT EXISTS (SELECT 1
+                     FROM load_run_event c
+                    WHERE c.event = 'control_held'
+                      AND c.run_id >= order_stage.load_id
+                      AND JSON_VALUE(c.detail, '$.loadId') = TO_CHAR(order_stage.load_id)
+                      AND NOT EXISTS (SELECT 1
+                                        FROM load_run_event a
+                                       WHERE a.event = 'control_accepted'
+                                         AND a.run_id >= order_stage.load_id
+                                         AND JSON_VALUE(a.detail, '$.loadId') = TO_CHAR(order_stage.load_id)))
    AND CASE WHEN process_status = 'ERROR' THEN stage_id END <= :up_to_stage_id
  ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END
-   FOR UPDATE
+   FOR UPDATE WAIT 86400

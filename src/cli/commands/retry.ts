@@ -23,7 +23,8 @@ its values; different selectors must all match.`,
       'no-process',
       ...PROCESSING_OPTIONS,
     ],
-    exitCodes: 'Exit codes: 0 changed (and, when processed, every row DONE); 2 processed, some rows ERROR or waiting; 1 could not.',
+    exitCodes: `Exit codes: 0 changed (and, when processed, every row DONE); 2 processed, some rows ERROR or waiting; 1 could not.
+Rows of a load held for its control totals are left ERROR and named with what lets them through (accept): not a failure of retry.`,
   },
   async run(ctx) {
     const { options } = ctx;
@@ -48,6 +49,8 @@ its values; different selectors must all match.`,
       progress.clear();
       Object.assign(ctx.summary, {
         changed: retry.count,
+        // rows chosen and left ERROR because their load is held for its control totals
+        ...(retry.controlHeld === undefined ? {} : { controlHeld: retry.controlHeld }),
         dryRun: retry.dryRun,
         runIds: processed === null ? [] : [processed.runId],
         process: processed?.process ?? null,

@@ -2,6 +2,7 @@ import type { OperatorTx } from '../contract.js';
 import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
 import type {
   ControlHold,
+  ControlHeldRows,
   ErrorPhase,
   FileLayout,
   KeysetWindow,
@@ -23,7 +24,8 @@ import {
   textList,
 } from './binds.js';
 import type { OraBinds, OraConnection } from './oracledb-types.js';
-import { byStageId, int, intOrNull, type OracleKit, queryRows, stageSnapshot, text } from './rows.js';
+import { boundedWait, lockWaitSeconds } from './merge.js';
+import { byStageId, int, intOrNull, type OracleKit, queryRows, rowsOf, stageSnapshot, text } from './rows.js';
 import { nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
 
 /** The selector as slot lists; null when a given list has no value that can match (the AND matches no row). */
@@ -91,10 +93,29 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
       if (last === undefined) return [];
       const range = { after_stage_id: binds.num(int(window.afterStageId, 'afterStageId')), up_to_stage_id: binds.num(last.stageId) };
       const rows: StageRowSnapshot[] = [];
+      // the transaction's row-lock wait (--row-lock-wait), in whole seconds; none: no limit
+      const lockSql = boundedWait(oracleQuery('lock_error_rows'), lockWaitSeconds(kit.lockWaits?.get(connection)));
       for (const { slots } of found.filter((f) => f.first <= last.stageId)) {
-        for (const r of await queryRows(connection, kit, 'lock_error_rows', { ...slots, ...range })) rows.push(stageSnapshot(r));
+        for (const r of rowsOf(await connection.execute(lockSql, { ...slots, ...range }, kit.queryOptions))) rows.push(stageSnapshot(r));
       }
       return byStageId(rows);
+    },
+
+    /**
+     * queries/control_held_errors.sql, once per bind set (a combination of slices of the
+     * selector's lists): the sets are disjoint, so a load's count is the sum of its counts.
+     */
+    async controlHeldErrors(selector: RowSelector): Promise<ControlHeldRows[]> {
+      const lists = errorRowLists(selector);
+      if (lists === null) return [];
+      const byLoad = new Map<number, number>();
+      for (const slots of binds.slotSets(lists)) {
+        for (const r of await queryRows(connection, kit, 'control_held_errors', slots)) {
+          const loadId = int(r.LOAD_ID, 'load_id');
+          byLoad.set(loadId, (byLoad.get(loadId) ?? 0) + int(r.N, 'n'));
+        }
+      }
+      return [...byLoad].sort(([a], [b]) => a - b).map(([loadId, rows]) => ({ loadId, rows }));
     },
 
     /**

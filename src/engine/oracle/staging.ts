@@ -8,6 +8,7 @@ import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracl
 import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
 import { storedMessage } from './stored-message.js';
+import { oracleHoldsFileClaim } from './file-claims.js';
 
 /**
  * The rows of one executeMany that the database refused, from its batchErrors (each entry's
@@ -97,11 +98,8 @@ function concurrentlyStaged(found: number, expected: number): never {
  * same transaction (a refused line's earlier line, src/pipeline/stage-batch.ts) empties the batch
  * table first (stage_batch_clear.sql): it still holds the earlier call's lines until the commit.
  */
-export function oracleStagingTx(
-  connection: OraConnection,
-  { binds, queryOptions, lockWaits }: OracleKit,
-  direct?: DirectInsertPolicy,
-): StagingTx {
+export function oracleStagingTx(connection: OraConnection, kit: OracleKit, direct?: DirectInsertPolicy): StagingTx {
+  const { binds, queryOptions, lockWaits } = kit;
   const stageDefs: Record<string, OraBindDef> = {
     source_key: binds.varchar(MAX_BYTES.sourceKey),
     customer_id: binds.varchar(MAX_BYTES.numberText),
@@ -306,5 +304,7 @@ export function oracleStagingTx(
       const result = await connection.execute(oracleQuery('hold_load'), { load_id: binds.num(loadId) }, { autoCommit: false });
       return result.rowsAffected ?? 0;
     },
+
+    holdsFileClaim: (fence) => oracleHoldsFileClaim(connection, kit, fence),
   };
 }

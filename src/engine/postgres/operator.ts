@@ -2,6 +2,7 @@ import type { OperatorTx } from '../contract.js';
 import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
 import type {
   ControlHold,
+  ControlHeldRows,
   ErrorPhase,
   FileLayout,
   KeysetWindow,
@@ -37,6 +38,16 @@ export function operatorSlice(session: PgSession): OperatorTx {
   return {
     lockErrorRows: (selector, window) => errorRows('lock_error_rows', selector, window),
     findErrorRows: (selector, window) => errorRows('find_error_rows', selector, window),
+
+    async controlHeldErrors(selector: RowSelector): Promise<ControlHeldRows[]> {
+      const { rows } = await session.query<{ load_id: string | number; n: number }>(sqlQuery('control_held_errors'), [
+        listOrNull(selector.stageIds),
+        listOrNull(selector.sourceKeys),
+        listOrNull(selector.errorCodes),
+        listOrNull(selector.loadIds),
+      ]);
+      return rows.map((r) => ({ loadId: Number(r.load_id), rows: r.n }));
+    },
 
     async lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]> {
       const { rows } = await session.query<SnapshotRow>(sqlQuery('lock_stale_processing'), [olderThan]);

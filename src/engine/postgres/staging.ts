@@ -1,4 +1,5 @@
 import type { StagingTx } from '../contract.js';
+import { pgHoldsFileClaim } from './file-claims.js';
 import type { ErrorLogInput, StageBatchCounts, StageBatchResult, StageInput, StageRefusal, StageSettle } from '../types.js';
 import { classifySqlstate, isRowLevelSqlstate, sqlstateOf } from './classify.js';
 import { sqlQuery } from './rows.js';
@@ -451,5 +452,6 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
     async holdLoad(loadId: number): Promise<number> {
       return (await session.query(sqlQuery('hold_load'), [loadId])).affectedRows;
     },
+    holdsFileClaim: (fence) => pgHoldsFileClaim(session, fence),
   };
 }

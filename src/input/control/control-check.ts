@@ -11,11 +11,13 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
+import type { OpenedFile } from '../opened-file.js';
 import type { FileItem, OrderFile } from '../order-file.js';
 import { amountConverter, canonicalAmount, groupCodes } from '../profile/amount-form.js';
 import type { ControlField, ControlSpec, LoadProfileSpec } from '../profile/schema.js';
 import { controlValue, type ControlRecord } from './control-record.js';
 import { addDecimal, decimalEquals, formatDecimal, parseDecimal, ZERO_SUM, type DecimalSum } from './decimal-sum.js';
+import { fileSha256 } from './file-sha256.js';
 
 /** What the check found. `refused`: the file's control values are missing or cannot be read; `mismatch`: they disagree. */
 export type ControlStatus = 'ok' | 'mismatch' | 'refused';
@@ -26,9 +28,9 @@ export interface ControlOutcome {
   where: string;
   status: ControlStatus;
   /** The values the file states, as written (absent: not stated, or not found). */
-  claimed: { count?: string; sum?: string; bytes?: string };
-  /** What was read: data records (before per-row rejections), the sum of their amounts, the file's size. */
-  read: { count: number; sum?: string; bytes?: number; amountsUnread?: number };
+  claimed: { count?: string; sum?: string; bytes?: string; sha256?: string };
+  /** What was read: data records (before per-row rejections), the sum of their amounts, the file's size and SHA-256. */
+  read: { count: number; sum?: string; bytes?: number; sha256?: string; amountsUnread?: number };
   /** Why it is not `ok`, one sentence each. */
   problems: string[];
   onMismatch: 'hold' | 'warn';
@@ -79,8 +81,15 @@ export class ControlTally {
     else this.sum = addDecimal(this.sum, amount);
   }
 
-  /** The outcome, once the reader gave its last item (`file`: for its control records and discarded lines). */
-  finish(file: Pick<OrderFile, 'path' | 'size' | 'discarded' | 'controlRecords'>, size: number): ControlOutcome {
+  /**
+   * The outcome, once the reader gave its last item (`file`: for its control records and discarded
+   * lines; `source`: the file as the run opened it, its first `size` bytes hashed when a SHA-256 is stated).
+   */
+  async finish(
+    file: Pick<OrderFile, 'path' | 'size' | 'discarded' | 'controlRecords'>,
+    size: number,
+    source: string | OpenedFile = file.path,
+  ): Promise<ControlOutcome> {
     const control = this.spec.control;
     const read: ControlOutcome['read'] = { count: this.count + (control.count_discarded ? file.discarded() : 0) };
     if (control.sum !== undefined) {
@@ -88,6 +97,7 @@ export class ControlTally {
       if (this.amountsUnread > 0) read.amountsUnread = this.amountsUnread;
     }
     if (control.bytes !== undefined) read.bytes = size;
+    if (control.sha256 !== undefined && this.stopped === null) read.sha256 = await fileSha256(source);
     const base = { file: file.path, read, onMismatch: control.on_mismatch };
     const found = this.controlRecord(file);
     if ('problem' in found) return { ...base, where: found.where, status: 'refused', claimed: {}, problems: [found.problem] };
@@ -167,6 +177,13 @@ export class ControlTally {
       else if (BigInt(bytes) !== BigInt(base.read.bytes ?? 0))
         differs.push(`it states ${BigInt(bytes)} bytes, the file has ${base.read.bytes ?? 0}`);
     }
+    const sha256 = value(control.sha256, 'SHA-256');
+    if (sha256 !== null) {
+      claimed.sha256 = sha256;
+      if (!/^[0-9a-f]{64}$/i.test(sha256)) unreadable.push(`the ${where}'s SHA-256 ${JSON.stringify(sha256)} is not 64 hexadecimal digits`);
+      else if (sha256.toLowerCase() !== base.read.sha256)
+        differs.push(`it states SHA-256 ${sha256}, the file's is ${base.read.sha256 ?? 'not known'}`);
+    }
     if (unreadable.length > 0) return { ...base, where, status: 'refused', claimed, problems: unreadable };
     return { ...base, where, status: differs.length > 0 ? 'mismatch' : 'ok', claimed, problems: differs };
   }
@@ -219,6 +236,7 @@ export function controlSummary(o: ControlOutcome): string {
     o.claimed.count !== undefined ? `count ${o.claimed.count}` : null,
     o.claimed.sum !== undefined ? `sum ${o.claimed.sum}` : null,
     o.claimed.bytes !== undefined ? `bytes ${o.claimed.bytes}` : null,
+    o.claimed.sha256 !== undefined ? `sha256 ${o.claimed.sha256}` : null,
   ].filter((v) => v !== null);
   const read = [
     `count ${o.read.count}`,
@@ -226,6 +244,7 @@ export function controlSummary(o: ControlOutcome): string {
       ? `sum ${o.read.sum}${o.read.amountsUnread ? ` (${o.read.amountsUnread} line(s) without a readable amount)` : ''}`
       : null,
     o.read.bytes !== undefined ? `bytes ${o.read.bytes}` : null,
+    o.read.sha256 !== undefined ? `sha256 ${o.read.sha256}` : null,
   ].filter((v) => v !== null);
   const verdict =
     o.status === 'ok' ? 'control totals agree' : o.status === 'mismatch' ? 'control totals DIFFER' : 'control totals cannot be checked';

@@ -101,6 +101,8 @@ const controlSpec = z.strictObject({
   sum: controlField.optional(),
   /** The size in bytes of the data file stated. */
   bytes: controlField.optional(),
+  /** The SHA-256 of the data file as sent (its bytes on disk, a gzip file compressed), 64 hexadecimal digits. */
+  sha256: controlField.optional(),
   /** What a mismatch does: hold (nothing of the file is merged until `accept`) or warn (loaded, said). */
   on_mismatch: z.enum(['hold', 'warn']).default('hold'),
 });
@@ -254,7 +256,8 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
   const fixed = format === 'fixed';
   const where = [c.trailer, c.header, c.file].filter((v) => v !== undefined).length;
   if (where !== 1) issue(['control'], 'takes one of trailer, header and file');
-  if (c.count === undefined && c.sum === undefined && c.bytes === undefined) issue(['control'], 'states count, sum or bytes');
+  if (c.count === undefined && c.sum === undefined && c.bytes === undefined && c.sha256 === undefined)
+    issue(['control'], 'states count, sum, bytes or sha256');
   const record = c.trailer !== undefined ? 'trailer' : c.header !== undefined ? 'header' : null;
   if (record !== null && format === 'jsonl') issue(['control', record], 'format: jsonl: a control record is not read yet (use file:)');
   if (c.delimiter !== undefined && c.file === undefined) issue(['control', 'delimiter'], 'delimiter is for a control file');
@@ -269,7 +272,7 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
     if (fixed && rule.column !== undefined) issue(['control', record, 'column'], 'format: fixed reads by at');
     if (!fixed && rule.at !== undefined) issue(['control', record, 'at'], 'at is for format: fixed');
   }
-  for (const key of ['count', 'sum', 'bytes'] as const) {
+  for (const key of ['count', 'sum', 'bytes', 'sha256'] as const) {
     const f = c[key];
     if (f === undefined) continue;
     if ((f.column === undefined) === (f.at === undefined)) issue(['control', key], 'takes one of column and at');
