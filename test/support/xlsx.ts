@@ -56,32 +56,45 @@ export function storedZip(parts: Array<{ name: string; data: Buffer }>): Buffer 
   for (const { name, data } of parts) {
     const file = Buffer.from(name, 'utf8');
     const crc = zlib.crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(file.length, 26);
-    const entry = Buffer.alloc(46);
-    entry.writeUInt32LE(0x02014b50, 0);
-    entry.writeUInt16LE(20, 4);
-    entry.writeUInt16LE(20, 6);
-    entry.writeUInt32LE(crc, 16);
-    entry.writeUInt32LE(data.length, 20);
-    entry.writeUInt32LE(data.length, 24);
-    entry.writeUInt16LE(file.length, 28);
-    entry.writeUInt32LE(offset, 42);
+    const size = data.length;
+    // version 20, CRC-32, compressed and uncompressed size (stored: the same), name length
+    const local = zipRecord(30, 0x04034b50, [
+      [4, 20, 2],
+      [14, crc, 4],
+      [18, size, 4],
+      [22, size, 4],
+      [26, file.length, 2],
+    ]);
+    const entry = zipRecord(46, 0x02014b50, [
+      [4, 20, 2],
+      [6, 20, 2],
+      [16, crc, 4],
+      [20, size, 4],
+      [24, size, 4],
+      [28, file.length, 2],
+      [42, offset, 4],
+    ]);
     locals.push(local, file, data);
     central.push(entry, file);
-    offset += local.length + file.length + data.length;
+    offset += local.length + file.length + size;
   }
   const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(parts.length, 8);
-  end.writeUInt16LE(parts.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = zipRecord(22, 0x06054b50, [
+    [8, parts.length, 2],
+    [10, parts.length, 2],
+    [12, directory.length, 4],
+    [16, offset, 4],
+  ]);
   return Buffer.concat([...locals, directory, end]);
+}
+
+/** A zip record of `size` bytes: its signature, then each [offset, value, bytes] (little-endian). */
+function zipRecord(size: number, signature: number, fields: Array<[number, number, 2 | 4]>): Buffer {
+  const record = Buffer.alloc(size);
+  record.writeUInt32LE(signature, 0);
+  for (const [at, value, bytes] of fields) {
+    if (bytes === 2) record.writeUInt16LE(value, at);
+    else record.writeUInt32LE(value, at);
+  }
+  return record;
 }
