@@ -3,6 +3,7 @@
  * streams with): sheets of rows, a cell given as a plain value, or as `{ value, numFmt }` for a
  * date serial or a formatted number, or a formula with its cached result.
  */
+import zlib from 'node:zlib';
 import ExcelJS from 'exceljs';
 
 export type SheetCell = ExcelJS.CellValue | { value: ExcelJS.CellValue; numFmt: string };
@@ -35,4 +36,65 @@ export async function workbookBytes(sheets: SheetSpec[], options: { date1904?: b
     for (const m of s.merge ?? []) ws.mergeCells(m);
   }
   return Buffer.from(await wb.xlsx.writeBuffer());
+}
+
+/** The parts of a workbook written by exceljs (their names and uncompressed bytes), in its zip's order. */
+export async function workbookParts(sheets: SheetSpec[]): Promise<Array<{ name: string; data: Buffer }>> {
+  const { default: unzipper } = await import('unzipper');
+  const directory = await unzipper.Open.buffer(await workbookBytes(sheets));
+  return Promise.all(directory.files.map(async (f) => ({ name: f.path, data: await f.buffer() })));
+}
+
+/**
+ * A zip of these parts in this order, each stored (not compressed): a workbook's parts in the
+ * order another writer puts them, and entries whose reading takes no work off the main thread.
+ */
+export function storedZip(parts: Array<{ name: string; data: Buffer }>): Buffer {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const { name, data } of parts) {
+    const file = Buffer.from(name, 'utf8');
+    const crc = zlib.crc32(data);
+    const size = data.length;
+    // version 20, CRC-32, compressed and uncompressed size (stored: the same), name length
+    const local = zipRecord(30, 0x04034b50, [
+      [4, 20, 2],
+      [14, crc, 4],
+      [18, size, 4],
+      [22, size, 4],
+      [26, file.length, 2],
+    ]);
+    const entry = zipRecord(46, 0x02014b50, [
+      [4, 20, 2],
+      [6, 20, 2],
+      [16, crc, 4],
+      [20, size, 4],
+      [24, size, 4],
+      [28, file.length, 2],
+      [42, offset, 4],
+    ]);
+    locals.push(local, file, data);
+    central.push(entry, file);
+    offset += local.length + file.length + size;
+  }
+  const directory = Buffer.concat(central);
+  const end = zipRecord(22, 0x06054b50, [
+    [8, parts.length, 2],
+    [10, parts.length, 2],
+    [12, directory.length, 4],
+    [16, offset, 4],
+  ]);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+/** A zip record of `size` bytes: its signature, then each [offset, value, bytes] (little-endian). */
+function zipRecord(size: number, signature: number, fields: Array<[number, number, 2 | 4]>): Buffer {
+  const record = Buffer.alloc(size);
+  record.writeUInt32LE(signature, 0);
+  for (const [at, value, bytes] of fields) {
+    if (bytes === 2) record.writeUInt16LE(value, at);
+    else record.writeUInt32LE(value, at);
+  }
+  return record;
 }

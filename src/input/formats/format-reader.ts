@@ -4,24 +4,26 @@
  * position, gzip, abort signal, observer) and the profile, it returns an OrderFile — records
  * with their line number, raw text for the error log, a resume position (endByte/endLine) and
  * the profile's mapping onto the five fields done. openOrderFile calls the reader of the
- * profile's format; csv (the built-in path in order-file.ts) is the one format not yet behind it.
+ * profile's format (and the delimited reader, with no profile, for the built-in format).
  */
 import type { OrderFile, OrderFileOptions } from '../order-file.js';
 import type { LoadProfile } from '../profile/load-profile.js';
 import { openFixedFile } from '../profile/fixed-reader.js';
+import { openDelimitedFile } from './delimited.js';
 import { openJsonLinesFile } from './jsonl.js';
 import { openXlsxFile } from './xlsx.js';
 
 /** A reader that must read into the file before its first record (a workbook to its sheet and header) returns a promise. */
 export type FormatReader = (path: string, size: number, options: OrderFileOptions, profile: LoadProfile) => OrderFile | Promise<OrderFile>;
 
-const READERS: Partial<Record<LoadProfile['spec']['format'], FormatReader>> = {
+const READERS: Record<LoadProfile['spec']['format'], FormatReader> = {
+  csv: openDelimitedFile,
   fixed: openFixedFile,
   jsonl: openJsonLinesFile,
   xlsx: openXlsxFile,
 };
 
-/** The reader of a profile's format, or null for the built-in CSV reader. */
-export function formatReader(profile: LoadProfile): FormatReader | null {
-  return READERS[profile.spec.format] ?? null;
+/** The reader of a profile's format. */
+export function formatReader(profile: LoadProfile): FormatReader {
+  return READERS[profile.spec.format];
 }

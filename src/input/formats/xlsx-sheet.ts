@@ -10,6 +10,9 @@ import { Readable } from 'node:stream';
 import { UserError } from '../../errors.js';
 import type { ByteSource } from '../gzip.js';
 import { cellText, type CellText, type CellValue } from './xlsx-cells.js';
+import { findSheet, type PartParsers, type SheetChoice, type SheetFound } from './xlsx-parts.js';
+
+export type { SheetChoice } from './xlsx-parts.js';
 
 export interface SheetRow {
   rowNo: number;
@@ -21,33 +24,8 @@ export interface SheetReading {
   /** The sheet read: its name and 1-based position among the workbook's sheets. */
   sheet: { name: string; position: number };
   rows: AsyncGenerator<SheetRow>;
-}
-
-interface StreamCell {
-  value: unknown;
-  numFmt?: string | undefined;
-}
-interface StreamRow {
-  number: number;
-  eachCell(options: { includeEmpty: boolean }, f: (cell: StreamCell, col: number) => void): void;
-}
-interface StreamSheet extends AsyncIterable<StreamRow> {
-  name?: string;
-  /** The sheet part's bytes (its zip entry, or the temporary file exceljs put it in). */
-  iterator?: AsyncIterable<unknown>;
-}
-
-/**
- * Read a sheet's part through without parsing it. exceljs keeps a sheet that comes before the
- * shared strings (as Excel writes them) in a temporary file and deletes it when asked for the next
- * sheet: a sheet passed over unread would then fail to open its deleted file.
- */
-async function passOver(sheet: StreamSheet): Promise<void> {
-  if (sheet.iterator !== undefined) for await (const _ of sheet.iterator);
-}
-interface StreamWorkbook extends AsyncIterable<StreamSheet> {
-  model?: { sheets?: Array<{ name: string }> };
-  properties?: { model?: { date1904?: boolean } };
+  /** Ends the reading (the rows left unread). */
+  close: () => void;
 }
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
@@ -60,9 +38,6 @@ export function notWorkbook(first: Uint8Array): string | null {
     return 'an Excel 97-2003 workbook (.xls) or a password-protected workbook, which format: xlsx does not read: save it in Excel as an Excel Workbook (.xlsx) without a password';
   return 'not an xlsx workbook (an xlsx file is a zip archive; this file does not start like one)';
 }
-
-/** The sheet a profile names: its name, or its 1-based position (default: the first). */
-export type SheetChoice = string | number;
 
 const describeChoice = (want: SheetChoice): string => (typeof want === 'number' ? `sheet ${want}` : `sheet ${JSON.stringify(want)}`);
 
@@ -85,38 +60,27 @@ export async function openSheet(path: string, source: ByteSource, want: SheetCho
   }
   const input = Readable.from(bytes(), { objectMode: false });
   const { default: ExcelJS } = await import('exceljs');
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, {
+  // used for its part parsers only (src/input/formats/xlsx-parts.ts says why not for its loop)
+  const parts = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
     sharedStrings: 'cache',
     styles: 'cache',
     hyperlinks: 'ignore',
     entries: 'ignore',
-  }) as unknown as StreamWorkbook;
-  const sheets = workbook[Symbol.asyncIterator]();
-  const seen: string[] = [];
-  for (;;) {
-    let next: IteratorResult<StreamSheet>;
-    try {
-      next = await sheets.next();
-    } catch (error) {
-      throw new UserError(`${path}: not a readable xlsx workbook (${damage(error)})`, { cause: error });
-    }
-    if (next.done === true) break;
-    const sheet = next.value;
-    const name = sheet.name ?? '';
-    const order = workbook.model?.sheets ?? [];
-    const position = order.findIndex((s) => s.name === name) + 1;
-    seen.push(name);
-    if (typeof want === 'number' ? position !== want : name !== want) {
-      await passOver(sheet);
-      continue;
-    }
-    const date1904 = workbook.properties?.model?.date1904 === true;
-    return { sheet: { name, position }, rows: sheetRows(sheet, sheets, date1904, stopped) };
+  }) as unknown as PartParsers;
+  let found: SheetFound;
+  try {
+    found = await findSheet(input, parts, want);
+  } catch (error) {
+    throw new UserError(`${path}: not a readable xlsx workbook (${damage(error)})`, { cause: error });
   }
-  if (seen.length === 0) throw new UserError(`${path}: not an xlsx workbook: the zip archive holds no worksheet`);
-  const names = (workbook.model?.sheets ?? []).map((s) => JSON.stringify(s.name));
-  throw new UserError(`${path}: the workbook has no ${describeChoice(want)} (its sheets: ${names.join(', ')})`);
+  if (found.kind === 'not-workbook') throw new UserError(`${path}: not an xlsx workbook: the zip archive holds ${found.lacks}`);
+  if (found.kind === 'missing') {
+    const names = found.names.map((n) => JSON.stringify(n));
+    throw new UserError(`${path}: the workbook has no ${describeChoice(want)} (its sheets: ${names.join(', ')})`);
+  }
+  const date1904 = parts.properties?.model?.date1904 === true;
+  return { sheet: { name: found.name, position: found.position }, rows: sheetRows(found, date1904, stopped), close: found.close };
 }
 
 /** What went wrong in a damaged workbook, in a few words. */
@@ -126,13 +90,8 @@ export function damage(error: unknown): string {
   return message.replace(/\s+/g, ' ').slice(0, 200);
 }
 
-async function* sheetRows(
-  sheet: StreamSheet,
-  rest: AsyncIterator<StreamSheet>,
-  date1904: boolean,
-  stopped: () => boolean,
-): AsyncGenerator<SheetRow> {
-  for await (const row of sheet) {
+async function* sheetRows(found: SheetFound & { kind: 'sheet' }, date1904: boolean, stopped: () => boolean): AsyncGenerator<SheetRow> {
+  for await (const row of found.sheet) {
     if (stopped()) return;
     const cells: Array<CellText | undefined> = [];
     row.eachCell({ includeEmpty: false }, (cell, col) => {
@@ -140,11 +99,7 @@ async function* sheetRows(
     });
     yield { rowNo: row.number, cells };
   }
-  // the rest of the workbook read through (each part drained): the identity's tap sees every byte
-  for (;;) {
-    if (stopped()) return;
-    const next = await rest.next();
-    if (next.done === true) return;
-    await passOver(next.value);
-  }
+  if (stopped()) return;
+  // the rest of the workbook read through: the identity's tap sees every byte
+  await found.finish();
 }

@@ -69,6 +69,10 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     source.close();
     throw error;
   }
+  const shut = () => {
+    opened.close();
+    source.close();
+  };
   const where = `sheet ${JSON.stringify(opened.sheet.name)} of ${path}`;
   const rows = opened.rows;
   const observe = options.observe;
@@ -99,12 +103,12 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
       break;
     }
   } catch (error) {
-    source.close();
+    shut();
     if (error instanceof UserError || error instanceof RunAbortedError) throw error;
     throw new UserError(`${where}: cannot read the sheet (${damage(error)})`, { cause: error });
   }
   if (spec.header !== false && names.length === 0) {
-    source.close();
+    shut();
     if (options.signal?.aborted === true) throw new RunAbortedError(`interrupted while reading the header of ${path}`, 'interrupted');
     throw new UserError(
       `${where}: the sheet has no header row (no row with a cell${spec.skip_lines > 0 ? ` after row ${spec.skip_lines}` : ''})`,
@@ -114,7 +118,7 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
   try {
     columns = sheetColumns(names, where, profile);
   } catch (error) {
-    source.close();
+    shut();
     throw error;
   }
   if (columns.unused.length > 0)
@@ -142,7 +146,7 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     discarded: () => discarded,
     close() {
       closed = true;
-      source.close();
+      shut();
     },
   };
 

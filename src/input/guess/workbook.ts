@@ -29,8 +29,10 @@ async function sheetLines(
 ): Promise<{ sheet: WorkbookSample['sheet']; lines: string[]; filled: number }> {
   const source = openByteSource(path, { gzip: false });
   let done = false;
+  let close = () => {};
   try {
-    const { sheet, rows } = await openSheet(path, source, position, () => done);
+    const { sheet, rows, ...opened } = await openSheet(path, source, position, () => done);
+    close = opened.close;
     const read: string[][] = [];
     let filled = 0;
     for await (const row of rows) {
@@ -50,6 +52,7 @@ async function sheetLines(
     return { sheet, lines, filled };
   } finally {
     done = true;
+    close();
     source.close();
   }
 }
