@@ -19,7 +19,10 @@
  * run only while a file set of the inbox holds a load: else it is a load of its own, before the
  * rest in load order. recover-1s is the operator's abandonment of the set: a later command's
  * processing may merge the given-up rows. CONCURRENT=1 (server) runs another command beside each
- * round's load.
+ * round's load. AFTER_STAGING=1 starts each round's wait once its load logged its first file's
+ * staging (on PGlite the open alone outlasts most waits: a kill before staging records no set, so
+ * no part ever ran there). ARCHIVE=1 gives the inbox's loads --archive-dir. part-stage, one-stage
+ * and last-file run `stage` of a part, of one file, and `load` of the set's last file.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -180,7 +183,18 @@ let bad = false;
 for (let i = 0; i < Number(roundsArg) && !bad; i++) {
   const batch = String(pick([1, 2, 7, 1000]));
   const extra = admin === null ? [] : pick([[], ['--workers', '4'], ['--no-overlap']]);
-  const run = cli(['load', inbox, '--settle', '0', '--batch-size', batch, '--chunk-size', String(pick([1, 3, 50, 2000])), ...extra, ...archive]);
+  const run = cli([
+    'load',
+    inbox,
+    '--settle',
+    '0',
+    '--batch-size',
+    batch,
+    '--chunk-size',
+    String(pick([1, 3, 50, 2000])),
+    ...extra,
+    ...archive,
+  ]);
   // AFTER_STAGING=1: the wait starts once the run logged its first file's staging (PGlite opens slowly: kills land before it)
   if (process.env.AFTER_STAGING === '1') {
     let log = '';
@@ -225,7 +239,9 @@ for (let i = 0; i < Number(roundsArg) && !bad; i++) {
     bad = await check('after the command between', false);
   }
 }
-say(`clean rerun exit ${String((await cli(['load', inbox, '--settle', '0', '--batch-size', String(pick([1, 2, 7, 1000])), ...archive]).done).code)}`);
+say(
+  `clean rerun exit ${String((await cli(['load', inbox, '--settle', '0', '--batch-size', String(pick([1, 2, 7, 1000])), ...archive]).done).code)}`,
+);
 say(`process exit ${String((await cli(['process']).done).code)}`);
 bad = (await check('final', true)) || bad;
 if (admin !== null && !bad) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
