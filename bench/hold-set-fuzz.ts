@@ -19,7 +19,10 @@
  * run only while a file set of the inbox holds a load: else it is a load of its own, before the
  * rest in load order. recover-1s is the operator's abandonment of the set: a later command's
  * processing may merge the given-up rows. CONCURRENT=1 (server) runs another command beside each
- * round's load.
+ * round's load. AFTER_STAGING=1 starts each round's wait once its load logged its first file's
+ * staging (on PGlite the open alone outlasts most waits: a kill before staging records no set, so
+ * no part ever ran there). ARCHIVE=1 gives the inbox's loads --archive-dir. part-stage, one-stage
+ * and last-file run `stage` of a part, of one file, and `load` of the set's last file.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -162,7 +165,12 @@ const OPS: Record<string, () => string[]> = {
   'part-load': () => ['load', ...files.slice(0, 1 + Math.floor(rnd() * (files.length - 1))).map((f) => join(inbox, f)), '--settle', '0'],
   'one-file': () => ['load', join(inbox, pick(files)), '--settle', '0'],
   'recover-1s': () => ['recover', '--older-than', '1s'],
+  'part-stage': () => ['stage', ...files.slice(0, 1 + Math.floor(rnd() * (files.length - 1))).map((f) => join(inbox, f))],
+  'one-stage': () => ['stage', join(inbox, pick(files))],
+  'last-file': () => ['load', join(inbox, files[files.length - 1] ?? ''), '--settle', '0'],
 };
+// ARCHIVE=1: every load of the inbox moves its files to an archive folder (a rerun then reads what is left)
+const archive = process.env.ARCHIVE === '1' ? ['--archive-dir', join(base, 'archive')] : [];
 const ops = (process.env.OPS ?? 'process,retry,recover-1h,recover-dry-run,load-other').split(',').map((name) => {
   const op = OPS[name];
   if (op === undefined) throw new Error(`OPS: unknown ${name} (${Object.keys(OPS).join(', ')})`);
@@ -175,7 +183,24 @@ let bad = false;
 for (let i = 0; i < Number(roundsArg) && !bad; i++) {
   const batch = String(pick([1, 2, 7, 1000]));
   const extra = admin === null ? [] : pick([[], ['--workers', '4'], ['--no-overlap']]);
-  const run = cli(['load', inbox, '--settle', '0', '--batch-size', batch, '--chunk-size', String(pick([1, 3, 50, 2000])), ...extra]);
+  const run = cli([
+    'load',
+    inbox,
+    '--settle',
+    '0',
+    '--batch-size',
+    batch,
+    '--chunk-size',
+    String(pick([1, 3, 50, 2000])),
+    ...extra,
+    ...archive,
+  ]);
+  // AFTER_STAGING=1: the wait starts once the run logged its first file's staging (PGlite opens slowly: kills land before it)
+  if (process.env.AFTER_STAGING === '1') {
+    let log = '';
+    run.child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+    for (let t = 0; t < 600 && !log.includes('"msg":"staging"') && run.child.exitCode === null; t++) await sleep(50);
+  }
   const beside =
     admin !== null && process.env.CONCURRENT === '1'
       ? cli(
@@ -214,7 +239,9 @@ for (let i = 0; i < Number(roundsArg) && !bad; i++) {
     bad = await check('after the command between', false);
   }
 }
-say(`clean rerun exit ${String((await cli(['load', inbox, '--settle', '0', '--batch-size', String(pick([1, 2, 7, 1000]))]).done).code)}`);
+say(
+  `clean rerun exit ${String((await cli(['load', inbox, '--settle', '0', '--batch-size', String(pick([1, 2, 7, 1000])), ...archive]).done).code)}`,
+);
 say(`process exit ${String((await cli(['process']).done).code)}`);
 bad = (await check('final', true)) || bad;
 if (admin !== null && !bad) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
