@@ -67,14 +67,9 @@ export interface LoadRunInfo {
   startedAt: Date;
 }
 
-export interface RunRecord {
+/** A run as recorded: what its start said, with its id, status, times, counts and message. */
+export interface RunRecord extends RunStart {
   runId: number;
-  command: string;
-  fileName: string | null;
-  fileSize: number | null;
-  fileSha256: string | null;
-  host: string;
-  pid: number;
   status: RunStatus;
   startedAt: Date;
   finishedAt: Date | null;
