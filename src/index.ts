@@ -1,5 +1,6 @@
 /** order-loader as a library: the same operations as the CLI. */
-export { OrderLoader, STATUS_RECENT_LOADS, type LoadStatus, type OpenLoaderOptions, type StatusFilter } from './loader.js';
+export { OrderLoader, type OpenLoaderOptions } from './loader.js';
+export { STATUS_RECENT_LOADS, type LoadStatus, type StatusFilter } from './loader-status.js';
 export type { LoadOptions, LoadReport, LoadProcessCounts, FileReport, ProcessReport, ProcessRunOptions } from './pipeline/load.js';
 export type { FileStageCounts } from './pipeline/stage.js';
 export type { ProcessCounts } from './pipeline/process.js';
@@ -19,7 +20,7 @@ export { loadProfileFile, parseProfileText, type LoadProfile } from './input/pro
 export { profileSchema, profileJsonSchema, type LoadProfileSpec } from './input/profile/schema.js';
 export { BUILTIN_PROFILE } from './input/profile/builtin.js';
 export { loadProfileFolder, profileMatches, routeFiles, type FileRouting, type UnmatchedFile } from './input/profile/routing.js';
-export type { DryRunFileResult } from './loader.js';
+export type { DryRunFileResult } from './loader-dry-run.js';
 export { guessProfile, type ProfileGuess } from './input/guess/index.js';
 export {
   previewFile,

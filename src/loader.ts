@@ -1,11 +1,8 @@
 import type { Logger } from 'pino';
 import { DEFAULT_DB, maskDbUrl, parseDbUrl, type DbTarget } from './engine/db-url.js';
 import { openEngine } from './engine/open.js';
-import type { Engine, RunCounts, RunEventRecord, RunRecord, StatusReport, StatusTally } from './engine/types.js';
+import type { Engine, RunCounts, RunEventRecord, RunRecord, StatusReport } from './engine/types.js';
 import { exportErrorRows, type ErrorExportFilter, type ErrorExportRow } from './pipeline/errors-export.js';
-import { controlTallyOf } from './input/control/control-check.js';
-import { checkFileEncoding } from './input/encoding-sniff.js';
-import { fileEncoding, openOrderFile } from './input/order-file.js';
 import {
   checkRetryRequest,
   markAbandonedRuns,
@@ -29,9 +26,6 @@ import {
   type RejectedPageFilter,
   type RowHistoryView,
 } from './pipeline/review.js';
-import { dryRunFile, emptyStageCounts, type DryRunResult } from './pipeline/stage.js';
-import type { LoadProfile } from './input/profile/load-profile.js';
-import { checkRoutingProfiles, routeFiles } from './input/profile/routing.js';
 import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
@@ -50,6 +44,8 @@ import {
   type ProcessReport,
   type ProcessRunOptions,
 } from './pipeline/load.js';
+import { dryRunFiles, stripUndefined, type DryRunFileResult } from './loader-dry-run.js';
+import { databaseState, runsWithEvents, statusOf, type LoadStatus, type StatusFilter } from './loader-status.js';
 
 export interface OpenLoaderOptions {
   /** Database: pglite:<dir>, pglite:memory, postgres://…, oracle://… (default: ORDER_LOADER_DB, then pglite:./.order-loader/db). */
@@ -87,31 +83,6 @@ export interface OpenLoaderOptions {
 
 /** How long OrderLoader.open waits for a pglite folder another process holds, unless told. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10 * 60_000;
-
-/** The loads `status` shows when not told which: the newest ten. */
-export const STATUS_RECENT_LOADS = 10;
-
-/** Which loads OrderLoader.status shows (see there). */
-export interface StatusFilter {
-  all?: boolean | undefined;
-  loadIds?: readonly number[] | undefined;
-  since?: Date | null | undefined;
-  recent?: number | undefined;
-}
-
-/** A load as `status` shows it: its file, when it started, and its rows by status now. */
-export interface LoadStatus {
-  loadId: number;
-  fileName: string | null;
-  startedAt: Date | null;
-  counts: StatusTally;
-}
-
-/**
- * A file of a dry run: its counts, with the profile it was read with (when one); or, when files
- * are routed by name (`profiles`), a file no profile matched (`unmatched`: why; not read, counts 0).
- */
-export type DryRunFileResult = DryRunResult & { file: string; profile?: { name: string; sha256: string }; unmatched?: string };
 
 /** The library's entry point: one database, the operations of the CLI as methods. */
 export class OrderLoader {
@@ -261,78 +232,9 @@ export class OrderLoader {
     return OrderLoader.dryRunFiles(files, { logger: this.logger, ...stripUndefined(options) });
   }
 
-  /**
-   * --dry-run needs no database at all: the same parse and business rules as `load`, the same
-   * counts (see DryRunResult for the two things only the database knows). Every header is
-   * checked before any file is read, as `load` does.
-   */
-  static async dryRunFiles(files: string[], options: Partial<LoadOptions> = {}): Promise<DryRunFileResult[]> {
-    const o = { ...DEFAULT_LOAD_OPTIONS, ...stripUndefined(options) };
-    // --profiles: each file's profile by its name, as a load routes them (a file two match refuses the run)
-    let routes: Map<string, LoadProfile> | null = null;
-    const unmatched = new Map<string, string>();
-    if (o.profiles !== undefined) {
-      if (o.profile !== undefined)
-        throw new UserError('profile and profiles together: one profile for every file, or each file’s profile by its name (choose one)');
-      checkRoutingProfiles(o.profiles);
-      const routing = routeFiles(files, o.profiles);
-      routes = routing.routes;
-      for (const u of routing.unmatched) unmatched.set(u.file, u.reason);
-    }
-    const profileOf = (path: string): LoadProfile | undefined => (routes === null ? o.profile : routes.get(path));
-    const opened = [];
-    try {
-      for (const path of files) {
-        if (unmatched.has(path)) continue;
-        const profile = profileOf(path);
-        await checkFileEncoding(path, await fileEncoding(path, profile?.spec.encoding ?? o.encoding), profile?.spec.format);
-        opened.push(
-          await openOrderFile(path, {
-            encoding: o.encoding,
-            delimiter: o.delimiter,
-            profile,
-            onWarning: (message) => o.logger?.warn({ file: path }, message),
-            read: { maxInflate: o.maxInflate },
-          }),
-        );
-      }
-    } catch (error) {
-      for (const f of opened) f.close();
-      throw error;
-    }
-    const results: DryRunFileResult[] = [];
-    for (const file of opened) {
-      if (file.header.extraColumns.length > 0) {
-        o.logger?.warn(
-          { file: file.path, columns: file.header.extraColumns },
-          `${file.path}: ignoring extra column(s) ${file.header.extraColumns.join(', ')}`,
-        );
-      }
-    }
-    const read = new Map<string, DryRunFileResult>();
-    for (const file of opened) {
-      const profile = profileOf(file.path);
-      read.set(file.path, {
-        file: file.path,
-        ...(profile === undefined ? {} : { profile: { name: profile.name, sha256: profile.sha256 } }),
-        ...(await dryRunFile(file, undefined, controlTallyOf(profile?.spec))),
-      });
-    }
-    // in the order given: a file no profile matched where it stands
-    const notRead = (file: string, reason: string): DryRunFileResult => ({
-      file,
-      unmatched: reason,
-      counts: { ...emptyStageCounts(), stagedAsError: 0, invalid: 0, toMerge: 0 },
-      samples: [],
-      stoppedAt: null,
-      extraColumns: [],
-    });
-    for (const path of files) {
-      const reason = unmatched.get(path);
-      const result = reason === undefined ? read.get(path) : notRead(path, reason);
-      if (result !== undefined) results.push(result);
-    }
-    return results;
+  /** --dry-run needs no database at all (see dryRunFiles in src/loader-dry-run.ts). */
+  static dryRunFiles(files: string[], options: Partial<LoadOptions> = {}): Promise<DryRunFileResult[]> {
+    return dryRunFiles(files, options);
   }
 
   /** ERROR → READY for the chosen rows (with corrections), audited; then, unless dryRun or process false, process. */
@@ -477,57 +379,18 @@ export class OrderLoader {
   }
 
   /** The database's state now: rows by status, and since when the oldest row still to be loaded waits (the metrics file's gauges). */
-  async databaseState(): Promise<DatabaseState> {
-    const report = await this.engine.statusReport();
-    const rows: DatabaseState['rows'] = {};
-    for (const c of report.counts) rows[c.status] = (rows[c.status] ?? 0) + c.count;
-    return { readAt: new Date(), rows, oldestWaitingSince: report.oldestWaitingSince };
+  databaseState(): Promise<DatabaseState> {
+    return databaseState(this.engine);
   }
 
-  /**
-   * Counts by status (of every row), the loads asked for with their file, start and counts, and
-   * the last 5 runs. Loads: those of `loadIds` and started since `since` (each given filter
-   * must hold), or with neither every load (`all`) or the newest `recent` (default 10);
-   * `otherLoads` counts the loads not shown.
-   */
-  async status(filter: StatusFilter = {}): Promise<StatusReport & { runs: RunRecord[]; loads: LoadStatus[]; otherLoads: number }> {
-    const report = await this.engine.statusReport();
-    const byLoad = new Map<number, StatusTally>();
-    for (const c of report.counts) {
-      if (c.loadId === null) continue;
-      const tally = byLoad.get(c.loadId) ?? {};
-      tally[c.status] = (tally[c.status] ?? 0) + c.count;
-      byLoad.set(c.loadId, tally);
-    }
-    const every = [...byLoad.keys()].sort((a, b) => a - b);
-    const asked = filter.loadIds !== undefined && filter.loadIds.length > 0 ? new Set(filter.loadIds) : null;
-    const since = filter.since ?? null;
-    let chosen = asked === null ? every : every.filter((id) => asked.has(id));
-    if (asked === null && since === null && filter.all !== true) chosen = chosen.slice(-(filter.recent ?? STATUS_RECENT_LOADS));
-    const runs = await this.engine.loadRuns({ loadIds: since === null ? chosen : [], since });
-    const info = new Map(runs.map((r) => [r.loadId, r]));
-    if (since !== null) chosen = chosen.filter((id) => info.has(id));
-    const loads = chosen.map((loadId) => ({
-      loadId,
-      fileName: info.get(loadId)?.fileName ?? null,
-      startedAt: info.get(loadId)?.startedAt ?? null,
-      counts: byLoad.get(loadId) ?? {},
-    }));
-    return { ...report, loads, otherLoads: every.length - loads.length, runs: await this.engine.listRuns(5) };
+  /** Counts by status, the loads asked for, the last 5 runs (see statusOf in src/loader-status.ts). */
+  status(filter: StatusFilter = {}): Promise<StatusReport & { runs: RunRecord[]; loads: LoadStatus[]; otherLoads: number }> {
+    return statusOf(this.engine, filter);
   }
 
-  /**
-   * The newest runs with their events; a run that read its file through a load profile (`--profile`,
-   * or the file's own by `--profiles`) has `profile`: its name and content hash, from its `invoked` event.
-   */
-  async runs(limit = 20): Promise<Array<RunRecord & { events: RunEventRecord[]; profile?: { name: string; sha256: string } }>> {
-    const runs = await this.engine.listRuns(limit);
-    const events = await this.engine.listRunEvents(runs.map((r) => r.runId));
-    return runs.map((r) => {
-      const own = events.filter((e) => e.runId === r.runId);
-      const profile = profileOfRun(own);
-      return { ...r, events: own, ...(profile === null ? {} : { profile }) };
-    });
+  /** The newest runs with their events and the load profile each read its file with (see runsWithEvents). */
+  runs(limit = 20): Promise<Array<RunRecord & { events: RunEventRecord[]; profile?: { name: string; sha256: string } }>> {
+    return runsWithEvents(this.engine, limit);
   }
 
   /**
@@ -552,14 +415,6 @@ export class OrderLoader {
   }
 }
 
-/** The load profile a run read its file with, as its `invoked` event recorded it (src/pipeline/load-journal.ts); null: none. */
-function profileOfRun(events: RunEventRecord[]): { name: string; sha256: string } | null {
-  const recorded = events.find((e) => e.event === 'invoked')?.detail?.profile as { name?: unknown; sha256?: unknown } | null | undefined;
-  return typeof recorded?.name === 'string' && typeof recorded.sha256 === 'string'
-    ? { name: recorded.name, sha256: recorded.sha256 }
-    : null;
-}
-
 /** The driver's error behind a connect wait that timed out. */
 function lastError(error: unknown): unknown {
   return error instanceof ConnectTimeoutError ? error.cause : error;
@@ -572,8 +427,4 @@ function gaveUp(error: unknown): string {
 
 function describeOpenError(error: unknown, target: DbTarget): string {
   return (target.kind === 'pglite' ? null : describeConnectError(error, target.place)) ?? describeDbError(error);
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,5 +1,6 @@
 import type { StatusReport } from '../engine/types.js';
-import type { DryRunFileResult, LoadStatus } from '../loader.js';
+import type { DryRunFileResult } from '../loader-dry-run.js';
+import type { LoadStatus } from '../loader-status.js';
 import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js';
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';

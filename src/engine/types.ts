@@ -290,138 +290,6 @@ export interface ManualChange {
   reason: string;
 }
 
-/** An ERROR row with its latest error-log entry (the `errors` export). */
-export interface ErrorRowReport extends StageRowSnapshot {
-  /** The row's attributes as stored (JSON text of an object of column name → text); absent: none. */
-  attributes?: string | undefined;
-  phase: ErrorPhase | null;
-  rawRecord: string | null;
-  loggedAt: Date | null;
-  /** The load that logged that latest error (whose file header splits `rawRecord`). */
-  errorLoadId: number | null;
-}
-
-/** A line rejected before it had a stage row (no usable source_key, wrong field count, bad bytes): its error-log row. */
-export interface RejectedLine {
-  errorId: number;
-  loadId: number | null;
-  lineNo: number | null;
-  phase: ErrorPhase;
-  errorCode: string;
-  errorMessage: string;
-  rawRecord: string | null;
-  loggedAt: Date;
-}
-
-/** How a load's file was read (recorded when its staging started): what splits a rejected line into its columns again. */
-export interface FileLayout {
-  /** Header names in file order, as written in the file. */
-  header: string[];
-  delimiter: string;
-  /** The load profile's spec and the encoding it was read with, when the file was read through one. */
-  profile?: { name: string; sha256: string; spec: unknown; encoding: string } | undefined;
-}
-
-/** The latest error-log row of a stage row. */
-export interface LatestRawRecord {
-  stageId: number;
-  /** The load that logged it. */
-  loadId: number | null;
-  rawRecord: string | null;
-  /** The phase of that error (a retry of the rows whose latest error is of one phase); absent: not read. */
-  phase?: ErrorPhase | null | undefined;
-}
-
-/** What the run history says about a file (by sha256): for skip and resume (docs/ARCHITECTURE.md, section 2, step 2). */
-/** What makes two staged files the same file: their bytes (sha256), read the same way. */
-export interface FileIdentity {
-  sha256: string;
-  encoding: string;
-  delimiter: string;
-  /** The sha256 of the load profile it is read with; absent or 'builtin': the built-in format (src/input/profile/builtin.ts). */
-  profile?: string | undefined;
-}
-
-/**
- * What was committed of a file's staging: the facts of the latest run of its identity that
- * committed one (a 'staged' or 'staged_checkpoint' event). A later run that committed none (its
- * row inserted and nothing more, or stopped before its first batch) does not hide it.
- */
-export interface StagingHistory {
-  /** The run whose committed events these are (not necessarily the load: a resumed run continues an earlier load). */
-  runId: number;
-  /** The load (run id) that staged it. */
-  loadId: number;
-  /** Staging of that load completed (a 'staged' event). */
-  staged: boolean;
-  /**
-   * The last committed checkpoint of the staging, with the counts staged up to it; `stoppedAt`
-   * when the file could not be read past a line (a structural CSV error).
-   */
-  checkpoint: { line: number; byte: number | null; counts: unknown; stoppedAt: { line: number; message: string } | null } | null;
-  /**
-   * How that run read the file (from its 'invoked' event): with another encoding or delimiter
-   * the same bytes are another file. Runs recorded before these were kept read UTF-8 and ','.
-   */
-  readAs: { encoding: string; delimiter: string; profile?: string };
-}
-
-export interface RunStart {
-  command: string;
-  fileName: string | null;
-  fileSize: number | null;
-  fileSha256: string | null;
-  host: string;
-  pid: number;
-}
-
-export type RunStatus = 'RUNNING' | 'COMPLETED' | 'FAILED';
-
-export interface RunCounts {
-  [name: string]: number;
-}
-
-/** The ERROR rows of one load held for its control totals that a `retry`'s selector chose and left ERROR. */
-export interface ControlHeldRows {
-  loadId: number;
-  rows: number;
-}
-
-export interface RunEventInput {
-  event: string;
-  detail?: Record<string, unknown> | undefined;
-}
-
-/** A load's file and start (`status`). */
-export interface LoadRunInfo {
-  loadId: number;
-  fileName: string | null;
-  startedAt: Date;
-}
-
-export interface RunRecord {
-  runId: number;
-  command: string;
-  fileName: string | null;
-  fileSize: number | null;
-  fileSha256: string | null;
-  host: string;
-  pid: number;
-  status: RunStatus;
-  startedAt: Date;
-  finishedAt: Date | null;
-  counts: RunCounts | null;
-  message: string | null;
-}
-
-export interface RunEventRecord {
-  runId: number;
-  seq: number;
-  event: string;
-  detail: Record<string, unknown> | null;
-  at: Date;
-}
-
 export interface StatusCount {
   loadId: number | null;
   status: ProcessStatus;
@@ -443,6 +311,29 @@ export interface StatusReport {
 export type StatusTally = Partial<Record<ProcessStatus, number>>;
 
 export type {
+  ControlHeldRows,
+  FileIdentity,
+  LoadRunInfo,
+  RunCounts,
+  RunEventInput,
+  RunEventRecord,
+  RunRecord,
+  RunStart,
+  RunStatus,
+  StagingHistory,
+} from './run-types.js';
+export type {
+  AuditEntry,
+  ErrorLogEntry,
+  ErrorPageFilter,
+  ErrorRowReport,
+  FileLayout,
+  LatestRawRecord,
+  RejectedLine,
+  RowHistory,
+} from './review-types.js';
+
+export type {
   ChunkTx,
   Driver,
   Engine,
@@ -457,49 +348,3 @@ export type {
   Transactor,
   Workspaces,
 } from './contract.js';
-
-/** One page of the review page's rejected rows: ERROR rows newest first (stage_id descending). */
-export interface ErrorPageFilter {
-  loadIds?: number[] | undefined;
-  errorCodes?: string[] | undefined;
-  /** The phase of the row's latest error-log row. */
-  phase?: ErrorPhase | undefined;
-  /** Only rows before this stage_id (the last row of the page before); absent: from the newest. */
-  beforeStageId?: number | undefined;
-  limit: number;
-}
-
-/** One error-log row of a stage row: one attempt's failure (or the line's rejection while staging). */
-export interface ErrorLogEntry {
-  errorId: number;
-  loadId: number | null;
-  lineNo: number | null;
-  batchId: string | null;
-  attemptNo: number | null;
-  phase: ErrorPhase;
-  errorCode: string;
-  errorMessage: string;
-  rawRecord: string | null;
-  loggedAt: Date;
-}
-
-/** One audit row of a stage row: an operator's change (retry, recover). */
-export interface AuditEntry {
-  auditId: number;
-  action: string;
-  oldStatus: string | null;
-  newStatus: string | null;
-  /** JSON text of the changed fields before and after. */
-  oldValues: string | null;
-  newValues: string | null;
-  operator: string;
-  reason: string;
-  at: Date;
-}
-
-/** A stage row (any status) with its latest error, every error-log row and every audit row, oldest first. */
-export interface RowHistory {
-  row: ErrorRowReport | null;
-  errors: ErrorLogEntry[];
-  audit: AuditEntry[];
-}

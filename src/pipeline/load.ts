@@ -1,15 +1,11 @@
 import type { RunCounts } from '../engine/types.js';
-import { errorMessage, UserError } from '../errors.js';
-import { changedSinceListed, type ListedFile } from '../input/inputs.js';
+import { errorMessage } from '../errors.js';
 import { OpenedFile } from '../input/opened-file.js';
 import { dirname } from 'node:path';
-import { existsSync, statSync } from 'node:fs';
-import { archiveEmptyFile, archiveFile, checkFileFolders, failFile, holdBeforeMoves, type Marker } from './archive.js';
+import { checkFileFolders } from './archive.js';
 import { LoadJournal } from './load-journal.js';
 import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
-import type { ControlOutcome } from '../input/control/control-check.js';
-import { checkRoutingProfiles, routeFiles } from '../input/profile/routing.js';
 import { holdBeforeProcessing, stageListedFile, type FileStaging } from './load-file.js';
 import { openChecked } from './open-checked.js';
 import type { FileReport, LoadOptions, LoadProcessCounts, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
@@ -19,14 +15,9 @@ import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
 import { findStrandedHolds, releaseHeld, RunHoldSet } from './load-holds.js';
-import {
-  controlFileNotReady,
-  controlReason,
-  heldByControl,
-  moveControlFile,
-  refusedByControl,
-  withoutControlFiles,
-} from './load-control.js';
+import { controlReason, heldByControl, refusedByControl, withoutControlFiles } from './load-control.js';
+import { checkFiles, routeByName, stillBeingWritten, type OptionsOf, type SetAside } from './load-checks.js';
+import { moveFiles } from './load-moves.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
@@ -39,93 +30,6 @@ export {
   type ProcessRunOptions,
   type StageOptions,
 } from './load-options.js';
-
-/** The files of a run that are not staged: not read this time, not order files (--failed-dir), empty, or no profile's (--profiles). */
-interface SetAside {
-  notRead: LoadReport['notRead'];
-  unreadable: LoadReport['unreadable'];
-  empty: LoadReport['empty'];
-  unmatched: NonNullable<LoadReport['unmatched']>;
-  controlRefused: NonNullable<LoadReport['controlRefused']>;
-}
-
-/** The options a file is read with: the run's, with the file's own profile when the run routes files by name (--profiles). */
-type OptionsOf = (path: string) => LoadOptions;
-
-/**
- * Inbox routing (`profiles`, src/input/profile/routing.ts): each file's profile by its name, the
- * files no profile takes set aside (said here: moved to --failed-dir, or left where they are). A
- * file two profiles take refuses the run before anything is read. Without `profiles`, every file
- * is read with the run's options.
- */
-function routeByName(paths: string[], options: LoadOptions, aside: SetAside): { paths: string[]; optionsOf: OptionsOf } {
-  const profiles = options.profiles;
-  if (profiles === undefined) return { paths, optionsOf: () => options };
-  if (options.profile !== undefined)
-    throw new UserError('profile and profiles together: one profile for every file, or each file’s profile by its name (choose one)');
-  checkRoutingProfiles(profiles);
-  const { routes, unmatched } = routeFiles(paths, profiles);
-  for (const u of unmatched) {
-    // with --failed-dir, the move says it (moveFiles)
-    if (options.failedDir === undefined) options.logger.warn({ file: u.file }, `${u.file}: ${u.reason}: not read, left where it is`);
-    aside.unmatched.push({ ...u, movedTo: null });
-  }
-  const perFile = new Map<string, LoadOptions>();
-  for (const [path, profile] of routes) perFile.set(path, { ...options, profile });
-  return { paths: paths.filter((p) => routes.has(p)), optionsOf: (path) => perFile.get(path) ?? options };
-}
-
-/** Whether a file has no byte at all (a day without orders); a file that cannot be read is left to openOrderFile to say. */
-function isEmptyFile(path: string): boolean {
-  try {
-    return statSync(path).size === 0;
-  } catch {
-    return false;
-  }
-}
-
-/** Why a listed file is not to be read now (it changed since it was listed), logged; null to read it. */
-function stillBeingWritten(path: string, listed: Map<string, ListedFile>, options: LoadOptions): string | null {
-  const listing = listed.get(path);
-  const reason = listing === undefined ? null : changedSinceListed(listing);
-  if (reason !== null) options.logger.warn({ file: path }, reason);
-  return reason;
-}
-
-/**
- * Check every file's header before anything is written, one file open at a time (an inbox
- * may hold more files than the process may open): each is opened again just before it is
- * staged. A file that changed since it was listed is set aside; with --failed-dir, so is a file
- * whose header is refused (the others are loaded), else that refuses the run.
- */
-async function checkFiles(paths: string[], optionsOf: OptionsOf, listed: Map<string, ListedFile>, aside: SetAside): Promise<string[]> {
-  const checked: string[] = [];
-  for (const path of paths) {
-    const options = optionsOf(path);
-    const changed = stillBeingWritten(path, listed, options) ?? controlFileNotReady(path, options);
-    if (changed !== null) {
-      aside.notRead.push({ file: path, reason: changed });
-      continue;
-    }
-    if (isEmptyFile(path)) {
-      // an empty load: nothing to stage, said, archived with the others
-      options.logger.info({ file: path }, `${path}: empty (0 bytes): nothing to load`);
-      aside.empty.push({ file: path, movedTo: null });
-      continue;
-    }
-    const file = await openChecked(path, options, aside);
-    if (file === null) continue;
-    file.close();
-    if (file.header.extraColumns.length > 0) {
-      options.logger.warn(
-        { file: file.path, columns: file.header.extraColumns },
-        `${file.path}: ignoring extra column(s) ${file.header.extraColumns.join(', ')}`,
-      );
-    }
-    checked.push(path);
-  }
-  return checked;
-}
 
 /** Why staging ended before the last file, if it did. */
 type StagingEnd = 'interrupted' | 'max-errors' | null;
@@ -439,133 +343,6 @@ export function discardedEverything(r: {
   // a file whose control totals agree holds no data record on purpose (a trailer stating 0)
   if (r.control?.status === 'ok') return false;
   return r.skipped == null && r.discarded !== undefined && r.discarded > 0 && r.counts.read === 0;
-}
-
-/**
- * After the commit that ended the run: with --failed-dir, the files that cannot be read as order
- * files go there (header refused, or staging stopped at a line), and so do the files no profile
- * matched (--profiles); with --archive-dir, when the
- * run did not stop early, every other file read goes there (unless it changed meanwhile). A file
- * not moved stays in the inbox. A move that fails stops the moves (exit 1).
- */
-async function moveFiles(
-  reports: FileReport[],
-  aside: SetAside,
-  listed: Map<string, ListedFile>,
-  aborted: string | null,
-  options: LoadOptions,
-): Promise<{ archived: LoadReport['archived']; failure: string | null }> {
-  const { archiveDir, failedDir, logger } = options;
-  const archived: LoadReport['archived'] = [];
-  if (failedDir !== undefined) {
-    for (const r of reports) {
-      if (r.stoppedAt !== null)
-        aside.unreadable.push({ file: r.file, reason: `line ${r.stoppedAt.line}: ${r.stoppedAt.message}`, movedTo: null });
-    }
-  }
-  const controlFailed = failedDir === undefined ? [] : aside.controlRefused;
-  const heldFailed = failedDir === undefined ? [] : heldByControl(reports);
-  const toArchive =
-    archiveDir === undefined || aborted !== null
-      ? []
-      : reports.filter((r) => r.stoppedAt === null && r.leftInInbox === undefined && r.controlHeld !== true);
-  const emptyToArchive = archiveDir === undefined || aborted !== null ? [] : aside.empty;
-  const unmatchedToFail = failedDir === undefined ? [] : aside.unmatched;
-  if (
-    toArchive.length === 0 &&
-    emptyToArchive.length === 0 &&
-    aside.unreadable.length === 0 &&
-    unmatchedToFail.length === 0 &&
-    controlFailed.length === 0 &&
-    heldFailed.length === 0
-  )
-    return { archived, failure: null };
-  const markerOf = (path: string): Marker | undefined => {
-    const marker = listed.get(path)?.marker;
-    return marker === undefined || options.readySuffix === undefined ? undefined : { path: marker, suffix: options.readySuffix };
-  };
-  await holdBeforeMoves(logger);
-  let current = '';
-  try {
-    if (failedDir !== undefined) {
-      for (const u of aside.unreadable) {
-        current = u.file;
-        const loadId = reports.find((r) => r.file === u.file)?.loadId ?? null;
-        u.movedTo = failFile(u.file, failedDir, u.reason, loadId, markerOf(u.file));
-        moveControlFile(u.file, u.movedTo, options);
-        logger.warn(
-          { file: u.file, movedTo: u.movedTo },
-          `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`,
-        );
-      }
-      // files refused for their control totals (not staged), and files held for them (their rows HELD)
-      for (const c of controlFailed) {
-        current = c.file;
-        c.movedTo = failFile(c.file, failedDir, controlReason(c.control, null), null, markerOf(c.file));
-        moveControlFile(c.file, c.movedTo, options);
-        logger.warn({ file: c.file, movedTo: c.movedTo }, `${c.file}: moved to ${c.movedTo} (${c.control.problems.join('; ')})`);
-      }
-      for (const r of heldFailed) {
-        current = r.file;
-        const control = r.control as ControlOutcome;
-        r.controlMovedTo = failFile(r.file, failedDir, controlReason(control, r.loadId), r.loadId, markerOf(r.file));
-        moveControlFile(r.file, r.controlMovedTo, options);
-        logger.warn(
-          { file: r.file, movedTo: r.controlMovedTo },
-          `${r.file}: moved to ${r.controlMovedTo} (${control.problems.join('; ')})`,
-        );
-      }
-      // files no profile's match: takes (--profiles): not read, so never part of a load
-      for (const u of unmatchedToFail) {
-        current = u.file;
-        u.movedTo = failFile(u.file, failedDir, u.reason, null, markerOf(u.file));
-        logger.warn({ file: u.file, movedTo: u.movedTo }, `${u.file}: moved to ${u.movedTo} (${u.reason})`);
-      }
-    }
-    for (const r of toArchive) {
-      current = r.file;
-      if (listed.has(r.file) && !existsSync(r.file)) {
-        // renamed or taken away after it was read: its rows are in, there is nothing to move
-        const reason = `${r.file}: gone before it could be archived (renamed or taken away while it was loaded): its rows are load ${r.loadId}; nothing archived`;
-        logger.warn({ file: r.file, loadId: r.loadId }, reason);
-        continue;
-      }
-      const changed = stillBeingWritten(r.file, listed, options);
-      if (changed !== null) {
-        aside.notRead.push({ file: r.file, reason: `${changed}; it changed while it was loaded: left in the inbox` });
-        continue;
-      }
-      const movedTo = archiveFile(r.file, archiveDir ?? '', r.loadId, markerOf(r.file));
-      moveControlFile(r.file, movedTo, options);
-      archived.push({ file: r.file, movedTo });
-      logger.info({ file: r.file, movedTo, loadId: r.loadId }, `${r.file}: archived as ${movedTo}`);
-    }
-    for (const empty of emptyToArchive) {
-      current = empty.file;
-      const listing = listed.get(empty.file);
-      const changed =
-        listing === undefined
-          ? isEmptyFile(empty.file)
-            ? null
-            : `${empty.file}: written to since it was found empty`
-          : stillBeingWritten(empty.file, listed, options);
-      if (changed !== null) {
-        aside.notRead.push({ file: empty.file, reason: `${changed}; left in the inbox` });
-        aside.empty = aside.empty.filter((e) => e !== empty);
-        continue;
-      }
-      empty.movedTo = archiveEmptyFile(empty.file, archiveDir ?? '', markerOf(empty.file));
-      logger.info({ file: empty.file, movedTo: empty.movedTo }, `${empty.file}: empty, archived as ${empty.movedTo}`);
-    }
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
-    logger.error({ file: current, code }, 'could not move the file');
-    return {
-      archived,
-      failure: `${current}: could not be moved (${code}): it stays where it is; the files after it were not moved either`,
-    };
-  }
-  return { archived, failure: null };
 }
 
 /**

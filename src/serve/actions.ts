@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { UserError } from '../errors.js';
 import type { OrderLoader } from '../loader.js';
-import { ATTRIBUTE_PREFIX, parseCorrections, type ManualChangeReport } from '../pipeline/operations.js';
+import { ATTRIBUTE_PREFIX, parseCorrections } from '../pipeline/corrections.js';
+import type { ManualChangeReport } from '../pipeline/operations.js';
 import type { ProcessReport } from '../pipeline/load.js';
 import { selectedLoadIds, type ReviewFilter } from './filters.js';
 import { ATTRIBUTE_INPUT, EDIT_FIELDS } from './pages/row.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCorrections, type RetryRequest } from '../../src/pipeline/operations.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
+import type { RetryRequest } from '../../src/pipeline/operations.js';
 import { serverPgTarget, type TestDatabase } from '../support/databases.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { faultyEngine } from '../support/fault-engine.js';

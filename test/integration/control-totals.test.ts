@@ -14,7 +14,7 @@ import { expect } from 'vitest';
 import { expandInputs } from '../../src/input/inputs.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
 import { strandedMessage } from '../../src/pipeline/load-holds.js';
-import { parseCorrections } from '../../src/pipeline/operations.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
 import { tempDir } from '../support/files.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 

@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { expect } from 'vitest';
 import { errorsToCsv } from '../../src/cli/errors-csv.js';
 import type { Engine } from '../../src/engine/types.js';
-import { parseCorrections } from '../../src/pipeline/operations.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { HEADER, orderFile, writeTestFile } from '../support/files.js';
 import { dbCode, neutralCode } from '../support/engine-expect.js';

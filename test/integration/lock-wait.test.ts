@@ -11,7 +11,7 @@ import { serverPgTarget, testTargets, type TestDatabase } from '../support/datab
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { orderFile } from '../support/files.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
-import { parseCorrections } from '../../src/pipeline/operations.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
 import { RunAbortedError } from '../../src/errors.js';
 
 type Row = [string, string, string, string, string];

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { runBench } from '../../src/bench/run-bench.js';
-import { parseCorrections } from '../../src/pipeline/operations.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 import { orderFile, tempDir } from '../support/files.js';
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { expect } from 'vitest';
-import { parseCorrections } from '../../src/pipeline/operations.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
 import { writeTestFile } from '../support/files.js';
 import { formFields, listedStageIds, partnerProfile, reviewClient, TEST_CSRF, twoNewest } from '../support/review-page.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';

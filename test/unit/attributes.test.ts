@@ -5,7 +5,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { ERRORS_CSV_HELD_ROWS, writeErrorsCsv } from '../../src/cli/errors-csv.js';
-import { copyText } from '../../src/engine/postgres/staging.js';
+import { copyText } from '../../src/engine/postgres/copy-text.js';
 import { UserError } from '../../src/errors.js';
 import { openOrderFile, type FileItem } from '../../src/input/order-file.js';
 import { attributesJson, canonicalAttributes, parseAttributes } from '../../src/input/profile/attributes.js';

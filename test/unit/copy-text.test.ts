@@ -5,7 +5,7 @@
  * holds after COPY with the function's staging.
  */
 import { describe, expect, test } from 'vitest';
-import { copyText, settledCopyText } from '../../src/engine/postgres/staging.js';
+import { copyText, settledCopyText } from '../../src/engine/postgres/copy-text.js';
 import type { StageInput } from '../../src/engine/types.js';
 
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };

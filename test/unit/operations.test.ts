@@ -28,13 +28,13 @@ import {
   defaultRecoverReason,
   markAbandonedRuns,
   operatorOf,
-  parseCorrections,
   recoverAuditOf,
   recoverRows,
   REPORTED_CHANGES,
   retryRows,
   type RetryRequest,
 } from '../../src/pipeline/operations.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
 import type { AbandonedRunsPort, OperatorPort } from '../../src/pipeline/ports.js';
 
 function stageRow(stageId: number, over: Partial<StageRowSnapshot> = {}): StageRowSnapshot {

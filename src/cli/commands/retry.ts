@@ -1,4 +1,5 @@
-import { checkRetryRequest, defaultOperator, parseCorrections } from '../../pipeline/operations.js';
+import { parseCorrections } from '../../pipeline/corrections.js';
+import { checkRetryRequest, defaultOperator } from '../../pipeline/operations.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { commandTiming, print, progressOf, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
 import { renderManualChanges, renderProcessReport } from '../render.js';

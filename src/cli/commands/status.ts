@@ -1,7 +1,7 @@
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { printReport, withLoader, type CommandSpec } from '../command.js';
 import { renderStatus } from '../render.js';
-import { STATUS_RECENT_LOADS } from '../../loader.js';
+import { STATUS_RECENT_LOADS } from '../../loader-status.js';
 
 export const status: CommandSpec = {
   usage: {
