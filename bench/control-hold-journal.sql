@@ -1,4 +1,4 @@
--- Run 34 (bench/RESULTS.md): the journal and ERROR rows of the control-hold measurement, in a
+-- Run 35 (bench/RESULTS.md): the journal and ERROR rows of the control-hold measurement, in a
 -- scratch database migrated by `order-loader init`. psql -f this file; then clone it (CREATE
 -- DATABASE x TEMPLATE y) for each `retry`, which changes the rows.
 -- 5,000 load runs with 40 journal events each (200,000 events), 10 loads held for their

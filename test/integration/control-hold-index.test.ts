@@ -6,7 +6,7 @@ import { forEachTarget, targetTest } from '../support/target-test.js';
 // PostgreSQL and PGlite: whether a load is held for its control totals is asked of the journal
 // per ERROR row by retry's lock_error_rows.sql / find_error_rows.sql, and per load by the others.
 // With a journal of many runs the question must be an index probe on ix_load_run_event_control
-// (migration 019), not a read of every event since the load (bench/RESULTS.md, run 34).
+// (migration 019), not a read of every event since the load (bench/RESULTS.md, run 35).
 
 const RUNS = 300;
 const EVENTS_PER_RUN = 40;

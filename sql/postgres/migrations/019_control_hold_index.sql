@@ -5,7 +5,7 @@
 -- event = '<one of them>' AND run_id >= <load> AND detail::jsonb ->> 'loadId' = <load>::text.
 -- Without an index each question read the events of every run since the load (the primary key's
 -- run_id range) or the whole journal: with 200,000 events, `retry --all-errors` of 200,000
--- ERROR rows took 8 min 40 s, its first batch's lock_error_rows 4.9 s (bench/RESULTS.md, run 34).
+-- ERROR rows took 8 min 40 s, its first batch's lock_error_rows 4.9 s (bench/RESULTS.md, run 35).
 -- Partial: only these two events, a few per held load, are in it; the key is the expression the
 -- queries compare, written identically so that the planner matches it, then run_id for the range.
 CREATE INDEX IF NOT EXISTS ix_load_run_event_control

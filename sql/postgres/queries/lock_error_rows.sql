@@ -11,7 +11,7 @@
 -- is merged until `accept`, its ERROR rows included; control_held_errors.sql counts what it left.
 -- That question is asked per row, and is an index probe on ix_load_run_event_control (migration
 -- 019: the expression and the event written here as its key and predicate). Measured on the
--- server (bench/RESULTS.md, run 34: 200,000 ERROR rows, a journal of 200,000 events): without it
+-- server (bench/RESULTS.md, run 35: 200,000 ERROR rows, a journal of 200,000 events): without it
 -- the planner read the journal per row or merge-anti-joined every ERROR row before the LIMIT,
 -- 4.9 s for the first batch of 2,000 and 8 min 40 s for `retry --all-errors`; with it the index
 -- walk stops at the LIMIT again, 4 ms a batch and 16 s in all.
