@@ -24,6 +24,8 @@
 -- or with a FETCH FIRST the optimizer underrates, it may prefer a full scan and a sort).
 -- A row of a load held for its control totals is neither chosen nor locked
 -- (sql/postgres/queries/lock_error_rows.sql); control_held_errors.sql counts what it left.
+-- Asked per row: ix_load_run_event_control (migrations/014_control_hold_index.sql) has the
+-- event, the JSON_VALUE as written here and run_id as its keys (PostgreSQL's twin measured it).
 SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
        stage_id,
        source_key,

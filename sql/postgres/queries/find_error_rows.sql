@@ -4,6 +4,8 @@
 -- A row of a load held for its control totals (a 'control_held' event names it, no
 -- 'control_accepted' does: release_held.sql) is neither chosen nor locked: nothing of such a file
 -- is merged until `accept`, its ERROR rows included; control_held_errors.sql counts what it left.
+-- Per row, an index probe on ix_load_run_event_control (migration 019; lock_error_rows.sql says
+-- what it cost without it).
 SELECT stage_id, source_key, customer_id::text AS customer_id,
        to_char(order_date, 'YYYY-MM-DD') AS order_date, amount::text AS amount, currency,
        process_status, attempt_count, load_id, line_no, error_code, error_message, updated_at
