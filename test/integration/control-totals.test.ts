@@ -265,6 +265,25 @@ forEachTarget('control totals on $kind', () => {
     expect(report.exitCode).toBe(0);
   });
 
+  targetTest('a header record before the column-name line: a match loads, a short file is HELD (exit 1)', async ({ db }) => {
+    const { loader } = await db.open();
+    const withHeader = loadProfileFile(example('bank-header.yaml'));
+    const dir = tempDir();
+    const whole = example('BANKH_20261201.csv');
+    const lines = readFileSync(whole, 'utf8').split('\n');
+    const good = await loader.load([whole], { profile: withHeader });
+    expect(good.exitCode).toBe(0);
+    expect(good.files[0]).toMatchObject({ control: { status: 'ok', where: 'header (line 1)', read: { count: 3 } }, tally: { DONE: 3 } });
+    const short = join(dir, 'short.csv');
+    // the last data record lost in transfer; the header record came through
+    writeFileSync(short, [...lines.slice(0, 2), ...lines.slice(2, 4).map((l) => l.replace('CB-', 'HS-')), ''].join('\n'));
+    const held = await loader.load([short], { profile: withHeader });
+    expect(held.exitCode).toBe(1);
+    expect(held.files[0]).toMatchObject({ controlHeld: true, control: { status: 'mismatch', read: { count: 2 } }, tally: { HELD: 2 } });
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'HS-%'")).toEqual([{ n: 0 }]);
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'CB-%'")).toEqual([{ n: 3 }]);
+  });
+
   targetTest('a load killed while staging is checked on the whole file when it resumes', async ({ db }) => {
     const { loader } = await db.open();
     const dir = tempDir();
