@@ -4,6 +4,7 @@
  * trailer: not last, twice, a count that is not a number, a sum with more decimals, a gzip cut
  * before it, a file with no data record).
  */
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -71,6 +72,21 @@ describe('the control: vocabulary', () => {
     expect(refused("control: { trailer: { column: 'kind', equals: T }, count: { column: 2 } }\n")).toThrow(/1-based field number/);
     expect(refused("control: { file: 'orders.ctl', count: { column: 1 } }\n")).toThrow(/\{name\} or \{stem\}/);
     expect(refused('control: { trailer: { column: 1, equals: T }, count: { at: [2, 6] } }\n')).toThrow(/at is for format: fixed/);
+    expect(refused("control: { trailer: { column: 1, equals: T }, count: { column: 'n' } }\n")).toThrow(/count.column: reads its 1-based/);
+    const jsonl = (control: string) => () =>
+      parseProfileText(
+        `version: 1\nformat: jsonl\ncolumns:\n  source_key: { column: id }\n  customer_id: { column: c }\n  order_date: { column: d }\n  amount: { column: a }\n  currency: { const: JPY }\n${control}`,
+        'j',
+        'j',
+      );
+    expect(jsonl("control: { trailer: { column: 'type', equals: t }, count: { column: 'n' } }\n")().spec.control?.count).toEqual({
+      column: 'n',
+    });
+    expect(jsonl("control: { trailer: { column: 1, equals: t }, count: { column: 'n' } }\n")).toThrow(
+      /read by a path into the record's object/,
+    );
+    expect(jsonl("control: { header: { column: 'type', equals: h }, sum: { column: 2 } }\n")).toThrow(/sum.column: reads a path/);
+    expect(jsonl("control: { trailer: { column: 'type', equals: t }, count: { column: 'a..b' } }\n")).toThrow(/control.count.column/);
   });
 
   it('names a control file from its data file, and knows one by its name', () => {
@@ -216,6 +232,28 @@ describe('the check', () => {
       status: 'refused',
       problems: [expect.stringMatching(/no header record/)],
     });
+  });
+
+  it('a JSON Lines trailer: the last object matched by a path, its figures read by path as written', async () => {
+    const profile = loadProfileFile(fileURLToPath(new URL('../../examples/profiles/shop-trailer.yaml', import.meta.url)));
+    const lines = readFileSync(fileURLToPath(new URL('../../examples/profiles/SHOP_20261201.jsonl', import.meta.url)), 'utf8').split('\n');
+    const path = writeTestFile(lines.join('\n'), 'f.jsonl');
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const keys: string[] = [];
+    for await (const item of file.items) if (item.kind === 'record') keys.push(item.fields.source_key);
+    expect(keys).toEqual(['JS-1', 'JS-2', 'JS-3']);
+    expect(file.controlRecords?.()).toEqual([{ lineNo: 4, fields: null, text: lines[3] }]);
+    file.close();
+    expect(await check(lines.join('\n'), profile, 'ok.jsonl')).toMatchObject({
+      status: 'ok',
+      where: 'trailer (line 4)',
+      claimed: { count: '3', sum: '1234.50' },
+      read: { count: 3, sum: '1234.50' },
+    });
+    const short = await check([lines[0], lines[2], lines[3], ''].join('\n'), profile, 'short.jsonl');
+    expect(short).toMatchObject({ status: 'mismatch', read: { count: 2, sum: '1200.00' } });
+    const noFigure = await check([lines[0], '{"type":"trailer","amount_sum":1200}', ''].join('\n'), profile, 'nofig.jsonl');
+    expect(noFigure).toMatchObject({ status: 'refused', problems: [expect.stringMatching(/has no count \(path "records"\)/)] });
   });
 
   it('a SHA-256 stated in a control file: of the file as sent (a gzip file: its compressed bytes); another is a mismatch', async () => {
