@@ -2,7 +2,8 @@
 -- or held by an unfinished hold set (load_hold_set), counted by load, with which holds apply
 -- (control, by_set: 1 or 0; sql/postgres/queries/control_held_errors.sql): the outer query keeps
 -- the loads either holds. The selector lists are the slot binds of lock_error_rows.sql; a longer
--- list is run in slices by the engine, whose counts it adds (the slices of a list are disjoint). Walks ix_order_stage_error: the CASE expression is its key.
+-- list is run in slices by the engine, whose counts it adds (the slices of a list are disjoint).
+-- Walks ix_order_stage_error: the CASE expression is its key.
 SELECT *
   FROM (
 SELECT g.load_id, g.n,
