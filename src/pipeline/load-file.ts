@@ -16,7 +16,7 @@ import type { LoadPort } from './ports.js';
 import type { retried } from './run-record.js';
 import { emptyStageCounts, stageFile, type FileStageCounts } from './stage.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
-import { claimFile } from './file-claim.js';
+import { claimFile, claimKey } from './file-claim.js';
 import type { FileIdentity, HoldSetFile } from '../engine/types.js';
 import type { ClaimFence } from '../engine/contract.js';
 
@@ -181,9 +181,19 @@ export async function stageListedFile(
   const sha = preRead ?? (await fileIdentity(opened, null, run.processing.signal, options.maxInflate));
   const identity = { sha256: sha, ...(await readAsOf(opened, options)) };
   // the file's identity is this run's from before its history is read until its staging ended
-  const claim = await claimFile({ ...run, signal: run.processing.signal }, identity, listed.path);
+  let claim = await claimFile({ ...run, signal: run.processing.signal }, identity, listed.path);
+  // the claim's session ended (a terminated backend, a server restart): try once to take it
+  // again, without waiting (another run that has it now may be staging the file)
+  const retake = async (): Promise<ClaimFence | null> => {
+    const next = await run.engine.claimFile(claimKey(identity));
+    if (next === null) return null;
+    const lost = claim;
+    claim = next;
+    await lost.release();
+    return next.fence;
+  };
   try {
-    return await stageClaimed(run, listed, opened, { ...identity, fence: claim.fence }, control);
+    return await stageClaimed(run, listed, opened, { ...identity, fence: claim.fence, retake }, control);
   } finally {
     await claim.release();
   }
@@ -253,15 +263,22 @@ async function stageClaimed(
   run: FileStaging,
   listed: OrderFile,
   opened: OpenedFile,
-  claimed: FileIdentity & { encoding: string; delimiter: string; profile: string; fence: ClaimFence | null },
+  claimed: FileIdentity & {
+    encoding: string;
+    delimiter: string;
+    profile: string;
+    fence: ClaimFence | null;
+    retake: () => Promise<ClaimFence | null>;
+  },
   control: ControlOutcome | undefined,
 ): Promise<{ report: FileReport; interrupted: boolean }> {
   const { engine, options } = run;
   const logger = options.logger;
   const profile = options.profile;
-  const { fence, ...identity } = claimed;
+  const { fence, retake, ...identity } = claimed;
   const { sha256: sha, ...readAs } = identity;
-  const planned = planStaging(await run.db('reading the staging history', () => engine.stagingHistory(identity)), {
+  const history = await run.db('reading the staging history', () => engine.stagingHistory(identity));
+  const planned = planStaging(history, {
     ...readAs,
     restage: options.restage,
   });
@@ -347,6 +364,15 @@ async function stageClaimed(
     batchSize: options.batchSize,
     // a batch commits only while the claim is this run's
     claim: fence,
+    // taken again only while the file's last checkpoint is still the one this run knows
+    reclaim: async (lastLine) => {
+      const again = await retake();
+      if (again === null) return null;
+      const now = await engine.stagingHistory(identity);
+      const known = lastLine === null ? history?.checkpoint?.line : lastLine;
+      const runOf = lastLine === null ? history?.runId : runId;
+      return now?.runId === runOf && now?.checkpoint?.line === known && now?.staged !== true ? again : null;
+    },
     // a profile's file: its columns are the profile's, not the header's split by the delimiter,
     // so a rejected line's key is not told (it stays listed by `errors`)
     delimiter: options.profile === undefined ? options.delimiter : undefined,

@@ -89,6 +89,13 @@ export interface StageFileOptions {
    * session ended, the batch rolls back and staging stops (FileClaimLostError). Null: nothing to check.
    */
   claim?: ClaimFence | null | undefined;
+  /**
+   * Take the claim again once its session ended (a terminated backend, a server restart the run
+   * rides out): the new claim's fence when this run got it back and nothing of the file was
+   * staged by another run meanwhile (the file's last committed checkpoint is still `lastLine`,
+   * this run's, or none of this run's yet: null), else null and staging stops.
+   */
+  reclaim?: ((lastLine: number | null) => Promise<ClaimFence | null>) | undefined;
   /** This run's last committed checkpoint (read when a batch is retried). */
   committedCheckpoint?: (() => Promise<{ line: number; counts: unknown } | null>) | undefined;
 }
@@ -158,6 +165,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   const settled = { rows: 0, batches: 0 };
   let settleSeq = 0;
   const loadId = options.loadId;
+  let claim = options.claim;
 
   const commit = async (b: Batch): Promise<void> => {
     const checkpoint = checkpointOf(b);
@@ -178,43 +186,61 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
             return committed.counts;
           }
         }
-        return engine.transaction(
-          async (tx) => {
-            const settle =
-              options.settle === undefined || options.settle.skip?.() === true
-                ? undefined
-                : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
-            const result = await stageBatchLines(tx, loadId, b, settle);
-            const claim = options.claim;
-            if (claim != null && !(await tx.holdsFileClaim(claim))) throw new FileClaimLostError(file.path, checkpoint.line);
-            const staged = result.staged;
-            settledInBatch = staged?.settled ?? 0;
-            settleGaveWayOn = staged?.settleGaveWayOn;
-            const refusals = refusalRows(loadId, b, staged);
-            const held = options.held;
-            if (held !== undefined) {
-              const keys = result.stagedKeys.filter((k) => held.has(k));
-              if (keys.length > 0) await tx.holdRows(loadId, keys);
-            }
-            // in line order, as the parse rejects are
-            await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
-            const next = addBatch(counts, b, result, refusals.rejected);
-            options.onBatchCounted?.(next);
-            // the checkpoint commits with the batch: a resumed load starts right after it
-            await tx.addRunEvent(runId, {
-              event: 'staged_checkpoint',
-              detail: { loadId, line: checkpoint.line, byte: checkpoint.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
-            });
-            return next;
-          },
-          { lockWaitMs: options.lockWaitMs },
-        );
+        for (let reclaims = 0; ; reclaims++) {
+          try {
+            return await stageTransaction();
+          } catch (error) {
+            // a lost claim comes back only if no other run staged the file meanwhile; a failure
+            // while taking it again is the database's (transient: the retry loop around this)
+            if (!(error instanceof FileClaimLostError) || options.reclaim === undefined || reclaims >= 3) throw error;
+            const again = await options.reclaim(lastCheckpoint?.line ?? null);
+            if (again === null) throw error;
+            options.logger.warn(
+              { loadId, line: checkpoint.line },
+              `${file.path}: the file's claim ended with its session and was taken again; the batch is staged again`,
+            );
+            claim = again;
+          }
+        }
       },
       { policy: options.retry, logger: options.logger, signal: undefined },
     ).catch((error: unknown) => {
       options.onBatchCounted?.(counts); // the batch did not commit: its lines are not counted
       throw error;
     });
+
+    function stageTransaction(): Promise<FileStageCounts> {
+      return engine.transaction(
+        async (tx) => {
+          const settle =
+            options.settle === undefined || options.settle.skip?.() === true
+              ? undefined
+              : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
+          const result = await stageBatchLines(tx, loadId, b, settle);
+          if (claim != null && !(await tx.holdsFileClaim(claim))) throw new FileClaimLostError(file.path, checkpoint.line);
+          const staged = result.staged;
+          settledInBatch = staged?.settled ?? 0;
+          settleGaveWayOn = staged?.settleGaveWayOn;
+          const refusals = refusalRows(loadId, b, staged);
+          const held = options.held;
+          if (held !== undefined) {
+            const keys = result.stagedKeys.filter((k) => held.has(k));
+            if (keys.length > 0) await tx.holdRows(loadId, keys);
+          }
+          // in line order, as the parse rejects are
+          await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
+          const next = addBatch(counts, b, result, refusals.rejected);
+          options.onBatchCounted?.(next);
+          // the checkpoint commits with the batch: a resumed load starts right after it
+          await tx.addRunEvent(runId, {
+            event: 'staged_checkpoint',
+            detail: { loadId, line: checkpoint.line, byte: checkpoint.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
+          });
+          return next;
+        },
+        { lockWaitMs: options.lockWaitMs },
+      );
+    }
     Object.assign(counts, after);
     settled.rows += settledInBatch;
     if (settledInBatch > 0) settled.batches++;

@@ -265,6 +265,48 @@ forEachTarget('control totals on $kind', () => {
     expect(report.exitCode).toBe(0);
   });
 
+  targetTest('a header record before the column-name line: a match loads, a short file is HELD (exit 1)', async ({ db }) => {
+    const { loader } = await db.open();
+    const withHeader = loadProfileFile(example('bank-header.yaml'));
+    const dir = tempDir();
+    const whole = example('BANKH_20261201.csv');
+    const lines = readFileSync(whole, 'utf8').split('\n');
+    const good = await loader.load([whole], { profile: withHeader });
+    expect(good.exitCode).toBe(0);
+    expect(good.files[0]).toMatchObject({ control: { status: 'ok', where: 'header (line 1)', read: { count: 3 } }, tally: { DONE: 3 } });
+    const short = join(dir, 'short.csv');
+    // the last data record lost in transfer; the header record came through
+    writeFileSync(short, [...lines.slice(0, 2), ...lines.slice(2, 4).map((l) => l.replace('CB-', 'HS-')), ''].join('\n'));
+    const held = await loader.load([short], { profile: withHeader });
+    expect(held.exitCode).toBe(1);
+    expect(held.files[0]).toMatchObject({ controlHeld: true, control: { status: 'mismatch', read: { count: 2 } }, tally: { HELD: 2 } });
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'HS-%'")).toEqual([{ n: 0 }]);
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'CB-%'")).toEqual([{ n: 3 }]);
+  });
+
+  targetTest('a JSON Lines trailer object: the example loads, a copy short of one order is HELD (exit 1)', async ({ db }) => {
+    const { loader } = await db.open();
+    const shop = loadProfileFile(example('shop-trailer.yaml'));
+    const good = await loader.load([example('SHOP_20261201.jsonl')], { profile: shop });
+    expect(good.exitCode).toBe(0);
+    expect(good.files[0]).toMatchObject({ control: { status: 'ok', where: 'trailer (line 4)', read: { count: 3, sum: '1234.50' } } });
+    expect(good.files[0]?.tally).toEqual({ DONE: 3 });
+    const lines = readFileSync(example('SHOP_20261201.jsonl'), 'utf8').split('\n');
+    const short = join(tempDir(), 'SHOP_20261202.jsonl');
+    writeFileSync(
+      short,
+      lines
+        .filter((_, i) => i !== 2)
+        .map((l) => l.replace('"JS-', '"JT-'))
+        .join('\n'),
+    );
+    const held = await loader.load([short], { profile: shop });
+    expect(held.exitCode).toBe(1);
+    expect(held.files[0]).toMatchObject({ controlHeld: true, control: { status: 'mismatch', read: { count: 2, sum: '1234.50' } } });
+    expect(held.files[0]?.tally).toEqual({ HELD: 2 });
+    expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'JT-%'")).toEqual([{ n: 0 }]);
+  });
+
   targetTest('a load killed while staging is checked on the whole file when it resumes', async ({ db }) => {
     const { loader } = await db.open();
     const dir = tempDir();

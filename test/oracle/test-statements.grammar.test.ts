@@ -76,6 +76,7 @@ describe("the Oracle job's own test statements", () => {
   it('come from every shared integration file that runs on Oracle', () => {
     // these give forEachTarget targets without Oracle (see docs/oracle.md, "What it does not cover")
     const withoutOracle = [
+      'control-hold-index.test.ts',
       'copy-staging.test.ts',
       'lock-wait.test.ts',
       'process-in-database.test.ts',

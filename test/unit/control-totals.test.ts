@@ -4,6 +4,8 @@
  * trailer: not last, twice, a count that is not a number, a sum with more decimals, a gzip cut
  * before it, a file with no data record).
  */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,7 +16,7 @@ import {
   type ControlOutcome,
 } from '../../src/input/control/control-check.js';
 import { openOrderFile } from '../../src/input/order-file.js';
-import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
+import { loadProfileFile, parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { writeTestFile } from '../support/files.js';
 
 const BANK = `version: 1
@@ -70,6 +72,21 @@ describe('the control: vocabulary', () => {
     expect(refused("control: { trailer: { column: 'kind', equals: T }, count: { column: 2 } }\n")).toThrow(/1-based field number/);
     expect(refused("control: { file: 'orders.ctl', count: { column: 1 } }\n")).toThrow(/\{name\} or \{stem\}/);
     expect(refused('control: { trailer: { column: 1, equals: T }, count: { at: [2, 6] } }\n')).toThrow(/at is for format: fixed/);
+    expect(refused("control: { trailer: { column: 1, equals: T }, count: { column: 'n' } }\n")).toThrow(/count.column: reads its 1-based/);
+    const jsonl = (control: string) => () =>
+      parseProfileText(
+        `version: 1\nformat: jsonl\ncolumns:\n  source_key: { column: id }\n  customer_id: { column: c }\n  order_date: { column: d }\n  amount: { column: a }\n  currency: { const: JPY }\n${control}`,
+        'j',
+        'j',
+      );
+    expect(jsonl("control: { trailer: { column: 'type', equals: t }, count: { column: 'n' } }\n")().spec.control?.count).toEqual({
+      column: 'n',
+    });
+    expect(jsonl("control: { trailer: { column: 1, equals: t }, count: { column: 'n' } }\n")).toThrow(
+      /read by a path into the record's object/,
+    );
+    expect(jsonl("control: { header: { column: 'type', equals: h }, sum: { column: 2 } }\n")).toThrow(/sum.column: reads a path/);
+    expect(jsonl("control: { trailer: { column: 'type', equals: t }, count: { column: 'a..b' } }\n")).toThrow(/control.count.column/);
   });
 
   it('names a control file from its data file, and knows one by its name', () => {
@@ -190,6 +207,53 @@ describe('the check', () => {
     // the comment-like line X is discarded by `when`, and counted
     expect(await check(['H|4', ...D, 'X|note', ''].join('\n'), header)).toMatchObject({ status: 'ok', read: { count: 4 } });
     expect((await check([D[0], 'H|3', ...D.slice(1), ''].join('\n'), header)).problems[0]).toMatch(/not the first record/);
+  });
+
+  it('a header record before the column-name line of a CSV file with a header (a bank file)', async () => {
+    const profile = loadProfileFile(fileURLToPath(new URL('../../examples/profiles/bank-header.yaml', import.meta.url)));
+    const rows = ['K-1,501,2026-12-01,1200.00,JPY', 'K-2,502,2026-12-01,34.50,JPY', 'K-3,503,2026-12-02,0.00,JPY'];
+    const names = 'source_key,customer_id,order_date,amount,currency';
+    const path = writeTestFile(['H,20261201,3,1234.50', names, ...rows, ''].join('\n'));
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const keys: string[] = [];
+    for await (const item of file.items) if (item.kind === 'record') keys.push(item.fields.source_key);
+    expect(keys).toEqual(['K-1', 'K-2', 'K-3']);
+    expect(file.controlRecords?.()).toEqual([{ lineNo: 1, fields: ['H', '20261201', '3', '1234.50'], text: 'H,20261201,3,1234.50' }]);
+    file.close();
+    expect(await check(['H,20261201,3,1234.50', names, ...rows, ''].join('\n'), profile)).toMatchObject({
+      status: 'ok',
+      where: 'header (line 1)',
+      read: { count: 3, sum: '1234.50' },
+    });
+    const short = await check(['H,20261201,3,1234.50', names, ...rows.slice(0, 2), ''].join('\n'), profile);
+    expect(short).toMatchObject({ status: 'mismatch', claimed: { count: '3' }, read: { count: 2, sum: '1234.50' } });
+    // no header record: the first line is the column names, and the file is refused
+    expect(await check([names, ...rows, ''].join('\n'), profile)).toMatchObject({
+      status: 'refused',
+      problems: [expect.stringMatching(/no header record/)],
+    });
+  });
+
+  it('a JSON Lines trailer: the last object matched by a path, its figures read by path as written', async () => {
+    const profile = loadProfileFile(fileURLToPath(new URL('../../examples/profiles/shop-trailer.yaml', import.meta.url)));
+    const lines = readFileSync(fileURLToPath(new URL('../../examples/profiles/SHOP_20261201.jsonl', import.meta.url)), 'utf8').split('\n');
+    const path = writeTestFile(lines.join('\n'), 'f.jsonl');
+    const file = await openOrderFile(path, { encoding: 'utf-8', delimiter: ',', profile });
+    const keys: string[] = [];
+    for await (const item of file.items) if (item.kind === 'record') keys.push(item.fields.source_key);
+    expect(keys).toEqual(['JS-1', 'JS-2', 'JS-3']);
+    expect(file.controlRecords?.()).toEqual([{ lineNo: 4, fields: null, text: lines[3] }]);
+    file.close();
+    expect(await check(lines.join('\n'), profile, 'ok.jsonl')).toMatchObject({
+      status: 'ok',
+      where: 'trailer (line 4)',
+      claimed: { count: '3', sum: '1234.50' },
+      read: { count: 3, sum: '1234.50' },
+    });
+    const short = await check([lines[0], lines[2], lines[3], ''].join('\n'), profile, 'short.jsonl');
+    expect(short).toMatchObject({ status: 'mismatch', read: { count: 2, sum: '1200.00' } });
+    const noFigure = await check([lines[0], '{"type":"trailer","amount_sum":1200}', ''].join('\n'), profile, 'nofig.jsonl');
+    expect(noFigure).toMatchObject({ status: 'refused', problems: [expect.stringMatching(/has no count \(path "records"\)/)] });
   });
 
   it('a SHA-256 stated in a control file: of the file as sent (a gzip file: its compressed bytes); another is a mismatch', async () => {

@@ -28,6 +28,8 @@
 -- killed run's set, until a run stages its files whole or `recover --older-than` gives it up:
 -- hold_set_release.sql) is neither chosen nor locked either: a file of the set not staged yet may
 -- repeat its key, and an earlier line never wins over a later one.
+-- The control-hold question, asked per row: ix_load_run_event_control
+-- (migrations/014_control_hold_index.sql) has the event, the JSON_VALUE as written here and run_id as its keys (PostgreSQL's twin measured it).
 SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
        stage_id,
        source_key,

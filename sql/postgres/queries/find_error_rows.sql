@@ -8,6 +8,8 @@
 -- killed run's set, until a run stages its files whole or `recover --older-than` gives it up:
 -- hold_set_release.sql) is neither chosen nor locked either: a file of the set not staged yet may
 -- repeat its key, and an earlier line never wins over a later one.
+-- The control-hold question: per row, an index probe on ix_load_run_event_control (migration
+-- 019; lock_error_rows.sql says what it cost without it).
 SELECT stage_id, source_key, customer_id::text AS customer_id,
        to_char(order_date, 'YYYY-MM-DD') AS order_date, amount::text AS amount, currency,
        process_status, attempt_count, load_id, line_no, error_code, error_message, updated_at

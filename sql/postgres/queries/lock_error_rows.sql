@@ -13,6 +13,12 @@
 -- killed run's set, until a run stages its files whole or `recover --older-than` gives it up:
 -- hold_set_release.sql) is neither chosen nor locked either: a file of the set not staged yet may
 -- repeat its key, and an earlier line never wins over a later one.
+-- The control-hold question is asked per row, an index probe on ix_load_run_event_control
+-- (migration 019: the expression and the event written here as its key and predicate). Measured on the
+-- server (bench/RESULTS.md, run 35: 200,000 ERROR rows, a journal of 200,000 events): without it
+-- the planner read the journal per row or merge-anti-joined every ERROR row before the LIMIT,
+-- 4.9 s for the first batch of 2,000 and 8 min 40 s for `retry --all-errors`; with it the index
+-- walk stops at the LIMIT again, 4 ms a batch and 16 s in all.
 SELECT stage_id, source_key, customer_id::text AS customer_id,
        to_char(order_date, 'YYYY-MM-DD') AS order_date, amount::text AS amount, currency,
        process_status, attempt_count, load_id, line_no, error_code, error_message, updated_at

@@ -220,12 +220,21 @@ function readControlLine(path: string): string | null {
 }
 
 function describeField(field: ControlField): string {
-  return field.column !== undefined ? `field ${field.column}` : `at ${JSON.stringify(field.at)}`;
+  return typeof field.column === 'string'
+    ? `path ${JSON.stringify(field.column)}`
+    : field.column !== undefined
+      ? `field ${field.column}`
+      : `at ${JSON.stringify(field.at)}`;
 }
 
 function describeRule(rule: ControlSpec['trailer']): string {
   if (rule === undefined) return '';
-  const where = rule.column !== undefined ? `field ${String(rule.column)}` : `at ${JSON.stringify(rule.at)}`;
+  const where =
+    typeof rule.column === 'string'
+      ? `path ${JSON.stringify(rule.column)}`
+      : rule.column !== undefined
+        ? `field ${String(rule.column)}`
+        : `at ${JSON.stringify(rule.at)}`;
   if (rule.equals !== undefined) return `${where} equals ${JSON.stringify(rule.equals)}`;
   return `${where} ${rule.in !== undefined ? 'in' : 'not in'} ${JSON.stringify(rule.in ?? rule.not_in)}`;
 }

@@ -4,19 +4,22 @@
  * src/input/profile/fixed-reader.ts) pass it over as no data row and keep it here; the check
  * (control-check.ts) decides which one is the trailer or header and reads its figures.
  */
+import { parseJsonPath, valueAt } from '../formats/json-path.js';
+import { JsonNumber, parseJsonText, type JsonValue } from '../formats/json-text.js';
 import type { ControlField, LoadProfileSpec, WhenSpec } from '../profile/schema.js';
 
 /** A record that matched the control rule: its fields (csv) or its text (fixed). */
 export interface ControlRecord {
   lineNo: number;
-  /** The record's fields as the CSV reader split them; null for a fixed-width line. */
+  /** The record's fields as the CSV reader split them; null for a fixed-width or JSON line. */
   fields: readonly string[] | null;
-  /** The line's text as decoded (fixed width: what `at` positions read). */
+  /** The line's text as decoded (fixed width: what `at` positions read; JSON Lines: the object, read by path). */
   text: string;
 }
 
 /** A control value of a record or a control file's line: the field by its 1-based number, or the characters at [start, length]. */
 export function controlValue(record: Pick<ControlRecord, 'fields' | 'text'>, field: ControlField): string | null {
+  if (typeof field.column === 'string') return jsonValueText(record.text, field.column);
   if (field.column !== undefined) return record.fields?.[field.column - 1]?.trim() ?? null;
   if (field.at !== undefined) {
     const chars = Array.from(record.text);
@@ -27,6 +30,26 @@ export function controlValue(record: Pick<ControlRecord, 'fields' | 'text'>, fie
       .trim();
   }
   return null;
+}
+
+/** The value at a path of a JSON object's text: a string, or a number as written; null when absent or neither. */
+function jsonValueText(text: string, pathText: string): string | null {
+  let root: JsonValue;
+  try {
+    root = parseJsonText(text);
+  } catch {
+    return null;
+  }
+  return valueText(root, pathText);
+}
+
+function valueText(root: JsonValue, pathText: string): string | null {
+  const path = parseJsonPath(pathText);
+  // the profile's schema has checked the path (src/input/profile/jsonl-spec.ts)
+  if ('problem' in path) return null;
+  const v = valueAt(root, path);
+  if (typeof v === 'string') return v.trim();
+  return v instanceof JsonNumber ? v.text : null;
 }
 
 function ruleTest(rule: WhenSpec): (value: string) => boolean {
@@ -44,7 +67,7 @@ function ruleTest(rule: WhenSpec): (value: string) => boolean {
  */
 export function controlRecordRule(
   spec: LoadProfileSpec,
-): { fields(record: readonly string[]): boolean; text(line: string): boolean } | null {
+): { fields(record: readonly string[]): boolean; text(line: string): boolean; json(root: JsonValue): boolean } | null {
   const rule = spec.control?.trailer ?? spec.control?.header;
   if (rule === undefined) return null;
   const test = ruleTest(rule);
@@ -53,5 +76,10 @@ export function controlRecordRule(
   return {
     fields: (record) => column !== undefined && record.length >= column && test((record[column - 1] ?? '').trim()),
     text: (line) => at !== undefined && test(controlValue({ fields: null, text: line }, { at }) ?? ''),
+    json: (root) => {
+      if (typeof rule.column !== 'string') return false;
+      const v = valueText(root, rule.column);
+      return v !== null && test(v);
+    },
   };
 }

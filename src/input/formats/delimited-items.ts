@@ -41,6 +41,7 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
   private readonly skipLines: number;
   private readonly comment: string | undefined;
   private readonly controlRule: ReturnType<typeof controlRecordRule> | null;
+  private readonly headerRecordRule: boolean;
   private readonly observe: OrderFileOptions['observe'];
   private columns: ProfileColumns | null = null;
   private header: OrderFileHeader | null = null;
@@ -65,6 +66,7 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
     this.skipLines = spec?.skip_lines ?? 0;
     this.comment = spec?.comment;
     this.controlRule = spec === undefined ? null : controlRecordRule(spec);
+    this.headerRecordRule = spec?.control?.header !== undefined;
     this.observe = options.observe;
     this.lineBase = options.resumeAt !== undefined ? options.resumeAt.line : 0;
     this.byteBase = options.resumeAt?.byte ?? 0;
@@ -96,6 +98,22 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
       this.lineBase + next.startLine <= this.skipLines ||
       (comment !== undefined && (next.record[0] ?? '').trimStart().startsWith(comment) && rawText(next).trimStart().startsWith(comment))
     );
+  }
+
+  /** Whether the record is a control record (kept, no data row). */
+  takenAsControl(next: ParsedRecord): boolean {
+    if (this.controlRule?.fields(next.record) !== true) return false;
+    this.controls.push({ lineNo: this.lineBase + next.startLine, fields: [...next.record], text: rawText(next) });
+    if (this.observe !== undefined) this.tellPassedOver(next, 'control');
+    return true;
+  }
+
+  /**
+   * A header record before the column-name line (a bank file: `H,20261201,3,1234.50`, then the
+   * names): only a `control: header` rule is tested there, so a trailer rule never takes the names.
+   */
+  takenAsHeaderRecord(next: ParsedRecord): boolean {
+    return this.headerRecordRule && this.takenAsControl(next);
   }
 
   tellPassedOver(next: ParsedRecord, reason: PassedOverReason, value?: string): void {
@@ -197,11 +215,7 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
     if (columns === null) return this.builtinItem(next, lineNo, endByte, endLine);
     // a control record (trailer or header) states the file's totals: no data row, whatever
     // skip_lines, comment or `when` say (a header record is often in skip_lines too)
-    if (this.controlRule?.fields(next.record) === true) {
-      this.controls.push({ lineNo, fields: [...next.record], text: rawText(next) });
-      if (this.observe !== undefined) this.tellPassedOver(next, 'control');
-      return null;
-    }
+    if (this.takenAsControl(next)) return null;
     if (this.passedOver(next)) {
       this.discarded++;
       if (this.observe !== undefined) this.tellPassedOver(next, 'comment');

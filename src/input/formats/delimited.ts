@@ -73,7 +73,9 @@ async function readHeaderLine(
   try {
     for (;;) {
       first = await reader.next();
-      if (first === null || profile === undefined || !items.passedOver(first)) break;
+      if (first === null || profile === undefined) break;
+      if (items.takenAsHeaderRecord(first)) continue;
+      if (!items.passedOver(first)) break;
       items.tellPassedOver(first, 'comment');
     }
   } catch (error) {

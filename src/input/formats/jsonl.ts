@@ -5,6 +5,7 @@
  * that is not JSON, not an object, lacks a mapped path or is not UTF-8 is a PARSE_* rejection of
  * that line with its text; the rest loads.
  */
+import { controlRecordRule, type ControlRecord } from '../control/control-record.js';
 import { openByteSource } from '../gzip.js';
 import type { FileItem, FileRecord, FileReject, OrderFile, OrderFileOptions } from '../order-file.js';
 import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
@@ -13,6 +14,7 @@ import { compileMapping, type MappingProblem } from '../profile/mapping.js';
 import { FIXED_RECORD_LIMIT } from '../profile/schema.js';
 import { byteLines, readFailure, loggedText } from './byte-lines.js';
 import { compileJsonFields, readJsonLine } from './json-fields.js';
+import { parseJsonText, type JsonValue } from './json-text.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -52,6 +54,19 @@ export function openJsonLinesFile(path: string, size: number, options: OrderFile
     path,
   );
   const hasWhen = profile.spec.when !== undefined;
+  const controlRule = controlRecordRule(profile.spec);
+  const controls: ControlRecord[] = [];
+  /** Whether the line is the control record (a trailer or header object): no data row, kept for the check. */
+  const isControl = (text: string): boolean => {
+    if (controlRule === null) return false;
+    let root: JsonValue;
+    try {
+      root = parseJsonText(text);
+    } catch {
+      return false; // not JSON: the data line's reading rejects it
+    }
+    return controlRule.json(root);
+  };
   let discarded = 0;
   let closed = false;
   const observe = options.observe;
@@ -98,6 +113,11 @@ export function openJsonLinesFile(path: string, size: number, options: OrderFile
           );
           continue;
         }
+        if (isControl(text)) {
+          controls.push({ lineNo, fields: null, text });
+          observe?.passedOver({ lineNo, raw: loggedText(text), reason: 'control' });
+          continue;
+        }
         const read = readJsonLine(text, compiled);
         if ('code' in read) {
           yield reject(lineNo, text, endByte, read.code, read.message);
@@ -140,6 +160,7 @@ export function openJsonLinesFile(path: string, size: number, options: OrderFile
     items: items(),
     bytesRead: () => source.fileBytesRead(),
     discarded: () => discarded,
+    controlRecords: () => controls,
     close() {
       closed = true;
       source.close();

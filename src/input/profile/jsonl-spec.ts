@@ -12,6 +12,9 @@ interface JsonlSpecPart {
   encoding: string;
   columns: Record<string, { column?: string | number | string[] | undefined }>;
   when?: { column?: string | number | string[] | undefined } | undefined;
+  control?: Partial<
+    Record<'trailer' | 'header' | 'count' | 'sum' | 'bytes' | 'sha256', { column?: string | number | string[] | undefined }>
+  >;
 }
 
 export function jsonlSpecProblems(p: JsonlSpecPart, issue: (path: Array<string | number>, message: string) => void): void {
@@ -32,4 +35,8 @@ export function jsonlSpecProblems(p: JsonlSpecPart, issue: (path: Array<string |
   };
   for (const [name, c] of Object.entries(p.columns)) check(['columns', name, 'column'], c.column);
   check(['when', 'column'], p.when?.column);
+  // a control record's rule and figures are paths too (a control file's line is read by field number)
+  if (p.control !== undefined && (p.control.trailer !== undefined || p.control.header !== undefined))
+    for (const key of ['trailer', 'header', 'count', 'sum', 'bytes', 'sha256'] as const)
+      if (typeof p.control[key]?.column === 'string') check(['control', key, 'column'], p.control[key].column);
 }

@@ -70,8 +70,11 @@ const whenSpec = z.strictObject({
 });
 export type WhenSpec = z.infer<typeof whenSpec>;
 
-/** Where a control value is: a 1-based field of the record (csv, a control file's line) or its positions (fixed, a control file's line). */
-const controlField = z.strictObject({ column: position.optional(), at: at.optional() });
+/**
+ * Where a control value is: a 1-based field of the record (csv, a control file's line), its
+ * positions (fixed, a control file's line) or a path into the record's object (jsonl).
+ */
+const controlField = z.strictObject({ column: z.union([position, nonEmpty]).optional(), at: at.optional() });
 export type ControlField = z.infer<typeof controlField>;
 
 /**
@@ -82,7 +85,7 @@ export type ControlField = z.infer<typeof controlField>;
 const controlSpec = z.strictObject({
   /** The trailer: the last record that matches this rule (a `when`-style test); it is not a data row. */
   trailer: whenSpec.optional(),
-  /** The header record: the first record (after the column names, if any) that matches this rule. */
+  /** The header record: the first record (before or after the column names, if any) that matches this rule. */
   header: whenSpec.optional(),
   /** A control file beside the data file: a name with {name} (the data file's name) or {stem} (its name without the last extension). */
   file: nonEmpty
@@ -259,16 +262,16 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
   if (c.count === undefined && c.sum === undefined && c.bytes === undefined && c.sha256 === undefined)
     issue(['control'], 'states count, sum, bytes or sha256');
   const record = c.trailer !== undefined ? 'trailer' : c.header !== undefined ? 'header' : null;
-  if (record !== null && format === 'jsonl') issue(['control', record], 'format: jsonl: a control record is not read yet (use file:)');
+  const jsonl = record !== null && format === 'jsonl';
   if (c.delimiter !== undefined && c.file === undefined) issue(['control', 'delimiter'], 'delimiter is for a control file');
   const rule = c.trailer ?? c.header;
   if (rule !== undefined && record !== null) {
     if ([rule.equals, rule.in, rule.not_in].filter((v) => v !== undefined).length !== 1)
       issue(['control', record], 'takes one of equals, in and not_in');
     if (fixed ? rule.at === undefined : rule.column === undefined)
-      issue(['control', record], fixed ? 'format: fixed: needs at: [start, length]' : 'needs column: its 1-based field number');
-    if (!fixed && rule.column !== undefined && typeof rule.column !== 'number')
-      issue(['control', record, 'column'], 'a control record is read by its 1-based field number');
+      issue(['control', record], fixed ? 'format: fixed: needs at: [start, length]' : `needs column: ${columnWord(jsonl)}`);
+    if (!fixed && rule.column !== undefined && typeof rule.column !== (jsonl ? 'string' : 'number'))
+      issue(['control', record, 'column'], `a control record is read by ${columnWord(jsonl)}`);
     if (fixed && rule.column !== undefined) issue(['control', record, 'column'], 'format: fixed reads by at');
     if (!fixed && rule.at !== undefined) issue(['control', record, 'at'], 'at is for format: fixed');
   }
@@ -279,7 +282,13 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
     else if (record !== null && fixed && f.column !== undefined) issue(['control', key, 'column'], 'format: fixed reads by at');
     else if (record !== null && !fixed && f.at !== undefined)
       issue(['control', key, 'at'], `at is for format: fixed (${format} reads by column)`);
+    else if (f.column !== undefined && typeof f.column !== (jsonl ? 'string' : 'number'))
+      issue(['control', key, 'column'], `reads ${columnWord(jsonl)}`);
   }
+}
+
+function columnWord(jsonl: boolean): string {
+  return jsonl ? "a path into the record's object ('type', 'totals.count')" : 'its 1-based field number';
 }
 
 /** The named groups of a file-name pattern, or null when it is not a regular expression. */
