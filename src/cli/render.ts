@@ -8,7 +8,7 @@ import { strandedMessage } from '../pipeline/load-holds.js';
 import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { controlSummary, controlWouldDo } from '../input/control/control-check.js';
-import { acceptAdvice } from '../pipeline/control-held-rows.js';
+import { heldAdvice } from '../pipeline/control-held-rows.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
 
@@ -329,9 +329,7 @@ export function renderManualChanges(command: string, report: ManualChangeReport)
     );
   }
   for (const h of report.controlHeld ?? [])
-    lines.push(
-      `${command}: left ${h.rows} ERROR row${h.rows === 1 ? '' : 's'} of load ${h.loadId} as they are: the load is held for its control totals, and ${acceptAdvice(h.loadId)}`,
-    );
+    lines.push(`${command}: left ${h.rows} ERROR row${h.rows === 1 ? '' : 's'} of load ${h.loadId} as they are: ${heldAdvice(h)}`);
   for (const k of report.heldKept ?? []) {
     const rows = `${k.rows} HELD row${k.rows === 1 ? '' : 's'}`;
     const of = `load ${k.loadId}${k.fileName === null ? '' : ` (${e(k.fileName)})`}`;

@@ -1,4 +1,15 @@
-import type { FileLayout, StagingHistory } from './types.js';
+import type { ControlHeldRows, FileLayout, StagingHistory } from './types.js';
+
+/**
+ * A load's ERROR rows a retry left (control_held_errors.sql): held for its control totals, by an
+ * unfinished hold set, or both. Held by control unless the row says otherwise (a driver that
+ * leaves the flags out reads as the control hold alone).
+ */
+export function heldRowsOf(loadId: number, rows: number, control: unknown, bySet: unknown): ControlHeldRows {
+  const set = bySet === true || bySet === 1;
+  const notControl = control === false || control === 0;
+  return { loadId, rows, ...(set ? { set: true as const } : {}), ...(set && notControl ? { control: false as const } : {}) };
+}
 
 /** The JSON object of a run's counts or an event's detail (stored as text), or null. */
 export function parseJsonObject(text: string | null): Record<string, unknown> | null {

@@ -53,6 +53,10 @@ export interface RunCounts {
 export interface ControlHeldRows {
   loadId: number;
   rows: number;
+  /** An unfinished hold set (a killed multi-file run's, load_hold_set) holds the load too, or only it. */
+  set?: true;
+  /** false: the load is not held for its control totals (only a set holds it). */
+  control?: false;
 }
 
 export interface RunEventInput {

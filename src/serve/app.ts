@@ -14,7 +14,7 @@ import { UserError } from '../errors.js';
 import type { OrderLoader } from '../loader.js';
 import { describeDbError } from '../pipeline/db-error.js';
 import type { ErrorExportRow } from '../pipeline/errors-export.js';
-import { acceptAdvice } from '../pipeline/control-held-rows.js';
+import { heldAdvice } from '../pipeline/control-held-rows.js';
 import { RowChangedError } from '../pipeline/operations.js';
 import { csvFile } from './csv-file.js';
 import { linesFromFiles } from './file-lines.js';
@@ -75,9 +75,7 @@ function failure(error: unknown, logger: Logger): { status: 400 | 409 | 503 | 50
 }
 
 function resultNotice(result: ResubmitResult | null): Notice {
-  const held = (result?.retry.controlHeld ?? []).map(
-    (h) => ` ${h.rows} row(s) of load ${h.loadId} were left ERROR: the load is held for its control totals, and ${acceptAdvice(h.loadId)}.`,
-  );
+  const held = (result?.retry.controlHeld ?? []).map((h) => ` ${h.rows} row(s) of load ${h.loadId} were left ERROR: ${heldAdvice(h)}.`);
   if (result === null || result.retry.count === 0)
     return { kind: 'info', text: `No ERROR row ${held.length > 0 ? 'could be' : 'matched'}: nothing was resubmitted.${held.join('')}` };
   const p = result.process?.process;

@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { OrderLoader } from '../../src/loader.js';
+import { parseCorrections } from '../../src/pipeline/corrections.js';
 import { HEADER, tempDir } from '../support/files.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
@@ -99,5 +100,35 @@ forEachTarget('the file set of a stopped load on $kind', () => {
     expect(after.strandedHolds).toBeUndefined();
     expect(after.exitCode).toBe(0);
     expect(await db.sql("SELECT amount FROM orders WHERE source_key = 'K1'")).toEqual([{ amount: '100.00' }]);
+  });
+
+  targetTest("retry and the review page's resubmit leave a rejected line of the set's load ERROR until the set's rerun", async ({ db }) => {
+    const files = writeSet();
+    writeFileSync(files.a, `${HEADER}\nK1,1,2026-11-01,100.00,JPY\nR1,1,2026-11-01,abc,JPY\n`);
+    const { loader } = await db.open();
+    await stopWhileBStages(loader, files);
+    const ask = { corrections: parseCorrections(['amount=3']), reason: 'between', operator: 'ops', all: false, dryRun: false };
+    const r1 = () =>
+      db.sql("SELECT process_status AS s, attempt_count, updated_at, stage_id, load_id FROM order_stage WHERE source_key = 'R1'");
+    const [row] = await r1();
+    expect(row).toMatchObject({ s: 'ERROR' });
+    const loadId = Number(row!.load_id);
+    const left = await loader.retry({ ...ask, selector: { sourceKeys: ['R1'] } });
+    expect(left.retry).toMatchObject({ count: 0, controlHeld: [{ loadId, rows: 1, set: true, control: false }] });
+    await expect(
+      loader.retry({
+        ...ask,
+        selector: { stageIds: [Number(row!.stage_id)] },
+        seen: { attemptCount: Number(row!.attempt_count), updatedAt: new Date(row!.updated_at as string) },
+      }),
+    ).rejects.toThrow(new RegExp(`load ${loadId}: the load is held by an unfinished set: rerun the set's files`));
+    expect(await db.sql("SELECT count(*) AS n FROM orders WHERE source_key = 'R1'")).toEqual([{ n: 0 }]);
+
+    // the set's rerun staged it whole: R1 is retried as any other row
+    await loader.load([files.a, files.b, files.c], { batchSize: 100 });
+    const after = await loader.retry({ ...ask, selector: { sourceKeys: ['R1'] } });
+    expect(after.retry).toMatchObject({ count: 1 });
+    expect(after.retry.controlHeld).toBeUndefined();
+    expect(await db.sql("SELECT amount FROM orders WHERE source_key = 'R1'")).toEqual([{ amount: '3.00' }]);
   });
 });

@@ -422,6 +422,34 @@ describe('Oracle engine (recording connection): retry in batches', () => {
     expect(executes(db, 'control_held_errors')).toHaveLength(2);
   });
 
+  it("the rows of a load an unfinished hold set holds are left out by the database and named as the set's", async () => {
+    const db = new RecordingDatabase({
+      execute: (sql) =>
+        sql === oracleQuery('control_held_errors')
+          ? {
+              rows: [
+                { LOAD_ID: 7, N: 2, CONTROL: 0, BY_SET: 1 },
+                { LOAD_ID: 9, N: 1, CONTROL: 1, BY_SET: 1 },
+              ],
+            }
+          : { rows: [] },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const report = await retryRows(engine, request(false), { batchSize: 2 });
+    expect(report).toMatchObject({
+      count: 0,
+      controlHeld: [
+        { loadId: 7, rows: 2, set: true, control: false },
+        { loadId: 9, rows: 1, set: true },
+      ],
+    });
+    expect(report.controlHeld?.[1]).not.toHaveProperty('control');
+    expect(db.executeManyCalls()).toEqual([]);
+    // the filter is the database's: the find and the lock leave out the loads a set holds
+    for (const name of ['find_error_rows', 'lock_error_rows'])
+      expect(oracleQuery(name)).toMatch(/NOT EXISTS \(SELECT 1 FROM load_hold_set h WHERE h\.load_id = order_stage\.load_id\)/);
+  });
+
   it('--row-lock-wait bounds the batch lock: FOR UPDATE WAIT n (whole seconds), plain FOR UPDATE for 0; ORA-30006 runs the batch again, then stops', async () => {
     const lockSent = (db: RecordingDatabase) =>
       db.calls

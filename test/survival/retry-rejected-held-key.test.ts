@@ -30,8 +30,8 @@ describe('survival: retry of a rejected row of a key a killed set holds', () => 
       ['5.00', [{ amount: '5.00' }]],
       ['', []],
     ] as const) {
-      // KNOWN BUG: retry merges a rejected row of a key repeated by a file of a killed set not staged yet
-      it.skip(`${target.kind}: a retry of a.csv's K1 before the rerun never wins over b.csv's K1 (${k1InB === '' ? 'invalid' : k1InB})`, async () => {
+      // retry leaves the ERROR rows of a load an unfinished set holds (lock_error_rows.sql)
+      it(`${target.kind}: a retry of a.csv's K1 before the rerun never wins over b.csv's K1 (${k1InB === '' ? 'invalid' : k1InB})`, async () => {
         assertBuilt();
         const db = await target.create();
         try {
@@ -44,6 +44,12 @@ describe('survival: retry of a rejected row of a key a killed set holds', () => 
 
           const retry = await runCli(['retry', '--source-key', 'K1', '--set', 'amount=3', '--reason', 'between', '--db', db.url]);
           expect(retry.signal, retry.stderr).toBeNull();
+          // left ERROR and said, as a control-held load's rows are: not a failure of the retry
+          expect(retry.code, retry.stderr).toBe(0);
+          expect(retry.stdout).toMatch(/retry: changed 0 rows/);
+          expect(retry.stdout).toMatch(
+            /left 1 ERROR row of load \d+ as they are: the load is held by an unfinished set: rerun the set's files/,
+          );
           const between = await db.withSql((sql) => sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'K1'"));
           // b.csv's line of K1 is not staged yet: a.csv's earlier line must not be in orders
           expect(between, retry.stdout).toEqual([]);

@@ -1,8 +1,25 @@
--- `retry`: the ERROR rows a selector chooses that belong to loads held for their control totals,
--- counted by load (sql/postgres/queries/control_held_errors.sql). The selector lists are the slot
--- binds of lock_error_rows.sql; a longer list is run in slices by the engine, whose counts it adds
--- (the slices of a list are disjoint). Walks ix_order_stage_error: the CASE expression is its key.
-SELECT g.load_id, g.n
+-- `retry`: the ERROR rows a selector chooses that belong to loads held for their control totals
+-- or held by an unfinished hold set (load_hold_set), counted by load, with which holds apply
+-- (control, by_set: 1 or 0; sql/postgres/queries/control_held_errors.sql): the outer query keeps
+-- the loads either holds. The selector lists are the slot binds of lock_error_rows.sql; a longer
+-- list is run in slices by the engine, whose counts it adds (the slices of a list are disjoint).
+-- Walks ix_order_stage_error: the CASE expression is its key.
+SELECT *
+  FROM (
+SELECT g.load_id, g.n,
+       CASE WHEN EXISTS (SELECT 1
+                           FROM load_run_event c
+                          WHERE c.event = 'control_held'
+                            AND c.run_id >= g.load_id
+                            AND JSON_VALUE(c.detail, '$.loadId') = TO_CHAR(g.load_id))
+             AND NOT EXISTS (SELECT 1
+                               FROM load_run_event a
+                              WHERE a.event = 'control_accepted'
+                                AND a.run_id >= g.load_id
+                                AND JSON_VALUE(a.detail, '$.loadId') = TO_CHAR(g.load_id))
+            THEN 1 ELSE 0 END AS control,
+       CASE WHEN EXISTS (SELECT 1 FROM load_hold_set s WHERE s.load_id = g.load_id)
+            THEN 1 ELSE 0 END AS by_set
   FROM (SELECT load_id, COUNT(*) AS n
           FROM order_stage
          WHERE CASE WHEN process_status = 'ERROR' THEN stage_id END > 0
@@ -28,14 +45,6 @@ SELECT g.load_id, g.n
                                :load_id11, :load_id12, :load_id13, :load_id14, :load_id15,
                                :load_id16, :load_id17, :load_id18, :load_id19, :load_id20))
          GROUP BY load_id) g
- WHERE EXISTS (SELECT 1
-                 FROM load_run_event c
-                WHERE c.event = 'control_held'
-                  AND c.run_id >= g.load_id
-                  AND JSON_VALUE(c.detail, '$.loadId') = TO_CHAR(g.load_id))
-   AND NOT EXISTS (SELECT 1
-                     FROM load_run_event a
-                    WHERE a.event = 'control_accepted'
-                      AND a.run_id >= g.load_id
-                      AND JSON_VALUE(a.detail, '$.loadId') = TO_CHAR(g.load_id))
- ORDER BY g.load_id
+       )
+ WHERE control = 1 OR by_set = 1
+ ORDER BY load_id

@@ -11,6 +11,10 @@
 -- or with a FETCH FIRST the optimizer underrates, it may prefer a full scan and a sort).
 -- A row of a load held for its control totals is neither chosen nor locked
 -- (sql/postgres/queries/lock_error_rows.sql); control_held_errors.sql counts what it left.
+-- A row of a load an unfinished hold set holds (load_hold_set names the load: migration 017; a
+-- killed run's set, until a run stages its files whole or `recover --older-than` gives it up:
+-- hold_set_release.sql) is neither chosen nor locked either: a file of the set not staged yet may
+-- repeat its key, and an earlier line never wins over a later one.
 SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
        stage_id,
        source_key,
@@ -57,5 +61,6 @@ SELECT /*+ INDEX_ASC(order_stage ix_order_stage_error) */
                                        WHERE a.event = 'control_accepted'
                                          AND a.run_id >= order_stage.load_id
                                          AND JSON_VALUE(a.detail, '$.loadId') = TO_CHAR(order_stage.load_id)))
+   AND NOT EXISTS (SELECT 1 FROM load_hold_set h WHERE h.load_id = order_stage.load_id)
  ORDER BY CASE WHEN process_status = 'ERROR' THEN stage_id END
  FETCH FIRST :row_limit ROWS ONLY

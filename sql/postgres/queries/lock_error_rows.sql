@@ -9,8 +9,12 @@
 -- A row of a load held for its control totals (a 'control_held' event names it, no
 -- 'control_accepted' does: release_held.sql) is neither chosen nor locked: nothing of such a file
 -- is merged until `accept`, its ERROR rows included; control_held_errors.sql counts what it left.
--- That question is asked per row, and is an index probe on ix_load_run_event_control (migration
--- 019: the expression and the event written here as its key and predicate). Measured on the
+-- A row of a load an unfinished hold set holds (load_hold_set names the load: migration 017; a
+-- killed run's set, until a run stages its files whole or `recover --older-than` gives it up:
+-- hold_set_release.sql) is neither chosen nor locked either: a file of the set not staged yet may
+-- repeat its key, and an earlier line never wins over a later one.
+-- The control-hold question is asked per row, an index probe on ix_load_run_event_control
+-- (migration 019: the expression and the event written here as its key and predicate). Measured on the
 -- server (bench/RESULTS.md, run 35: 200,000 ERROR rows, a journal of 200,000 events): without it
 -- the planner read the journal per row or merge-anti-joined every ERROR row before the LIMIT,
 -- 4.9 s for the first batch of 2,000 and 8 min 40 s for `retry --all-errors`; with it the index
@@ -35,6 +39,7 @@ SELECT stage_id, source_key, customer_id::text AS customer_id,
                                        WHERE a.event = 'control_accepted'
                                          AND a.run_id >= order_stage.load_id
                                          AND a.detail::jsonb ->> 'loadId' = order_stage.load_id::text))
+   AND NOT EXISTS (SELECT 1 FROM load_hold_set h WHERE h.load_id = order_stage.load_id)
  ORDER BY stage_id
  LIMIT $6::integer
    FOR UPDATE;

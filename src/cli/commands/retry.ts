@@ -25,7 +25,7 @@ its values; different selectors must all match.`,
       ...PROCESSING_OPTIONS,
     ],
     exitCodes: `Exit codes: 0 changed (and, when processed, every row DONE); 2 processed, some rows ERROR or waiting; 1 could not.
-Rows of a load held for its control totals are left ERROR and named with what lets them through (accept): not a failure of retry.`,
+Rows of a load held for its control totals, or held by an unfinished set (a killed multi-file load's), are left ERROR and named with what lets them through (accept; the set's rerun or recover --older-than): not a failure of retry.`,
   },
   async run(ctx) {
     const { options } = ctx;

@@ -1,5 +1,5 @@
 import type { OperatorTx } from '../contract.js';
-import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
+import { eventDetail, fileLayoutFromInvoked, heldRowsOf } from '../run-events.js';
 import type {
   ControlHold,
   ControlHeldRows,
@@ -108,14 +108,15 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
     async controlHeldErrors(selector: RowSelector): Promise<ControlHeldRows[]> {
       const lists = errorRowLists(selector);
       if (lists === null) return [];
-      const byLoad = new Map<number, number>();
+      const byLoad = new Map<number, ControlHeldRows>();
       for (const slots of binds.slotSets(lists)) {
         for (const r of await queryRows(connection, kit, 'control_held_errors', slots)) {
           const loadId = int(r.LOAD_ID, 'load_id');
-          byLoad.set(loadId, (byLoad.get(loadId) ?? 0) + int(r.N, 'n'));
+          // a load's holds are the same in every slice; its counts add up
+          byLoad.set(loadId, heldRowsOf(loadId, (byLoad.get(loadId)?.rows ?? 0) + int(r.N, 'n'), r.CONTROL, r.BY_SET));
         }
       }
-      return [...byLoad].sort(([a], [b]) => a - b).map(([loadId, rows]) => ({ loadId, rows }));
+      return [...byLoad.values()].sort((a, b) => a.loadId - b.loadId);
     },
 
     /**

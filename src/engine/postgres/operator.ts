@@ -1,5 +1,5 @@
 import type { OperatorTx } from '../contract.js';
-import { eventDetail, fileLayoutFromInvoked } from '../run-events.js';
+import { eventDetail, fileLayoutFromInvoked, heldRowsOf } from '../run-events.js';
 import type {
   ControlHold,
   ControlHeldRows,
@@ -40,13 +40,11 @@ export function operatorSlice(session: PgSession): OperatorTx {
     findErrorRows: (selector, window) => errorRows('find_error_rows', selector, window),
 
     async controlHeldErrors(selector: RowSelector): Promise<ControlHeldRows[]> {
-      const { rows } = await session.query<{ load_id: string | number; n: number }>(sqlQuery('control_held_errors'), [
-        listOrNull(selector.stageIds),
-        listOrNull(selector.sourceKeys),
-        listOrNull(selector.errorCodes),
-        listOrNull(selector.loadIds),
-      ]);
-      return rows.map((r) => ({ loadId: Number(r.load_id), rows: r.n }));
+      const { rows } = await session.query<{ load_id: string | number; n: number; control: boolean; by_set: boolean }>(
+        sqlQuery('control_held_errors'),
+        [listOrNull(selector.stageIds), listOrNull(selector.sourceKeys), listOrNull(selector.errorCodes), listOrNull(selector.loadIds)],
+      );
+      return rows.map((r) => heldRowsOf(Number(r.load_id), r.n, r.control, r.by_set));
     },
 
     async lockStaleProcessing(olderThan: Date): Promise<StageRowSnapshot[]> {
