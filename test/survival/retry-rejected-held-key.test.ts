@@ -6,13 +6,14 @@
  * over a later line in a file not staged yet; and when that later line is rejected, `orders`
  * keeps what it had before the run. The retry makes a.csv's row READY and merges it at once
  * (orders K1 = 3 while b.csv is not staged), and when b.csv's K1 is rejected too K1 stays 3 for
- * good — what only `recover --older-than` (the operator giving the set up) may allow.
- *
- * KNOWN BUG (both engines): reproduce by hand with
+ * good — what only `recover --older-than` (the operator giving the set up) may allow. So retry
+ * leaves the ERROR rows of a load an unfinished set holds as they are (lock_error_rows.sql), says
+ * so, and retries them once the set's rerun staged it whole.
+ * By hand:
  *   a.csv: K1,1,2026-11-01,abc,JPY / A1 twice; b.csv: K1,1,2026-11-01,5.00,JPY (or no amount)
  *   ORDER_LOADER_TEST_HOLD_AFTER=staged_checkpoint:3 order-loader load inbox --batch-size 1 --settle 0, kill -9 at the hold
- *   order-loader retry --source-key K1 --set amount=3 --reason x   → orders K1 = 3.00 (b.csv not staged)
- *   order-loader load inbox --settle 0                              → with b.csv's K1 invalid: K1 still 3.00
+ *   order-loader retry --source-key K1 --set amount=3 --reason x   → left as it is, exit 0 (was: orders K1 = 3.00)
+ *   order-loader load inbox --settle 0                              → K1 = b.csv's line, or none when it is invalid
  *
  * PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set.
  */
