@@ -118,8 +118,10 @@ export async function holdBeforeProcessing(
   run.restagedFrom = [];
   if (!run.processing.overlap || run.held === undefined) return;
   // a load that a live run stages (or processes) now is left to it: this run holds it again when
-  // it has the file's claim (holdAgain); a killed run's runs were marked FAILED when this one began
-  const live = new Set((await run.db('reading the running runs', () => run.engine.runningRuns())).map((r) => r.runId));
+  // it has the file's claim (holdAgain); a killed run's runs were marked FAILED when this one began.
+  // The running runs are read after the file's history: read before, they missed a run that began
+  // and staged the file in between (two loads started at once), whose rows were then held under it.
+  const live = async () => new Set((await run.db('reading the running runs', () => run.engine.runningRuns())).map((r) => r.runId));
   const early: number[] = [];
   for (const path of files) {
     const sha256 = run.held.files.get(path)?.sha256;
@@ -128,7 +130,7 @@ export async function holdBeforeProcessing(
     const readAs = await readAsOf(path, options);
     const history = await run.db('reading the staging history', () => run.engine.stagingHistory({ sha256, ...readAs }));
     const plan = planStaging(history, { ...readAs, restage: options.restage });
-    if ((plan.action !== 'skip' && plan.action !== 'resume') || history === null || live.has(history.runId)) continue;
+    if ((plan.action !== 'skip' && plan.action !== 'resume') || history === null || (await live()).has(history.runId)) continue;
     early.push(plan.loadId);
     await holdAgain(run, plan);
   }
