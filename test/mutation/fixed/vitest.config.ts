@@ -15,7 +15,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('../../..', import.meta.url)),
   test: {
-    include: ['test/unit/{fixed-reader,fixed-reader-edges,fixed-reader-lines,raw-line}.test.ts'],
+    include: ['test/unit/{fixed-reader,fixed-reader-edges,fixed-reader-lines,fixed-reader-control,raw-line}.test.ts'],
     globalSetup: ['test/mutation/global-setup.ts'],
     testTimeout: 60_000,
   },
