@@ -18,6 +18,7 @@ import { FIXED_RECORD_LIMIT } from '../profile/schema.js';
 import { loggedText } from './byte-lines.js';
 import { columnLetters, csvLine, type CellText } from './xlsx-cells.js';
 import { sheetColumns, type SheetColumns } from './xlsx-columns.js';
+import { sheetControls } from './xlsx-control.js';
 import { damage, openSheet, type SheetRow } from './xlsx-sheet.js';
 
 class SheetRecord implements FileRecord {
@@ -78,12 +79,13 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
   const observe = options.observe;
   let discarded = 0;
   let lastRow = 0;
-  const passOver = (row: SheetRow, reason: 'skip_lines' | 'header'): void => {
+  const passOver = (row: SheetRow, reason: 'skip_lines' | 'header' | 'control'): void => {
     observe?.passedOver({ lineNo: row.rowNo, raw: loggedText(csvLine(textsOf(row.cells))), reason });
   };
+  let names: string[] = [];
+  const controls = sheetControls(spec, () => names);
 
   // the header: the first row with a cell after skip_lines rows (read before anything is staged)
-  let names: string[] = [];
   let firstData: SheetRow | null = null;
   try {
     for (;;) {
@@ -91,6 +93,11 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
       if (next.done === true) break;
       const row = next.value;
       lastRow = row.rowNo;
+      // a control row above the column names (a header row: the sheet's totals), whatever skip_lines says
+      if (controls !== null && !isEmptyRow(row.cells) && controls.aboveNames(row.rowNo, textsOf(row.cells))) {
+        passOver(row, 'control');
+        continue;
+      }
       if (row.rowNo <= spec.skip_lines || (spec.header !== false && isEmptyRow(row.cells))) {
         if (!isEmptyRow(row.cells)) passOver(row, 'skip_lines');
         continue;
@@ -144,6 +151,7 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     items: items(),
     bytesRead: () => source.fileBytesRead(),
     discarded: () => discarded,
+    controlRecords: () => controls?.records ?? [],
     close() {
       closed = true;
       shut();
@@ -184,6 +192,11 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     const { rowNo, cells } = row;
     if (isEmptyRow(cells)) return null;
     const texts = textsOf(cells);
+    // a control row (trailer or header) states the sheet's totals: no data row, whatever `when` says
+    if (controls?.taken(rowNo, texts) === true) {
+      observe?.passedOver({ lineNo: rowNo, raw: loggedText(csvLine(texts)), reason: 'control' });
+      return null;
+    }
     const reject = (code: string, message: string): FileReject => ({
       kind: 'reject',
       lineNo: rowNo,
