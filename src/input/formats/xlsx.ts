@@ -18,7 +18,7 @@ import { FIXED_RECORD_LIMIT } from '../profile/schema.js';
 import { loggedText } from './byte-lines.js';
 import { columnLetters, csvLine, type CellText } from './xlsx-cells.js';
 import { sheetColumns, type SheetColumns } from './xlsx-columns.js';
-import { sheetControls } from './xlsx-control.js';
+import { sheetControls, type SheetControls } from './xlsx-control.js';
 import { damage, openSheet, type SheetRow } from './xlsx-sheet.js';
 
 class SheetRecord implements FileRecord {
@@ -55,6 +55,39 @@ function withoutDateMasks(profile: LoadProfile): LoadProfile | null {
   return { ...profile, spec: { ...profile.spec, columns: { ...profile.spec.columns, order_date: rest } } };
 }
 
+type PassOver = (row: SheetRow, reason: 'skip_lines' | 'header' | 'control') => void;
+
+/**
+ * The rows above the data: `skip_lines` rows, a control row above the column names, then the
+ * header row's names or, with `header: false`, the first data row. `seen`: each row's number as read.
+ */
+async function readHead(
+  rows: AsyncGenerator<SheetRow>,
+  spec: LoadProfile['spec'],
+  controls: SheetControls | null,
+  passOver: PassOver,
+  seen: (rowNo: number) => void,
+): Promise<{ names: string[]; firstData: SheetRow | null }> {
+  for (;;) {
+    const next = await rows.next();
+    if (next.done === true) return { names: [], firstData: null };
+    const row = next.value;
+    seen(row.rowNo);
+    // a control row above the column names (a header row: the sheet's totals), whatever skip_lines says
+    if (controls !== null && !isEmptyRow(row.cells) && controls.aboveNames(row.rowNo, textsOf(row.cells))) {
+      passOver(row, 'control');
+      continue;
+    }
+    if (row.rowNo <= spec.skip_lines || (spec.header !== false && isEmptyRow(row.cells))) {
+      if (!isEmptyRow(row.cells)) passOver(row, 'skip_lines');
+      continue;
+    }
+    if (spec.header === false) return { names: [], firstData: row };
+    passOver(row, 'header');
+    return { names: textsOf(row.cells).map((n) => n.trim()), firstData: null };
+  }
+}
+
 /** Open one sheet of a workbook read through its profile (openOrderFile's `format: xlsx`). */
 export async function openXlsxFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): Promise<OrderFile> {
   if (options.gzip === true)
@@ -79,7 +112,7 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
   const observe = options.observe;
   let discarded = 0;
   let lastRow = 0;
-  const passOver = (row: SheetRow, reason: 'skip_lines' | 'header' | 'control'): void => {
+  const passOver: PassOver = (row, reason) => {
     observe?.passedOver({ lineNo: row.rowNo, raw: loggedText(csvLine(textsOf(row.cells))), reason });
   };
   let names: string[] = [];
@@ -88,27 +121,7 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
   // the header: the first row with a cell after skip_lines rows (read before anything is staged)
   let firstData: SheetRow | null = null;
   try {
-    for (;;) {
-      const next = await rows.next();
-      if (next.done === true) break;
-      const row = next.value;
-      lastRow = row.rowNo;
-      // a control row above the column names (a header row: the sheet's totals), whatever skip_lines says
-      if (controls !== null && !isEmptyRow(row.cells) && controls.aboveNames(row.rowNo, textsOf(row.cells))) {
-        passOver(row, 'control');
-        continue;
-      }
-      if (row.rowNo <= spec.skip_lines || (spec.header !== false && isEmptyRow(row.cells))) {
-        if (!isEmptyRow(row.cells)) passOver(row, 'skip_lines');
-        continue;
-      }
-      if (spec.header === false) firstData = row;
-      else {
-        names = textsOf(row.cells).map((n) => n.trim());
-        passOver(row, 'header');
-      }
-      break;
-    }
+    ({ names, firstData } = await readHead(rows, spec, controls, passOver, (rowNo) => (lastRow = rowNo)));
   } catch (error) {
     shut();
     if (error instanceof UserError || error instanceof RunAbortedError) throw error;
