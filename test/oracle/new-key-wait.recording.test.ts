@@ -15,6 +15,7 @@ import { LockBudget, MIN_BOUNDED_CALL_MS } from '../../src/engine/oracle/lock-bu
 import { processRowsSql } from '../../src/engine/oracle/chunk-in-database.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
+import { retryRows } from '../../src/pipeline/operations.js';
 import { processBacklog } from '../../src/pipeline/process.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { constants, driverError, RecordingDatabase, WaitsForAnotherSession } from './recording-connection.js';
@@ -161,5 +162,38 @@ describe('Oracle --row-lock-wait: a key another session inserted and has not com
       expect(engine.classifyError(error)).toBe('transient');
       expect(db.calls.some((c) => c.kind === 'close')).toBe(false);
     }
+  });
+});
+
+describe('Oracle --row-lock-wait: retry’s lock statements share one bound (recording connection)', () => {
+  it('a batch locked by two bind sets (over 20 load ids): the second gets what the first left, in whole seconds, rounded up', async () => {
+    let clock = Date.parse('2026-01-01T00:00:00Z');
+    vi.spyOn(Date, 'now').mockImplementation(() => clock);
+    const row = (id: number) => ({ ...claimRows([id])[0], PROCESS_STATUS: 'ERROR', ERROR_CODE: 'ORA-01438' });
+    const waits: string[] = [];
+    const db = new RecordingDatabase({
+      execute: (sql, binds) => {
+        const wait = / FOR UPDATE( WAIT \d+| NOWAIT)?$/.exec(sql);
+        if (wait !== null) {
+          waits.push(wait[0].trim());
+          // the first lock statement waits 1.4 s for another session's row, then gets it
+          if (waits.length === 1) clock += 1_400;
+        }
+        // one ERROR row per bind set: stage_id 1 in the first (load 7's), 2 in the second
+        const past = (binds.after_stage_id as { val: number } | undefined)?.val ?? 0;
+        const id = Object.values(binds).some((b) => (b as { val?: unknown }).val === 7) ? 1 : 2;
+        return { rows: sql === oracleQuery('control_held_errors') || past >= id ? [] : [row(id)] };
+      },
+    });
+    const engine = createOracleEngineWith(db, constants);
+    const loadIds = Array.from({ length: 25 }, (_, i) => 7 + i);
+    const report = await retryRows(
+      engine,
+      { selector: { loadIds }, all: false, corrections: {}, reason: 'r', operator: 'ops@example', dryRun: false },
+      { batchSize: 10, lockWaitMs: 1_500 },
+    );
+    expect(report.count).toBe(2);
+    // 1.5 s rounds up to 2 s for the batch; 0.6 s left rounds up to 1 s (each bind set waited 2 s before)
+    expect(waits).toEqual(['FOR UPDATE WAIT 2', 'FOR UPDATE WAIT 1']);
   });
 });
