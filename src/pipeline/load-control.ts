@@ -22,16 +22,23 @@ export function withoutControlFiles(paths: string[], options: Pick<LoadOptions, 
   return paths.filter((p) => !patterns.some((pattern) => isControlFileName(basename(p), pattern)));
 }
 
+/** Whether a listed path is a control file of the run's profiles: never itself "left for the next run" (it waits with its data file). */
+export function isControlFile(path: string, options: Pick<LoadOptions, 'profile' | 'profiles'>): boolean {
+  return withoutControlFiles([path], options).length === 0;
+}
+
 /**
  * Why a file is left for the next run because its control file is still being written (modified
  * within the quiet period, `settleMs`), or null. A control file that is not there is no reason
  * to wait: the check refuses the file (the partner writes it first, or the marker of
- * --ready-suffix comes last).
+ * --ready-suffix comes last). A data file whose marker is there needs no quiet period: the partner
+ * writes the marker once both files are complete (docs/nightly.md).
  */
 export function controlFileNotReady(path: string, options: LoadOptions, now: number = Date.now()): string | null {
   const pattern = options.profile?.spec.control?.file;
   const quiet = options.settleMs ?? 0;
   if (pattern === undefined || quiet <= 0) return null;
+  if (options.readySuffix !== undefined && existsSync(`${path}${options.readySuffix}`)) return null;
   const control = controlFileName(path, pattern);
   let mtimeMs: number;
   try {

@@ -8,10 +8,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-run.js';
-import { cliTargets, type CliDb } from '../support/cli-targets.js';
-import { tempDir } from '../support/files.js';
+import { cliTargets, profiledCliDb } from '../support/cli-targets.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
 import { workbookBytes, type SheetCell } from '../support/xlsx.js';
 
@@ -46,21 +45,9 @@ async function workbook(dir: string, name: string, rows: SheetCell[][]): Promise
 }
 
 describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('xlsxctl'))('xlsx control rows through the CLI on $kind', (target) => {
-  let db: CliDb | undefined;
-  afterEach(async () => {
-    await db?.dispose();
-    db = undefined;
-  });
-  /** A fresh database and a folder holding the profile; the load arguments that use both. */
-  const start = async (yaml: string) => {
-    const created = await target.create();
-    db = created;
-    const dir = tempDir();
-    writeFileSync(join(dir, 'profile.yaml'), yaml);
-    return { dir, quiet: ['--profile', join(dir, 'profile.yaml'), '--db', created.url, '--log-level', 'silent'] };
-  };
+  const { start, sql } = profiledCliDb(target);
   const keys = async (like: string) =>
-    (await (db as CliDb).sql<{ source_key: string }>(`SELECT source_key FROM orders WHERE source_key LIKE '${like}' ORDER BY 1`)).map(
+    (await sql<{ source_key: string }>(`SELECT source_key FROM orders WHERE source_key LIKE '${like}' ORDER BY 1`)).map(
       (r) => r.source_key,
     );
 
@@ -81,9 +68,7 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('xlsxctl'))('xlsx contro
       /control totals DIFFER: trailer \(row 4\) states count 3, sum 1234\.5; read count 2, sum 1200\.00 .*NOT MERGED: its rows stay HELD in load 2/,
     );
     expect(
-      await (db as CliDb).sql(
-        "SELECT process_status AS status, count(*)::int AS n FROM order_stage WHERE source_key LIKE 'XS-%' GROUP BY 1",
-      ),
+      await sql("SELECT process_status AS status, count(*)::int AS n FROM order_stage WHERE source_key LIKE 'XS-%' GROUP BY 1"),
     ).toEqual([{ status: 'HELD', n: 2 }]);
     expect(await keys('XS-%')).toEqual([]);
 
@@ -91,7 +76,7 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('xlsxctl'))('xlsx contro
     const refused = await runCli(['load', cut, ...quiet]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toMatch(/cut\.xlsx: control totals cannot be checked: .*no trailer record \(column A equals "Total"\).*REFUSED/);
-    expect(await (db as CliDb).sql("SELECT count(*)::int AS n FROM order_stage WHERE source_key LIKE 'XC-%'")).toEqual([{ n: 0 }]);
+    expect(await sql("SELECT count(*)::int AS n FROM order_stage WHERE source_key LIKE 'XC-%'")).toEqual([{ n: 0 }]);
   });
 
   it('a control row above the column names: the workbook loads; a copy short of an order is HELD (exit 1)', async () => {
