@@ -6,7 +6,7 @@
  * next run. Also the profile's `on_mismatch: warn` (loaded, figures said, exit 0) and a held file
  * going to the failed folder with its control file and a note giving both figures.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../support/cli-run.js';
@@ -84,5 +84,25 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('ctlinbox'))('control fi
     );
     expect(note).toMatch(/states count 2, sum 20\.00; read count 1, sum 10\.00/);
     expect(await sql("SELECT process_status AS s FROM order_stage WHERE source_key = 'HD-1'")).toEqual([{ s: 'HELD' }]);
+  });
+  it('a file named on the command line whose control file is still being written is not read, and the run says so with exit 2', async () => {
+    const { dir, quiet } = await start(ctlProfile());
+    const data = join(dir, 'BANK_n.txt');
+    writeFileSync(data, 'D|NM-1|20261201|501|10.00\n');
+    writeFileSync(join(dir, 'BANK_n.ctl'), '1,10.00\n');
+    const run = await runCli(['load', data, ...quiet, '--settle', '30s']);
+    expect(run.stdout + run.stderr).toMatch(/BANK_n\.txt: not read: its control file BANK_n\.ctl was modified \d+ s ago .*--settle 0 reads it as it is/);
+    expect(run.code).toBe(2);
+    expect(await sql("SELECT count(*)::int AS n FROM order_stage WHERE source_key LIKE 'NM-%'")).toEqual([{ n: 0 }]);
+    // in an inbox (the data file older than the quiet period) the same file waits quietly for the next run
+    const inbox = join(dir, 'inbox');
+    mkdirSync(inbox);
+    writeFileSync(join(inbox, 'BANK_i.txt'), 'D|NI-1|20261201|501|10.00\n');
+    const before = new Date(Date.now() - 120_000);
+    utimesSync(join(inbox, 'BANK_i.txt'), before, before);
+    writeFileSync(join(inbox, 'BANK_i.ctl'), '1,10.00\n');
+    const waiting = await runCli(['load', inbox, ...quiet, '--settle', '30s']);
+    expect(waiting.stdout + waiting.stderr).toMatch(/BANK_i\.txt: its control file BANK_i\.ctl was modified .* left for the next run/);
+    expect(waiting.code).toBe(0);
   });
 });
