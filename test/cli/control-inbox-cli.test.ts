@@ -91,7 +91,9 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('ctlinbox'))('control fi
     writeFileSync(data, 'D|NM-1|20261201|501|10.00\n');
     writeFileSync(join(dir, 'BANK_n.ctl'), '1,10.00\n');
     const run = await runCli(['load', data, ...quiet, '--settle', '30s']);
-    expect(run.stdout + run.stderr).toMatch(/BANK_n\.txt: not read: its control file BANK_n\.ctl was modified \d+ s ago .*--settle 0 reads it as it is/);
+    expect(run.stdout + run.stderr).toMatch(
+      /BANK_n\.txt: not read: its control file BANK_n\.ctl was modified \d+ s ago .*--settle 0 reads it as it is/,
+    );
     expect(run.code).toBe(2);
     expect(await sql("SELECT count(*)::int AS n FROM order_stage WHERE source_key LIKE 'NM-%'")).toEqual([{ n: 0 }]);
     // in an inbox (the data file older than the quiet period) the same file waits quietly for the next run
