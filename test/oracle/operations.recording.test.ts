@@ -1023,6 +1023,11 @@ describe('Oracle engine (recording connection): stagingHistory, runningRuns, cla
     // a run that committed no staging fact does not hide the one that did
     expect(call!.sql).toContain("e.event IN ('staged', 'staged_checkpoint')");
     expect(call!.sql).toContain('runs.committed = 1');
+    // the checkpoint is the load's last, by any run of it: a run that skipped the file committed none
+    expect(call!.sql).toContain(
+      "NVL(JSON_VALUE(e.detail, '$.loadId'), TO_CHAR(l.run_id)) = NVL(JSON_VALUE(inv.detail, '$.loadId'), TO_CHAR(r.run_id))",
+    );
+    expect(call!.sql).toContain('ORDER BY e.run_id DESC, e.seq DESC');
     // the identity: the same bytes read with the same encoding and delimiter
     expect(call!.sql).toContain("NVL(JSON_VALUE(inv.detail, '$.encoding'), 'utf-8') = :read_encoding");
     expect(call!.sql).toContain("NVL(JSON_VALUE(inv.detail, '$.delimiter'), ',') = :read_delimiter");

@@ -51,6 +51,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/review-page.test.ts',
   'test/integration/review-server.test.ts',
   'test/integration/row-problems.test.ts',
+  'test/integration/skipped-file-exit.test.ts',
   'test/integration/staging-history.test.ts',
   'test/integration/staging-refusal.test.ts',
   'test/integration/stray-quotes.test.ts',
