@@ -9,6 +9,7 @@ import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { controlSummary, controlWouldDo } from '../input/control/control-check.js';
 import { heldAdvice } from '../pipeline/control-held-rows.js';
+import { setOrderMessage } from '../pipeline/set-order.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
 
@@ -162,6 +163,7 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
         `${e(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`,
       );
   }
+  if (report.setOrder !== undefined) lines.push(e(setOrderMessage(report.setOrder)));
   lines.push(...controlLines(report));
   for (const n of report.notRead) lines.push(e(n.reason));
   for (const i of report.ignored) lines.push(e(i.reason));

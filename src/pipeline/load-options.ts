@@ -192,6 +192,11 @@ export interface LoadReport {
   /** HELD rows of earlier loads of this run's file names that this run did not release (src/pipeline/stranded-holds.ts): exit 2. */
   strandedHolds?: StrandedHold[];
   /**
+   * The files were staged in this order, not the command line's: they hold the whole file set of
+   * an earlier run stopped before its staging ended (`sets`: their ids), staged in its order (set-order.ts).
+   */
+  setOrder?: { paths: string[]; sets: number[] };
+  /**
    * Files whose control totals (a profile's `control:`) are missing or cannot be read, refused
    * before staging (exit 1; moved to --failed-dir with a note: movedTo).
    */
