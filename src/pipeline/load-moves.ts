@@ -5,7 +5,7 @@ import { errorMessage } from '../errors.js';
 import { archiveEmptyFile, archiveFile, failFile, holdBeforeMoves, type Marker } from './archive.js';
 import { controlReason, heldByControl, moveControlFile } from './load-control.js';
 import { isEmptyFile, stillBeingWritten, type SetAside } from './load-checks.js';
-import type { FileReport, LoadOptions, LoadReport } from './load-options.js';
+import type { FileReport, KeptForSet, LoadOptions, LoadReport } from './load-options.js';
 import { keptForSetMessage } from './load-holds.js';
 
 /**
@@ -23,10 +23,10 @@ export async function moveFiles(
   options: LoadOptions,
   /** The run's loads an unfinished set still holds (load-holds.ts, heldBySets): their files stay where they are. */
   heldBySets: ReadonlyMap<number, string[]> = new Map(),
-): Promise<{ archived: LoadReport['archived']; failure: string | null; kept: number }> {
+): Promise<{ archived: LoadReport['archived']; failure: string | null; kept: KeptForSet[] }> {
   const { archiveDir, failedDir, logger } = options;
   const archived: LoadReport['archived'] = [];
-  const keeps = keepsForSets(heldBySets, aside, logger);
+  const keeps = keepsForSets(heldBySets, logger);
   if (failedDir !== undefined) {
     for (const r of reports) {
       if (r.stoppedAt !== null)
@@ -52,7 +52,7 @@ export async function moveFiles(
     controlFailed.length === 0 &&
     heldFailed.length === 0
   )
-    return { archived, failure: null, kept: keeps.count() };
+    return { archived, failure: null, kept: keeps.files };
   const markerOf = (path: string): Marker | undefined => {
     const marker = listed.get(path)?.marker;
     return marker === undefined || options.readySuffix === undefined ? undefined : { path: marker, suffix: options.readySuffix };
@@ -69,34 +69,34 @@ export async function moveFiles(
     return {
       archived,
       failure: `${m.current}: could not be moved (${code}): it stays where it is; the files after it were not moved either`,
-      kept: keeps.count(),
+      kept: keeps.files,
     };
   }
-  return { archived, failure: null, kept: keeps.count() };
+  return { archived, failure: null, kept: keeps.files };
 }
 
 /** The files of the run's loads an unfinished set holds: each is left where it is, said once (log and report), whatever move it escapes. */
 interface SetKeeps {
   /** Whether the file (of load `loadId`) stays: said the first time. */
   kept(file: string, loadId: number, move: 'archived' | 'moved to --failed-dir'): boolean;
-  count(): number;
+  /** The files kept so far, each once. */
+  files: KeptForSet[];
 }
 
-function keepsForSets(heldBySets: ReadonlyMap<number, string[]>, aside: SetAside, logger: LoadOptions['logger']): SetKeeps {
-  const said = new Set<string>();
+function keepsForSets(heldBySets: ReadonlyMap<number, string[]>, logger: LoadOptions['logger']): SetKeeps {
+  const files: KeptForSet[] = [];
   return {
     kept(file, loadId, move) {
       const missing = heldBySets.get(loadId);
       if (missing === undefined) return false;
-      if (!said.has(file)) {
-        said.add(file);
+      if (!files.some((k) => k.file === file)) {
         const reason = keptForSetMessage(file, loadId, missing, move);
         logger.warn({ file, loadId, missing }, reason);
-        aside.notRead.push({ file, reason });
+        files.push({ file, loadId, missing, reason });
       }
       return true;
     },
-    count: () => said.size,
+    files,
   };
 }
 

@@ -303,6 +303,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     earlierLoadRows,
     ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
     ...(ordered.sets.length > 0 ? { setOrder: ordered } : {}),
+    ...(moved.kept.length > 0 ? { keptForSets: moved.kept } : {}),
     ...(aside.controlRefused.length > 0 ? { controlRefused: aside.controlRefused } : {}),
     elapsedMs: performance.now() - started,
     stageMs,
@@ -334,7 +335,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       // grew (or was replaced) while it was loaded: the rest is for the next run
       filesFailed:
         aside.unreadable.length > 0 ||
-        moved.kept > 0 ||
+        moved.kept.length > 0 ||
         aside.unmatched.length > 0 ||
         reports.some((r) => discardedEverything(r) || r.leftInInbox !== undefined) ||
         aside.notRead.some((n) => n.named !== undefined),

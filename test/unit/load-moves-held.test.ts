@@ -51,14 +51,12 @@ describe('moveFiles with loads an unfinished set holds', () => {
     const f = folders();
     const logs = memoryLogger();
     const options: LoadOptions = { ...DEFAULT_LOAD_OPTIONS, logger: logs.logger, archiveDir: f.archive };
-    const set = aside();
     const reports = [report(join(f.inbox, 'a.csv'), 1), report(join(f.inbox, 'c.csv'), 3)];
-    const moved = await moveFiles(reports, set, new Map(), null, options, new Map([[1, ['b.csv']]]));
-    expect(moved.kept).toBe(1);
+    const moved = await moveFiles(reports, aside(), new Map(), null, options, new Map([[1, ['b.csv']]]));
     expect(readdirSync(f.inbox)).toEqual(['a.csv']);
     expect(moved.archived.map((a) => a.file)).toEqual([join(f.inbox, 'c.csv')]);
     const said = `${join(f.inbox, 'a.csv')}: left where it is, not archived: load 1 is held by the file set of a run stopped before it staged them all, and only a run that stages this file (under this name) with b.csv completes that set and releases its rows`;
-    expect(set.notRead).toEqual([{ file: join(f.inbox, 'a.csv'), reason: said }]);
+    expect(moved.kept).toEqual([{ file: join(f.inbox, 'a.csv'), loadId: 1, missing: ['b.csv'], reason: said }]);
     expect(logs.records.filter((r) => r.msg === said)).toHaveLength(1);
   });
 
@@ -69,18 +67,18 @@ describe('moveFiles with loads an unfinished set holds', () => {
     const stop = { line: 3, message: 'unterminated quote' };
     const reports = [report(join(f.inbox, 'a.csv'), 1, stop), report(join(f.inbox, 'x.csv'), 4, stop)];
     const moved = await moveFiles(reports, set, new Map(), null, options, new Map([[1, ['b.csv', 'c.csv']]]));
-    expect(moved.kept).toBe(1);
+    expect(moved.kept.map((k) => k.file)).toEqual([join(f.inbox, 'a.csv')]);
     expect(readdirSync(f.inbox)).toEqual(['a.csv']);
     expect(readdirSync(f.failed).filter((n) => n.endsWith('x.csv'))).toHaveLength(1);
     expect(set.unreadable.find((u) => u.file === join(f.inbox, 'a.csv'))?.movedTo).toBeNull();
-    expect(set.notRead[0]?.reason).toContain('a.csv: left where it is, not moved to --failed-dir: load 1 is held');
+    expect(moved.kept[0]?.reason).toContain('a.csv: left where it is, not moved to --failed-dir: load 1 is held');
   });
 
   it('no held load: every file moves as before, nothing kept', async () => {
     const f = folders();
     const options: LoadOptions = { ...DEFAULT_LOAD_OPTIONS, logger: memoryLogger().logger, archiveDir: f.archive };
     const moved = await moveFiles([report(join(f.inbox, 'a.csv'), 1)], aside(), new Map(), null, options, new Map());
-    expect(moved.kept).toBe(0);
+    expect(moved.kept).toEqual([]);
     expect(readdirSync(f.inbox)).toEqual([]);
   });
 });
