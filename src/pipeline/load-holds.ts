@@ -133,7 +133,18 @@ export interface ForeignHold {
  * before it stages; for each of its files, pure: what those sets ask (ForeignHold). `runNames`:
  * the base names of the run's files; `loadId`: the load the file's rows go to.
  */
-export function foreignHold(sets: readonly HoldSetFile[], runNames: readonly string[], path: string, loadId: number): ForeignHold {
+export function foreignHold(
+  sets: readonly HoldSetFile[],
+  runNames: readonly string[],
+  path: string,
+  loadId: number,
+  /**
+   * The file was staged whole before (skipped): it takes no place a set's run had not begun. Its
+   * lines are in already, and a set whose run was killed before its first batch (its first load has
+   * no row, and no run completes it) would otherwise take the file by name and keep it from the archive.
+   */
+  stagedWhole = false,
+): ForeignHold {
   const name = basename(path);
   const runs = nameCounts(runNames);
   const hold: ForeignHold = { wholeHold: false, join: [], restage: false };
@@ -150,7 +161,7 @@ export function foreignHold(sets: readonly HoldSetFile[], runNames: readonly str
       continue;
     }
     const unbegun = files.find((f) => f.loadId === null && f.fileName === name);
-    if (unbegun === undefined) continue;
+    if (unbegun === undefined || stagedWhole) continue;
     hold.wholeHold = true;
     hold.join.push({ setId, fileNo: unbegun.fileNo });
   }
