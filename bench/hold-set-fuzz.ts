@@ -22,7 +22,8 @@
  * round's load. AFTER_STAGING=1 starts each round's wait once its load logged its first file's
  * staging (on PGlite the open alone outlasts most waits: a kill before staging records no set, so
  * no part ever ran there). ARCHIVE=1 gives the inbox's loads --archive-dir. part-stage, one-stage
- * and last-file run `stage` of a part, of one file, and `load` of the set's last file.
+ * and last-file run `stage` of a part, of one file, and `load` of the set's last file; reversed
+ * loads every file of the inbox named in the reverse order, part-archive a part with --archive-dir.
  */
 import { PGlite } from '@electric-sql/pglite';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -156,6 +157,8 @@ async function check(when: string, final: boolean): Promise<boolean> {
   return problems.length > 0;
 }
 
+// ARCHIVE=1: every load of the inbox moves its files to an archive folder (a rerun then reads what is left)
+const archive = process.env.ARCHIVE === '1' ? ['--archive-dir', join(base, 'archive')] : [];
 const OPS: Record<string, () => string[]> = {
   process: () => ['process'],
   retry: () => ['retry', '--source-key', 'Z1', '--set', 'amount=3', '--reason', 'fuzz'],
@@ -168,9 +171,18 @@ const OPS: Record<string, () => string[]> = {
   'part-stage': () => ['stage', ...files.slice(0, 1 + Math.floor(rnd() * (files.length - 1))).map((f) => join(inbox, f))],
   'one-stage': () => ['stage', join(inbox, pick(files))],
   'last-file': () => ['load', join(inbox, files[files.length - 1] ?? ''), '--settle', '0'],
+  // the whole set named in the reverse order: staged in the set's order all the same (src/pipeline/set-order.ts)
+  reversed: () => ['load', ...[...files].reverse().map((f) => join(inbox, f)), '--settle', '0', ...archive],
+  // a part with --archive-dir: the files a set still holds stay in the inbox for the set's rerun
+  'part-archive': () => [
+    'load',
+    ...files.slice(0, 1 + Math.floor(rnd() * (files.length - 1))).map((f) => join(inbox, f)),
+    '--settle',
+    '0',
+    '--archive-dir',
+    join(base, 'archive'),
+  ],
 };
-// ARCHIVE=1: every load of the inbox moves its files to an archive folder (a rerun then reads what is left)
-const archive = process.env.ARCHIVE === '1' ? ['--archive-dir', join(base, 'archive')] : [];
 const ops = (process.env.OPS ?? 'process,retry,recover-1h,recover-dry-run,load-other').split(',').map((name) => {
   const op = OPS[name];
   if (op === undefined) throw new Error(`OPS: unknown ${name} (${Object.keys(OPS).join(', ')})`);

@@ -167,6 +167,7 @@ export function renderLoadMarkdown(
       `- ${code(u.file)}: no load profile matches its name: not read, ${u.movedTo === null ? 'stayed' : `moved to ${code(u.movedTo)}`}`,
     );
   for (const n of report.notRead) notes.push(`- ${code(n.file)}: not read this time: ${md(n.reason)}`);
+  for (const k of report.keptForSets ?? []) notes.push(`- ${code(k.file)}: stayed: ${md(k.reason)}`);
   for (const i of report.ignored) notes.push(`- ${code(i.file)}: not an order file: ${md(i.reason)}`);
   for (const m of report.empty)
     notes.push(`- ${code(m.file)}: empty (0 bytes), nothing to load: ${m.movedTo === null ? 'stayed' : `archive: ${code(m.movedTo)}`}`);

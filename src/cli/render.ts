@@ -9,6 +9,7 @@ import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { controlSummary, controlWouldDo } from '../input/control/control-check.js';
 import { heldAdvice } from '../pipeline/control-held-rows.js';
+import { setOrderMessage } from '../pipeline/set-order.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
 
@@ -162,8 +163,10 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
         `${e(f.file)}: resumed load ${f.loadId} after line ${f.resumedAt.line} (the lines before were committed by an interrupted run)`,
       );
   }
+  if (report.setOrder !== undefined) lines.push(e(setOrderMessage(report.setOrder)));
   lines.push(...controlLines(report));
   for (const n of report.notRead) lines.push(e(n.reason));
+  for (const k of report.keptForSets ?? []) lines.push(e(k.reason));
   for (const i of report.ignored) lines.push(e(i.reason));
   for (const m of report.empty)
     lines.push(`${e(m.file)}: empty (0 bytes): nothing to load${m.movedTo === null ? '' : `, archived as ${e(m.movedTo)}`}`);
@@ -203,7 +206,12 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
   if (report.aborted !== null) lines.push(`NOT FINISHED: ${e(report.aborted)}`);
   else if (
     report.exitCode === 2 &&
-    (rowsRejected || (report.unreadable.length === 0 && unmatched.length === 0 && allDiscarded === 0 && stranded.length === 0))
+    (rowsRejected ||
+      (report.unreadable.length === 0 &&
+        unmatched.length === 0 &&
+        allDiscarded === 0 &&
+        stranded.length === 0 &&
+        (report.keptForSets ?? []).length === 0))
   )
     lines.push(
       'some rows are ERROR or were rejected: `order-loader errors` lists them (fix, then load the file back or `order-loader retry`)',

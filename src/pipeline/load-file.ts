@@ -234,7 +234,7 @@ async function foreignPlan(
 ): Promise<{ plan: StagingPlan; hold: ForeignHold }> {
   const sets = run.foreignSets ?? [];
   const names = run.runNames ?? [];
-  const first = foreignHold(sets, names, path, planLoadId(plan, runId));
+  const first = foreignHold(sets, names, path, planLoadId(plan, runId), plan.action === 'skip');
   const restaged: StagingPlan =
     first.restage && (plan.action === 'skip' || plan.action === 'resume') ? { action: 'fresh', reason: 'restage' } : plan;
   const hold = restaged === plan ? first : foreignHold(sets, names, path, runId);

@@ -60,7 +60,7 @@ export class RunHoldSet {
 }
 
 /** How many files of each base name (two folders may each give the set an a.csv). */
-function nameCounts(names: Iterable<string>): Map<string, number> {
+export function nameCounts(names: Iterable<string>): Map<string, number> {
   const counts = new Map<string, number>();
   for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
   return counts;
@@ -76,14 +76,14 @@ export interface ReleaseDecision {
 }
 
 /** The files of each set, by set id, in place order. */
-function bySet(sets: readonly HoldSetFile[]): Map<number, HoldSetFile[]> {
+export function bySet(sets: readonly HoldSetFile[]): Map<number, HoldSetFile[]> {
   const found = new Map<number, HoldSetFile[]>();
   for (const f of sets) found.set(f.setId, [...(found.get(f.setId) ?? []), f]);
   return found;
 }
 
 /** The base names of a set's files that `staged` does not hold (as many of each name as the set has). */
-function missingNames(files: readonly HoldSetFile[], staged: ReadonlyMap<string, number>): string[] {
+export function missingNames(files: readonly HoldSetFile[], staged: ReadonlyMap<string, number>): string[] {
   return [...nameCounts(files.map((f) => f.fileName))].filter(([name, n]) => (staged.get(name) ?? 0) < n).map(([name]) => name);
 }
 
@@ -133,7 +133,18 @@ export interface ForeignHold {
  * before it stages; for each of its files, pure: what those sets ask (ForeignHold). `runNames`:
  * the base names of the run's files; `loadId`: the load the file's rows go to.
  */
-export function foreignHold(sets: readonly HoldSetFile[], runNames: readonly string[], path: string, loadId: number): ForeignHold {
+export function foreignHold(
+  sets: readonly HoldSetFile[],
+  runNames: readonly string[],
+  path: string,
+  loadId: number,
+  /**
+   * The file was staged whole before (skipped): it takes no place a set's run had not begun. Its
+   * lines are in already, and a set whose run was killed before its first batch (its first load has
+   * no row, and no run completes it) would otherwise take the file by name and keep it from the archive.
+   */
+  stagedWhole = false,
+): ForeignHold {
   const name = basename(path);
   const runs = nameCounts(runNames);
   const hold: ForeignHold = { wholeHold: false, join: [], restage: false };
@@ -150,7 +161,7 @@ export function foreignHold(sets: readonly HoldSetFile[], runNames: readonly str
       continue;
     }
     const unbegun = files.find((f) => f.loadId === null && f.fileName === name);
-    if (unbegun === undefined) continue;
+    if (unbegun === undefined || stagedWhole) continue;
     hold.wholeHold = true;
     hold.join.push({ setId, fileNo: unbegun.fileNo });
   }
@@ -197,6 +208,33 @@ export async function releaseHeld(run: FileStaging, reports: FileReport[]): Prom
   );
   if (released > 0) run.options.logger.info({ loadIds: decision.release, released }, `${released} held row(s) released to processing`);
   return decision.blocked;
+}
+
+/**
+ * Once the run's staging and its release are over: its loads that a set it did not stage whole
+ * still holds (load → that set's files it did not stage), also when its staging did not end
+ * (interrupted: its own set is one). Such a file must stay where it is (load-moves.ts): moved
+ * under another name, no run could stage that set whole again and its rows would stay HELD.
+ */
+export async function heldBySets(run: Pick<FileStaging, 'engine' | 'db'>, reports: readonly FileReport[]): Promise<Map<number, string[]>> {
+  const loadIds = [...new Set(reports.map((r) => r.loadId))];
+  if (loadIds.length === 0) return new Map();
+  const sets = await run.db("reading the file sets that hold the run's loads", () => run.engine.transaction((tx) => tx.holdSets(loadIds)));
+  return decideRelease(
+    loadIds,
+    sets,
+    reports.map((r) => basename(r.file)),
+  ).blocked;
+}
+
+/** Why a file of an unfinished set is left where it is, not archived or moved to --failed-dir. */
+export function keptForSetMessage(
+  file: string,
+  loadId: number,
+  missing: readonly string[],
+  move: 'archived' | 'moved to --failed-dir',
+): string {
+  return `${file}: left where it is, not ${move}: load ${loadId} is held by the file set of a run stopped before it staged them all, and only a run that stages this file (under this name) with ${someNames(missing)} completes that set and releases its rows`;
 }
 
 /**

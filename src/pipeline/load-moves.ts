@@ -5,7 +5,8 @@ import { errorMessage } from '../errors.js';
 import { archiveEmptyFile, archiveFile, failFile, holdBeforeMoves, type Marker } from './archive.js';
 import { controlReason, heldByControl, moveControlFile } from './load-control.js';
 import { isEmptyFile, stillBeingWritten, type SetAside } from './load-checks.js';
-import type { FileReport, LoadOptions, LoadReport } from './load-options.js';
+import type { FileReport, KeptForSet, LoadOptions, LoadReport } from './load-options.js';
+import { keptForSetMessage } from './load-holds.js';
 
 /**
  * After the commit that ended the run: with --failed-dir, the files that cannot be read as order
@@ -20,9 +21,12 @@ export async function moveFiles(
   listed: Map<string, ListedFile>,
   aborted: string | null,
   options: LoadOptions,
-): Promise<{ archived: LoadReport['archived']; failure: string | null }> {
+  /** The run's loads an unfinished set still holds (load-holds.ts, heldBySets): their files stay where they are. */
+  heldBySets: ReadonlyMap<number, string[]> = new Map(),
+): Promise<{ archived: LoadReport['archived']; failure: string | null; kept: KeptForSet[] }> {
   const { archiveDir, failedDir, logger } = options;
   const archived: LoadReport['archived'] = [];
+  const keeps = keepsForSets(heldBySets, logger);
   if (failedDir !== undefined) {
     for (const r of reports) {
       if (r.stoppedAt !== null)
@@ -30,11 +34,14 @@ export async function moveFiles(
     }
   }
   const controlFailed = failedDir === undefined ? [] : aside.controlRefused;
-  const heldFailed = failedDir === undefined ? [] : heldByControl(reports);
+  const heldFailed =
+    failedDir === undefined ? [] : heldByControl(reports).filter((r) => !keeps.kept(r.file, r.loadId, 'moved to --failed-dir'));
   const toArchive =
     archiveDir === undefined || aborted !== null
       ? []
-      : reports.filter((r) => r.stoppedAt === null && r.leftInInbox === undefined && r.controlHeld !== true);
+      : reports.filter(
+          (r) => r.stoppedAt === null && r.leftInInbox === undefined && r.controlHeld !== true && !keeps.kept(r.file, r.loadId, 'archived'),
+        );
   const emptyToArchive = archiveDir === undefined || aborted !== null ? [] : aside.empty;
   const unmatchedToFail = failedDir === undefined ? [] : aside.unmatched;
   if (
@@ -45,7 +52,7 @@ export async function moveFiles(
     controlFailed.length === 0 &&
     heldFailed.length === 0
   )
-    return { archived, failure: null };
+    return { archived, failure: null, kept: keeps.files };
   const markerOf = (path: string): Marker | undefined => {
     const marker = listed.get(path)?.marker;
     return marker === undefined || options.readySuffix === undefined ? undefined : { path: marker, suffix: options.readySuffix };
@@ -53,7 +60,7 @@ export async function moveFiles(
   await holdBeforeMoves(logger);
   const m: Moving = { options, listed, markerOf, current: '' };
   try {
-    if (failedDir !== undefined) moveToFailed(m, failedDir, reports, aside, { controlFailed, heldFailed, unmatchedToFail });
+    if (failedDir !== undefined) moveToFailed(m, failedDir, reports, aside, { controlFailed, heldFailed, unmatchedToFail, keeps });
     archiveRead(m, archiveDir, toArchive, archived, aside);
     archiveEmpty(m, archiveDir, emptyToArchive, aside);
   } catch (error) {
@@ -62,9 +69,35 @@ export async function moveFiles(
     return {
       archived,
       failure: `${m.current}: could not be moved (${code}): it stays where it is; the files after it were not moved either`,
+      kept: keeps.files,
     };
   }
-  return { archived, failure: null };
+  return { archived, failure: null, kept: keeps.files };
+}
+
+/** The files of the run's loads an unfinished set holds: each is left where it is, said once (log and report), whatever move it escapes. */
+interface SetKeeps {
+  /** Whether the file (of load `loadId`) stays: said the first time. */
+  kept(file: string, loadId: number, move: 'archived' | 'moved to --failed-dir'): boolean;
+  /** The files kept so far, each once. */
+  files: KeptForSet[];
+}
+
+function keepsForSets(heldBySets: ReadonlyMap<number, string[]>, logger: LoadOptions['logger']): SetKeeps {
+  const files: KeptForSet[] = [];
+  return {
+    kept(file, loadId, move) {
+      const missing = heldBySets.get(loadId);
+      if (missing === undefined) return false;
+      if (!files.some((k) => k.file === file)) {
+        const reason = keptForSetMessage(file, loadId, missing, move);
+        logger.warn({ file, loadId, missing }, reason);
+        files.push({ file, loadId, missing, reason });
+      }
+      return true;
+    },
+    files,
+  };
 }
 
 /** What each move needs: the run's options and listing, and the file being moved now (said when a move fails). */
@@ -85,13 +118,15 @@ function moveToFailed(
     controlFailed,
     heldFailed,
     unmatchedToFail,
-  }: { controlFailed: SetAside['controlRefused']; heldFailed: FileReport[]; unmatchedToFail: SetAside['unmatched'] },
+    keeps,
+  }: { controlFailed: SetAside['controlRefused']; heldFailed: FileReport[]; unmatchedToFail: SetAside['unmatched']; keeps: SetKeeps },
 ): void {
   const { options, markerOf } = m;
   const { logger } = options;
   for (const u of aside.unreadable) {
     m.current = u.file;
     const loadId = reports.find((r) => r.file === u.file)?.loadId ?? null;
+    if (loadId !== null && keeps.kept(u.file, loadId, 'moved to --failed-dir')) continue;
     u.movedTo = failFile(u.file, failedDir, u.reason, loadId, markerOf(u.file));
     moveControlFile(u.file, u.movedTo, options);
     logger.warn({ file: u.file, movedTo: u.movedTo }, `${u.file}: moved to ${u.movedTo} (cannot be read as an order file: ${u.reason})`);

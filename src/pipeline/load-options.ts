@@ -192,11 +192,28 @@ export interface LoadReport {
   /** HELD rows of earlier loads of this run's file names that this run did not release (src/pipeline/stranded-holds.ts): exit 2. */
   strandedHolds?: StrandedHold[];
   /**
+   * The files were staged in this order, not the command line's: they hold the whole file set of
+   * an earlier run stopped before its staging ended (`sets`: their ids), staged in its order (set-order.ts).
+   */
+  setOrder?: { paths: string[]; sets: number[] };
+  /** Files left where they are, not archived nor moved to --failed-dir: an unfinished file set still holds their loads (load-moves.ts): exit 2. */
+  keptForSets?: KeptForSet[];
+  /**
    * Files whose control totals (a profile's `control:`) are missing or cannot be read, refused
    * before staging (exit 1; moved to --failed-dir with a note: movedTo).
    */
   controlRefused?: Array<{ file: string; control: ControlOutcome; movedTo: string | null }>;
   exitCode: number;
+}
+
+/** A file of the run left where it is: moved under another name, no run could stage the set holding its load whole again. */
+export interface KeptForSet {
+  file: string;
+  loadId: number;
+  /** The base names of that set's files the run did not stage. */
+  missing: string[];
+  /** What the run said of it (report and log). */
+  reason: string;
 }
 
 /** Rows still HELD after the run: of an earlier load of a file of this run's name, or of a load of this run that a set it did not stage whole holds. */

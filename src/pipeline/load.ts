@@ -14,10 +14,11 @@ import { exitCodeFor, notDone } from './outcome.js';
 import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
-import { findStrandedHolds, releaseHeld, RunHoldSet } from './load-holds.js';
+import { findStrandedHolds, heldBySets, releaseHeld, RunHoldSet } from './load-holds.js';
 import { controlReason, heldByControl, refusedByControl, withoutControlFiles } from './load-control.js';
 import { checkFiles, routeByName, stillBeingWritten, type OptionsOf, type SetAside } from './load-checks.js';
 import { moveFiles } from './load-moves.js';
+import { orderBySets, type SetOrder } from './set-order.js';
 import { holdAfterStep } from './test-hold.js';
 
 export {
@@ -181,7 +182,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     paths.map((p) => dirname(p)),
   );
   const listed = new Map((options.listed ?? []).map((f) => [f.path, f]));
-  const files = await checkFiles(routed.paths, optionsOf, listed, aside);
+  const checked = await checkFiles(routed.paths, optionsOf, listed, aside);
   // checked again right before a file is read: it may have been listed long before
   const beingWritten = (path: string) => {
     const reason = stillBeingWritten(path, listed, options);
@@ -212,6 +213,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   let processMs = 0;
   // the run's loads it could not release: a set it did not stage whole holds them
   let blocked = new Map<number, string[]>();
+  // the files in the order to stage them: each unfinished set's files in the set's order
+  let ordered: SetOrder;
 
   try {
     const stageStarted = performance.now();
@@ -222,6 +225,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       // an earlier line of a key whose later line is in a file not staged yet. --no-overlap on a
       // server keeps its word: nothing is settled (processed) before every file is staged; the
       // held keys are the ones never settled (one pre-read for both)
+      ordered = await orderBySets(run, checked);
+      const files = ordered.paths;
       const settles = settlesWhileStaging(engine, command, options) && (processing.overlap || !engine.capabilities.concurrentConnections);
       run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
       if (settles) run.settle = run.held;
@@ -286,11 +291,13 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   // rows an earlier load of one of these file names still holds, that no rerun of this file
   // releases, and rows of this run's loads that a set it did not stage whole holds
   const stranded = await run.db('reading the HELD rows of earlier loads', () => findStrandedHolds(engine, reports, options, blocked));
+  // a file an unfinished set still holds stays where it is: under another name, no run could stage that set whole again
+  const held = await heldBySets(run, reports);
   // everything is committed: what the caller's report reads of the database is read now, as the
   // database may be gone once the files are moved
   const beforeMoves = options.beforeMoves;
   if (beforeMoves !== undefined) await beforeMoves([...new Set(reports.map((r) => r.loadId))]);
-  const moved = await moveFiles(reports, aside, listed, aborted, options);
+  const moved = await moveFiles(reports, aside, listed, aborted, options, held);
   aborted ??= moved.failure;
   return {
     command,
@@ -299,6 +306,8 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     retryWait: waiting,
     earlierLoadRows,
     ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
+    ...(ordered.sets.length > 0 ? { setOrder: ordered } : {}),
+    ...(moved.kept.length > 0 ? { keptForSets: moved.kept } : {}),
     ...(aside.controlRefused.length > 0 ? { controlRefused: aside.controlRefused } : {}),
     elapsedMs: performance.now() - started,
     stageMs,
@@ -330,6 +339,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       // grew (or was replaced) while it was loaded: the rest is for the next run
       filesFailed:
         aside.unreadable.length > 0 ||
+        moved.kept.length > 0 ||
         aside.unmatched.length > 0 ||
         reports.some((r) => discardedEverything(r) || r.leftInInbox !== undefined) ||
         aside.notRead.some((n) => n.named !== undefined),

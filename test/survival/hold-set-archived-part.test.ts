@@ -1,23 +1,15 @@
 /**
  * A load of an inbox with --archive-dir killed after a.csv (b.csv not begun), then the operator
  * loads a.csv alone with the same --archive-dir (a part of the killed run's set), then the inbox
- * again. The part run says a.csv's rows stay HELD until the whole set is loaded again, exits 2,
- * and moves a.csv to the archive (a file's load that ended with exit 2 is archived) — as
- * `load1-a.csv`, a base name no longer of the set. The inbox's rerun then reads b.csv alone, a
- * part again: nothing is released, b.csv is archived too, and no run of the inbox (nor of the
- * archive's files, under other base names) ever completes the set. Every key stays out of
- * `orders` until the operator gives the set up with `recover --older-than`; the promise wants K1
- * = 5.00 (b.csv's line), A1 = 2.00, B1 = 6.00 after the inbox's rerun.
- *
- * KNOWN BUG (both engines): reproduce by hand with
- *   inbox/a.csv: K1 = 1.00, A1 twice; inbox/b.csv: B1 twice, K1 = 5.00
- *   ORDER_LOADER_TEST_HOLD_AFTER=staged_checkpoint:3 order-loader load inbox --archive-dir arch --batch-size 1 --settle 0, kill -9 at the hold
- *   order-loader load inbox/a.csv --archive-dir arch --settle 0   → exit 2, a.csv moved to arch/load1-a.csv
- *   order-loader load inbox --archive-dir arch --settle 0         → exit 2, b.csv archived, orders empty
+ * again. Archived by the part run (as `load1-a.csv`, a base name no longer of the set), a.csv
+ * would leave the inbox's rerun with b.csv alone, a part again, and no run could complete the set:
+ * every key out of `orders` until `recover --older-than`. The part run leaves a.csv where it is
+ * and says why (exit 2: its rows stay HELD); the inbox's rerun stages the set whole, releases it
+ * (K1 = 5.00, b.csv's line; A1 = 2.00; B1 = 6.00) and archives both files.
  *
  * PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assertBuilt, loadKilledAtCheckpoint, runCli, survivalPath } from './harness.js';
@@ -27,8 +19,7 @@ const HEADER = 'source_key,customer_id,order_date,amount,currency';
 
 describe('survival: a part of a killed set loaded alone with --archive-dir', () => {
   for (const target of SURVIVAL_TARGETS) {
-    // KNOWN BUG: the part run archives a file whose rows the set holds; the set can never be loaded whole again
-    it.skip(`${target.kind}: the inbox's rerun still releases the set's rows`, async () => {
+    it(`${target.kind}: the inbox's rerun still releases the set's rows`, async () => {
       assertBuilt();
       const db = await target.create();
       try {
@@ -44,6 +35,10 @@ describe('survival: a part of a killed set loaded alone with --archive-dir', () 
 
         const part = await runCli(['load', join(inbox, 'a.csv'), '--archive-dir', archive, '--db', db.url, '--settle', '0']);
         expect(part.code, part.stderr).toBe(2);
+        expect(part.stdout).toContain(
+          'a.csv: left where it is, not archived: load 1 is held by the file set of a run stopped before it staged them all',
+        );
+        expect(readdirSync(inbox).sort()).toEqual(['a.csv', 'b.csv']);
         const rerun = await runCli(['load', inbox, '--archive-dir', archive, '--db', db.url, '--settle', '0']);
         expect(rerun.signal, rerun.stderr).toBeNull();
         const orders = await db.withSql((sql) => sql('SELECT source_key, amount::text AS amount FROM orders ORDER BY source_key'));
@@ -52,6 +47,8 @@ describe('survival: a part of a killed set loaded alone with --archive-dir', () 
           { source_key: 'B1', amount: '6.00' },
           { source_key: 'K1', amount: '5.00' },
         ]);
+        expect(rerun.code, rerun.stdout).toBe(0);
+        expect(readdirSync(inbox).filter((f) => f.endsWith('.csv'))).toEqual([]);
       } finally {
         await db.dispose();
       }

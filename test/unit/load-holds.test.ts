@@ -97,6 +97,8 @@ describe('foreignHold', () => {
   it('a run of part of a killed set: a load the set holds, and a file it had not begun, are held whole', () => {
     expect(foreignHold(killed, ['a.csv'], 'in/a.csv', 10)).toEqual({ wholeHold: true, join: [], restage: false });
     expect(foreignHold(killed, ['c.csv'], 'in/c.csv', 30)).toEqual({ wholeHold: true, join: [{ setId: 10, fileNo: 2 }], restage: false });
+    // staged whole before (skipped): its lines are in, it takes no place the set's run had not begun
+    expect(foreignHold(killed, ['c.csv'], 'in/c.csv', 30, true)).toEqual({ wholeHold: false, join: [], restage: false });
   });
 
   it('another file, or another load of a begun file (a changed a.csv), is not held by the set', () => {

@@ -1,0 +1,113 @@
+/**
+ * The order a run stages its files in when they hold the whole file set of an earlier run that
+ * did not end its staging (killed, or still staging): the set's order, whatever order the
+ * command line named them in. A set's lines count in the order its own run listed them: resuming
+ * the killed file after a file the set puts after it (`load b.csv a.csv` after `load a.csv b.csv`
+ * killed inside a.csv) would let the killed file's later lines win over that file's, so which
+ * line of a key wins would depend on where the first run was killed. A run that stages only part
+ * of a set is not reordered: what it stages of the set is held (load-holds.ts, foreignHold) and
+ * the run that completes the set stages those files again, in the set's order (restage).
+ */
+import { basename } from 'node:path';
+import type { HoldSetFile } from '../engine/types.js';
+import { bySet, missingNames, nameCounts } from './load-holds.js';
+import type { FileStaging } from './load-file.js';
+
+/** The files of a run in the order to stage them, and the sets that moved one of them. */
+export interface SetOrder {
+  paths: string[];
+  /** The ids of the sets whose order is not the command line's (empty: the order is the command line's). */
+  sets: number[];
+}
+
+/** The run's file at each place of a set: the k-th file of a name in the set is the run's k-th file of that name. */
+function placesOf(files: readonly HoldSetFile[], names: readonly string[]): number[] {
+  const at = new Map<string, number[]>();
+  names.forEach((name, i) => at.set(name, [...(at.get(name) ?? []), i]));
+  const taken = new Map<string, number>();
+  return files.map((f) => {
+    const k = taken.get(f.fileName) ?? 0;
+    taken.set(f.fileName, k + 1);
+    return at.get(f.fileName)?.[k] ?? -1;
+  });
+}
+
+/** Whether `to` follows `from` through the edges already laid. */
+function reaches(after: readonly number[][], from: number, to: number): boolean {
+  const seen = new Set<number>();
+  const stack = [from];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (node === to) return true;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    stack.push(...(after[node] ?? []));
+  }
+  return false;
+}
+
+/**
+ * Pure: the run's files (`paths`) ordered so that the files of every set recorded before it that
+ * it stages whole (by base name, as many of each name as the set has) come in the set's order;
+ * otherwise the command line's order, as far as those orders allow (a file stays before every
+ * later file of the command line unless a set puts it after one). Two sets that want two files
+ * in opposite orders: the earlier set (the lower id) wins.
+ */
+export function setOrder(paths: readonly string[], sets: readonly HoldSetFile[]): SetOrder {
+  const names = paths.map((p) => basename(p));
+  const runs = nameCounts(names);
+  const after: number[][] = paths.map(() => []);
+  const before = paths.map(() => 0);
+  const moved: number[] = [];
+  for (const [setId, files] of [...bySet(sets)].sort(([a], [b]) => a - b)) {
+    if (missingNames(files, runs).length > 0) continue;
+    const places = placesOf(
+      [...files].sort((a, b) => a.fileNo - b.fileNo),
+      names,
+    );
+    let reordered = false;
+    for (let i = 0; i + 1 < places.length; i++) {
+      const from = places[i] ?? -1;
+      const to = places[i + 1] ?? -1;
+      if (from < 0 || to < 0 || reaches(after, to, from)) continue;
+      after[from]?.push(to);
+      before[to] = (before[to] ?? 0) + 1;
+      reordered ||= to < from;
+    }
+    if (reordered) moved.push(setId);
+  }
+  if (moved.length === 0) return { paths: [...paths], sets: [] };
+  // the files free to go next, largest first: the smallest (earliest on the command line) is popped
+  const ready = paths
+    .map((_, i) => i)
+    .filter((i) => before[i] === 0)
+    .reverse();
+  const order: string[] = [];
+  for (let next = ready.pop(); next !== undefined; next = ready.pop()) {
+    order.push(paths[next] ?? '');
+    for (const to of after[next] ?? []) {
+      before[to] = (before[to] ?? 0) - 1;
+      if (before[to] !== 0) continue;
+      const at = ready.findIndex((i) => i < to);
+      ready.splice(at < 0 ? ready.length : at, 0, to);
+    }
+  }
+  return { paths: order, sets: moved };
+}
+
+/**
+ * Before the run reads its files for their keys: the sets recorded before it are read and the
+ * run's files put in the order of each set it stages whole (setOrder), said in the log.
+ */
+export async function orderBySets(run: Pick<FileStaging, 'engine' | 'db' | 'options'>, paths: readonly string[]): Promise<SetOrder> {
+  if (paths.length < 2) return { paths: [...paths], sets: [] };
+  const sets = await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
+  const ordered = setOrder(paths, sets);
+  if (ordered.sets.length > 0) run.options.logger.info({ sets: ordered.sets, files: ordered.paths }, setOrderMessage(ordered));
+  return ordered;
+}
+
+/** What the run says when it stages its files in the order of an unfinished set. */
+export function setOrderMessage(ordered: SetOrder): string {
+  const runs = ordered.sets.map((id) => `run ${id}`).join(', ');
+  return `staging the files in the order ${ordered.paths.map((p) => basename(p)).join(', ')}: the file set of ${runs}, stopped before its staging ended, lists them so, and its lines count in that order (the command line named them in another order)`;
+}

@@ -1,0 +1,89 @@
+/**
+ * The order a run stages its files in (src/pipeline/set-order.ts): the files of every unfinished
+ * set it stages whole in the set's order, the command line's order otherwise.
+ */
+import { describe, expect, it } from 'vitest';
+import type { HoldSetFile } from '../../src/engine/types.js';
+import { setOrder, setOrderMessage } from '../../src/pipeline/set-order.js';
+
+/** The files of set `setId` in its order: [name, load it holds through that file or null]. */
+function set(setId: number, files: Array<[string, number | null]>): HoldSetFile[] {
+  return files.map(([fileName, loadId], fileNo) => ({ setId, fileNo, fileName, loadId, restage: false }));
+}
+
+describe('setOrder', () => {
+  it('no set: the command line order', () => {
+    expect(setOrder(['in/b.csv', 'in/a.csv'], [])).toEqual({ paths: ['in/b.csv', 'in/a.csv'], sets: [] });
+  });
+
+  it('the whole set of a killed `load a.csv b.csv` named as b.csv a.csv: staged a.csv, b.csv', () => {
+    const killed = set(7, [
+      ['a.csv', 7],
+      ['b.csv', null],
+    ]);
+    expect(setOrder(['in/b.csv', 'in/a.csv'], killed)).toEqual({ paths: ['in/a.csv', 'in/b.csv'], sets: [7] });
+  });
+
+  it('named in the set order: nothing moves and no set is named', () => {
+    const killed = set(7, [
+      ['a.csv', 7],
+      ['b.csv', null],
+    ]);
+    expect(setOrder(['x/a.csv', 'y/b.csv', 'c.csv'], killed)).toEqual({ paths: ['x/a.csv', 'y/b.csv', 'c.csv'], sets: [] });
+  });
+
+  it('part of the set (b.csv and a new c.csv): not reordered, the part is held instead', () => {
+    const killed = set(7, [
+      ['a.csv', 7],
+      ['b.csv', null],
+      ['z.csv', null],
+    ]);
+    expect(setOrder(['b.csv', 'a.csv', 'c.csv'], killed).paths).toEqual(['b.csv', 'a.csv', 'c.csv']);
+  });
+
+  it('the set with new files: the set in its order, the new files where the command line put them as far as it allows', () => {
+    const killed = set(7, [
+      ['a.csv', 7],
+      ['b.csv', null],
+    ]);
+    expect(setOrder(['n1.csv', 'b.csv', 'n2.csv', 'a.csv', 'n3.csv'], killed).paths).toEqual([
+      'n1.csv',
+      'n2.csv',
+      'a.csv',
+      'b.csv',
+      'n3.csv',
+    ]);
+  });
+
+  it('two files of one name (two folders): the k-th of the set is the run k-th of that name', () => {
+    const killed = set(3, [
+      ['a.csv', 3],
+      ['b.csv', null],
+      ['a.csv', null],
+    ]);
+    expect(setOrder(['x/b.csv', 'x/a.csv', 'y/a.csv'], killed).paths).toEqual(['x/a.csv', 'x/b.csv', 'y/a.csv']);
+  });
+
+  it('two sets that agree are both kept; two that disagree: the earlier set wins', () => {
+    const first = set(2, [
+      ['a.csv', 2],
+      ['b.csv', null],
+    ]);
+    const second = set(5, [
+      ['b.csv', 6],
+      ['c.csv', null],
+    ]);
+    expect(setOrder(['c.csv', 'b.csv', 'a.csv'], [...second, ...first])).toEqual({ paths: ['a.csv', 'b.csv', 'c.csv'], sets: [2, 5] });
+    const opposite = set(9, [
+      ['b.csv', 9],
+      ['a.csv', null],
+    ]);
+    expect(setOrder(['b.csv', 'a.csv'], [...opposite, ...first]).paths).toEqual(['a.csv', 'b.csv']);
+  });
+
+  it('says the order it stages and why', () => {
+    expect(setOrderMessage({ paths: ['in/a.csv', 'in/b.csv'], sets: [7] })).toBe(
+      'staging the files in the order a.csv, b.csv: the file set of run 7, stopped before its staging ended, lists them so, and its lines count in that order (the command line named them in another order)',
+    );
+  });
+});
