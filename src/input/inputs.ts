@@ -32,6 +32,8 @@ export interface ListedFile {
   mtimeMs: number;
   /** Its marker file (`--ready-suffix`), when it has one: moved with it. */
   marker?: string | undefined;
+  /** Named on the command line (not found in a directory or by a pattern): a user asked for it, so leaving it is not a quiet exit 0. */
+  named?: true;
 }
 
 /** How files still being uploaded are told apart (see the module comment). */
@@ -233,7 +235,7 @@ export function lastLineUnfinished(path: string): boolean {
 
 /** A file named on the command line: read, unless inside its quiet period with its last line unfinished. */
 function namedFile(arg: string, st: Stats, rules: ListingRules, now: number): Omit<ExpandedInput, 'arg' | 'kind' | 'dir'> {
-  const file = listed(arg, st);
+  const file: ListedFile = { ...listed(arg, st), named: true };
   if (rules.readySuffix !== undefined && statOrNull(`${arg}${rules.readySuffix}`)?.isFile() === true)
     file.marker = `${arg}${rules.readySuffix}`;
   const age = now - st.mtimeMs;

@@ -78,9 +78,14 @@ export async function checkFiles(
   const checked: string[] = [];
   for (const path of paths) {
     const options = optionsOf(path);
-    const changed = stillBeingWritten(path, listed, options) ?? controlFileNotReady(path, options);
+    const changed = stillBeingWritten(path, listed, options);
     if (changed !== null) {
       aside.notRead.push({ file: path, reason: changed });
+      continue;
+    }
+    const control = controlFileNotReady(path, options, Date.now(), listed.get(path)?.named === true);
+    if (control !== null) {
+      aside.notRead.push(control);
       continue;
     }
     if (isEmptyFile(path)) {

@@ -22,16 +22,28 @@ export function withoutControlFiles(paths: string[], options: Pick<LoadOptions, 
   return paths.filter((p) => !patterns.some((pattern) => isControlFileName(basename(p), pattern)));
 }
 
+/** Whether a listed path is a control file of the run's profiles: never itself "left for the next run" (it waits with its data file). */
+export function isControlFile(path: string, options: Pick<LoadOptions, 'profile' | 'profiles'>): boolean {
+  return withoutControlFiles([path], options).length === 0;
+}
+
 /**
  * Why a file is left for the next run because its control file is still being written (modified
  * within the quiet period, `settleMs`), or null. A control file that is not there is no reason
  * to wait: the check refuses the file (the partner writes it first, or the marker of
- * --ready-suffix comes last).
+ * --ready-suffix comes last). A data file whose marker is there needs no quiet period: the partner
+ * writes the marker once both files are complete (docs/nightly.md).
  */
-export function controlFileNotReady(path: string, options: LoadOptions, now: number = Date.now()): string | null {
+export function controlFileNotReady(
+  path: string,
+  options: LoadOptions,
+  now: number = Date.now(),
+  named = false,
+): { file: string; reason: string; named?: { quietEndsAt: number } } | null {
   const pattern = options.profile?.spec.control?.file;
   const quiet = options.settleMs ?? 0;
   if (pattern === undefined || quiet <= 0) return null;
+  if (options.readySuffix !== undefined && existsSync(`${path}${options.readySuffix}`)) return null;
   const control = controlFileName(path, pattern);
   let mtimeMs: number;
   try {
@@ -41,7 +53,15 @@ export function controlFileNotReady(path: string, options: LoadOptions, now: num
   }
   const age = now - mtimeMs;
   if (age >= quiet) return null;
-  return `${path}: its control file ${basename(control)} was modified ${Math.max(0, Math.round(age / 1000))} s ago (quiet period ${quiet / 1000} s): still being written? left for the next run`;
+  const modified = `its control file ${basename(control)} was modified ${Math.max(0, Math.round(age / 1000))} s ago (quiet period ${quiet / 1000} s): still being written?`;
+  // a file the user named is not left quietly for a next run a user at a terminal never starts: exit 2
+  if (named)
+    return {
+      file: path,
+      reason: `${path}: not read: ${modified} run again once it is complete (--settle 0 reads it as it is)`,
+      named: { quietEndsAt: mtimeMs + quiet },
+    };
+  return { file: path, reason: `${path}: ${modified} left for the next run` };
 }
 
 /** What a file refused or held for its control totals says: the figures, and what lets it through. */

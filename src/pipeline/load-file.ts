@@ -91,13 +91,22 @@ async function heldElsewhere(run: FileStaging, counts: FileStageCounts, loadId: 
  * A file an earlier run staged (skipped) or began (resumed) is part of this run's set: the rows
  * of its load that processing could take (a `recover` may have released them) are held again,
  * and its holds dated now, until this run's staging ends (runLoad releases them with its own).
- * Before this run's processing starts when the file is the run's first.
+ * Before this run's processing starts when the file is the run's first. Not the load of a run
+ * still RUNNING (`stagedBy`, the run the file's history names): that run releases and processes
+ * its rows itself, and held here they were out of its processing while it tallied them (it exited
+ * 2, nothing merged); nor could a `recover` have released them (lock_abandoned_holds.sql leaves
+ * the loads of RUNNING runs). A killed run is no longer RUNNING once the next command begins
+ * (markAbandonedRuns): its load is held again. The running runs are read after the file's
+ * history: read before, they missed a run that began and staged the file in between. True: held.
  */
-async function holdAgain(run: FileStaging, plan: StagingPlan): Promise<void> {
-  if (run.held === undefined || (plan.action !== 'skip' && plan.action !== 'resume')) return;
+async function holdAgain(run: FileStaging, plan: StagingPlan, stagedBy: number | null): Promise<boolean> {
+  if (run.held === undefined || (plan.action !== 'skip' && plan.action !== 'resume')) return false;
+  const running = await run.db('reading the running runs', () => run.engine.runningRuns());
+  if (running.some((r) => r.runId === stagedBy)) return false;
   const loadId = plan.loadId;
   const held = await run.db('holding the rows of the earlier load', () => run.engine.transaction((tx) => tx.holdLoad(loadId)));
   if (held > 0) run.options.logger.info({ loadId, held }, `${held} row(s) of load ${loadId} held until this run's staging ends`);
+  return true;
 }
 
 /**
@@ -105,8 +114,8 @@ async function holdAgain(run: FileStaging, plan: StagingPlan): Promise<void> {
  * stage whole is held, foreignPlan). And processing beside staging (a server) starts with the
  * run's first file: before it, the rows that processing could take of the earlier loads this run
  * will skip or resume (a `recover` may have released them) are held again, as holdAgain does when
- * the run reaches each file. Read as the run's files were pre-read (their identities); released
- * with the run's own loads.
+ * the run reaches each file (a load that a live run stages or processes now is left to it). Read
+ * as the run's files were pre-read (their identities); released with the run's own loads.
  */
 export async function holdBeforeProcessing(
   run: FileStaging,
@@ -117,11 +126,6 @@ export async function holdBeforeProcessing(
   run.runNames = files.map((f) => basename(f));
   run.restagedFrom = [];
   if (!run.processing.overlap || run.held === undefined) return;
-  // a load that a live run stages (or processes) now is left to it: this run holds it again when
-  // it has the file's claim (holdAgain); a killed run's runs were marked FAILED when this one began.
-  // The running runs are read after the file's history: read before, they missed a run that began
-  // and staged the file in between (two loads started at once), whose rows were then held under it.
-  const live = async () => new Set((await run.db('reading the running runs', () => run.engine.runningRuns())).map((r) => r.runId));
   const early: number[] = [];
   for (const path of files) {
     const sha256 = run.held.files.get(path)?.sha256;
@@ -130,9 +134,8 @@ export async function holdBeforeProcessing(
     const readAs = await readAsOf(path, options);
     const history = await run.db('reading the staging history', () => run.engine.stagingHistory({ sha256, ...readAs }));
     const plan = planStaging(history, { ...readAs, restage: options.restage });
-    if ((plan.action !== 'skip' && plan.action !== 'resume') || history === null || (await live()).has(history.runId)) continue;
-    early.push(plan.loadId);
-    await holdAgain(run, plan);
+    if ((plan.action === 'skip' || plan.action === 'resume') && (await holdAgain(run, plan, history?.runId ?? null)))
+      early.push(plan.loadId);
   }
   run.heldEarly = early;
 }
@@ -289,7 +292,7 @@ async function stageClaimed(
   const { plan, hold: foreign } = await foreignPlan(run, listed.path, planned, runId);
   // the run's file set holds the file's load before the run holds any of its rows
   await run.holdSet?.joined(run, listed.path, runId, planLoadId(plan, runId));
-  await holdAgain(run, plan);
+  await holdAgain(run, plan, history?.runId ?? null);
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
   await fileRun.invoked(listed, sha, loadId, { ...readAs, restage: options.restage, profile });

@@ -18,6 +18,7 @@ import { findStrandedHolds, releaseHeld, RunHoldSet } from './load-holds.js';
 import { controlReason, heldByControl, refusedByControl, withoutControlFiles } from './load-control.js';
 import { checkFiles, routeByName, stillBeingWritten, type OptionsOf, type SetAside } from './load-checks.js';
 import { moveFiles } from './load-moves.js';
+import { holdAfterStep } from './test-hold.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
@@ -228,7 +229,10 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       if (run.held.count > 0) run.holdSet = new RunHoldSet(files);
       await holdBeforeProcessing(run, files, optionsOf);
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
-      if (staging === null) blocked = await releaseHeld(run, reports);
+      if (staging === null) {
+        blocked = await releaseHeld(run, reports);
+        await holdAfterStep('staging_ended', options.logger);
+      }
     } finally {
       processing.stagingFinished();
       stageMs = performance.now() - stageStarted;

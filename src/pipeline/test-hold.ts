@@ -5,7 +5,8 @@ import type { Logger } from 'pino';
  * For the survival tests only (test/survival/journal-kill.test.ts, overlapping-named-loads.test.ts):
  * ORDER_LOADER_TEST_HOLD_AFTER=<step>:<n> holds the process for ten minutes right after the
  * n-th time it committed that step of a run's journal ('run_started' for a run row, else the
- * event's name), once it has logged "holding after <step> #<n>", so that the test kills it
+ * event's name; 'staging_ended' once a load's staging ended and its holds were released, before
+ * its processing's last pass), once it has logged "holding after <step> #<n>", so that the test kills it
  * exactly there. With ORDER_LOADER_TEST_HOLD_UNTIL=<path> the hold ends as soon as that path
  * exists (a test lets two runs meet at one step, then lets the held one go on). Unset (always,
  * outside those tests): nothing, not even a count kept.

@@ -160,6 +160,7 @@ forEachTarget(
 );
 
 const server = serverPgTarget();
+const STILL_WAITING = 'still waiting after 20 s';
 
 describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on server PostgreSQL', () => {
   let db: TestDatabase;
@@ -175,6 +176,19 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
   });
 
   const stageRows = () => db.sql<StageRow>('SELECT source_key, process_status, error_code FROM order_stage ORDER BY source_key');
+
+  /**
+   * `work`'s outcome, or STILL_WAITING if it has not ended within 20 s; either way the holder's
+   * transaction is then ended (`end`) and `work` awaited, so that no test leaves a session waiting.
+   */
+  async function whileHeld<T>(work: Promise<T>, end: 'COMMIT' | 'ROLLBACK'): Promise<T | typeof STILL_WAITING> {
+    try {
+      return await Promise.race([work, new Promise<typeof STILL_WAITING>((resolve) => setTimeout(() => resolve(STILL_WAITING), 20_000))]);
+    } finally {
+      await holder.query(end);
+      await Promise.allSettled([work]);
+    }
+  }
 
   it('an amended file loads with the default chunk size: the held row RETRY_WAIT, every other row DONE; released, it follows', async () => {
     const { loader } = await db.open();
@@ -205,6 +219,28 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
     expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'LK-033'")).toEqual([{ amount: '2000.00' }]);
   });
 
+  it('a new key another session inserted and has not committed: the MERGE waits at most the row-lock wait, that row RETRY_WAIT, the rest DONE', async () => {
+    // no row to lock first: the insert of the key waits for the holder's transaction (its unique
+    // index entry); lock_timeout bounds that wait as it bounds a row lock's
+    const { loader } = await db.open();
+    await holder.query('BEGIN');
+    await holder.query(
+      "INSERT INTO orders (source_key, customer_id, order_date, amount, currency) VALUES ('LK-033', 1, '2026-03-01', 1, 'JPY')",
+    );
+    const started = Date.now();
+    const outcome = await whileHeld(loader.load([orderFile(rows(60, '2000'))], { lockWaitMs: 1000, workers: 1 }), 'COMMIT');
+    expect(outcome).not.toBe(STILL_WAITING);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(outcome).toMatchObject({ aborted: null, process: { done: 59, retryWait: 1, error: 0 } });
+    expect((await stageRows()).filter((r) => r.process_status !== 'DONE')).toEqual([
+      { source_key: 'LK-033', process_status: 'RETRY_WAIT', error_code: '55P03' },
+    ]);
+    // committed now: the next attempt updates the holder's row with the file's values
+    await db.sql("UPDATE order_stage SET next_attempt_at = now() WHERE process_status = 'RETRY_WAIT'");
+    expect((await loader.process()).exitCode).toBe(0);
+    expect(await db.sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'LK-033'")).toEqual([{ amount: '2000.00' }]);
+  });
+
   it('a batch settling while staging does not wait on a held orders row: processing meets it, with its own wait', async () => {
     // LK-005 is in orders but not staged (its stage row purged): new to order_stage, so its batch
     // tries to settle it, and the MERGE meets the holder's lock. Waiting for ever (the server's
@@ -213,18 +249,11 @@ describe.skipIf(unavailable(NEEDS.server))('a row held by another session, on se
     await db.sql("INSERT INTO orders (source_key, customer_id, order_date, amount, currency) VALUES ('LK-005', 1, '2026-03-01', 1, 'JPY')");
     await holder.query('BEGIN');
     await holder.query("SELECT * FROM orders WHERE source_key = 'LK-005' FOR UPDATE");
-    const loading = loader.load([orderFile(rows(40, '3000'))], { lockWaitMs: 1000, workers: 1, batchSize: 10, feedProcessing: false });
-    let outcome: Awaited<typeof loading> | 'still waiting after 20 s';
-    try {
-      outcome = await Promise.race([
-        loading,
-        new Promise<'still waiting after 20 s'>((resolve) => setTimeout(() => resolve('still waiting after 20 s'), 20_000)),
-      ]);
-    } finally {
-      await holder.query('ROLLBACK');
-      await Promise.allSettled([loading]);
-    }
-    expect(outcome).not.toBe('still waiting after 20 s');
+    const outcome = await whileHeld(
+      loader.load([orderFile(rows(40, '3000'))], { lockWaitMs: 1000, workers: 1, batchSize: 10, feedProcessing: false }),
+      'ROLLBACK',
+    );
+    expect(outcome).not.toBe(STILL_WAITING);
     // LK-005's batch (the first) went to processing, which gave up on LK-005 after its wait; the
     // second was not tried settled (the backoff after a refusal), the last two settled
     expect(outcome).toMatchObject({ aborted: null, process: { done: 39, retryWait: 1, error: 0, settled: 20 } });

@@ -155,9 +155,19 @@ function checkBindNames(sql: string, names: string[]): void {
   }
 }
 
+/**
+ * Thrown by a script for a call that waits for another session (a key it inserted and has not
+ * committed): the call ends only by its call timeout, as thin mode ends it
+ * (lib/thin/protocol/protocol.js _processMessage: the timer sends a break, the server's answer,
+ * ORA-01013, is read, then NJS-123 is thrown with the connection still connected). Without a
+ * call timeout the call would wait for ever: the connection throws, so that the test fails
+ * instead of hanging.
+ */
+export class WaitsForAnotherSession extends Error {}
+
 export type Call =
-  | { kind: 'execute'; conn: number; sql: string; binds: OraBinds; options: OraExecuteOptions; fetched: number }
-  | { kind: 'executeMany'; conn: number; sql: string; binds: OraBinds[]; options: OraExecuteManyOptions }
+  | { kind: 'execute'; conn: number; sql: string; binds: OraBinds; options: OraExecuteOptions; fetched: number; callTimeout: number }
+  | { kind: 'executeMany'; conn: number; sql: string; binds: OraBinds[]; options: OraExecuteManyOptions; callTimeout: number }
   | { kind: 'getRows'; conn: number; numRows: number }
   | { kind: 'closeResultSet'; conn: number }
   | { kind: 'commit'; conn: number }
@@ -234,7 +244,15 @@ export class RecordingConnection implements OraConnection {
 
   async execute(sql: string, binds: OraBinds, options: OraExecuteOptions): Promise<OraExecuteResult> {
     this.open();
-    const call: Extract<Call, { kind: 'execute' }> = { kind: 'execute', conn: this.id, sql, binds, options, fetched: 0 };
+    const call: Extract<Call, { kind: 'execute' }> = {
+      kind: 'execute',
+      conn: this.id,
+      sql,
+      binds,
+      options,
+      fetched: 0,
+      callTimeout: this.callTimeout,
+    };
     const openingSettings = !this.sentAny && sql === oracleQuery('session_settings');
     this.db.record(call, openingSettings);
     this.sentAny = true;
@@ -271,7 +289,7 @@ export class RecordingConnection implements OraConnection {
         },
       };
     }
-    const result = (await script.execute?.(sql, binds, options, this.id)) ?? { rows: [] };
+    const result = (await this.waited(() => script.execute?.(sql, binds, options, this.id))) ?? { rows: [] };
     if (result.rows !== undefined) {
       // lib/resultset.js _getAllRows: round trips of fetchArraySize rows until a short one, or
       // until maxRows (0: no limit): every row of the cursor, or the first maxRows
@@ -285,7 +303,7 @@ export class RecordingConnection implements OraConnection {
 
   async executeMany(sql: string, binds: OraBinds[], options: OraExecuteManyOptions): Promise<OraExecuteManyResult> {
     this.open();
-    this.db.record({ kind: 'executeMany', conn: this.id, sql, binds, options });
+    this.db.record({ kind: 'executeMany', conn: this.id, sql, binds, options, callTimeout: this.callTimeout });
     this.sentAny = true;
     if (!Array.isArray(binds) || binds.length === 0) throw driverError('NJS-005', 'invalid value for parameter 2');
     const defs = options.bindDefs;
@@ -324,7 +342,7 @@ export class RecordingConnection implements OraConnection {
     const outNames = Object.entries<OraBindDef>(defs)
       .filter(([, def]) => def.dir === constants.BIND_OUT)
       .map(([name]) => name);
-    const answer = (await this.db.script.executeMany?.(sql, binds, options, this.id)) ?? {
+    const answer = (await this.waited(() => this.db.script.executeMany?.(sql, binds, options, this.id))) ?? {
       rowsAffected: binds.length,
       ...(options.batchErrors === true ? { batchErrors: [] } : {}),
     };
@@ -333,6 +351,18 @@ export class RecordingConnection implements OraConnection {
       return { ...answer, outBinds: binds.map(() => Object.fromEntries(outNames.map((name) => [name, null]))) };
     }
     return answer;
+  }
+
+  /** A script's answer; a WaitsForAnotherSession ends as the call timeout ends it (see there). */
+  private async waited<T>(answer: () => T | Promise<T>): Promise<T> {
+    try {
+      return await answer();
+    } catch (error) {
+      if (!(error instanceof WaitsForAnotherSession)) throw error;
+      if (!(this.callTimeout > 0))
+        throw new Error(`recording connection ${this.id}: the call waits for another session for ever (no call timeout)`, { cause: error });
+      throw driverError('NJS-123', `call timeout of ${this.callTimeout} ms exceeded`);
+    }
   }
 
   async commit(): Promise<void> {

@@ -15,32 +15,14 @@ import { createOracleEngineWith, OracleChunkError } from '../../src/engine/oracl
 import { lockWaitSeconds, mergeLockSql } from '../../src/engine/oracle/merge.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { OraBinds, OraConnection } from '../../src/engine/oracle/oracledb-types.js';
-import type { ClaimedRow } from '../../src/engine/types.js';
 import { processBacklog } from '../../src/pipeline/process.js';
-import { DEFAULT_RETRY } from '../../src/pipeline/retry.js';
-import { memoryLogger } from '../support/memory-logger.js';
 import { constants, driverError, RecordingDatabase } from './recording-connection.js';
+import { claimed, claimRows, isLock, processOptions } from './lock-rows.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
 const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
 const BUSY = 'ORA-30006: resource busy; acquire with WAIT timeout expired';
 
-function claimed(stageId: number): ClaimedRow {
-  return {
-    stageId,
-    sourceKey: `K${stageId}`,
-    customerId: '42',
-    orderDate: '2024-04-01',
-    amount: '12.00',
-    currency: 'JPY',
-    attemptCount: 0,
-    transientFailures: 0,
-    loadId: 7,
-    lineNo: stageId + 1,
-  };
-}
-
-const isLock = (sql: string) => sql.startsWith('DECLARE') && /FOR UPDATE (WAIT \d+|NOWAIT)/.test(sql);
 /** The wait a lock call gives each row: 0 for NOWAIT. */
 const waitOf = (sql: string) => Number(/FOR UPDATE WAIT (\d+)/.exec(sql)?.[1] ?? 0);
 
@@ -180,18 +162,8 @@ describe('Oracle --row-lock-wait (recording connection)', () => {
   });
 
   it('through processing: the held row ends RETRY_WAIT with ORA-30006, the other DONE, in one committed chunk', async () => {
-    const rows = [1, 2].map((id) => ({
-      STAGE_ID: String(id),
-      SOURCE_KEY: `K${id}`,
-      CUSTOMER_ID: '42',
-      ORDER_DATE: '2024-04-01',
-      AMOUNT: '12.00',
-      CURRENCY: 'JPY',
-      ATTEMPT_COUNT: '0',
-      TRANSIENT_FAILURES: '0',
-      LOAD_ID: '7',
-      LINE_NO: String(id + 1),
-    }));
+    const rows = claimRows([1, 2]);
+
     let claims = 0;
     const db = new RecordingDatabase({
       resultSetRows: (sql) => (sql === oracleQuery('claim') && claims++ === 0 ? rows : []),
@@ -201,17 +173,7 @@ describe('Oracle --row-lock-wait (recording connection)', () => {
           : { rowsAffected: binds.length, ...(sql === oracleQuery('merge_orders') ? { batchErrors: [] } : {}) },
     });
     const engine = createOracleEngineWith(db, constants);
-    const result = await processBacklog(engine, {
-      runId: 1,
-      chunkSize: 10,
-      workers: 1,
-      maxAttempts: 5,
-      rowRetryBaseMs: 30_000,
-      rowRetryMaxMs: 600_000,
-      lockWaitMs: 10_000,
-      retry: DEFAULT_RETRY,
-      logger: memoryLogger().logger,
-    });
+    const result = await processBacklog(engine, processOptions(10_000));
     expect(result.counts).toMatchObject({ claimed: 2, done: 1, retryWait: 1, error: 0 });
     const done = db.executeManyCalls().find((c) => c.sql === oracleQuery('finalize_done'));
     expect(done?.binds.map((b) => b.stage_id)).toEqual([1]);

@@ -15,6 +15,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { boundedWait } from '../../src/engine/oracle/merge.js';
 import { oracleQuery, splitStatements } from '../../src/engine/oracle/sql-text.js';
 import { listMigrations } from '../../src/sql-files.js';
 import { reservedAliases } from '../support/oracle-reserved.js';
@@ -31,7 +32,15 @@ function loaderStatements(): TestStatement[] {
   const migrations = listMigrations('oracle').flatMap((m) =>
     splitStatements(m.sql).map((text, i) => ({ where: `sql/oracle/migrations/${m.name}.sql #${i + 1}`, text })),
   );
-  return [...queries, ...migrations];
+  // the lock statements as sent: the wait the engine sets in them (merge.ts boundedWait), NOWAIT
+  // once nothing is left of the transaction's bound, WAIT n, or none (--row-lock-wait 0)
+  const waits = ['merge_lock', 'stage_batch_lock', 'lock_error_rows'].flatMap((name) =>
+    [0, 3, undefined].map((seconds) => ({
+      where: `sql/oracle/queries/${name}.sql (wait ${seconds ?? 'none'})`,
+      text: boundedWait(oracleQuery(name), seconds),
+    })),
+  );
+  return [...queries, ...migrations, ...waits];
 }
 
 /** The Oracle test target's own statements: the schema's reset (oracle-fresh.ts, oracle-target.ts). */

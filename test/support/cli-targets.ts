@@ -1,8 +1,11 @@
 /** Databases a CLI test loads into and then reads, on each engine the run has. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
+import { tempDir } from './files.js';
 import { migratedPgliteDb } from './pglite-folders.js';
 import { TEST_PG_URL } from './server-url.js';
 
@@ -59,6 +62,36 @@ export function cliTargets(tag: string): Array<{ kind: string; create(): Promise
     });
   }
   return targets;
+}
+
+/**
+ * For the tests of a describe: `start(yaml)` a fresh database of the target (the one before it, and
+ * the last after the test, dropped) and a folder holding the profile; the load arguments that use
+ * both; `sql` reads the current database.
+ */
+export function profiledCliDb(target: { create(): Promise<CliDb> }): {
+  start(yaml: string): Promise<{ dir: string; quiet: string[] }>;
+  sql<R>(text: string): Promise<R[]>;
+} {
+  let db: CliDb | undefined;
+  afterEach(async () => {
+    await db?.dispose();
+    db = undefined;
+  });
+  return {
+    async start(yaml) {
+      await db?.dispose();
+      const created = await target.create();
+      db = created;
+      const dir = tempDir();
+      writeFileSync(join(dir, 'profile.yaml'), yaml);
+      return { dir, quiet: ['--profile', join(dir, 'profile.yaml'), '--db', created.url, '--log-level', 'silent'] };
+    },
+    sql<R>(text: string) {
+      if (db === undefined) throw new Error('start() first');
+      return db.sql<R>(text);
+    },
+  };
 }
 
 /**

@@ -9,6 +9,8 @@
  * (ORDER_LOADER_TEST_HOLD_AFTER, src/pipeline/test-hold.ts) until the test creates a file
  * (ORDER_LOADER_TEST_HOLD_UNTIL); the second run is started meanwhile, and the hold ends once it
  * either ended (without the claim: it ran the whole set past the held run) or says it waits.
+ * A run that then skips a file the other run staged leaves that run's load to it while it is
+ * RUNNING (holdAgain, src/pipeline/load-file.ts): the other run processes its own rows.
  *
  * Server PostgreSQL only (ORDER_LOADER_TEST_PG): a PGlite folder is one process's at a time.
  */
@@ -47,8 +49,8 @@ async function meet(release: string, second: CliRun): Promise<{ waited: boolean;
 }
 
 /** A test on a fresh, initialized server database, disposed after it. */
-function serverTest(title: string, body: (db: ServerDb) => Promise<void>, knownBug = false): void {
-  it.skipIf(PG_ADMIN_URL === null || knownBug)(
+function serverTest(title: string, body: (db: ServerDb) => Promise<void>): void {
+  it.skipIf(PG_ADMIN_URL === null)(
     title,
     async () => {
       assertBuilt();
@@ -127,31 +129,44 @@ describe(`survival: two loads of the same files at once${PG_ADMIN_URL === null ?
     expect(await db.sql("SELECT count(*)::int AS n FROM orders WHERE source_key LIKE 'B%'")).toEqual([{ n: KEYS }]);
   });
 
-  // KNOWN BUG (server): failed 2 of 2 clean CI runs, passes alone. The second run, once it has
-  // the claim, finds the file staged by the first (plan: skip) and holds that load's rows again
-  // (holdAgain, load-file.ts) while the first run still processes them: the first run's
-  // processing finds them HELD, merges nothing and exits 2 (it exited 0 before HELD rows counted
-  // as not done). Nothing wrong is merged; a later `process` merges them. Fix: holdAgain leaves
-  // a load a live run still processes to that run, as the early hold does.
-  serverTest(
-    'postgres: two runs that start on a new file at the same instant make one load of it, and the other skips it',
-    async (db) => {
-      const dir = survivalPath('simultaneous-named-loads');
-      const [file] = writeSet(dir);
-      if (file === undefined) throw new Error('no file');
-      const release = join(dir, 'release-first');
-      // held right after its file's run row: it has read the staging history (none) and decided
-      const first = await heldLoad([file, '--db', db.url], 'run_started:1', release);
-      const second = await meet(release, startCli(['load', file, '--db', db.url, '--settle', '0', '--log-level', 'info']));
-      const firstEnd = await first.done;
-      expect(firstEnd.code, firstEnd.stderr.slice(-2000)).toBe(0);
-      expect(second.code, second.stderr.slice(-2000)).toBe(0);
-      expect(second.stderr).toMatch(/already staged by load \d+/);
-      expect(await db.sql('SELECT count(DISTINCT load_id)::int AS n FROM order_stage')).toEqual([{ n: 1 }]);
-      expect(await runsThatStaged(db), 'runs that staged the file').toEqual([{ n: 1 }]);
-      expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: KEYS }]);
-      expect(second.waited, 'the second run waited for the first: ' + second.stderr.slice(-3000)).toBe(true);
-    },
-    true,
-  );
+  serverTest('postgres: a run that skips a file another run staged leaves that run the rows it still has to process', async (db) => {
+    const dir = survivalPath('skipped-while-processed');
+    const [file] = writeSet(dir);
+    if (file === undefined) throw new Error('no file');
+    const releaseFirst = join(dir, 'release-first');
+    const releaseSecond = join(dir, 'release-second');
+    // --no-overlap: every row is left READY to processing; held once its staging ended (the
+    // file's claim given back, its holds released) and before its processing
+    const first = await heldLoad([file, '--db', db.url, '--no-overlap'], 'staging_ended:1', releaseFirst);
+    // held once it decided (skip: staged by the first run) and did what it does to that load
+    const second = await heldLoad([file, '--db', db.url, '--log-level', 'info'], 'invoked:1', releaseSecond);
+    writeFileSync(releaseFirst, '');
+    const firstEnd = await first.done;
+    writeFileSync(releaseSecond, '');
+    const secondEnd = await second.done;
+    // the first run processed every row it staged: none was taken out of its processing
+    expect(firstEnd.code, firstEnd.stderr.slice(-2000)).toBe(0);
+    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: KEYS }]);
+    expect(secondEnd.code, secondEnd.stderr.slice(-2000)).toBe(0);
+    expect(secondEnd.stderr).toMatch(/already staged by load \d+/);
+    expect(await db.sql("SELECT count(*)::int AS n FROM order_stage WHERE process_status <> 'DONE'")).toEqual([{ n: 0 }]);
+  });
+
+  serverTest('postgres: two runs that start on a new file at the same instant make one load of it, and the other skips it', async (db) => {
+    const dir = survivalPath('simultaneous-named-loads');
+    const [file] = writeSet(dir);
+    if (file === undefined) throw new Error('no file');
+    const release = join(dir, 'release-first');
+    // held right after its file's run row: it has read the staging history (none) and decided
+    const first = await heldLoad([file, '--db', db.url], 'run_started:1', release);
+    const second = await meet(release, startCli(['load', file, '--db', db.url, '--settle', '0', '--log-level', 'info']));
+    const firstEnd = await first.done;
+    expect(firstEnd.code, firstEnd.stderr.slice(-2000)).toBe(0);
+    expect(second.code, second.stderr.slice(-2000)).toBe(0);
+    expect(second.stderr).toMatch(/already staged by load \d+/);
+    expect(await db.sql('SELECT count(DISTINCT load_id)::int AS n FROM order_stage')).toEqual([{ n: 1 }]);
+    expect(await runsThatStaged(db), 'runs that staged the file').toEqual([{ n: 1 }]);
+    expect(await db.sql('SELECT count(*)::int AS n FROM orders')).toEqual([{ n: KEYS }]);
+    expect(second.waited, 'the second run waited for the first: ' + second.stderr.slice(-3000)).toBe(true);
+  });
 });

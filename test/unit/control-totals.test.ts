@@ -87,6 +87,29 @@ describe('the control: vocabulary', () => {
     );
     expect(jsonl("control: { header: { column: 'type', equals: h }, sum: { column: 2 } }\n")).toThrow(/sum.column: reads a path/);
     expect(jsonl("control: { trailer: { column: 'type', equals: t }, count: { column: 'a..b' } }\n")).toThrow(/control.count.column/);
+    // a workbook's row by column as its columns: a header name, a letter or a number; a header row (above the names) by letter or number
+    const xlsx =
+      (control: string, header = '') =>
+      () =>
+        parseProfileText(
+          `version: 1\nformat: xlsx\n${header}columns:\n  source_key: { column: A }\n  customer_id: { column: B }\n  order_date: { column: C }\n  amount: { column: D }\n  currency: { const: JPY }\n${control}`,
+          'x',
+          'x',
+        );
+    expect(
+      xlsx('control: { trailer: { column: A, equals: Total }, count: { column: 2 }, sum: { column: Amount } }\n')().spec.control,
+    ).toMatchObject({
+      trailer: { column: 'A' },
+      count: { column: 2 },
+      sum: { column: 'Amount' },
+    });
+    expect(xlsx('control: { header: { column: Kind, equals: H }, count: { column: B } }\n')).toThrow(
+      /control.header.column: a header row comes before the column names/,
+    );
+    expect(xlsx('control: { trailer: { column: A, equals: T }, sum: { column: Total } }\n', 'header: false\n')).toThrow(
+      /control.sum.column: header: false: a column is its letter/,
+    );
+    expect(xlsx("control: { file: '{name}.ctl', count: { column: B } }\n")).toThrow(/count.column: reads its 1-based field number/);
   });
 
   it('names a control file from its data file, and knows one by its name', () => {

@@ -34,4 +34,18 @@ describe('guess: control totals', () => {
     expect(part.yaml).toContain('#   not proposed: the sample is not the whole file');
     expect(part.yaml).not.toContain('\ncontrol:');
   });
+
+  it('a JSON Lines trailer object: set apart from the orders; proposed by a path that tells it apart, else said and not proposed', () => {
+    const orders = [1, 2, 3].map((i) => `{"id":"J-${i}","customer":"50${i}","date":"2026-12-01","total":${i}.50,"currency":"JPY"}`);
+    const jsonl = (last: string, complete = true) =>
+      guessFromSample('SHOP_20261201.jsonl', Buffer.from(`${[...orders, last].join('\n')}\n`), complete);
+    const g = jsonl('{"kind":"T","n":3,"sum":"7.50"}');
+    expect(g.yaml).toContain('control:\n  trailer: { column: "kind", equals: "T" }\n  count: { column: "n" }\n  sum: { column: "sum" }\n');
+    expect(g.yaml).toContain('# 3 JSON object(s), one per line');
+    const plain = jsonl('{"n":3,"sum":"7.50"}');
+    expect(plain.yaml).toContain('#   not proposed: no field tells it apart from the data records');
+    expect(plain.yaml).not.toContain('\ncontrol:');
+    // a sample that is not the whole file: its last object is read as an order
+    expect(jsonl('{"kind":"T","n":3,"sum":"7.50"}', false).yaml).not.toContain('control');
+  });
 });

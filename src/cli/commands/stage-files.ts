@@ -1,5 +1,5 @@
 /** load and stage: the files are checked before the database is opened, then staged (and, for load, processed). */
-import { withoutControlFiles } from '../../pipeline/load-control.js';
+import { isControlFile, withoutControlFiles } from '../../pipeline/load-control.js';
 import { realpathSync } from 'node:fs';
 import { UserError } from '../../errors.js';
 import { lockInboxes } from '../../input/inbox-lock.js';
@@ -145,10 +145,16 @@ async function listAndStage(
   { profile, profiles }: { profile: LoadProfile | undefined; profiles: LoadProfile[] | undefined },
 ): Promise<number> {
   const { options } = ctx;
-  const { files, notReady, ignored } = await waitForNamedFiles(ctx.files, rules, expandInputs(ctx.files, rules), {
+  const {
+    files,
+    notReady: listedNotReady,
+    ignored,
+  } = await waitForNamedFiles(ctx.files, rules, expandInputs(ctx.files, rules), {
     signal: ctx.signal,
     onWait: (message, waited) => ctx.logger.warn({ files: waited }, message),
   });
+  // a control file waits with its data file: its own marker or age says nothing of it
+  const notReady = listedNotReady.filter((n) => !isControlFile(n.file, { profile, profiles }));
   // said once, here: the run reports them without saying them again
   for (const n of notReady) ctx.logger.warn({ file: n.file }, n.reason);
   for (const i of ignored) ctx.logger.warn({ file: i.file }, i.reason);

@@ -2,7 +2,8 @@ import type { ClaimedRow, InDatabaseChunk, InDatabaseChunkQuery, RowFailure } fr
 import { type Binds, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { claimRows } from './claim.js';
 import { classifyOracleCode, classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
-import { failureOf, lockPart, lockWaitSeconds, OracleChunkError } from './merge.js';
+import { type LockBudget, withinLockBudget } from './lock-budget.js';
+import { failureOf, lockPart, OracleChunkError } from './merge.js';
 import type { OraConnection } from './oracledb-types.js';
 import { claimedRow, type OracleKit } from './rows.js';
 import { cutChars, oracleQuery } from './sql-text.js';
@@ -51,22 +52,27 @@ async function processRows(
   binds: Binds,
   rows: readonly ClaimedRow[],
   batchId: string,
+  budget: LockBudget | undefined,
   lockFirst: boolean,
 ): Promise<RowResult[]> {
   const failed: RowResult[] = [];
   for (const part of slices(rows, ORACLE_MAX_CHUNK)) {
-    const result = await connection.executeMany(
-      processRowsSql(),
-      part.map((r) => ({ stage_id: r.stageId, batch_id: batchId, lock_first: lockFirst ? 1 : 0 })),
-      {
-        autoCommit: false,
-        bindDefs: {
-          stage_id: binds.number(),
-          batch_id: binds.varchar(MAX_BYTES.batchId),
-          lock_first: binds.number(),
-          failure: binds.outVarchar(MAX_BYTES.message),
+    // the block's MERGE of a new key another session inserted and has not committed waits for
+    // it (its NOWAIT lock finds no row to lock): bounded by what is left of the chunk's wait
+    const result = await withinLockBudget(connection, budget, () =>
+      connection.executeMany(
+        processRowsSql(),
+        part.map((r) => ({ stage_id: r.stageId, batch_id: batchId, lock_first: lockFirst ? 1 : 0 })),
+        {
+          autoCommit: false,
+          bindDefs: {
+            stage_id: binds.number(),
+            batch_id: binds.varchar(MAX_BYTES.batchId),
+            lock_first: binds.number(),
+            failure: binds.outVarchar(MAX_BYTES.message),
+          },
         },
-      },
+      ),
     );
     const outs = result.outBinds;
     if (!Array.isArray(outs) || outs.length !== part.length)
@@ -97,18 +103,18 @@ async function waitForHeld(
   binds: Binds,
   failed: readonly RowResult[],
   batchId: string,
-  deadline: number,
+  budget: LockBudget,
 ): Promise<RowResult[]> {
   const out: RowResult[] = [];
   for (const f of failed) {
-    const left = Math.floor((deadline - Date.now()) / 1000);
+    const left = budget.secondsLeft();
     if (f.code !== 'ORA-00054' || left < 1) {
       out.push(f);
       continue;
     }
     const still = await lockPart(connection, binds, [f.row], left);
     if (still.length > 0) out.push(...still);
-    else out.push(...(await processRows(connection, binds, [f.row], batchId, false)));
+    else out.push(...(await processRows(connection, binds, [f.row], batchId, budget, false)));
   }
   return out;
 }
@@ -131,10 +137,9 @@ export async function processChunkInDatabase(
     loads.set(row.loadId, (loads.get(row.loadId) ?? 0) + 1);
   }
   const batchId = cutChars(query.batchId, LIMITS.batchId);
-  const seconds = lockWaitSeconds(kit.lockWaits?.get(connection));
-  const deadline = Date.now() + (seconds ?? 0) * 1000;
-  let failed = plain.length > 0 ? await processRows(connection, kit.binds, plain, batchId, seconds !== undefined) : [];
-  if (seconds !== undefined) failed = await waitForHeld(connection, kit.binds, failed, batchId, deadline);
+  const budget = kit.lockWaits?.get(connection);
+  let failed = plain.length > 0 ? await processRows(connection, kit.binds, plain, batchId, budget, budget !== undefined) : [];
+  if (budget !== undefined) failed = await waitForHeld(connection, kit.binds, failed, batchId, budget);
   const refused = failed.map((f): { row: ClaimedRow; failure: RowFailure } => {
     const kind = classifyOracleCodes(oracleCodesFromMessage(f.message));
     return { row: f.row, failure: failureOf(f.row, f.code, kind === 'transient' ? 'transient' : 'rejected', f.message) };

@@ -1,4 +1,5 @@
 import type { FailureKind } from '../types.js';
+import { OracleLockWaitTimeout } from './lock-wait-error.js';
 
 /**
  * Oracle errors by consequence (docs/ARCHITECTURE.md, section 6 "Failure classes").
@@ -208,7 +209,12 @@ export function classifyBatchError(message: string): FailureKind {
   return classifyOracleCodes(oracleCodesFromMessage(message));
 }
 
-/** Classify a thrown error. */
+/**
+ * Classify a thrown error. The NJS-123 of a call timeout the loader set from --row-lock-wait
+ * (lock-budget.ts) is a lock wait that ran out, transient as ORA-30006 is; every other NJS-123
+ * (call_timeout) stays fatal.
+ */
 export function classifyOracleError(error: unknown): FailureKind {
+  if (error instanceof OracleLockWaitTimeout) return 'transient';
   return classifyOracleCodes(oracleCodesOf(error));
 }

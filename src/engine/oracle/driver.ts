@@ -2,6 +2,8 @@ import type { Driver } from '../contract.js';
 import { inTransaction } from '../transaction.js';
 import { ORACLE_MAX_CHUNK } from './binds.js';
 import { classifyOracleError } from './classify.js';
+import { LockBudget } from './lock-budget.js';
+import { lockWaitSeconds } from './merge.js';
 import type { OraConnection, OraConnector } from './oracledb-types.js';
 import { oracleQuery } from './sql-text.js';
 
@@ -17,11 +19,11 @@ export interface OracleConnectionPolicy {
    */
   readonly maxOpen: number;
   /**
-   * Where `begin` notes each transaction's lock wait (TransactionOptions.lockWaitMs) for the
-   * statements of that transaction that wait for row locks (merge.ts lockAndMerge): Oracle
-   * has no session setting for it.
+   * Where `begin` notes each transaction's bound on lock waits (TransactionOptions.lockWaitMs,
+   * lock-budget.ts) for the statements of that transaction that can wait for another session:
+   * Oracle has no session setting for it. None for 0 (wait for ever) or no wait given.
    */
-  readonly lockWaits?: WeakMap<OraConnection, number | undefined>;
+  readonly lockWaits?: WeakMap<OraConnection, LockBudget | undefined>;
 }
 
 /**
@@ -174,7 +176,8 @@ export function oracleDriver(connector: OraConnector, policy: OracleConnectionPo
       return connection;
     },
     begin(connection, options) {
-      policy.lockWaits?.set(connection, options?.lockWaitMs);
+      const seconds = lockWaitSeconds(options?.lockWaitMs);
+      policy.lockWaits?.set(connection, seconds === undefined ? undefined : new LockBudget(seconds));
       return Promise.resolve();
     },
     commit: (connection) => connection.commit(),

@@ -10,6 +10,7 @@ import { checkDatabaseCharset } from './charset.js';
 import type { OracleDriverOptions } from './connect-options.js';
 import { onOracleConnection, oracleDriver } from './driver.js';
 import { oracleJournalTx, oracleRunJournal } from './journal.js';
+import type { LockBudget } from './lock-budget.js';
 import { oracleMigrationHooks } from './migrations.js';
 import { oracleOperatorTx } from './operator.js';
 import type { OracleUrlOptions } from '../db-url.js';
@@ -113,7 +114,7 @@ function assemble(connector: OraConnector, constants: OraConstants, settings?: P
   // every statement goes through the bench workspace scope (the loader's tables when none)
   const scope = new WorkspaceScope();
   const maxIdle = settings?.maxIdle ?? 3;
-  const lockWaits = new WeakMap<OraConnection, number | undefined>();
+  const lockWaits = new WeakMap<OraConnection, LockBudget | undefined>();
   const scoped = scopedConnector(connector, scope);
   const callTimeoutMs = settings?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_SECONDS * 1000;
   const driver = oracleDriver(scoped, {

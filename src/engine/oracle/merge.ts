@@ -1,6 +1,7 @@
 import type { ClaimedRow, FailureKind, RowFailure } from '../types.js';
 import { type Binds, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { classifyOracleCode, classifyOracleCodes, classifyOracleError, oracleCodesFromMessage, primaryOracleCode } from './classify.js';
+import { type LockBudget, withinLockBudget } from './lock-budget.js';
 import type { OraBatchError, OraConnection } from './oracledb-types.js';
 import { cutChars, oracleQuery } from './sql-text.js';
 import { storedMessage } from './stored-message.js';
@@ -119,29 +120,28 @@ export async function lockPart(
 }
 
 /**
- * Lock the orders rows of `rows` (queries/merge_lock.sql) within one bound for the whole chunk,
- * `seconds`: first every row with NOWAIT (one round trip; a row another session holds comes back
+ * Lock the orders rows of `rows` (queries/merge_lock.sql) within the chunk's one bound, `budget`
+ * (lock-budget.ts): first every row with NOWAIT (one round trip; a row another session holds comes back
  * with ORA-00054), then the held rows one at a time, each waiting at most what is left of the
- * bound in whole seconds (rounded down, so the waits add up to `seconds` at most); once less than
- * a second is left, the rows still held are given up without waiting. A deadlock (ORA-00060) is
+ * bound in whole seconds (LockBudget.secondsLeft: rounded up, the waits end less than a second
+ * past the bound); once nothing is left, the rows still held are given up without waiting. A deadlock (ORA-00060) is
  * given up at once. The rows given up come back as transient failures, to be left out of the
  * MERGE (RETRY_WAIT); every other row's target is locked by this transaction (or does not exist
  * yet), so the MERGE waits for no other session's row lock. Before, each row waited `seconds`
- * of its own: k held rows held the chunk k times the bound. `now`: the clock (tests).
+ * of its own: k held rows held the chunk k times the bound.
  */
 export async function lockTargets(
   connection: OraConnection,
   binds: Binds,
   rows: readonly ClaimedRow[],
-  seconds: number,
-  now: () => number = Date.now,
+  budget: LockBudget,
 ): Promise<RowFailure[]> {
-  const deadline = now() + seconds * 1000;
+  budget.leftMs(); // the bound starts here at the latest
   const held: Array<{ row: ClaimedRow; message: string; code: string }> = [];
   for (const part of slices(rows, ORACLE_MAX_CHUNK)) held.push(...(await lockPart(connection, binds, part, 0)));
   const failures: RowFailure[] = [];
   for (const h of held) {
-    const left = Math.floor((deadline - now()) / 1000);
+    const left = budget.secondsLeft();
     const still = h.code === 'ORA-00060' || left < 1 ? [h] : await lockPart(connection, binds, [h.row], left);
     for (const f of still) failures.push(failureOf(f.row, f.code, 'transient', f.message));
   }
@@ -149,20 +149,21 @@ export async function lockTargets(
 }
 
 /**
- * The MERGE of a chunk, after its targets are locked when `lockWaitMs` asks for a bounded wait
- * (lockTargets): a row held by another session past the wait is a transient failure
- * (RETRY_WAIT) and is not merged; the others are.
+ * The MERGE of a chunk, after its targets are locked when the transaction has a bound on its
+ * waits (`budget`, lockTargets): a row held by another session past the wait is a transient
+ * failure (RETRY_WAIT) and is not merged; the others are, under a call timeout of what is left
+ * of the bound (a key another session inserted and has not committed: OracleLockWaitTimeout,
+ * the chunk rolls back and is run again).
  */
 export async function lockAndMerge(
   connection: OraConnection,
   binds: Binds,
   rows: readonly ClaimedRow[],
-  lockWaitMs: number | undefined,
+  budget: LockBudget | undefined,
 ): Promise<RowFailure[]> {
-  const seconds = lockWaitSeconds(lockWaitMs);
-  if (seconds === undefined || rows.length === 0) return mergeOrders(connection, binds, rows);
-  const held = await lockTargets(connection, binds, rows, seconds);
-  if (held.length === 0) return mergeOrders(connection, binds, rows);
+  if (budget === undefined || rows.length === 0) return mergeOrders(connection, binds, rows);
+  const held = await lockTargets(connection, binds, rows, budget);
+  if (held.length === 0) return mergeOrders(connection, binds, rows, budget);
   const out = new Set(held.map((f) => f.stageId));
   return [
     ...held,
@@ -170,6 +171,7 @@ export async function lockAndMerge(
       connection,
       binds,
       rows.filter((r) => !out.has(r.stageId)),
+      budget,
     )),
   ];
 }
@@ -183,7 +185,12 @@ export async function lockAndMerge(
  * rows already merged is harmless (the MERGE of an identical row updates nothing). No
  * isolation block size is needed: Oracle reports failing rows itself.
  */
-export async function mergeOrders(connection: OraConnection, binds: Binds, rows: readonly ClaimedRow[]): Promise<RowFailure[]> {
+export async function mergeOrders(
+  connection: OraConnection,
+  binds: Binds,
+  rows: readonly ClaimedRow[],
+  budget?: LockBudget,
+): Promise<RowFailure[]> {
   const failures: RowFailure[] = [];
   const work: ClaimedRow[][] = slices(rows, ORACLE_MAX_CHUNK).reverse();
   while (work.length > 0) {
@@ -191,10 +198,14 @@ export async function mergeOrders(connection: OraConnection, binds: Binds, rows:
     if (block === undefined || block.length === 0) continue;
     let batchErrors: OraBatchError[];
     try {
-      const result = await connection.executeMany(
-        oracleQuery('merge_orders'),
-        block.map((r) => ({ stage_id: r.stageId })),
-        { autoCommit: false, batchErrors: true, bindDefs: { stage_id: binds.number() } },
+      // a new key another session inserted and has not committed makes the insert wait: no lock
+      // step can take it first, so the call is bounded by what is left of the chunk's wait
+      const result = await withinLockBudget(connection, budget, () =>
+        connection.executeMany(
+          oracleQuery('merge_orders'),
+          block.map((r) => ({ stage_id: r.stageId })),
+          { autoCommit: false, batchErrors: true, bindDefs: { stage_id: binds.number() } },
+        ),
       );
       batchErrors = result.batchErrors ?? [];
     } catch (error) {

@@ -24,7 +24,7 @@ import {
   textList,
 } from './binds.js';
 import type { OraBinds, OraConnection } from './oracledb-types.js';
-import { boundedWait, lockWaitSeconds } from './merge.js';
+import { boundedWait } from './merge.js';
 import { byStageId, int, intOrNull, type OracleKit, queryRows, rowsOf, stageSnapshot, text } from './rows.js';
 import { nonEmpty, oracleQuery, utcTimestampText } from './sql-text.js';
 
@@ -93,9 +93,11 @@ export function oracleOperatorTx(connection: OraConnection, kit: OracleKit): Ope
       if (last === undefined) return [];
       const range = { after_stage_id: binds.num(int(window.afterStageId, 'afterStageId')), up_to_stage_id: binds.num(last.stageId) };
       const rows: StageRowSnapshot[] = [];
-      // the transaction's row-lock wait (--row-lock-wait), in whole seconds; none: no limit
-      const lockSql = boundedWait(oracleQuery('lock_error_rows'), lockWaitSeconds(kit.lockWaits?.get(connection)));
+      // what is left of the transaction's row-lock wait (--row-lock-wait) in whole seconds, one
+      // bound for all the bind sets' statements (0: NOWAIT); none: no limit
+      const budget = kit.lockWaits?.get(connection);
       for (const { slots } of found.filter((f) => f.first <= last.stageId)) {
+        const lockSql = boundedWait(oracleQuery('lock_error_rows'), budget?.secondsLeft());
         for (const r of rowsOf(await connection.execute(lockSql, { ...slots, ...range }, kit.queryOptions))) rows.push(stageSnapshot(r));
       }
       return byStageId(rows);

@@ -1,6 +1,7 @@
 import type { ClaimedRow, ProcessStatus, RunCounts, RunRecord, RunStatus, StageRowSnapshot } from '../types.js';
 import { parseJsonObject } from '../run-events.js';
 import type { Binds } from './binds.js';
+import type { LockBudget } from './lock-budget.js';
 import type { OraBinds, OraColumnMeta, OraConnection, OraConstants, OraExecuteOptions, OraExecuteResult } from './oracledb-types.js';
 import { oracleQuery, parseUtcText } from './sql-text.js';
 
@@ -18,8 +19,8 @@ export interface OracleKit {
   readonly binds: Binds;
   /** execute() options of a query (see {@link queryOptions}). */
   readonly queryOptions: OraExecuteOptions;
-  /** The lock wait of each connection's transaction, noted by the driver's begin (driver.ts). */
-  readonly lockWaits?: WeakMap<OraConnection, number | undefined>;
+  /** The bound on lock waits of each connection's transaction, noted by the driver's begin (driver.ts). */
+  readonly lockWaits?: WeakMap<OraConnection, LockBudget | undefined>;
 }
 
 /** Rows as objects, NUMBER and CLOB columns as text, no commit. */

@@ -1,6 +1,7 @@
 import type { StageInput } from '../types.js';
 import type { BindRun } from './binds.js';
 import { classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
+import { type LockBudget, withinLockBudget } from './lock-budget.js';
 import { OracleChunkError } from './merge.js';
 import type { OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
 import { oracleQuery } from './sql-text.js';
@@ -97,14 +98,18 @@ export async function insertDirect(
   rows: readonly StageInput[],
   runs: readonly BindRun[],
   defsOf: (part: readonly OraBinds[]) => Record<string, OraBindDef>,
+  budget?: LockBudget,
 ): Promise<DirectOutcome> {
   const outcome: DirectOutcome = { inserted: 0, existing: 0, rest: [] };
   for (const { start, part } of runs) {
-    const result = await connection.executeMany(oracleQuery('stage_batch_direct'), part, {
-      autoCommit: false,
-      batchErrors: true,
-      bindDefs: defsOf(part),
-    });
+    // a key another session inserted and has not committed is waited for: within the batch's bound
+    const result = await withinLockBudget(connection, budget, () =>
+      connection.executeMany(oracleQuery('stage_batch_direct'), part, {
+        autoCommit: false,
+        batchErrors: true,
+        bindDefs: defsOf(part),
+      }),
+    );
     const errors = result.batchErrors ?? [];
     const failed = new Set<number>();
     for (const error of errors) {

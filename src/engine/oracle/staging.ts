@@ -1,7 +1,8 @@
 import type { StagingTx } from '../contract.js';
 import type { ErrorLogInput, StageBatchResult, StageInput, StageRefusal } from '../types.js';
 import { classifyOracleCode, classifyOracleCodes, oracleCodesFromMessage } from './classify.js';
-import { boundedWait, lockWaitSeconds, OracleChunkError } from './merge.js';
+import { boundedWait, OracleChunkError } from './merge.js';
+import { type LockBudget, withinLockBudget } from './lock-budget.js';
 import { attributeRuns, attributesOf, checkValueSizes, LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import { type DirectInsertPolicy, insertDirect } from './stage-direct.js';
 import type { OraBatchError, OraBindDef, OraBinds, OraConnection } from './oracledb-types.js';
@@ -45,11 +46,11 @@ function emptyResult(): StageBatchResult {
 
 /**
  * stage_batch_lock.sql: the order_stage rows of the batch table's keys locked by this transaction,
- * waiting at most `lockWaitMs` (rounded up to whole seconds) for a session that holds one, or
- * without bound when the transaction has none.
+ * waiting at most what is left of its bound (`budget`, whole seconds; 0: NOWAIT) for a session
+ * that holds one, or without bound when the transaction has none.
  */
-async function lockStaged(connection: OraConnection, lockWaitMs: number | undefined): Promise<void> {
-  await connection.execute(boundedWait(oracleQuery('stage_batch_lock'), lockWaitSeconds(lockWaitMs)), {}, { autoCommit: false });
+async function lockStaged(connection: OraConnection, budget: LockBudget | undefined): Promise<void> {
+  await connection.execute(boundedWait(oracleQuery('stage_batch_lock'), budget?.secondsLeft()), {}, { autoCommit: false });
 }
 
 /**
@@ -197,10 +198,13 @@ export function oracleStagingTx(connection: OraConnection, kit: OracleKit, direc
     if (existing < staged.length) {
       let taken = 0;
       for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
-        const done = await connection.executeMany(
-          oracleQuery('stage_batch_new'),
-          part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
-          { autoCommit: false, batchErrors: true, bindDefs: keyDefs },
+        // a new key another session inserted and has not committed is waited for: within the bound
+        const done = await withinLockBudget(connection, lockWaits?.get(connection), () =>
+          connection.executeMany(
+            oracleQuery('stage_batch_new'),
+            part.map((r) => ({ source_key: r.sourceKey, load_id: loadId })),
+            { autoCommit: false, batchErrors: true, bindDefs: keyDefs },
+          ),
         );
         const refusals = refusalsOf('stage batch (new keys)', part, done.batchErrors ?? []);
         result.refused.push(...refusals);
@@ -229,6 +233,7 @@ export function oracleStagingTx(connection: OraConnection, kit: OracleKit, direc
             binds,
           ),
           (part) => ({ ...stageDefs, load_id: binds.number(), attributes: binds.longText(part.map(attributesOf)) }),
+          lockWaits?.get(connection),
         );
         result.by = 'direct';
         result.inserted += outcome.inserted;

@@ -107,7 +107,7 @@ export class ControlTally {
   /** The trailer, header or control file's line; or why there is none to read. */
   private controlRecord(
     file: Pick<OrderFile, 'path' | 'controlRecords'>,
-  ): { record: Pick<ControlRecord, 'fields' | 'text'>; where: string } | { problem: string; where: string } {
+  ): { record: Pick<ControlRecord, 'fields' | 'text' | 'cellIndex'>; where: string } | { problem: string; where: string } {
     const control = this.spec.control;
     if (control.file !== undefined) {
       const path = controlFileName(file.path, control.file);
@@ -119,7 +119,10 @@ export class ControlTally {
       return { where, record: { fields: line.split(delimiter), text: line } };
     }
     const kind = control.trailer !== undefined ? 'trailer' : 'header';
-    const rule = describeRule(control.trailer ?? control.header);
+    const sheet = this.spec.format === 'xlsx';
+    const rule = describeRule(control.trailer ?? control.header, sheet);
+    // a workbook's rows are numbered as the sheet shows them
+    const line = sheet ? 'row' : 'line';
     const records = file.controlRecords?.() ?? [];
     if (this.stopped !== null) return { where: kind, problem: `${this.stopped}: no ${kind} can be trusted` };
     if (records.length === 0) return { where: kind, problem: `no ${kind} record (${rule})` };
@@ -127,22 +130,25 @@ export class ControlTally {
     if (records.length > 1)
       return {
         where: kind,
-        problem: `${records.length} records match the ${kind} rule (${rule}; lines ${lines.join(', ')}): one ${kind} expected`,
+        problem: `${records.length} records match the ${kind} rule (${rule}; ${line}s ${lines.join(', ')}): one ${kind} expected`,
       };
     const record = records[0] as ControlRecord;
-    const where = `${kind} (line ${record.lineNo})`;
+    const where = `${kind} (${line} ${record.lineNo})`;
     if (kind === 'trailer' && this.lastLine > record.lineNo)
-      return { where, problem: `the trailer (line ${record.lineNo}) is not the last record: data follows it (line ${this.lastLine})` };
+      return {
+        where,
+        problem: `the trailer (${line} ${record.lineNo}) is not the last record: data follows it (${line} ${this.lastLine})`,
+      };
     if (kind === 'header' && this.firstLine < record.lineNo)
       return {
         where,
-        problem: `the header record (line ${record.lineNo}) is not the first record: data comes before it (line ${this.firstLine})`,
+        problem: `the header record (${line} ${record.lineNo}) is not the first record: data comes before it (${line} ${this.firstLine})`,
       };
     return { where, record };
   }
 
   private compare(
-    record: Pick<ControlRecord, 'fields' | 'text'>,
+    record: Pick<ControlRecord, 'fields' | 'text' | 'cellIndex'>,
     where: string,
     base: Pick<ControlOutcome, 'file' | 'read' | 'onMismatch'>,
   ): ControlOutcome {
@@ -153,7 +159,7 @@ export class ControlTally {
     const value = (field: ControlField | undefined, what: string): string | null => {
       if (field === undefined) return null;
       const v = controlValue(record, field);
-      if (v === null || v === '') unreadable.push(`the ${where} has no ${what} (${describeField(field)})`);
+      if (v === null || v === '') unreadable.push(`the ${where} has no ${what} (${describeField(field, this.spec.format === 'xlsx')})`);
       return v === null || v === '' ? null : v;
     };
     const count = value(control.count, 'count');
@@ -219,7 +225,10 @@ function readControlLine(path: string): string | null {
   );
 }
 
-function describeField(field: ControlField): string {
+function describeField(field: ControlField, sheet = false): string {
+  // a column letter as a sheet shows it, a header name quoted
+  if (sheet && field.column !== undefined)
+    return `column ${typeof field.column === 'number' || /^[A-Z]{1,3}$/.test(field.column) ? field.column : JSON.stringify(field.column)}`;
   return typeof field.column === 'string'
     ? `path ${JSON.stringify(field.column)}`
     : field.column !== undefined
@@ -227,10 +236,11 @@ function describeField(field: ControlField): string {
       : `at ${JSON.stringify(field.at)}`;
 }
 
-function describeRule(rule: ControlSpec['trailer']): string {
+function describeRule(rule: ControlSpec['trailer'], sheet: boolean): string {
   if (rule === undefined) return '';
-  const where =
-    typeof rule.column === 'string'
+  const where = sheet
+    ? describeField({ column: Array.isArray(rule.column) ? rule.column.join('|') : rule.column }, true)
+    : typeof rule.column === 'string'
       ? `path ${JSON.stringify(rule.column)}`
       : rule.column !== undefined
         ? `field ${String(rule.column)}`

@@ -1,24 +1,30 @@
 /**
  * A control record (a profile's `control: trailer` or `control: header`): a record of the file that
- * states the file's own totals. The readers (src/input/order-file.ts for csv,
- * src/input/profile/fixed-reader.ts) pass it over as no data row and keep it here; the check
+ * states the file's own totals. The readers (formats/delimited-items.ts for csv,
+ * src/input/profile/fixed-reader.ts, formats/jsonl.ts, formats/xlsx-control.ts) pass it over as no data row and keep it here; the check
  * (control-check.ts) decides which one is the trailer or header and reads its figures.
  */
 import { parseJsonPath, valueAt } from '../formats/json-path.js';
 import { JsonNumber, parseJsonText, type JsonValue } from '../formats/json-text.js';
 import type { ControlField, LoadProfileSpec, WhenSpec } from '../profile/schema.js';
 
-/** A record that matched the control rule: its fields (csv) or its text (fixed). */
+/** A record that matched the control rule: its fields (csv, xlsx) or its text (fixed, jsonl). */
 export interface ControlRecord {
   lineNo: number;
-  /** The record's fields as the CSV reader split them; null for a fixed-width or JSON line. */
+  /** The record's fields as the CSV reader split them, or a row's cells; null for a fixed-width or JSON line. */
   fields: readonly string[] | null;
   /** The line's text as decoded (fixed width: what `at` positions read; JSON Lines: the object, read by path). */
   text: string;
+  /** A workbook row's: the 0-based cell of a column as the profile names it (a header name, a letter or a number), -1 when none. */
+  cellIndex?: (column: string | number) => number;
 }
 
 /** A control value of a record or a control file's line: the field by its 1-based number, or the characters at [start, length]. */
-export function controlValue(record: Pick<ControlRecord, 'fields' | 'text'>, field: ControlField): string | null {
+export function controlValue(record: Pick<ControlRecord, 'fields' | 'text' | 'cellIndex'>, field: ControlField): string | null {
+  if (record.cellIndex !== undefined && field.column !== undefined) {
+    const i = record.cellIndex(field.column);
+    return i < 0 ? null : (record.fields?.[i]?.trim() ?? null);
+  }
   if (typeof field.column === 'string') return jsonValueText(record.text, field.column);
   if (field.column !== undefined) return record.fields?.[field.column - 1]?.trim() ?? null;
   if (field.at !== undefined) {
@@ -52,7 +58,8 @@ function valueText(root: JsonValue, pathText: string): string | null {
   return v instanceof JsonNumber ? v.text : null;
 }
 
-function ruleTest(rule: WhenSpec): (value: string) => boolean {
+/** The test a control rule makes of a value (`equals`, `in` or `not_in`). */
+export function ruleTest(rule: WhenSpec): (value: string) => boolean {
   if (rule.equals !== undefined) {
     const equals = rule.equals;
     return (v) => v === equals;

@@ -18,6 +18,7 @@ import { FIXED_RECORD_LIMIT } from '../profile/schema.js';
 import { loggedText } from './byte-lines.js';
 import { columnLetters, csvLine, type CellText } from './xlsx-cells.js';
 import { sheetColumns, type SheetColumns } from './xlsx-columns.js';
+import { sheetControls, type SheetControls } from './xlsx-control.js';
 import { damage, openSheet, type SheetRow } from './xlsx-sheet.js';
 
 class SheetRecord implements FileRecord {
@@ -54,6 +55,39 @@ function withoutDateMasks(profile: LoadProfile): LoadProfile | null {
   return { ...profile, spec: { ...profile.spec, columns: { ...profile.spec.columns, order_date: rest } } };
 }
 
+type PassOver = (row: SheetRow, reason: 'skip_lines' | 'header' | 'control') => void;
+
+/**
+ * The rows above the data: `skip_lines` rows, a control row above the column names, then the
+ * header row's names or, with `header: false`, the first data row. `seen`: each row's number as read.
+ */
+async function readHead(
+  rows: AsyncGenerator<SheetRow>,
+  spec: LoadProfile['spec'],
+  controls: SheetControls | null,
+  passOver: PassOver,
+  seen: (rowNo: number) => void,
+): Promise<{ names: string[]; firstData: SheetRow | null }> {
+  for (;;) {
+    const next = await rows.next();
+    if (next.done === true) return { names: [], firstData: null };
+    const row = next.value;
+    seen(row.rowNo);
+    // a control row above the column names (a header row: the sheet's totals), whatever skip_lines says
+    if (controls !== null && !isEmptyRow(row.cells) && controls.aboveNames(row.rowNo, textsOf(row.cells))) {
+      passOver(row, 'control');
+      continue;
+    }
+    if (row.rowNo <= spec.skip_lines || (spec.header !== false && isEmptyRow(row.cells))) {
+      if (!isEmptyRow(row.cells)) passOver(row, 'skip_lines');
+      continue;
+    }
+    if (spec.header === false) return { names: [], firstData: row };
+    passOver(row, 'header');
+    return { names: textsOf(row.cells).map((n) => n.trim()), firstData: null };
+  }
+}
+
 /** Open one sheet of a workbook read through its profile (openOrderFile's `format: xlsx`). */
 export async function openXlsxFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): Promise<OrderFile> {
   if (options.gzip === true)
@@ -78,30 +112,16 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
   const observe = options.observe;
   let discarded = 0;
   let lastRow = 0;
-  const passOver = (row: SheetRow, reason: 'skip_lines' | 'header'): void => {
+  const passOver: PassOver = (row, reason) => {
     observe?.passedOver({ lineNo: row.rowNo, raw: loggedText(csvLine(textsOf(row.cells))), reason });
   };
+  let names: string[] = [];
+  const controls = sheetControls(spec, () => names);
 
   // the header: the first row with a cell after skip_lines rows (read before anything is staged)
-  let names: string[] = [];
   let firstData: SheetRow | null = null;
   try {
-    for (;;) {
-      const next = await rows.next();
-      if (next.done === true) break;
-      const row = next.value;
-      lastRow = row.rowNo;
-      if (row.rowNo <= spec.skip_lines || (spec.header !== false && isEmptyRow(row.cells))) {
-        if (!isEmptyRow(row.cells)) passOver(row, 'skip_lines');
-        continue;
-      }
-      if (spec.header === false) firstData = row;
-      else {
-        names = textsOf(row.cells).map((n) => n.trim());
-        passOver(row, 'header');
-      }
-      break;
-    }
+    ({ names, firstData } = await readHead(rows, spec, controls, passOver, (rowNo) => (lastRow = rowNo)));
   } catch (error) {
     shut();
     if (error instanceof UserError || error instanceof RunAbortedError) throw error;
@@ -144,6 +164,7 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     items: items(),
     bytesRead: () => source.fileBytesRead(),
     discarded: () => discarded,
+    controlRecords: () => controls?.records ?? [],
     close() {
       closed = true;
       shut();
@@ -184,6 +205,11 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     const { rowNo, cells } = row;
     if (isEmptyRow(cells)) return null;
     const texts = textsOf(cells);
+    // a control row (trailer or header) states the sheet's totals: no data row, whatever `when` says
+    if (controls?.taken(rowNo, texts) === true) {
+      observe?.passedOver({ lineNo: rowNo, raw: loggedText(csvLine(texts)), reason: 'control' });
+      return null;
+    }
     const reject = (code: string, message: string): FileReject => ({
       kind: 'reject',
       lineNo: rowNo,

@@ -9,7 +9,7 @@
  */
 import { UserError } from '../../errors.js';
 import { isGzipFile } from '../gzip.js';
-import { controlLines } from './control.js';
+import { controlLines, splitTotalsRow } from './control.js';
 import { readContentSample } from '../encoding-sniff.js';
 import { parseProfileText } from '../profile/load-profile.js';
 import { WHOLE_CURRENCIES } from './amounts.js';
@@ -105,7 +105,12 @@ function jsonLinesLayout(lines: string[], objects: NonNullable<ReturnType<typeof
     format: 'jsonl',
     lines,
     comments: [],
-    top: [`# ${objects.objects} JSON object(s), one per line; each field below is a path into the object (docs/files.md)`],
+    top: [
+      `# ${objects.objects} JSON object(s), one per line; each field below is a path into the object (docs/files.md)`,
+      ...(objects.trailer === null
+        ? []
+        : [`# and a last object unlike them (a trailer: it lacks most of their paths): ${c(objects.trailer.text)}`]),
+    ],
     columns: objects.columns,
     skip: [],
     delimiter: null,
@@ -113,6 +118,7 @@ function jsonLinesLayout(lines: string[], objects: NonNullable<ReturnType<typeof
     skipLines: 0,
     fixed: null,
     trailer: [],
+    jsonTrailer: objects.trailer,
   };
 }
 
@@ -157,13 +163,16 @@ export function guessFromSample(
   if ('notText' in enc) throw new UserError(`${file}: ${enc.notText}`);
   const { lines: allLines, endings } = splitLines(enc.text);
   const lines = allLines.slice(0, GUESS_SAMPLE_RECORDS + 20);
+  // the sample's last record is the file's: a trailer in it can be compared with what came before
+  const whole = complete && lines.length === allLines.length;
   // JSON Lines (UTF-8, as the reader reads it): each leaf path a column
-  const objects = workbook === undefined && enc.encoding === 'utf-8' ? jsonLinesColumns(lines.join('\n'), complete) : null;
+  const objects = workbook === undefined && enc.encoding === 'utf-8' ? jsonLinesColumns(lines.join('\n'), complete, whole) : null;
   const json = objects === null ? jsonFormat(enc.text, complete) : null;
   if (json !== null) throw new UserError(`${file}: ${json}`);
   if (lines.every((l) => l.trim() === '')) throw new UserError(`${file}: no line of text in the first ${sample.length} bytes`);
   const fullWidth = hasFullWidth(enc.text);
   const layout = objects === null ? layoutOf(lines, enc.encoding, workbook !== undefined) : jsonLinesLayout(lines, objects);
+  if (layout.format === 'xlsx' && whole) splitTotalsRow(layout);
   const raw = layout.columns.flatMap((g) => g.values);
   const nulls = [...new Set(raw.filter((v) => NULL_WORDS.includes(v)))];
   const columns = layout.columns.map((g) => ({
@@ -186,7 +195,7 @@ export function guessFromSample(
       : draftHead(file, sample.length, complete, gzip, name, currency, enc, endings, layout, fullWidth);
   y.push(...timezoneLines(byField('order_date'), open));
   y.push(...trailerLines(layout, byField('source_key').column ?? undefined));
-  const control = controlLines(layout, byField('amount'), complete);
+  const control = controlLines(layout, byField('amount'), whole);
   if (nulls.length > 0) y.push(`null_if: [${['', ...nulls].map(q).join(', ')}]   # seen in the sample`);
   else y.push('# null_if: ["", "NULL", "n/a"]   # values read as empty (default [""]); none other seen');
   y.push('columns:');
@@ -365,7 +374,7 @@ export async function guessProfile(path: string): Promise<ProfileGuess> {
   if (gzip && read.sample.length === 0) throw new UserError(`${path}: a gzip file whose content could not be read (damaged or empty)`);
   if (!gzip && isWorkbookStart(read.sample)) {
     const workbook = await workbookSample(path, GUESS_SAMPLE_RECORDS + 20);
-    return guessFromSample(path, Buffer.from(workbook.text, 'utf8'), true, false, workbook);
+    return guessFromSample(path, Buffer.from(workbook.text, 'utf8'), workbook.complete, false, workbook);
   }
   return guessFromSample(path, read.sample, read.complete, gzip);
 }

@@ -41,8 +41,31 @@ function leaves(value: JsonValue, path: Array<string | number>, out: Map<string,
   if (path.length > 0) out.set(pathText(path), text);
 }
 
-/** The sample's leaf paths as columns, or null when its whole lines are not all JSON objects (or there is none). */
-export function jsonLinesColumns(text: string, complete: boolean): { columns: GuessColumn[]; paths: string[]; objects: number } | null {
+/** The last object of a file, set apart from the columns as a trailer: its text and its leaf paths' values. */
+export interface JsonTrailer {
+  text: string;
+  values: Array<[string, string]>;
+}
+
+/**
+ * Whether the last object is no order but a trailer: it lacks most of the paths every other
+ * object has (`{"type":"trailer","records":3,…}` after orders). Only when the sample is the whole file.
+ */
+function isTrailer(last: Map<string, string>, others: ReadonlyArray<Map<string, string>>): boolean {
+  if (others.length < 2) return false;
+  const common = [...(others[0]?.keys() ?? [])].filter((p) => others.every((r) => r.has(p)));
+  return common.length > 0 && common.filter((p) => !last.has(p)).length * 2 > common.length;
+}
+
+/**
+ * The sample's leaf paths as columns, or null when its whole lines are not all JSON objects (or
+ * there is none). `wholeFile`: the sample is the whole file, so its last object may be a trailer (set apart).
+ */
+export function jsonLinesColumns(
+  text: string,
+  complete: boolean,
+  wholeFile = false,
+): { columns: GuessColumn[]; paths: string[]; objects: number; trailer: JsonTrailer | null } | null {
   const lines = text.split(/\r?\n|\r/).filter((l) => l.trim() !== '');
   // the sample's last line may be cut
   const whole = complete ? lines : lines.slice(0, -1);
@@ -61,6 +84,12 @@ export function jsonLinesColumns(text: string, complete: boolean): { columns: Gu
     rows.push(row);
   }
   if (rows.length === 0) return null;
+  const lastObject = rows[rows.length - 1];
+  let trailer: JsonTrailer | null = null;
+  if (wholeFile && lastObject !== undefined && isTrailer(lastObject, rows.slice(0, -1))) {
+    trailer = { text: whole.at(-1) ?? '', values: [...lastObject.entries()] };
+    rows.pop();
+  }
   const paths: string[] = [];
   const seen = new Set<string>();
   for (const row of rows)
@@ -78,5 +107,5 @@ export function jsonLinesColumns(text: string, complete: boolean): { columns: Gu
     at: null,
     values: rows.map((r) => (r.get(path) ?? '').trim()),
   }));
-  return { columns, paths, objects: rows.length };
+  return { columns, paths, objects: rows.length, trailer };
 }

@@ -4,6 +4,7 @@
  */
 import { c, pct, q, samples } from './draft.js';
 import type { GuessColumn } from './fields.js';
+import type { JsonTrailer } from './json-sample.js';
 import { FIELDS, nameSimilarity } from './names.js';
 import {
   delimiterName,
@@ -53,6 +54,8 @@ export interface Layout {
   fixed: FixedLayout | null;
   /** The lines after the last record (a trailer), split as the records are. */
   trailer: string[][];
+  /** JSON Lines: the last object, set apart as a trailer (json-sample.ts). */
+  jsonTrailer?: JsonTrailer | null;
 }
 
 export function csvLayout(lines: string[], best: DelimiterCandidate, candidates: DelimiterCandidate[]): Layout {

@@ -17,6 +17,8 @@ export interface WorkbookSample {
   /** The rows as CSV lines, from row 1. */
   text: string;
   rows: number;
+  /** Every row of the sheet is in the sample (none past its limit). */
+  complete: boolean;
 }
 
 /** Sheets looked at for a table before giving up. */
@@ -26,7 +28,7 @@ async function sheetLines(
   path: string,
   position: number,
   limit: number,
-): Promise<{ sheet: WorkbookSample['sheet']; lines: string[]; filled: number }> {
+): Promise<{ sheet: WorkbookSample['sheet']; lines: string[]; filled: number; complete: boolean }> {
   const source = openByteSource(path, { gzip: false });
   let done = false;
   let close = () => {};
@@ -35,12 +37,16 @@ async function sheetLines(
     close = opened.close;
     const read: string[][] = [];
     let filled = 0;
+    let complete = true;
     for await (const row of rows) {
+      if (row.rowNo > limit) {
+        complete = false;
+        break;
+      }
       while (read.length < row.rowNo - 1) read.push([]);
       const texts = Array.from(row.cells, (c) => c?.text ?? '');
       if (texts.some((t) => t.trim() !== '')) filled++;
       read.push(texts);
-      if (read.length >= limit) break;
     }
     // a row with at least half of the widest row's cells is made as wide: its last cells empty (or
     // merged over) make it no trailer; a title above the table or a total below it (a cell or two) stays short
@@ -49,7 +55,7 @@ async function sheetLines(
       const filled = r.filter((t) => t.trim() !== '').length;
       return r.length === 0 ? '' : csvLine(filled * 2 >= width ? [...r, ...Array<string>(width - r.length).fill('')] : r);
     });
-    return { sheet, lines, filled };
+    return { sheet, lines, filled, complete };
   } finally {
     done = true;
     close();
@@ -69,7 +75,8 @@ export async function workbookSample(path: string, limit: number): Promise<Workb
       if (position > 1 && error instanceof UserError && /has no sheet/.test(error.message)) break;
       throw error;
     }
-    if (read.filled >= 2) return { sheet: read.sheet, passed, text: read.lines.join('\n'), rows: read.lines.length };
+    if (read.filled >= 2)
+      return { sheet: read.sheet, passed, text: read.lines.join('\n'), rows: read.lines.length, complete: read.complete };
     passed.push(`sheet ${position} ${JSON.stringify(read.sheet.name)}: ${read.filled} row(s) with a cell, no table`);
   }
   throw new UserError(

@@ -72,7 +72,8 @@ export type WhenSpec = z.infer<typeof whenSpec>;
 
 /**
  * Where a control value is: a 1-based field of the record (csv, a control file's line), its
- * positions (fixed, a control file's line) or a path into the record's object (jsonl).
+ * positions (fixed, a control file's line), a path into the record's object (jsonl) or a
+ * column of the row (xlsx: a header name, a letter or a number, as its columns are).
  */
 const controlField = z.strictObject({ column: z.union([position, nonEmpty]).optional(), at: at.optional() });
 export type ControlField = z.infer<typeof controlField>;
@@ -263,6 +264,8 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
     issue(['control'], 'states count, sum, bytes or sha256');
   const record = c.trailer !== undefined ? 'trailer' : c.header !== undefined ? 'header' : null;
   const jsonl = record !== null && format === 'jsonl';
+  // a workbook's row is read by column as its columns are: a header name, a letter or a number (src/input/profile/xlsx-spec.ts)
+  const columnType = jsonl ? 'string' : record !== null && format === 'xlsx' ? null : 'number';
   if (c.delimiter !== undefined && c.file === undefined) issue(['control', 'delimiter'], 'delimiter is for a control file');
   const rule = c.trailer ?? c.header;
   if (rule !== undefined && record !== null) {
@@ -270,7 +273,7 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
       issue(['control', record], 'takes one of equals, in and not_in');
     if (fixed ? rule.at === undefined : rule.column === undefined)
       issue(['control', record], fixed ? 'format: fixed: needs at: [start, length]' : `needs column: ${columnWord(jsonl)}`);
-    if (!fixed && rule.column !== undefined && typeof rule.column !== (jsonl ? 'string' : 'number'))
+    if (!fixed && rule.column !== undefined && columnType !== null && typeof rule.column !== columnType)
       issue(['control', record, 'column'], `a control record is read by ${columnWord(jsonl)}`);
     if (fixed && rule.column !== undefined) issue(['control', record, 'column'], 'format: fixed reads by at');
     if (!fixed && rule.at !== undefined) issue(['control', record, 'at'], 'at is for format: fixed');
@@ -282,7 +285,7 @@ function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array
     else if (record !== null && fixed && f.column !== undefined) issue(['control', key, 'column'], 'format: fixed reads by at');
     else if (record !== null && !fixed && f.at !== undefined)
       issue(['control', key, 'at'], `at is for format: fixed (${format} reads by column)`);
-    else if (f.column !== undefined && typeof f.column !== (jsonl ? 'string' : 'number'))
+    else if (f.column !== undefined && columnType !== null && typeof f.column !== columnType)
       issue(['control', key, 'column'], `reads ${columnWord(jsonl)}`);
   }
 }

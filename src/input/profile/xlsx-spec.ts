@@ -13,6 +13,9 @@ interface XlsxSpecPart {
   sheet?: string | number | undefined;
   columns: Record<string, { column?: string | number | string[] | undefined }>;
   when?: { column?: string | number | string[] | undefined } | undefined;
+  control?: Partial<
+    Record<'trailer' | 'header' | 'count' | 'sum' | 'bytes' | 'sha256', { column?: string | number | string[] | undefined }>
+  >;
 }
 
 export function xlsxSpecProblems(p: XlsxSpecPart, issue: (path: Array<string | number>, message: string) => void): void {
@@ -38,4 +41,16 @@ export function xlsxSpecProblems(p: XlsxSpecPart, issue: (path: Array<string | n
   };
   for (const [name, c] of Object.entries(p.columns)) check(['columns', name, 'column'], c.column);
   check(['when', 'column'], p.when?.column);
+  // a trailer or header row is read by column as the data rows are (a control file's line by field number)
+  const control = p.control;
+  if (control === undefined || (control.trailer === undefined && control.header === undefined)) return;
+  for (const key of ['trailer', 'header', 'count', 'sum', 'bytes', 'sha256'] as const)
+    check(['control', key, 'column'], control[key]?.column);
+  const rule = control.header?.column;
+  // the header row's rule is tested on the rows above the column names, which it cannot name
+  if (typeof rule === 'string' && columnNumber(rule.trim()) === null)
+    issue(
+      ['control', 'header', 'column'],
+      'a header row comes before the column names: its column is a letter (A to XFD) or a 1-based number',
+    );
 }
