@@ -99,6 +99,12 @@ export const GROUPS: readonly MutationGroup[] = [
     scores: 'test/mutation/fixed/scores.json',
     floors: 'test/mutation/fixed/floors.json',
   },
+  {
+    name: 'formats',
+    config: 'stryker.formats.config.json',
+    scores: 'test/mutation/formats/scores.json',
+    floors: 'test/mutation/formats/floors.json',
+  },
 ];
 
 /** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */
