@@ -9,7 +9,7 @@ import type { RepeatedKeys } from '../input/repeated-keys.js';
 import { controlSummary, type ControlOutcome } from '../input/control/control-check.js';
 import { BUILTIN_PROFILE_ID } from '../input/profile/builtin.js';
 import type { LoadJournal } from './load-journal.js';
-import { foreignHold, type ForeignHold, type RunHoldSet } from './load-holds.js';
+import { emptyLoads, foreignHold, type ForeignHold, type RunHoldSet } from './load-holds.js';
 import type { FileReport, LoadOptions } from './load-options.js';
 import type { LoadProcessing } from './load-processing.js';
 import type { LoadPort } from './ports.js';
@@ -41,6 +41,8 @@ export interface FileStaging {
   holdSet?: RunHoldSet | undefined;
   /** The sets recorded before this run (killed runs', runs still staging), read before it staged (load-holds.ts, foreignHold). */
   foreignSets?: HoldSetFile[] | undefined;
+  /** The loads of those sets that committed nothing (load-holds.ts, emptyLoads): their places are taken as not begun. */
+  emptyLoads?: ReadonlySet<number> | undefined;
   /** The base names of the run's files, in order. */
   runNames?: string[] | undefined;
   /** The loads this run held again before its processing began (holdBeforeProcessing): released with its own. */
@@ -123,6 +125,7 @@ export async function holdBeforeProcessing(
   optionsOf: (path: string) => LoadOptions,
 ): Promise<void> {
   run.foreignSets = await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
+  run.emptyLoads = await emptyLoads(run, run.foreignSets);
   run.runNames = files.map((f) => basename(f));
   run.restagedFrom = [];
   if (!run.processing.overlap || run.held === undefined) return;
@@ -223,7 +226,8 @@ export async function readAsOf(
 /**
  * What the sets recorded before this run ask of the file (load-holds.ts, foreignHold): a file of
  * a set it stages whole that a part of the set staged out of order is staged again; a file whose
- * load a set it does not stage whole holds (or takes a place that set's run had not begun) has
+ * load a set it does not stage whole holds (or takes a place that set's run had not begun, or
+ * began on a load that committed nothing) has
  * every row held, its load joining that set (and the set marked to be staged again in order).
  */
 async function foreignPlan(
@@ -234,7 +238,7 @@ async function foreignPlan(
 ): Promise<{ plan: StagingPlan; hold: ForeignHold }> {
   const sets = run.foreignSets ?? [];
   const names = run.runNames ?? [];
-  const first = foreignHold(sets, names, path, planLoadId(plan, runId), plan.action === 'skip');
+  const first = foreignHold(sets, names, path, planLoadId(plan, runId), { stagedWhole: plan.action === 'skip', emptied: run.emptyLoads });
   const restaged: StagingPlan =
     first.restage && (plan.action === 'skip' || plan.action === 'resume') ? { action: 'fresh', reason: 'restage' } : plan;
   const hold = restaged === plan ? first : foreignHold(sets, names, path, runId);

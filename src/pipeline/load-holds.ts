@@ -128,6 +128,23 @@ export interface ForeignHold {
   restage: boolean;
 }
 
+/** What else decides what the sets recorded before a run ask of one of its files (foreignHold). */
+export interface ForeignContext {
+  /**
+   * The file was staged whole before (skipped): it takes no place a set's run had not begun. Its
+   * lines are in already, and a set whose run was killed before its first batch (its first load has
+   * no row, and no run completes it) would otherwise take the file by name and keep it from the archive.
+   */
+  stagedWhole?: boolean;
+  /**
+   * The loads of those sets that committed no staging fact (their run killed before its first
+   * batch, or not there yet; emptyLoads): the place of such a load is taken as one the set's run had
+   * not begun. Else a part of the set (`load a.csv` after a killed `load inbox/`) stages a.csv as a
+   * new load, neither held nor joined, and merges lines the set's later files may override.
+   */
+  emptied?: ReadonlySet<number>;
+}
+
 /**
  * A run reads the sets recorded before it (killed runs' sets, and those of runs still staging)
  * before it stages; for each of its files, pure: what those sets ask (ForeignHold). `runNames`:
@@ -138,13 +155,9 @@ export function foreignHold(
   runNames: readonly string[],
   path: string,
   loadId: number,
-  /**
-   * The file was staged whole before (skipped): it takes no place a set's run had not begun. Its
-   * lines are in already, and a set whose run was killed before its first batch (its first load has
-   * no row, and no run completes it) would otherwise take the file by name and keep it from the archive.
-   */
-  stagedWhole = false,
+  context: ForeignContext = {},
 ): ForeignHold {
+  const { stagedWhole = false, emptied = new Set<number>() } = context;
   const name = basename(path);
   const runs = nameCounts(runNames);
   const hold: ForeignHold = { wholeHold: false, join: [], restage: false };
@@ -160,12 +173,24 @@ export function foreignHold(
       hold.wholeHold = true;
       continue;
     }
-    const unbegun = files.find((f) => f.loadId === null && f.fileName === name);
-    if (unbegun === undefined || stagedWhole) continue;
+    // the place of a file the set's run had not begun, or began on a load that committed nothing
+    // (killed before its first batch): this run's new load is that file's load of the set now
+    const place = files.find((f) => f.fileName === name && (f.loadId === null || emptied.has(f.loadId)));
+    if (place === undefined || stagedWhole) continue;
     hold.wholeHold = true;
-    hold.join.push({ setId, fileNo: unbegun.fileNo });
+    hold.join.push({ setId, fileNo: place.fileNo });
   }
   return hold;
+}
+
+/** The loads the sets hold that committed no staging fact: their run has no 'staged' or 'staged_checkpoint' event. */
+export async function emptyLoads(run: Pick<FileStaging, 'engine' | 'db'>, sets: readonly HoldSetFile[]): Promise<Set<number>> {
+  const loadIds = [...new Set(sets.flatMap((f) => (f.loadId === null ? [] : [f.loadId])))];
+  if (loadIds.length === 0) return new Set();
+  // a load's checkpoints are its own run's until one committed: a resumed run continues a checkpoint
+  const events = await run.db("reading the staging events of the file sets' loads", () => run.engine.listRunEvents(loadIds));
+  const committed = new Set(events.filter((e) => e.event === 'staged' || e.event === 'staged_checkpoint').map((e) => e.runId));
+  return new Set(loadIds.filter((id) => !committed.has(id)));
 }
 
 /**

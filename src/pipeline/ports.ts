@@ -29,7 +29,7 @@ export type ErrorExportPort = Transactor<Pick<OperatorTx, 'fileLayouts'>> & Pick
 /** load.ts: staging and processing, the run records, the reads that decide and report a run, and the file claims (file-claim.ts). */
 export type LoadPort = Transactor<StagingTx & HoldSetsTx & ChunkTx & JournalTx & Pick<OperatorTx, 'controlHold'>> &
   Pick<RunJournal, 'startRun' | 'finishRun' | 'stagingHistory' | 'runningRuns'> &
-  Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary' | 'heldLoads'> &
+  Pick<Reports, 'tallyBatch' | 'tallyLoads' | 'claimableCount' | 'retryWaitSummary' | 'heldLoads' | 'listRunEvents'> &
   Pick<Engine, 'capabilities' | 'classifyError' | 'refreshStageStatistics' | 'claimFile'>;
 
 /** load.ts, runProcess: processing recorded as a run of its own (or of the `retry` that hands it on). */

@@ -98,7 +98,26 @@ describe('foreignHold', () => {
     expect(foreignHold(killed, ['a.csv'], 'in/a.csv', 10)).toEqual({ wholeHold: true, join: [], restage: false });
     expect(foreignHold(killed, ['c.csv'], 'in/c.csv', 30)).toEqual({ wholeHold: true, join: [{ setId: 10, fileNo: 2 }], restage: false });
     // staged whole before (skipped): its lines are in, it takes no place the set's run had not begun
-    expect(foreignHold(killed, ['c.csv'], 'in/c.csv', 30, true)).toEqual({ wholeHold: false, join: [], restage: false });
+    expect(foreignHold(killed, ['c.csv'], 'in/c.csv', 30, { stagedWhole: true })).toEqual({ wholeHold: false, join: [], restage: false });
+  });
+
+  it('a file whose load in the set committed nothing (killed before its first batch): its new load takes that place', () => {
+    expect(foreignHold(killed, ['a.csv'], 'in/a.csv', 30, { emptied: new Set([10]) })).toEqual({
+      wholeHold: true,
+      join: [{ setId: 10, fileNo: 0 }],
+      restage: false,
+    });
+    // another file's emptied load, or the file's in a set the run stages whole: no place taken
+    expect(foreignHold(killed, ['b.csv'], 'in/b.csv', 30, { emptied: new Set([10]) })).toEqual({
+      wholeHold: false,
+      join: [],
+      restage: false,
+    });
+    expect(foreignHold(killed, ['a.csv', 'b.csv', 'c.csv'], 'in/a.csv', 30, { emptied: new Set([10]) })).toEqual({
+      wholeHold: false,
+      join: [],
+      restage: false,
+    });
   });
 
   it('another file, or another load of a begun file (a changed a.csv), is not held by the set', () => {
