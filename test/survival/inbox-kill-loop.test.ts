@@ -291,8 +291,12 @@ describe('survival: randomized kill -9 loop over a multi-file inbox', () => {
               const result = await run.done;
               if (result.signal === 'SIGKILL' && mode !== undefined) {
                 kills.push({ round, mode, phases: phasesOf(result.stderr) });
-                // after some kills, at random, an operator command before the rerun
-                const command = random() < 0.5 ? OPERATOR_COMMANDS[Math.floor(random() * OPERATOR_COMMANDS.length)] : undefined;
+                // after the first kill and then some others at random, an operator command before the
+                // rerun (at random only, no kill of a plan had one about once in a thousand: seed 118712321)
+                const command =
+                  operatorRuns.length === 0 || random() < 0.5
+                    ? OPERATOR_COMMANDS[Math.floor(random() * OPERATOR_COMMANDS.length)]
+                    : undefined;
                 if (command !== undefined) {
                   const op = await runCli([...command, '--db', db.url]);
                   expect([op.signal, op.code === 1], why(`${command.join(' ')} after a kill: ${op.stderr.slice(-2000)}`)).toEqual([
