@@ -27,7 +27,7 @@
  */
 import { PGlite } from '@electric-sql/pglite';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -258,6 +258,8 @@ say(`process exit ${String((await cli(['process']).done).code)}`);
 bad = (await check('final', true)) || bad;
 if (admin !== null && !bad) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
 await admin?.end();
+// kept only when a check failed: the folder (its files, a PGlite database) is what to look at
+if (!bad) rmSync(base, { recursive: true, force: true });
 console.log(
   bad ? `FAIL ${engine} seed ${seedArg} (folder ${base}${admin === null ? '' : `, database ${dbName}`})` : `OK ${engine} seed ${seedArg}`,
 );
