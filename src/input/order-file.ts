@@ -13,7 +13,7 @@ import { openDelimitedFile } from './formats/delimited.js';
 import { formatReader } from './formats/format-reader.js';
 import { isGzipFile, type ByteSourceOptions } from './gzip.js';
 import { sizeToRead, type OpenedFile } from './opened-file.js';
-import { ORDER_COLUMNS, type OrderColumn } from './order-record.js';
+import { ORDER_COLUMNS, type OrderColumn, type ParsedOrder } from './order-record.js';
 import type { AttributeColumns } from './profile/attributes.js';
 import type { LoadProfile } from './profile/load-profile.js';
 import type { MappingProblem } from './profile/mapping.js';
@@ -96,6 +96,12 @@ export interface FileRecord {
   endLine: number;
   /** A field the profile could not map (the line is a PARSE_* error of that field); absent with the built-in format. */
   problem?: MappingProblem | null;
+  /**
+   * The line's order, parsed and valid, when a profile's mapping found its fields plainly so
+   * (Mapping's MappedRecord.order): taken as it is, `fields` not parsed or judged again. Absent or
+   * null: parse `fields`.
+   */
+  order?: ParsedOrder | null;
   /** The line's other columns kept (canonical JSON text of name → text), or null: none kept, or all of them empty. */
   attributes?: string | null;
   /**

@@ -263,6 +263,54 @@ export function plainAmount(v: string): string | null {
   return isCanonicalAmount(trimmed) && digitsAt(v, point + 1, v.length - point - 1) >= 0 ? trimmed : null;
 }
 
+/** What a caller already made of a field, so that it is not read again: a date as YYYY-MM-DD from 1900 on, an amount in canonical form. */
+export interface CheckedForms {
+  /** order_date's text, when not empty, is a valid date as isValidIsoDate takes it. */
+  date: boolean;
+  /** amount's text, when not empty, is canonical (as parseAmount returns it: at most two decimals, no trailing zero, "-" only before a non-zero). */
+  amount: boolean;
+}
+
+/**
+ * parseOrderRecord and validateOrder of a valid line in one pass, for a profile's mapping: the
+ * order when the five texts are plainly a valid order (the same order parseOrderRecord returns,
+ * and one validateOrder accepts), else null (then parseOrderRecord and validateOrder decide, with
+ * their messages). The forms `checked` are not read again: a mapped line's date and amount were
+ * read by the profile's mask and form, and reading them again as a plain record's text, then a
+ * third time in validateOrder, cost a sixth of the CPU of a dry run with a profile (bench/RESULTS.md,
+ * "The mapping hands over parsed orders").
+ */
+export function plainValidOrder(
+  key: string,
+  customer: string,
+  date: string,
+  amountText: string,
+  currencyText: string,
+  checked: CheckedForms,
+): ParsedOrder | null {
+  const sourceKey = trimText(key);
+  // UTF-16 units ≥ characters: within the limit in units is within it in characters
+  if (sourceKey === '' || sourceKey.length > MAX_SOURCE_KEY_LENGTH) return null;
+  // 1–18 digits, no sign, no leading zero: canonical, within bigint and positive
+  if (customer.length === 0 || customer.length > 18 || customer.charCodeAt(0) === 48 || digitsAt(customer, 0, customer.length) < 0)
+    return null;
+  if (checked.date ? date === '' : !isValidIsoDate(date)) return null;
+  let amountValue: string | null;
+  if (checked.amount) {
+    const point = amountText.indexOf('.');
+    amountValue =
+      amountText === '' || amountText.charCodeAt(0) === 45 || (point === -1 ? amountText.length : point) > STAGE_AMOUNT_INTEGER_DIGITS
+        ? null
+        : amountText;
+  } else amountValue = plainAmount(amountText);
+  if (amountValue === null || currencyText.length !== 3) return null;
+  for (let i = 0; i < 3; i++) {
+    const c = currencyText.charCodeAt(i);
+    if (c < 65 || c > 90) return null;
+  }
+  return { sourceKey, customerId: customer, orderDate: date, amount: amountValue, currency: currencyText };
+}
+
 /** Parse one record (fields by column name; a missing optional column is an empty value). */
 export function parseOrderRecord(fields: Record<OrderColumn, string>): ParseOutcome {
   const plain = parsePlainRecord(fields);

@@ -313,6 +313,7 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
     const fields = columns.mapping.recordFields(record, columns.order);
     const kept = columns.attributes;
     const attributes = kept === null ? null : attributesJson(record, typeof kept === 'function' ? kept(record.length) : kept);
-    return new ReadRecord(lineNo, fields, endByte, endLine, next, columns.mapping.lastProblem(), attributes);
+    const mapping = columns.mapping;
+    return new ReadRecord(lineNo, fields, endByte, endLine, next, mapping.lastProblem(), attributes, mapping.lastOrder());
   }
 }

@@ -8,7 +8,7 @@
 import { controlRecordRule, type ControlRecord } from '../control/control-record.js';
 import { openByteSource } from '../gzip.js';
 import type { FileItem, FileRecord, FileReject, OrderFile, OrderFileOptions } from '../order-file.js';
-import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
+import { ORDER_COLUMNS, type OrderColumn, type ParsedOrder } from '../order-record.js';
 import type { LoadProfile } from '../profile/load-profile.js';
 import { compileMapping, type MappingProblem } from '../profile/mapping.js';
 import { FIXED_RECORD_LIMIT } from '../profile/schema.js';
@@ -27,6 +27,7 @@ class JsonLineRecord implements FileRecord {
     private readonly text: string,
     readonly problem: MappingProblem | null,
     readonly attributes: string | null,
+    readonly order: ParsedOrder | null,
   ) {}
 
   get endLine(): number {
@@ -145,7 +146,7 @@ export function openJsonLinesFile(path: string, size: number, options: OrderFile
           observe.fieldsRead(lineNo, raw);
         }
         const mapped = mapping.map((c) => values.get(c) ?? '');
-        yield new JsonLineRecord(lineNo, mapped.fields, endByte, text, mapped.problem, read.attributes);
+        yield new JsonLineRecord(lineNo, mapped.fields, endByte, text, mapped.problem, read.attributes, mapping.lastOrder());
       }
       mapping.finish();
     } catch (error) {

@@ -4,7 +4,7 @@
  * and its line end, a NUL shown as U+2400, cut at RAW_LIMIT characters.
  */
 import type { FileRecord, FileReject } from '../order-file.js';
-import type { OrderColumn } from '../order-record.js';
+import type { OrderColumn, ParsedOrder } from '../order-record.js';
 import type { MappingProblem } from '../profile/mapping.js';
 
 /** A NUL byte in a line, whatever the format: no database text value holds one. */
@@ -58,6 +58,7 @@ export class ReadRecord implements FileRecord {
     private readonly span: RawSpan,
     readonly problem: MappingProblem | null = null,
     readonly attributes: string | null = null,
+    readonly order: ParsedOrder | null = null,
   ) {}
 
   get raw(): string {

@@ -10,7 +10,7 @@
 import { RunAbortedError, UserError } from '../../errors.js';
 import { openByteSource } from '../gzip.js';
 import type { FileItem, FileRecord, FileReject, OrderFile, OrderFileOptions } from '../order-file.js';
-import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
+import { ORDER_COLUMNS, type OrderColumn, type ParsedOrder } from '../order-record.js';
 import { attributesJson } from '../profile/attributes.js';
 import type { LoadProfile } from '../profile/load-profile.js';
 import { compileMapping, type Mapping, type MappingProblem } from '../profile/mapping.js';
@@ -30,6 +30,7 @@ class SheetRecord implements FileRecord {
     private readonly texts: readonly string[],
     readonly problem: MappingProblem | null,
     readonly attributes: string | null,
+    readonly order: ParsedOrder | null,
   ) {}
 
   get endLine(): number {
@@ -247,7 +248,8 @@ export async function openXlsxFile(path: string, size: number, options: OrderFil
     const mapped = byMapping.map((c) => at(columns.indexes[c]));
     const kept =
       columns.attributes === null ? null : typeof columns.attributes === 'function' ? columns.attributes(texts.length) : columns.attributes;
-    return new SheetRecord(rowNo, mapped.fields, texts, mapped.problem, kept === null ? null : attributesJson(texts, kept));
+    const attributes = kept === null ? null : attributesJson(texts, kept);
+    return new SheetRecord(rowNo, mapped.fields, texts, mapped.problem, attributes, byMapping.lastOrder());
   }
 
   function nameOf(i: number): string {

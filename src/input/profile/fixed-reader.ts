@@ -18,7 +18,7 @@ import {
   type OrderFileOptions,
   type PassedOverReason,
 } from '../order-file.js';
-import { ORDER_COLUMNS, type OrderColumn } from '../order-record.js';
+import { ORDER_COLUMNS, type OrderColumn, type ParsedOrder } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
 import { compileMapping, type MappingProblem } from './mapping.js';
 import { FIXED_RECORD_LIMIT } from './schema.js';
@@ -155,6 +155,7 @@ class FixedRecord implements FileRecord {
     private readonly line: Buffer,
     private readonly decode: (b: Buffer) => string,
     readonly problem: MappingProblem | null,
+    readonly order: ParsedOrder | null,
   ) {}
 
   get raw(): string {
@@ -292,7 +293,7 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
           observe.fieldsRead(lineNo, raw);
         }
         const mapped = mapping.map((c) => values.get(c) ?? '');
-        yield new FixedRecord(lineNo, mapped.fields, endByte, lineNo, line, decode, mapped.problem);
+        yield new FixedRecord(lineNo, mapped.fields, endByte, lineNo, line, decode, mapped.problem, mapping.lastOrder());
       }
       mapping.finish();
     } catch (error) {

@@ -7,12 +7,17 @@
  */
 import {
   describeProblems,
+  isValidIsoDate,
   ORDER_COLUMNS,
   orderProblems,
   parseOrderRecord,
+  plainAmount,
+  plainValidOrder,
   quoteValue,
   trimText,
+  type CheckedForms,
   type OrderColumn,
+  type ParsedOrder,
   type ParseOutcome,
 } from '../order-record.js';
 import { unwrapExcelGuard } from '../excel-guard.js';
@@ -126,6 +131,12 @@ export interface Mapping {
   recordFields(record: readonly string[], indexes: readonly number[]): Record<OrderColumn, string>;
   /** The problem of the record recordFields mapped last, or null. */
   lastProblem(): MappingProblem | null;
+  /**
+   * The order of the record mapped last (by any of map, mapRecord, recordFields) when its fields
+   * are plainly a valid one (what parseOrderRecord returns for them and validateOrder accepts),
+   * read once here; null: its fields are to be parsed and judged.
+   */
+  lastOrder(): ParsedOrder | null;
   /** Whether a line is kept by `when` (its tested value as read); always true without `when`. */
   keep(value: string): boolean;
   /**
@@ -215,6 +226,8 @@ export function compileMapping(
   // the first in column order. A loop storing `fields[c.name]` under five names at one site is a
   // keyed store V8 cannot specialise (bench/RESULTS.md, "Load profiles, third pass").
   let problem: MappingProblem | null = null; // of the record being mapped
+  let order: ParsedOrder | null = null; // of the record mapped last
+  const formed = checkedForms(columns);
   let counting = false; // within the first MASK_CHECK_LINES records: each form counts what it read
   const reader = (c: CompiledColumn): ((text: string | undefined) => string) => {
     const { name, trim, normalize, fallback, prefix } = c;
@@ -299,13 +312,15 @@ export function compileMapping(
     if (counting) seen++;
     problem = null;
     carried.code = undefined;
-    const fields: Record<OrderColumn, string> = {
-      source_key: readKey(key),
-      customer_id: readCustomer(customer),
-      order_date: readDate(date),
-      amount: readAmount(amount),
-      currency: readCurrency(currency),
-    };
+    const k = readKey(key);
+    const c = readCustomer(customer);
+    const d = readDate(date);
+    const a = readAmount(amount);
+    const x = readCurrency(currency);
+    const fields: Record<OrderColumn, string> = { source_key: k, customer_id: c, order_date: d, amount: a, currency: x };
+    // the readers above set `problem` (in closures: TypeScript's narrowing still sees the null set before them)
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
+    order = problem === null ? plainValidOrder(k, c, d, a, x, formed) : null;
     if (counting && seen === MASK_CHECK_LINES) finish();
     return fields;
   };
@@ -336,6 +351,7 @@ export function compileMapping(
     },
     recordFields,
     lastProblem: () => problem,
+    lastOrder: () => order,
     normalize(raw) {
       const out = {} as Record<OrderColumn, string | null>;
       for (const c of columns) {
@@ -352,6 +368,28 @@ export function compileMapping(
       if (when.in !== undefined) return inWhen(v);
       return !inWhen(v);
     },
+  };
+}
+
+/**
+ * Which of the mapped date and amount are made by the profile's mask or form alone, and so are
+ * valid in canonical form whenever the line has no problem: not when a prefix, a `const` or a
+ * `default` that is not in that form can stand in their place.
+ */
+function checkedForms(columns: readonly CompiledColumn[]): CheckedForms {
+  const formed = (name: OrderColumn, fits: (v: string) => boolean): boolean => {
+    const c = columns.find((x) => x.name === name);
+    return (
+      c !== undefined &&
+      c.convert !== null &&
+      c.constant === undefined && // a `const` or the file name's group (file_group)
+      c.prefix === undefined &&
+      (c.fallback === '' || fits(c.fallback))
+    );
+  };
+  return {
+    date: formed('order_date', isValidIsoDate),
+    amount: formed('amount', (v) => plainAmount(v) === v),
   };
 }
 
