@@ -3,11 +3,12 @@
  * dry run, its fields never parsed or judged again: it must be exactly the order parseOrderRecord
  * reads from the mapped fields, and one validateOrder accepts. Checked over profiles whose date and
  * amount are made by a mask and a form, and over profiles where a prefix, a const or a default
- * stands in their place, with values at the edges of every rule.
+ * stands in their place, with values at the edges of every rule. (Profiles are built inside the
+ * tests: this file is in the profile group's mutation list, test/mutation/profile/vitest.config.ts.)
  */
 import { describe, expect, test } from 'vitest';
 import { ORDER_COLUMNS, parseOrderRecord, validateOrder, type OrderColumn } from '../../src/input/order-record.js';
-import { parseProfileText } from '../../src/input/profile/load-profile.js';
+import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { compileMapping } from '../../src/input/profile/mapping.js';
 
 /** A deterministic pseudo-random sequence (the same cases on every run). */
@@ -34,59 +35,65 @@ const PLAIN_AMOUNTS = ['12', '12.5', '12.50', '12.00', '0', '0.0', '-1', '+1', '
 
 const PROFILES = {
   // the established bench's shape: a mask and a grouped decimal comma
-  european: profile([
-    "source_key: { column: 1, prefix: 'EU-' }",
-    'customer_id: { column: 2 }',
-    "order_date: { column: 3, date: ['DD.MM.YYYY', 'YYYY/MM/DD'] }",
-    "amount: { column: 4, decimal: ',', group: '.', negative: ['-', '()'] }",
-    "currency: { column: 5, default: 'EUR' }",
-  ]),
+  european: () =>
+    profile([
+      "source_key: { column: 1, prefix: 'EU-' }",
+      'customer_id: { column: 2 }',
+      "order_date: { column: 3, date: ['DD.MM.YYYY', 'YYYY/MM/DD'] }",
+      "amount: { column: 4, decimal: ',', group: '.', negative: ['-', '()'] }",
+      "currency: { column: 5, default: 'EUR' }",
+    ]),
   // currency signs: a sign that names the currency, or contradicts the column's
-  signs: profile(
-    [
+  signs: () =>
+    profile(
+      [
+        'source_key: { column: 1 }',
+        'customer_id: { column: 2 }',
+        "order_date: { column: 3, date: 'YYYY-MM-DDTHH:mm:ssZ' }",
+        "amount: { column: 4, group: ',', negative: ['-', '()'], currency_signs: { '$': USD, '€': EUR } }",
+        'currency: { column: 5 }',
+      ],
+      ['timezone: Asia/Tokyo'],
+    ),
+  // the date and amount as plain text (no mask, no form), trim off, NFKC
+  plain: () =>
+    profile(
+      [
+        'source_key: { column: 1, trim: false }',
+        'customer_id: { column: 2, trim: false }',
+        'order_date: { column: 3, trim: false }',
+        'amount: { column: 4, trim: false }',
+        'currency: { column: 5, trim: false }',
+      ],
+      ['normalize: nfkc', "null_if: ['n/a']"],
+    ),
+  // a mask and a form, with defaults and prefixes that are not in their form
+  standIns: () =>
+    profile([
+      'source_key: { column: 1 }',
+      "customer_id: { column: 2, default: '42' }",
+      "order_date: { column: 3, date: 'DD.MM.YYYY', default: '2026/01/01' }",
+      "amount: { column: 4, decimal: ',', prefix: '1' }",
+      "currency: { column: 5, default: 'eur' }",
+    ]),
+  // a const in the place of a formed date and amount (a date that is none: no line is valid)
+  consts: () =>
+    profile([
       'source_key: { column: 1 }',
       'customer_id: { column: 2 }',
-      "order_date: { column: 3, date: 'YYYY-MM-DDTHH:mm:ssZ' }",
-      "amount: { column: 4, group: ',', negative: ['-', '()'], currency_signs: { '$': USD, '€': EUR } }",
+      "order_date: { const: '2026-02-30', date: 'DD.MM.YYYY' }",
+      "amount: { const: '12.50', decimal: ',' }",
       'currency: { column: 5 }',
-    ],
-    ['timezone: Asia/Tokyo'],
-  ),
-  // the date and amount as plain text (no mask, no form), trim off, NFKC
-  plain: profile(
-    [
-      'source_key: { column: 1, trim: false }',
-      'customer_id: { column: 2, trim: false }',
-      'order_date: { column: 3, trim: false }',
-      'amount: { column: 4, trim: false }',
-      'currency: { column: 5, trim: false }',
-    ],
-    ['normalize: nfkc', "null_if: ['n/a']"],
-  ),
-  // a mask and a form, with defaults and prefixes that are not in their form
-  standIns: profile([
-    'source_key: { column: 1 }',
-    "customer_id: { column: 2, default: '42' }",
-    "order_date: { column: 3, date: 'DD.MM.YYYY', default: '2026/01/01' }",
-    "amount: { column: 4, decimal: ',', prefix: '1' }",
-    "currency: { column: 5, default: 'eur' }",
-  ]),
-  // a const in the place of a formed date and amount (a date that is none: no line is valid)
-  consts: profile([
-    'source_key: { column: 1 }',
-    'customer_id: { column: 2 }',
-    "order_date: { const: '2026-02-30', date: 'DD.MM.YYYY' }",
-    "amount: { const: '12.50', decimal: ',' }",
-    'currency: { column: 5 }',
-  ]),
+    ]),
   // defaults in the form: taken as they are
-  formedDefaults: profile([
-    'source_key: { column: 1 }',
-    'customer_id: { column: 2 }',
-    "order_date: { column: 3, date: 'YYYYMMDD', default: '2026-01-01' }",
-    "amount: { column: 4, decimal: ',', default: '0' }",
-    'currency: { column: 5 }',
-  ]),
+  formedDefaults: () =>
+    profile([
+      'source_key: { column: 1 }',
+      'customer_id: { column: 2 }',
+      "order_date: { column: 3, date: 'YYYYMMDD', default: '2026-01-01' }",
+      "amount: { column: 4, decimal: ',', default: '0' }",
+      'currency: { column: 5 }',
+    ]),
 } as const;
 
 const DATES: Record<keyof typeof PROFILES, string[]> = {
@@ -108,13 +115,13 @@ const AMOUNTS: Record<keyof typeof PROFILES, string[]> = {
 };
 
 describe('the order a mapping hands over', () => {
-  for (const [name, p] of Object.entries(PROFILES) as Array<[keyof typeof PROFILES, (typeof PROFILES)[keyof typeof PROFILES]]>) {
+  for (const [name, p] of Object.entries(PROFILES) as Array<[keyof typeof PROFILES, () => LoadProfile]>) {
     test(`${name}: what parseOrderRecord reads from the mapped fields and validateOrder accepts, whenever one is handed over`, () => {
       const next = random(name.length * 7919);
       const pick = (values: readonly string[]) => values[Math.floor(next() * values.length)] ?? '';
-      const mapping = compileMapping(p);
+      const mapping = compileMapping(p());
       let handed = 0;
-      const lines = 6000;
+      const lines = 3000;
       for (let i = 0; i < lines; i++) {
         const record = [pick(KEYS), pick(CUSTOMERS), pick(DATES[name]), pick(AMOUNTS[name]), pick(CURRENCIES)];
         const text = (c: OrderColumn) => record[ORDER_COLUMNS.indexOf(c)] ?? '';
@@ -135,7 +142,7 @@ describe('the order a mapping hands over', () => {
   }
 
   test('a plainly valid line is handed over; a line with a problem, or an invalid one, is not', () => {
-    const mapping = compileMapping(PROFILES.european);
+    const mapping = compileMapping(PROFILES.european());
     const at = (record: string[]) => {
       mapping.mapRecord(record, [0, 1, 2, 3, 4]);
       return mapping.lastOrder();

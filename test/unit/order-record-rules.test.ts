@@ -15,6 +15,7 @@ import {
   parseAmount,
   parseOrderRecord,
   parseOrderRecordWithSchema,
+  plainValidOrder,
   quoteValue,
   validateOrder,
 } from '../../src/input/order-record.js';
@@ -268,5 +269,54 @@ describe('messages', () => {
     const result = parseOrderRecord(rest as ReturnType<typeof fields>);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.issues.map((i) => i.column)).toEqual(['currency']);
+  });
+});
+
+describe('plainValidOrder: a profile line read once', () => {
+  const keys = ['K-1', ' K-1 ', '', 'k'.repeat(100), 'k'.repeat(101)];
+  const customers = ['7', '0', '07', '-7', '+7', ' 7', '', '123456789012345678', '1234567890123456789', 'x'];
+  const dates = ['2026-12-01', '2024-02-29', '2026-02-29', '1899-12-31', ' 2026-12-01', ''];
+  const amounts = ['12', '12.5', '12.50', '0', '-1', '-0', '007', '1.234', '1'.repeat(16), '1'.repeat(17), '1'.repeat(16) + '.5', ''];
+  const currencies = ['EUR', 'eur', 'EU', 'EURO', 'E1R', ''];
+
+  it('unchecked texts: whenever an order is given, it is the one parseOrderRecord reads, and validateOrder accepts it', () => {
+    let given = 0;
+    for (const k of keys)
+      for (const c of customers)
+        for (const d of dates)
+          for (const a of amounts)
+            for (const x of currencies) {
+              const got = plainValidOrder(k, c, d, a, x, { date: false, amount: false });
+              if (got === null) continue;
+              given++;
+              const what = JSON.stringify([k, c, d, a, x]);
+              expect(parseOrderRecord({ source_key: k, customer_id: c, order_date: d, amount: a, currency: x }), what).toEqual({
+                ok: true,
+                order: got,
+              });
+              expect(validateOrder(got), what).toBeNull();
+            }
+    // the plain forms of every column are taken (keys trimmed, 12.50 as 12.5): 3 keys × 2 customers × 2 dates × 6 amounts × 1
+    expect(given).toBe(72);
+  });
+
+  it('a checked date and amount (canonical as a mask and a form make them): only presence, sign and size tested', () => {
+    const checked = { date: true, amount: true };
+    expect(plainValidOrder('K', '7', '2026-12-01', '1234.5', 'EUR', checked)).toEqual({
+      sourceKey: 'K',
+      customerId: '7',
+      orderDate: '2026-12-01',
+      amount: '1234.5',
+      currency: 'EUR',
+    });
+    expect(plainValidOrder('K', '7', '', '1', 'EUR', checked)).toBeNull();
+    expect(plainValidOrder('K', '7', '2026-12-01', '', 'EUR', checked)).toBeNull();
+    expect(plainValidOrder('K', '7', '2026-12-01', '-5', 'EUR', checked)).toBeNull();
+    expect(plainValidOrder('K', '7', '2026-12-01', '1'.repeat(17), 'EUR', checked)).toBeNull();
+    expect(plainValidOrder('K', '7', '2026-12-01', '1'.repeat(17) + '.5', 'EUR', checked)).toBeNull();
+    expect(plainValidOrder('K', '7', '2026-12-01', '1'.repeat(16) + '.5', 'EUR', checked)?.amount).toBe('1'.repeat(16) + '.5');
+    // not checked: the plain form is read (12.50 canonical as 12.5; a date that is none refused)
+    expect(plainValidOrder('K', '7', '2026-12-01', '12.50', 'EUR', { date: false, amount: false })?.amount).toBe('12.5');
+    expect(plainValidOrder('K', '7', '2026-02-30', '1', 'EUR', { date: false, amount: false })).toBeNull();
   });
 });
