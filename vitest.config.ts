@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 const MOCKING = [
   'test/oracle/connections.recording.test.ts',
   'test/oracle/mutants.recording.test.ts',
+  'test/oracle/test-target.recording.test.ts',
   'test/unit/quote-free-split-work.test.ts',
 ];
 /**
