@@ -23,6 +23,7 @@ import { pgliteFsBundle } from '../../src/engine/postgres/pglite-assets.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTarget } from './oracle-test-database.js';
+import { pgOneSchemaMode, pgOneSchemaTarget } from './pg-one-schema.js';
 import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
 import { TEST_PG_URL } from './server-url.js';
 import { missingTarget, NEEDS } from './requirements.js';
@@ -318,6 +319,8 @@ async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
 }
 
 function pgTarget(adminUrl: string): TestTarget {
+  // the Oracle target's one schema, on PostgreSQL (pg-one-schema.ts)
+  if (pgOneSchemaMode()) return pgOneSchemaTarget(adminUrl, PG_TEMPLATE_DB);
   const admin = adminOf(adminUrl);
   return {
     kind: 'postgres',
@@ -378,7 +381,7 @@ function pgTarget(adminUrl: string): TestTarget {
   };
 }
 
-function numericIds(oid: number): (value: string) => unknown {
+export function numericIds(oid: number): (value: string) => unknown {
   if (oid === 20) return (v: string) => Number(v);
   if (oid === 1082) return (v: string) => v;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- any OID the server sends, not only the enum's
