@@ -103,8 +103,9 @@ async function emptyDatabase(client: pg.PoolClient): Promise<void> {
 }
 
 /**
- * The sessions still on the database but `client`'s, once those closing have had half a second
- * to go: a child process, a loader or a pool an earlier test left open. On Oracle such a session
+ * The sessions still on the database but `client`'s, once those closing have had 5 s to go (a
+ * loader's file-claim sessions are ended without waiting; on a loaded machine their backends
+ * were seen idle for more than 0.5 s): a child process, a loader or a pool an earlier test left open. On Oracle such a session
  * writes into the next test's rows or holds locks its DELETE waits for; here it fails the next
  * create(), named, and is ended so that the tests after it do not fail for it too.
  */
@@ -114,7 +115,7 @@ async function sessionsLeft(client: pg.PoolClient): Promise<string[]> {
   for (let wait = 0; ; wait++) {
     const { rows } = await client.query<{ who: string }>(query);
     if (rows.length === 0) return [];
-    if (wait === 20) {
+    if (wait === 200) {
       await client.query(
         'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
       );
