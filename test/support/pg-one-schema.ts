@@ -19,10 +19,9 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { expect, inject } from 'vitest';
 import { adminPool, createDatabase, databaseUrl } from '../../bench/pg-admin.js';
-import type { Engine } from '../../src/engine/types.js';
 import { OrderLoader } from '../../src/loader.js';
-import { numericIds, type TestTarget } from './databases.js';
-import { memoryLogger } from './memory-logger.js';
+import { serverSql, type TestTarget } from './databases.js';
+import { testLoaders } from './test-loaders.js';
 
 export const ONE_SCHEMA_ENV = 'ORDER_LOADER_TEST_PG_ONE_SCHEMA';
 
@@ -167,32 +166,18 @@ export function pgOneSchemaTarget(adminUrl: string, template: string): TestTarge
         await direct.end();
         throw error;
       }
-      const loaders: OrderLoader[] = [];
-      let closed = false;
-      const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
-        if (closed) throw new Error('this test database was given back after its test ended');
-        const logs = memoryLogger();
-        let loader = await OrderLoader.open({ db: url, logger: logs.logger, workers: options?.workers, migrate: false, env: {} });
-        if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
-        loaders.push(loader);
-        return { loader, logs };
-      };
+      const loaders = testLoaders((logs, workers) => OrderLoader.open({ db: url, logger: logs.logger, workers, migrate: false, env: {} }));
       return {
         kind: 'postgres',
         url,
         env: {},
         reused: false,
-        async sql<R>(text: string, params?: unknown[]) {
-          if (closed) throw new Error('this test database was given back after its test ended');
-          const result = await direct.query({ text, values: params, types: { getTypeParser: numericIds } });
-          return result.rows as R[];
-        },
-        open: (options) => openLoader(options),
-        openWith: (wrap, options) => openLoader(options, wrap),
+        sql: serverSql(direct, loaders),
+        open: (options) => loaders.open(options),
+        openWith: (wrap, options) => loaders.open(options, wrap),
         async dispose() {
-          if (closed) return;
-          closed = true;
-          for (const l of loaders) await l.close().catch(() => undefined);
+          if (loaders.closed) return;
+          await loaders.closeAll();
           await direct.end();
         },
       };
