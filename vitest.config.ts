@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 const MOCKING = [
   'test/oracle/connections.recording.test.ts',
   'test/oracle/mutants.recording.test.ts',
+  'test/oracle/test-target.recording.test.ts',
   'test/unit/quote-free-split-work.test.ts',
 ];
 /**
@@ -25,6 +26,8 @@ const SLOW = [
   'test/integration/lock-wait.test.ts',
   // the Oracle statements through the PL/SQL grammar checker (a JVM per run; skipped without it)
   'test/oracle/test-statements.grammar.test.ts',
+  // the Oracle job's test list (vitest list of test/oracle-server/vitest.config.ts, about a minute)
+  'test/oracle/job-list.test.ts',
   // PGlite's initdb, the slowest thing PGlite does, run on purpose (the fallback to it)
   'test/integration/pglite-ready.test.ts',
   // large generated cases, kept out of the mutation lists for their time too (docs/mutation.md)

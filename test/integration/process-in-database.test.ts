@@ -119,7 +119,8 @@ async function runEdges(db: TestDatabase, inDatabase: boolean): Promise<unknown[
   return [processed.process, rows, (await outcomeSnapshot(db)).errors];
 }
 
-// PostgreSQL only: the Oracle engine claims every chunk to the client (it has no processInDatabase)
+// PostgreSQL's order_loader_process_chunk against its client path; Oracle's block (process_rows.sql) against its own
+// client path is test/oracle/process-in-database.recording.test.ts
 const pgTargets = testTargets().filter((t) => t.kind !== 'oracle');
 
 forEachTarget(

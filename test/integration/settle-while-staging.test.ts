@@ -160,7 +160,9 @@ forEachTarget(
       ]);
     });
   },
-  testTargets(),
+  // settling is PostgreSQL's and PGlite's (migration 015); the Oracle engine stages READY only
+  // (docs/oracle.md, what the Oracle job does not cover)
+  testTargets().filter((t) => t.kind !== 'oracle'),
 );
 
 /** 3,000 lines in 30 batches of 100: every tenth key again 3 lines later (in its batch), every 50th line without an amount, every 70th overflowing. */
@@ -233,5 +235,5 @@ forEachTarget(
       expect(await db.sql("SELECT process_status FROM order_stage WHERE source_key = 'M3'")).toEqual([{ process_status: 'READY' }]);
     });
   },
-  testTargets(),
+  testTargets().filter((t) => t.kind !== 'oracle'),
 );

@@ -6,7 +6,9 @@
  * ones. A test written against PostgreSQL that assumed otherwise fails here, not on its first
  * run against Oracle.
  */
+import pg from 'pg';
 import { expect } from 'vitest';
+import { pgOneSchemaMode } from '../support/pg-one-schema.js';
 import { forEachTarget, targetTest } from '../support/target-test.js';
 
 forEachTarget('a test database on $kind', (target) => {
@@ -28,4 +30,22 @@ forEachTarget('a test database on $kind', (target) => {
       await second.dispose({ reuse: true });
     }
   });
+
+  // PostgreSQL in the Oracle target's mode (test/support/pg-one-schema.ts): the one schema is
+  // handed on, whatever an earlier test left on it, as on Oracle; a session left on it is named
+  // (defined in that mode only: elsewhere a new database is made for each test)
+  if (target.kind === 'postgres' && pgOneSchemaMode())
+    targetTest('the next create() fails, naming the test, when a session a test opened is still on the one schema', async ({ db }) => {
+      const left = new pg.Client({ connectionString: db.url ?? '', application_name: 'left-open' });
+      await left.connect();
+      left.on('error', () => {});
+      try {
+        await db.dispose();
+        await expect(target.create()).rejects.toThrow(/session\(s\) of ".*a session a test opened.*" on it \(left-open/);
+      } finally {
+        await left.end().catch(() => undefined);
+      }
+      const next = await target.create();
+      await next.dispose();
+    });
 });

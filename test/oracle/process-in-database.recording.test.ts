@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { processRowsSql } from '../../src/engine/oracle/chunk-in-database.js';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
@@ -82,11 +82,12 @@ describe('Oracle chunk processed in the database (recording connection, table mo
   });
 
   it('a clean chunk (200 rows here; the same for 2,000) is 3 round trips (claim, block, COMMIT) instead of 5 (claim, lock step, MERGE, DONE, COMMIT)', async () => {
-    const clean = async (inDatabase: boolean) => {
+    // undefined: the engine's default, ORDER_LOADER_PROCESS_IN_DATABASE read when it is made
+    const clean = async (inDatabase: boolean | undefined) => {
       const model = new TableModel();
       for (let i = 1; i <= 200; i++) model.addStage({ source_key: `K${i}` });
       const db = new RecordingDatabase(model.script());
-      const engine = createOracleEngineWith(db, constants, { processInDatabase: inDatabase });
+      const engine = createOracleEngineWith(db, constants, inDatabase === undefined ? undefined : { processInDatabase: inDatabase });
       const result = await processBacklog(engine, {
         runId: 1,
         chunkSize: 200,
@@ -106,6 +107,12 @@ describe('Oracle chunk processed in the database (recording connection, table mo
     };
     expect(await clean(false)).toBe(5);
     expect(await clean(true)).toBe(3);
+    // the default is the block; ORDER_LOADER_PROCESS_IN_DATABASE=off keeps the client path
+    vi.stubEnv('ORDER_LOADER_PROCESS_IN_DATABASE', '');
+    expect(await clean(undefined)).toBe(3);
+    vi.stubEnv('ORDER_LOADER_PROCESS_IN_DATABASE', 'off');
+    expect(await clean(undefined)).toBe(5);
+    vi.unstubAllEnvs();
   });
 
   it('with failures: 5 round trips instead of 7 (the failed rows written by the client, as before)', async () => {

@@ -91,6 +91,7 @@ describe("the Oracle job's own test statements", () => {
       'process-in-database.test.ts',
       'refusal-precheck.test.ts',
       'refusals-in-database-adversary.test.ts',
+      'review-server.test.ts',
       'settle-while-staging.test.ts',
       'stage-indexes.test.ts',
       'stage-statistics.test.ts',
@@ -98,7 +99,7 @@ describe("the Oracle job's own test statements", () => {
     ];
     const shared = readdirSync('test/integration')
       .filter((f) => f.endsWith('.test.ts') && !withoutOracle.includes(f))
-      .filter((f) => readFileSync(join('test/integration', f), 'utf8').includes('forEachTarget('))
+      .filter((f) => /forEachTarget\(|describe\.each\(testTargets\(\)\)/.test(readFileSync(join('test/integration', f), 'utf8')))
       .map((f) => `test/integration/${f}`);
     expect(ORACLE_JOB_TEST_FILES.filter((f) => f.startsWith('test/integration/'))).toEqual(shared);
   });

@@ -23,6 +23,8 @@ import { pgliteFsBundle } from '../../src/engine/postgres/pglite-assets.js';
 import type { Engine } from '../../src/engine/types.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
 import { oracleTarget } from './oracle-test-database.js';
+import { pgOneSchemaMode, pgOneSchemaTarget } from './pg-one-schema.js';
+import { GIVEN_BACK, testLoaders, type TestLoaders } from './test-loaders.js';
 import { cachedTemplateDumpPath, CLI, keepForNextRun, usedNow } from './pglite-template.js';
 import { TEST_PG_URL } from './server-url.js';
 import { missingTarget, NEEDS } from './requirements.js';
@@ -318,6 +320,8 @@ async function reusedPgDatabase(database: PgDatabase): Promise<boolean> {
 }
 
 function pgTarget(adminUrl: string): TestTarget {
+  // the Oracle target's one schema, on PostgreSQL (pg-one-schema.ts)
+  if (pgOneSchemaMode()) return pgOneSchemaTarget(adminUrl, PG_TEMPLATE_DB);
   const admin = adminOf(adminUrl);
   return {
     kind: 'postgres',
@@ -335,34 +339,21 @@ function pgTarget(adminUrl: string): TestTarget {
         database = { name, url, direct, state };
       }
       const { name, url: dbUrl, direct } = database;
-      const loaders: OrderLoader[] = [];
-      let closed = false;
-      const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
-        if (closed) throw new Error('this test database was given back after its test ended');
-        const logs = memoryLogger();
-        let loader = await OrderLoader.open({ db: dbUrl, logger: logs.logger, workers: options?.workers, migrate: false, env: {} });
-        if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
-        loaders.push(loader);
-        return { loader, logs };
-      };
+      const loaders = testLoaders((logs, workers) =>
+        OrderLoader.open({ db: dbUrl, logger: logs.logger, workers, migrate: false, env: {} }),
+      );
       return {
         kind: 'postgres',
         url: dbUrl,
         env: {},
         reused: idle !== undefined,
-        async sql<R>(text: string, params?: unknown[]) {
-          // the connections stay with the database: work a test left running must not reach the next test's
-          if (closed) throw new Error('this test database was given back after its test ended');
-          const result = await direct.query({ text, values: params, types: { getTypeParser: numericIds } });
-          return result.rows as R[];
-        },
-        open: (options) => openLoader(options),
-        openWith: (wrap, options) => openLoader(options, wrap),
+        // the connections stay with the database: work a test left running must not reach the next test's
+        sql: serverSql(direct, loaders),
+        open: (options) => loaders.open(options),
+        openWith: (wrap, options) => loaders.open(options, wrap),
         async dispose(options) {
-          if (closed) return;
-          closed = true;
-          let reuse = options?.reuse === true;
-          for (const l of loaders) await l.close().catch(() => (reuse = false));
+          if (loaders.closed) return;
+          const reuse = (await loaders.closeAll()) && options?.reuse === true;
           if (reuse && (await reusedPgDatabase(database))) {
             idlePgDatabases.push(database);
             return;
@@ -375,6 +366,15 @@ function pgTarget(adminUrl: string): TestTarget {
         },
       };
     },
+  };
+}
+
+/** db.sql of a server PostgreSQL database: on its own connections, refused once the test gave it back. */
+export function serverSql(direct: pg.Pool, loaders: TestLoaders): TestDatabase['sql'] {
+  return async <R>(text: string, params?: unknown[]) => {
+    if (loaders.closed) throw new Error(GIVEN_BACK);
+    const result = await direct.query({ text, values: params, types: { getTypeParser: numericIds } });
+    return result.rows as R[];
   };
 }
 

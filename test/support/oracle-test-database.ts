@@ -4,9 +4,9 @@
  * (oracle-fresh.ts says how). On only under npm run test:oracle.
  */
 import { OrderLoader } from '../../src/loader.js';
-import type { Engine } from '../../src/engine/types.js';
 import type { TestTarget } from './databases.js';
 import { memoryLogger, type MemoryLogger } from './memory-logger.js';
+import { GIVEN_BACK, testLoaders } from './test-loaders.js';
 import { emptySchema, schemaShape } from './oracle-fresh.js';
 import { runOracleTestQuery } from './oracle-query.js';
 import { oracleTestPool, oracleTestTarget, type OracleTestTarget } from './oracle-target.js';
@@ -52,31 +52,21 @@ export const oracleTarget: TestTarget = {
       await pool.close();
       throw error;
     }
-    const loaders: OrderLoader[] = [];
-    let closed = false;
-    const openLoader = async (options?: { workers?: number }, wrap?: (engine: Engine) => Engine) => {
-      if (closed) throw new Error('this test database was given back after its test ended');
-      const logs = memoryLogger();
-      let { loader } = await openOracleLoader(target, logs, false, options?.workers);
-      if (wrap !== undefined) loader = OrderLoader.fromEngine(wrap(loader.engine), logs.logger);
-      loaders.push(loader);
-      return { loader, logs };
-    };
+    const loaders = testLoaders(async (logs, workers) => (await openOracleLoader(target, logs, false, workers)).loader);
     return {
       kind: 'oracle',
       url: target.db,
       env: target.env,
       reused: false,
       async sql<R>(text: string, params?: unknown[]) {
-        if (closed) throw new Error('this test database was given back after its test ended');
+        if (loaders.closed) throw new Error(GIVEN_BACK);
         return pool.run((connection, oracledb) => runOracleTestQuery<R>(connection, oracledb, text, params ?? []));
       },
-      open: (options) => openLoader(options),
-      openWith: (wrap, options) => openLoader(options, wrap),
+      open: (options) => loaders.open(options),
+      openWith: (wrap, options) => loaders.open(options, wrap),
       async dispose() {
-        if (closed) return;
-        closed = true;
-        for (const l of loaders) await l.close().catch(() => undefined);
+        if (loaders.closed) return;
+        await loaders.closeAll();
         await pool.close();
       },
     };
