@@ -3,13 +3,17 @@
  * its decompressed content, so a run killed mid-staging resumes where its last batch committed.
  * A test trigger makes each staging statement last 100 ms more so the kill lands while staging.
  * After the kills and a completing run, `orders` and the error log are the same as an
- * uninterrupted load of the same file into another database.
+ * uninterrupted load of the same file into another database. On PGlite (no trigger can slow a
+ * statement there) the CLI is held right after its second committed staging batch
+ * (ORDER_LOADER_TEST_HOLD_AFTER, src/pipeline/test-hold.ts) and killed there, twice; the third run
+ * resumes at the byte offset of the second run's last batch.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
+import { SURVIVAL_TARGETS, type SurvivalDb } from './targets.js';
 import { checkInvariants } from '../support/invariants.js';
 import {
   FULL,
@@ -136,3 +140,51 @@ if (PG_ADMIN_URL === null) {
     );
   });
 }
+
+describe.each(SURVIVAL_TARGETS.filter((t) => t.kind === 'pglite'))('survival: kill -9 during a JSON Lines load on $kind', (target) => {
+  const dbs: SurvivalDb[] = [];
+  afterAll(async () => {
+    for (const db of dbs) await db.dispose().catch(() => undefined);
+  });
+
+  async function killAfterSecondBatch(args: string[]): Promise<void> {
+    const run = startCli(args, { env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:2' } });
+    const held = await run.waitFor(/holding after staged_checkpoint #2 /);
+    if (!held) expect.fail(`the load ended without committing two batches\n${(await run.done).stderr.slice(-3000)}`);
+    run.child.kill('SIGKILL');
+    expect((await run.done).signal).toBe('SIGKILL');
+  }
+
+  it(
+    `two SIGKILLs while staging a ${ROWS}-line gzip JSON Lines file, then the same orders and error log as an uninterrupted load`,
+    async () => {
+      assertBuilt();
+      const { file, profile } = writeFiles(tempDir(), ROWS);
+      const whole = await target.create();
+      const killed = await target.create();
+      dbs.push(whole, killed);
+      const args = (db: SurvivalDb) => ['load', '--profile', profile, file, '--db', db.url, ...LOAD_ARGS];
+      const uninterrupted = await runCli(args(whole));
+      expect(uninterrupted.code, uninterrupted.stderr.slice(-3000)).toBe(2); // the bad lines
+
+      await killAfterSecondBatch(args(killed));
+      const partial = await killed.withSql((sql) => checkInvariants(sql, { allowUnfinished: true }));
+      expect(partial.violations).toEqual([]);
+      await killAfterSecondBatch(args(killed));
+      const final = await runCli(args(killed));
+      expect(final.code, final.stderr.slice(-3000)).toBe(2);
+      // resumed at a byte offset, after the rows the second run committed (four batches in all)
+      const resumed = final.stderr.split('\n').find((l) => l.includes('resuming load'));
+      expect(resumed, final.stderr.slice(-3000)).toBeDefined();
+      const at = JSON.parse(resumed ?? '{}') as { line?: unknown; byte?: unknown };
+      expect(typeof at.line).toBe('number');
+      expect(typeof at.byte === 'number' && at.byte > 0, resumed).toBe(true);
+
+      const expected = await whole.withSql((sql) => sql(ORDERS));
+      expect(expected.length).toBeGreaterThan(ROWS * 0.9);
+      expect(await killed.withSql((sql) => sql(ORDERS))).toEqual(expected);
+      expect(await killed.withSql((sql) => sql(ERRORS))).toEqual(await whole.withSql((sql) => sql(ERRORS)));
+    },
+    FULL ? 1_800_000 : 300_000,
+  );
+});
