@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
+import { killTwiceThenCompare } from './kill-twice.js';
 import { SURVIVAL_TARGETS, type SurvivalDb } from './targets.js';
 import { checkInvariants } from '../support/invariants.js';
 import {
@@ -147,43 +148,19 @@ describe.each(SURVIVAL_TARGETS.filter((t) => t.kind === 'pglite'))('survival: ki
     for (const db of dbs) await db.dispose().catch(() => undefined);
   });
 
-  async function killAfterSecondBatch(args: string[]): Promise<void> {
-    const run = startCli(args, { env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:2' } });
-    const held = await run.waitFor(/holding after staged_checkpoint #2 /);
-    if (!held) expect.fail(`the load ended without committing two batches\n${(await run.done).stderr.slice(-3000)}`);
-    run.child.kill('SIGKILL');
-    expect((await run.done).signal).toBe('SIGKILL');
-  }
-
   it(
     `two SIGKILLs while staging a ${ROWS}-line gzip JSON Lines file, then the same orders and error log as an uninterrupted load`,
     async () => {
       assertBuilt();
       const { file, profile } = writeFiles(tempDir(), ROWS);
-      const whole = await target.create();
-      const killed = await target.create();
-      dbs.push(whole, killed);
       const args = (db: SurvivalDb) => ['load', '--profile', profile, file, '--db', db.url, ...LOAD_ARGS];
-      const uninterrupted = await runCli(args(whole));
-      expect(uninterrupted.code, uninterrupted.stderr.slice(-3000)).toBe(2); // the bad lines
-
-      await killAfterSecondBatch(args(killed));
-      const partial = await killed.withSql((sql) => checkInvariants(sql, { allowUnfinished: true }));
-      expect(partial.violations).toEqual([]);
-      await killAfterSecondBatch(args(killed));
-      const final = await runCli(args(killed));
-      expect(final.code, final.stderr.slice(-3000)).toBe(2);
+      const last = await killTwiceThenCompare(target, dbs, args, ROWS);
       // resumed at a byte offset, after the rows the second run committed (four batches in all)
-      const resumed = final.stderr.split('\n').find((l) => l.includes('resuming load'));
-      expect(resumed, final.stderr.slice(-3000)).toBeDefined();
+      const resumed = last.split('\n').find((l) => l.includes('resuming load'));
+      expect(resumed, last.slice(-3000)).toBeDefined();
       const at = JSON.parse(resumed ?? '{}') as { line?: unknown; byte?: unknown };
       expect(typeof at.line).toBe('number');
       expect(typeof at.byte === 'number' && at.byte > 0, resumed).toBe(true);
-
-      const expected = await whole.withSql((sql) => sql(ORDERS));
-      expect(expected.length).toBeGreaterThan(ROWS * 0.9);
-      expect(await killed.withSql((sql) => sql(ORDERS))).toEqual(expected);
-      expect(await killed.withSql((sql) => sql(ERRORS))).toEqual(await whole.withSql((sql) => sql(ERRORS)));
     },
     FULL ? 1_800_000 : 300_000,
   );
