@@ -29,7 +29,7 @@ import {
 import { RunAbortedError, UserError } from './errors.js';
 import { describeConnectError, describeDbError, isOutOfSpace } from './pipeline/db-error.js';
 import { createLogger } from './log.js';
-import { guessProfile, type ProfileGuess } from './input/guess/index.js';
+import type { ProfileGuess } from './input/guess/index.js';
 import { ConnectTimeoutError, retryConnect } from './pipeline/connect-retry.js';
 import type { OperatorPort } from './pipeline/ports.js';
 import { retryGaveUp, retryingTransient } from './pipeline/retry.js';
@@ -137,7 +137,9 @@ export class OrderLoader {
    * its evidence as comments, and the proposed mapping. No database is opened. A file that
    * cannot be read as text: UserError saying why.
    */
-  static guess(path: string): Promise<ProfileGuess> {
+  static async guess(path: string): Promise<ProfileGuess> {
+    // imported here: a program that loads files starts without guess's detectors
+    const { guessProfile } = await import('./input/guess/index.js');
     return guessProfile(path);
   }
 

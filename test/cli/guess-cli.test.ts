@@ -144,7 +144,9 @@ describe('guess on partner-shaped files', () => {
     const bin = writeTestFile(Buffer.from([0x01, 0x02, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]), 'archive.bin');
     const r = await runCli(['guess', bin, '--log-level', 'silent']);
     expect(r).toMatchObject({ code: 1, stdout: '' });
-    expect(r.stderr).toBe(`order-loader: ${bin}: not a text file (a NUL byte at offset 5); guess reads CSV and fixed-width text\n`);
+    expect(r.stderr).toBe(
+      `order-loader: ${bin}: not a text file (a NUL byte at offset 5); guess reads CSV, fixed-width text, JSON Lines and xlsx workbooks\n`,
+    );
     const missing = join(tempDir(), 'nope.csv');
     expect(existsSync(missing)).toBe(false);
     const m = await runCli(['guess', missing, '--log-level', 'silent']);
@@ -268,7 +270,7 @@ describe('guess on files it recognises but does not read as order text: one line
     [
       'orders.pdf',
       Buffer.from('%PDF-1.7\n%\xe2\xe3\n1 0 obj\n', 'latin1'),
-      'a PDF document, not a text file: order-loader reads CSV and fixed-width text; ask the partner for a CSV export of the orders',
+      'a PDF document, not a text file: order-loader reads CSV, fixed-width text, JSON Lines and xlsx workbooks; ask the partner for an export of the orders in one of those',
     ],
   ];
   it.each(cases)('%s', async (name, content, said) => {

@@ -14,37 +14,12 @@ import { runCli } from '../support/cli-run.js';
 import { cliTargets, expectNothingWritten, type CliDb } from '../support/cli-targets.js';
 import { tempDir } from '../support/files.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
-import { workbookBytes } from '../support/xlsx.js';
+import { badPartnerWorkbook as badWorkbook } from '../support/xlsx.js';
 
 const PROFILE = 'examples/profiles/partner-workbook.yaml';
 const EXAMPLE = 'examples/profiles/partner-workbook.xlsx';
 const ORDERS =
   "SELECT source_key, customer_id::text AS customer_id, to_char(order_date, 'YYYY-MM-DD') AS order_date, amount::text AS amount, currency, attributes::text AS attributes FROM orders ORDER BY source_key";
-
-/** The example's sheet with bad rows: an error cell, a date that never was, a text amount. */
-async function badWorkbook(dir: string): Promise<string> {
-  const date = (value: number) => ({ value, numFmt: 'dd.mm.yyyy' });
-  const file = join(dir, 'bad.xlsx');
-  writeFileSync(
-    file,
-    await workbookBytes([
-      {
-        name: 'Orders',
-        rows: [
-          ['Partner orders export'],
-          [],
-          ['Order No', 'Customer', 'Order Date', 'Amount', 'Currency', 'Channel'],
-          ['B-1', 7, date(46357), 5.25, 'EUR', 'shop'],
-          ['B-2', 7, date(46357), { error: '#DIV/0!' }, 'EUR', 'a, b'],
-          ['B-3', 7, date(60), 1, 'EUR', 'shop'],
-          ['B-4', 7, date(46357), 'twelve', 'EUR', 'shop'],
-          ['B-5', 8, '05.12.2026', 12, 'USD', 'shop'],
-        ],
-      },
-    ]),
-  );
-  return file;
-}
 
 describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('xlsx'))('xlsx workbooks through the CLI on $kind', (target) => {
   let db: CliDb | undefined;

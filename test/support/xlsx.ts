@@ -3,6 +3,8 @@
  * streams with): sheets of rows, a cell given as a plain value, or as `{ value, numFmt }` for a
  * date serial or a formatted number, or a formula with its cached result.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import zlib from 'node:zlib';
 import ExcelJS from 'exceljs';
 
@@ -97,4 +99,29 @@ function zipRecord(size: number, signature: number, fields: Array<[number, numbe
     else record.writeUInt32LE(value, at);
   }
   return record;
+}
+
+/** examples/profiles/partner-workbook.yaml's sheet with bad rows in `dir`: an error cell, a date that never was, a text amount. */
+export async function badPartnerWorkbook(dir: string): Promise<string> {
+  const date = (value: number) => ({ value, numFmt: 'dd.mm.yyyy' });
+  const file = join(dir, 'bad.xlsx');
+  writeFileSync(
+    file,
+    await workbookBytes([
+      {
+        name: 'Orders',
+        rows: [
+          ['Partner orders export'],
+          [],
+          ['Order No', 'Customer', 'Order Date', 'Amount', 'Currency', 'Channel'],
+          ['B-1', 7, date(46357), 5.25, 'EUR', 'shop'],
+          ['B-2', 7, date(46357), { error: '#DIV/0!' }, 'EUR', 'a, b'],
+          ['B-3', 7, date(60), 1, 'EUR', 'shop'],
+          ['B-4', 7, date(46357), 'twelve', 'EUR', 'shop'],
+          ['B-5', 8, '05.12.2026', 12, 'USD', 'shop'],
+        ],
+      },
+    ]),
+  );
+  return file;
 }

@@ -14,7 +14,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, writeFileSync } 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { createDatabase, dropDatabase } from '../../bench/pg-admin.js';
 import { TEST_PG_URL } from '../support/server-url.js';
 
@@ -170,6 +170,18 @@ export function startCli(args: string[], options: { env?: Record<string, string>
 
 export function runCli(args: string[], options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<CliResult> {
   return startCli(args, options).done;
+}
+
+/**
+ * Start the CLI held right after its second committed staging batch (ORDER_LOADER_TEST_HOLD_AFTER,
+ * src/pipeline/test-hold.ts) and kill it there: a kill that lands while staging on any engine.
+ */
+export async function killAfterSecondBatch(args: string[]): Promise<void> {
+  const run = startCli(args, { env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:2' } });
+  const held = await run.waitFor(/holding after staged_checkpoint #2 /);
+  if (!held) expect.fail(`the load ended without committing two batches\n${(await run.done).stderr.slice(-3000)}`);
+  run.child.kill('SIGKILL');
+  expect((await run.done).signal).toBe('SIGKILL');
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

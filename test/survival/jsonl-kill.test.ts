@@ -3,13 +3,18 @@
  * its decompressed content, so a run killed mid-staging resumes where its last batch committed.
  * A test trigger makes each staging statement last 100 ms more so the kill lands while staging.
  * After the kills and a completing run, `orders` and the error log are the same as an
- * uninterrupted load of the same file into another database.
+ * uninterrupted load of the same file into another database. On PGlite (no trigger can slow a
+ * statement there) the CLI is held right after its second committed staging batch
+ * (ORDER_LOADER_TEST_HOLD_AFTER, src/pipeline/test-hold.ts) and killed there, twice; the third run
+ * resumes at the byte offset of the second run's last batch.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/files.js';
+import { killTwiceThenCompare } from './kill-twice.js';
+import { SURVIVAL_TARGETS, type SurvivalDb } from './targets.js';
 import { checkInvariants } from '../support/invariants.js';
 import {
   FULL,
@@ -136,3 +141,27 @@ if (PG_ADMIN_URL === null) {
     );
   });
 }
+
+describe.each(SURVIVAL_TARGETS.filter((t) => t.kind === 'pglite'))('survival: kill -9 during a JSON Lines load on $kind', (target) => {
+  const dbs: SurvivalDb[] = [];
+  afterAll(async () => {
+    for (const db of dbs) await db.dispose().catch(() => undefined);
+  });
+
+  it(
+    `two SIGKILLs while staging a ${ROWS}-line gzip JSON Lines file, then the same orders and error log as an uninterrupted load`,
+    async () => {
+      assertBuilt();
+      const { file, profile } = writeFiles(tempDir(), ROWS);
+      const args = (db: SurvivalDb) => ['load', '--profile', profile, file, '--db', db.url, ...LOAD_ARGS];
+      const last = await killTwiceThenCompare(target, dbs, args, ROWS);
+      // resumed at a byte offset, after the rows the second run committed (four batches in all)
+      const resumed = last.split('\n').find((l) => l.includes('resuming load'));
+      expect(resumed, last.slice(-3000)).toBeDefined();
+      const at = JSON.parse(resumed ?? '{}') as { line?: unknown; byte?: unknown };
+      expect(typeof at.line).toBe('number');
+      expect(typeof at.byte === 'number' && at.byte > 0, resumed).toBe(true);
+    },
+    FULL ? 1_800_000 : 300_000,
+  );
+});

@@ -150,7 +150,7 @@ describe('control bytes', () => {
     expect(guessEncoding(bytes('abcdefghijklmnopqr', [0x01], '\n'), true)).toMatchObject({ encoding: 'utf-8' });
     // 1 of 19
     expect(guessEncoding(bytes('abcdefghijklmnopq', [0x01], '\n'), true)).toEqual({
-      notText: 'not a text file (5% control bytes); guess reads CSV and fixed-width text',
+      notText: 'not a text file (5% control bytes); guess reads CSV, fixed-width text, JSON Lines and xlsx workbooks',
     });
   });
 });

@@ -141,7 +141,7 @@ describe('guessProfile on whole files', () => {
   it('refuses a binary file, a missing one, a folder, and a gzip file with nothing readable in it, saying why', async () => {
     const bin = writeTestFile(Buffer.from([0x01, 0x02, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]), 'archive.bin');
     await expect(guessProfile(bin)).rejects.toThrow(
-      `${bin}: not a text file (a NUL byte at offset 5); guess reads CSV and fixed-width text`,
+      `${bin}: not a text file (a NUL byte at offset 5); guess reads CSV, fixed-width text, JSON Lines and xlsx workbooks`,
     );
     const missing = join(tempDir(), 'nope.csv');
     await expect(guessProfile(missing)).rejects.toThrow(new UserError(`${missing}: no such file`));
@@ -270,7 +270,7 @@ describe('guessEncoding, its evidence', () => {
     expect(guessEncoding(Buffer.from('a,b\n1,2\n3,'), true)).toMatchObject({ text: 'a,b\n1,2\n3,' });
     expect(guessEncoding(Buffer.from('a,b'), false)).toMatchObject({ text: 'a,b' });
     expect(guessEncoding(Buffer.from('a\x01b\x02\n', 'latin1'), true)).toEqual({
-      notText: 'not a text file (40% control bytes); guess reads CSV and fixed-width text',
+      notText: 'not a text file (40% control bytes); guess reads CSV, fixed-width text, JSON Lines and xlsx workbooks',
     });
     // tab, form feed, ESC and SUB are text; one other control byte in 22 is under 5%
     expect(guessEncoding(Buffer.from('a\tb\x0c\x1b\x1a\r\n0123456789\x01ab\n', 'latin1'), true)).toMatchObject({ encoding: 'utf-8' });

@@ -38,4 +38,14 @@ describe('guess on JSON Lines', () => {
       ),
     );
   });
+
+  it('JSON Lines that is not UTF-8 is said so, with what to do (the reader reads UTF-8), not "guess does not draft"', () => {
+    const text = '{"id": "A1", "name": "M\u00fcller", "amount": 1.5}\n{"id": "A2", "name": "x", "amount": 2.5}\n';
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    for (const bytes of [Buffer.from(text, 'latin1'), utf16]) {
+      expect(() => guessFromSample('orders.jsonl', bytes, true)).toThrow(
+        /^orders\.jsonl: JSON Lines \(one JSON object per line, 2 in the sample\) in [\w-]+, not UTF-8: the JSON Lines reader \(format: jsonl\) reads UTF-8, the encoding of JSON: convert the file to UTF-8 \(iconv -f [\w-]+ -t UTF-8\) and guess that file$/,
+      );
+    }
+  });
 });

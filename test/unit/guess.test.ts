@@ -23,7 +23,7 @@ describe('guessEncoding', () => {
     const latin = guessEncoding(Buffer.from('Stra\xdfe;W\xe4hrung\n', 'latin1'), true);
     expect(latin).toMatchObject({ encoding: 'windows-1252', text: 'Straße;Währung\n' });
     expect(guessEncoding(Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x01]), true)).toEqual({
-      notText: 'not a text file (a NUL byte at offset 4); guess reads CSV and fixed-width text',
+      notText: 'not a text file (a NUL byte at offset 4); guess reads CSV, fixed-width text, JSON Lines and xlsx workbooks',
     });
     expect(guessEncoding(Buffer.alloc(0), true)).toEqual({ notText: 'the file is empty: nothing to guess from' });
   });

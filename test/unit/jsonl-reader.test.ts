@@ -101,6 +101,17 @@ describe('the JSON Lines reader', () => {
     ]);
   });
 
+  it('a line longer than the longest record read (a JSON line of 50 MB): rejected alone, unbuffered, the next line read', async () => {
+    const long = `{"id": "K1", "pad": "${'y'.repeat(50 << 20)}"}`;
+    const items = await read(`${long}\n${LINES[1] ?? ''}\n`);
+    expect(summary(items).map((s) => s.slice(0, 2))).toEqual([
+      [1, 'CSV_MAX_RECORD_SIZE'],
+      [2, 'K2'],
+    ]);
+    // its raw text is not the 50 MB line
+    expect(items[0]?.raw.length).toBeLessThan(1 << 21);
+  });
+
   it('resumed at a record’s byte offset, gives the rest of the file as an uninterrupted read (plain and gzip)', async () => {
     const text = `${LINES.join('\n')}\n`;
     for (const content of [text, gzipSync(text)]) {

@@ -16,7 +16,7 @@ import type { FileItem } from '../../src/input/order-file.js';
 import { parseProfileText, type LoadProfile } from '../../src/input/profile/load-profile.js';
 import { writeTestFile } from '../support/files.js';
 import { readItems } from '../support/read-items.js';
-import { workbookBytes, type SheetSpec } from '../support/xlsx.js';
+import { storedZip, workbookBytes, workbookParts, type SheetSpec } from '../support/xlsx.js';
 
 const profileOf = (head = '', columns?: string): LoadProfile =>
   parseProfileText(
@@ -68,6 +68,30 @@ const ORDERS: SheetSpec = {
     ['="000123"', 1006, { value: 45292, numFmt: DATE }, 7, 'EUR', 'merged currency'],
   ],
 };
+
+/** A workbook of ORDERS' parts whose sheet is `rows`, written with inline strings (no shared strings part), each cell with its reference. */
+async function withSheet(rows: Array<Array<string | number>>): Promise<Buffer> {
+  const cell = (ref: string, v: string | number) =>
+    typeof v === 'number' ? `<c r="${ref}"><v>${v}</v></c>` : `<c r="${ref}" t="inlineStr"><is><t>${v}</t></is></c>`;
+  const letters = (n: number): string => (n === 0 ? '' : letters(Math.floor((n - 1) / 26)) + String.fromCharCode(65 + ((n - 1) % 26)));
+  const sheet = Buffer.from(
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>' +
+      rows.map((r, i) => `<row r="${i + 1}">${r.map((v, j) => cell(`${letters(j + 1)}${i + 1}`, v)).join('')}</row>`).join('') +
+      '</sheetData></worksheet>',
+  );
+  const parts = await workbookParts([ORDERS]);
+  return storedZip(
+    parts
+      .filter((p) => p.name !== 'xl/sharedStrings.xml')
+      .map((p) =>
+        p.name === 'xl/_rels/workbook.xml.rels'
+          ? { ...p, data: Buffer.from(p.data.toString().replace(/<Relationship[^>]*sharedStrings[^>]*\/>/, '')) }
+          : /^xl\/worksheets\/sheet\d+\.xml$/.test(p.name)
+            ? { ...p, data: sheet }
+            : p,
+      ),
+  );
+}
 
 describe('xlsx cells', () => {
   it('numbers as Excel shows them: 15 significant digits, plain decimal text, never float noise', () => {
@@ -157,6 +181,59 @@ describe('the xlsx reader', () => {
     ).rejects.toThrow(/columns\.source_key\.column: column "Order Number" is not in the header of sheet "Orders"/);
     await expect(read(bytes.subarray(0, Math.floor(bytes.length / 2)))).rejects.toThrow(UserError);
     await expect(read(Buffer.from('source_key,customer_id\n'))).rejects.toThrow(/not an xlsx workbook/);
+  });
+
+  it('refuses before reading a row a workbook whose shared strings or styles part its workbook names is not in the zip', async () => {
+    // read as they are, the text cells were empty ("Order No" not in a header of empty cells) or,
+    // with columns by letter, every row rejected for an empty key; without the styles, date cells
+    // were serial numbers
+    const parts = await workbookParts([ORDERS]);
+    const without = (name: string) => storedZip(parts.filter((p) => p.name !== name));
+    await expect(read(without('xl/sharedStrings.xml'))).rejects.toThrow(
+      /w\.xlsx: a damaged xlsx workbook: its workbook names xl\/sharedStrings\.xml \(its text cells\), which the zip archive does not hold$/,
+    );
+    await expect(read(without('xl/styles.xml'))).rejects.toThrow(
+      /a damaged xlsx workbook: its workbook names xl\/styles\.xml \(the formats of its cells: which numbers are dates\), which the zip archive does not hold$/,
+    );
+    // the same parts whole: read
+    expect(summary(await read(storedZip(parts)))).toHaveLength(5);
+  });
+
+  it('reads inline strings (text written in the cell, no shared strings part), as some writers do', async () => {
+    const rows = [
+      ['Order No', 'Customer', 'Date', 'Amount'],
+      ['I-1', 7, '02/01/2024', 12.5, 'USD'],
+    ];
+    expect(summary(await read(await withSheet(rows)))).toEqual([[2, 'I-1', '7', '2024-01-02', '12.5', 'USD', null]]);
+  });
+
+  it('a cell of more than 1 MB: its row rejected with its number, the next row read', async () => {
+    const items = await read(
+      await workbookBytes([
+        {
+          name: 'Orders',
+          rows: [ORDERS.rows[0] ?? [], ['B-1', 1, '01/01/2024', 'x'.repeat(1 << 20), 'EUR'], ['B-2', 2, '01/01/2024', 5, 'EUR']],
+        },
+      ]),
+    );
+    expect(summary(items).map((s) => s.slice(0, 2))).toEqual([
+      [2, 'CSV_MAX_RECORD_SIZE'],
+      [3, 'B-2'],
+    ]);
+  });
+
+  it('more columns than a sheet can have (past XFD, 16,384): said in one line, in the header or in a row', async () => {
+    const wide = Array.from({ length: 20_000 }, (_, i) => `c${i}`);
+    const header = ['Order No', 'Customer', 'Date', 'Amount'];
+    await expect(read(await withSheet([[...header, ...wide]]))).rejects.toThrow(
+      /cannot read the sheet \(a cell past column XFD: more columns than the 16384 a sheet can have\)$/,
+    );
+    const items = await read(await withSheet([header, ['W-1', 1, '01/01/2024', 5, 'EUR'], ['W-2', 2, '01/01/2024', 5, ...wide]]));
+    expect(summary(items).map((s) => s.slice(0, 2))).toEqual([
+      [2, 'W-1'],
+      [3, 'XLSX_DAMAGED'],
+    ]);
+    expect(items[1]?.kind === 'reject' && items[1].message).toMatch(/a cell past column XFD/);
   });
 
   it('a profile of format: xlsx takes no delimiter or encoding; sheet is for xlsx', () => {

@@ -1,6 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { UserError } from '../../errors.js';
-import { guessProfile } from '../../input/guess/index.js';
 import { EXIT_OK, EXIT_ROWS_REJECTED } from '../../pipeline/outcome.js';
 import { print, type CommandSpec } from '../command.js';
 
@@ -27,6 +26,8 @@ stderr: decide each before loading); 1 the file cannot be read as order text (th
     const [file, more] = ctx.files;
     if (file === undefined) throw new UserError('guess: name the file to read');
     if (more !== undefined) throw new UserError(`guess reads one file (got ${more} too)`);
+    // imported here: the other commands start without guess's detectors
+    const { guessProfile } = await import('../../input/guess/index.js');
     const guessed = await guessProfile(file);
     const out = ctx.options.out;
     if (out !== undefined) {

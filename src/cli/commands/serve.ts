@@ -1,5 +1,4 @@
 import { EXIT_OK } from '../../pipeline/outcome.js';
-import { startReview } from '../../serve/index.js';
 import { print, type CommandSpec } from '../command.js';
 import { defaultConnectTimeoutMs, defaultLockTimeoutMs } from '../options.js';
 
@@ -17,6 +16,8 @@ closed 2 s after the last one, so a load waits at most that long; a request whil
   },
   async run(ctx) {
     const { options } = ctx;
+    // imported here: every other command starts without the review page's server (hono) and pages
+    const { startReview } = await import('../../serve/index.js');
     const server = await startReview({
       db: options.db,
       env: ctx.session.io.env,

@@ -77,7 +77,9 @@ export type SheetFound =
     }
   | { kind: 'missing'; names: string[] }
   /** No workbook part (xl/workbook.xml and its relationships) or no worksheet part in the zip. */
-  | { kind: 'not-workbook'; lacks: string };
+  | { kind: 'not-workbook'; lacks: string }
+  /** Parts the workbook's relationships name (shared strings, styles) that the zip does not hold: each as its path and what it holds. */
+  | { kind: 'incomplete'; lacks: Array<{ path: string; holds: string }> };
 
 const SHEET_PART = /^xl\/worksheets\/[^/]+\.xml$/;
 const RELATION = (type: string) => `/officeDocument/2006/relationships/${type}`;
@@ -196,7 +198,21 @@ export async function findSheet(input: Readable, parts: PartParsers, want: Sheet
     if (at === undefined) return { kind: 'not-workbook', lacks: 'no workbook part (xl/workbook.xml and its relationships)' };
     const file = at === null || at.path === null ? undefined : kept.get(at.path);
     if (at === null || at.path === null || file === undefined) return { kind: 'missing', names: sheetNames(parts) };
+    // read without them, its text cells were empty and its date cells numbers, each row loaded or
+    // rejected as if the workbook held that
+    if (!ready()) return { kind: 'incomplete', lacks: unread() };
     return found(createReadStream('', { fd: openSync(file, 'r') }), at.path, at);
+  }
+
+  /** The parts the relationships name that were not read (the zip has read to its end). */
+  function unread(): Array<{ path: string; holds: string }> {
+    const lacks: Array<{ path: string; holds: string }> = [];
+    const strings = relation('sharedStrings');
+    if (strings !== undefined && parts.sharedStrings === undefined) lacks.push({ path: partPath(strings.Target), holds: 'its text cells' });
+    const styles = relation('styles');
+    if (styles !== undefined && !stylesRead)
+      lacks.push({ path: partPath(styles.Target), holds: 'the formats of its cells: which numbers are dates' });
+    return lacks;
   }
 
   async function keep(entry: Entry, path: string): Promise<void> {

@@ -75,6 +75,10 @@ export async function openSheet(path: string, source: ByteSource, want: SheetCho
     throw new UserError(`${path}: not a readable xlsx workbook (${damage(error)})`, { cause: error });
   }
   if (found.kind === 'not-workbook') throw new UserError(`${path}: not an xlsx workbook: the zip archive holds ${found.lacks}`);
+  if (found.kind === 'incomplete') {
+    const named = found.lacks.map((part) => `${part.path} (${part.holds})`).join(' and ');
+    throw new UserError(`${path}: a damaged xlsx workbook: its workbook names ${named}, which the zip archive does not hold`);
+  }
   if (found.kind === 'missing') {
     const names = found.names.map((n) => JSON.stringify(n));
     throw new UserError(`${path}: the workbook has no ${describeChoice(want)} (its sheets: ${names.join(', ')})`);
@@ -87,6 +91,8 @@ export async function openSheet(path: string, source: ByteSource, want: SheetCho
 export function damage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/FILE_ENDED|end of|unexpected end|premature/i.test(message)) return 'the zip archive is cut short';
+  // exceljs's words for a cell reference past XFD ("Out of bounds. Invalid column letter: XFE")
+  if (/invalid column letter|out of bounds/i.test(message)) return 'a cell past column XFD: more columns than the 16384 a sheet can have';
   return message.replace(/\s+/g, ' ').slice(0, 200);
 }
 

@@ -94,8 +94,12 @@ export function guessEncoding(sample: Uint8Array, complete: boolean): EncodingGu
     };
   }
   const { nul, share } = controlShare(sample);
-  if (nul !== -1) return { notText: `not a text file (a NUL byte at offset ${nul}); guess reads CSV and fixed-width text` };
-  if (share > 0.05) return { notText: `not a text file (${Math.round(share * 100)}% control bytes); guess reads CSV and fixed-width text` };
+  if (nul !== -1)
+    return { notText: `not a text file (a NUL byte at offset ${nul}); guess reads CSV, fixed-width text, JSON Lines and xlsx workbooks` };
+  if (share > 0.05)
+    return {
+      notText: `not a text file (${Math.round(share * 100)}% control bytes); guess reads CSV, fixed-width text, JSON Lines and xlsx workbooks`,
+    };
   if (b0 === 0xef && b1 === 0xbb && sample[2] === 0xbf) {
     return {
       encoding: 'utf-8',

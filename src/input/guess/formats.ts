@@ -30,12 +30,16 @@ export function binaryFormat(bytes: Uint8Array): string | null {
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]))
     return `an Excel 97-2003 workbook (xls), a password-protected workbook or another OLE document, not a text file: order-loader reads xlsx workbooks (format: xlsx) without a password, CSV and text; ${SAVE_AS}`;
   if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46, 0x2d]))
-    return 'a PDF document, not a text file: order-loader reads CSV and fixed-width text; ask the partner for a CSV export of the orders';
+    return 'a PDF document, not a text file: order-loader reads CSV, fixed-width text, JSON Lines and xlsx workbooks; ask the partner for an export of the orders in one of those';
   return null;
 }
 
-/** Whether decoded text is JSON Lines or a JSON document, as one line with what to do; null when it is neither. */
-export function jsonFormat(text: string, complete: boolean): string | null {
+/**
+ * Whether decoded text is JSON Lines or a JSON document, as one line with what to do; null when it
+ * is neither. `encoding`: what the text was decoded from; JSON Lines in UTF-8 is drafted, not said
+ * here (json-sample.ts), so JSON Lines met here is in another encoding, which its reader does not read.
+ */
+export function jsonFormat(text: string, complete: boolean, encoding = 'utf-8'): string | null {
   const trimmed = text.trimStart();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return null;
   const lines = text.split(/\r?\n|\r/).filter((l) => l.trim() !== '');
@@ -52,7 +56,9 @@ export function jsonFormat(text: string, complete: boolean): string | null {
   const what =
     'not CSV: order-loader reads JSON Lines (one object per line, format: jsonl), not one JSON document; export the orders one object per line, or as CSV';
   if (whole.length > 0 && objects === whole.length)
-    return `JSON Lines (one JSON object per line, ${objects} in the sample), not CSV: guess does not draft a JSON Lines profile; write one with format: jsonl and each field by its path into the object (docs/files.md, examples/profiles/web-orders.yaml)`;
+    return encoding === 'utf-8'
+      ? `JSON Lines (one JSON object per line, ${objects} in the sample) that guess cannot draft a profile of; write one with format: jsonl and each field by its path into the object (docs/files.md, examples/profiles/web-orders.yaml)`
+      : `JSON Lines (one JSON object per line, ${objects} in the sample) in ${encoding}, not UTF-8: the JSON Lines reader (format: jsonl) reads UTF-8, the encoding of JSON: convert the file to UTF-8 (iconv -f ${encoding} -t UTF-8) and guess that file`;
   if (complete) {
     try {
       JSON.parse(text);

@@ -167,7 +167,7 @@ export function guessFromSample(
   const whole = complete && lines.length === allLines.length;
   // JSON Lines (UTF-8, as the reader reads it): each leaf path a column
   const objects = workbook === undefined && enc.encoding === 'utf-8' ? jsonLinesColumns(lines.join('\n'), complete, whole) : null;
-  const json = objects === null ? jsonFormat(enc.text, complete) : null;
+  const json = objects === null ? jsonFormat(enc.text, complete, enc.encoding) : null;
   if (json !== null) throw new UserError(`${file}: ${json}`);
   if (lines.every((l) => l.trim() === '')) throw new UserError(`${file}: no line of text in the first ${sample.length} bytes`);
   const fullWidth = hasFullWidth(enc.text);
