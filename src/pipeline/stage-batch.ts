@@ -75,6 +75,26 @@ export function addRow(b: Batch, row: StageInput, raw: { readonly raw: string })
   b.raw.push(raw);
 }
 
+/**
+ * The batch without its lines of these keys (a load begun after the batch's load staged them:
+ * StageFileOptions.yieldToLaterLoads), each counted as a duplicate, a line a later line of its key
+ * overrides; their error-log rows stay (a rejected line is rejected all the same). A new batch:
+ * `b` itself is what a retry of the batch's transaction stages again.
+ */
+export function withoutKeys(b: Batch, keys: readonly string[]): Batch {
+  const drop = new Set(keys);
+  const rows = b.rows.map((r) => (r !== null && drop.has(r.sourceKey) ? null : r));
+  const dropped = b.rows.reduce((n, r, i) => (r !== null && rows[i] === null ? n + 1 : n), 0);
+  return {
+    ...b,
+    rows,
+    raw: b.raw.map((r, i) => (rows[i] === null ? null : r)),
+    at: new Map([...b.at].filter(([k]) => !drop.has(k))),
+    earlier: new Map([...b.earlier].filter(([k]) => !drop.has(k))),
+    duplicates: b.duplicates + dropped,
+  };
+}
+
 /** The line of `sourceKey` at `lineNo` in the batch: its last line or one of its earlier ones. */
 function lineOf(b: Batch, sourceKey: string, lineNo: number): BatchLine | undefined {
   const i = b.at.get(sourceKey);
