@@ -19,6 +19,7 @@ import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-
 import { claimFile, claimKey } from './file-claim.js';
 import type { FileIdentity, HoldSetFile } from '../engine/types.js';
 import type { ClaimFence } from '../engine/contract.js';
+import type { EarlierPlan } from './set-order.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -109,34 +110,6 @@ async function holdAgain(run: FileStaging, plan: StagingPlan, stagedBy: number |
   const held = await run.db('holding the rows of the earlier load', () => run.engine.transaction((tx) => tx.holdLoad(loadId)));
   if (held > 0) run.options.logger.info({ loadId, held }, `${held} row(s) of load ${loadId} held until this run's staging ends`);
   return true;
-}
-
-/** A file's staging plan as its history says before the run reaches it, and the run that history names. */
-export interface EarlierPlan {
-  plan: StagingPlan;
-  stagedBy: number | null;
-}
-
-/**
- * Before the run stages: each file's plan as its history says now, from the identity the
- * pre-read found (a file the pre-read did not read has none). Read once, for the order of the
- * files (set-order.ts, resumesFirst) and the holds taken before staging (holdBeforeProcessing).
- */
-export async function earlierPlans(
-  run: Pick<FileStaging, 'engine' | 'db' | 'held'>,
-  files: readonly string[],
-  optionsOf: (path: string) => LoadOptions,
-): Promise<Map<string, EarlierPlan>> {
-  const plans = new Map<string, EarlierPlan>();
-  for (const path of files) {
-    const sha256 = run.held?.files.get(path)?.sha256;
-    if (sha256 === undefined) continue;
-    const options = optionsOf(path);
-    const readAs = await readAsOf(path, options);
-    const history = await run.db('reading the staging history', () => run.engine.stagingHistory({ sha256, ...readAs }));
-    plans.set(path, { plan: planStaging(history, { ...readAs, restage: options.restage }), stagedBy: history?.runId ?? null });
-  }
-  return plans;
 }
 
 /**

@@ -6,7 +6,7 @@ import { checkFileFolders } from './archive.js';
 import { LoadJournal } from './load-journal.js';
 import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
-import { earlierPlans, holdBeforeProcessing, stageListedFile, type FileStaging } from './load-file.js';
+import { holdBeforeProcessing, stageListedFile, type FileStaging } from './load-file.js';
 import { openChecked } from './open-checked.js';
 import type { FileReport, LoadOptions, LoadProcessCounts, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
 import { LoadProcessing, maxErrorsMessage, processOptions, stoppedMessage } from './load-processing.js';
@@ -18,7 +18,7 @@ import { findStrandedHolds, heldBySets, releaseHeld, RunHoldSet } from './load-h
 import { controlReason, heldByControl, refusedByControl, withoutControlFiles } from './load-control.js';
 import { checkFiles, routeByName, stillBeingWritten, type OptionsOf, type SetAside } from './load-checks.js';
 import { moveFiles } from './load-moves.js';
-import { orderBySets, resumesFirst, type SetOrder } from './set-order.js';
+import { earlierPlans, orderBySets, resumesFirst, type SetOrder } from './set-order.js';
 import { holdAfterStep } from './test-hold.js';
 
 export {

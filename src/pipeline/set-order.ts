@@ -15,7 +15,9 @@
 import { basename } from 'node:path';
 import type { HoldSetFile } from '../engine/types.js';
 import { bySet, foreignHold, missingNames, nameCounts } from './load-holds.js';
-import type { EarlierPlan, FileStaging } from './load-file.js';
+import { readAsOf, type FileStaging } from './load-file.js';
+import type { LoadOptions } from './load-options.js';
+import { planStaging, type StagingPlan } from './staging-plan.js';
 
 /** The files of a run in the order to stage them, and the sets that moved one of them. */
 export interface SetOrder {
@@ -24,6 +26,34 @@ export interface SetOrder {
   sets: number[];
   /** The files moved first because they resume a load an earlier run began, in the order those loads began (absent: none moved). */
   resumed?: Array<{ path: string; loadId: number }>;
+}
+
+/** A file's staging plan as its history says before the run reaches it, and the run that history names. */
+export interface EarlierPlan {
+  plan: StagingPlan;
+  stagedBy: number | null;
+}
+
+/**
+ * Before the run stages: each file's plan as its history says now, from the identity the
+ * pre-read found (a file the pre-read did not read has none). Read once, for the order of the
+ * files (set-order.ts, resumesFirst) and the holds taken before staging (holdBeforeProcessing).
+ */
+export async function earlierPlans(
+  run: Pick<FileStaging, 'engine' | 'db' | 'held'>,
+  files: readonly string[],
+  optionsOf: (path: string) => LoadOptions,
+): Promise<Map<string, EarlierPlan>> {
+  const plans = new Map<string, EarlierPlan>();
+  for (const path of files) {
+    const sha256 = run.held?.files.get(path)?.sha256;
+    if (sha256 === undefined) continue;
+    const options = optionsOf(path);
+    const readAs = await readAsOf(path, options);
+    const history = await run.db('reading the staging history', () => run.engine.stagingHistory({ sha256, ...readAs }));
+    plans.set(path, { plan: planStaging(history, { ...readAs, restage: options.restage }), stagedBy: history?.runId ?? null });
+  }
+  return plans;
 }
 
 /**

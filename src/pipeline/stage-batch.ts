@@ -5,6 +5,7 @@
  * key keeps the last line the database took, whatever the batch size (an earlier batch's line is
  * in the stage already).
  */
+import type { Logger } from 'pino';
 import type { StagingTx } from '../engine/contract.js';
 import type { ErrorLogInput, StageBatchResult, StageInput, StageSettle } from '../engine/types.js';
 import type { FileStageCounts } from './stage.js';
@@ -93,6 +94,28 @@ export function withoutKeys(b: Batch, keys: readonly string[]): Batch {
     earlier: new Map([...b.earlier].filter(([k]) => !drop.has(k))),
     duplicates: b.duplicates + dropped,
   };
+}
+
+/**
+ * A resumed load's batch, in its transaction before it is staged: loads begun after it may have
+ * staged some of its keys meanwhile (a command run between the kill and the rerun). Load order is
+ * the order in which loads begin, so its lines of those keys are left out (withoutKeys). Where the
+ * engine cannot tell (StagingTx.laterLoadKeys absent: Oracle), the batch as it is.
+ */
+export async function yieldToLaterLoads(
+  tx: Pick<StagingTx, 'laterLoadKeys'>,
+  loadId: number,
+  b: Batch,
+  logger: Pick<Logger, 'info'>,
+): Promise<Batch> {
+  if (tx.laterLoadKeys === undefined) return b;
+  const keys = await tx.laterLoadKeys(loadId, [...b.at.keys()]);
+  if (keys.length === 0) return b;
+  logger.info(
+    { loadId, keys: keys.length, line: b.endLine },
+    `${keys.length} line(s) of resumed load ${loadId} not staged: a load begun after it staged their keys`,
+  );
+  return withoutKeys(b, keys);
 }
 
 /** The line of `sourceKey` at `lineNo` in the batch: its last line or one of its earlier ones. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ClaimFence, StagingTx } from '../engine/contract.js';
+import type { ClaimFence } from '../engine/contract.js';
 import type { StageInput } from '../engine/types.js';
 import { FileClaimLostError } from '../errors.js';
 import type { ControlOutcome, ControlTally } from '../input/control/control-check.js';
@@ -8,7 +8,7 @@ import { parseOrderRecord, validateOrder, type ParsedOrder, type ParseOutcome, t
 import { rejectedLineKey } from '../input/rejected-key.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
 import { KeyTable } from './key-table.js';
-import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, withoutKeys, type Batch } from './stage-batch.js';
+import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, yieldToLaterLoads, type Batch } from './stage-batch.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -73,12 +73,7 @@ export interface StageFileOptions {
   onBatchCounted?: ((counts: FileStageCounts) => void) | undefined;
   /** Counts carried over from the committed part of an interrupted run (resume). */
   initialCounts?: FileStageCounts | undefined;
-  /**
-   * The load is resumed: loads begun after it may have staged some of its keys meanwhile (another
-   * command between the kill and the rerun). Load order is the order in which loads begin, so its
-   * lines of those keys are not staged over theirs (StagingTx.laterLoadKeys, in the batch's
-   * transaction): counted as duplicates. Where the engine cannot tell (Oracle), staged as before.
-   */
+  /** A resumed load: its lines of a key a load begun after it staged are left out (stage-batch.ts, yieldToLaterLoads). */
   yieldToLaterLoads?: boolean | undefined;
   /**
    * Keys on more than one line of the run's files: their rows are staged HELD, in the batch's
@@ -174,18 +169,6 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   const loadId = options.loadId;
   let claim = options.claim;
 
-  // a resumed load's batch without the keys a load begun after it staged
-  const yieldingBatch = async (tx: StagingTx, b: Batch): Promise<Batch> => {
-    if (options.yieldToLaterLoads !== true || tx.laterLoadKeys === undefined) return b;
-    const keys = await tx.laterLoadKeys(loadId, [...b.at.keys()]);
-    if (keys.length === 0) return b;
-    options.logger.info(
-      { loadId, keys: keys.length, line: b.endLine },
-      `${keys.length} line(s) of resumed load ${loadId} not staged: a load begun after it staged their keys`,
-    );
-    return withoutKeys(b, keys);
-  };
-
   const commit = async (b: Batch): Promise<void> => {
     const checkpoint = checkpointOf(b);
     let attempts = 0;
@@ -235,7 +218,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
             options.settle === undefined || options.settle.skip?.() === true
               ? undefined
               : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
-          const batch = await yieldingBatch(tx, b);
+          const batch = options.yieldToLaterLoads === true ? await yieldToLaterLoads(tx, loadId, b, options.logger) : b;
           const result = await stageBatchLines(tx, loadId, batch, settle);
           if (claim != null && !(await tx.holdsFileClaim(claim))) throw new FileClaimLostError(file.path, checkpoint.line);
           const staged = result.staged;
