@@ -19,6 +19,7 @@ import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-
 import { claimFile, claimKey } from './file-claim.js';
 import type { FileIdentity, HoldSetFile } from '../engine/types.js';
 import type { ClaimFence } from '../engine/contract.js';
+import type { EarlierPlan } from './set-order.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -113,32 +114,30 @@ async function holdAgain(run: FileStaging, plan: StagingPlan, stagedBy: number |
 
 /**
  * Before the run stages: the sets recorded before it are read (what it stages of a set it does not
- * stage whole is held, foreignPlan). And processing beside staging (a server) starts with the
- * run's first file: before it, the rows that processing could take of the earlier loads this run
- * will skip or resume (a `recover` may have released them) are held again, as holdAgain does when
- * the run reaches each file (a load that a live run stages or processes now is left to it). Read
- * as the run's files were pre-read (their identities); released with the run's own loads.
+ * stage whole is held, foreignPlan). And before its first file, the rows that processing could
+ * take of the earlier loads this run will skip or resume (a `recover` may have released them) are
+ * held again, as holdAgain does when the run reaches each file (a load that a live run stages or
+ * processes now is left to it): processing beside staging (a server) starts with the run's first
+ * file, and a run stages the files that resume a load before the others (resumesFirst), so it may
+ * reach a skipped file of a killed set only after it staged other lines. Read as the run's files
+ * were pre-read (their identities: `earlier`); released with the run's own loads.
  */
 export async function holdBeforeProcessing(
   run: FileStaging,
   files: readonly string[],
-  optionsOf: (path: string) => LoadOptions,
+  earlier: ReadonlyMap<string, EarlierPlan>,
 ): Promise<void> {
   run.foreignSets = await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
   run.emptyLoads = await emptyLoads(run, run.foreignSets);
   run.runNames = files.map((f) => basename(f));
   run.restagedFrom = [];
-  if (!run.processing.overlap || run.held === undefined) return;
+  if (run.held === undefined) return;
   const early: number[] = [];
   for (const path of files) {
-    const sha256 = run.held.files.get(path)?.sha256;
-    if (sha256 === undefined) continue;
-    const options = optionsOf(path);
-    const readAs = await readAsOf(path, options);
-    const history = await run.db('reading the staging history', () => run.engine.stagingHistory({ sha256, ...readAs }));
-    const plan = planStaging(history, { ...readAs, restage: options.restage });
-    if ((plan.action === 'skip' || plan.action === 'resume') && (await holdAgain(run, plan, history?.runId ?? null)))
-      early.push(plan.loadId);
+    const found = earlier.get(path);
+    if (found === undefined) continue;
+    const { plan, stagedBy } = found;
+    if ((plan.action === 'skip' || plan.action === 'resume') && (await holdAgain(run, plan, stagedBy))) early.push(plan.loadId);
   }
   run.heldEarly = early;
 }
@@ -390,6 +389,7 @@ async function stageClaimed(
     logger,
     signal: run.processing.signal,
     initialCounts: plan.action === 'resume' ? (plan.counts ?? undefined) : undefined,
+    yieldToLaterLoads: plan.action === 'resume',
     // this run's last checkpoint, once it committed one (it is then the latest run of the file
     // that committed any); before that, the history is an earlier run's, not this run's
     committedCheckpoint: async () => {

@@ -18,7 +18,7 @@ import { findStrandedHolds, heldBySets, releaseHeld, RunHoldSet } from './load-h
 import { controlReason, heldByControl, refusedByControl, withoutControlFiles } from './load-control.js';
 import { checkFiles, routeByName, stillBeingWritten, type OptionsOf, type SetAside } from './load-checks.js';
 import { moveFiles } from './load-moves.js';
-import { orderBySets, type SetOrder } from './set-order.js';
+import { earlierPlans, orderBySets, resumesFirst, type SetOrder } from './set-order.js';
 import { holdAfterStep } from './test-hold.js';
 
 export {
@@ -226,13 +226,16 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
       // server keeps its word: nothing is settled (processed) before every file is staged; the
       // held keys are the ones never settled (one pre-read for both)
       ordered = await orderBySets(run, checked);
-      const files = ordered.paths;
       const settles = settlesWhileStaging(engine, command, options) && (processing.overlap || !engine.capabilities.concurrentConnections);
-      run.held = await scanRepeatedKeys(files, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
+      run.held = await scanRepeatedKeys(ordered.paths, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
+      const earlier = await earlierPlans(run, ordered.paths, optionsOf);
+      // what earlier runs began is finished first: load order is the order loads begin
+      ordered = await resumesFirst(run, ordered, earlier);
+      const files = ordered.paths;
       if (settles) run.settle = run.held;
       // only a run that stages this whole set again may release what it holds
       if (run.held.count > 0) run.holdSet = new RunHoldSet(files);
-      await holdBeforeProcessing(run, files, optionsOf);
+      await holdBeforeProcessing(run, files, earlier);
       staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
       if (staging === null) {
         blocked = await releaseHeld(run, reports);
@@ -306,7 +309,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     retryWait: waiting,
     earlierLoadRows,
     ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
-    ...(ordered.sets.length > 0 ? { setOrder: ordered } : {}),
+    ...(ordered.sets.length > 0 || ordered.resumed !== undefined ? { setOrder: ordered } : {}),
     ...(moved.kept.length > 0 ? { keptForSets: moved.kept } : {}),
     ...(aside.controlRefused.length > 0 ? { controlRefused: aside.controlRefused } : {}),
     elapsedMs: performance.now() - started,

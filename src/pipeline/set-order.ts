@@ -1,6 +1,10 @@
 /**
- * The order a run stages its files in when they hold the whole file set of an earlier run that
- * did not end its staging (killed, or still staging): the set's order, whatever order the
+ * The order a run stages its files in. Load order is the order in which loads begin: a file whose
+ * staging resumes a load an earlier run began (killed, or still staging) is staged before the
+ * files new to this run, in the order those loads began (resumesFirst). Staged after a new file
+ * that shares a key with it, the resumed load's line of that key would win or lose depending on
+ * whether the kill came before or after that line committed. Then, when the files hold the whole
+ * file set of an earlier run that did not end its staging: the set's order, whatever order the
  * command line named them in. A set's lines count in the order its own run listed them: resuming
  * the killed file after a file the set puts after it (`load b.csv a.csv` after `load a.csv b.csv`
  * killed inside a.csv) would let the killed file's later lines win over that file's, so which
@@ -10,14 +14,86 @@
  */
 import { basename } from 'node:path';
 import type { HoldSetFile } from '../engine/types.js';
-import { bySet, missingNames, nameCounts } from './load-holds.js';
-import type { FileStaging } from './load-file.js';
+import { bySet, foreignHold, missingNames, nameCounts } from './load-holds.js';
+import { readAsOf, type FileStaging } from './load-file.js';
+import type { LoadOptions } from './load-options.js';
+import { planStaging, type StagingPlan } from './staging-plan.js';
 
 /** The files of a run in the order to stage them, and the sets that moved one of them. */
 export interface SetOrder {
   paths: string[];
   /** The ids of the sets whose order is not the command line's (empty: the order is the command line's). */
   sets: number[];
+  /** The files moved first because they resume a load an earlier run began, in the order those loads began (absent: none moved). */
+  resumed?: Array<{ path: string; loadId: number }>;
+}
+
+/** A file's staging plan as its history says before the run reaches it, and the run that history names. */
+export interface EarlierPlan {
+  plan: StagingPlan;
+  stagedBy: number | null;
+}
+
+/**
+ * Before the run stages: each file's plan as its history says now, from the identity the
+ * pre-read found (a file the pre-read did not read has none). Read once, for the order of the
+ * files (set-order.ts, resumesFirst) and the holds taken before staging (holdBeforeProcessing).
+ */
+export async function earlierPlans(
+  run: Pick<FileStaging, 'engine' | 'db' | 'held'>,
+  files: readonly string[],
+  optionsOf: (path: string) => LoadOptions,
+): Promise<Map<string, EarlierPlan>> {
+  const plans = new Map<string, EarlierPlan>();
+  for (const path of files) {
+    const sha256 = run.held?.files.get(path)?.sha256;
+    if (sha256 === undefined) continue;
+    const options = optionsOf(path);
+    const readAs = await readAsOf(path, options);
+    const history = await run.db('reading the staging history', () => run.engine.stagingHistory({ sha256, ...readAs }));
+    plans.set(path, { plan: planStaging(history, { ...readAs, restage: options.restage }), stagedBy: history?.runId ?? null });
+  }
+  return plans;
+}
+
+/**
+ * Pure: the files of `ordered` whose staging resumes an earlier load (`resumes`: path → that
+ * load's id) first, in load id order (the order the loads began), then the others in `ordered`'s
+ * order. `resumed` is set only when a file moved.
+ */
+export function resumeOrder(ordered: SetOrder, resumes: ReadonlyMap<string, number>): SetOrder {
+  const first = ordered.paths
+    .filter((p) => resumes.has(p))
+    .map((path) => ({ path, loadId: resumes.get(path) ?? 0 }))
+    .sort((a, b) => a.loadId - b.loadId);
+  const paths = [...first.map((f) => f.path), ...ordered.paths.filter((p) => !resumes.has(p))];
+  if (paths.every((p, i) => p === ordered.paths[i])) return ordered;
+  return { ...ordered, paths, resumed: first };
+}
+
+/**
+ * Once the pre-read found each file's identity: the files whose staging would resume a load an
+ * earlier run began (`earlier`, each file's plan as its history says), except those a set this
+ * run stages whole will stage again as new loads (restage), go first (resumeOrder), said in the log.
+ */
+export async function resumesFirst(
+  run: Pick<FileStaging, 'engine' | 'db' | 'options'>,
+  ordered: SetOrder,
+  earlier: ReadonlyMap<string, EarlierPlan>,
+): Promise<SetOrder> {
+  if (ordered.paths.length < 2) return ordered;
+  const resumes = new Map<string, number>();
+  let sets: HoldSetFile[] | null = null;
+  const names = ordered.paths.map((p) => basename(p));
+  for (const path of ordered.paths) {
+    const plan = earlier.get(path)?.plan;
+    if (plan?.action !== 'resume') continue;
+    sets ??= await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
+    if (!foreignHold(sets, names, path, plan.loadId).restage) resumes.set(path, plan.loadId);
+  }
+  const reordered = resumeOrder(ordered, resumes);
+  if (reordered !== ordered) run.options.logger.info({ resumed: reordered.resumed, files: reordered.paths }, setOrderMessage(reordered));
+  return reordered;
 }
 
 /** The run's file at each place of a set: the k-th file of a name in the set is the run's k-th file of that name. */
@@ -106,8 +182,17 @@ export async function orderBySets(run: Pick<FileStaging, 'engine' | 'db' | 'opti
   return ordered;
 }
 
-/** What the run says when it stages its files in the order of an unfinished set. */
+/** What the run says when it stages its files in another order than the command line's: an unfinished set's, resumed loads first. */
 export function setOrderMessage(ordered: SetOrder): string {
-  const runs = ordered.sets.map((id) => `run ${id}`).join(', ');
-  return `staging the files in the order ${ordered.paths.map((p) => basename(p)).join(', ')}: the file set of ${runs}, stopped before its staging ended, lists them so, and its lines count in that order (the command line named them in another order)`;
+  const why: string[] = [];
+  const resumed = ordered.resumed ?? [];
+  if (resumed.length > 0)
+    why.push(
+      `${resumed.map((r) => `${basename(r.path)} resumes load ${r.loadId}`).join(', ')}, begun by a run stopped before its staging ended: load order is the order loads begin, so a resumed load is staged before the loads this run begins`,
+    );
+  if (ordered.sets.length > 0) {
+    const runs = ordered.sets.map((id) => `run ${id}`).join(', ');
+    why.push(`the file set of ${runs}, stopped before its staging ended, lists them so, and its lines count in that order`);
+  }
+  return `staging the files in the order ${ordered.paths.map((p) => basename(p)).join(', ')}: ${why.join('; ')} (the command line named them in another order)`;
 }

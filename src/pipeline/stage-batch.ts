@@ -5,6 +5,7 @@
  * key keeps the last line the database took, whatever the batch size (an earlier batch's line is
  * in the stage already).
  */
+import type { Logger } from 'pino';
 import type { StagingTx } from '../engine/contract.js';
 import type { ErrorLogInput, StageBatchResult, StageInput, StageSettle } from '../engine/types.js';
 import type { FileStageCounts } from './stage.js';
@@ -73,6 +74,48 @@ export function addRow(b: Batch, row: StageInput, raw: { readonly raw: string })
   b.at.set(row.sourceKey, b.rows.length);
   b.rows.push(row);
   b.raw.push(raw);
+}
+
+/**
+ * The batch without its lines of these keys (a load begun after the batch's load staged them:
+ * StageFileOptions.yieldToLaterLoads), each counted as a duplicate, a line a later line of its key
+ * overrides; their error-log rows stay (a rejected line is rejected all the same). A new batch:
+ * `b` itself is what a retry of the batch's transaction stages again.
+ */
+export function withoutKeys(b: Batch, keys: readonly string[]): Batch {
+  const drop = new Set(keys);
+  const rows = b.rows.map((r) => (r !== null && drop.has(r.sourceKey) ? null : r));
+  const dropped = b.rows.reduce((n, r, i) => (r !== null && rows[i] === null ? n + 1 : n), 0);
+  return {
+    ...b,
+    rows,
+    raw: b.raw.map((r, i) => (rows[i] === null ? null : r)),
+    at: new Map([...b.at].filter(([k]) => !drop.has(k))),
+    earlier: new Map([...b.earlier].filter(([k]) => !drop.has(k))),
+    duplicates: b.duplicates + dropped,
+  };
+}
+
+/**
+ * A resumed load's batch, in its transaction before it is staged: loads begun after it may have
+ * staged some of its keys meanwhile (a command run between the kill and the rerun). Load order is
+ * the order in which loads begin, so its lines of those keys are left out (withoutKeys). Where the
+ * engine cannot tell (StagingTx.laterLoadKeys absent: Oracle), the batch as it is.
+ */
+export async function yieldToLaterLoads(
+  tx: Pick<StagingTx, 'laterLoadKeys'>,
+  loadId: number,
+  b: Batch,
+  logger: Pick<Logger, 'info'>,
+): Promise<Batch> {
+  if (tx.laterLoadKeys === undefined) return b;
+  const keys = await tx.laterLoadKeys(loadId, [...b.at.keys()]);
+  if (keys.length === 0) return b;
+  logger.info(
+    { loadId, keys: keys.length, line: b.endLine },
+    `${keys.length} line(s) of resumed load ${loadId} not staged: a load begun after it staged their keys`,
+  );
+  return withoutKeys(b, keys);
 }
 
 /** The line of `sourceKey` at `lineNo` in the batch: its last line or one of its earlier ones. */

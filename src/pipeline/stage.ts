@@ -8,7 +8,7 @@ import { parseOrderRecord, validateOrder, type ParsedOrder, type ParseOutcome, t
 import { rejectedLineKey } from '../input/rejected-key.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
 import { KeyTable } from './key-table.js';
-import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, type Batch } from './stage-batch.js';
+import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, yieldToLaterLoads, type Batch } from './stage-batch.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -73,6 +73,8 @@ export interface StageFileOptions {
   onBatchCounted?: ((counts: FileStageCounts) => void) | undefined;
   /** Counts carried over from the committed part of an interrupted run (resume). */
   initialCounts?: FileStageCounts | undefined;
+  /** A resumed load: its lines of a key a load begun after it staged are left out (stage-batch.ts, yieldToLaterLoads). */
+  yieldToLaterLoads?: boolean | undefined;
   /**
    * Keys on more than one line of the run's files: their rows are staged HELD, in the batch's
    * transaction, and released when the run's staging ends (load.ts, releaseHeld).
@@ -223,12 +225,13 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
             options.settle === undefined || options.settle.skip?.() === true
               ? undefined
               : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
-          const result = await stageBatchLines(tx, loadId, b, settle);
+          const batch = options.yieldToLaterLoads === true ? await yieldToLaterLoads(tx, loadId, b, options.logger) : b;
+          const result = await stageBatchLines(tx, loadId, batch, settle);
           if (claim != null && !(await tx.holdsFileClaim(claim))) throw new FileClaimLostError(file.path, checkpoint.line);
           const staged = result.staged;
           settledInBatch = staged?.settled ?? 0;
           settleGaveWayOn = staged?.settleGaveWayOn;
-          const refusals = refusalRows(loadId, b, staged);
+          const refusals = refusalRows(loadId, batch, staged);
           const held = options.held;
           if (held !== undefined) {
             const keys = result.stagedKeys.filter((k) => held.has(k));
@@ -236,7 +239,7 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
           }
           // in line order, as the parse rejects are
           await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
-          const next = addBatch(counts, b, result, refusals.rejected);
+          const next = addBatch(counts, batch, result, refusals.rejected);
           options.onBatchCounted?.(next);
           // the checkpoint commits with the batch: a resumed load starts right after it
           await tx.addRunEvent(runId, {

@@ -1,17 +1,15 @@
 /**
  * A killed load of an inbox (b.csv, c.csv), then a new file a.csv that sorts before them arrives,
- * then the inbox's rerun (a.csv, b.csv, c.csv in name order: the load order). K1 is in a.csv
- * (5.00) and in b.csv (1.00): b.csv comes later, so K1 must end 1.00 wherever the first run was
- * killed. Killed before b.csv's K1 line committed, the rerun stages a.csv and then resumes b.csv
- * from K1: 1.00. Killed after it committed, b.csv's K1 row is older than a.csv's, the rerun
- * stages only b.csv's rest, and a.csv's line is merged over b.csv's: 5.00. A file whose lines
- * were committed before a file that precedes it in the run's order was staged would have to be
- * staged again after it (or the interrupted set finished before the new file), not resumed.
+ * then the inbox's rerun. Load order is the order in which loads begin: b.csv's load began in the
+ * killed run, before a.csv's, so a.csv's line of K1 (5.00) comes after b.csv's (1.00) and K1 must
+ * end 5.00 wherever the first run was killed. The rerun first finishes what the killed run began
+ * (it resumes b.csv), then stages a.csv and c.csv (src/pipeline/set-order.ts, resumesFirst).
+ * Staged in name order instead (a.csv, then b.csv resumed), K1 ended 1.00 when the kill came
+ * before b.csv's K1 line committed (the resume staged it over a.csv's) and 5.00 after it.
  * b.csv: B1, K1 = 1.00, B2; c.csv: C1; a.csv (new): K1 = 5.00.
  *
- * KNOWN BUG (both engines), found by an adversarial run: reproduce by hand with
- *   ORDER_LOADER_TEST_HOLD_AFTER=staged_checkpoint:2 order-loader load inbox --batch-size 1 --settle 0, kill -9 at the hold
- *   write inbox/a.csv; order-loader load inbox --settle 0   → orders K1 = 5.00 (with the kill at checkpoint 1: 1.00)
+ * Also with a.csv loaded by a command of its own between the kill and the inbox's rerun (`load
+ * inbox/a.csv`, or a.csv in another folder): a.csv's load begins after b.csv's there too.
  *
  * PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set.
  */
@@ -23,18 +21,20 @@ import { SURVIVAL_TARGETS } from './targets.js';
 
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
 
+/** Where a.csv arrives and what loads it before the inbox's rerun. */
+type Arrival = 'inbox' | 'named' | 'other-folder';
+
 describe('survival: a killed set, then a new file that sorts before it, then the rerun', () => {
   for (const target of SURVIVAL_TARGETS) {
-    // checkpoint 1: b.csv's B1 committed, K1 not; 2: b.csv's K1 committed
-    for (const checkpoint of [1, 2]) {
-      // KNOWN BUG (checkpoint 2 only): b.csv's committed K1 is older than a.csv's, and a.csv's wins
-      (checkpoint === 2 ? it.skip : it)(
-        `${target.kind}: killed at checkpoint ${checkpoint}, K1 ends with b.csv's line`,
-        async () => {
+    for (const arrival of ['inbox', 'named', 'other-folder'] as const satisfies readonly Arrival[]) {
+      // checkpoint 1: b.csv's B1 committed, K1 not; 2: b.csv's K1 committed
+      for (const checkpoint of [1, 2]) {
+        it(`${target.kind}, a.csv ${arrival}: killed at checkpoint ${checkpoint}, K1 ends with a.csv's line`, async () => {
           assertBuilt();
           const db = await target.create();
           try {
-            const inbox = join(survivalPath(`new-file-before-${target.kind}-${checkpoint}`), 'in');
+            const dir = survivalPath(`new-file-before-${target.kind}-${arrival}-${checkpoint}`);
+            const inbox = join(dir, 'in');
             mkdirSync(inbox, { recursive: true });
             writeFileSync(
               join(inbox, 'b.csv'),
@@ -43,17 +43,20 @@ describe('survival: a killed set, then a new file that sorts before it, then the
             writeFileSync(join(inbox, 'c.csv'), `${HEADER}\nC1,1,2026-11-01,1.00,JPY\n`);
             await loadKilledAtCheckpoint([inbox, '--db', db.url, '--batch-size', '1'], checkpoint);
 
-            writeFileSync(join(inbox, 'a.csv'), `${HEADER}\nK1,1,2026-11-01,5.00,JPY\n`);
+            const a = join(arrival === 'other-folder' ? join(dir, 'other') : inbox, 'a.csv');
+            mkdirSync(join(a, '..'), { recursive: true });
+            writeFileSync(a, `${HEADER}\nK1,1,2026-11-01,5.00,JPY\n`);
+            const between = arrival === 'inbox' ? null : await runCli(['load', a, '--db', db.url, '--settle', '0']);
+            expect(between?.signal ?? null, between?.stderr).toBeNull();
             const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0']);
             expect(rerun.signal, rerun.stderr).toBeNull();
             const k1 = await db.withSql((sql) => sql("SELECT amount::text AS amount FROM orders WHERE source_key = 'K1'"));
-            expect(k1, rerun.stdout).toEqual([{ amount: '1.00' }]);
+            expect(k1, `${between?.stdout ?? ''}\n${rerun.stdout}`).toEqual([{ amount: '5.00' }]);
           } finally {
             await db.dispose();
           }
-        },
-        300_000,
-      );
+        }, 300_000);
+      }
     }
   }
 });

@@ -7,7 +7,7 @@
  * row ERROR. The run is held after b.csv's second batch (ORDER_LOADER_TEST_HOLD_AFTER) and
  * killed there. An operator who abandons the set (`recover --older-than` shorter than the hold's
  * age) releases the rows, audited, and says so first in a dry run; a rerun of the set holds them
- * again when it reaches their file.
+ * again before it stages its first file.
  *
  * PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set.
  */
@@ -147,8 +147,9 @@ describe('survival: an operator command between a killed multi-file load and its
           expect(audit).toEqual([{ action: 'RECOVER', old_status: 'HELD', new_status: 'READY', reason: 'the set is given up' }]);
         });
 
-        // a rerun of the set holds the released row again as it reaches its file (skipped:
-        // already staged), before it stages the rest: seen at b.csv's first batch, killed there
+        // a rerun of the set holds the released row again before it stages anything (a.csv is
+        // skipped, b.csv resumed first: the row is held before b.csv's first batch), seen at
+        // b.csv's first batch, killed there
         const rerun = startCli(['load', inbox, '--db', db.url, '--settle', '0', '--batch-size', '100'], {
           env: { ORDER_LOADER_TEST_HOLD_AFTER: 'staged_checkpoint:1' },
         });

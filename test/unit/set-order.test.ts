@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HoldSetFile } from '../../src/engine/types.js';
-import { setOrder, setOrderMessage } from '../../src/pipeline/set-order.js';
+import { resumeOrder, setOrder, setOrderMessage } from '../../src/pipeline/set-order.js';
 
 /** The files of set `setId` in its order: [name, load it holds through that file or null]. */
 function set(setId: number, files: Array<[string, number | null]>): HoldSetFile[] {
@@ -84,6 +84,49 @@ describe('setOrder', () => {
   it('says the order it stages and why', () => {
     expect(setOrderMessage({ paths: ['in/a.csv', 'in/b.csv'], sets: [7] })).toBe(
       'staging the files in the order a.csv, b.csv: the file set of run 7, stopped before its staging ended, lists them so, and its lines count in that order (the command line named them in another order)',
+    );
+  });
+});
+
+describe('resumeOrder: load order is the order in which loads begin', () => {
+  it('a file that resumes an earlier load goes before the files new to the run', () => {
+    const ordered = { paths: ['in/a.csv', 'in/b.csv', 'in/c.csv'], sets: [] };
+    expect(resumeOrder(ordered, new Map([['in/b.csv', 12]]))).toEqual({
+      paths: ['in/b.csv', 'in/a.csv', 'in/c.csv'],
+      sets: [],
+      resumed: [{ path: 'in/b.csv', loadId: 12 }],
+    });
+  });
+
+  it('two resumed files in the order their loads began, whatever order the run had them in', () => {
+    const ordered = { paths: ['a.csv', 'b.csv', 'c.csv', 'd.csv'], sets: [4] };
+    expect(
+      resumeOrder(
+        ordered,
+        new Map([
+          ['d.csv', 8],
+          ['b.csv', 20],
+        ]),
+      ),
+    ).toEqual({
+      paths: ['d.csv', 'b.csv', 'a.csv', 'c.csv'],
+      sets: [4],
+      resumed: [
+        { path: 'd.csv', loadId: 8 },
+        { path: 'b.csv', loadId: 20 },
+      ],
+    });
+  });
+
+  it('nothing resumed, or the resumed files first already: the same order, nothing said', () => {
+    const ordered = { paths: ['b.csv', 'a.csv'], sets: [] };
+    expect(resumeOrder(ordered, new Map())).toBe(ordered);
+    expect(resumeOrder(ordered, new Map([['b.csv', 3]]))).toBe(ordered);
+  });
+
+  it('says which files resume which loads', () => {
+    expect(setOrderMessage({ paths: ['in/b.csv', 'in/a.csv'], sets: [], resumed: [{ path: 'in/b.csv', loadId: 12 }] })).toBe(
+      'staging the files in the order b.csv, a.csv: b.csv resumes load 12, begun by a run stopped before its staging ended: load order is the order loads begin, so a resumed load is staged before the loads this run begins (the command line named them in another order)',
     );
   });
 });

@@ -334,6 +334,12 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       await session.query(sqlQuery('hold_rows'), [sourceKeys, loadId]);
     },
 
+    async laterLoadKeys(loadId: number, sourceKeys: string[]): Promise<string[]> {
+      if (sourceKeys.length === 0) return [];
+      const { rows } = await session.query<{ source_key: string }>(sqlQuery('later_load_keys'), [sourceKeys, loadId]);
+      return rows.map((r) => r.source_key);
+    },
+
     async releaseHeld(loadIds: number[]): Promise<number> {
       if (loadIds.length === 0) return 0;
       return (await session.query(sqlQuery('release_held'), [loadIds])).affectedRows;

@@ -1,0 +1,10 @@
+-- The keys of a resumed load's staging batch whose stage row a load begun after it wrote (load
+-- ids are run ids, taken in the order loads begin). Load order is the order in which loads begin:
+-- such a key's line in the resumed file is earlier than that load's and must not be staged over
+-- it (src/pipeline/stage.ts, StageFileOptions.yieldToLaterLoads). In the batch's transaction,
+-- before order_loader_stage_batch; by the unique index on source_key, one probe per key.
+-- $1: the batch's source keys; $2: the resumed load's id.
+SELECT source_key
+  FROM order_stage
+ WHERE source_key = ANY ($1::text[])
+   AND load_id > $2::bigint
