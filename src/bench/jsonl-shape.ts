@@ -34,7 +34,7 @@ function place(root: Nested, path: JsonPath, value: string, key: string, refuse:
     holder[step] ??= typeof next === 'number' ? [] : {};
     const inner = holder[step];
     if (typeof inner === 'string') refuse(`${key}.column`, "its path goes through another field's value");
-    at = inner as Nested;
+    at = inner;
   });
 }
 

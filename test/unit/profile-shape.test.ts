@@ -155,10 +155,11 @@ describe('the shapes of the profile vocabulary: the file reads back as the order
   it('JSON Lines: each field at its path (nested, an array index, `when`), read back as the orders written; a clash of paths refused', async () => {
     const web = await readBack(loadProfileFile('examples/profiles/web-orders.yaml'));
     expectOrders(web.read, true);
-    expect(JSON.parse(web.shape.line(orders[0] as SyntheticOrder))).toMatchObject({
+    const first = orders[0] as SyntheticOrder;
+    expect(JSON.parse(web.shape.line(first))).toMatchObject({
       id: 'SRC-000000001',
-      customer: { id: expect.stringMatching(/^\d+$/) },
-      total: { currency: (orders[0] as SyntheticOrder).currency },
+      customer: { id: first.customerId },
+      total: { currency: first.currency },
     });
     const nested = profile(
       "version: 1\nformat: jsonl\nwhen: { column: 'kind', equals: 'O' }\ncolumns:\n  source_key: { column: 'lines[1].key' }\n  customer_id: { column: 'c' }\n  order_date: { column: 'd' }\n  amount: { column: 'a' }\n  currency: { column: 'x.cur' }\n",

@@ -52,13 +52,6 @@ async function withoutRefs(from: number | null, rows = false, sheet = ORDERS): P
 const read = async (bytes: Buffer): Promise<FileItem[]> =>
   readItems(writeTestFile(bytes, 'norefs.xlsx'), { encoding: 'utf-8', delimiter: ',', profile });
 
-const summary = (items: FileItem[]) =>
-  items.map((i) =>
-    i.kind === 'record'
-      ? [i.lineNo, i.fields.source_key, i.fields.customer_id, i.fields.amount, i.fields.currency]
-      : [i.lineNo, i.code, i.message],
-  );
-
 // exceljs's streaming reader places a cell by its reference only: without one it failed with
 // "Cannot read properties of undefined (reading 'length')", said as the sheet's damage
 const WHY = /a cell without its reference \(no r attribute\), which exceljs.*save the workbook again/;
