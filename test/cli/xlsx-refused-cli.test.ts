@@ -12,17 +12,7 @@ import { runCli } from '../support/cli-run.js';
 import { cliTargets, expectNothingWritten, type CliDb } from '../support/cli-targets.js';
 import { tempDir, writeTestFile } from '../support/files.js';
 import { NEEDS, unavailable } from '../support/requirements.js';
-import { storedZip, workbookParts } from '../support/xlsx.js';
-
-const PROFILE = `version: 1
-format: xlsx
-columns:
-  source_key: { column: 'Order No' }
-  customer_id: { column: Customer }
-  order_date: { column: Date }
-  amount: { column: Amount }
-  currency: { column: Currency }
-`;
+import { NAMED_COLUMNS_PROFILE, storedZip, withoutReferences } from '../support/xlsx.js';
 
 /** A zip of one CSV file, named .xlsx. */
 function csvZip(dir: string): string {
@@ -36,24 +26,12 @@ function csvZip(dir: string): string {
 
 /** A workbook whose cells carry no `r` attribute. */
 async function unreferenced(dir: string): Promise<string> {
-  const parts = await workbookParts([
-    {
-      name: 'Orders',
-      rows: [
-        ['Order No', 'Customer', 'Date', 'Amount', 'Currency'],
-        ['A-1', '1', '2026-12-01', 10, 'EUR'],
-      ],
-    },
-  ]);
-  const zip = storedZip(
-    parts.map((p) =>
-      /^xl\/worksheets\//.test(p.name)
-        ? { name: p.name, data: Buffer.from(p.data.toString('utf8').replace(/(<c\b[^>]*?) r="[A-Z]+\d+"/g, '$1')) }
-        : p,
-    ),
-  );
+  const rows = [
+    ['Order No', 'Customer', 'Date', 'Amount', 'Currency'],
+    ['A-1', '1', '2026-12-01', 10, 'EUR'],
+  ];
   const file = join(dir, 'norefs.xlsx');
-  writeFileSync(file, zip);
+  writeFileSync(file, await withoutReferences({ name: 'Orders', rows }, 1));
   return file;
 }
 
@@ -67,7 +45,7 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('xlsx'))('workbooks the 
   it('a zip that is no workbook, and a sheet whose cells have no reference: one line naming the file, exit 1, nothing written', async () => {
     db = await target.create();
     const dir = tempDir();
-    const profile = writeTestFile(PROFILE, 'p.yaml');
+    const profile = writeTestFile(NAMED_COLUMNS_PROFILE, 'p.yaml');
     const zip = csvZip(dir);
     const r1 = await runCli(['load', '--profile', profile, zip, '--db', db.url, '--log-level', 'silent']);
     expect(r1.code).toBe(1);
@@ -84,7 +62,7 @@ describe.skipIf(unavailable(NEEDS.cli)).each(cliTargets('xlsx'))('workbooks the 
     db = await target.create();
     const inbox = tempDir();
     const failed = tempDir();
-    const profile = writeTestFile(PROFILE, 'p.yaml');
+    const profile = writeTestFile(NAMED_COLUMNS_PROFILE, 'p.yaml');
     csvZip(inbox);
     await unreferenced(inbox);
     const r = await runCli([

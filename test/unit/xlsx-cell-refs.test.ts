@@ -9,21 +9,9 @@ import type { FileItem } from '../../src/input/order-file.js';
 import { parseProfileText } from '../../src/input/profile/load-profile.js';
 import { writeTestFile } from '../support/files.js';
 import { readItems } from '../support/read-items.js';
-import { storedZip, workbookParts, type SheetSpec } from '../support/xlsx.js';
+import { NAMED_COLUMNS_PROFILE, withoutReferences, type SheetSpec } from '../support/xlsx.js';
 
-const profile = parseProfileText(
-  `version: 1
-format: xlsx
-columns:
-  source_key: { column: 'Order No' }
-  customer_id: { column: Customer }
-  order_date: { column: Date }
-  amount: { column: Amount }
-  currency: { column: Currency }
-`,
-  'p.yaml',
-  'p',
-);
+const profile = parseProfileText(NAMED_COLUMNS_PROFILE, 'p.yaml', 'p');
 
 const ORDERS: SheetSpec = {
   name: 'Orders',
@@ -34,20 +22,7 @@ const ORDERS: SheetSpec = {
   ],
 };
 
-/** The workbook with the `r` attribute taken out of its cells from row `from` on (`rows`: out of every row as well). */
-async function withoutRefs(from: number | null, rows = false, sheet = ORDERS): Promise<Buffer> {
-  const parts = await workbookParts([sheet]);
-  return storedZip(
-    parts.map((p) => {
-      if (!/^xl\/worksheets\/sheet\d+\.xml$/.test(p.name)) return p;
-      let xml = p.data.toString('utf8');
-      if (from !== null)
-        xml = xml.replace(/(<c\b[^>]*?) r="[A-Z]+(\d+)"/g, (c: string, head: string, row: string) => (Number(row) >= from ? head : c));
-      if (rows) xml = xml.replace(/(<row\b[^>]*?) r="\d+"/g, '$1');
-      return { name: p.name, data: Buffer.from(xml, 'utf8') };
-    }),
-  );
-}
+const withoutRefs = (from: number | null, rows = false, sheet = ORDERS): Promise<Buffer> => withoutReferences(sheet, from, rows);
 
 const read = async (bytes: Buffer): Promise<FileItem[]> =>
   readItems(writeTestFile(bytes, 'norefs.xlsx'), { encoding: 'utf-8', delimiter: ',', profile });
