@@ -18,6 +18,7 @@ import type { LoadProfile } from '../input/profile/load-profile.js';
 import { headerKey } from '../input/profile/mapping.js';
 import type { ProfileEncoding } from '../input/profile/schema.js';
 import { patternExample } from './pattern-example.js';
+import { jsonLineWriter, type JsonSlot } from './jsonl-shape.js';
 import { amountWriter, dateWriter, signsByCurrency } from './shape-values.js';
 import { syntheticOrders, type GenerateOptions, type GenerateResult, type SyntheticOrder } from './synthetic-orders.js';
 
@@ -212,10 +213,34 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
   const encodeText = (text: string): Buffer => encode(text) ?? refuse('encoding', `the file cannot be written in ${spec.encoding}`);
   const head: string[] = Array.from({ length: spec.skip_lines }, () => BANNER);
 
-  if (spec.format === 'jsonl')
-    refuse('format', 'bench writes CSV and fixed-width files, not JSON Lines (yet): measure a JSON Lines file with load --dry-run');
+  const textValues: Record<OrderColumn, (o: SyntheticOrder) => string> = {
+    source_key: (o) => `SRC-${String(o.n).padStart(9, '0')}`,
+    customer_id: (o) => o.customerId,
+    order_date: (o) => writeDate(o),
+    amount: (o) => writeAmount(o.amount, currencyOf(o)),
+    currency: (o) => currencyOf(o),
+  };
   if (spec.format === 'xlsx')
-    refuse('format', 'bench writes CSV and fixed-width files, not xlsx workbooks (yet): measure a workbook with load --dry-run');
+    refuse(
+      'format',
+      'bench writes its file as lines of text (CSV, fixed width, JSON Lines) and an xlsx workbook is a zip archive of XML parts, which it has no writer for: measure a workbook with load --dry-run --profile',
+    );
+  if (spec.format === 'jsonl') {
+    const slots: JsonSlot[] = ORDER_COLUMNS.filter(written).map((c) => ({
+      key: `columns.${c}`,
+      column: spec.columns[c].column,
+      value: textValues[c],
+    }));
+    const when = spec.when;
+    if (when !== undefined) {
+      const shared = slots.find((s) => s.column === when.column);
+      if (shared === undefined || !keepsAll(when, shared.value, rows)) {
+        const kept = keptValue(when);
+        slots.push({ key: 'when', column: when.column, value: () => kept });
+      }
+    }
+    return { head, line: jsonLineWriter(slots, refuse), encode: encodeText, bom, overflow: true, notes, fileName };
+  }
   if (spec.format === 'fixed') {
     const bytes = spec.units !== 'chars';
     const width = (text: string, key: string) => (isAsciiText(text) ? text.length : bytes ? encoded(text, key).length : charLength(text));
@@ -312,14 +337,7 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
     const name = typeof ref === 'string' ? ref : (ref[0] ?? fallback);
     named.push({ name, key, value });
   };
-  const values: Record<OrderColumn, (o: SyntheticOrder) => string> = {
-    source_key: (o) => `SRC-${String(o.n).padStart(9, '0')}`,
-    customer_id: (o) => o.customerId,
-    order_date: (o) => writeDate(o),
-    amount: (o) => writeAmount(o.amount, currencyOf(o)),
-    currency: (o) => currencyOf(o),
-  };
-  for (const c of ORDER_COLUMNS) if (written(c)) place(spec.columns[c].column, `columns.${c}`, values[c], c);
+  for (const c of ORDER_COLUMNS) if (written(c)) place(spec.columns[c].column, `columns.${c}`, textValues[c], c);
   const when = spec.when;
   if (when !== undefined) {
     const ref = when.column;

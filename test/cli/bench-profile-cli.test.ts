@@ -2,7 +2,8 @@
  * `bench --profile`: the synthetic file written in each example profile's shape
  * loads every row through that profile (pglite:memory): every line staged, none rejected, each
  * row DONE but those with a missing amount (VALIDATE) or an amount orders.amount cannot hold
- * (MERGE). A profile the bench cannot write is refused naming the key, before a database is made.
+ * (MERGE); a JSON Lines profile's file is one object per order. A profile the bench cannot
+ * write is refused naming the key, before a database is made.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,6 +51,18 @@ describe('bench --profile', () => {
       expect(report.profile?.notes.join('\n')).toMatch(
         name === 'us-erp' ? /given by the amount's sign/ : /from the file name shop_JPY_\d{8}\.tsv/,
       );
+    },
+  );
+
+  // JSON Lines: the file written as one object per order, each field at its path
+  it.each([['pglite:memory'], ...(TEST_PG_URL === null ? [] : [[TEST_PG_URL]])])(
+    'examples/profiles/web-orders.yaml (JSON Lines) on %s: every row loads through the profile',
+    async (db) => {
+      const report = await bench('examples/profiles/web-orders.yaml', db);
+      const [c] = report.cases;
+      expect(report.profile?.name).toBe('web-orders');
+      expect(c).toMatchObject({ rows: ROWS, rejected: 0 });
+      expect(c?.error).toBe(report.generated.missing + report.generated.overflow);
     },
   );
 

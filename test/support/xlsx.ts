@@ -125,3 +125,32 @@ export async function badPartnerWorkbook(dir: string): Promise<string> {
   );
   return file;
 }
+
+/** A profile reading a sheet's columns by these header names: Order No, Customer, Date, Amount, Currency. */
+export const NAMED_COLUMNS_PROFILE = `version: 1
+format: xlsx
+columns:
+  source_key: { column: 'Order No' }
+  customer_id: { column: Customer }
+  order_date: { column: Date }
+  amount: { column: Amount }
+  currency: { column: Currency }
+`;
+
+/**
+ * The workbook of `sheet` with the `r` attribute (a cell's reference, optional in SpreadsheetML)
+ * taken out of its cells from row `from` on (null: none) and, with `rows`, out of every row.
+ */
+export async function withoutReferences(sheet: SheetSpec, from: number | null, rows = false): Promise<Buffer> {
+  const parts = await workbookParts([sheet]);
+  return storedZip(
+    parts.map((p) => {
+      if (!/^xl\/worksheets\/sheet\d+\.xml$/.test(p.name)) return p;
+      let xml = p.data.toString('utf8');
+      if (from !== null)
+        xml = xml.replace(/(<c\b[^>]*?) r="[A-Z]+(\d+)"/g, (c: string, head: string, row: string) => (Number(row) >= from ? head : c));
+      if (rows) xml = xml.replace(/(<row\b[^>]*?) r="\d+"/g, '$1');
+      return { name: p.name, data: Buffer.from(xml, 'utf8') };
+    }),
+  );
+}

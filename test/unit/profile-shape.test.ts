@@ -66,13 +66,9 @@ describe('the synthetic file in a profile shape', () => {
         1000,
       ),
     ).toThrow('bench --profile p: columns.source_key.at: 2 positions cannot hold 1000 distinct keys');
-    // a JSON Lines profile is not written as CSV lines it would then read as JSON
-    expect(() => profileShape(loadProfileFile('examples/profiles/web-orders.yaml'), 10)).toThrow(
-      /^bench --profile web-orders: format: bench writes CSV and fixed-width files, not JSON Lines/,
-    );
     // nor a workbook's profile as CSV lines it would then read as a zip
     expect(() => profileShape(loadProfileFile('examples/profiles/partner-workbook.yaml'), 10)).toThrow(
-      /^bench --profile partner-workbook: format: bench writes CSV and fixed-width files, not xlsx workbooks/,
+      /^bench --profile partner-workbook: format: bench writes its file as lines of text \(CSV, fixed width, JSON Lines\) and an xlsx workbook is a zip archive of XML parts, which it has no writer for: measure a workbook with load --dry-run/,
     );
     expect(() =>
       profileShape(
@@ -155,6 +151,31 @@ describe('the shapes of the profile vocabulary: the file reads back as the order
       if (currency) expect(r.currency).toBe(o.currency);
     });
   };
+
+  it('JSON Lines: each field at its path (nested, an array index, `when`), read back as the orders written; a clash of paths refused', async () => {
+    const web = await readBack(loadProfileFile('examples/profiles/web-orders.yaml'));
+    expectOrders(web.read, true);
+    const first = orders[0] as SyntheticOrder;
+    expect(JSON.parse(web.shape.line(first))).toMatchObject({
+      id: 'SRC-000000001',
+      customer: { id: first.customerId },
+      total: { currency: first.currency },
+    });
+    const nested = profile(
+      "version: 1\nformat: jsonl\nwhen: { column: 'kind', equals: 'O' }\ncolumns:\n  source_key: { column: 'lines[1].key' }\n  customer_id: { column: 'c' }\n  order_date: { column: 'd' }\n  amount: { column: 'a' }\n  currency: { column: 'x.cur' }\n",
+    );
+    expectOrders((await readBack(nested)).read, true);
+    expect(JSON.parse(profileShape(nested, 10).line(orders[0] as SyntheticOrder))).toMatchObject({
+      kind: 'O',
+      lines: [null, { key: 'SRC-000000001' }],
+    });
+    const clash = profile(
+      "version: 1\nformat: jsonl\ncolumns:\n  source_key: { column: 'a' }\n  customer_id: { column: 'a.b' }\n  order_date: { column: 'd' }\n  amount: { column: 'x' }\n  currency: { column: 'c' }\n",
+    );
+    expect(() => profileShape(clash, 10)).toThrow(
+      /^bench --profile p: columns\.customer_id\.column: its path goes through another field's value/,
+    );
+  });
 
   it.each([
     ['us-erp: MM/DD/YYYY h:mm A, "$" and "C$" before the amounts, the currency given by the sign', 'examples/profiles/us-erp.yaml'],

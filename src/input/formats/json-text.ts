@@ -32,108 +32,129 @@ const WHITESPACE = /[ \t\n\r]*/y;
 
 /** Parse one JSON text (a whole line), numbers kept as written. Throws JsonSyntaxError. */
 export function parseJsonText(text: string): JsonValue {
-  let i = 0;
-  const fail = (what: string): never => {
+  return new JsonParser(text).document();
+}
+
+/** The parser's position in one text: each method reads one piece of JSON's grammar at `i`. */
+class JsonParser {
+  private i = 0;
+  constructor(private readonly text: string) {}
+
+  document(): JsonValue {
+    const result = this.value(0);
+    this.space();
+    if (this.i < this.text.length) this.fail('the end of the line');
+    return result;
+  }
+
+  private fail(what: string): never {
+    const { text, i } = this;
     const found = i >= text.length ? 'the end of the line' : JSON.stringify(text.slice(i, i + 12));
     throw new JsonSyntaxError(`not JSON: ${what} expected at character ${i + 1}, found ${found}`, i);
-  };
-  const space = (): void => {
-    WHITESPACE.lastIndex = i;
-    WHITESPACE.test(text);
-    i = WHITESPACE.lastIndex;
-  };
-  const string = (): string => {
-    const start = i;
+  }
+
+  private space(): void {
+    WHITESPACE.lastIndex = this.i;
+    WHITESPACE.test(this.text);
+    this.i = WHITESPACE.lastIndex;
+  }
+
+  private string(): string {
+    const text = this.text;
+    const start = this.i;
     let escaped = false;
-    for (i++; i < text.length; i++) {
-      const c = text.charCodeAt(i);
+    for (this.i++; this.i < text.length; this.i++) {
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) {
-        i++;
-        const quoted = text.slice(start, i);
+        this.i++;
+        const quoted = text.slice(start, this.i);
         if (!escaped) return quoted.slice(1, -1);
         try {
           return JSON.parse(quoted) as string;
         } catch {
-          i = start;
-          return fail('a valid string escape');
+          this.i = start;
+          return this.fail('a valid string escape');
         }
       }
       if (c === 0x5c) {
         escaped = true;
-        i++;
-      } else if (c < 0x20) return fail('a string without control characters');
+        this.i++;
+      } else if (c < 0x20) return this.fail('a string without control characters');
     }
-    i = start;
-    return fail('a closed string');
-  };
-  const value = (depth: number): JsonValue => {
-    if (depth > MAX_DEPTH) fail(`at most ${MAX_DEPTH} levels of nesting`);
-    space();
-    const c = text[i];
-    if (c === '"') return string();
-    if (c === '{') {
-      i++;
-      const out = new Map<string, JsonValue>();
-      space();
-      if (text[i] === '}') {
-        i++;
-        return out;
-      }
-      for (;;) {
-        space();
-        if (text[i] !== '"') fail('a property name in double quotes');
-        const key = string();
-        space();
-        if (text[i] !== ':') fail('":"');
-        i++;
-        out.set(key, value(depth + 1));
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === '}') {
-          i++;
-          return out;
-        } else fail('"," or "}"');
-      }
-    }
-    if (c === '[') {
-      i++;
-      const out: JsonValue[] = [];
-      space();
-      if (text[i] === ']') {
-        i++;
-        return out;
-      }
-      for (;;) {
-        out.push(value(depth + 1));
-        space();
-        if (text[i] === ',') i++;
-        else if (text[i] === ']') {
-          i++;
-          return out;
-        } else fail('"," or "]"');
-      }
-    }
+    this.i = start;
+    return this.fail('a closed string');
+  }
+
+  private value(depth: number): JsonValue {
+    if (depth > MAX_DEPTH) this.fail(`at most ${MAX_DEPTH} levels of nesting`);
+    this.space();
+    const c = this.text[this.i];
+    if (c === '"') return this.string();
+    if (c === '{') return this.object(depth);
+    if (c === '[') return this.array(depth);
     for (const [word, v] of [
       ['true', true],
       ['false', false],
       ['null', null],
     ] as const)
-      if (text.startsWith(word, i)) {
-        i += word.length;
+      if (this.text.startsWith(word, this.i)) {
+        this.i += word.length;
         return v;
       }
-    NUMBER.lastIndex = i;
-    if (NUMBER.test(text)) {
-      const n = new JsonNumber(text.slice(i, NUMBER.lastIndex));
-      i = NUMBER.lastIndex;
+    NUMBER.lastIndex = this.i;
+    if (NUMBER.test(this.text)) {
+      const n = new JsonNumber(this.text.slice(this.i, NUMBER.lastIndex));
+      this.i = NUMBER.lastIndex;
       return n;
     }
-    return fail('a value');
-  };
-  const result = value(0);
-  space();
-  if (i < text.length) fail('the end of the line');
-  return result;
+    return this.fail('a value');
+  }
+
+  /** An object, `i` at its `{`. */
+  private object(depth: number): Map<string, JsonValue> {
+    this.i++;
+    const out = new Map<string, JsonValue>();
+    this.space();
+    if (this.text[this.i] === '}') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.space();
+      if (this.text[this.i] !== '"') this.fail('a property name in double quotes');
+      const key = this.string();
+      this.space();
+      if (this.text[this.i] !== ':') this.fail('":"');
+      this.i++;
+      out.set(key, this.value(depth + 1));
+      this.space();
+      if (this.text[this.i] === ',') this.i++;
+      else if (this.text[this.i] === '}') {
+        this.i++;
+        return out;
+      } else this.fail('"," or "}"');
+    }
+  }
+
+  /** An array, `i` at its `[`. */
+  private array(depth: number): JsonValue[] {
+    this.i++;
+    const out: JsonValue[] = [];
+    this.space();
+    if (this.text[this.i] === ']') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value(depth + 1));
+      this.space();
+      if (this.text[this.i] === ',') this.i++;
+      else if (this.text[this.i] === ']') {
+        this.i++;
+        return out;
+      } else this.fail('"," or "]"');
+    }
+  }
 }
 
 /** JSON text of a value, numbers as they were written (an attribute holding a nested value). */

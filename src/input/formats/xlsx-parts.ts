@@ -95,6 +95,17 @@ function partPath(target: string): string {
  */
 export async function findSheet(input: Readable, parts: PartParsers, want: SheetChoice): Promise<SheetFound> {
   const { default: unzip } = await import('unzipper');
+  const walk = new SheetWalk(zipEntries(unzip, input), parts, want);
+  try {
+    return await walk.walk();
+  } finally {
+    // a kept sheet is read from its open descriptor: nothing is left behind however its reading ends
+    walk.cleanUp();
+  }
+}
+
+/** The entries of the zip read from `input`, each as it comes (Node's stream iterator: to the buffer's end). */
+function zipEntries(unzip: typeof unzipper, input: Readable): AsyncIterator<Entry> {
   const zip = unzip.Parse({ forceStream: true });
   input.pipe(zip);
   input.on('error', (error) => zip.destroy(error));
@@ -109,67 +120,39 @@ export async function findSheet(input: Readable, parts: PartParsers, want: Sheet
     failed = error;
     fail(current);
   });
-  const zipEntries = zip[Symbol.asyncIterator]() as AsyncIterator<Entry>;
-  const entries: AsyncIterator<Entry> = {
+  const entries = zip[Symbol.asyncIterator]() as AsyncIterator<Entry>;
+  return {
     async next() {
-      const next = await zipEntries.next();
+      const next = await entries.next();
       current = next.done === true ? null : next.value;
       fail(current);
       return next;
     },
   };
-  const kept = new Map<string, string>();
-  let folder: string | null = null;
-  let stylesRead = false;
-  let sheetsSeen = 0;
-  const cleanUp = () => {
-    if (folder !== null) rmSync(folder, { recursive: true, force: true });
-    folder = null;
-  };
-  const finish = async () => {
-    for (;;) {
-      const next = await entries.next();
-      if (next.done === true) return;
-      await drain(next.value);
-    }
-  };
+}
 
-  const relation = (type: string) => parts.workbookRels?.find((r) => r.Type.endsWith(RELATION(type)));
-  /** Every part a sheet's cells depend on has been read. */
-  const ready = () =>
-    parts.model !== undefined &&
-    parts.workbookRels !== undefined &&
-    (parts.sharedStrings !== undefined || relation('sharedStrings') === undefined) &&
-    (stylesRead || relation('styles') === undefined);
-  /** The sheet asked for: its model, position and part; undefined while the workbook is not read; null: none. */
-  const wanted = (): { model: SheetModel; position: number; path: string | null } | null | undefined => {
-    const sheets = parts.model?.sheets;
-    if (sheets === undefined || parts.workbookRels === undefined) return undefined;
-    const position = typeof want === 'number' ? want : sheets.findIndex((s) => s.name === want) + 1;
-    const model = sheets[position - 1];
-    if (model === undefined) return null;
-    const rel = parts.workbookRels.find((r) => r.Id === model.rId);
-    return { model, position, path: rel === undefined ? null : partPath(rel.Target) };
-  };
-  const found = (iterator: Readable, path: string, at: { model: SheetModel; position: number }): SheetFound => {
-    const sheetNo = /(\d+)\.xml$/.exec(path)?.[1] ?? '0';
-    const sheet = [...parts._parseWorksheet(iterator, sheetNo)][0]?.value as StreamSheet;
-    sheet.name = at.model.name;
-    if (at.model.id !== undefined) sheet.id = at.model.id;
-    if (at.model.state !== undefined) sheet.state = at.model.state;
-    return { kind: 'sheet', sheet, name: at.model.name, position: at.position, finish, close: () => iterator.destroy() };
-  };
+/** One pass over a workbook's entries, looking for one sheet: the parts read so far and the sheets kept. */
+class SheetWalk {
+  private readonly kept = new Map<string, string>();
+  private folder: string | null = null;
+  private stylesRead = false;
+  private sheetsSeen = 0;
 
-  try {
-    return await walk();
-  } finally {
-    // a kept sheet is read from its open descriptor: nothing is left behind however its reading ends
-    cleanUp();
+  constructor(
+    private readonly entries: AsyncIterator<Entry>,
+    private readonly parts: PartParsers,
+    private readonly want: SheetChoice,
+  ) {}
+
+  cleanUp(): void {
+    if (this.folder !== null) rmSync(this.folder, { recursive: true, force: true });
+    this.folder = null;
   }
 
-  async function walk(): Promise<SheetFound> {
+  async walk(): Promise<SheetFound> {
+    const parts = this.parts;
     for (;;) {
-      const next = await entries.next();
+      const next = await this.entries.next();
       if (next.done === true) break;
       const entry = next.value;
       const path = entry.path;
@@ -178,48 +161,100 @@ export async function findSheet(input: Readable, parts: PartParsers, want: Sheet
       else if (path === 'xl/sharedStrings.xml') for await (const _ of parts._parseSharedStrings(entry));
       else if (path === 'xl/styles.xml') {
         await parts._parseStyles(entry);
-        stylesRead = true;
+        this.stylesRead = true;
       } else if (SHEET_PART.test(path)) {
-        sheetsSeen++;
-        const at = wanted();
+        this.sheetsSeen++;
+        const at = this.wanted();
         if (at === null || at?.path === null) return { kind: 'missing', names: sheetNames(parts) };
         if (at === undefined || at.path === path) {
           // the sheet asked for, or one that may be: read now if its cells can be, else kept
-          if (at !== undefined && ready()) return found(entry, path, at);
-          await keep(entry, path);
+          if (at !== undefined && this.ready()) return this.found(entry, path, at);
+          await this.keep(entry, path);
           continue;
         }
       }
       // what the parsers left unread, and every other part: read past
       await drain(entry);
     }
-    if (sheetsSeen === 0) return { kind: 'not-workbook', lacks: 'no worksheet' };
-    const at = wanted();
+    return this.atEnd();
+  }
+
+  /** The zip read to its end without the sheet's part being readable as it came: the sheet kept, or why none. */
+  private atEnd(): SheetFound {
+    if (this.sheetsSeen === 0) return { kind: 'not-workbook', lacks: 'no worksheet' };
+    const at = this.wanted();
     if (at === undefined) return { kind: 'not-workbook', lacks: 'no workbook part (xl/workbook.xml and its relationships)' };
-    const file = at === null || at.path === null ? undefined : kept.get(at.path);
-    if (at === null || at.path === null || file === undefined) return { kind: 'missing', names: sheetNames(parts) };
+    const file = at === null || at.path === null ? undefined : this.kept.get(at.path);
+    if (at === null || at.path === null || file === undefined) return { kind: 'missing', names: sheetNames(this.parts) };
     // read without them, its text cells were empty and its date cells numbers, each row loaded or
     // rejected as if the workbook held that
-    if (!ready()) return { kind: 'incomplete', lacks: unread() };
-    return found(createReadStream('', { fd: openSync(file, 'r') }), at.path, at);
+    if (!this.ready()) return { kind: 'incomplete', lacks: this.unread() };
+    return this.found(createReadStream('', { fd: openSync(file, 'r') }), at.path, at);
+  }
+
+  private relation(type: string): Relationship | undefined {
+    return this.parts.workbookRels?.find((r) => r.Type.endsWith(RELATION(type)));
+  }
+
+  /** Every part a sheet's cells depend on has been read. */
+  private ready(): boolean {
+    const parts = this.parts;
+    return (
+      parts.model !== undefined &&
+      parts.workbookRels !== undefined &&
+      (parts.sharedStrings !== undefined || this.relation('sharedStrings') === undefined) &&
+      (this.stylesRead || this.relation('styles') === undefined)
+    );
+  }
+
+  /** The sheet asked for: its model, position and part; undefined while the workbook is not read; null: none. */
+  private wanted(): { model: SheetModel; position: number; path: string | null } | null | undefined {
+    const { parts, want } = this;
+    const sheets = parts.model?.sheets;
+    if (sheets === undefined || parts.workbookRels === undefined) return undefined;
+    const position = typeof want === 'number' ? want : sheets.findIndex((s) => s.name === want) + 1;
+    const model = sheets[position - 1];
+    if (model === undefined) return null;
+    const rel = parts.workbookRels.find((r) => r.Id === model.rId);
+    return { model, position, path: rel === undefined ? null : partPath(rel.Target) };
+  }
+
+  private found(iterator: Readable, path: string, at: { model: SheetModel; position: number }): SheetFound {
+    const sheetNo = /(\d+)\.xml$/.exec(path)?.[1] ?? '0';
+    const sheet = [...this.parts._parseWorksheet(iterator, sheetNo)][0]?.value as StreamSheet;
+    sheet.name = at.model.name;
+    if (at.model.id !== undefined) sheet.id = at.model.id;
+    if (at.model.state !== undefined) sheet.state = at.model.state;
+    const finish = () => this.finish();
+    return { kind: 'sheet', sheet, name: at.model.name, position: at.position, finish, close: () => iterator.destroy() };
+  }
+
+  /** Reads the rest of the zip through. */
+  private async finish(): Promise<void> {
+    for (;;) {
+      const next = await this.entries.next();
+      if (next.done === true) return;
+      await drain(next.value);
+    }
   }
 
   /** The parts the relationships name that were not read (the zip has read to its end). */
-  function unread(): Array<{ path: string; holds: string }> {
+  private unread(): Array<{ path: string; holds: string }> {
     const lacks: Array<{ path: string; holds: string }> = [];
-    const strings = relation('sharedStrings');
-    if (strings !== undefined && parts.sharedStrings === undefined) lacks.push({ path: partPath(strings.Target), holds: 'its text cells' });
-    const styles = relation('styles');
-    if (styles !== undefined && !stylesRead)
+    const strings = this.relation('sharedStrings');
+    if (strings !== undefined && this.parts.sharedStrings === undefined)
+      lacks.push({ path: partPath(strings.Target), holds: 'its text cells' });
+    const styles = this.relation('styles');
+    if (styles !== undefined && !this.stylesRead)
       lacks.push({ path: partPath(styles.Target), holds: 'the formats of its cells: which numbers are dates' });
     return lacks;
   }
 
-  async function keep(entry: Entry, path: string): Promise<void> {
-    folder ??= mkdtempSync(join(tmpdir(), 'order-loader-xlsx-'));
-    const file = join(folder, `${kept.size}.xml`);
+  private async keep(entry: Entry, path: string): Promise<void> {
+    this.folder ??= mkdtempSync(join(tmpdir(), 'order-loader-xlsx-'));
+    const file = join(this.folder, `${this.kept.size}.xml`);
     await pipeline(entry, createWriteStream(file));
-    kept.set(path, file);
+    this.kept.set(path, file);
   }
 }
 

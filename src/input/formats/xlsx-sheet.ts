@@ -87,12 +87,20 @@ export async function openSheet(path: string, source: ByteSource, want: SheetCho
   return { sheet: { name: found.name, position: found.position }, rows: sheetRows(found, date1904, stopped), close: found.close };
 }
 
+const unreferenced = (what: string): string =>
+  `${what} (no r attribute), which exceljs, the library that streams the sheet, needs to place it: save the workbook again in Excel or LibreOffice, which write every reference`;
+
 /** What went wrong in a damaged workbook, in a few words. */
 export function damage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (/FILE_ENDED|end of|unexpected end|premature/i.test(message)) return 'the zip archive is cut short';
   // exceljs's words for a cell reference past XFD ("Out of bounds. Invalid column letter: XFE")
   if (/invalid column letter|out of bounds/i.test(message)) return 'a cell past column XFD: more columns than the 16384 a sheet can have';
+  // SpreadsheetML lets a cell or row leave out its reference (`r`, then the next one); exceljs's
+  // streaming reader places them by it only: a cell without one fails in its decodeAddress
+  // ("Cannot read properties of undefined"), a row without one makes addresses like "ANaN"
+  if (error instanceof TypeError && /\bdecodeAddress\b/.test(error.stack ?? '')) return unreferenced('a cell without its reference');
+  if (/^Invalid Address: [A-Z]+NaN$/.test(message)) return unreferenced('a row without its number');
   return message.replace(/\s+/g, ' ').slice(0, 200);
 }
 

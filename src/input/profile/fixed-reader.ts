@@ -6,7 +6,7 @@
  * character, or a line shorter than the last field, is a PARSE_* rejection of that line, never
  * a corrupted value.
  */
-import { byteLines, readFailure, loggedText as cleanRaw } from '../formats/byte-lines.js';
+import { byteLines, readFailure, loggedText as cleanRaw, type ByteLine } from '../formats/byte-lines.js';
 import { openByteSource } from '../gzip.js';
 import {
   invalidBytesMessage,
@@ -20,7 +20,7 @@ import {
 } from '../order-file.js';
 import { ORDER_COLUMNS, type OrderColumn, type ParsedOrder } from '../order-record.js';
 import type { LoadProfile } from './load-profile.js';
-import { compileMapping, type MappingProblem } from './mapping.js';
+import { compileMapping, type Mapping, type MappingProblem } from './mapping.js';
 import { FIXED_RECORD_LIMIT } from './schema.js';
 import { controlRecordRule, type ControlRecord } from '../control/control-record.js';
 
@@ -167,135 +167,142 @@ class FixedRecord implements FileRecord {
   }
 }
 
-/** Open a fixed-width file read through its profile (openOrderFile's `format: fixed`). */
-export function openFixedFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): OrderFile {
+/** What reading one line needs: the profile compiled, the file's decoding, and what the lines read so far left. */
+interface FixedContext {
+  encoding: FileEncoding;
+  decode: (b: Buffer) => string;
+  fields: FixedField[];
+  invalidBytes: string | null;
+  bytes: boolean;
+  mapping: Mapping;
+  skipLines: number;
+  isComment: (line: Buffer) => boolean;
+  controlRule: ReturnType<typeof controlRecordRule>;
+  controls: ControlRecord[];
+  observe: OrderFileOptions['observe'];
+  discarded: number;
+  discardedByWhen: number;
+}
+
+function rejectLine(at: FixedContext, { line, lineNo, endByte }: ByteLine, code: string, message: string): FileReject {
+  return { kind: 'reject', lineNo, raw: cleanRaw(at.decode(line)), code, message, endByte, endLine: lineNo, stopsFile: false };
+}
+
+function tellPassedOver(at: FixedContext, lineNo: number, line: Buffer, reason: PassedOverReason, value?: string): void {
+  at.observe?.passedOver({ lineNo, raw: cleanRaw(at.decode(line)), reason, ...(value === undefined ? {} : { value }) });
+}
+
+/** Whether the line is passed over before its fields are read: a control record, a skipped or comment line, one `when` discards. */
+function passesOver(at: FixedContext, { line, lineNo }: ByteLine): boolean {
+  // a control record (trailer or header): no data row, whatever skip_lines, comment or `when` say
+  if (at.controlRule !== null) {
+    const text = at.decode(line);
+    if (at.controlRule.text(text)) {
+      at.controls.push({ lineNo, fields: null, text });
+      if (at.observe !== undefined) tellPassedOver(at, lineNo, line, 'control');
+      return true;
+    }
+  }
+  if (lineNo <= at.skipLines || at.isComment(line)) {
+    at.discarded++;
+    if (at.observe !== undefined) tellPassedOver(at, lineNo, line, lineNo <= at.skipLines ? 'skip_lines' : 'comment');
+    return true;
+  }
+  return false;
+}
+
+/** Whether the profile's `when` discards the line (its field read before the others). */
+function discardedByWhen(at: FixedContext, { line, lineNo }: ByteLine): boolean {
+  const w = at.fields.find((f) => f.name === 'when');
+  const text =
+    w === undefined ? '' : at.bytes ? at.decode(line.subarray(w.start, w.end)) : Array.from(at.decode(line)).slice(w.start, w.end).join('');
+  if (at.mapping.keep(text)) return false;
+  at.discarded++;
+  at.discardedByWhen++;
+  if (at.observe !== undefined) tellPassedOver(at, lineNo, line, 'when', text);
+  return true;
+}
+
+/** One line read: its record or rejection, or null (a blank line or one passed over). */
+function readFixedLine(at: FixedContext, read: ByteLine, hasWhen: boolean): FileItem | null {
+  const { line, lineNo, endByte, tooLong } = read;
+  if (line.length === 0) return null; // a blank line: no record
+  if (passesOver(at, read)) return null;
+  if (tooLong)
+    return rejectLine(
+      at,
+      read,
+      'CSV_MAX_RECORD_SIZE',
+      `the line is longer than the longest record read (${FIXED_RECORD_LIMIT} bytes); the line was skipped`,
+    );
+  if (line.includes(0))
+    return rejectLine(at, read, 'PARSE_NUL_BYTE', 'the line contains a NUL byte (0x00), which no database text value can hold');
+  if (hasWhen && discardedByWhen(at, read)) return null;
+  const split = splitLine(line, at.fields, at.encoding, at.bytes, at.decode);
+  if ('code' in split) return rejectLine(at, read, split.code, split.message);
+  const values = split.values;
+  if ((at.encoding === 'utf-8' || at.invalidBytes !== null) && [...values.values()].some((v) => v.includes('\uFFFD')))
+    return rejectLine(at, read, 'PARSE_ENCODING', at.invalidBytes ?? 'the line is not valid UTF-8 (set encoding: in the profile)');
+  if (at.observe !== undefined) {
+    const raw = {} as Record<OrderColumn, string | null>;
+    for (const c of ORDER_COLUMNS) raw[c] = values.get(c) ?? null;
+    at.observe.fieldsRead(lineNo, raw);
+  }
+  const mapped = at.mapping.map((c) => values.get(c) ?? '');
+  return new FixedRecord(lineNo, mapped.fields, endByte, lineNo, line, at.decode, mapped.problem, at.mapping.lastOrder());
+}
+
+/** What reading a file's lines needs (openFixedFile's context). */
+function fixedContext(path: string, options: OrderFileOptions, profile: LoadProfile): FixedContext {
   const encoding = options.encoding;
-  const from = options.resumeAt?.byte ?? 0;
-  const source = openByteSource(options.read?.file ?? path, { ...options.read, gzip: options.gzip === true, from });
   const decoder = encoding === 'utf-8' ? null : new TextDecoder(encoding);
   const decode = (b: Buffer): string => (decoder === null ? b.toString('utf8') : decoder.decode(b));
-  const fields = fieldsOf(profile);
-  const invalidBytes = invalidBytesMessage(encoding);
-  const bytes = profile.spec.units !== 'chars';
-  const mapping = compileMapping(
-    profile,
-    {},
-    options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`),
-    path,
-  );
-  const skipLines = profile.spec.skip_lines;
   const comment = profile.spec.comment ?? null;
   // the comment's length in UTF-8: no fewer bytes than it takes in any encoding a profile names
   const commentBytes = comment === null ? 0 : Buffer.byteLength(comment, 'utf8');
-  /** The line starts with the comment, compared as text: the comment is written in the profile (UTF-8), the line in the file's encoding. */
-  const isComment = (line: Buffer): boolean => comment !== null && decode(line.subarray(0, commentBytes)).startsWith(comment);
+  return {
+    encoding,
+    decode,
+    fields: fieldsOf(profile),
+    invalidBytes: invalidBytesMessage(encoding),
+    bytes: profile.spec.units !== 'chars',
+    mapping: compileMapping(profile, {}, options.onWarning === undefined ? undefined : (m) => options.onWarning?.(`${path}: ${m}`), path),
+    skipLines: profile.spec.skip_lines,
+    // the line starts with the comment, compared as text: the comment is written in the profile (UTF-8), the line in the file's encoding
+    isComment: (line) => comment !== null && decode(line.subarray(0, commentBytes)).startsWith(comment),
+    controlRule: controlRecordRule(profile.spec),
+    controls: [],
+    observe: options.observe,
+    discarded: 0,
+    discardedByWhen: 0,
+  };
+}
+
+/** Open a fixed-width file read through its profile (openOrderFile's `format: fixed`). */
+export function openFixedFile(path: string, size: number, options: OrderFileOptions, profile: LoadProfile): OrderFile {
+  const from = options.resumeAt?.byte ?? 0;
+  const source = openByteSource(options.read?.file ?? path, { ...options.read, gzip: options.gzip === true, from });
+  const at = fixedContext(path, options, profile);
   const hasWhen = profile.spec.when !== undefined;
-  const controlRule = controlRecordRule(profile.spec);
-  const controls: ControlRecord[] = [];
-  let discarded = 0;
-  let discardedByWhen = 0;
   let closed = false;
-  const observe = options.observe;
-  const tellPassedOver = (lineNo: number, line: Buffer, reason: PassedOverReason, value?: string): void =>
-    observe?.passedOver({ lineNo, raw: cleanRaw(decode(line)), reason, ...(value === undefined ? {} : { value }) });
   let lastLine = options.resumeAt?.line ?? 0;
   let lastByte = from;
 
-  const lines = () =>
-    byteLines(
-      source.chunks,
-      { byte: from, line: options.resumeAt?.line ?? 0 },
-      FIXED_RECORD_LIMIT,
-      () => closed || options.signal?.aborted === true,
-    );
-
-  const reject = (lineNo: number, line: Buffer, endByte: number, code: string, message: string): FileReject => ({
-    kind: 'reject',
-    lineNo,
-    raw: cleanRaw(decode(line)),
-    code,
-    message,
-    endByte,
-    endLine: lineNo,
-    stopsFile: false,
-  });
-
   async function* items(): AsyncGenerator<FileItem> {
     try {
-      for await (const { line, lineNo, endByte, tooLong } of lines()) {
-        lastLine = lineNo;
-        lastByte = endByte;
-        if (line.length === 0) continue; // a blank line: no record
-        // a control record (trailer or header): no data row, whatever skip_lines, comment or `when` say
-        if (controlRule !== null) {
-          const text = decode(line);
-          if (controlRule.text(text)) {
-            controls.push({ lineNo, fields: null, text });
-            if (observe !== undefined) tellPassedOver(lineNo, line, 'control');
-            continue;
-          }
-        }
-        if (lineNo <= skipLines || isComment(line)) {
-          discarded++;
-          if (observe !== undefined) tellPassedOver(lineNo, line, lineNo <= skipLines ? 'skip_lines' : 'comment');
-          continue;
-        }
-        if (tooLong) {
-          yield reject(
-            lineNo,
-            line,
-            endByte,
-            'CSV_MAX_RECORD_SIZE',
-            `the line is longer than the longest record read (${FIXED_RECORD_LIMIT} bytes); the line was skipped`,
-          );
-          continue;
-        }
-        if (line.includes(0)) {
-          yield reject(
-            lineNo,
-            line,
-            endByte,
-            'PARSE_NUL_BYTE',
-            'the line contains a NUL byte (0x00), which no database text value can hold',
-          );
-          continue;
-        }
-        if (hasWhen) {
-          const w = fields.find((f) => f.name === 'when');
-          const text =
-            w === undefined ? '' : bytes ? decode(line.subarray(w.start, w.end)) : Array.from(decode(line)).slice(w.start, w.end).join('');
-          if (!mapping.keep(text)) {
-            discarded++;
-            discardedByWhen++;
-            if (observe !== undefined) tellPassedOver(lineNo, line, 'when', text);
-            continue;
-          }
-        }
-        const split = splitLine(line, fields, encoding, bytes, decode);
-        if ('code' in split) {
-          yield reject(lineNo, line, endByte, split.code, split.message);
-          continue;
-        }
-        const values = split.values;
-        if ((encoding === 'utf-8' || invalidBytes !== null) && [...values.values()].some((v) => v.includes('\uFFFD'))) {
-          yield reject(
-            lineNo,
-            line,
-            endByte,
-            'PARSE_ENCODING',
-            invalidBytes ?? 'the line is not valid UTF-8 (set encoding: in the profile)',
-          );
-          continue;
-        }
-        if (observe !== undefined) {
-          const raw = {} as Record<OrderColumn, string | null>;
-          for (const c of ORDER_COLUMNS) raw[c] = values.get(c) ?? null;
-          observe.fieldsRead(lineNo, raw);
-        }
-        const mapped = mapping.map((c) => values.get(c) ?? '');
-        yield new FixedRecord(lineNo, mapped.fields, endByte, lineNo, line, decode, mapped.problem, mapping.lastOrder());
+      const lines = byteLines(
+        source.chunks,
+        { byte: from, line: options.resumeAt?.line ?? 0 },
+        FIXED_RECORD_LIMIT,
+        () => closed || options.signal?.aborted === true,
+      );
+      for await (const read of lines) {
+        lastLine = read.lineNo;
+        lastByte = read.endByte;
+        const item = readFixedLine(at, read, hasWhen);
+        if (item !== null) yield item;
       }
-      mapping.finish();
+      at.mapping.finish();
     } catch (error) {
       yield readFailure(error, lastLine, lastByte);
     }
@@ -307,9 +314,9 @@ export function openFixedFile(path: string, size: number, options: OrderFileOpti
     header: { names: [], errorExport: false, positions: new Map(), extraColumns: [], columnCount: 0 },
     items: items(),
     bytesRead: () => source.fileBytesRead(),
-    discarded: () => discarded,
-    discardedByWhen: () => discardedByWhen,
-    controlRecords: () => controls,
+    discarded: () => at.discarded,
+    discardedByWhen: () => at.discardedByWhen,
+    controlRecords: () => at.controls,
     close() {
       closed = true;
       source.close();
