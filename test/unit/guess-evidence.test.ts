@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { guessFromSample, guessProfile } from '../../src/input/guess/index.js';
+import { writeTestFile } from '../support/files.js';
+import { workbookBytes } from '../support/xlsx.js';
 
 const guess = (name: string, lines: string[], complete = true) => guessFromSample(name, Buffer.from(`${lines.join('\n')}\n`), complete);
 const withAmounts = (amounts: string[], currencies?: string[]) =>
@@ -153,8 +155,22 @@ describe('guess: the head of a draft', () => {
       '# sheet: the first with a table (sheet 2; a name or a 1-based position)',
       'sheet: "Orders"',
     ]);
-    expect(g.yaml).not.toMatch(/delimiter|encoding/);
+    expect(g.yaml).not.toMatch(/delimiter|encoding|normalize/);
     expect(g).toMatchObject({ format: 'xlsx', gzip: false, complete: true });
+  });
+
+  it('a workbook with full-width characters: NFKC proposed for the sheet, its values read after it', async () => {
+    const rows = [
+      ['No', '顧客', '日付', '金額', '通貨'],
+      ['Ａ１', '１０', '2026-12-01', '１２', 'JPY'],
+      ['Ａ２', '１１', '2026-12-02', '３４', 'JPY'],
+    ];
+    const g = await guessProfile(writeTestFile(await workbookBytes([{ name: 'Orders', rows }]), 'wide.xlsx'));
+    expect(g.normalize).toBe(true);
+    expect(g.yaml).toContain(
+      '\n# full-width characters (digits, letters, signs) are in the sheet: NFKC makes them ASCII before values are read\nnormalize: nfkc\n',
+    );
+    expect(g.yaml).toContain('    # name "顧客" is "顧客"; samples: "10", "11"\n');
   });
 
   it('JSON Lines: its objects counted and a trailer object shown, nothing of a delimiter', () => {
