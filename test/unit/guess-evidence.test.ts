@@ -129,6 +129,29 @@ describe('guess: dates written with an offset', () => {
   });
 });
 
+describe('guess: a totals row as wide as the records', () => {
+  const header = ['Order No', 'Customer', 'Order Date', 'Amount', 'Currency'];
+
+  it('in a workbook read to its end: set apart and proposed as the control trailer', async () => {
+    const rows = [
+      header,
+      ['A-1', '501', '2026-12-01', 12.5, 'EUR'],
+      ['A-2', '502', '2026-12-02', 3, 'EUR'],
+      ['Total', null, null, 15.5, null],
+    ];
+    const g = await guessProfile(writeTestFile(await workbookBytes([{ name: 'Orders', rows }]), 'totals.xlsx'));
+    expect(g.yaml).toContain('when: { column: "Order No", not_in: ["Total"] }   # leaves the trailer out (the key column)\n');
+    expect(g.yaml).toContain('control:\n  trailer: { column: "A", equals: "Total" }\n  sum: { column: "D" }\n');
+  });
+
+  it('in a CSV file: a record (a CSV trailer is told by its field count)', () => {
+    const csv = [header.join(','), 'A-1,501,2026-12-01,12.5,EUR', 'A-2,502,2026-12-02,3,EUR', 'Total,,,15.5,'];
+    const g = guess('orders.csv', csv);
+    expect(g.yaml).toContain('    # name "Order No" is "order no"; samples: "A-1", "A-2", "Total"\n');
+    expect(g.yaml).not.toMatch(/^(when|control):/m);
+  });
+});
+
 describe('guess: a date column read two ways', () => {
   it('day or month first: an open choice of the column, no mask in the summary', () => {
     const g = guess('orders.csv', ['id,customer,date,amount,currency', 'A-1,501,01/02/2026,12.00,EUR', 'A-2,502,03/04/2026,13.50,EUR']);
