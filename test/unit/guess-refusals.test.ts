@@ -9,7 +9,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { UserError } from '../../src/errors.js';
 import { guessFromSample, guessProfile } from '../../src/input/guess/index.js';
 
-const faults = vi.hoisted(() => ({ read: new Map<string, unknown>(), check: null as unknown }));
+const faults = vi.hoisted(() => ({ read: new Map<string, Error>(), check: null as Error | null }));
 
 vi.mock('../../src/input/gzip.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../src/input/gzip.js')>();
