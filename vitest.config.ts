@@ -10,6 +10,7 @@ const MOCKING = [
   'test/oracle/mutants.recording.test.ts',
   'test/oracle/test-target.recording.test.ts',
   'test/unit/quote-free-split-work.test.ts',
+  'test/unit/guess-refusals.test.ts',
 ];
 /**
  * Tests that cost the inner loop most of its time, run by `npm run test:slow` (and by CI) in the

@@ -83,7 +83,7 @@ describe('the draft of a CSV file, line by line', () => {
         '# lines starting with "#" are there',
         'comment: "#"',
         '# 1 line(s) after the last record (a trailer: its field count differs): "TOTAL 6"',
-        'when: { column: "Order No", not_in: ["TOTAL 6"] }   # leaves the trailer out',
+        'when: { column: "Order No", not_in: ["TOTAL 6"] }   # leaves the trailer out (the key column)',
         'null_if: ["", "NULL", "null", "n/a", "N/A", "-", "#N/A"]   # seen in the sample',
         'columns:',
         '  source_key:',

@@ -144,7 +144,8 @@ function trailerLines(layout: Layout, keyColumn: GuessColumn | undefined): strin
   if (first === undefined || firsts.some((f) => f === '' || taken.includes(f)))
     return [said, '#   not left out: its first field is no word the records never have there (it will be rejected)'];
   const column = first.name !== null && first.name !== '' && layout.header === true ? q(first.name) : String(first.index);
-  const key = keyColumn === first ? ' (the key column)' : '';
+  // by index: the proposals hold copies of the layout's columns (their values cleaned), never the same object
+  const key = keyColumn?.index === first.index ? ' (the key column)' : '';
   return [said, `when: { column: ${column}, not_in: [${firsts.map(q).join(', ')}] }   # leaves the trailer out${key}`];
 }
 

@@ -14,7 +14,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('../../..', import.meta.url)),
   test: {
-    include: ['test/unit/{builtin-profile,load-profile,profile,guess,guess-files,guess-fields,guess-draft,guess-encoding}.test.ts'],
+    include: [
+      'test/unit/{builtin-profile,load-profile,profile,guess,guess-files,guess-fields,guess-draft,guess-encoding,guess-control,guess-jsonl,guess-vocabulary,guess-readme-examples,guess-layout,guess-evidence,guess-refusals,guess-totals,xlsx-reader}.test.ts',
+    ],
     globalSetup: ['test/mutation/global-setup.ts'],
     testTimeout: 60_000,
   },
