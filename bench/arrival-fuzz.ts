@@ -16,32 +16,16 @@
  * retry, recover-1s, recover-1h, new-file (load of the file that just arrived alone), one-file,
  * load-other).
  */
-import { PGlite } from '@electric-sql/pglite';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { INVALID, fuzzCommands, seededRandom, sleep } from './fuzz-commands.js';
 
 const [engine = 'pglite', seedArg = '1', roundsArg = '6'] = process.argv.slice(2);
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
-let state = (Math.imul(Number(seedArg) || 1, 2654435761) ^ 0x5bd1e995) >>> 0;
-const rnd = (): number => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0), state / 2 ** 32);
-function pick<T>(items: readonly T[]): T {
-  const item = items[Math.floor(rnd() * items.length)];
-  if (item === undefined) throw new Error('nothing to pick');
-  return item;
-}
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
+const { rnd, pick } = seededRandom(seedArg);
 
 const base = mkdtempSync(join(tmpdir(), `arrival-fuzz-${engine}-${seedArg}-`));
 const dbName = `arrival_fuzz_${seedArg}_${process.pid}`;
@@ -56,39 +40,7 @@ const say = (m: string) => {
   console.log(`[${engine} ${seedArg}] ${m}`);
 };
 
-function cli(args: string[]): { child: ChildProcess; done: Promise<Ended> } {
-  const child = spawn(process.execPath, [CLI, ...args, '--db', url], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Ended>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
-  return { child, done };
-}
-
-async function query<R>(text: string): Promise<R[]> {
-  if (admin === null) {
-    const db = await PGlite.create({ dataDir: join(base, 'db') });
-    try {
-      return (await db.query<R>(text)).rows;
-    } finally {
-      await db.close();
-    }
-  }
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('error', () => undefined);
-  try {
-    return (await pool.query(text)).rows as R[];
-  } finally {
-    await pool.end();
-  }
-}
-
-const INVALID: Array<(k: string) => string> = [
-  (k) => `${k},1,2026-11-01,,JPY`,
-  (k) => `${k},1,2026-11-01,abc,JPY`,
-  (k) => `${k},1,2026-13-45,5.00,JPY`,
-  (k) => `${k},1,2026-11-01,5.00,jpy`,
-  (k) => `${k},1,2026-11-01,99999999999.99,JPY`,
-];
+const { cli, query } = fuzzCommands(url, admin === null ? join(base, 'db') : null);
 
 const inbox = join(base, 'inbox');
 mkdirSync(inbox);
@@ -133,10 +85,12 @@ function arrive(): string {
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-/** Each file's load id: the latest load its staging checkpoints name. */
+// FIRST=1: a file's place is its first load's (a set staged again as new loads keeps where it began)
+const FIRST = process.env.FIRST === '1';
+/** Each file's load id: the latest load its staging checkpoints name (FIRST=1: the first). */
 async function loadIds(): Promise<Map<string, number>> {
   const rows = await query<{ sha: string; load_id: string }>(
-    `SELECT l.file_sha256 AS sha, max(coalesce((e.detail::jsonb ->> 'loadId')::bigint, l.run_id))::text AS load_id
+    `SELECT l.file_sha256 AS sha, ${FIRST ? 'min' : 'max'}(coalesce((e.detail::jsonb ->> 'loadId')::bigint, l.run_id))::text AS load_id
        FROM load_run l JOIN load_run_event e ON e.run_id = l.run_id
       WHERE e.event = 'staged_checkpoint' GROUP BY 1`,
   );
