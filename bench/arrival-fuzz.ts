@@ -164,7 +164,19 @@ const OPS: Record<string, (fresh: string | null) => string[] | null> = {
   'recover-1s': () => ['recover', '--older-than', '1s'],
   'recover-1h': () => ['recover', '--older-than', '1h'],
   'new-file': (fresh) => (fresh === null ? null : ['load', fresh, '--settle', '0']),
-  'one-file': () => ['load', join(inbox, pick(readdirSync(inbox).sort())), '--settle', '0'],
+  'one-file': () => [
+    'load',
+    join(
+      inbox,
+      pick(
+        readdirSync(inbox)
+          .filter((f) => f.endsWith('.csv'))
+          .sort(),
+      ),
+    ),
+    '--settle',
+    '0',
+  ],
   'load-other': () => ['load', join(base, 'other.csv'), '--settle', '0'],
 };
 const ops = (process.env.OPS ?? 'process,retry,recover-1h,new-file,load-other').split(',').map((name) => {
