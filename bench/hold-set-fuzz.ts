@@ -25,31 +25,15 @@
  * and last-file run `stage` of a part, of one file, and `load` of the set's last file; reversed
  * loads every file of the inbox named in the reverse order, part-archive a part with --archive-dir.
  */
-import { PGlite } from '@electric-sql/pglite';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { INVALID, fuzzCommands, seededRandom, sleep } from './fuzz-commands.js';
 
 const [engine = 'pglite', seedArg = '1', roundsArg = '6'] = process.argv.slice(2);
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
-let state = (Math.imul(Number(seedArg) || 1, 2654435761) ^ 0x5bd1e995) >>> 0;
-const rnd = (): number => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0), state / 2 ** 32);
-function pick<T>(items: readonly T[]): T {
-  const item = items[Math.floor(rnd() * items.length)];
-  if (item === undefined) throw new Error('nothing to pick');
-  return item;
-}
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-}
+const { rnd, pick } = seededRandom(seedArg);
 
 const base = mkdtempSync(join(tmpdir(), `hold-set-fuzz-${engine}-${seedArg}-`));
 const dbName = `hold_set_fuzz_${seedArg}_${process.pid}`;
@@ -59,39 +43,7 @@ admin?.on('error', () => undefined);
 if (admin !== null) await admin.query(`CREATE DATABASE ${dbName}`);
 const url = admin === null ? `pglite:${join(base, 'db')}` : adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
 
-function cli(args: string[]): { child: ChildProcess; done: Promise<Ended> } {
-  const child = spawn(process.execPath, [CLI, ...args, '--db', url], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const done = new Promise<Ended>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
-  return { child, done };
-}
-
-async function query<R>(text: string): Promise<R[]> {
-  if (admin === null) {
-    const db = await PGlite.create({ dataDir: join(base, 'db') });
-    try {
-      return (await db.query<R>(text)).rows;
-    } finally {
-      await db.close();
-    }
-  }
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  pool.on('error', () => undefined);
-  try {
-    return (await pool.query(text)).rows as R[];
-  } finally {
-    await pool.end();
-  }
-}
-
-const INVALID: Array<(k: string) => string> = [
-  (k) => `${k},1,2026-11-01,,JPY`,
-  (k) => `${k},1,2026-11-01,abc,JPY`,
-  (k) => `${k},1,2026-13-45,5.00,JPY`,
-  (k) => `${k},1,2026-11-01,5.00,jpy`,
-  (k) => `${k},1,2026-11-01,99999999999.99,JPY`,
-];
+const { cli, query } = fuzzCommands(url, admin === null ? join(base, 'db') : null);
 
 /** The baseline file, the inbox and the expected orders (key → amount). */
 function writeFiles(): { inbox: string; files: string[]; baseline: Map<string, string>; expected: Map<string, string> } {

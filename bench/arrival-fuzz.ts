@@ -1,0 +1,230 @@
+/**
+ * Randomized kill / new file arrives / operator command / rerun rounds over an inbox of files that
+ * share keys (about a quarter of the lines invalid), checked against the rule "load order is the
+ * order in which loads begin" (docs/operations.md): each file's load id is read from its staging
+ * checkpoints (the id its lines were staged under; a restaged file's latest), the files are put in
+ * load id order, and every key whose last line in that order is valid must hold that line's value.
+ * A key whose last line is invalid may hold its baseline value or one of its earlier valid lines
+ * (which one depends on which run processed what: said, not failed, unless older than a value the
+ * key held before). After every command the value of each key must not move back in load order.
+ * At the end nothing is READY, HELD or PROCESSING.
+ *
+ *   npm run build && node dist/bench/arrival-fuzz.js <pglite|postgres> <seed> [rounds]
+ *
+ * Between a kill and the rerun, at random: a new file arrives whose name sorts before (a*.csv) or
+ * after (z*.csv) the inbox's, and/or an operator command runs (OPS, comma-separated: process,
+ * retry, recover-1s, recover-1h, new-file (load of the file that just arrived alone), one-file,
+ * load-other).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { INVALID, fuzzCommands, seededRandom, sleep } from './fuzz-commands.js';
+
+const [engine = 'pglite', seedArg = '1', roundsArg = '6'] = process.argv.slice(2);
+const HEADER = 'source_key,customer_id,order_date,amount,currency';
+const { rnd, pick } = seededRandom(seedArg);
+
+const base = mkdtempSync(join(tmpdir(), `arrival-fuzz-${engine}-${seedArg}-`));
+const dbName = `arrival_fuzz_${seedArg}_${process.pid}`;
+const adminUrl = process.env.ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const admin = engine === 'postgres' ? new pg.Pool({ connectionString: adminUrl, max: 1 }) : null;
+admin?.on('error', () => undefined);
+if (admin !== null) await admin.query(`CREATE DATABASE ${dbName}`);
+const url = admin === null ? `pglite:${join(base, 'db')}` : adminUrl.replace(/\/[^/]*$/, `/${dbName}`);
+const log: string[] = [];
+const say = (m: string) => {
+  log.push(m);
+  console.log(`[${engine} ${seedArg}] ${m}`);
+};
+
+const { cli, query } = fuzzCommands(url, admin === null ? join(base, 'db') : null);
+
+const inbox = join(base, 'inbox');
+mkdirSync(inbox);
+const nKeys = 40 + Math.floor(rnd() * 120);
+/** Every file written: path → its lines (key, value or null when invalid). */
+const written = new Map<string, Array<{ key: string; value: string | null }>>();
+let fileNo = 0;
+
+function writeOrders(path: string, lines: number): void {
+  const no = ++fileNo;
+  const rows: Array<{ key: string; value: string | null }> = [];
+  const text: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const key = `K${Math.floor(rnd() * nKeys)}`;
+    if (rnd() < 0.25) {
+      text.push(pick(INVALID)(key));
+      rows.push({ key, value: null });
+    } else {
+      const value = `${no}${String(i).padStart(4, '0')}.${String(1 + Math.floor(rnd() * 98)).padStart(2, '0')}`;
+      text.push(`${key},1,2026-11-01,${value},JPY`);
+      rows.push({ key, value });
+    }
+  }
+  writeFileSync(path, `${HEADER}\n${text.join('\n')}\n`);
+  written.set(path, rows);
+}
+
+const basePath = join(base, 'base.csv');
+writeOrders(basePath, nKeys);
+writeFileSync(basePath, `${readFileSync(basePath, 'utf8')}Z1,1,2026-10-01,,JPY\n`);
+writeFileSync(join(base, 'other.csv'), `${HEADER}\nO1,3,2026-11-04,7.00,JPY\n`);
+const nFiles = 2 + Math.floor(rnd() * 3);
+for (let f = 0; f < nFiles; f++) writeOrders(join(inbox, `m${f}.csv`), 20 + Math.floor(rnd() * 300));
+let arrived = 0;
+/** A new file in the inbox: its name sorts before (a…) or after (z…) the others. */
+function arrive(): string {
+  const name = `${rnd() < 0.5 ? 'a' : 'z'}${String(99 - ++arrived).padStart(2, '0')}.csv`;
+  const path = join(inbox, name);
+  writeOrders(path, 10 + Math.floor(rnd() * 200));
+  return path;
+}
+
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+// FIRST=1: a file's place is its first load's (a set staged again as new loads keeps where it began)
+const FIRST = process.env.FIRST === '1';
+/** Each file's load id: the latest load its staging checkpoints name (FIRST=1: the first). */
+async function loadIds(): Promise<Map<string, number>> {
+  const rows = await query<{ sha: string; load_id: string }>(
+    `SELECT l.file_sha256 AS sha, ${FIRST ? 'min' : 'max'}(coalesce((e.detail::jsonb ->> 'loadId')::bigint, l.run_id))::text AS load_id
+       FROM load_run l JOIN load_run_event e ON e.run_id = l.run_id
+      WHERE e.event = 'staged_checkpoint' GROUP BY 1`,
+  );
+  const bySha = new Map(rows.map((r) => [r.sha, Number(r.load_id)]));
+  const ids = new Map<string, number>();
+  for (const path of written.keys()) {
+    const id = bySha.get(sha(path));
+    if (id !== undefined) ids.set(path, id);
+  }
+  return ids;
+}
+
+/** The lines of the staged files in load order: per key, the sequence of (value|null). */
+async function linesInLoadOrder(): Promise<{ order: string[]; byKey: Map<string, Array<string | null>> }> {
+  const ids = await loadIds();
+  const order = [...ids.keys()].sort((a, b) => (ids.get(a) ?? 0) - (ids.get(b) ?? 0));
+  const byKey = new Map<string, Array<string | null>>();
+  for (const path of order) for (const l of written.get(path) ?? []) byKey.set(l.key, [...(byKey.get(l.key) ?? []), l.value]);
+  return { order, byKey };
+}
+
+const history: Array<{ when: string; values: Map<string, string> }> = [];
+async function snapshot(when: string): Promise<void> {
+  const rows = await query<{ source_key: string; amount: string }>(
+    "SELECT source_key, amount::text AS amount FROM orders WHERE source_key LIKE 'K%'",
+  );
+  history.push({ when, values: new Map(rows.map((x) => [x.source_key, x.amount])) });
+}
+
+async function finalCheck(): Promise<boolean> {
+  const { order, byKey } = await linesInLoadOrder();
+  const ids = await loadIds();
+  say(`load order: ${order.map((p) => `${p.replace(base, '')}=${String(ids.get(p))}`).join(' ')}`);
+  const got = history[history.length - 1]?.values ?? new Map<string, string>();
+  const problems: string[] = [];
+  const notes: string[] = [];
+  for (const [key, seq] of byKey) {
+    const g = got.get(key) ?? null;
+    const last = seq[seq.length - 1] ?? null;
+    const valid = seq.filter((v): v is string => v !== null);
+    if (last !== null) {
+      if (g !== last) problems.push(`${key}: orders ${String(g)}, last line ${last} (lines ${seq.map(String).join(' ')})`);
+    } else if (g !== null && !valid.includes(g)) problems.push(`${key}: orders ${g}, not a line of it (${seq.map(String).join(' ')})`);
+    else if (g !== (valid[valid.length - 1] ?? null)) notes.push(`${key}: orders ${String(g)} (lines ${seq.map(String).join(' ')})`);
+    // never back in load order
+    const pos = (v: string | null) => (v === null ? -1 : seq.lastIndexOf(v));
+    let prev = -1;
+    let prevWhen = '';
+    for (const h of history) {
+      const p = pos(h.values.get(key) ?? null);
+      if (p < prev) problems.push(`${key}: went back from line #${prev} (${prevWhen}) to #${p} (${h.when})`);
+      if (p >= prev) {
+        prev = p;
+        prevWhen = h.when;
+      }
+    }
+  }
+  const left = await query<{ process_status: string; n: number }>(
+    "SELECT process_status, count(*)::int AS n FROM order_stage WHERE process_status IN ('READY','HELD','PROCESSING') GROUP BY 1",
+  );
+  if (left.length > 0) problems.push(`left: ${JSON.stringify(left)}`);
+  if (notes.length > 0)
+    say(`${notes.length} key(s) whose last line is invalid hold an earlier valid line: ${notes.slice(0, 4).join('; ')}`);
+  if (problems.length > 0) say(`final: ${problems.length} problem(s): ${problems.slice(0, 8).join('; ')}`);
+  return problems.length > 0;
+}
+
+const OPS: Record<string, (fresh: string | null) => string[] | null> = {
+  process: () => ['process'],
+  retry: () => ['retry', '--source-key', 'Z1', '--set', 'amount=3', '--reason', 'fuzz'],
+  'recover-1s': () => ['recover', '--older-than', '1s'],
+  'recover-1h': () => ['recover', '--older-than', '1h'],
+  'new-file': (fresh) => (fresh === null ? null : ['load', fresh, '--settle', '0']),
+  'one-file': () => [
+    'load',
+    join(
+      inbox,
+      pick(
+        readdirSync(inbox)
+          .filter((f) => f.endsWith('.csv'))
+          .sort(),
+      ),
+    ),
+    '--settle',
+    '0',
+  ],
+  'load-other': () => ['load', join(base, 'other.csv'), '--settle', '0'],
+};
+const ops = (process.env.OPS ?? 'process,retry,recover-1h,new-file,load-other').split(',').map((name) => {
+  const op = OPS[name];
+  if (op === undefined) throw new Error(`OPS: unknown ${name} (${Object.keys(OPS).join(', ')})`);
+  return { name, op };
+});
+
+say(`${nFiles} files, ${nKeys} keys; baseline exit ${String((await cli(['load', basePath, '--settle', '0']).done).code)}`);
+await snapshot('baseline');
+for (let i = 0; i < Number(roundsArg); i++) {
+  const batch = String(pick([1, 2, 7, 1000]));
+  const extra = admin === null ? [] : pick([[], ['--workers', '4'], ['--no-overlap']]);
+  const run = cli(['load', inbox, '--settle', '0', '--batch-size', batch, ...extra]);
+  let stderr = '';
+  run.child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  for (let t = 0; t < 600 && !stderr.includes('"msg":"staging"') && run.child.exitCode === null; t++) await sleep(25);
+  const wait = Math.floor(rnd() * (batch === '1' || batch === '2' ? 700 : 250));
+  await sleep(wait);
+  run.child.kill('SIGKILL');
+  const end = await run.done;
+  say(`round ${i}: batch ${batch} ${extra.join(' ')} kill -9 after ${wait} ms -> ${String(end.code ?? end.signal)}`);
+  await snapshot(`round ${i} kill`);
+  const fresh = rnd() < 0.6 ? arrive() : null;
+  if (fresh !== null) say(`  arrived ${fresh.replace(base, '')}`);
+  if (rnd() < 0.7) {
+    await sleep(1100);
+    const { name, op } = pick(ops);
+    const args = op(fresh);
+    if (args !== null) {
+      const r = await cli(args).done;
+      say(`  between: ${args.map((a) => a.replace(base, '')).join(' ')} -> ${String(r.code)}`);
+      await snapshot(`round ${i} ${name}`);
+    }
+  }
+}
+const rerun = await cli(['load', inbox, '--settle', '0', '--batch-size', String(pick([1, 2, 7, 1000]))]).done;
+say(`clean rerun exit ${String(rerun.code)}`);
+await snapshot('rerun');
+const proc = await cli(['process']).done;
+say(`process exit ${String(proc.code)}`);
+await snapshot('process');
+const bad = (await finalCheck()) || ![0, 2].includes(rerun.code ?? -1) || proc.code !== 0;
+if (admin !== null && !bad) await admin.query(`DROP DATABASE ${dbName} WITH (FORCE)`);
+await admin?.end();
+if (!bad) rmSync(base, { recursive: true, force: true });
+else writeFileSync(join(base, 'fuzz.log'), `${log.join('\n')}\n${rerun.stderr}`);
+console.log(
+  bad ? `FAIL ${engine} seed ${seedArg} (folder ${base}${admin === null ? '' : `, database ${dbName}`})` : `OK ${engine} seed ${seedArg}`,
+);
+process.exitCode = bad ? 1 : 0;
