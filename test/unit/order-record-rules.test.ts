@@ -320,3 +320,31 @@ describe('plainValidOrder: a profile line read once', () => {
     expect(plainValidOrder('K', '7', '2026-02-30', '1', 'EUR', { date: false, amount: false })).toBeNull();
   });
 });
+
+describe('plainValidOrder: the edges of the plain forms', () => {
+  const given = (k: string, c: string, d: string, a: string, x: string) =>
+    plainValidOrder(k, c, d, a, x, { date: false, amount: false }) !== null;
+
+  it('a currency of the alphabet’s first and last letters is given; the characters just outside A–Z are not', () => {
+    expect(given('K', '7', '2026-12-01', '1', 'ZAR')).toBe(true);
+    expect(given('K', '7', '2026-12-01', '1', 'AZA')).toBe(true);
+    for (const x of ['@UD', 'US@', '[UD', 'US[', 'ZA`', 'AU\u0000'])
+      expect(validateOrder({ customerId: '7', orderDate: '2026-12-01', amount: '1', currency: x }), x).not.toBeNull();
+    for (const x of ['@UD', 'US@', '[UD', 'US[', 'ZA`', 'AU\u0000']) expect(given('K', '7', '2026-12-01', '1', x), x).toBe(false);
+  });
+
+  it('a customer_id of 18 digits is given, of 19 is not; a key of 100 characters is given, of 101 is not', () => {
+    expect(given('K', '9'.repeat(18), '2026-12-01', '1', 'EUR')).toBe(true);
+    expect(given('K', '9'.repeat(19), '2026-12-01', '1', 'EUR')).toBe(false);
+    expect(given('k'.repeat(100), '7', '2026-12-01', '1', 'EUR')).toBe(true);
+    expect(given('k'.repeat(101), '7', '2026-12-01', '1', 'EUR')).toBe(false);
+  });
+
+  it('a checked amount of 16 integer digits is given, with or without decimals; of 17 is not', () => {
+    const checked = { date: true, amount: true };
+    expect(plainValidOrder('K', '7', '2026-12-01', '9'.repeat(16), 'EUR', checked)?.amount).toBe('9'.repeat(16));
+    expect(plainValidOrder('K', '7', '2026-12-01', '9'.repeat(16) + '.99', 'EUR', checked)?.amount).toBe('9'.repeat(16) + '.99');
+    expect(plainValidOrder('K', '7', '2026-12-01', '9'.repeat(17) + '.9', 'EUR', checked)).toBeNull();
+    expect(plainValidOrder('K', '7', '2026-12-01', '0.5', 'EUR', checked)?.amount).toBe('0.5');
+  });
+});

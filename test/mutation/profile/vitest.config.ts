@@ -8,8 +8,11 @@ import { defineConfig } from 'vitest/config';
  * file added here stales the scores of this group only (docs/mutation.md, "Groups").
  *
  * Kept short: the schema's zod objects are built when the module loads, each of their mutants is
- * static, and StrykerJS runs every test of the list for each of them (5 files; mapped-order.test.ts
- * adds about 1 s: the order the mapping hands over against parseOrderRecord and validateOrder).
+ * static, and StrykerJS runs every test of the list for each of them (8 files; mapped-order.test.ts
+ * adds about 1 s: the order the mapping hands over against parseOrderRecord and validateOrder;
+ * profile-vocabulary.test.ts 0.1 s: currency signs, amount_sign, file_group and the ="…" guard
+ * through the mapping, which no other file of the list reached; mapping-edges.test.ts the form
+ * warning, file-name defaults, const columns and a record short of a column).
  * Each file builds its profiles and mappings inside its tests (code run while a file is collected
  * makes static mutants). Not here: profile-mapping-fast.test.ts (12 s: ten cases of 20,000 random
  * amounts, every date of a mask's range), which made a static mutant of the schema cost about 30 s;
@@ -19,7 +22,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('../../..', import.meta.url)),
   test: {
-    include: ['test/unit/{load-profile,profile,mapping-rules,mapping-survivors,mapped-order}.test.ts'],
+    include: [
+      'test/unit/{load-profile,profile,mapping-rules,mapping-survivors,mapped-order,mapped-order-defaults,profile-vocabulary,mapping-edges}.test.ts',
+    ],
     globalSetup: ['test/mutation/global-setup.ts'],
     testTimeout: 60_000,
   },
