@@ -40,7 +40,8 @@ async function read(
     profile,
     resumeAt: options.resumeAt,
     observe: {
-      passedOver: (l) => passed.push(l.value === undefined ? [l.lineNo, l.reason, l.raw] : [l.lineNo, l.reason, l.raw, l.value]),
+      // a line passed over for another reason than `when` carries no value key at all
+      passedOver: (l) => passed.push('value' in l ? [l.lineNo, l.reason, l.raw, l.value] : [l.lineNo, l.reason, l.raw]),
       fieldsRead: () => undefined,
     },
   });

@@ -189,6 +189,7 @@ function rejectLine(at: FixedContext, { line, lineNo, endByte }: ByteLine, code:
 }
 
 function tellPassedOver(at: FixedContext, lineNo: number, line: Buffer, reason: PassedOverReason, value?: string): void {
+  // the optional call evaluates no argument without an observer: no line decoded for nobody
   at.observe?.passedOver({ lineNo, raw: cleanRaw(at.decode(line)), reason, ...(value === undefined ? {} : { value }) });
 }
 
@@ -199,13 +200,13 @@ function passesOver(at: FixedContext, { line, lineNo }: ByteLine): boolean {
     const text = at.decode(line);
     if (at.controlRule.text(text)) {
       at.controls.push({ lineNo, fields: null, text });
-      if (at.observe !== undefined) tellPassedOver(at, lineNo, line, 'control');
+      tellPassedOver(at, lineNo, line, 'control');
       return true;
     }
   }
   if (lineNo <= at.skipLines || at.isComment(line)) {
     at.discarded++;
-    if (at.observe !== undefined) tellPassedOver(at, lineNo, line, lineNo <= at.skipLines ? 'skip_lines' : 'comment');
+    tellPassedOver(at, lineNo, line, lineNo <= at.skipLines ? 'skip_lines' : 'comment');
     return true;
   }
   return false;
@@ -219,7 +220,7 @@ function discardedByWhen(at: FixedContext, { line, lineNo }: ByteLine): boolean 
   if (at.mapping.keep(text)) return false;
   at.discarded++;
   at.discardedByWhen++;
-  if (at.observe !== undefined) tellPassedOver(at, lineNo, line, 'when', text);
+  tellPassedOver(at, lineNo, line, 'when', text);
   return true;
 }
 
