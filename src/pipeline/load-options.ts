@@ -166,7 +166,13 @@ export interface LoadReport {
   /** Why the run stopped early, if it did (exit code 1). */
   aborted: string | null;
   /** Files not read this run (in their quiet period, without their marker, changed or gone since they were listed): left where they are. */
-  notRead: Array<{ file: string; reason: string; named?: { quietEndsAt: number } }>;
+  notRead: Array<{
+    file: string;
+    reason: string;
+    named?: { quietEndsAt: number };
+    /** Named on the command line, not found in a folder: the user asked for it, so not reading it is exit 2. */
+    commandLine?: true;
+  }>;
   /** Files that could not be read as order files (with --failed-dir), and where they were moved (null: not moved). */
   unreadable: Array<{ file: string; reason: string; movedTo: string | null }>;
   /** Files moved to --archive-dir. */

@@ -301,6 +301,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   const beforeMoves = options.beforeMoves;
   if (beforeMoves !== undefined) await beforeMoves([...new Set(reports.map((r) => r.loadId))]);
   const moved = await moveFiles(reports, aside, listed, aborted, options, held);
+  const notRead = aside.notRead.map((n) => (listed.get(n.file)?.named === true ? { ...n, commandLine: true as const } : n));
   aborted ??= moved.failure;
   return {
     command,
@@ -316,7 +317,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     stageMs,
     processMs,
     aborted,
-    notRead: aside.notRead,
+    notRead,
     unreadable: aside.unreadable,
     archived: moved.archived,
     empty: aside.empty,
@@ -338,14 +339,15 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
         // rows of an earlier load of these files that nothing run by the schedule will release
         stranded.length > 0,
       // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
-      // a file named on the command line that was not read (still being written), and a file that
+      // a file named on the command line that was not read (still being written, changed since it
+      // was listed, or shorter than when it was read for repeated keys), and a file that
       // grew (or was replaced) while it was loaded: the rest is for the next run
       filesFailed:
         aside.unreadable.length > 0 ||
         moved.kept.length > 0 ||
         aside.unmatched.length > 0 ||
         reports.some((r) => discardedEverything(r) || r.leftInInbox !== undefined) ||
-        aside.notRead.some((n) => n.named !== undefined),
+        notRead.some((n) => n.named !== undefined || n.commandLine === true),
     }),
   };
 }
