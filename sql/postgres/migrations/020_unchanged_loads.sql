@@ -18,9 +18,18 @@
 -- staging may make a row DONE after it (the row then keeps its load, upd's recheck skipping it);
 -- for a row that is not DONE the record repeats what load_id says. A record only moves to a later
 -- load (a repeat by the same or an earlier load writes nothing); rows are never deleted: one per
--- key ever staged unchanged, a fact that stays true. No row for existing keys: their loads'
--- staging left no record (a database migrated with a load killed before this migration keeps
--- the limit for that load). fillfactor 80: a record moving to a later load can stay on its page.
+-- key ever staged unchanged, a fact that stays true. No row for existing keys: a load that staged
+-- an identical line before this migration left no record, and a load begun before it, killed and
+-- resumed after the migration, still stages over that line. fillfactor 80: a record moving to a
+-- later load can stay on its page.
+--
+-- Cost: one index probe and, unless the record already names this load or a later one, one row
+-- written per unchanged line; new and changed lines write nothing more. Measured (PostgreSQL 15,
+-- 2 cores shared with other work, so only roughly: the function called 40 times with 5,000 lines
+-- identical to DONE rows of another load, 200,000 in all, in a transaction rolled back):
+-- 4.5-7.1 s with 013's function, 8.3-12.3 s recording each key for the first time, 9.7-11.5 s
+-- moving the records to a later load, 7.5 s when they already name the load. End to end (the
+-- CLI staging such a file of 200,000 lines) both were within the machine's noise: 8.2-12.3 s.
 CREATE TABLE IF NOT EXISTS order_stage_unchanged (
   source_key varchar(100) NOT NULL,
   load_id    bigint       NOT NULL,
