@@ -402,6 +402,7 @@ async function stageClaimed(
       run.rejected.current = counts.rejected;
     },
     onBatch: (counts) => {
+      run.processing.batchCommitted();
       run.rejected.current = counts.rejected;
       options.onStageProgress?.(file.path, file.bytesRead(), file.size, counts.read);
     },

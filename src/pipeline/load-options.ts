@@ -86,6 +86,11 @@ export interface ProcessRunOptions {
    * false: every batch is tried settled (the tests that look at each batch).
    */
   feedProcessing?: boolean | undefined;
+  /**
+   * Processing beside staging that found nothing to claim: the longest it waits before it claims
+   * again (default 50 ms). A batch staging commits, or the end of staging, ends the wait at once.
+   */
+  idleWaitMs?: number | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
 }
