@@ -20,6 +20,7 @@ import { claimFile, claimKey } from './file-claim.js';
 import type { FileIdentity, HoldSetFile } from '../engine/types.js';
 import type { ClaimFence } from '../engine/contract.js';
 import type { EarlierPlan } from './set-order.js';
+import { loadOrder, restagingSets, type RestagingSet, type RunLoad } from './restaged-sets.js';
 
 /** What staging one file needs of the run it is part of. */
 export interface FileStaging {
@@ -50,6 +51,10 @@ export interface FileStaging {
   heldEarly?: number[] | undefined;
   /** The earlier loads of files this run staged again as new loads (foreignPlan): released with its own. */
   restagedFrom?: number[] | undefined;
+  /** The sets recorded before this run that it stages again whole (restaged-sets.ts). */
+  restaging?: RestagingSet[] | undefined;
+  /** The loads this run began so far, each with where it stands in load order (restaged-sets.ts, notLaterLoads). */
+  runLoads?: RunLoad[] | undefined;
   /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
   settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
@@ -131,6 +136,8 @@ export async function holdBeforeProcessing(
   run.emptyLoads = await emptyLoads(run, run.foreignSets);
   run.runNames = files.map((f) => basename(f));
   run.restagedFrom = [];
+  run.restaging = restagingSets(run.foreignSets, run.runNames);
+  run.runLoads = [];
   if (run.held === undefined) return;
   const early: number[] = [];
   for (const path of files) {
@@ -298,6 +305,7 @@ async function stageClaimed(
   await holdAgain(run, plan, history?.runId ?? null);
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
+  const yieldTo = loadOrder(run, listed.path, planned, plan, loadId);
   await fileRun.invoked(listed, sha, loadId, { ...readAs, restage: options.restage, profile });
   const failed = control !== undefined && control.status !== 'ok' && control.onMismatch === 'hold';
   // a load an operator accepted (a rerun that skips or resumes it) is not held again
@@ -389,7 +397,7 @@ async function stageClaimed(
     logger,
     signal: run.processing.signal,
     initialCounts: plan.action === 'resume' ? (plan.counts ?? undefined) : undefined,
-    yieldToLaterLoads: plan.action === 'resume',
+    yieldToLaterLoads: yieldTo,
     // this run's last checkpoint, once it committed one (it is then the latest run of the file
     // that committed any); before that, the history is an earlier run's, not this run's
     committedCheckpoint: async () => {

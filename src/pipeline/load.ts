@@ -309,7 +309,7 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     retryWait: waiting,
     earlierLoadRows,
     ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
-    ...(ordered.sets.length > 0 || ordered.resumed !== undefined ? { setOrder: ordered } : {}),
+    ...(ordered.sets.length > 0 || ordered.resumed !== undefined || ordered.restaged !== undefined ? { setOrder: ordered } : {}),
     ...(moved.kept.length > 0 ? { keptForSets: moved.kept } : {}),
     ...(aside.controlRefused.length > 0 ? { controlRefused: aside.controlRefused } : {}),
     elapsedMs: performance.now() - started,

@@ -8,7 +8,7 @@ import { parseOrderRecord, validateOrder, type ParsedOrder, type ParseOutcome, t
 import { rejectedLineKey } from '../input/rejected-key.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
 import { KeyTable } from './key-table.js';
-import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, yieldToLaterLoads, type Batch } from './stage-batch.js';
+import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, yieldToLaterLoads, type Batch, type YieldTo } from './stage-batch.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -73,8 +73,11 @@ export interface StageFileOptions {
   onBatchCounted?: ((counts: FileStageCounts) => void) | undefined;
   /** Counts carried over from the committed part of an interrupted run (resume). */
   initialCounts?: FileStageCounts | undefined;
-  /** A resumed load: its lines of a key a load begun after it staged are left out (stage-batch.ts, yieldToLaterLoads). */
-  yieldToLaterLoads?: boolean | undefined;
+  /**
+   * A load begun before this run (resumed, or a file of a set staged again): its lines of a key a
+   * load begun after it staged are left out (stage-batch.ts, yieldToLaterLoads).
+   */
+  yieldToLaterLoads?: YieldTo | undefined;
   /**
    * Keys on more than one line of the run's files: their rows are staged HELD, in the batch's
    * transaction, and released when the run's staging ends (load.ts, releaseHeld).
@@ -225,7 +228,8 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
             options.settle === undefined || options.settle.skip?.() === true
               ? undefined
               : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
-          const batch = options.yieldToLaterLoads === true ? await yieldToLaterLoads(tx, loadId, b, options.logger) : b;
+          const yieldTo = options.yieldToLaterLoads;
+          const batch = yieldTo === undefined ? b : await yieldToLaterLoads(tx, loadId, b, options.logger, yieldTo);
           const result = await stageBatchLines(tx, loadId, batch, settle);
           if (claim != null && !(await tx.holdsFileClaim(claim))) throw new FileClaimLostError(file.path, checkpoint.line);
           const staged = result.staged;
