@@ -343,6 +343,7 @@ function stagingOptions(run: FileStaging, file: OrderFile, start: FileStart, cla
       run.rejected.current = counts.rejected;
     },
     onBatch: (counts) => {
+      run.processing.batchCommitted();
       run.rejected.current = counts.rejected;
       options.onStageProgress?.(file.path, file.bytesRead(), file.size, counts.read);
     },

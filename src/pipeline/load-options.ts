@@ -86,6 +86,11 @@ export interface ProcessRunOptions {
    * false: every batch is tried settled (the tests that look at each batch).
    */
   feedProcessing?: boolean | undefined;
+  /**
+   * Processing beside staging that found nothing to claim: the longest it waits before it claims
+   * again (default 50 ms). A batch staging commits, or the end of staging, ends the wait at once.
+   */
+  idleWaitMs?: number | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
 }
@@ -166,7 +171,13 @@ export interface LoadReport {
   /** Why the run stopped early, if it did (exit code 1). */
   aborted: string | null;
   /** Files not read this run (in their quiet period, without their marker, changed or gone since they were listed): left where they are. */
-  notRead: Array<{ file: string; reason: string; named?: { quietEndsAt: number } }>;
+  notRead: Array<{
+    file: string;
+    reason: string;
+    named?: { quietEndsAt: number };
+    /** Named on the command line, not found in a folder: the user asked for it, so not reading it is exit 2. */
+    commandLine?: true;
+  }>;
   /** Files that could not be read as order files (with --failed-dir), and where they were moved (null: not moved). */
   unreadable: Array<{ file: string; reason: string; movedTo: string | null }>;
   /** Files moved to --archive-dir. */

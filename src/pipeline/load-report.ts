@@ -30,6 +30,8 @@ export interface Processed {
 export interface LoadOutcome {
   reports: FileReport[];
   aside: SetAside;
+  /** The files not read, a file named on the command line marked so (`commandLine`). */
+  notRead: LoadReport['notRead'];
   staged: Staged;
   processed: Processed;
   waiting: LoadReport['retryWait'];
@@ -40,7 +42,7 @@ export interface LoadOutcome {
 
 /** The run's report and its exit code. */
 export function loadReport(command: 'load' | 'stage', options: LoadOptions, outcome: LoadOutcome): LoadReport {
-  const { reports, aside, staged, waiting, stranded, moved } = outcome;
+  const { reports, aside, notRead, staged, waiting, stranded, moved } = outcome;
   const { processCounts, earlierLoadRows, aborted, processMs } = outcome.processed;
   const ordered = staged.ordered;
   return {
@@ -57,7 +59,7 @@ export function loadReport(command: 'load' | 'stage', options: LoadOptions, outc
     stageMs: staged.stageMs,
     processMs,
     aborted,
-    notRead: aside.notRead,
+    notRead,
     unreadable: aside.unreadable,
     archived: moved.archived,
     empty: aside.empty,
@@ -79,14 +81,15 @@ export function loadReport(command: 'load' | 'stage', options: LoadOptions, outc
         // rows of an earlier load of these files that nothing run by the schedule will release
         stranded.length > 0,
       // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
-      // a file named on the command line that was not read (still being written), and a file that
+      // a file named on the command line that was not read (still being written, changed since it
+      // was listed, or shorter than when it was read for repeated keys), and a file that
       // grew (or was replaced) while it was loaded: the rest is for the next run
       filesFailed:
         aside.unreadable.length > 0 ||
         moved.kept.length > 0 ||
         aside.unmatched.length > 0 ||
         reports.some((r) => discardedEverything(r) || r.leftInInbox !== undefined) ||
-        aside.notRead.some((n) => n.named !== undefined),
+        notRead.some((n) => n.named !== undefined || n.commandLine === true),
     }),
   };
 }

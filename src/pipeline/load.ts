@@ -346,8 +346,19 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   const beforeMoves = options.beforeMoves;
   if (beforeMoves !== undefined) await beforeMoves([...new Set(reports.map((r) => r.loadId))]);
   const moved = await moveFiles(reports, aside, listed, aborted, options, held);
+  const notRead = aside.notRead.map((n) => (listed.get(n.file)?.named === true ? { ...n, commandLine: true as const } : n));
   aborted ??= moved.failure;
-  return loadReport(command, options, { reports, aside, staged, processed: { ...processed, aborted }, waiting, stranded, moved, started });
+  return loadReport(command, options, {
+    reports,
+    aside,
+    notRead,
+    staged,
+    processed: { ...processed, aborted },
+    waiting,
+    stranded,
+    moved,
+    started,
+  });
 }
 
 /**
