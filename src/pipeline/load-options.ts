@@ -206,9 +206,14 @@ export interface LoadReport {
    * The files were staged in this order, not the command line's: they hold the whole file set of
    * an earlier run stopped before its staging ended (`sets`: their ids), staged in its order, and
    * the files that resume a load an earlier run began go first (`resumed`, in the order those
-   * loads began) (set-order.ts).
+   * loads began), with the files of each set staged again at its first load (`restaged`) (set-order.ts).
    */
-  setOrder?: { paths: string[]; sets: number[]; resumed?: Array<{ path: string; loadId: number }> };
+  setOrder?: {
+    paths: string[];
+    sets: number[];
+    resumed?: Array<{ path: string; loadId: number }>;
+    restaged?: Array<{ setId: number; loadId: number; paths: string[] }>;
+  };
   /** Files left where they are, not archived nor moved to --failed-dir: an unfinished file set still holds their loads (load-moves.ts): exit 2. */
   keptForSets?: KeptForSet[];
   /**
