@@ -21,13 +21,17 @@ const KEY = claimKey({ sha256: 'a'.repeat(64), encoding: 'utf-8', delimiter: ','
 const OTHER = claimKey({ sha256: 'a'.repeat(64), encoding: 'shift_jis', delimiter: ',', profile: 'builtin' });
 
 /** The engine with its first `busy` claims answered "held by another session". */
-function busyFor(busy: number): { wrap: (engine: Engine) => Engine; tries: () => number } {
+function busyFor(busy: number, onTry?: (tries: number) => void): { wrap: (engine: Engine) => Engine; tries: () => number } {
   let tries = 0;
   return {
     tries: () => tries,
     wrap: (engine) => ({
       ...engine,
-      claimFile: (key: string) => (++tries <= busy ? Promise.resolve(null) : engine.claimFile(key)),
+      claimFile: (key: string) => {
+        tries += 1;
+        onTry?.(tries);
+        return tries <= busy ? Promise.resolve(null) : engine.claimFile(key);
+      },
     }),
   };
 }
@@ -92,9 +96,11 @@ forEachTarget('file claims on $kind', (target) => {
     const file = orderFile([['FC-2', '1', '2026-01-01', '10.00', 'JPY']]);
     const { loader } = await db.openWith(busyFor(Infinity).wrap);
     await expect(loader.load([file], { claimWaitMs: 0 })).rejects.toThrow(DatabaseBusyError);
+    // interrupted while it waits for the claim: once its first try found the file claimed (a timer
+    // could fire before the run reaches the wait on a loaded machine, and test another path)
     const stop = new AbortController();
-    setTimeout(() => stop.abort(), 50);
-    await expect(loader.load([file], { claimWaitMs: 60_000, signal: stop.signal })).rejects.toThrow(RunAbortedError);
+    const waiting = await db.openWith(busyFor(Infinity, () => stop.abort()).wrap);
+    await expect(waiting.loader.load([file], { claimWaitMs: 60_000, signal: stop.signal })).rejects.toThrow(RunAbortedError);
     expect(await db.sql('SELECT source_key FROM order_stage')).toEqual([]);
   });
 
