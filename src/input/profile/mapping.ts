@@ -237,18 +237,12 @@ export function parseMappedRecord(fields: Record<OrderColumn, string>, problem: 
   // Another field fails the schema too. rest.error cannot be quoted as one problem: with several
   // it is already "CODE: message; …" (the code was said twice), and it calls the field the mapping
   // could not read, left empty here, "missing". The problems one by one instead: the schema's, then
-  // the rules of the fields it read (parseOrderRecordWithSchema's order), found with values that
-  // break no rule in place of the fields that failed.
+  // the rules of the fields it read (parseOrderRecordWithSchema's order), found with the fields
+  // that failed left empty: an empty field passes the schema as missing, and the rule that calls
+  // it so is a failed column's, filtered out below. Only source_key must be present to parse.
   const failed = new Set<OrderColumn | null>([problem.column, ...rest.issues.map((i) => i.column)]);
   const sound = { ...fields };
-  const soundValues: Record<OrderColumn, string> = {
-    source_key: 'K',
-    customer_id: '1',
-    order_date: '2000-01-01',
-    amount: '0',
-    currency: 'EUR',
-  };
-  for (const c of failed) if (c !== null) sound[c] = soundValues[c];
+  for (const c of failed) if (c !== null) sound[c] = c === 'source_key' ? 'K' : '';
   const soundRecord = parseOrderRecord(sound);
   const rules = soundRecord.ok ? orderProblems(soundRecord.order).filter((p) => !failed.has(p.column)) : [];
   // parse problems first, in column order (the built-in format's order: its first is the line's code), then the rules
