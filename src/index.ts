@@ -13,7 +13,7 @@ export { createLogger } from './log.js';
 export { tuneWasmTiering, PGLITE_WASM_TIERING_BUDGET } from './engine/postgres/pglite-assets.js';
 export { EXIT_OK, EXIT_FAILED, EXIT_ROWS_REJECTED, dryRunExitCode } from './pipeline/outcome.js';
 export type { RetryRequest, RecoverRequest, ManualChangeReport } from './pipeline/operations.js';
-export type { DryRunResult, DryRunCounts } from './pipeline/stage.js';
+export type { DryRunResult, DryRunCounts } from './pipeline/dry-run-file.js';
 export type { ErrorRowReport, RowSelector, ManualChange } from './engine/types.js';
 export type { ErrorExportRow, ErrorExportFilter } from './pipeline/errors-export.js';
 export { loadProfileFile, parseProfileText, type LoadProfile } from './input/profile/load-profile.js';

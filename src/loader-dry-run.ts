@@ -6,7 +6,8 @@ import type { LoadProfile } from './input/profile/load-profile.js';
 import { checkRoutingProfiles, routeFiles } from './input/profile/routing.js';
 import { UserError } from './errors.js';
 import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './pipeline/load.js';
-import { dryRunFile, emptyStageCounts, type DryRunResult } from './pipeline/stage.js';
+import { emptyStageCounts } from './pipeline/stage.js';
+import { dryRunFile, type DryRunResult } from './pipeline/dry-run-file.js';
 
 /**
  * A file of a dry run: its counts, with the profile it was read with (when one); or, when files

@@ -17,43 +17,20 @@ import { charLength, ORDER_COLUMNS, type OrderColumn } from '../input/order-reco
 import type { LoadProfile } from '../input/profile/load-profile.js';
 import { headerKey } from '../input/profile/mapping.js';
 import type { ProfileEncoding } from '../input/profile/schema.js';
+import { fixedShape } from './fixed-shape.js';
 import { patternExample } from './pattern-example.js';
 import { jsonLineWriter, type JsonSlot } from './jsonl-shape.js';
+import { isAsciiText, keepsAll, keptValue, SAMPLE_ORDER, type FileShape, type Refuse, type ShapeContext } from './shape-context.js';
 import { amountWriter, dateWriter, signsByCurrency } from './shape-values.js';
 import { syntheticOrders, type GenerateOptions, type GenerateResult, type SyntheticOrder } from './synthetic-orders.js';
 
-/** How the synthetic orders are written for a profile. */
-export interface FileShape {
-  /** The lines before the first order (banner lines, the header), each without its line end. */
-  head: string[];
-  /** One order's line, without its line end. */
-  line: (order: SyntheticOrder) => string;
-  /** The file's bytes of a text (the whole file is written through it; a byte order mark first for UTF-16). */
-  encode: (text: string) => Buffer;
-  /** The file starts with a byte order mark (UTF-16: how the reader knows it). */
-  bom: boolean;
-  /** Whether the amounts that overflow orders.amount can be written (a fixed-width field may be too narrow). */
-  overflow: boolean;
-  /** What the shape changes in the synthetic data, for the report. */
-  notes: string[];
-  /** The file's base name where the profile takes values from it (file_pattern), else null: any name. */
-  fileName: string | null;
-}
+export type { FileShape } from './shape-context.js';
 
-/** The largest amounts generated: a normal one, and one that overflows orders.amount (synthetic-orders.ts). */
-const LARGEST_AMOUNT = '100000.00';
-const LARGEST_OVERFLOW = '999999999999.99';
-/** customer_id 1 … 500000. */
-const CUSTOMER_DIGITS = 6;
 const BANNER = 'order-loader bench: synthetic orders';
 
-type Encoder = (text: string) => Buffer | null;
+type Value = (o: SyntheticOrder) => string;
 
-/** ASCII is the same bytes in every encoding a profile names but UTF-16. */
-function isAsciiText(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
+type Encoder = (text: string) => Buffer | null;
 
 /**
  * The bytes of each character of a legacy encoding, found by decoding every byte sequence the
@@ -102,28 +79,6 @@ function encoderFor(encoding: ProfileEncoding): Encoder {
     return decoder.decode(out) === text ? out : null;
   };
 }
-
-/** A value that the profile's `when` keeps. */
-function keptValue(when: NonNullable<LoadProfile['spec']['when']>): string {
-  if (when.equals !== undefined) return when.equals;
-  if (when.in !== undefined) return when.in[0] ?? '';
-  const refused = new Set(when.not_in ?? []);
-  return ['D', 'K', 'X', '1', 'bench'].find((v) => !refused.has(v)) ?? `${[...refused].join('')}x`;
-}
-
-/**
- * Whether `when` keeps every value `value` writes (a trailer's TOTAL tested in the key column):
- * then it needs no column of its own.
- */
-function keepsAll(when: NonNullable<LoadProfile['spec']['when']>, value: (o: SyntheticOrder) => string, rows: number): boolean {
-  const keeps = (v: string) =>
-    when.equals !== undefined ? v === when.equals : when.in !== undefined ? when.in.includes(v) : !(when.not_in ?? []).includes(v);
-  return [1, 2, 3, rows].every((n) =>
-    keeps(value({ n, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' }).trim()),
-  );
-}
-
-type Refuse = (key: string, why: string) => never;
 
 /**
  * The file's name where the profile takes values from it (file_pattern): one its pattern takes,
@@ -177,11 +132,8 @@ function currencies(
   return { currencyOf: (o) => o.currency, signOf, codes: ['JPY', ...signed] };
 }
 
-/**
- * The shape of the synthetic file for `profile` and `rows` orders. Refuses (UserError, naming the
- * profile key) what it cannot write so that the profile reads it back as written.
- */
-export function profileShape(profile: LoadProfile, rows: number): FileShape {
+/** What every format's writer is given (shape-context.ts), in the order the profile is checked. */
+function shapeContext(profile: LoadProfile, rows: number): ShapeContext {
   const spec = profile.spec;
   const refuse = (key: string, why: string): never => {
     throw new UserError(`bench --profile ${profile.name}: ${key}: ${why}`);
@@ -209,124 +161,65 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
     if (comment !== undefined && start.trimStart().startsWith(comment))
       refuse('comment', `${what} would start with ${JSON.stringify(comment)} and be skipped`);
   };
-  const bom = spec.encoding === 'utf-16';
   const encodeText = (text: string): Buffer => encode(text) ?? refuse('encoding', `the file cannot be written in ${spec.encoding}`);
-  const head: string[] = Array.from({ length: spec.skip_lines }, () => BANNER);
-
-  const textValues: Record<OrderColumn, (o: SyntheticOrder) => string> = {
+  const textValues: Record<OrderColumn, Value> = {
     source_key: (o) => `SRC-${String(o.n).padStart(9, '0')}`,
     customer_id: (o) => o.customerId,
     order_date: (o) => writeDate(o),
     amount: (o) => writeAmount(o.amount, currencyOf(o)),
     currency: (o) => currencyOf(o),
   };
-  if (spec.format === 'xlsx')
-    refuse(
+  const head: string[] = Array.from({ length: spec.skip_lines }, () => BANNER);
+  const base = { head, encode: encodeText, bom: spec.encoding === 'utf-16', notes, fileName };
+  return { spec, rows, refuse, encoded, writeDate, writeAmount, currencyOf, codes, textValues, written, checkComment, base };
+}
+
+/**
+ * The shape of the synthetic file for `profile` and `rows` orders. Refuses (UserError, naming the
+ * profile key) what it cannot write so that the profile reads it back as written.
+ */
+export function profileShape(profile: LoadProfile, rows: number): FileShape {
+  const ctx = shapeContext(profile, rows);
+  if (ctx.spec.format === 'xlsx')
+    ctx.refuse(
       'format',
       'bench writes its file as lines of text (CSV, fixed width, JSON Lines) and an xlsx workbook is a zip archive of XML parts, which it has no writer for: measure a workbook with load --dry-run --profile',
     );
-  if (spec.format === 'jsonl') {
-    const slots: JsonSlot[] = ORDER_COLUMNS.filter(written).map((c) => ({
-      key: `columns.${c}`,
-      column: spec.columns[c].column,
-      value: textValues[c],
-    }));
-    const when = spec.when;
-    if (when !== undefined) {
-      const shared = slots.find((s) => s.column === when.column);
-      if (shared === undefined || !keepsAll(when, shared.value, rows)) {
-        const kept = keptValue(when);
-        slots.push({ key: 'when', column: when.column, value: () => kept });
-      }
-    }
-    return { head, line: jsonLineWriter(slots, refuse), encode: encodeText, bom, overflow: true, notes, fileName };
-  }
-  if (spec.format === 'fixed') {
-    const bytes = spec.units !== 'chars';
-    const width = (text: string, key: string) => (isAsciiText(text) ? text.length : bytes ? encoded(text, key).length : charLength(text));
-    const fields: Array<{ start: number; length: number; value: (o: SyntheticOrder) => string; right: boolean }> = [];
-    const at = (c: OrderColumn): [number, number] | undefined => spec.columns[c].at;
-    const keyLength = at('source_key')?.[1] ?? 0;
-    const keyOf =
-      keyLength >= 13
-        ? (o: SyntheticOrder) => `SRC-${String(o.n).padStart(9, '0')}`
-        : String(rows).length <= keyLength
-          ? (o: SyntheticOrder) => String(o.n).padStart(keyLength, '0')
-          : refuse('columns.source_key.at', `${keyLength} positions cannot hold ${rows} distinct keys`);
-    if (keyLength < 13) notes.push(`source_key: the order number in ${keyLength} digits`);
-    // a customer field narrower than the generator's numbers (1 … 500000): the customers in its digits
-    const customerDigits = at('customer_id')?.[1] ?? CUSTOMER_DIGITS;
-    const customers = 10 ** Math.min(CUSTOMER_DIGITS, customerDigits) - 1;
-    const customerOf = (o: SyntheticOrder) =>
-      customerDigits >= CUSTOMER_DIGITS ? o.customerId : String(1 + ((Number(o.customerId) - 1) % customers));
-    if (customerDigits < CUSTOMER_DIGITS) notes.push(`customer_id: 1 … ${customers} (${customerDigits} positions)`);
-    const values: Record<OrderColumn, (o: SyntheticOrder) => string> = {
-      source_key: keyOf,
-      customer_id: customerOf,
-      order_date: (o) => writeDate(o),
-      amount: (o) => writeAmount(o.amount, currencyOf(o)),
-      currency: (o) => currencyOf(o),
-    };
-    const largest: Record<OrderColumn, string> = {
-      source_key: keyOf({ n: rows, customerId: '', orderDate: '', amount: '', currency: '' }),
-      customer_id: '9'.repeat(Math.min(CUSTOMER_DIGITS, customerDigits)),
-      order_date: writeDate({ n: 11, customerId: '', orderDate: '2025-12-28', amount: '', currency: '' }),
-      amount: codes
-        .map((code) => writeAmount(LARGEST_AMOUNT, code))
-        .reduce((a, b) => (width(b, 'columns.amount') > width(a, 'columns.amount') ? b : a)),
-      currency: 'JPY',
-    };
-    let overflow = true;
-    for (const c of ORDER_COLUMNS) {
-      const a = at(c);
-      if (a === undefined) continue;
-      if (spec.columns[c].trim === false)
-        refuse(`columns.${c}.trim`, 'bench pads fixed-width fields with blanks, which trim: false would keep');
-      const need = width(largest[c], `columns.${c}`);
-      if (need > a[1]) refuse(`columns.${c}.at`, `${a[1]} positions cannot hold ${JSON.stringify(largest[c])} (${need})`);
-      if (c === 'amount' && codes.some((code) => width(writeAmount(LARGEST_OVERFLOW, code), 'columns.amount') > a[1])) {
-        overflow = false;
-        notes.push(`amount: ${a[1]} positions cannot hold an amount too large for orders.amount`);
-      }
-      fields.push({ start: a[0] - 1, length: a[1], value: values[c], right: c === 'amount' });
-    }
-    const when = spec.when;
-    if (when?.at !== undefined) {
-      const kept = keptValue(when);
-      const need = width(kept, 'when');
-      if (need > when.at[1]) refuse('when.at', `${when.at[1]} positions cannot hold ${JSON.stringify(kept)}, the value when keeps`);
-      fields.push({ start: when.at[0] - 1, length: when.at[1], value: () => kept, right: false });
-    }
-    fields.sort((a, b) => a.start - b.start);
-    if (fields.some((f, i) => i > 0 && f.start < (fields[i - 1]?.start ?? 0) + (fields[i - 1]?.length ?? 0)))
-      refuse('when.at', 'overlaps a column: bench cannot write one value for both');
-    const pad = (text: string, length: number, right: boolean): string => {
-      const blanks = ' '.repeat(Math.max(0, length - width(text, 'columns')));
-      return right ? blanks + text : text + blanks;
-    };
-    const line = (o: SyntheticOrder): string => {
-      let out = '';
-      let position = 0;
-      for (const f of fields) {
-        out += ' '.repeat(f.start - position) + pad(f.value(o), f.length, f.right);
-        position = f.start + f.length;
-      }
-      return out;
-    };
-    const sample = line({ n: 1, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' });
-    checkComment(sample, 'each line');
-    return { head, line, encode: encodeText, bom, overflow, notes, fileName };
-  }
+  if (ctx.spec.format === 'jsonl') return jsonlShape(ctx);
+  if (ctx.spec.format === 'fixed') return fixedShape(ctx);
+  return csvShape(ctx);
+}
 
-  // CSV: each written field at its column; a column a field names by number at that number
-  const delimiter = spec.delimiter ?? ',';
-  const quote = spec.quote ?? '"';
-  const escape = spec.escape ?? quote;
-  const header = spec.header !== false;
-  type Slot = { name: string; key: string; value: (o: SyntheticOrder) => string };
+/** JSON Lines: each written field at its path; the value `when` keeps where no field holds it. */
+function jsonlShape(ctx: ShapeContext): FileShape {
+  const { spec, textValues } = ctx;
+  const slots: JsonSlot[] = ORDER_COLUMNS.filter(ctx.written).map((c) => ({
+    key: `columns.${c}`,
+    column: spec.columns[c].column,
+    value: textValues[c],
+  }));
+  const when = spec.when;
+  if (when !== undefined) {
+    const shared = slots.find((s) => s.column === when.column);
+    if (shared === undefined || !keepsAll(when, shared.value, ctx.rows)) {
+      const kept = keptValue(when);
+      slots.push({ key: 'when', column: when.column, value: () => kept });
+    }
+  }
+  return { ...ctx.base, line: jsonLineWriter(slots, ctx.refuse), overflow: true };
+}
+
+type Slot = { name: string; key: string; value: Value };
+
+/**
+ * CSV: each written field at its column, a column a field names by number at that number, the
+ * others in the free places in order; a column of the value `when` keeps where no field holds it.
+ */
+function csvSlots(ctx: ShapeContext): Slot[] {
+  const { spec, refuse } = ctx;
   const numbered = new Map<number, Slot>();
   const named: Slot[] = [];
-  const place = (ref: string | number | string[] | undefined, key: string, value: (o: SyntheticOrder) => string, fallback: string) => {
+  const place = (ref: string | number | string[] | undefined, key: string, value: Value, fallback: string) => {
     if (ref === undefined) return;
     if (typeof ref === 'number') {
       const taken = numbered.get(ref);
@@ -337,7 +230,7 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
     const name = typeof ref === 'string' ? ref : (ref[0] ?? fallback);
     named.push({ name, key, value });
   };
-  for (const c of ORDER_COLUMNS) if (written(c)) place(spec.columns[c].column, `columns.${c}`, textValues[c], c);
+  for (const c of ORDER_COLUMNS) if (ctx.written(c)) place(spec.columns[c].column, `columns.${c}`, ctx.textValues[c], c);
   const when = spec.when;
   if (when !== undefined) {
     const ref = when.column;
@@ -345,7 +238,7 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
       typeof ref === 'number'
         ? numbered.get(ref)
         : named.find((s) => ref !== undefined && headerKey(s.name) === headerKey(typeof ref === 'string' ? ref : (ref[0] ?? '')));
-    if (shared === undefined || !keepsAll(when, shared.value, rows)) {
+    if (shared === undefined || !keepsAll(when, shared.value, ctx.rows)) {
       const kept = keptValue(when);
       place(when.column, 'when', () => kept, 'when');
     }
@@ -357,19 +250,33 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
     const slot = numbered.get(i) ?? free.shift();
     slots.push(slot ?? { name: `unused_${i}`, key: '', value: () => '' });
   }
-  if (header) {
-    const seen = new Map<string, Slot>();
-    for (const s of slots) {
-      const taken = seen.get(headerKey(s.name));
-      if (taken !== undefined)
-        refuse(
-          `${s.key || taken.key}.column`,
-          `${JSON.stringify(s.name)} names ${taken.key}'s column too: bench writes one value per column`,
-        );
-      seen.set(headerKey(s.name), s);
-    }
-    if (slots.some((s) => s.name.includes('\n') || s.name.includes('\r'))) refuse('columns', 'a header name with a line break');
+  return slots;
+}
+
+/** Refuses a header naming two columns alike (the reader could not tell them apart) or with a line break. */
+function checkHeaderNames(slots: readonly Slot[], refuse: Refuse): void {
+  const seen = new Map<string, Slot>();
+  for (const s of slots) {
+    const taken = seen.get(headerKey(s.name));
+    if (taken !== undefined)
+      refuse(
+        `${s.key || taken.key}.column`,
+        `${JSON.stringify(s.name)} names ${taken.key}'s column too: bench writes one value per column`,
+      );
+    seen.set(headerKey(s.name), s);
   }
+  if (slots.some((s) => s.name.includes('\n') || s.name.includes('\r'))) refuse('columns', 'a header name with a line break');
+}
+
+/** CSV: the header (unless header: false) and each order's line, its fields quoted where needed. */
+function csvShape(ctx: ShapeContext): FileShape {
+  const { spec } = ctx;
+  const delimiter = spec.delimiter ?? ',';
+  const quote = spec.quote ?? '"';
+  const escape = spec.escape ?? quote;
+  const header = spec.header !== false;
+  const slots = csvSlots(ctx);
+  if (header) checkHeaderNames(slots, ctx.refuse);
   // quoted when it holds the delimiter, the quote or a line break (a quote inside doubled, or escaped)
   const field = (text: string): string => {
     if (!text.includes(delimiter) && !text.includes(quote) && !text.includes('\n') && !text.includes('\r')) return text;
@@ -379,20 +286,19 @@ export function profileShape(profile: LoadProfile, rows: number): FileShape {
   };
   if (header) {
     const names = slots.map((s) => s.name);
-    names.forEach((n) => encoded(n, slots.find((s) => s.name === n)?.key || 'columns'));
-    checkComment(names[0] ?? '', 'the header');
-    head.push(names.map(field).join(delimiter));
+    names.forEach((n) => ctx.encoded(n, slots.find((s) => s.name === n)?.key || 'columns'));
+    ctx.checkComment(names[0] ?? '', 'the header');
+    ctx.base.head.push(names.map(field).join(delimiter));
   }
-  const values0 = slots.map((s) => s.value);
-  const first = values0[0];
+  const values = slots.map((s) => s.value);
+  const first = values[0];
   const line = (o: SyntheticOrder): string => {
     let out = '';
-    for (let i = 0; i < values0.length; i++) out += (i === 0 ? '' : delimiter) + field((values0[i] as (o: SyntheticOrder) => string)(o));
+    for (let i = 0; i < values.length; i++) out += (i === 0 ? '' : delimiter) + field((values[i] as Value)(o));
     return out;
   };
-  if (first !== undefined)
-    checkComment(first({ n: 1, customerId: '1', orderDate: '2020-01-01', amount: '1.00', currency: 'JPY' }), 'each line');
-  return { head, line, encode: encodeText, bom, overflow: true, notes, fileName };
+  if (first !== undefined) ctx.checkComment(first(SAMPLE_ORDER), 'each line');
+  return { ...ctx.base, line, overflow: true };
 }
 
 /** The lines of the synthetic file in `shape`, each with its line end (a byte order mark first where the shape has one). */

@@ -11,7 +11,7 @@ import { shapedLines, type FileShape } from './profile-shape.js';
 import { errorMessage, UserError } from '../errors.js';
 import { openOrderFile } from '../input/order-file.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
-import { dryRunFile } from '../pipeline/stage.js';
+import { dryRunFile } from '../pipeline/dry-run-file.js';
 import { startRecordedRun, type RecordedRun } from '../pipeline/run-record.js';
 
 export interface BenchOptions {

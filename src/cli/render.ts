@@ -209,6 +209,7 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
     (rowsRejected ||
       (report.unreadable.length === 0 &&
         unmatched.length === 0 &&
+        !report.notRead.some((n) => n.commandLine === true || n.named !== undefined) &&
         allDiscarded === 0 &&
         stranded.length === 0 &&
         (report.keptForSets ?? []).length === 0))

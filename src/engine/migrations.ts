@@ -17,6 +17,13 @@ export interface MigrationHooks<C> {
   serialised<T>(work: (connection: C) => Promise<T>): Promise<T>;
   /** Versions already recorded as applied. */
   appliedVersions(connection: C): Promise<Set<number>>;
+  /**
+   * The versions recorded as applied, read in one statement without the lock, or null when the
+   * bookkeeping table is not there yet: a database that has every migration opens without
+   * queueing behind the lock (and its round trips). A record commits with its migration, so a
+   * version read here is applied.
+   */
+  appliedUnlocked?(): Promise<Set<number> | null>;
   /** The statements of one migration file, in order. */
   statements(migration: Migration): string[];
   /** Apply one statement. */
@@ -28,6 +35,8 @@ export interface MigrationHooks<C> {
 /** Apply the pending migrations; returns the names applied (empty when up to date). */
 export async function runMigrations<C>(hooks: MigrationHooks<C>): Promise<string[]> {
   const migrations = listMigrations(hooks.sqlFolder);
+  const recorded = await hooks.appliedUnlocked?.();
+  if (recorded != null && migrations.every((m) => recorded.has(m.version))) return [];
   return hooks.serialised(async (connection) => {
     const applied = await hooks.appliedVersions(connection);
     const names: string[] = [];

@@ -7,13 +7,14 @@
  *
  * Keys are read by the same reader as staging (src/input/order-file.ts: the same CSV rules,
  * encoding, gzip, formula guard) and trimmed as parseOrderRecord trims them, so a key staging
- * sees twice is always found here. Each key is kept as a 53-bit hash in a Float64Array (8 bytes a
- * line), sorted once at the end: equal neighbours are the repeated hashes. Two keys with the same
- * hash are both taken as repeated: a collision only holds a key until the file is staged, it
- * never lets one through.
+ * sees twice is always found here. Each key is kept as a 53-bit hash (8 bytes a line, in a
+ * KeyHashTable), sorted at the end: equal neighbours are the repeated hashes, and only those are
+ * kept for the run (8 bytes each). Two keys with the same hash are both taken as repeated: a
+ * collision only holds a key until the file is staged, it never lets one through.
  */
 import { controlTallyOf, type ControlOutcome } from './control/control-check.js';
 import { ContentDigest, fileIdentity, identityDelay } from './file-digest.js';
+import { KeyHashTable, type RepeatedHashes } from './key-hashes.js';
 import { OpenedFile } from './opened-file.js';
 import { openOrderFile, type FileEncoding } from './order-file.js';
 import type { LoadProfile } from './profile/load-profile.js';
@@ -38,6 +39,8 @@ export interface RepeatedKeys {
   readonly count: number;
   /** Lines whose key was read. */
   readonly lines: number;
+  /** Bytes it keeps for the run: 8 a repeated hash (the lines' hashes are let go once read). */
+  readonly bytes: number;
   /**
    * Each file as the pre-read found it, by path: its identity (sha256 of the bytes read, from the
    * same pass) and what staging's opening of it checks (the same file, read to the same size).
@@ -62,15 +65,15 @@ interface PreReadOptions {
   maxInflate?: number | undefined;
 }
 
-/** The hashes found more than once among the first `n` of `hashes` (sorted in place). */
-function repeatedHashes(hashes: Float64Array, n: number): Set<number> {
-  const sorted = hashes.subarray(0, n).sort();
-  const repeated = new Set<number>();
-  for (let i = 1; i < n; i++) {
-    const h = sorted[i] as number;
-    if (h === sorted[i - 1]) repeated.add(h);
-  }
-  return repeated;
+/** The answer kept for the run: made apart from the table, so that nothing it holds keeps the lines' hashes. */
+function repeatedKeysOf(repeated: RepeatedHashes, lines: number, files: ReadonlyMap<string, FileSeen>): RepeatedKeys {
+  return {
+    has: (key: string) => repeated.count > 0 && repeated.has(keyHash53(key)),
+    count: repeated.count,
+    lines,
+    bytes: repeated.bytes,
+    files,
+  };
 }
 
 /**
@@ -79,16 +82,8 @@ function repeatedHashes(hashes: Float64Array, n: number): Set<number> {
  * pass. One file open at a time.
  */
 export async function findRepeatedKeys(paths: readonly string[], options: PreReadOptions): Promise<RepeatedKeys> {
-  let hashes = new Float64Array(1 << 16);
-  let n = 0;
-  const add = (key: string): void => {
-    if (n === hashes.length) {
-      const bigger = new Float64Array(hashes.length * 2);
-      bigger.set(hashes);
-      hashes = bigger;
-    }
-    hashes[n++] = keyHash53(key);
-  };
+  const table = new KeyHashTable();
+  const add = (key: string): void => table.add(keyHash53(key));
   const files = new Map<string, FileSeen>();
   for (const path of paths) {
     const opened = await OpenedFile.open(path);
@@ -106,13 +101,7 @@ export async function findRepeatedKeys(paths: readonly string[], options: PreRea
       await opened.close();
     }
   }
-  const repeated = repeatedHashes(hashes, n);
-  return {
-    has: (key: string) => repeated.size > 0 && repeated.has(keyHash53(key)),
-    count: repeated.size,
-    lines: n,
-    files,
-  };
+  return repeatedKeysOf(table.repeated(), table.lines, files);
 }
 
 /** Each key of one file (trimmed, not empty) told to `add`, its content to `digest`; its control totals checked when its profile has them. */

@@ -86,6 +86,11 @@ export interface ProcessRunOptions {
    * false: every batch is tried settled (the tests that look at each batch).
    */
   feedProcessing?: boolean | undefined;
+  /**
+   * Processing beside staging that found nothing to claim: the longest it waits before it claims
+   * again (default 50 ms). A batch staging commits, or the end of staging, ends the wait at once.
+   */
+  idleWaitMs?: number | undefined;
   /** Called once before processing with the number of rows claimable then. */
   onProcessStart?: ((claimable: number) => void) | undefined;
 }
@@ -166,7 +171,13 @@ export interface LoadReport {
   /** Why the run stopped early, if it did (exit code 1). */
   aborted: string | null;
   /** Files not read this run (in their quiet period, without their marker, changed or gone since they were listed): left where they are. */
-  notRead: Array<{ file: string; reason: string; named?: { quietEndsAt: number } }>;
+  notRead: Array<{
+    file: string;
+    reason: string;
+    named?: { quietEndsAt: number };
+    /** Named on the command line, not found in a folder: the user asked for it, so not reading it is exit 2. */
+    commandLine?: true;
+  }>;
   /** Files that could not be read as order files (with --failed-dir), and where they were moved (null: not moved). */
   unreadable: Array<{ file: string; reason: string; movedTo: string | null }>;
   /** Files moved to --archive-dir. */
@@ -195,9 +206,14 @@ export interface LoadReport {
    * The files were staged in this order, not the command line's: they hold the whole file set of
    * an earlier run stopped before its staging ended (`sets`: their ids), staged in its order, and
    * the files that resume a load an earlier run began go first (`resumed`, in the order those
-   * loads began) (set-order.ts).
+   * loads began), with the files of each set staged again at its first load (`restaged`) (set-order.ts).
    */
-  setOrder?: { paths: string[]; sets: number[]; resumed?: Array<{ path: string; loadId: number }> };
+  setOrder?: {
+    paths: string[];
+    sets: number[];
+    resumed?: Array<{ path: string; loadId: number }>;
+    restaged?: Array<{ setId: number; loadId: number; paths: string[] }>;
+  };
   /** Files left where they are, not archived nor moved to --failed-dir: an unfinished file set still holds their loads (load-moves.ts): exit 2. */
   keptForSets?: KeptForSet[];
   /**

@@ -3,6 +3,15 @@ import type { LoadOptions, ProcessRunOptions } from './load-options.js';
 import type { LoadPort } from './ports.js';
 import { processBacklog, type ProcessResult } from './process.js';
 
+/** A promise and its resolve (Promise.withResolvers is Node 22's; the package runs on 20). */
+function newsPromise(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
 /** processBacklog's options, from the command's. */
 export function processOptions(runId: number, options: ProcessRunOptions) {
   return {
@@ -18,6 +27,7 @@ export function processOptions(runId: number, options: ProcessRunOptions) {
     logger: options.logger,
     signal: options.signal,
     onChunk: options.onProcessProgress,
+    idleWaitMs: options.idleWaitMs,
   };
 }
 
@@ -62,6 +72,8 @@ export class LoadProcessing {
   private running: Promise<ProcessResult> | null = null;
   private startedAt = 0;
   private hungry = false;
+  /** Settled (and replaced) when staging commits a batch or ends: wakes idle workers (stagingNews). */
+  private news = newsPromise();
 
   constructor(
     private readonly engine: LoadPort,
@@ -81,6 +93,7 @@ export class LoadProcessing {
       ...processOptions(runId, this.options),
       signal: this.signal,
       stagingDone: this.overlap ? () => this.stagingDone : undefined,
+      stagingNews: () => this.news.promise,
       onIdle: () => {
         this.hungry = true;
       },
@@ -109,8 +122,16 @@ export class LoadProcessing {
     return true;
   }
 
+  /** Staging committed a batch: rows for processing, at once rather than at an idle worker's next tick. */
+  batchCommitted(): void {
+    const news = this.news;
+    this.news = newsPromise();
+    news.resolve();
+  }
+
   stagingFinished(): void {
     this.stagingDone = true;
+    this.batchCommitted();
   }
 
   /** The processing's result and how long it took, or null when it never started. */

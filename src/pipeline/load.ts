@@ -6,18 +6,21 @@ import { checkFileFolders } from './archive.js';
 import { LoadJournal } from './load-journal.js';
 import { findRepeatedKeys, type RepeatedKeys } from '../input/repeated-keys.js';
 import type { LoadProfile } from '../input/profile/load-profile.js';
-import { holdBeforeProcessing, stageListedFile, type FileStaging } from './load-file.js';
+import { stageListedFile, type FileStaging } from './load-file.js';
+import { holdBeforeProcessing } from './file-holds.js';
 import { openChecked } from './open-checked.js';
 import type { FileReport, LoadOptions, LoadProcessCounts, LoadReport, ProcessReport, ProcessRunOptions } from './load-options.js';
+import type { ListedFile } from '../input/inputs.js';
 import { LoadProcessing, maxErrorsMessage, processOptions, stoppedMessage } from './load-processing.js';
-import { exitCodeFor, notDone } from './outcome.js';
+import { exitCodeFor } from './outcome.js';
 import type { LoadPort, ProcessRunPort } from './ports.js';
 import { processBacklog, type ProcessCounts } from './process.js';
 import { recordedRun, retried, startRun } from './run-record.js';
 import { findStrandedHolds, heldBySets, releaseHeld, RunHoldSet } from './load-holds.js';
-import { controlReason, heldByControl, refusedByControl, withoutControlFiles } from './load-control.js';
+import { controlReason, refusedByControl, withoutControlFiles } from './load-control.js';
 import { checkFiles, routeByName, stillBeingWritten, type OptionsOf, type SetAside } from './load-checks.js';
 import { moveFiles } from './load-moves.js';
+import { loadReport, type Processed, type Staged, type StagingEnd } from './load-report.js';
 import { earlierPlans, orderBySets, resumesFirst, type SetOrder } from './set-order.js';
 import { holdAfterStep } from './test-hold.js';
 
@@ -32,9 +35,6 @@ export {
   type ProcessRunOptions,
   type StageOptions,
 } from './load-options.js';
-
-/** Why staging ended before the last file, if it did. */
-type StagingEnd = 'interrupted' | 'max-errors' | null;
 
 /**
  * Stage the files in order. Stops after a file interrupted, or before the file after the one
@@ -164,13 +164,22 @@ function runCounts(reports: FileReport[]): (runId: number) => RunCounts {
   };
 }
 
-/**
- * `load` (stage every file, then process until nothing is claimable) and `stage` (stage only).
- * Every file's header is checked before anything is written. Each file is one load_run; its
- * run_id is the load_id of the rows it stages.
- */
-export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadReport> {
-  const started = performance.now();
+/** A run's files checked and the run set up, before anything is staged. */
+interface LoadSetUp {
+  run: FileStaging;
+  optionsOf: OptionsOf;
+  /** The files whose headers passed, in the command line's order. */
+  checked: string[];
+  listed: Map<string, ListedFile>;
+  aside: SetAside;
+  /** Checked again right before a file is read: it may have been listed long before. */
+  beingWritten: (path: string) => boolean;
+  rejectedWhileStaging: () => number;
+  tooManyRejected: () => boolean;
+}
+
+/** Each file routed to its profile and its header checked, before anything is written; the run's journal and processing made. */
+async function setUpLoad(engine: LoadPort, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadSetUp> {
   // what the listing left for the next run was said when it was listed: reported, not said again
   const aside: SetAside = { notRead: [...(options.listing?.notReady ?? [])], unreadable: [], empty: [], unmatched: [], controlRefused: [] };
   // each file's profile by its name (--profiles): before anything is made, read or moved; a
@@ -205,78 +214,112 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     settled: { rows: 0, batches: 0 },
     rejected,
   };
-  const reports: FileReport[] = [];
-  let processCounts: LoadProcessCounts | null = null;
-  let earlierLoadRows = 0;
-  let aborted: string | null = null;
-  let stageMs: number;
-  let processMs = 0;
-  // the run's loads it could not release: a set it did not stage whole holds them
-  let blocked = new Map<number, string[]>();
-  // the files in the order to stage them: each unfinished set's files in the set's order
-  let ordered: SetOrder;
+  return { run, optionsOf, checked, listed, aside, beingWritten, rejectedWhileStaging, tooManyRejected };
+}
 
+/**
+ * The run's staging: its files ordered (each unfinished set's files in the set's order, what
+ * earlier runs began first), read once for their keys, the earlier loads held again, every file
+ * staged, and the run's holds released once its staging ended.
+ */
+async function stageRun(setUp: LoadSetUp, command: 'load' | 'stage', reports: FileReport[]): Promise<Staged> {
+  const { run, optionsOf, aside } = setUp;
+  const { engine, options, processing } = run;
+  const stageStarted = performance.now();
+  let blocked = new Map<number, string[]>();
+  let staging: StagingEnd;
+  let ordered: SetOrder;
+  let stageMs: number;
   try {
-    const stageStarted = performance.now();
-    let staging: StagingEnd;
-    try {
-      // on every engine and for `stage` too: a run killed before its staging ends leaves these
-      // rows HELD, so no command run before its rerun (process, retry, another load) merges
-      // an earlier line of a key whose later line is in a file not staged yet. --no-overlap on a
-      // server keeps its word: nothing is settled (processed) before every file is staged; the
-      // held keys are the ones never settled (one pre-read for both)
-      ordered = await orderBySets(run, checked);
-      const settles = settlesWhileStaging(engine, command, options) && (processing.overlap || !engine.capabilities.concurrentConnections);
-      run.held = await scanRepeatedKeys(ordered.paths, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
-      const earlier = await earlierPlans(run, ordered.paths, optionsOf);
-      // what earlier runs began is finished first: load order is the order loads begin
-      ordered = await resumesFirst(run, ordered, earlier);
-      const files = ordered.paths;
-      if (settles) run.settle = run.held;
-      // only a run that stages this whole set again may release what it holds
-      if (run.held.count > 0) run.holdSet = new RunHoldSet(files);
-      await holdBeforeProcessing(run, files, earlier);
-      staging = await stageFiles(run, optionsOf, files, reports, tooManyRejected, beingWritten, aside);
-      if (staging === null) {
-        blocked = await releaseHeld(run, reports);
-        await holdAfterStep('staging_ended', options.logger);
-      }
-    } finally {
-      processing.stagingFinished();
-      stageMs = performance.now() - stageStarted;
+    // on every engine and for `stage` too: a run killed before its staging ends leaves these
+    // rows HELD, so no command run before its rerun (process, retry, another load) merges
+    // an earlier line of a key whose later line is in a file not staged yet. --no-overlap on a
+    // server keeps its word: nothing is settled (processed) before every file is staged; the
+    // held keys are the ones never settled (one pre-read for both)
+    ordered = await orderBySets(run, setUp.checked);
+    const settles = settlesWhileStaging(engine, command, options) && (processing.overlap || !engine.capabilities.concurrentConnections);
+    run.held = await scanRepeatedKeys(ordered.paths, options, optionsOf, processing.signal, settles ? 'settle' : 'hold');
+    const earlier = await earlierPlans(run, ordered.paths, optionsOf);
+    // what earlier runs began is finished first: load order is the order loads begin
+    ordered = await resumesFirst(run, ordered, earlier);
+    const files = ordered.paths;
+    if (settles) run.settle = run.held;
+    // only a run that stages this whole set again may release what it holds
+    if (run.held.count > 0) run.holdSet = new RunHoldSet(files);
+    await holdBeforeProcessing(run, files, earlier);
+    staging = await stageFiles(run, optionsOf, files, reports, setUp.tooManyRejected, setUp.beingWritten, aside);
+    if (staging === null) {
+      blocked = await releaseHeld(run, reports);
+      await holdAfterStep('staging_ended', options.logger);
     }
-    // a freshly staged order_stage has no statistics (autovacuum may be off, or not yet run):
-    // the status and tally queries that follow need them
-    const refresh = engine.refreshStageStatistics;
-    // not once asked to stop: ANALYZE of a million staged rows is seconds of one PGlite statement
-    const stopping = staging === 'interrupted' || options.signal?.aborted === true;
-    if (!stopping && refresh !== undefined && reports.some((r) => r.counts.inserted + r.counts.updated > 0))
-      await run.db('refreshing the statistics of order_stage', () => refresh.call(engine));
-    if (staging === 'interrupted') aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
-    const stoppedByMaxErrors = staging === 'max-errors' || tooManyRejected();
-    // `load` processes every claimable row, of its files and of earlier loads (RETRY_WAIT rows
-    // now due, READY rows a `stage` left), also when no file of its own was staged
-    if (command === 'load' && aborted === null && !stoppedByMaxErrors && !processing.started) {
-      const lastRun = run.journal.lastRunId ?? (await journal.startWithoutFile());
-      if (options.onProcessStart !== undefined)
-        options.onProcessStart(await run.db('counting claimable rows', () => engine.claimableCount()));
-      processing.start(lastRun);
-    }
-    const processed = await processing.result();
-    if (processed !== null) {
-      processMs = processed.ms;
-      processCounts = withSettled(processed.result.counts, run.settled);
-      earlierLoadRows = processed.result.earlierLoads;
-      aborted ??= stoppedMessage(processed.result.stopped, options.maxErrors, processCounts.error, rejectedWhileStaging());
-      await run.journal.processed(processCounts);
-    }
-    if (aborted === null && stoppedByMaxErrors)
-      aborted = maxErrorsMessage(options.maxErrors ?? 0, rejectedWhileStaging(), processCounts?.error ?? 0);
+  } finally {
+    processing.stagingFinished();
+    stageMs = performance.now() - stageStarted;
+  }
+  return { staging, ordered, blocked, stageMs };
+}
+
+/**
+ * After staging: order_stage's statistics refreshed, and for `load` every claimable row processed
+ * (of its files and of earlier loads), unless staging was interrupted or stopped by --max-errors.
+ */
+async function processRun(setUp: LoadSetUp, command: 'load' | 'stage', reports: FileReport[], staged: Staged): Promise<Processed> {
+  const { run, rejectedWhileStaging, tooManyRejected } = setUp;
+  const { engine, options, processing, journal } = run;
+  const { staging } = staged;
+  // a freshly staged order_stage has no statistics (autovacuum may be off, or not yet run):
+  // the status and tally queries that follow need them
+  const refresh = engine.refreshStageStatistics;
+  // not once asked to stop: ANALYZE of a million staged rows is seconds of one PGlite statement
+  const stopping = staging === 'interrupted' || options.signal?.aborted === true;
+  if (!stopping && refresh !== undefined && reports.some((r) => r.counts.inserted + r.counts.updated > 0))
+    await run.db('refreshing the statistics of order_stage', () => refresh.call(engine));
+  let aborted: string | null = null;
+  if (staging === 'interrupted') aborted = 'interrupted while staging: committed batches stay; run the same command again to resume';
+  const stoppedByMaxErrors = staging === 'max-errors' || tooManyRejected();
+  // `load` processes every claimable row, of its files and of earlier loads (RETRY_WAIT rows
+  // now due, READY rows a `stage` left), also when no file of its own was staged
+  if (command === 'load' && aborted === null && !stoppedByMaxErrors && !processing.started) {
+    const lastRun = journal.lastRunId ?? (await journal.startWithoutFile());
+    if (options.onProcessStart !== undefined)
+      options.onProcessStart(await run.db('counting claimable rows', () => engine.claimableCount()));
+    processing.start(lastRun);
+  }
+  const result: Processed = { processCounts: null, earlierLoadRows: 0, aborted, processMs: 0 };
+  const processed = await processing.result();
+  if (processed !== null) {
+    result.processMs = processed.ms;
+    result.processCounts = withSettled(processed.result.counts, run.settled);
+    result.earlierLoadRows = processed.result.earlierLoads;
+    result.aborted ??= stoppedMessage(processed.result.stopped, options.maxErrors, result.processCounts.error, rejectedWhileStaging());
+    await journal.processed(result.processCounts);
+  }
+  if (result.aborted === null && stoppedByMaxErrors)
+    result.aborted = maxErrorsMessage(options.maxErrors ?? 0, rejectedWhileStaging(), result.processCounts?.error ?? 0);
+  return result;
+}
+
+/**
+ * `load` (stage every file, then process until nothing is claimable) and `stage` (stage only).
+ * Every file's header is checked before anything is written. Each file is one load_run; its
+ * run_id is the load_id of the rows it stages.
+ */
+export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths: string[], options: LoadOptions): Promise<LoadReport> {
+  const started = performance.now();
+  const setUp = await setUpLoad(engine, command, paths, options);
+  const { run, aside, listed } = setUp;
+  const reports: FileReport[] = [];
+  let staged: Staged | undefined;
+  let processed: Processed;
+  try {
+    staged = await stageRun(setUp, command, reports);
+    processed = await processRun(setUp, command, reports, staged);
   } catch (error) {
-    await processing.stop();
+    await run.processing.stop();
     await run.journal.fail(errorMessage(error), runCounts(reports));
     throw error;
   }
+  let aborted = processed.aborted;
 
   await tallyFiles(run, reports);
   const unreadFile = reports.find((r) => r.stoppedAt !== null);
@@ -288,12 +331,14 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   // processing took claimable rows of any load: what waits now may be another load's too, and
   // `load` exits 2 while any row waits
   const waiting =
-    command === 'load' || processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
+    command === 'load' || processed.processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
       ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
       : null;
   // rows an earlier load of one of these file names still holds, that no rerun of this file
   // releases, and rows of this run's loads that a set it did not stage whole holds
-  const stranded = await run.db('reading the HELD rows of earlier loads', () => findStrandedHolds(engine, reports, options, blocked));
+  const stranded = await run.db('reading the HELD rows of earlier loads', () =>
+    findStrandedHolds(engine, reports, options, staged.blocked),
+  );
   // a file an unfinished set still holds stays where it is: under another name, no run could stage that set whole again
   const held = await heldBySets(run, reports);
   // everything is committed: what the caller's report reads of the database is read now, as the
@@ -301,65 +346,19 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
   const beforeMoves = options.beforeMoves;
   if (beforeMoves !== undefined) await beforeMoves([...new Set(reports.map((r) => r.loadId))]);
   const moved = await moveFiles(reports, aside, listed, aborted, options, held);
+  const notRead = aside.notRead.map((n) => (listed.get(n.file)?.named === true ? { ...n, commandLine: true as const } : n));
   aborted ??= moved.failure;
-  return {
-    command,
-    files: reports,
-    process: processCounts,
-    retryWait: waiting,
-    earlierLoadRows,
-    ...(stranded.length > 0 ? { strandedHolds: stranded } : {}),
-    ...(ordered.sets.length > 0 || ordered.resumed !== undefined ? { setOrder: ordered } : {}),
-    ...(moved.kept.length > 0 ? { keptForSets: moved.kept } : {}),
-    ...(aside.controlRefused.length > 0 ? { controlRefused: aside.controlRefused } : {}),
-    elapsedMs: performance.now() - started,
-    stageMs,
-    processMs,
-    aborted,
-    notRead: aside.notRead,
-    unreadable: aside.unreadable,
-    archived: moved.archived,
-    empty: aside.empty,
-    ignored: options.listing?.ignored ?? [],
-    ...(options.profiles === undefined
-      ? {}
-      : {
-          unmatched: aside.unmatched,
-          profiles: options.profiles.map((p) => ({ name: p.name, sha256: p.sha256, match: p.spec.match ?? '' })),
-        }),
-    exitCode: exitCodeFor({
-      // a file whose control totals were missing or differ: nothing of it was merged
-      failed: aborted !== null || aside.controlRefused.length > 0 || heldByControl(reports).length > 0,
-      // `stage` promises staged rows, `load` rows DONE
-      rowsRejected:
-        reports.some((r) => r.counts.rejected > 0 || (command === 'load' ? notDone(r.tally) > 0 : (r.tally.ERROR ?? 0) > 0)) ||
-        // rows of earlier loads this run took that did not end DONE, and rows of any load still waiting to retry
-        (command === 'load' && ((processCounts?.error ?? 0) + (processCounts?.retryWait ?? 0) > 0 || (waiting?.count ?? 0) > 0)) ||
-        // rows of an earlier load of these files that nothing run by the schedule will release
-        stranded.length > 0,
-      // a file no profile matched (--profiles) was not loaded: someone must add a profile or take it away
-      // a file named on the command line that was not read (still being written), and a file that
-      // grew (or was replaced) while it was loaded: the rest is for the next run
-      filesFailed:
-        aside.unreadable.length > 0 ||
-        moved.kept.length > 0 ||
-        aside.unmatched.length > 0 ||
-        reports.some((r) => discardedEverything(r) || r.leftInInbox !== undefined) ||
-        aside.notRead.some((n) => n.named !== undefined),
-    }),
-  };
-}
-
-/** A file of which the profile's `when` (or comment, skip_lines) discarded every line it read: surely not what was meant (exit 2). */
-export function discardedEverything(r: {
-  counts: { read: number };
-  discarded?: number | undefined;
-  skipped?: string | null;
-  control?: { status: string } | undefined;
-}): boolean {
-  // a file whose control totals agree holds no data record on purpose (a trailer stating 0)
-  if (r.control?.status === 'ok') return false;
-  return r.skipped == null && r.discarded !== undefined && r.discarded > 0 && r.counts.read === 0;
+  return loadReport(command, options, {
+    reports,
+    aside,
+    notRead,
+    staged,
+    processed: { ...processed, aborted },
+    waiting,
+    stranded,
+    moved,
+    started,
+  });
 }
 
 /**

@@ -18,7 +18,7 @@ import { ORDER_COLUMNS, type OrderColumn, type ParsedOrder } from '../input/orde
 import type { LoadProfile } from '../input/profile/load-profile.js';
 import { compileMapping } from '../input/profile/mapping.js';
 import { dryRunExitCode } from './outcome.js';
-import { dryRunFile, type DryRunCounts, type DryRunLine } from './stage.js';
+import { dryRunFile, type DryRunCounts, type DryRunLine } from './dry-run-file.js';
 
 export interface PreviewOptions {
   /** The file's load profile; none: the built-in format, read with `encoding` and `delimiter`. */

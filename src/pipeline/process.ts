@@ -46,6 +46,12 @@ export interface ProcessOptions {
    */
   stagingDone?: (() => boolean) | undefined;
   idleWaitMs?: number | undefined;
+  /**
+   * Beside staging in this process: settles when staging has committed rows or ended since it was
+   * called (asked before each claim). An idle worker claims again then instead of at the end of
+   * idleWaitMs: the last chunks and the end of a load no longer wait for a timer.
+   */
+  stagingNews?: (() => Promise<void>) | undefined;
   /** Called when a worker found nothing to claim while staging goes on (it then waits idleWaitMs). */
   onIdle?: (() => void) | undefined;
 }
@@ -298,6 +304,16 @@ function chunkResultFromTally(tally: StatusTally, lastStageId: number): ChunkRes
  * pick up rows that were skipped and then released (a rolled-back chunk); a pass from the
  * beginning that claims nothing ends the worker.
  */
+/** `ms`, or less when the signal aborts or `news` settles; no timer is left behind. */
+function idleWait(ms: number, signal: AbortSignal | undefined, news: Promise<void> | undefined): Promise<void> {
+  if (news === undefined) return sleep(ms, signal);
+  const ended = new AbortController();
+  const stop = () => ended.abort();
+  signal?.addEventListener('abort', stop, { once: true });
+  void news.then(stop);
+  return sleep(ms, ended.signal).finally(() => signal?.removeEventListener('abort', stop));
+}
+
 export async function processBacklog(engine: ProcessingPort, options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
   const counts: ProcessCounts = { chunks: 0, claimed: 0, done: 0, error: 0, retryWait: 0, validateErrors: 0, mergeErrors: 0 };
@@ -334,6 +350,8 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
       // Read before the claim: if staging had finished by now, everything it staged is
       // committed and visible to this claim, so an empty pass from the start means done.
       const stagingWasDone = options.stagingDone?.() ?? true;
+      // asked with stagingDone: news between this read and an empty claim is not missed
+      const news = stagingWasDone ? undefined : options.stagingNews?.();
       let attempts = 0;
       const result = await withChunkRetry(
         engine,
@@ -371,7 +389,7 @@ export async function processBacklog(engine: ProcessingPort, options: ProcessOpt
         if (after === 0) {
           if (stagingWasDone) return;
           options.onIdle?.();
-          await sleep(options.idleWaitMs ?? 50, options.signal); // staging is still adding rows
+          await idleWait(options.idleWaitMs ?? 50, options.signal, news); // staging is still adding rows
           continue;
         }
         after = 0;

@@ -18,6 +18,7 @@ import { bySet, foreignHold, missingNames, nameCounts } from './load-holds.js';
 import { readAsOf, type FileStaging } from './load-file.js';
 import type { LoadOptions } from './load-options.js';
 import { planStaging, type StagingPlan } from './staging-plan.js';
+import { restagingSets } from './restaged-sets.js';
 
 /** The files of a run in the order to stage them, and the sets that moved one of them. */
 export interface SetOrder {
@@ -26,6 +27,8 @@ export interface SetOrder {
   sets: number[];
   /** The files moved first because they resume a load an earlier run began, in the order those loads began (absent: none moved). */
   resumed?: Array<{ path: string; loadId: number }>;
+  /** The sets staged again whose files moved first with them, each at its first load (absent: none moved). */
+  restaged?: Array<{ setId: number; loadId: number; paths: string[] }>;
 }
 
 /** A file's staging plan as its history says before the run reaches it, and the run that history names. */
@@ -58,23 +61,44 @@ export async function earlierPlans(
 
 /**
  * Pure: the files of `ordered` whose staging resumes an earlier load (`resumes`: path → that
- * load's id) first, in load id order (the order the loads began), then the others in `ordered`'s
- * order. `resumed` is set only when a file moved.
+ * load's id), and the files of each set staged again (`restaged`, its files in `ordered`'s order,
+ * which is the set's: orderBySets), first, in the order those loads began (a set at its first
+ * load), then the others in `ordered`'s order. `resumed` and `restaged` are set only when a file moved.
  */
-export function resumeOrder(ordered: SetOrder, resumes: ReadonlyMap<string, number>): SetOrder {
-  const first = ordered.paths
-    .filter((p) => resumes.has(p))
+export function resumeOrder(
+  ordered: SetOrder,
+  resumes: ReadonlyMap<string, number>,
+  restaged: ReadonlyArray<{ setId: number; loadId: number; paths: readonly string[] }> = [],
+): SetOrder {
+  // a file of two sets staged again goes with the first of them
+  const taken = new Set<string>();
+  const blocks: Array<{ setId: number; loadId: number; paths: string[] }> = [];
+  for (const set of restaged) {
+    const paths = ordered.paths.filter((p) => set.paths.includes(p) && !taken.has(p));
+    paths.forEach((p) => taken.add(p));
+    if (paths.length > 0) blocks.push({ setId: set.setId, loadId: set.loadId, paths });
+  }
+  const singles = ordered.paths
+    .filter((p) => resumes.has(p) && !taken.has(p))
     .map((path) => ({ path, loadId: resumes.get(path) ?? 0 }))
     .sort((a, b) => a.loadId - b.loadId);
-  const paths = [...first.map((f) => f.path), ...ordered.paths.filter((p) => !resumes.has(p))];
+  singles.forEach((f) => taken.add(f.path));
+  const first = [...singles.map((f) => ({ loadId: f.loadId, paths: [f.path] })), ...blocks].sort((a, b) => a.loadId - b.loadId);
+  const paths = [...first.flatMap((f) => f.paths), ...ordered.paths.filter((p) => !taken.has(p))];
   if (paths.every((p, i) => p === ordered.paths[i])) return ordered;
-  return { ...ordered, paths, resumed: first };
+  return {
+    ...ordered,
+    paths,
+    ...(singles.length > 0 ? { resumed: singles } : {}),
+    ...(blocks.length > 0 ? { restaged: blocks } : {}),
+  };
 }
 
 /**
  * Once the pre-read found each file's identity: the files whose staging would resume a load an
  * earlier run began (`earlier`, each file's plan as its history says), except those a set this
- * run stages whole will stage again as new loads (restage), go first (resumeOrder), said in the log.
+ * run stages whole will stage again as new loads (restage), go first; so do the files of each such
+ * set, in its order, at its first load (resumeOrder). Said in the log.
  */
 export async function resumesFirst(
   run: Pick<FileStaging, 'engine' | 'db' | 'options'>,
@@ -83,21 +107,34 @@ export async function resumesFirst(
 ): Promise<SetOrder> {
   if (ordered.paths.length < 2) return ordered;
   const resumes = new Map<string, number>();
-  let sets: HoldSetFile[] | null = null;
   const names = ordered.paths.map((p) => basename(p));
+  const begun = ordered.paths.some((p) => ['resume', 'skip'].includes(earlier.get(p)?.plan.action ?? 'fresh'));
+  if (!begun) return ordered;
+  const sets = await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
   for (const path of ordered.paths) {
     const plan = earlier.get(path)?.plan;
     if (plan?.action !== 'resume') continue;
-    sets ??= await run.db('reading the file sets of earlier runs', () => run.engine.transaction((tx) => tx.allHoldSets()));
     if (!foreignHold(sets, names, path, plan.loadId).restage) resumes.set(path, plan.loadId);
   }
-  const reordered = resumeOrder(ordered, resumes);
-  if (reordered !== ordered) run.options.logger.info({ resumed: reordered.resumed, files: reordered.paths }, setOrderMessage(reordered));
+  const restaged = restagingSets(sets, names).map((set) => ({
+    setId: set.setId,
+    loadId: set.began,
+    paths: placesOf(
+      set.names.map((fileName) => ({ fileName })),
+      names,
+    ).flatMap((i) => (i < 0 ? [] : [ordered.paths[i] ?? ''])),
+  }));
+  const reordered = resumeOrder(ordered, resumes, restaged);
+  if (reordered !== ordered)
+    run.options.logger.info(
+      { resumed: reordered.resumed, restaged: reordered.restaged, files: reordered.paths },
+      setOrderMessage(reordered),
+    );
   return reordered;
 }
 
 /** The run's file at each place of a set: the k-th file of a name in the set is the run's k-th file of that name. */
-function placesOf(files: readonly HoldSetFile[], names: readonly string[]): number[] {
+function placesOf(files: ReadonlyArray<Pick<HoldSetFile, 'fileName'>>, names: readonly string[]): number[] {
   const at = new Map<string, number[]>();
   names.forEach((name, i) => at.set(name, [...(at.get(name) ?? []), i]));
   const taken = new Map<string, number>();
@@ -186,9 +223,17 @@ export async function orderBySets(run: Pick<FileStaging, 'engine' | 'db' | 'opti
 export function setOrderMessage(ordered: SetOrder): string {
   const why: string[] = [];
   const resumed = ordered.resumed ?? [];
-  if (resumed.length > 0)
+  const restaged = ordered.restaged ?? [];
+  const begun = [
+    ...resumed.map((r) => `${basename(r.path)} resumes load ${r.loadId}`),
+    ...restaged.map(
+      (r) =>
+        `the file set of run ${r.setId} (${r.paths.map((p) => basename(p)).join(', ')}) is staged again in its order at its load ${r.loadId}`,
+    ),
+  ];
+  if (begun.length > 0)
     why.push(
-      `${resumed.map((r) => `${basename(r.path)} resumes load ${r.loadId}`).join(', ')}, begun by a run stopped before its staging ended: load order is the order loads begin, so a resumed load is staged before the loads this run begins`,
+      `${begun.join(', ')}, begun by a run stopped before its staging ended: load order is the order loads begin, so ${restaged.length > 0 ? 'a set staged again, as a resumed load,' : 'a resumed load'} is staged before the loads this run begins`,
     );
   if (ordered.sets.length > 0) {
     const runs = ordered.sets.map((id) => `run ${id}`).join(', ');

@@ -96,24 +96,36 @@ export function withoutKeys(b: Batch, keys: readonly string[]): Batch {
   };
 }
 
+/** Where a batch's lines stand in load order, when its load began before this run (StageFileOptions.yieldToLaterLoads). */
+export interface YieldTo {
+  /** The load its lines count as begun at: the resumed load, or the set's load of a file staged again (restaged-sets.ts). */
+  began: number;
+  /** Loads with a greater id whose lines it does not yield to (restaged-sets.ts, notLaterLoads; the batch's own load). */
+  except: readonly number[];
+}
+
 /**
- * A resumed load's batch, in its transaction before it is staged: loads begun after it may have
- * staged some of its keys meanwhile (a command run between the kill and the rerun). Load order is
- * the order in which loads begin, so its lines of those keys are left out (withoutKeys). Where the
- * engine cannot tell (StagingTx.laterLoadKeys absent: Oracle), the batch as it is.
+ * A batch of a load begun before this run (resumed, or a file of a set staged again), in its
+ * transaction before it is staged: loads begun after it may have staged some of its keys meanwhile
+ * (a command run between the kill and the rerun). Load order is the order in which loads begin,
+ * so its lines of those keys are left out (withoutKeys). Where the engine cannot tell
+ * (StagingTx.laterLoadKeys absent: Oracle), the batch as it is.
  */
 export async function yieldToLaterLoads(
   tx: Pick<StagingTx, 'laterLoadKeys'>,
   loadId: number,
   b: Batch,
   logger: Pick<Logger, 'info'>,
+  to: YieldTo = { began: loadId, except: [] },
 ): Promise<Batch> {
   if (tx.laterLoadKeys === undefined) return b;
-  const keys = await tx.laterLoadKeys(loadId, [...b.at.keys()]);
+  const keys = await tx.laterLoadKeys(to.began, [...b.at.keys()], [...to.except]);
   if (keys.length === 0) return b;
   logger.info(
-    { loadId, keys: keys.length, line: b.endLine },
-    `${keys.length} line(s) of resumed load ${loadId} not staged: a load begun after it staged their keys`,
+    { loadId, began: to.began, keys: keys.length, line: b.endLine },
+    to.began === loadId
+      ? `${keys.length} line(s) of resumed load ${loadId} not staged: a load begun after it staged their keys`
+      : `${keys.length} line(s) of load ${loadId} not staged: it stages again a file its set's load ${to.began} began, and a load begun after that one staged their keys`,
   );
   return withoutKeys(b, keys);
 }

@@ -132,6 +132,33 @@ forEachTarget('inbox inputs on $kind', (target) => {
   );
 
   targetTest(
+    'a file named on the command line that grows after it was listed is not read: exit 2, never 0 (exit 0 says every named file was loaded)',
+    async ({ db }) => {
+      const dir = tempDir();
+      const a = join(dir, 'a.csv');
+      const b = join(dir, 'b.csv');
+      writeFileSync(a, `${HEADER}\nA-1,1,2026-01-01,1,JPY\n`);
+      writeFileSync(b, `${HEADER}\nB-1,1,2026-01-01,1,JPY\n`);
+      const { files } = expandInputs([a, b]);
+      const { loader } = await db.open();
+      let appended = false;
+      const report = await loader.load([a, b], {
+        listed: files,
+        onStageProgress: () => {
+          if (!appended) appendFileSync(b, 'B-2,1,2026-01-01,1,JPY\n');
+          appended = true;
+        },
+      });
+      expect(report.aborted).toBeNull();
+      expect(report.notRead.map((n) => n.file)).toEqual([b]);
+      expect(report.notRead[0]!.reason).toMatch(/b\.csv: still being written \(size \d+ → \d+ bytes since it was listed\)/);
+      expect(report.notRead[0]!.commandLine).toBe(true);
+      expect(report.exitCode).toBe(2);
+      expect(await db.sql('SELECT source_key FROM order_stage ORDER BY source_key')).toEqual([{ source_key: 'A-1' }]);
+    },
+  );
+
+  targetTest(
     'a file still being written (its size changed since it was listed) is not read, and stays; the others are loaded',
     async ({ db }) => {
       const dir = tempDir();

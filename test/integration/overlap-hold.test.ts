@@ -40,6 +40,20 @@ describe.skipIf(unavailable(NEEDS.server))('load on server PostgreSQL: processin
     }
   });
 
+  it('processing beside staging is woken by each committed batch and by the end of staging, not by its idle wait', async () => {
+    const db = await server!.create();
+    try {
+      const { loader } = await db.open({ workers: 2 });
+      // an idle wait no test outlives: the load ends only if staging's news wakes the idle workers
+      const report = await loader.load([repeatedKeyFile(600)], { batchSize: 200, chunkSize: 100, idleWaitMs: 3_600_000 });
+      expect(report.exitCode).toBe(2);
+      expect(await db.sql("SELECT count(*) AS n FROM order_stage WHERE process_status NOT IN ('DONE', 'ERROR')")).toEqual([{ n: 0 }]);
+      expect(await db.sql('SELECT count(*) AS n FROM orders')).toEqual([{ n: 600 }]);
+    } finally {
+      await db.dispose();
+    }
+  });
+
   it('a key repeated across two files of one run: the later file wins as with sequential phases', async () => {
     const db = await server!.create();
     try {

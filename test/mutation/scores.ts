@@ -105,6 +105,12 @@ export const GROUPS: readonly MutationGroup[] = [
     scores: 'test/mutation/formats/scores.json',
     floors: 'test/mutation/formats/floors.json',
   },
+  {
+    name: 'reader-io',
+    config: 'stryker.reader-io.config.json',
+    scores: 'test/mutation/reader-io/scores.json',
+    floors: 'test/mutation/reader-io/floors.json',
+  },
 ];
 
 /** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */

@@ -87,6 +87,7 @@ describe("the Oracle job's own test statements", () => {
     const withoutOracle = [
       'control-hold-index.test.ts',
       'copy-staging.test.ts',
+      'identical-done-row.test.ts',
       'lock-wait.test.ts',
       'process-in-database.test.ts',
       'refusal-precheck.test.ts',

@@ -5,19 +5,17 @@
  * (K1 = 5.00), sorting before the others, arrives. m0.csv's load began before a.csv's, so K1 must
  * end 5.00: it does when the inbox is simply rerun (m0.csv resumes first, set-order.ts).
  *
- * KNOWN BUG (PGlite and PostgreSQL, both checkpoints): with `load inbox/m2.csv` between the kill
- * and the rerun (a part of the set, staging a file the killed run had not begun), the rerun stages
- * the set again as new loads, in the set's order, and resumesFirst leaves restaged files where the
- * command line puts them: a.csv first, then m0.csv again, so m0.csv's K1 = 1.00 wins. The command
- * between decides which line wins. Closing it: the files of a set that restages, when a load of
- * the set began before the run, go before the files new to the run (in the set's order), as
- * resumed loads do.
+ * With `load inbox/m2.csv` between the kill and the rerun (a part of the set, staging a file the
+ * killed run had not begun), the rerun stages the set again as new loads, in the set's order
+ * (restage). Those files go before the files new to the run, at the set's first load, as resumed
+ * loads do (set-order.ts, resumesFirst; restaged-sets.ts): m0.csv, m1.csv, m2.csv, then a.csv,
+ * and the run says so. Left where the command line put them (a.csv first), m0.csv's K1 = 1.00 won.
  *
  * The same with a.csv loaded from another folder before `load inbox/m2.csv` (its load begun after
  * m0.csv's, so without the part the resume leaves K1 out, stage.ts yieldToLaterLoads): m0.csv is
- * staged again as a fresh load, which yields to no later load, and K1 ends 1.00. Reordering the
- * rerun alone does not close this one: a restaged file of a set must yield to the loads begun
- * after the set's own load of it, as a resumed load does.
+ * staged again as a new load, which stands at the set's load of it (load 1) and yields to the
+ * loads begun after that one, not of its set (restaged-sets.ts, notLaterLoads): a.csv's. Without
+ * that it yielded to none, and K1 ended 1.00.
  *
  * PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set.
  */
@@ -35,7 +33,7 @@ describe('survival: a killed set, a new file that sorts before it, a part of the
     for (const arrival of ['inbox', 'other-folder'] as const) {
       // checkpoint 1: m0.csv's B1 committed, K1 not; 2: m0.csv's K1 committed
       for (const checkpoint of [1, 2]) {
-        it.skip(`${target.kind}, a.csv ${arrival}: killed at checkpoint ${checkpoint}, K1 ends with a.csv's line`, async () => {
+        it(`${target.kind}, a.csv ${arrival}: killed at checkpoint ${checkpoint}, K1 ends with a.csv's line`, async () => {
           assertBuilt();
           const db = await target.create();
           try {
@@ -59,6 +57,11 @@ describe('survival: a killed set, a new file that sorts before it, a part of the
             expect(between.code, between.stderr).toBe(2);
             const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0']);
             expect(rerun.code, rerun.stderr).toBe(0);
+            if (arrival === 'inbox')
+              expect(rerun.stdout).toMatch(
+                /staging the files in the order m0\.csv, m1\.csv, m2\.csv, a\.csv: the file set of run \d+ \(m0\.csv, m1\.csv, m2\.csv\) is staged again in its order at its load \d+, begun by a run stopped before its staging ended/,
+              );
+            else expect(rerun.stderr).toMatch(/1 line\(s\) of load \d+ not staged: it stages again a file its set's load \d+ began/);
             const rows = await db.withSql((sql) =>
               sql("SELECT source_key, amount::text AS amount FROM orders WHERE source_key IN ('K1', 'R1') ORDER BY 1"),
             );

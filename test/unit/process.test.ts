@@ -7,7 +7,7 @@
  * database side of the same rules is held by the integration suite (test/integration) and the
  * Oracle recording tests.
  */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ChunkTx, TransactionOptions } from '../../src/engine/contract.js';
 import type {
   ChunkFinalization,
@@ -699,6 +699,74 @@ describe.each([false, true])('processBacklog (chunks processed in the database: 
         }),
       );
       expect(port.claims).toHaveLength(2);
+    });
+
+    /** Fake milliseconds, one at a time, until `done()` or `maxMs` have passed; the fake time passed. */
+    async function fakeMsUntil(done: () => boolean, maxMs: number): Promise<number> {
+      let ms = 0;
+      while (!done() && ms < maxMs) {
+        await vi.advanceTimersByTimeAsync(1);
+        ms++;
+      }
+      return ms;
+    }
+
+    it('an idle worker claims again when staging has news (a batch committed, staging ended), not at the end of idleWaitMs', async () => {
+      vi.useFakeTimers();
+      try {
+        const port = new FakePort([]);
+        let done = false;
+        let ended = false;
+        let tell: () => void = () => undefined;
+        const news = new Promise<void>((resolve) => {
+          tell = resolve;
+        });
+        const result = processBacklog(port, options({ idleWaitMs: 60_000, stagingDone: () => done, stagingNews: () => news })).then((r) => {
+          ended = true;
+          return r;
+        });
+        await fakeMsUntil(() => port.claims.length === 1, 1000);
+        await vi.advanceTimersByTimeAsync(5); // the empty pass returned: the worker waits
+        expect(ended).toBe(false);
+        // staging ended (LoadProcessing.stagingFinished): one more claim, then the end
+        done = true;
+        tell();
+        const waited = await fakeMsUntil(() => ended, 2000);
+        expect(waited).toBeLessThan(1000);
+        expect((await result).stopped).toBeNull();
+        expect(port.claims).toHaveLength(2);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('news that comes while the empty claim runs is not missed: the worker does not wait idleWaitMs for it', async () => {
+      vi.useFakeTimers();
+      try {
+        const port = new FakePort([]);
+        let done = false;
+        let ended = false;
+        const result = processBacklog(
+          port,
+          options({
+            idleWaitMs: 60_000,
+            stagingDone: () => done,
+            // staging ends right after the worker read stagingDone, before its claim comes back empty
+            stagingNews: () => {
+              done = true;
+              return Promise.resolve();
+            },
+          }),
+        ).then(() => {
+          ended = true;
+        });
+        const waited = await fakeMsUntil(() => ended, 2000);
+        expect(waited).toBeLessThan(1000);
+        await result;
+        expect(port.claims).toHaveLength(2);
+      } finally {
+        vi.useRealTimers();
+      }
     });
 
     it('earlierLoads: with ownLoad, the claimed rows of other loads are counted', async () => {

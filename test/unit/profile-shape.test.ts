@@ -10,7 +10,7 @@ import { profileShape, shapedLines } from '../../src/bench/profile-shape.js';
 import { orderLines, syntheticOrders, writeLines, type SyntheticOrder } from '../../src/bench/synthetic-orders.js';
 import { openOrderFile } from '../../src/input/order-file.js';
 import { loadProfileFile, parseProfileText } from '../../src/input/profile/load-profile.js';
-import { dryRunFile } from '../../src/pipeline/stage.js';
+import { dryRunFile } from '../../src/pipeline/dry-run-file.js';
 import { tempDir, writeTestFile } from '../support/files.js';
 
 const order: SyntheticOrder = { n: 42, customerId: '1234', orderDate: '2021-03-07', amount: '123456.70', currency: 'EUR' };

@@ -128,6 +128,18 @@ describe('rates in the load summary', () => {
   });
 });
 
+describe('exit 2 because a file named on the command line was not read', () => {
+  it('says the file and its reason, and no hint to look at rows in `errors`', () => {
+    const reason = '/in/b.csv: still being written (size 75 → 120 bytes since it was listed): skipped this time';
+    const text = renderLoadReport(loadReport({ exitCode: 2, notRead: [{ file: '/in/b.csv', reason, commandLine: true }] }));
+    expect(text).toContain(reason);
+    expect(text).not.toContain('some rows are ERROR');
+    // a file of a folder left for the next run is not why a run exits 2: the hint stays for the rows
+    const inbox = renderLoadReport(loadReport({ exitCode: 2, notRead: [{ file: '/in/b.csv', reason }] }));
+    expect(inbox).toContain('some rows are ERROR');
+  });
+});
+
 describe('the load summary tells this run from the rows now', () => {
   const file = (over: Partial<FileReport>): FileReport => ({
     file: 'in/a.csv',

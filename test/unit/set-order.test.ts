@@ -124,6 +124,50 @@ describe('resumeOrder: load order is the order in which loads begin', () => {
     expect(resumeOrder(ordered, new Map([['b.csv', 3]]))).toBe(ordered);
   });
 
+  it("the files of a set staged again go first, in the order they have, at the set's first load", () => {
+    const ordered = { paths: ['in/a.csv', 'in/m0.csv', 'in/m1.csv', 'in/m2.csv', 'in/z.csv'], sets: [] };
+    const restaged = [{ setId: 1, loadId: 4, paths: ['in/m0.csv', 'in/m1.csv', 'in/m2.csv'] }];
+    expect(resumeOrder(ordered, new Map([['in/z.csv', 9]]), restaged)).toEqual({
+      paths: ['in/m0.csv', 'in/m1.csv', 'in/m2.csv', 'in/z.csv', 'in/a.csv'],
+      sets: [],
+      resumed: [{ path: 'in/z.csv', loadId: 9 }],
+      restaged,
+    });
+    // a resumed load begun before the set's first load goes before the set
+    expect(resumeOrder(ordered, new Map([['in/z.csv', 2]]), restaged).paths).toEqual([
+      'in/z.csv',
+      'in/m0.csv',
+      'in/m1.csv',
+      'in/m2.csv',
+      'in/a.csv',
+    ]);
+    // a file of two sets goes with the first; a set already first is not said
+    const first = { paths: ['in/m0.csv', 'in/m1.csv', 'in/a.csv'], sets: [] };
+    expect(resumeOrder(first, new Map(), [{ setId: 1, loadId: 4, paths: ['in/m0.csv', 'in/m1.csv'] }])).toBe(first);
+    expect(
+      resumeOrder(ordered, new Map(), [
+        { setId: 1, loadId: 4, paths: ['in/m1.csv'] },
+        { setId: 5, loadId: 6, paths: ['in/m1.csv', 'in/m2.csv'] },
+      ]).restaged,
+    ).toEqual([
+      { setId: 1, loadId: 4, paths: ['in/m1.csv'] },
+      { setId: 5, loadId: 6, paths: ['in/m2.csv'] },
+    ]);
+  });
+
+  it('says which sets are staged again, and at which load', () => {
+    expect(
+      setOrderMessage({
+        paths: ['in/b.csv', 'in/m0.csv', 'in/m1.csv', 'in/a.csv'],
+        sets: [],
+        resumed: [{ path: 'in/b.csv', loadId: 2 }],
+        restaged: [{ setId: 1, loadId: 4, paths: ['in/m0.csv', 'in/m1.csv'] }],
+      }),
+    ).toBe(
+      'staging the files in the order b.csv, m0.csv, m1.csv, a.csv: b.csv resumes load 2, the file set of run 1 (m0.csv, m1.csv) is staged again in its order at its load 4, begun by a run stopped before its staging ended: load order is the order loads begin, so a set staged again, as a resumed load, is staged before the loads this run begins (the command line named them in another order)',
+    );
+  });
+
   it('says which files resume which loads', () => {
     expect(setOrderMessage({ paths: ['in/b.csv', 'in/a.csv'], sets: [], resumed: [{ path: 'in/b.csv', loadId: 12 }] })).toBe(
       'staging the files in the order b.csv, a.csv: b.csv resumes load 12, begun by a run stopped before its staging ended: load order is the order loads begin, so a resumed load is staged before the loads this run begins (the command line named them in another order)',

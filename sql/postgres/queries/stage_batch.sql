@@ -7,13 +7,15 @@
 --                                  transient failures of the earlier values do not count against
 --                                  --max-attempts); attempt_count kept (every attempt, never reset)
 --   values identical             → untouched; when the row is not DONE, load_id/line_no move to
---                                  this load so that the load's outcome counts it
+--                                  this load so that the load's outcome counts it; either way
+--                                  order_stage_unchanged records this load for the key
+--                                  (migration 020: a resumed earlier load yields it the key)
 -- The result row counts the batch by what it found *before* the statement (prior snapshot);
 -- a key that an earlier batch of the same load staged counts as repeated_in_load only.
 --
 -- The statement is order_loader_stage_batch (migrations/003_pinned_plans.sql, redefined by
--- 007_transient_failures.sql to reset transient_failures and by 011_attributes.sql to take the
--- attributes), a function so
+-- 007_transient_failures.sql to reset transient_failures, by 011_attributes.sql to take the
+-- attributes, by 013 and by 020_unchanged_loads.sql), a function so
 -- that its plan can be pinned to index nested loops. Measured (bench/, 2 cores, PG 15, 1M rows,
 -- no statistics on the fresh stage table): as a plain statement the planner hashed the whole
 -- stage table for every 5000-row batch (78 → 310 ms per batch as the table grew, 38 s of

@@ -18,7 +18,7 @@ export const load: CommandSpec = {
       REPORT_FORMAT,
     ],
     exitCodes:
-      'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry, a file moved to --failed-dir, a file no --profiles profile matches, or a file named on the command line still being written (not read); 1 could not finish.',
+      'Exit codes: 0 every row DONE; 2 finished, some rows ERROR, rejected or waiting to retry, a file moved to --failed-dir, a file no --profiles profile matches, or a file named on the command line still being written or changed since it was listed (not read); 1 could not finish.',
   },
   run: (ctx) => stageFiles(ctx, 'load'),
 };

@@ -334,9 +334,9 @@ export function stagingSlice(session: PgSession, copyPolicy?: StageCopyPolicy): 
       await session.query(sqlQuery('hold_rows'), [sourceKeys, loadId]);
     },
 
-    async laterLoadKeys(loadId: number, sourceKeys: string[]): Promise<string[]> {
+    async laterLoadKeys(loadId: number, sourceKeys: string[], except: number[] = []): Promise<string[]> {
       if (sourceKeys.length === 0) return [];
-      const { rows } = await session.query<{ source_key: string }>(sqlQuery('later_load_keys'), [sourceKeys, loadId]);
+      const { rows } = await session.query<{ source_key: string }>(sqlQuery('later_load_keys'), [sourceKeys, loadId, except]);
       return rows.map((r) => r.source_key);
     },
 
