@@ -42,6 +42,15 @@ describe('the warning about a form no value fits', () => {
     some.finish();
     expect(fits).toEqual([]);
   });
+  test('the number form’s warning names its decimal separator', () => {
+    const said: string[] = [];
+    const m = compileMapping(profile(PLAIN), {}, (x) => said.push(x));
+    for (const a of ['x', 'y']) m.mapRecord(['K', '7', '01.12.2026', a, 'EUR'], [0, 1, 2, 3, 4]);
+    m.finish();
+    expect(said).toEqual([
+      'profile p: columns.amount: no value of the first 2 line(s) fits decimal "," (column 4; such as "x"): each line is rejected',
+    ]);
+  });
 });
 
 describe('values from the file name', () => {
