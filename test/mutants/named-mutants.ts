@@ -70,7 +70,7 @@ export const NAMED_MUTANTS: NamedMutant[] = [
     name: 'pg-stage-keeps-earlier-identical-line',
     defect:
       'a later line of a key with the values an earlier batch of the same load staged leaves the row, and the error log, on the earlier line',
-    file: 'sql/postgres/migrations/013_line_and_refusals.sql',
+    file: 'sql/postgres/migrations/020_unchanged_loads.sql',
     from: '\n         OR (s.load_id = p_load_id AND s.line_no < p.line_no))',
     to: ')',
     killedBy: { file: 'test/integration/repeated-identical-line.test.ts', testNamePattern: 'names the later line' },
