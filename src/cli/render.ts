@@ -5,6 +5,7 @@ import type { FileReport, LoadReport, ProcessReport } from '../pipeline/load.js'
 import type { RunEventRecord, RunRecord } from '../engine/types.js';
 import type { ManualChangeReport } from '../pipeline/operations.js';
 import { strandedMessage } from '../pipeline/load-holds.js';
+import { namedNotRead } from '../pipeline/load-report.js';
 import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { controlSummary, controlWouldDo } from '../input/control/control-check.js';
@@ -209,7 +210,7 @@ export function renderLoadReport(report: LoadReport, timing?: { commandMs: numbe
     (rowsRejected ||
       (report.unreadable.length === 0 &&
         unmatched.length === 0 &&
-        !report.notRead.some((n) => n.commandLine === true || n.named !== undefined) &&
+        !report.notRead.some(namedNotRead) &&
         allDiscarded === 0 &&
         stranded.length === 0 &&
         (report.keptForSets ?? []).length === 0))

@@ -89,7 +89,7 @@ export function loadReport(command: 'load' | 'stage', options: LoadOptions, outc
         moved.kept.length > 0 ||
         aside.unmatched.length > 0 ||
         reports.some((r) => discardedEverything(r) || r.leftInInbox !== undefined) ||
-        notRead.some((n) => n.named !== undefined || n.commandLine === true),
+        notRead.some(namedNotRead),
     }),
   };
 }
@@ -104,4 +104,9 @@ export function discardedEverything(r: {
   // a file whose control totals agree holds no data record on purpose (a trailer stating 0)
   if (r.control?.status === 'ok') return false;
   return r.skipped == null && r.discarded !== undefined && r.discarded > 0 && r.counts.read === 0;
+}
+
+/** A file the user named on the command line and this run did not read: exit 2, and the reason is the file, not rows. */
+export function namedNotRead(n: LoadReport['notRead'][number]): boolean {
+  return n.named !== undefined || n.commandLine === true;
 }
