@@ -122,8 +122,8 @@ export interface StagingTx {
    * In the staging batch's transaction of a load begun before the run (resumed, or a file of a set
    * staged again), before stageBatch: the keys among these whose stage row a load begun after
    * `loadId` wrote (a greater load id, not one of `except`). Load order is the order in which
-   * loads begin, so the file's lines of those keys are not staged. Absent (Oracle): they are
-   * staged over them.
+   * loads begin, so the file's lines of those keys are not staged. Absent: they are staged over
+   * them (every engine here has it).
    */
   laterLoadKeys?(loadId: number, sourceKeys: string[], except?: number[]): Promise<string[]>;
   /** The HELD rows of these loads back to READY (RETRY_WAIT when next_attempt_at is set); returns how many. */
