@@ -13,6 +13,7 @@ import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import { constants, RecordingDatabase } from './recording-connection.js';
+import { normalizeSql, splitTop } from './statement-shapes.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
 const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
@@ -129,5 +130,19 @@ describe('Oracle staging records its unchanged lines (recording connection)', ()
     await staged;
     expect(sent(db)).not.toContain('stage_batch_unchanged');
     expect(sent(db)).toContain('stage_batch_update');
+  });
+});
+
+describe('the unchanged record and the counts', () => {
+  it('take the same lines: stage_batch_unchanged.sql tests identity as stage_batch_counts.sql does, and leaves out the same load', () => {
+    const counts = normalizeSql(oracleQuery('stage_batch_counts'));
+    const identical = /case when s\.stage_id is not null and (.*?) then 1 else 0 end as is_identical/.exec(counts)?.[1];
+    const repeated = /, case when ([^,]*) then 1 else 0 end as is_repeated/.exec(counts)?.[1];
+    const unchanged = normalizeSql(oracleQuery('stage_batch_unchanged'));
+    const where = / join order_stage s on s\.source_key = i\.source_key where (.*)\) src on /.exec(unchanged)?.[1];
+    expect(identical).toBeDefined();
+    expect(repeated).toBe('s.load_id = :load_id');
+    // written twice (two statements), tested once here: a line counted unchanged is a line recorded
+    expect(splitTop(where ?? '', ' and ')).toEqual([...splitTop(identical ?? '', ' and '), 'decode(s.load_id, :load_id, 0, 1) = 1']);
   });
 });
