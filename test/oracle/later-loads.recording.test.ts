@@ -3,7 +3,8 @@
  * laterLoadKeys sends (later_load_keys.sql, one array execution of a PL/SQL block with two OUT
  * binds per key) and how it reads the answers, and where the staging batch records its unchanged
  * lines (stage_batch_unchanged.sql: after the savepoint, before the updates, only when the counts
- * found one). What the statements do to the tables is checked against the table model
+ * found one); and a resumed load staged through the pipeline (stageFile) with the table model
+ * answering. What the statements do to the tables is checked against the table model
  * (later-load-checks.ts), and on a server by test/oracle-server/later-load-keys.test.ts. Nothing
  * here runs on an Oracle Database.
  */
@@ -12,8 +13,15 @@ import { describe, expect, it } from 'vitest';
 import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import type { OraBinds } from '../../src/engine/oracle/oracledb-types.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
+import { openOrderFile } from '../../src/input/order-file.js';
+import { DEFAULT_RETRY } from '../../src/pipeline/retry.js';
+import { stageFile } from '../../src/pipeline/stage.js';
+import { HEADER, writeTestFile } from '../support/files.js';
+import { memoryLogger } from '../support/memory-logger.js';
+import { line, modelled } from './model-engine.js';
 import { constants, RecordingDatabase } from './recording-connection.js';
 import { normalizeSql, splitTop } from './statement-shapes.js';
+import { TableModel } from './table-model.js';
 
 const NUMBER = (oracledb as unknown as { DB_TYPE_NUMBER: unknown }).DB_TYPE_NUMBER;
 const VARCHAR = (oracledb as unknown as { DB_TYPE_VARCHAR: unknown }).DB_TYPE_VARCHAR;
@@ -144,5 +152,33 @@ describe('the unchanged record and the counts', () => {
     expect(repeated).toBe('s.load_id = :load_id');
     // written twice (two statements), tested once here: a line counted unchanged is a line recorded
     expect(splitTop(where ?? '', ' and ')).toEqual([...splitTop(identical ?? '', ' and '), 'decode(s.load_id, :load_id, 0, 1) = 1']);
+  });
+});
+
+describe('a resumed load on Oracle, through the pipeline (the table model answering)', () => {
+  it('leaves out its line of a key a later load repeated as it was (the DONE row kept its load): counted a duplicate, said in the log', async () => {
+    const model = new TableModel();
+    model.addStage({ source_key: 'K1', amount: 5, process_status: 'DONE', load_id: 1 }); // z.csv
+    model.addStage({ source_key: 'B1', amount: 1, load_id: 2 }); // b.csv's first batch, before the kill
+    const { engine } = modelled(model);
+    // a.csv (load 3, begun after b.csv's): its K1 line as it is leaves the row with load 1 and records load 3
+    await engine.transaction((tx) => tx.stageBatch(3, [line('K1', 2, { amount: '5.00' })]));
+    expect(model.unchanged).toEqual([{ source_key: 'K1', load_id: 3 }]);
+
+    // b.csv resumed after its first batch: load 2, its lines K1 (another amount) and B2
+    const rest = ['K1,42,2024-04-01,1.00,JPY', 'B2,42,2024-04-01,1.00,JPY'];
+    const file = await openOrderFile(writeTestFile(`${HEADER}\n${rest.join('\n')}\n`), { encoding: 'utf-8', delimiter: ',' });
+    const log = memoryLogger('info');
+    const result = await stageFile(engine, 4, file, {
+      loadId: 2,
+      batchSize: 10,
+      retry: DEFAULT_RETRY,
+      logger: log.logger,
+      yieldToLaterLoads: { began: 2, except: [] },
+    });
+    expect(result.counts).toMatchObject({ read: 2, inserted: 1, updated: 0, duplicates: 1 });
+    expect(model.stageRow('K1')).toMatchObject({ amount: 5, process_status: 'DONE', load_id: 1 });
+    expect(model.stageRow('B2')).toMatchObject({ amount: 1, process_status: 'READY', load_id: 2 });
+    expect(log.records.map((r) => r.msg)).toContain('1 line(s) of resumed load 2 not staged: a load begun after it staged their keys');
   });
 });
