@@ -38,6 +38,7 @@
 import type { OraBatchError, OraBinds, OraExecuteManyResult, OraExecuteResult } from '../../src/engine/oracle/oracledb-types.js';
 import { batchError, type Script } from './recording-connection.js';
 import { clause, CONTROL_NOT_HELD, normalizeSql, outerWhere, setList, splitTop } from './statement-shapes.js';
+import { laterLoads, recordUnchanged } from './unchanged-model.js';
 
 export interface StageRow {
   stage_id: number;
@@ -332,7 +333,7 @@ export class TableModel implements Tables {
     if (text.startsWith('select count(case when is_new = 0')) return { rows: [this.counts(Number(binds.load_id))] };
     if (text.startsWith('merge into order_stage_unchanged u ')) {
       this.begin();
-      const n = this.recordUnchanged(text, binds);
+      const n = recordUnchanged(this, text, binds);
       this.record('stage batch unchanged', n);
       return { rowsAffected: n };
     }
@@ -357,7 +358,11 @@ export class TableModel implements Tables {
     this.beforeStatement?.(text);
     this.begin();
     if (text.startsWith('declare cancelled exception;')) return this.processRows(text, rows);
-    if (text.startsWith('begin select (select s.load_id from order_stage s ')) return this.laterLoads(text, rows);
+    if (text.startsWith('begin select (select s.load_id from order_stage s ')) {
+      const outBinds = laterLoads(this, text, rows);
+      this.record('later load keys', outBinds.filter((o) => o.stage_load !== null || o.unchanged_load !== null).length);
+      return { outBinds };
+    }
     let statement: string;
     let each: (binds: Binds) => number;
     if (text.startsWith('insert into order_stage_batch ')) [statement, each] = ['stage batch insert', (b) => this.batchInsert(b)];
@@ -534,73 +539,6 @@ export class TableModel implements Tables {
     const committed = this.committedAt.get(key);
     if (since !== undefined && committed !== undefined && committed > since)
       throw new RowError("ORA-08177: can't serialize access for this transaction");
-  }
-
-  /**
-   * queries/stage_batch_unchanged.sql: its source rows (batch row and stage row of one key) by the
-   * conjuncts of its USING query's WHERE, each one the model knows; a key matched is updated by
-   * its WHEN MATCHED ... WHERE, else inserted. Returns the rows merged.
-   */
-  private recordUnchanged(text: string, b: Binds): number {
-    const m =
-      /^merge into order_stage_unchanged u using \(select i\.source_key from order_stage_batch i join order_stage s on s\.source_key = i\.source_key where (.*)\) src on \(u\.source_key = src\.source_key\) when matched then update set u\.load_id = :load_id( where .*?)? when not matched then insert \(source_key, load_id\) values \(src\.source_key, :load_id\)$/.exec(
-        text,
-      );
-    if (m?.[1] === undefined) throw new Error('model: stage batch unchanged of an unknown form');
-    const loadId = Number(b.load_id);
-    const pair: Record<string, (i: BatchRow, s: StageRow) => boolean> = {
-      'i.parse_code is null': (i) => i.parse_code === null,
-      'decode(s.customer_id, i.customer_id, 0, 1) = 0': (i, s) => same(s.customer_id, i.customer_id),
-      'decode(s.order_date, i.order_date, 0, 1) = 0': (i, s) => same(s.order_date, i.order_date),
-      'decode(s.amount, i.amount, 0, 1) = 0': (i, s) => same(s.amount, i.amount),
-      'decode(s.currency, i.currency, 0, 1) = 0': (i, s) => same(s.currency, i.currency),
-      'case when s.attributes is null and i.attributes is null then 0 when s.attributes is null or i.attributes is null then 1 when dbms_lob.compare(s.attributes, i.attributes) = 0 then 0 else 1 end = 0':
-        (i, s) => same(s.attributes ?? null, i.attributes ?? null),
-      "not (s.process_status = 'ERROR' and nvl(s.error_code, '-') like 'PARSE%')": (_i, s) =>
-        !(s.process_status === 'ERROR' && (s.error_code ?? '-').startsWith('PARSE')),
-      'decode(s.load_id, :load_id, 0, 1) = 1': (_i, s) => s.load_id !== loadId,
-    };
-    const where = splitTop(m[1], ' and ').map((c) => {
-      const p = pair[c];
-      if (p === undefined) throw new Error(`model: stage batch unchanged: unknown predicate "${c}"`);
-      return p;
-    });
-    const matched = m[2] === undefined ? [] : splitTop(m[2].replace(/^ where /, ''), ' and ');
-    for (const c of matched) if (c !== 'u.load_id < :load_id') throw new Error(`model: stage batch unchanged: unknown predicate "${c}"`);
-    let n = 0;
-    for (const i of this.batch) {
-      const s = this.stageRow(i.source_key);
-      if (s === undefined || !where.every((p) => p(i, s))) continue;
-      const record = this.unchanged.find((u) => u.source_key === i.source_key);
-      if (record === undefined) this.unchanged.push({ source_key: i.source_key, load_id: loadId });
-      else if (matched.length === 0 || record.load_id < loadId) record.load_id = loadId;
-      else continue;
-      n++;
-    }
-    return n;
-  }
-
-  /**
-   * queries/later_load_keys.sql, one iteration per key: each OUT bind is its subquery's load_id,
-   * read by the conjuncts of the subquery's WHERE (each one the model knows), NULL without a row.
-   */
-  private laterLoads(text: string, rows: Binds[]): OraExecuteManyResult {
-    const m =
-      /^begin select \(select s\.load_id from order_stage s where (.*?)\), \(select u\.load_id from order_stage_unchanged u where (.*?)\) into :stage_load, :unchanged_load from dual; end;$/.exec(
-        text,
-      );
-    if (m?.[1] === undefined || m[2] === undefined) throw new Error('model: later load keys of an unknown form');
-    const known = (alias: string): Record<string, Predicate<{ source_key: string; load_id: number | null }>> => ({
-      [`${alias}.source_key = :source_key`]: (r, b) => r.source_key === b.source_key,
-    });
-    const stageWhere = conjuncts(m[1], known('s'), 'later load keys (order_stage)');
-    const unchangedWhere = conjuncts(m[2], known('u'), 'later load keys (order_stage_unchanged)');
-    const outBinds = rows.map((b) => ({
-      stage_load: this.stage.find((r) => stageWhere.every((p) => p(r, b, this)))?.load_id ?? null,
-      unchanged_load: this.unchanged.find((r) => unchangedWhere.every((p) => p(r, b, this)))?.load_id ?? null,
-    }));
-    this.record('later load keys', outBinds.filter((o) => o.stage_load !== null || o.unchanged_load !== null).length);
-    return { outBinds };
   }
 
   /** queries/stage_batch_counts.sql, by its comment's rules. */
