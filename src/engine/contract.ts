@@ -104,10 +104,10 @@ export interface StagingTx {
    * Upsert into order_stage by source_key following the idempotency rule. `rows` is non-empty,
    * keys unique, in line order (new rows get their stage_id in that order). A row the database
    * refuses with a row-level error is left out and returned in `refused`; any other error
-   * fails the batch. Oracle: must be the first statement of its transaction (it sets the
-   * transaction's isolation level). With `settle` (only where capabilities.settlesWhileStaging),
-   * the rows processing would merge may be written DONE and merged into orders in this
-   * transaction (StageBatchResult.settled says how many).
+   * fails the batch. Oracle: a READ COMMITTED transaction that locks the rows it counts
+   * (src/engine/oracle/staging.ts); laterLoadKeys may come first. With `settle` (only where
+   * capabilities.settlesWhileStaging), the rows processing would merge may be written DONE and
+   * merged into orders in this transaction (StageBatchResult.settled says how many).
    */
   stageBatch(loadId: number, rows: StageInput[], settle?: StageSettle): Promise<StageBatchResult>;
   /** Append rows to order_bulk_error. */
@@ -122,8 +122,8 @@ export interface StagingTx {
    * In the staging batch's transaction of a load begun before the run (resumed, or a file of a set
    * staged again), before stageBatch: the keys among these whose stage row a load begun after
    * `loadId` wrote (a greater load id, not one of `except`). Load order is the order in which
-   * loads begin, so the file's lines of those keys are not staged. Absent (Oracle): they are
-   * staged over them.
+   * loads begin, so the file's lines of those keys are not staged. Absent: they are staged over
+   * them (every engine here has it).
    */
   laterLoadKeys?(loadId: number, sourceKeys: string[], except?: number[]): Promise<string[]>;
   /** The HELD rows of these loads back to READY (RETRY_WAIT when next_attempt_at is set); returns how many. */

@@ -109,7 +109,7 @@ export interface YieldTo {
  * transaction before it is staged: loads begun after it may have staged some of its keys meanwhile
  * (a command run between the kill and the rerun). Load order is the order in which loads begin,
  * so its lines of those keys are left out (withoutKeys). Where the engine cannot tell
- * (StagingTx.laterLoadKeys absent: Oracle), the batch as it is.
+ * (StagingTx.laterLoadKeys absent), the batch as it is.
  */
 export async function yieldToLaterLoads(
   tx: Pick<StagingTx, 'laterLoadKeys'>,

@@ -87,6 +87,30 @@ const MUTANTS: Mutant[] = [
     from: '\n    OR DECODE(o.currency, src.currency, 0, 1) = 1',
     to: '',
   },
+  {
+    name: 'the unchanged record taken for a line the same load staged before (its not-repeated test left out)',
+    file: 'stage_batch_unchanged.sql',
+    from: '\n          AND DECODE(s.load_id, :load_id, 0, 1) = 1) src',
+    to: ') src',
+  },
+  {
+    name: 'the unchanged record moved to an earlier load (its WHEN MATCHED condition left out)',
+    file: 'stage_batch_unchanged.sql',
+    from: '\n WHERE u.load_id < :load_id',
+    to: '',
+  },
+  {
+    name: 'the later-load guard answering any load of the stage row, not only a later one',
+    file: 'later_load_keys.sql',
+    from: '\n             AND s.load_id > :load_id',
+    to: '',
+  },
+  {
+    name: 'the later-load guard answering any load of the unchanged record, not only a later one',
+    file: 'later_load_keys.sql',
+    from: '\n             AND u.load_id > :load_id',
+    to: '',
+  },
 ];
 
 const folders: string[] = [];

@@ -336,12 +336,15 @@ describe('Oracle staging straight into order_stage (recording connection, the ta
       '1:execute:DECLARE CURSOR staged',
       '1:execute:SELECT COUNT(CASE WHEN',
       '1:execute:SAVEPOINT stage_batch_update',
+      // K3's line is unchanged: its load recorded (stage_batch_unchanged.sql)
+      '1:execute:MERGE INTO order_stage_unchanged',
       '1:executeMany:MERGE /*+ USE_NL(s)',
       '1:commit',
     ]);
     expect(model.answers.map((a) => [a.statement, a.rowsAffected, a.batchErrors])).toEqual([
       ['stage batch direct', 0, [0, 1]],
       ['stage batch insert', 2, []],
+      ['stage batch unchanged', 1, []],
       ['stage batch update', 2, []],
     ]);
     expect(model.stage.map((r) => [r.stage_id, r.source_key, r.amount, r.load_id])).toEqual([

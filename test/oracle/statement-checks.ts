@@ -10,10 +10,10 @@
  * Each check throws (a vitest expect) when it fails.
  */
 import { expect } from 'vitest';
-import { createOracleEngineWith } from '../../src/engine/oracle/index.js';
 import { oracleQuery } from '../../src/engine/oracle/sql-text.js';
 import type { ClaimQuery, StageInput } from '../../src/engine/types.js';
-import { constants, RecordingDatabase } from './recording-connection.js';
+import { laterLoadChecks } from './later-load-checks.js';
+import { line, modelled } from './model-engine.js';
 import { SHAPES, shapeProblems } from './statement-shapes.js';
 import { type StageRow, TableModel } from './table-model.js';
 
@@ -29,17 +29,7 @@ export const literalChecks: Check[] = Object.keys(SHAPES).map((name) => ({
   },
 }));
 
-function modelled(model = new TableModel(), settings: { stageDirect?: boolean } = {}) {
-  const db = new RecordingDatabase(model.script());
-  const engine = createOracleEngineWith(db, constants, settings);
-  return { model, db, engine };
-}
-
 const HOUR = 3_600_000;
-
-function line(sourceKey: string, lineNo: number, over: Partial<StageInput> = {}): StageInput {
-  return { sourceKey, customerId: '42', orderDate: '2024-04-01', amount: '1200.00', currency: 'JPY', lineNo, ...over };
-}
 
 function answered(model: TableModel, statement: string): number[] {
   return model.answers.filter((a) => a.statement === statement).map((a) => a.rowsAffected);
@@ -404,4 +394,5 @@ export const modelChecks: Check[] = [
       expect(model.orders).toEqual(orders);
     },
   },
+  ...laterLoadChecks,
 ];

@@ -254,6 +254,22 @@ export const SHAPES: Readonly<Record<string, Shape>> = {
       '(decode(s.load_id, :load_id, 1, 0) = 1 and s.line_no < src.line_no)',
     ],
   },
+  // this load recorded for the batch's keys whose line is identical to the row of another load
+  // (the counts' unchanged lines); a record moves only to a later load
+  stage_batch_unchanged: {
+    head: 'merge into order_stage_unchanged u using (select i.source_key from order_stage_batch i join order_stage s on s.source_key = i.source_key where ',
+    contains: [
+      " where i.parse_code is null and decode(s.customer_id, i.customer_id, 0, 1) = 0 and decode(s.order_date, i.order_date, 0, 1) = 0 and decode(s.amount, i.amount, 0, 1) = 0 and decode(s.currency, i.currency, 0, 1) = 0 and case when s.attributes is null and i.attributes is null then 0 when s.attributes is null or i.attributes is null then 1 when dbms_lob.compare(s.attributes, i.attributes) = 0 then 0 else 1 end = 0 and not (s.process_status = 'ERROR' and nvl(s.error_code, '-') like 'PARSE%') and decode(s.load_id, :load_id, 0, 1) = 1) src ",
+      ' on (u.source_key = src.source_key) ',
+      ' when not matched then insert (source_key, load_id) values (src.source_key, :load_id)',
+    ],
+    set: ['u.load_id = :load_id'],
+    where: ['u.load_id < :load_id'],
+  },
+  // one key's later loads: its stage row's and its unchanged record's, each only when greater
+  later_load_keys: {
+    head: 'begin select (select s.load_id from order_stage s where s.source_key = :source_key and s.load_id > :load_id), (select u.load_id from order_stage_unchanged u where u.source_key = :source_key and u.load_id > :load_id) into :stage_load, :unchanged_load from dual; end;',
+  },
   // the claimable row of one key that this load staged: HELD
   hold_rows: {
     head: 'update order_stage set',

@@ -38,6 +38,7 @@
 import type { OraBatchError, OraBinds, OraExecuteManyResult, OraExecuteResult } from '../../src/engine/oracle/oracledb-types.js';
 import { batchError, type Script } from './recording-connection.js';
 import { clause, CONTROL_NOT_HELD, normalizeSql, outerWhere, setList, splitTop } from './statement-shapes.js';
+import { laterLoads, recordUnchanged } from './unchanged-model.js';
 
 export interface StageRow {
   stage_id: number;
@@ -83,11 +84,18 @@ export interface OrderRow {
   attributes?: string | null;
 }
 
+/** A row of order_stage_unchanged (migrations/015_unchanged_loads.sql). */
+export interface UnchangedRow {
+  source_key: string;
+  load_id: number;
+}
+
 interface Tables {
   stage: StageRow[];
   batch: BatchRow[];
   orders: OrderRow[];
   errorLog: Record<string, unknown>[];
+  unchanged: UnchangedRow[];
   nextStageId: number;
 }
 
@@ -177,6 +185,7 @@ export class TableModel implements Tables {
   batch: BatchRow[] = [];
   orders: OrderRow[] = [];
   errorLog: Record<string, unknown>[] = [];
+  unchanged: UnchangedRow[] = [];
   nextStageId = 1;
   /** SYSTIMESTAMP, ms since the epoch; +1 per statement. */
   now = Date.parse('2024-05-01T10:00:00.000Z');
@@ -239,6 +248,7 @@ export class TableModel implements Tables {
       batch: this.batch,
       orders: this.orders,
       errorLog: this.errorLog,
+      unchanged: this.unchanged,
       nextStageId: this.nextStageId,
     });
   }
@@ -321,6 +331,12 @@ export class TableModel implements Tables {
       return {};
     }
     if (text.startsWith('select count(case when is_new = 0')) return { rows: [this.counts(Number(binds.load_id))] };
+    if (text.startsWith('merge into order_stage_unchanged u ')) {
+      this.begin();
+      const n = recordUnchanged(this, text, binds);
+      this.record('stage batch unchanged', n);
+      return { rowsAffected: n };
+    }
     if (text.startsWith('declare cursor staged is select ') && text.includes(' for update of s.stage_id')) {
       this.lockStaged();
       return {};
@@ -342,6 +358,11 @@ export class TableModel implements Tables {
     this.beforeStatement?.(text);
     this.begin();
     if (text.startsWith('declare cancelled exception;')) return this.processRows(text, rows);
+    if (text.startsWith('begin select (select s.load_id from order_stage s ')) {
+      const outBinds = laterLoads(this, text, rows);
+      this.record('later load keys', outBinds.filter((o) => o.stage_load !== null || o.unchanged_load !== null).length);
+      return { outBinds };
+    }
     let statement: string;
     let each: (binds: Binds) => number;
     if (text.startsWith('insert into order_stage_batch ')) [statement, each] = ['stage batch insert', (b) => this.batchInsert(b)];

@@ -88,7 +88,6 @@ describe("the Oracle job's own test statements", () => {
       'control-hold-index.test.ts',
       'copy-staging.test.ts',
       'identical-done-row.test.ts',
-      'later-load-keys.test.ts',
       'lock-wait.test.ts',
       'process-in-database.test.ts',
       'refusal-precheck.test.ts',

@@ -30,6 +30,7 @@ export const ORACLE_LOADER_TABLES = [
   'order_stage_audit',
   'order_bulk_error',
   'orders',
+  'order_stage_unchanged',
   'order_stage',
   'order_stage_batch',
   'order_loader_migration',

@@ -37,6 +37,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/file-claims.test.ts',
   'test/integration/hold-sets.test.ts',
   'test/integration/inbox.test.ts',
+  'test/integration/later-load-keys.test.ts',
   'test/integration/load.test.ts',
   'test/integration/operations.test.ts',
   'test/integration/outputs.test.ts',
@@ -59,6 +60,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/integration/waiting-rows.test.ts',
   'test/oracle-server/bench.test.ts',
   'test/oracle-server/direct-staging.test.ts',
+  'test/oracle-server/later-load-keys.test.ts',
   'test/oracle-server/session-settings.test.ts',
   'test/oracle-server/survival.test.ts',
 ] as const;

@@ -10,6 +10,7 @@ import { int, type OracleKit, type Row } from './rows.js';
 import { cutChars, nonEmpty, oracleQuery } from './sql-text.js';
 import { storedMessage } from './stored-message.js';
 import { oracleHoldsFileClaim } from './file-claims.js';
+import { oracleLaterLoadKeys } from './later-loads.js';
 
 /**
  * The rows of one executeMany that the database refused, from its batchErrors (each entry's
@@ -84,6 +85,10 @@ function concurrentlyStaged(found: number, expected: number): never {
  *     order_stage rows of their keys are locked (stage_batch_lock.sql: waits for a chunk that
  *     holds one, bounded by the transaction's lock wait when it has one);
  *  2. the rows left are counted against order_stage (stage_batch_counts.sql);
+ *  2b. when the counts found unchanged lines, this load is recorded for their keys in
+ *     order_stage_unchanged (stage_batch_unchanged.sql, after the savepoint of step 3, so that a
+ *     rollback to it undoes the records too): a DONE row such a line repeats keeps its load, and
+ *     the record is what later_load_keys.sql reads for it;
  *  3. the keys order_stage holds are updated (executeMany of stage_batch_update.sql, one
  *     iteration per key, batchErrors: true, after the savepoint of stage_batch_savepoint.sql):
  *     an update the database refuses (a CHECK constraint, a trigger, a VPD policy of the
@@ -165,6 +170,8 @@ export function oracleStagingTx(connection: OraConnection, kit: OracleKit, direc
       row = (counted.rows?.[0] ?? undefined) as Row | undefined;
       if (row === undefined) throw new Error('stage batch: the count query returned no row');
       await connection.execute(oracleQuery('stage_batch_savepoint'), {}, { autoCommit: false });
+      if (int(row.UNCHANGED, 'unchanged') > 0)
+        await connection.execute(oracleQuery('stage_batch_unchanged'), { load_id: binds.num(loadId) }, { autoCommit: false });
       const refusedUpdates: StageRefusal[] = [];
       for (const part of slices(staged, ORACLE_MAX_CHUNK)) {
         const updated = await connection.executeMany(
@@ -309,6 +316,9 @@ export function oracleStagingTx(connection: OraConnection, kit: OracleKit, direc
       const result = await connection.execute(oracleQuery('hold_load'), { load_id: binds.num(loadId) }, { autoCommit: false });
       return result.rowsAffected ?? 0;
     },
+
+    /** later-loads.ts: queries/later_load_keys.sql, one iteration per key. */
+    laterLoadKeys: (loadId, sourceKeys, except = []) => oracleLaterLoadKeys(connection, kit, loadId, sourceKeys, except),
 
     holdsFileClaim: (fence) => oracleHoldsFileClaim(connection, kit, fence),
   };
