@@ -89,6 +89,7 @@ describe("the Oracle job's own test statements", () => {
       'copy-staging.test.ts',
       'identical-done-row.test.ts',
       'later-load-keys.test.ts',
+      'load-places.test.ts',
       'lock-wait.test.ts',
       'process-in-database.test.ts',
       'refusal-precheck.test.ts',
