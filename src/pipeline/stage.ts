@@ -1,12 +1,9 @@
 import type { Logger } from 'pino';
 import type { ClaimFence } from '../engine/contract.js';
-import type { StageInput } from '../engine/types.js';
 import { FileClaimLostError } from '../errors.js';
-import type { FileItem, FileRecord, OrderFile } from '../input/order-file.js';
-import { parseOrderRecord, type ParsedOrder, type ParseOutcome } from '../input/order-record.js';
-import { rejectedLineKey } from '../input/rejected-key.js';
-import { parseMappedRecord } from '../input/profile/mapping.js';
-import { addBatch, addRow, newBatch, refusalRows, stageBatchLines, yieldToLaterLoads, type Batch, type YieldTo } from './stage-batch.js';
+import type { OrderFile } from '../input/order-file.js';
+import { addBatch, newBatch, refusalRows, stageBatchLines, yieldToLaterLoads, type Batch, type YieldTo } from './stage-batch.js';
+import { addItem, type ItemContext } from './stage-item.js';
 import type { StagingPort } from './ports.js';
 import { withChunkRetry, type RetryPolicy } from './retry.js';
 import { holdAfterStep } from './test-hold.js';
@@ -120,43 +117,146 @@ function checkpointOf(b: Batch): StageCheckpoint {
   return { line: b.endLine, byte: b.endByte };
 }
 
-/**
- * A stage row, every property set in one order: the rows of a batch share one hidden class, so
- * copyText and the column arrays read them at one shape. Measured (bench/RESULTS.md, run 18;
- * staging's own CPU: read, parse, batch, COPY text, no database, 1M rows): a row made by spreading
- * the parsed order (`{ ...order, lineNo }`) cost about 2 s more, the COPY text alone 2.4 s
- * against 1.0 s.
- */
-/** A record's parse: the order its mapping handed over (FileRecord.order), else its fields parsed. */
-function parsedItem(item: FileRecord): ParseOutcome {
-  const order = item.order;
-  if (order != null) return { ok: true, order };
-  return item.problem == null ? parseOrderRecord(item.fields) : parseMappedRecord(item.fields, item.problem);
-}
-
-function stageRow(
-  order: ParsedOrder,
-  lineNo: number,
-  parseError: StageInput['parseError'],
-  attributes: string | null | undefined,
-): StageInput {
-  return {
-    sourceKey: order.sourceKey,
-    customerId: order.customerId,
-    orderDate: order.orderDate,
-    amount: order.amount,
-    currency: order.currency,
-    lineNo,
-    parseError,
-    attributes: attributes ?? undefined,
-  };
-}
-
 /** Records parsed between two turns of the event loop while a batch is in flight. */
 const YIELD_EVERY = 200;
 
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** What staging one file keeps across its batches; each committed batch changes it. */
+interface FileStaging {
+  readonly engine: StagingPort;
+  readonly runId: number;
+  readonly file: OrderFile;
+  readonly options: StageFileOptions;
+  readonly loadId: number;
+  /** The file's counts as of the last committed batch (one object, updated in place). */
+  readonly counts: FileStageCounts;
+  readonly settled: { rows: number; batches: number };
+  /** The file's claim: replaced when it is taken again (StageFileOptions.reclaim). */
+  claim: ClaimFence | null | undefined;
+  lastCheckpoint: StageCheckpoint | null;
+  /** Numbers the settle batch ids of the file's batch transactions (each attempt one). */
+  settleSeq: number;
+}
+
+/** What the attempt of a batch that committed settled (StageFileOptions.settle), for its log line and the totals. */
+interface BatchSettled {
+  rows: number;
+  gaveWayOn: string | undefined;
+}
+
+/**
+ * One batch in one transaction: its rows staged (HELD for keys on more than one line of the
+ * run's files), its claim checked, its errors logged and its checkpoint event written with the
+ * file's counts as they will be once it commits.
+ */
+function stageTransaction(s: FileStaging, b: Batch, checkpoint: StageCheckpoint, out: BatchSettled): Promise<FileStageCounts> {
+  const { options, loadId } = s;
+  return s.engine.transaction(
+    async (tx) => {
+      const settle =
+        options.settle === undefined || options.settle.skip?.() === true
+          ? undefined
+          : { batchId: `${s.runId}-s${loadId}.${++s.settleSeq}`, except: options.settle.except };
+      const yieldTo = options.yieldToLaterLoads;
+      const batch = yieldTo === undefined ? b : await yieldToLaterLoads(tx, loadId, b, options.logger, yieldTo);
+      const result = await stageBatchLines(tx, loadId, batch, settle);
+      if (s.claim != null && !(await tx.holdsFileClaim(s.claim))) throw new FileClaimLostError(s.file.path, checkpoint.line);
+      const staged = result.staged;
+      out.rows = staged?.settled ?? 0;
+      out.gaveWayOn = staged?.settleGaveWayOn;
+      const refusals = refusalRows(loadId, batch, staged);
+      const held = options.held;
+      if (held !== undefined) {
+        const keys = result.stagedKeys.filter((k) => held.has(k));
+        if (keys.length > 0) await tx.holdRows(loadId, keys);
+      }
+      // in line order, as the parse rejects are
+      await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
+      const next = addBatch(s.counts, batch, result, refusals.rejected);
+      options.onBatchCounted?.(next);
+      // the checkpoint commits with the batch: a resumed load starts right after it
+      await tx.addRunEvent(s.runId, {
+        event: 'staged_checkpoint',
+        detail: { loadId, line: checkpoint.line, byte: checkpoint.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
+      });
+      return next;
+    },
+    { lockWaitMs: options.lockWaitMs },
+  );
+}
+
+/**
+ * The batch's transaction; when the file's claim ended with its session, the claim taken again
+ * (at most three times) and the batch staged again. A lost claim comes back only if no other run
+ * staged the file meanwhile; a failure while taking it again is the database's (transient: the
+ * retry loop around this).
+ */
+async function stageReclaiming(s: FileStaging, b: Batch, checkpoint: StageCheckpoint, out: BatchSettled): Promise<FileStageCounts> {
+  for (let reclaims = 0; ; reclaims++) {
+    try {
+      return await stageTransaction(s, b, checkpoint, out);
+    } catch (error) {
+      if (!(error instanceof FileClaimLostError) || s.options.reclaim === undefined || reclaims >= 3) throw error;
+      const again = await s.options.reclaim(s.lastCheckpoint?.line ?? null);
+      if (again === null) throw error;
+      s.options.logger.warn(
+        { loadId: s.loadId, line: checkpoint.line },
+        `${s.file.path}: the file's claim ended with its session and was taken again; the batch is staged again`,
+      );
+      s.claim = again;
+    }
+  }
+}
+
+/**
+ * On a retry, the counts the batch committed with if it did commit: a retry after a lost reply to
+ * COMMIT must not stage the batch twice (its PARSE rows would be logged twice, its counts
+ * doubled). The checkpoint commits with the batch, so if it is there, the batch is in.
+ */
+async function committedBefore(options: StageFileOptions, checkpoint: StageCheckpoint): Promise<FileStageCounts | null> {
+  if (options.committedCheckpoint === undefined) return null;
+  const committed = await options.committedCheckpoint();
+  if (committed !== null && committed.line >= checkpoint.line && isStageCounts(committed.counts)) {
+    options.logger.warn({ line: checkpoint.line }, 'the batch had committed before its connection was lost: not staged again');
+    return committed.counts;
+  }
+  return null;
+}
+
+/** Commit one batch (retried while the failure is transient), then count it and report its checkpoint. */
+async function commitBatch(s: FileStaging, b: Batch): Promise<void> {
+  const { options, loadId } = s;
+  const checkpoint = checkpointOf(b);
+  let attempts = 0;
+  const out: BatchSettled = { rows: 0, gaveWayOn: undefined };
+  const after = await withChunkRetry(
+    s.engine,
+    `staging lines up to ${checkpoint.line} of ${s.file.path}`,
+    async () => {
+      if (attempts++ > 0) {
+        const committed = await committedBefore(options, checkpoint);
+        if (committed !== null) return committed;
+      }
+      return stageReclaiming(s, b, checkpoint, out);
+    },
+    { policy: options.retry, logger: options.logger, signal: undefined },
+  ).catch((error: unknown) => {
+    options.onBatchCounted?.(s.counts); // the batch did not commit: its lines are not counted
+    throw error;
+  });
+  Object.assign(s.counts, after);
+  s.settled.rows += out.rows;
+  if (out.rows > 0) s.settled.batches++;
+  options.logger.debug(
+    { loadId, line: checkpoint.line, lines: b.lines, settled: out.rows, settleGaveWayOn: out.gaveWayOn },
+    'staging batch committed',
+  );
+  await holdAfterStep('staged_checkpoint', options.logger);
+  s.lastCheckpoint = checkpoint;
+  options.onBatch?.(s.counts, checkpoint);
 }
 
 /**
@@ -166,104 +266,23 @@ function yieldToEventLoop(): Promise<void> {
  * Parsing of the next batch overlaps the database work of the previous one (one batch in flight).
  */
 export async function stageFile(engine: StagingPort, runId: number, file: OrderFile, options: StageFileOptions): Promise<FileStageResult> {
-  const counts = options.initialCounts !== undefined ? { ...options.initialCounts } : emptyStageCounts();
+  const s: FileStaging = {
+    engine,
+    runId,
+    file,
+    options,
+    loadId: options.loadId,
+    counts: options.initialCounts !== undefined ? { ...options.initialCounts } : emptyStageCounts(),
+    settled: { rows: 0, batches: 0 },
+    claim: options.claim,
+    lastCheckpoint: null,
+    settleSeq: 0,
+  };
+  const itemContext: ItemContext = { loadId: options.loadId, header: file.header, delimiter: options.delimiter };
   let batch = newBatch();
   let inFlight: Promise<void> | null = null;
   let stoppedAt: FileStageResult['stoppedAt'] = null;
-  let lastCheckpoint: StageCheckpoint | null = null;
   let interrupted = false;
-  const settled = { rows: 0, batches: 0 };
-  let settleSeq = 0;
-  const loadId = options.loadId;
-  let claim = options.claim;
-
-  const commit = async (b: Batch): Promise<void> => {
-    const checkpoint = checkpointOf(b);
-    let attempts = 0;
-    let settledInBatch = 0;
-    let settleGaveWayOn: string | undefined;
-    const after = await withChunkRetry(
-      engine,
-      `staging lines up to ${checkpoint.line} of ${file.path}`,
-      async () => {
-        // A retry after a lost reply to COMMIT must not stage the batch twice (its PARSE rows
-        // would be logged twice, its counts doubled): the checkpoint commits with the batch,
-        // so if it is there, the batch is in.
-        if (attempts++ > 0 && options.committedCheckpoint !== undefined) {
-          const committed = await options.committedCheckpoint();
-          if (committed !== null && committed.line >= checkpoint.line && isStageCounts(committed.counts)) {
-            options.logger.warn({ line: checkpoint.line }, 'the batch had committed before its connection was lost: not staged again');
-            return committed.counts;
-          }
-        }
-        for (let reclaims = 0; ; reclaims++) {
-          try {
-            return await stageTransaction();
-          } catch (error) {
-            // a lost claim comes back only if no other run staged the file meanwhile; a failure
-            // while taking it again is the database's (transient: the retry loop around this)
-            if (!(error instanceof FileClaimLostError) || options.reclaim === undefined || reclaims >= 3) throw error;
-            const again = await options.reclaim(lastCheckpoint?.line ?? null);
-            if (again === null) throw error;
-            options.logger.warn(
-              { loadId, line: checkpoint.line },
-              `${file.path}: the file's claim ended with its session and was taken again; the batch is staged again`,
-            );
-            claim = again;
-          }
-        }
-      },
-      { policy: options.retry, logger: options.logger, signal: undefined },
-    ).catch((error: unknown) => {
-      options.onBatchCounted?.(counts); // the batch did not commit: its lines are not counted
-      throw error;
-    });
-
-    function stageTransaction(): Promise<FileStageCounts> {
-      return engine.transaction(
-        async (tx) => {
-          const settle =
-            options.settle === undefined || options.settle.skip?.() === true
-              ? undefined
-              : { batchId: `${runId}-s${loadId}.${++settleSeq}`, except: options.settle.except };
-          const yieldTo = options.yieldToLaterLoads;
-          const batch = yieldTo === undefined ? b : await yieldToLaterLoads(tx, loadId, b, options.logger, yieldTo);
-          const result = await stageBatchLines(tx, loadId, batch, settle);
-          if (claim != null && !(await tx.holdsFileClaim(claim))) throw new FileClaimLostError(file.path, checkpoint.line);
-          const staged = result.staged;
-          settledInBatch = staged?.settled ?? 0;
-          settleGaveWayOn = staged?.settleGaveWayOn;
-          const refusals = refusalRows(loadId, batch, staged);
-          const held = options.held;
-          if (held !== undefined) {
-            const keys = result.stagedKeys.filter((k) => held.has(k));
-            if (keys.length > 0) await tx.holdRows(loadId, keys);
-          }
-          // in line order, as the parse rejects are
-          await tx.logErrors([...b.errors, ...refusals.errors].sort((x, y) => (x.lineNo ?? 0) - (y.lineNo ?? 0)));
-          const next = addBatch(counts, batch, result, refusals.rejected);
-          options.onBatchCounted?.(next);
-          // the checkpoint commits with the batch: a resumed load starts right after it
-          await tx.addRunEvent(runId, {
-            event: 'staged_checkpoint',
-            detail: { loadId, line: checkpoint.line, byte: checkpoint.byte, lines: b.lines, counts: next, stoppedAt: b.stoppedAt },
-          });
-          return next;
-        },
-        { lockWaitMs: options.lockWaitMs },
-      );
-    }
-    Object.assign(counts, after);
-    settled.rows += settledInBatch;
-    if (settledInBatch > 0) settled.batches++;
-    options.logger.debug(
-      { loadId, line: checkpoint.line, lines: b.lines, settled: settledInBatch, settleGaveWayOn },
-      'staging batch committed',
-    );
-    await holdAfterStep('staged_checkpoint', options.logger);
-    lastCheckpoint = checkpoint;
-    options.onBatch?.(counts, checkpoint);
-  };
 
   const flush = async (): Promise<void> => {
     if (inFlight !== null) await inFlight;
@@ -276,64 +295,9 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
     if (batch.lines === 0) return;
     const b = batch;
     batch = newBatch();
-    inFlight = commit(b);
+    inFlight = commitBatch(s, b);
     // Awaited by the next flush; until then a failure must not count as unhandled.
     inFlight.catch(() => undefined);
-  };
-
-  const addItem = (item: FileItem): void => {
-    batch.lines++;
-    batch.endLine = item.endLine;
-    batch.endByte = item.endByte;
-    if (item.kind === 'reject') {
-      batch.rejected++;
-      const key = options.delimiter === undefined ? null : rejectedLineKey(item, file.header, options.delimiter);
-      batch.errors.push({
-        stageId: null,
-        sourceKey: key,
-        keyOnly: key !== null,
-        loadId,
-        lineNo: item.lineNo,
-        batchId: null,
-        attemptNo: null,
-        phase: 'PARSE',
-        code: item.code,
-        message: item.message,
-        rawRecord: item.raw,
-      });
-      return;
-    }
-    const parsed = parsedItem(item);
-    let row: StageInput;
-    if (parsed.ok) {
-      row = stageRow(parsed.order, item.lineNo, undefined, item.attributes);
-    } else {
-      batch.rejected++;
-      const { code, message } = parsed.error;
-      batch.errors.push({
-        stageId: null,
-        sourceKey: parsed.sourceKey,
-        loadId,
-        lineNo: item.lineNo,
-        batchId: null,
-        attemptNo: null,
-        phase: 'PARSE',
-        code,
-        message,
-        rawRecord: item.raw,
-      });
-      if (parsed.sourceKey === null) return;
-      // the line's other columns (a profile's `extra`) are kept also on a row staged as a parse error
-      row = stageRow(
-        { sourceKey: parsed.sourceKey, customerId: null, orderDate: null, amount: null, currency: null },
-        item.lineNo,
-        { code, message },
-        item.attributes,
-      );
-    }
-    // The last line of a key wins within the file; within a batch only its row stays, at the
-    // place of that line.
-    addRow(batch, row, item.rawLater?.() ?? item);
   };
 
   // Parsing is CPU-bound and, while the file's buffered records last, never returns to the event
@@ -342,12 +306,12 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   // instead of max(parse, database). Yielding every YIELD_EVERY records lets each reply be handled
   // at once. Measured (bench/profile.js, 200k rows): see bench/RESULTS.md.
   let sinceYield = 0;
-  // inFlight, interrupted and stoppedAt change inside flush() and commit(): TypeScript's
-  // narrowing cannot see that, hence the rule is off for this loop
+  // inFlight, interrupted and stoppedAt change inside flush(): TypeScript's narrowing cannot see
+  // that, hence the rule is off for this loop
   /* eslint-disable @typescript-eslint/no-unnecessary-condition, @typescript-eslint/await-thenable */
   try {
     for await (const item of file.items) {
-      addItem(item);
+      addItem(batch, item, itemContext);
       if (++sinceYield >= YIELD_EVERY && inFlight !== null) {
         sinceYield = 0;
         await yieldToEventLoop();
@@ -368,5 +332,5 @@ export async function stageFile(engine: StagingPort, runId: number, file: OrderF
   } finally {
     file.close();
   }
-  return { counts, stoppedAt, interrupted, checkpoint: lastCheckpoint, discarded: file.discarded(), settled };
+  return { counts: s.counts, stoppedAt, interrupted, checkpoint: s.lastCheckpoint, discarded: file.discarded(), settled: s.settled };
 }

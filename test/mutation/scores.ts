@@ -111,6 +111,18 @@ export const GROUPS: readonly MutationGroup[] = [
     scores: 'test/mutation/reader-io/scores.json',
     floors: 'test/mutation/reader-io/floors.json',
   },
+  {
+    name: 'delimited',
+    config: 'stryker.delimited.config.json',
+    scores: 'test/mutation/delimited/scores.json',
+    floors: 'test/mutation/delimited/floors.json',
+  },
+  {
+    name: 'xlsx',
+    config: 'stryker.xlsx.config.json',
+    scores: 'test/mutation/xlsx/scores.json',
+    floors: 'test/mutation/xlsx/floors.json',
+  },
 ];
 
 /** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */

@@ -176,6 +176,28 @@ export abstract class RecordSplitter {
     this.lineCount += blank;
   }
   /**
+   * The record of the window's line from `p` to `lineEnd` (its delimiters at `cuts`), its line
+   * end ending at `next`, after `blank` blank lines: queued, and the reader's position moved past it.
+   */
+  protected queueLine(p: number, lineEnd: number, next: number, cuts: readonly number[], ascii: boolean, blank: number): void {
+    const record = lineFields(this.window, p, lineEnd, cuts, ascii);
+    const startLine = this.lineCount + blank + 1;
+    this.queue.push({
+      record,
+      window: this.window,
+      start: this.recordEnd - this.windowStart,
+      end: next,
+      startLine,
+      endLine: startLine,
+      bytes: this.windowStart + next,
+      clean: false,
+    });
+    if (startLine <= this.fieldsFrom) this.headerLength = record.length;
+    this.recordEnd = this.windowStart + next;
+    this.lineCount = startLine;
+    this.beforeFirstRecord = false;
+  }
+  /**
    * The records of the complete lines of `window` from `from` on, split without csv-parse: for
    * input without a quote, where a record is a line and a field the text between two delimiters,
    * exactly what csv-parse makes of it (the same fields, lines and byte counts; a blank line is
@@ -235,22 +257,7 @@ export abstract class RecordSplitter {
       if (lineEnd - p > maxRecordSize) return p;
       if (lineEnd === p) blank++;
       else {
-        const record = lineFields(bytes, p, lineEnd, cuts, ascii);
-        const startLine = this.lineCount + blank + 1;
-        this.queue.push({
-          record,
-          window: this.window,
-          start: this.recordEnd - this.windowStart,
-          end: next,
-          startLine,
-          endLine: startLine,
-          bytes: this.windowStart + next,
-          clean: false,
-        });
-        if (startLine <= this.fieldsFrom) this.headerLength = record.length;
-        this.recordEnd = this.windowStart + next;
-        this.lineCount = startLine;
-        this.beforeFirstRecord = false;
+        this.queueLine(p, lineEnd, next, cuts, ascii, blank);
         blank = 0;
         if (this.queue.length >= SPLIT_BATCH && next < n) {
           // the rest when these are read (splitPending): few records alive at a time

@@ -37,6 +37,22 @@ export interface FieldProposal {
 
 const pct = (n: number, of: number) => `${n} of ${of}`;
 
+/** Each column whose header name is like one of the fields' names, with that field: best first, then in column order. */
+function nameMatches(
+  columns: readonly GuessColumn[],
+  fields: readonly Field[],
+): Array<{ field: Field; column: GuessColumn; score: number; like: string }> {
+  const pairs: Array<{ field: Field; column: GuessColumn; score: number; like: string }> = [];
+  for (const column of columns)
+    for (const field of fields) {
+      if (column.name === null) continue;
+      const { score, like } = nameSimilarity(column.name, field);
+      if (score > 0 && like !== null) pairs.push({ field, column, score, like });
+    }
+  pairs.sort((a, b) => b.score - a.score || a.column.index - b.column.index);
+  return pairs;
+}
+
 /** The proposals for the five fields, in FIELDS order. */
 export function proposeFields(
   columns: readonly GuessColumn[],
@@ -64,16 +80,7 @@ export function proposeFields(
   if ('column' in amount) take('amount', amount.column, amount.why, amount.others);
   else if (amount.open !== null) leaveOpen('amount', amount.open, amount.others);
   // 2. names, best first
-  const named: Field[] = ['source_key', 'customer_id', 'currency'];
-  const pairs: Array<{ field: Field; column: GuessColumn; score: number; like: string }> = [];
-  for (const column of left())
-    for (const field of named) {
-      if (column.name === null) continue;
-      const { score, like } = nameSimilarity(column.name, field);
-      if (score > 0 && like !== null) pairs.push({ field, column, score, like });
-    }
-  pairs.sort((a, b) => b.score - a.score || a.column.index - b.column.index);
-  for (const p of pairs) {
+  for (const p of nameMatches(left(), ['source_key', 'customer_id', 'currency'])) {
     if (out.has(p.field) || !free.has(p.column.index)) continue;
     take(p.field, p.column, [`name ${JSON.stringify(p.column.name)} ${p.score === 1 ? 'is' : 'is like'} "${p.like}"`]);
   }

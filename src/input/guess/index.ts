@@ -149,6 +149,36 @@ function trailerLines(layout: Layout, keyColumn: GuessColumn | undefined): strin
   return [said, `when: { column: ${column}, not_in: [${firsts.map(q).join(', ')}] }   # leaves the trailer out${key}`];
 }
 
+/**
+ * The layout's columns as the fields are chosen from them: full-width text normalized (NFKC),
+ * Excel's formula guard taken off, a null word seen in the sample (NULL_WORDS) made empty; and
+ * the null words seen.
+ */
+function cleanedColumns(layout: Layout, fullWidth: boolean): { columns: GuessColumn[]; nulls: string[] } {
+  const raw = layout.columns.flatMap((g) => g.values);
+  const nulls = [...new Set(raw.filter((v) => NULL_WORDS.includes(v)))];
+  const columns = layout.columns.map((g) => ({
+    ...g,
+    values: g.values.map((v) => {
+      const value = unguard(fullWidth ? v.normalize('NFKC').trim() : v);
+      return nulls.includes(value) ? '' : value;
+    }),
+  }));
+  return { columns, nulls };
+}
+
+/** The draft's lines for the columns no field reads (left out, with `extra: "ignore"`), none when every column is read. */
+function unmappedLines(layout: Layout, proposals: readonly FieldProposal[]): string[] {
+  const used = new Set(proposals.map((p) => p.column?.index));
+  const unmapped = layout.columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
+  if (unmapped.length === 0) return [];
+  return [
+    '# columns not mapped (left out; extra: "ignore" says so, without a warning on every run):',
+    ...unmapped.map((g) => `#   ${label(g)}: ${c(samples(g.values))}`),
+    'extra: "ignore"',
+  ];
+}
+
 /** The draft profile of `sample` (the start of the file's content). Throws UserError when it is no order text. */
 export function guessFromSample(
   file: string,
@@ -174,15 +204,7 @@ export function guessFromSample(
   const fullWidth = hasFullWidth(enc.text);
   const layout = objects === null ? layoutOf(lines, enc.encoding, workbook !== undefined) : jsonLinesLayout(lines, objects);
   if (layout.format === 'xlsx' && whole) splitTotalsRow(layout);
-  const raw = layout.columns.flatMap((g) => g.values);
-  const nulls = [...new Set(raw.filter((v) => NULL_WORDS.includes(v)))];
-  const columns = layout.columns.map((g) => ({
-    ...g,
-    values: g.values.map((v) => {
-      const value = unguard(fullWidth ? v.normalize('NFKC').trim() : v);
-      return nulls.includes(value) ? '' : value;
-    }),
-  }));
+  const { columns, nulls } = cleanedColumns(layout, fullWidth);
   const name = fileNameFacts(file, KNOWN_CURRENCIES);
   const proposals = proposeFields(columns, { skip: layout.skip, wholeCurrency: wholeCurrencyHint(columns, name) });
   // a JSON Lines column was judged by its last name: the draft names it by its whole path
@@ -202,13 +224,7 @@ export function guessFromSample(
   y.push('columns:');
   for (const p of proposals) y.push(...fieldLines(p, columns, currency, open));
   y.push(...control);
-  const used = new Set(proposals.map((p) => p.column?.index));
-  const unmapped = layout.columns.filter((g) => !used.has(g.index) && !layout.skip.includes(g.index));
-  if (unmapped.length > 0) {
-    y.push('# columns not mapped (left out; extra: "ignore" says so, without a warning on every run):');
-    for (const g of unmapped) y.push(`#   ${label(g)}: ${c(samples(g.values))}`);
-    y.push('extra: "ignore"');
-  }
+  y.push(...unmappedLines(layout, proposals));
   const top = open.filter((o) => !o.startsWith('columns.'));
   y.push(...openLines(top, ''));
   let yaml = `${y.join('\n')}\n`;

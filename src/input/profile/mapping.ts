@@ -150,11 +150,7 @@ export function compileMapping(
       record[indexes[3] as number],
       record[indexes[4] as number],
     );
-  /** A column's text through `raw`, which is not asked for a const column. */
-  const textOf = (raw: (column: OrderColumn) => string, i: number): string | undefined => {
-    const c = columns[i] as CompiledColumn;
-    return c.constant === undefined && c.spec.amount_sign === undefined ? raw(c.name) : undefined;
-  };
+  const textOf = (raw: (column: OrderColumn) => string, i: number): string | undefined => columnText(columns[i] as CompiledColumn, raw);
   return {
     profile,
     finish,
@@ -175,6 +171,11 @@ export function compileMapping(
 }
 
 type Five<T> = [T, T, T, T, T];
+
+/** A column's text through `raw`, which is not asked for a const column (nor for a currency read from the amount's sign). */
+function columnText(c: CompiledColumn, raw: (column: OrderColumn) => string): string | undefined {
+  return c.constant === undefined && c.spec.amount_sign === undefined ? raw(c.name) : undefined;
+}
 
 /** The warnings at the end of the counted lines: one for each form that read none of the values given to it in the first `seen` lines. */
 function formWarnings(

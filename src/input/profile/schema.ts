@@ -234,26 +234,36 @@ export const profileSchema = z
     if (p.timezone !== undefined && !isTimeZone(p.timezone))
       issue(['timezone'], `unknown time zone ${JSON.stringify(p.timezone)} (an IANA name such as Asia/Tokyo or UTC)`);
     if (p.file_pattern !== undefined && filePatternGroups(p.file_pattern) === null) issue(['file_pattern'], 'not a regular expression');
-    spans.sort((a, b) => a.start - b.start);
-    for (let i = 1; i < spans.length; i++) {
-      const a = spans[i - 1];
-      const b = spans[i];
-      if (a !== undefined && b !== undefined && b.start < a.end)
-        issue(['columns', b.column, 'at'], `overlaps columns.${a.column} (${a.start}–${a.end - 1})`);
-    }
-    if (p.when !== undefined) {
-      const w = p.when;
-      const tests = [w.equals, w.in, w.not_in].filter((v) => v !== undefined).length;
-      if (tests !== 1) issue(['when'], 'takes one of equals, in and not_in');
-      if (fixed && w.at === undefined) issue(['when'], 'format: fixed: when needs at: [start, length]');
-      if (w.at !== undefined && w.at[0] + w.at[1] - 1 > FIXED_RECORD_LIMIT)
-        issue(['when', 'at'], `out of range: ends at ${w.at[0] + w.at[1] - 1}, past the longest record read (${FIXED_RECORD_LIMIT})`);
-      if (!fixed && w.column === undefined) issue(['when'], 'when needs column');
-      if (fixed && w.column !== undefined) issue(['when', 'column'], 'format: fixed reads by at');
-      if (!fixed && w.at !== undefined) issue(['when', 'at'], 'at is for format: fixed');
-    }
+    overlappingSpans(spans, issue);
+    if (p.when !== undefined) whenSpecProblems(p.when, fixed, issue);
     if (p.control !== undefined) controlSpecProblems(p.control, p.format, issue);
   });
+
+/** Fixed-width columns whose `at` spans overlap: each said once, against the column before it. */
+function overlappingSpans(
+  spans: Array<{ column: string; start: number; end: number }>,
+  issue: (path: Array<string | number>, message: string) => void,
+): void {
+  spans.sort((a, b) => a.start - b.start);
+  for (let i = 1; i < spans.length; i++) {
+    const a = spans[i - 1];
+    const b = spans[i];
+    if (a !== undefined && b !== undefined && b.start < a.end)
+      issue(['columns', b.column, 'at'], `overlaps columns.${a.column} (${a.start}–${a.end - 1})`);
+  }
+}
+
+/** What a `when:` rule must hold: one test, and a column or an `at` span as the format reads. */
+function whenSpecProblems(w: WhenSpec, fixed: boolean, issue: (path: Array<string | number>, message: string) => void): void {
+  const tests = [w.equals, w.in, w.not_in].filter((v) => v !== undefined).length;
+  if (tests !== 1) issue(['when'], 'takes one of equals, in and not_in');
+  if (fixed && w.at === undefined) issue(['when'], 'format: fixed: when needs at: [start, length]');
+  if (w.at !== undefined && w.at[0] + w.at[1] - 1 > FIXED_RECORD_LIMIT)
+    issue(['when', 'at'], `out of range: ends at ${w.at[0] + w.at[1] - 1}, past the longest record read (${FIXED_RECORD_LIMIT})`);
+  if (!fixed && w.column === undefined) issue(['when'], 'when needs column');
+  if (fixed && w.column !== undefined) issue(['when', 'column'], 'format: fixed reads by at');
+  if (!fixed && w.at !== undefined) issue(['when', 'at'], 'at is for format: fixed');
+}
 
 /** What a `control:` section must hold, for the format it reads. */
 function controlSpecProblems(c: ControlSpec, format: string, issue: (path: Array<string | number>, message: string) => void): void {
