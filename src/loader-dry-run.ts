@@ -5,8 +5,8 @@ import { fileEncoding, openOrderFile } from './input/order-file.js';
 import type { LoadProfile } from './input/profile/load-profile.js';
 import { checkRoutingProfiles, routeFiles } from './input/profile/routing.js';
 import { UserError } from './errors.js';
-import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './pipeline/load.js';
-import { emptyStageCounts } from './pipeline/stage.js';
+import { DEFAULT_LOAD_OPTIONS, type LoadOptions } from './pipeline/load-options.js';
+import { emptyStageCounts } from './pipeline/stage-counts.js';
 import { dryRunFile, type DryRunResult } from './pipeline/dry-run-file.js';
 
 /**

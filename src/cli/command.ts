@@ -6,8 +6,8 @@
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/types.js';
-import { OrderLoader } from '../loader.js';
-import { DEFAULT_LOAD_OPTIONS, type DatabaseState, type LoadReport, type ProcessReport } from '../pipeline/load.js';
+import type { OrderLoader } from '../loader.js';
+import { DEFAULT_LOAD_OPTIONS, type DatabaseState, type LoadReport, type ProcessReport } from '../pipeline/load-options.js';
 import { escapeControl } from './escape.js';
 import { defaultConnectTimeoutMs, defaultLockTimeoutMs, type CliOptions, type Command } from './options.js';
 import { OPTIONS, type OptionName } from './option-table.js';
@@ -167,6 +167,9 @@ export async function withLoader(
   const { command, options, logger } = ctx;
   const { stderr, env } = ctx.session.io;
   const opening = performance.now();
+  // the loader (the pipeline, the engines' code) is imported by the commands that open a
+  // database: a dry run, a preview, help and a refused command line start without it
+  const { OrderLoader } = await import('../loader.js');
   const loader = await OrderLoader.open({
     beforeOpen: (target) => refuseUnhonoured(ctx, target),
     db: options.db,

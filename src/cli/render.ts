@@ -10,7 +10,7 @@ import { controlLines } from './render-control.js';
 import type { BenchReport } from '../bench/run-bench.js';
 import { controlSummary, controlWouldDo } from '../input/control/control-check.js';
 import { heldAdvice } from '../pipeline/control-held-rows.js';
-import { setOrderMessage } from '../pipeline/set-order.js';
+import { setOrderMessage } from '../pipeline/set-order-message.js';
 import { escapeControl as e } from './escape.js';
 import { phaseParts } from './phase-work.js';
 

@@ -1,6 +1,5 @@
 import type { Engine } from './types.js';
 import type { DbTarget } from './db-url.js';
-import { createPostgresEngine } from './postgres/index.js';
 import type { FolderLockOptions } from './folder-lock.js';
 
 export interface OpenOptions {
@@ -25,15 +24,24 @@ export function targetCapabilities(target: DbTarget): { concurrentConnections: b
 /** How a target's kind is named to a person. */
 export const DATABASE_NAMES: Record<DbTarget['kind'], string> = { pglite: 'PGlite', postgres: 'PostgreSQL', oracle: 'Oracle' };
 
-/** Open the engine for a parsed --db target. Drivers are loaded only for the engine used. */
+/**
+ * Open the engine for a parsed --db target. Drivers, and the engines' own modules, are loaded
+ * only for the engine used: whatever imports this module (the command line) starts without them.
+ */
 export async function openEngine(target: DbTarget, options: OpenOptions): Promise<Engine> {
   switch (target.kind) {
     case 'pglite': {
-      const { createPgliteConnector } = await import('./postgres/pglite-connector.js');
+      const [{ createPgliteConnector }, { createPostgresEngine }] = await Promise.all([
+        import('./postgres/pglite-connector.js'),
+        import('./postgres/index.js'),
+      ]);
       return createPostgresEngine(await createPgliteConnector(target.dataDir, options.folderLock, { debug: options.debug }));
     }
     case 'postgres': {
-      const { createPgServerConnector } = await import('./postgres/pg-connector.js');
+      const [{ createPgServerConnector }, { createPostgresEngine }] = await Promise.all([
+        import('./postgres/pg-connector.js'),
+        import('./postgres/index.js'),
+      ]);
       return createPostgresEngine(
         createPgServerConnector({ connectionString: target.url, password: target.password, maxConnections: options.connections + 1 }),
       );

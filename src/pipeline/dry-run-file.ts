@@ -7,7 +7,7 @@ import type { FileRecord, FileReject, OrderFile } from '../input/order-file.js';
 import { parseOrderRecord, validateOrder, type ParseOutcome, type ValidationFailure } from '../input/order-record.js';
 import { parseMappedRecord } from '../input/profile/mapping.js';
 import { KeyTable } from './key-table.js';
-import { emptyStageCounts, type FileStageCounts } from './stage.js';
+import { emptyStageCounts, type FileStageCounts } from './stage-counts.js';
 
 export interface DryRunCounts extends FileStageCounts {
   /** Rows that would be staged as ERROR: their last line was rejected but had a usable source_key. */

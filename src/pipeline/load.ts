@@ -23,6 +23,7 @@ import { moveFiles } from './load-moves.js';
 import { loadReport, type Processed, type Staged, type StagingEnd } from './load-report.js';
 import { earlierPlans, orderBySets, resumesFirst, type SetOrder } from './set-order.js';
 import { holdAfterStep } from './test-hold.js';
+import { together } from './together.js';
 
 export {
   DEFAULT_LOAD_OPTIONS,
@@ -150,10 +151,13 @@ async function scanRepeatedKeys(
 
 /** Each file's statuses at the end of the run: its load's rows, and its rows held by the load that made them DONE. */
 async function tallyFiles(run: FileStaging, reports: FileReport[]): Promise<void> {
-  for (const report of reports) {
-    const tally = await run.db('counting the rows of the load', () => run.engine.tallyLoads([report.loadId]));
+  const tallies = await together(
+    reports.map((report) => run.db('counting the rows of the load', () => run.engine.tallyLoads([report.loadId]))),
+  );
+  reports.forEach((report, i) => {
+    const tally = tallies[i] ?? {};
     report.tally = report.unchangedDone > 0 ? { ...tally, DONE: (tally.DONE ?? 0) + report.unchangedDone } : tally;
-  }
+  });
 }
 
 /** A file run's counts for its load_run row: the staging counts and the end tally as status_<STATUS>. */
@@ -328,23 +332,22 @@ export async function runLoad(engine: LoadPort, command: 'load' | 'stage', paths
     aborted = `${unreadFile.file}: line ${unreadFile.stoppedAt.line}: ${unreadFile.stoppedAt.message}`;
   await run.journal.finish(aborted === null ? 'COMPLETED' : 'FAILED', aborted, runCounts(reports));
 
-  // processing took claimable rows of any load: what waits now may be another load's too, and
-  // `load` exits 2 while any row waits
-  const waiting =
+  // read together, once the run is finished (a RUNNING run's loads are not stranded), before the files are moved
+  const [waiting, stranded, held] = await together([
+    // processing took claimable rows of any load: what waits now may be another load's too, and
+    // `load` exits 2 while any row waits
     command === 'load' || processed.processCounts !== null || reports.some((r) => (r.tally.RETRY_WAIT ?? 0) > 0)
-      ? await run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
-      : null;
-  // rows an earlier load of one of these file names still holds, that no rerun of this file
-  // releases, and rows of this run's loads that a set it did not stage whole holds
-  const stranded = await run.db('reading the HELD rows of earlier loads', () =>
-    findStrandedHolds(engine, reports, options, staged.blocked),
-  );
-  // a file an unfinished set still holds stays where it is: under another name, no run could stage that set whole again
-  const held = await heldBySets(run, reports);
-  // everything is committed: what the caller's report reads of the database is read now, as the
-  // database may be gone once the files are moved
-  const beforeMoves = options.beforeMoves;
-  if (beforeMoves !== undefined) await beforeMoves([...new Set(reports.map((r) => r.loadId))]);
+      ? run.db('reading the rows waiting to retry', () => engine.retryWaitSummary())
+      : Promise.resolve(null),
+    // rows an earlier load of one of these file names still holds, that no rerun of this file
+    // releases, and rows of this run's loads that a set it did not stage whole holds
+    run.db('reading the HELD rows of earlier loads', () => findStrandedHolds(engine, reports, options, staged.blocked)),
+    // a file an unfinished set still holds stays where it is: under another name, no run could stage that set whole again
+    heldBySets(run, reports),
+    // everything is committed: what the caller's report reads of the database is read now, as the
+    // database may be gone once the files are moved
+    options.beforeMoves?.([...new Set(reports.map((r) => r.loadId))]),
+  ]);
   const moved = await moveFiles(reports, aside, listed, aborted, options, held);
   const notRead = aside.notRead.map((n) => (listed.get(n.file)?.named === true ? { ...n, commandLine: true as const } : n));
   aborted ??= moved.failure;

@@ -1,5 +1,3 @@
-import { checkAcceptRequest } from '../../pipeline/accept.js';
-import { defaultOperator } from '../../pipeline/operations.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { commandTiming, print, progressOf, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
 import { renderProcessReport } from '../render.js';
@@ -20,6 +18,11 @@ each, as retry), marks the load accepted, and processes them.`,
   },
   async run(ctx) {
     const { options } = ctx;
+    // the pipeline's modules only for the commands that use them: no other command's start-up pays for them
+    const [{ checkAcceptRequest }, { defaultOperator }] = await Promise.all([
+      import('../../pipeline/accept.js'),
+      import('../../pipeline/operations.js'),
+    ]);
     const request = {
       loadId: Number(ctx.files[0]),
       reason: options.reason ?? '',

@@ -1,6 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { renderChart } from '../../bench/chart.js';
-import { runBench } from '../../bench/run-bench.js';
 import type { Engine } from '../../engine/types.js';
 import { EXIT_FAILED, EXIT_OK } from '../../pipeline/outcome.js';
 import { print, withLoader, type CommandSpec } from '../command.js';
@@ -8,7 +6,6 @@ import { escapeControl } from '../escape.js';
 import { checkChartPath } from '../output-files.js';
 import { renderBench } from '../render.js';
 import { loadProfileFile } from '../../input/profile/load-profile.js';
-import { profileShape } from '../../bench/profile-shape.js';
 
 /** Synthetic rows per case unless --rows says how many. */
 const ROWS = 100_000;
@@ -44,6 +41,12 @@ through the profile; a profile it cannot write is refused, naming the key`,
   async run(ctx) {
     const { options, logger, signal } = ctx;
     checkChartPath(options.chart);
+    // the bench's modules only for the bench: no other command's start-up pays for them
+    const [{ runBench }, { renderChart }, { profileShape }] = await Promise.all([
+      import('../../bench/run-bench.js'),
+      import('../../bench/chart.js'),
+      import('../../bench/profile-shape.js'),
+    ]);
     const workers = options.workers ?? WORKERS;
     const rows = options.rows ?? ROWS;
     // refused before the database is opened: a bad profile, or one the bench cannot write

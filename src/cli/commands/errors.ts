@@ -1,7 +1,6 @@
 import { UserError } from '../../errors.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { withLoader, type CommandSpec } from '../command.js';
-import { writeErrorsCsv, writeErrorsJson } from '../errors-csv.js';
 
 export const errors: CommandSpec = {
   usage: {
@@ -22,6 +21,8 @@ while staging; --format csv (re-loadable once fixed) | excel | json;
     if (format !== 'csv' && format !== 'excel' && format !== 'json')
       throw new UserError(`errors --format takes csv, excel or json (not ${format})`);
     return withLoader(ctx, {}, async (loader) => {
+      // the CSV writer (csv-stringify) only for this command: no other command's start-up pays for it
+      const { writeErrorsCsv, writeErrorsJson } = await import('../errors-csv.js');
       const { options } = ctx;
       const rows = () => loader.errorRows({ loadIds: options['load-id'], errorCodes: options['error-code'], limit: options.limit });
       // stdout is the export from here on: a later failure must not append a second document

@@ -1,8 +1,6 @@
 import { UserError } from '../../errors.js';
 import { loadProfileFile } from '../../input/profile/load-profile.js';
-import { previewFile } from '../../pipeline/preview.js';
 import { print, type CommandSpec } from '../command.js';
-import { renderPreview } from '../render-preview.js';
 
 /** Lines shown unless --rows says how many. */
 export const PREVIEW_ROWS = 20;
@@ -44,6 +42,8 @@ A table on a terminal; one JSON document otherwise (or with --json). No database
     const format = options.format;
     if (format !== undefined && format !== 'text' && format !== 'json')
       throw new UserError(`preview --format takes text or json (got ${format})`);
+    // the preview's modules only for the preview: no other command's start-up pays for them
+    const [{ previewFile }, { renderPreview }] = await Promise.all([import('../../pipeline/preview.js'), import('../render-preview.js')]);
     // checked before the file is opened
     const profile = options.profile === undefined ? undefined : loadProfileFile(options.profile);
     const result = await previewFile(file, {

@@ -1,4 +1,3 @@
-import { defaultOperator, defaultRecoverReason } from '../../pipeline/operations.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { printReport, withLoader, type CommandSpec } from '../command.js';
 import { renderManualChanges } from '../render.js';
@@ -24,6 +23,7 @@ HELD rows it keeps are listed with what releases them.`,
   run: (ctx) =>
     withLoader(ctx, {}, async (loader) => {
       const { options } = ctx;
+      const { defaultOperator, defaultRecoverReason } = await import('../../pipeline/operations.js');
       const report = await loader.recover({
         olderThanMs: options['older-than'],
         operator: options.operator ?? defaultOperator(),

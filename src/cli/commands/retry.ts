@@ -1,5 +1,3 @@
-import { parseCorrections } from '../../pipeline/corrections.js';
-import { checkRetryRequest, defaultOperator } from '../../pipeline/operations.js';
 import { EXIT_OK } from '../../pipeline/outcome.js';
 import { commandTiming, print, progressOf, runOptions, sayAborted, withLoader, type CommandSpec } from '../command.js';
 import { renderManualChanges, renderProcessReport } from '../render.js';
@@ -29,6 +27,11 @@ Rows of a load held for its control totals, or held by an unfinished set (a kill
   },
   async run(ctx) {
     const { options } = ctx;
+    // the pipeline's modules only for the commands that use them: no other command's start-up pays for them
+    const [{ parseCorrections }, { checkRetryRequest, defaultOperator }] = await Promise.all([
+      import('../../pipeline/corrections.js'),
+      import('../../pipeline/operations.js'),
+    ]);
     const request = {
       selector: {
         stageIds: options['stage-id'],

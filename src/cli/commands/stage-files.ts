@@ -8,7 +8,7 @@ import { checkFileEncoding } from '../../input/encoding-sniff.js';
 import { fileEncoding, openOrderFile } from '../../input/order-file.js';
 import { loadProfileFile, type LoadProfile } from '../../input/profile/load-profile.js';
 import { loadProfileFolder, routeFiles } from '../../input/profile/routing.js';
-import { OrderLoader } from '../../loader.js';
+import { dryRunFiles } from '../../loader-dry-run.js';
 import type { LoadReport } from '../../pipeline/load.js';
 import { checkFileFolders } from '../../pipeline/archive.js';
 import type { ErrorCodeCount } from '../../pipeline/error-codes.js';
@@ -91,7 +91,7 @@ export async function stageFiles(ctx: CommandContext, command: 'load' | 'stage')
     // --dry-run writes nothing, moves nothing and needs no database
     const { files } = expandInputs(ctx.files);
     if (files.length === 0) return nothingToLoad(ctx, command);
-    const results = await OrderLoader.dryRunFiles(
+    const results = await dryRunFiles(
       files.map((f) => f.path),
       {
         encoding: options.encoding,

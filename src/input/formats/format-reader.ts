@@ -10,8 +10,6 @@ import type { OrderFile, OrderFileOptions } from '../order-file.js';
 import type { LoadProfile } from '../profile/load-profile.js';
 import { openFixedFile } from '../profile/fixed-reader.js';
 import { openDelimitedFile } from './delimited.js';
-import { openJsonLinesFile } from './jsonl.js';
-import { openXlsxFile } from './xlsx.js';
 
 /** A reader that must read into the file before its first record (a workbook to its sheet and header) returns a promise. */
 export type FormatReader = (path: string, size: number, options: OrderFileOptions, profile: LoadProfile) => OrderFile | Promise<OrderFile>;
@@ -19,8 +17,9 @@ export type FormatReader = (path: string, size: number, options: OrderFileOption
 const READERS: Record<LoadProfile['spec']['format'], FormatReader> = {
   csv: openDelimitedFile,
   fixed: openFixedFile,
-  jsonl: openJsonLinesFile,
-  xlsx: openXlsxFile,
+  // imported when a profile reads that format: a run of CSV or fixed-width files starts without them
+  jsonl: async (...args) => (await import('./jsonl.js')).openJsonLinesFile(...args),
+  xlsx: async (...args) => (await import('./xlsx.js')).openXlsxFile(...args),
 };
 
 /** The reader of a profile's format. */

@@ -4,12 +4,28 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, extname } from 'node:path';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { z } from 'zod';
 import { UserError } from '../../errors.js';
 import { openChoices } from './open-choices.js';
 import { profileSchema, type LoadProfileSpec } from './schema.js';
+
+type Document = Yaml.Document;
+type YamlNode = Yaml.Node;
+
+const requireCjs = createRequire(import.meta.url);
+let yamlModule: typeof Yaml | undefined;
+
+/**
+ * The YAML parser (a CommonJS package), loaded when the first profile is read: a command without
+ * a profile (the built-in format, a dry run, a load) does not pay for its 70-odd modules.
+ */
+function yaml(): typeof Yaml {
+  yamlModule ??= requireCjs('yaml') as typeof Yaml;
+  return yamlModule;
+}
 
 /** A checked profile: its spec, the name it is known by and the hash of its content. */
 export interface LoadProfile {
@@ -33,10 +49,10 @@ function pathText(path: ReadonlyArray<PropertyKey>): string {
 function nodeAt(doc: Document, path: ReadonlyArray<PropertyKey>): YamlNode | null {
   let node: unknown = doc.contents;
   for (const key of path) {
-    if (isMap(node)) {
-      const pair = node.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key);
+    if (yaml().isMap(node)) {
+      const pair = node.items.find((p) => (yaml().isScalar(p.key) ? p.key.value : p.key) === key);
       node = pair?.value ?? null;
-    } else if (isSeq(node) && typeof key === 'number') node = node.items[key] ?? null;
+    } else if (yaml().isSeq(node) && typeof key === 'number') node = node.items[key] ?? null;
     else return null;
   }
   return (node as YamlNode | null) ?? null;
@@ -45,12 +61,12 @@ function nodeAt(doc: Document, path: ReadonlyArray<PropertyKey>): YamlNode | nul
 /** The key node of the last step of a path (for an unknown key), or null. */
 function keyNodeAt(doc: Document, path: ReadonlyArray<PropertyKey>, key: string): YamlNode | null {
   const parent = nodeAt(doc, path);
-  if (!isMap(parent)) return null;
-  const pair = parent.items.find((p) => (isScalar(p.key) ? p.key.value : p.key) === key);
+  if (!yaml().isMap(parent)) return null;
+  const pair = parent.items.find((p) => (yaml().isScalar(p.key) ? p.key.value : p.key) === key);
   return (pair?.key as YamlNode | undefined) ?? null;
 }
 
-function lineOf(node: YamlNode | null, lines: LineCounter): string {
+function lineOf(node: YamlNode | null, lines: Yaml.LineCounter): string {
   const start = node?.range?.[0];
   return start === undefined ? '' : ` (line ${lines.linePos(start).line})`;
 }
@@ -60,31 +76,31 @@ const YAML11_DATE = /^\d{4}-\d{1,2}-\d{1,2}(?:[Tt ].*)?$/;
 
 /** The first plain scalar that reads as a date, anywhere in the document (every profile value that is a date-like text is text). */
 function findPlainDate(node: unknown, path: PropertyKey[]): { node: YamlNode; path: PropertyKey[] } | null {
-  if (isMap(node)) {
+  if (yaml().isMap(node)) {
     for (const pair of node.items) {
-      const key = isScalar(pair.key) ? pair.key.value : pair.key;
+      const key = yaml().isScalar(pair.key) ? pair.key.value : pair.key;
       const found = findPlainDate(pair.value, [...path, key as PropertyKey]);
       if (found !== null) return found;
     }
-  } else if (isSeq(node)) {
+  } else if (yaml().isSeq(node)) {
     for (let i = 0; i < node.items.length; i++) {
       const found = findPlainDate(node.items[i], [...path, i]);
       if (found !== null) return found;
     }
-  } else if (isScalar(node) && node.type === 'PLAIN' && typeof node.value === 'string' && YAML11_DATE.test(node.value)) {
+  } else if (yaml().isScalar(node) && node.type === 'PLAIN' && typeof node.value === 'string' && YAML11_DATE.test(node.value)) {
     return { node, path };
   }
   return null;
 }
 
-function describeIssue(doc: Document, issue: z.core.$ZodIssue, lines: LineCounter): string {
+function describeIssue(doc: Document, issue: z.core.$ZodIssue, lines: Yaml.LineCounter): string {
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '';
     return `${pathText([...issue.path, key])}: unknown key${issue.keys.length > 1 ? ` (also ${issue.keys.slice(1).join(', ')})` : ''}${lineOf(keyNodeAt(doc, issue.path, key), lines)}`;
   }
   const node = nodeAt(doc, issue.path);
   const where = lineOf(node, lines);
-  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && isScalar(node) && node.type === 'PLAIN') {
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && yaml().isScalar(node) && node.type === 'PLAIN') {
     const source = (node as { source?: string }).source ?? String(node.value);
     if (typeof node.value === 'number' || typeof node.value === 'boolean') {
       const expected = issue.code === 'invalid_type' ? issue.expected : 'text';
@@ -99,7 +115,7 @@ function describeIssue(doc: Document, issue: z.core.$ZodIssue, lines: LineCounte
 }
 
 /** A draft of `guess` with a choice still open (`open:`) is refused, naming the first and how many more. */
-function refuseOpenChoices(doc: Document, data: unknown, source: string, lines: LineCounter): void {
+function refuseOpenChoices(doc: Document, data: unknown, source: string, lines: Yaml.LineCounter): void {
   const open = openChoices(data);
   const first = open[0];
   if (first === undefined) return;
@@ -112,14 +128,14 @@ function refuseOpenChoices(doc: Document, data: unknown, source: string, lines: 
 
 /** Check a profile's text (YAML or JSON). `source` names it in messages; `fallbackName` is its name when it has none. */
 export function parseProfileText(textContent: string, source: string, fallbackName: string): LoadProfile {
-  const lines = new LineCounter();
-  const doc = parseDocument(textContent, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const lines = new (yaml().LineCounter)();
+  const doc = yaml().parseDocument(textContent, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const yamlError = doc.errors[0];
   if (yamlError !== undefined) {
     const line = yamlError.linePos?.[0].line ?? lines.linePos(yamlError.pos[0]).line;
     throw new UserError(`profile ${source}: not a YAML or JSON profile: ${yamlError.message.split('\n')[0] ?? ''} (line ${line})`);
   }
-  if (!isMap(doc.contents)) throw new UserError(`profile ${source}: not a profile (expected keys such as version: 1 and columns:)`);
+  if (!yaml().isMap(doc.contents)) throw new UserError(`profile ${source}: not a profile (expected keys such as version: 1 and columns:)`);
   const date = findPlainDate(doc.contents, []);
   if (date !== null) {
     const value = (date.node as { source?: string }).source ?? '';
