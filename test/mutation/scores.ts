@@ -123,6 +123,12 @@ export const GROUPS: readonly MutationGroup[] = [
     scores: 'test/mutation/xlsx/scores.json',
     floors: 'test/mutation/xlsx/floors.json',
   },
+  {
+    name: 'profile-forms',
+    config: 'stryker.profile-forms.config.json',
+    scores: 'test/mutation/profile-forms/scores.json',
+    floors: 'test/mutation/profile-forms/floors.json',
+  },
 ];
 
 /** The command that records a group's scores after its StrykerJS run (`rules`: the first group, as before groups). */
