@@ -2,8 +2,9 @@
  * Randomized kill / new file arrives / operator command / rerun rounds over an inbox of files that
  * share keys (about a quarter of the lines invalid), checked against the rule "load order is the
  * order in which loads begin" (docs/operations.md): each file's load id is read from its staging
- * checkpoints (the id its lines were staged under; a restaged file's latest), the files are put in
- * load id order, and every key whose last line in that order is valid must hold that line's value.
+ * checkpoints (the id its lines were staged under; a restaged file's latest; FIRST=1: where its
+ * loads stand, a set staged again at the set's first load in the set's order, as load_place records),
+ * the files are put in that order, and every key whose last line in it is valid must hold that line's value.
  * A key whose last line is invalid may hold its baseline value or one of its earlier valid lines
  * (which one depends on which run processed what: said, not failed, unless older than a value the
  * key held before). After every command the value of each key must not move back in load order.
@@ -85,20 +86,38 @@ function arrive(): string {
 
 const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-// FIRST=1: a file's place is its first load's (a set staged again as new loads keeps where it began)
+// FIRST=1: a file's place is where its loads stand in load order (table load_place, migration 021):
+// a file of a set staged again as new loads stands at the set's first load, at its place in the set
+// (also a file the killed run never began); a file of the set also loaded alone meanwhile has its
+// lines at both places, the later of them last. Without FIRST=1: its latest load id.
 const FIRST = process.env.FIRST === '1';
-/** Each file's load id: the latest load its staging checkpoints name (FIRST=1: the first). */
-async function loadIds(): Promise<Map<string, number>> {
-  const rows = await query<{ sha: string; load_id: string }>(
-    `SELECT l.file_sha256 AS sha, ${FIRST ? 'min' : 'max'}(coalesce((e.detail::jsonb ->> 'loadId')::bigint, l.run_id))::text AS load_id
+/** Where a file's lines stand last in load order: after load `began`, at `place` (0: the load itself). */
+interface Place {
+  id: number;
+  began: number;
+  place: number;
+}
+const later = (a: Place, b: Place) => a.began - b.began || a.place - b.place;
+/** Each file's place: the latest of its loads that staged a checkpoint (FIRST=1: by where they stand, else by id). */
+async function loadIds(): Promise<Map<string, Place>> {
+  const rows = await query<{ sha: string; load_id: string; began: string; place: number }>(
+    `SELECT DISTINCT l.file_sha256 AS sha, k.load_id::text AS load_id,
+            ${FIRST ? 'coalesce(p.began_at, k.load_id)' : 'k.load_id'}::text AS began, ${FIRST ? 'coalesce(p.place, 0)' : '0'} AS place
        FROM load_run l JOIN load_run_event e ON e.run_id = l.run_id
-      WHERE e.event = 'staged_checkpoint' GROUP BY 1`,
+      CROSS JOIN LATERAL (SELECT coalesce((e.detail::jsonb ->> 'loadId')::bigint, l.run_id) AS load_id) k
+      ${FIRST ? 'LEFT JOIN load_place p ON p.load_id = k.load_id' : ''}
+      WHERE e.event = 'staged_checkpoint'`,
   );
-  const bySha = new Map(rows.map((r) => [r.sha, Number(r.load_id)]));
-  const ids = new Map<string, number>();
+  const bySha = new Map<string, Place>();
+  for (const r of rows) {
+    const place = { id: Number(r.load_id), began: Number(r.began), place: r.place };
+    const known = bySha.get(r.sha);
+    if (known === undefined || later(place, known) > 0) bySha.set(r.sha, place);
+  }
+  const ids = new Map<string, Place>();
   for (const path of written.keys()) {
-    const id = bySha.get(sha(path));
-    if (id !== undefined) ids.set(path, id);
+    const place = bySha.get(sha(path));
+    if (place !== undefined) ids.set(path, place);
   }
   return ids;
 }
@@ -106,7 +125,8 @@ async function loadIds(): Promise<Map<string, number>> {
 /** The lines of the staged files in load order: per key, the sequence of (value|null). */
 async function linesInLoadOrder(): Promise<{ order: string[]; byKey: Map<string, Array<string | null>> }> {
   const ids = await loadIds();
-  const order = [...ids.keys()].sort((a, b) => (ids.get(a) ?? 0) - (ids.get(b) ?? 0));
+  const none = { id: 0, began: 0, place: 0 };
+  const order = [...ids.keys()].sort((a, b) => later(ids.get(a) ?? none, ids.get(b) ?? none));
   const byKey = new Map<string, Array<string | null>>();
   for (const path of order) for (const l of written.get(path) ?? []) byKey.set(l.key, [...(byKey.get(l.key) ?? []), l.value]);
   return { order, byKey };
@@ -123,7 +143,8 @@ async function snapshot(when: string): Promise<void> {
 async function finalCheck(): Promise<boolean> {
   const { order, byKey } = await linesInLoadOrder();
   const ids = await loadIds();
-  say(`load order: ${order.map((p) => `${p.replace(base, '')}=${String(ids.get(p))}`).join(' ')}`);
+  const at = (p: Place | undefined) => (p === undefined ? '?' : p.began === p.id ? String(p.id) : `${p.id}@${p.began}.${p.place}`);
+  say(`load order: ${order.map((p) => `${p.replace(base, '')}=${at(ids.get(p))}`).join(' ')}`);
   const got = history[history.length - 1]?.values ?? new Map<string, string>();
   const problems: string[] = [];
   const notes: string[] = [];

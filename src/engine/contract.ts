@@ -29,6 +29,7 @@ import type {
   FileLayout,
   HeldLoad,
   HoldSetFile,
+  LoadPlace,
   InDatabaseChunk,
   InDatabaseChunkQuery,
   KeysetWindow,
@@ -157,6 +158,13 @@ export interface HoldSetsTx {
   allHoldSets(): Promise<HoldSetFile[]>;
   /** A run of part of set `setId` staged a file its own run had not begun: the run that completes the set stages it all again. */
   restageHoldSet(setId: number): Promise<void>;
+  /**
+   * Where these loads stand in load order, recorded before they stage a line; a load that has a
+   * place already keeps it. Absent (Oracle): only the run that begins such a load knows its place.
+   */
+  recordLoadPlaces?(places: LoadPlace[]): Promise<void>;
+  /** The places recorded for the loads from `fromLoad` on, in load id order. */
+  loadPlaces?(fromLoad: number): Promise<LoadPlace[]>;
   /**
    * These loads' HELD rows were released or given up: no set holds them any more. Then the
    * sets nothing waits on are deleted: `coveredSets` (sets a run staged whole: its own, or a

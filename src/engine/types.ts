@@ -246,6 +246,18 @@ export interface HeldLoad {
   control?: boolean;
 }
 
+/**
+ * Where a load stands in load order (load_place, migration 021; src/pipeline/load-places.ts):
+ * after load `began`, at `place` (0: at `began` itself). A load with none recorded stands at
+ * (its id, 0). A file of a set staged again stands at the set's first load, at its place in the
+ * set (from 1). Positions compare as (began, place).
+ */
+export interface LoadPlace {
+  loadId: number;
+  began: number;
+  place: number;
+}
+
 /** One file of the set of a run that may hold rows (load_hold_set; src/pipeline/load-holds.ts). */
 export interface HoldSetFile {
   setId: number;

@@ -53,7 +53,8 @@ export async function holdBeforeProcessing(
   run.runNames = files.map((f) => basename(f));
   run.restagedFrom = [];
   run.restaging = restagingSets(run.foreignSets, run.runNames);
-  run.runLoads = [];
+  run.places = [];
+  run.restagedNames = new Map();
   if (run.held === undefined) return;
   const early: number[] = [];
   for (const path of files) {
@@ -116,6 +117,8 @@ export async function foreignPlan(
           await tx.joinHoldSet(place.setId, place.fileNo, loadId);
           await tx.restageHoldSet(place.setId);
         }
+        // a part's load stands at itself: the run that stages the set again does not move it to the set's place
+        if (restaged === plan) await tx.recordLoadPlaces?.([{ loadId, began: loadId, place: 0 }]);
       }),
     );
   }

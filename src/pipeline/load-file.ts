@@ -16,9 +16,10 @@ import type { retried } from './run-record.js';
 import { emptyStageCounts, stageFile, type FileStageCounts, type StageFileOptions } from './stage.js';
 import { planLoadId, planStaging, resumedAt, type StagingPlan } from './staging-plan.js';
 import { claimFile, claimKey } from './file-claim.js';
-import type { FileIdentity, HoldSetFile, StagingHistory } from '../engine/types.js';
+import type { FileIdentity, HoldSetFile, LoadPlace, StagingHistory } from '../engine/types.js';
 import type { ClaimFence } from '../engine/contract.js';
-import { loadOrder, type RestagingSet, type RunLoad } from './restaged-sets.js';
+import type { RestagingSet } from './restaged-sets.js';
+import { loadOrder } from './load-places.js';
 import type { YieldTo } from './stage-batch.js';
 import { acceptedLoad, foreignPlan, holdAgain, holdForControl } from './file-holds.js';
 
@@ -53,8 +54,10 @@ export interface FileStaging {
   restagedFrom?: number[] | undefined;
   /** The sets recorded before this run that it stages again whole (restaged-sets.ts). */
   restaging?: RestagingSet[] | undefined;
-  /** The loads this run began so far, each with where it stands in load order (restaged-sets.ts, notLaterLoads). */
-  runLoads?: RunLoad[] | undefined;
+  /** The places in load order this run recorded (load-places.ts): all it knows of them where the engine records none. */
+  places?: LoadPlace[] | undefined;
+  /** How many files of each name this run staged again of each set (`setId:name`): the next one's place in the set. */
+  restagedNames?: Map<string, number> | undefined;
   /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
   settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
@@ -215,7 +218,7 @@ async function startClaimed(
   await holdAgain(run, plan, history?.runId ?? null);
   if (run.processing.overlap) run.processing.start(runId);
   const loadId = planLoadId(plan, runId);
-  const yieldTo = loadOrder(run, listed.path, planned, plan, loadId);
+  const yieldTo = await loadOrder(run, listed.path, planned, plan, loadId);
   await fileRun.invoked(listed, sha, loadId, { ...readAs, restage: options.restage, profile: options.profile });
   const failed = control !== undefined && control.status !== 'ok' && control.onMismatch === 'hold';
   // a load an operator accepted (a rerun that skips or resumes it) is not held again

@@ -2,17 +2,13 @@
  * The file sets a run stages again (restage, load-holds.ts foreignHold): a run of part of a killed
  * set staged one of its files out of order, so the run that stages the whole set stages each of
  * its files again as a new load. Load order is the order in which loads begin, and those loads
- * began when the set's own loads of the files did, not now: the set's files go before the files
- * new to the run (set-order.ts, resumesFirst), and a file staged again yields to the loads begun
- * after the set's load of it, as a resumed load does (stage-batch.ts, yieldToLaterLoads). Pure,
- * but for loadOrder, which records each load the run begins.
+ * count as begun where the set began (its first load), its files in the set's order, not now: the
+ * set's files go before the files new to the run (set-order.ts, resumesFirst), and a file staged
+ * again yields to the loads begun after the set's first load, as a resumed load does
+ * (stage-batch.ts, yieldToLaterLoads; where each load stands is recorded: load-places.ts). Pure.
  */
-import type { HoldSetFile } from '../engine/types.js';
-import { basename } from 'node:path';
+import type { HoldSetFile, LoadPlace } from '../engine/types.js';
 import { bySet, missingNames, nameCounts } from './load-holds.js';
-import type { FileStaging } from './load-file.js';
-import type { YieldTo } from './stage-batch.js';
-import type { StagingPlan } from './staging-plan.js';
 
 /** A set recorded before the run, marked to be staged again, that the run stages whole. */
 export interface RestagingSet {
@@ -21,10 +17,12 @@ export interface RestagingSet {
   names: string[];
   /** The loads its files began before this run (a killed run's, and a part's that joined it). */
   loads: number[];
-  /** The load of each of its base names (the first place of that name that has one). */
-  loadOf: ReadonlyMap<string, number>;
   /** The first of `loads` to begin: where the set stands in load order. */
   began: number;
+  /** Each base name's places in the set (its file_no + 1), in order: a file staged again stands at `began`, at its place. */
+  placesOf: ReadonlyMap<string, number[]>;
+  /** The load at each of those places (null: none began there). */
+  loadsAt: ReadonlyMap<string, Array<number | null>>;
 }
 
 /** The sets marked `restage` whose every file is among `runNames` (by base name, as many of each as the set has) and that began a load. */
@@ -36,77 +34,54 @@ export function restagingSets(sets: readonly HoldSetFile[], runNames: readonly s
     const ordered = [...files].sort((a, b) => a.fileNo - b.fileNo);
     const loads = ordered.flatMap((f) => (f.loadId === null ? [] : [f.loadId]));
     if (loads.length === 0) continue;
-    const loadOf = new Map<string, number>();
-    for (const f of ordered) if (f.loadId !== null && !loadOf.has(f.fileName)) loadOf.set(f.fileName, f.loadId);
-    found.push({ setId, names: ordered.map((f) => f.fileName), loads, loadOf, began: Math.min(...loads) });
+    const placesOf = new Map<string, number[]>();
+    const loadsAt = new Map<string, Array<number | null>>();
+    for (const f of ordered) {
+      placesOf.set(f.fileName, [...(placesOf.get(f.fileName) ?? []), f.fileNo + 1]);
+      loadsAt.set(f.fileName, [...(loadsAt.get(f.fileName) ?? []), f.loadId]);
+    }
+    found.push({ setId, names: ordered.map((f) => f.fileName), loads, began: Math.min(...loads), placesOf, loadsAt });
   }
   return found.sort((a, b) => a.began - b.began);
 }
 
-/** A load this run began, and when it counts as begun: a file staged again at its set's load of it; null: now. */
-export interface RunLoad {
-  loadId: number;
-  began: number | null;
-  /** The restaging sets the file is of. */
-  setIds: readonly number[];
+/** Where a load stands in load order: after load `began`, at `place` (LoadPlace without its load). */
+export type Position = Pick<LoadPlace, 'began' | 'place'>;
+
+/** Whether `a` stands no later than `b` in load order. */
+export function notAfter(a: Position, b: Position): boolean {
+  return a.began < b.began || (a.began === b.began && a.place <= b.place);
 }
 
 /**
- * The loads with a greater id than `began` whose lines a staging that began at `began` does not
- * yield to: this run's loads that count as begun no later (files staged again at their set's
- * loads), and, for a file of restaging sets (`setIds`), the loads of those sets, earlier and this
- * run's: a set staged again is staged in its own order, its later files over its earlier ones.
+ * The loads with a greater id than `at.began` that stand no later than `at` (`places`: the
+ * recorded places; a load without one stands at its id, later): the loads a staging at `at` does
+ * not yield to. A load begun after a set's first load stands after every file the set staged again.
  */
-export function notLaterLoads(
-  began: number,
-  setIds: readonly number[],
+export function notLaterLoads(at: Position, places: readonly LoadPlace[]): number[] {
+  const found = places.filter((p) => p.loadId > at.began && notAfter(p, at)).map((p) => p.loadId);
+  return [...new Set(found)].sort((a, b) => a - b);
+}
+
+/**
+ * Where the `nth` file (from 0) named `name` that this run stages of the sets it stages again
+ * stands: at the first such set (the first to begin) that has the name, at the set's first load,
+ * at that file's place in the set; undefined: the file is of none of them. `supersedes`: the loads
+ * that every set the run stages again began at that file's place after that first load (the set's
+ * own, a killed rerun's of the same files): staged again, the file stands for them, at its place.
+ */
+export function restagedPlace(
+  name: string,
+  nth: number,
   restaging: readonly RestagingSet[],
-  runLoads: readonly RunLoad[],
-): number[] {
-  const ofSets = (ids: readonly number[]) => ids.some((id) => setIds.includes(id));
-  const earlier = restaging.filter((s) => setIds.includes(s.setId)).flatMap((s) => s.loads);
-  const own = runLoads.filter((l) => (l.began !== null && l.began <= began) || ofSets(l.setIds)).map((l) => l.loadId);
-  return [...new Set([...earlier, ...own])].filter((id) => id > began).sort((a, b) => a - b);
-}
-
-/**
- * Where a file staged again stands in load order: at its restaging sets' load of it (the first to
- * begin, if two sets have one), else at the load its staging history names (`earlierLoad`).
- */
-export function restagedBegan(name: string, earlierLoad: number, restaging: readonly RestagingSet[]): { began: number; setIds: number[] } {
-  const sets = restaging.filter((s) => s.names.includes(name));
-  const loads = sets.flatMap((s) => {
-    const load = s.loadOf.get(name);
-    return load === undefined ? [] : [load];
+): { set: RestagingSet; position: Position; supersedes: number[] } | undefined {
+  const set = restaging.find((s) => s.placesOf.has(name));
+  const places = set?.placesOf.get(name) ?? [];
+  if (set === undefined || places.length === 0) return undefined;
+  const at = <T>(list: readonly T[]) => list[Math.min(nth, list.length - 1)];
+  const supersedes = restaging.flatMap((s) => {
+    const load = at(s.loadsAt.get(name) ?? []);
+    return load === undefined || load === null || load <= set.began ? [] : [load];
   });
-  return { began: loads.length > 0 ? Math.min(...loads) : earlierLoad, setIds: sets.map((s) => s.setId) };
-}
-
-/**
- * Where the file's load stands in load order, recorded among the run's loads when the run begins
- * it, and what its lines yield to (undefined: nothing). A resumed load stands at itself; a file of
- * a set staged again (`planned` skipped or resumed a load, `plan` stages it afresh: foreignPlan)
- * at its set's load of it (restagedBegan), not at this run's; any other new load at now.
- */
-export function loadOrder(
-  run: Pick<FileStaging, 'restaging' | 'runLoads'>,
-  path: string,
-  planned: StagingPlan,
-  plan: StagingPlan,
-  loadId: number,
-): YieldTo | undefined {
-  const restaging = run.restaging ?? [];
-  const runLoads = run.runLoads ?? [];
-  if (plan.action === 'resume') return { began: loadId, except: notLaterLoads(loadId, [], restaging, runLoads) };
-  if (plan.action !== 'fresh') return undefined;
-  const name = basename(path);
-  if (plan === planned || planned.action === 'fresh' || planned.loadId === null) {
-    runLoads.push({ loadId, began: null, setIds: restaging.filter((s) => s.names.includes(name)).map((s) => s.setId) });
-    return undefined;
-  }
-  const { began, setIds } = restagedBegan(name, planned.loadId, restaging);
-  // nor to its own lines: this load's, and the earlier load of the file it stages again
-  const except = [...notLaterLoads(began, setIds, restaging, runLoads), loadId, planned.loadId];
-  runLoads.push({ loadId, began, setIds });
-  return { began, except };
+  return { set, position: { began: set.began, place: at(places) ?? 0 }, supersedes: [...new Set(supersedes)] };
 }

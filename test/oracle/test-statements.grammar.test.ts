@@ -88,6 +88,7 @@ describe("the Oracle job's own test statements", () => {
       'control-hold-index.test.ts',
       'copy-staging.test.ts',
       'identical-done-row.test.ts',
+      'load-places.test.ts',
       'lock-wait.test.ts',
       'process-in-database.test.ts',
       'refusal-precheck.test.ts',

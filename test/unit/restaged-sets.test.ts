@@ -1,11 +1,11 @@
 /**
  * The sets a run stages again and where their loads stand in load order
- * (src/pipeline/restaged-sets.ts): a file of such a set counts as begun at its set's load of it,
- * and yields to the loads begun after that one, except its set's own and this run's begun no later.
+ * (src/pipeline/restaged-sets.ts): a file of such a set counts as begun at the set's first load,
+ * at its place in the set, and yields to the loads begun after that one, not to those that stand no later.
  */
 import { describe, expect, it } from 'vitest';
 import type { HoldSetFile } from '../../src/engine/types.js';
-import { notLaterLoads, restagedBegan, restagingSets } from '../../src/pipeline/restaged-sets.js';
+import { notAfter, notLaterLoads, restagedPlace, restagingSets } from '../../src/pipeline/restaged-sets.js';
 
 function set(setId: number, files: Array<[string, number | null]>, restage = true): HoldSetFile[] {
   return files.map(([fileName, loadId], fileNo) => ({ setId, fileNo, fileName, loadId, restage: restage && fileNo === files.length - 1 }));
@@ -23,9 +23,15 @@ describe('restagingSets', () => {
     const [found, ...rest] = restagingSets(killed, ['a.csv', 'm0.csv', 'm1.csv', 'm2.csv']);
     expect(rest).toEqual([]);
     expect(found).toMatchObject({ setId: 1, names: ['m0.csv', 'm1.csv', 'm2.csv'], loads: [1, 3], began: 1 });
-    expect([...(found?.loadOf ?? [])]).toEqual([
-      ['m0.csv', 1],
-      ['m2.csv', 3],
+    expect([...(found?.placesOf ?? [])]).toEqual([
+      ['m0.csv', [1]],
+      ['m1.csv', [2]],
+      ['m2.csv', [3]],
+    ]);
+    expect([...(found?.loadsAt ?? [])]).toEqual([
+      ['m0.csv', [1]],
+      ['m1.csv', [null]],
+      ['m2.csv', [3]],
     ]);
   });
 
@@ -67,41 +73,84 @@ describe('restagingSets', () => {
   });
 });
 
-describe('restagedBegan', () => {
-  it("at the set's load of the file, not at the load its history names (a killed rerun's restage of it)", () => {
-    const sets = restagingSets(killed, ['m0.csv', 'm1.csv', 'm2.csv']);
-    expect(restagedBegan('m0.csv', 7, sets)).toEqual({ began: 1, setIds: [1] });
-    expect(restagedBegan('m2.csv', 3, sets)).toEqual({ began: 3, setIds: [1] });
+describe('restagedPlace', () => {
+  const sets = restagingSets(killed, ['m0.csv', 'm1.csv', 'm2.csv']);
+
+  it("at the set's first load, at the file's place in the set: also a file the set never began, and one a part loaded alone", () => {
+    expect(restagedPlace('m0.csv', 0, sets)?.position).toEqual({ began: 1, place: 1 });
+    expect(restagedPlace('m1.csv', 0, sets)?.position).toEqual({ began: 1, place: 2 });
+    expect(restagedPlace('m2.csv', 0, sets)?.position).toEqual({ began: 1, place: 3 });
+    expect(restagedPlace('other.csv', 0, sets)).toBeUndefined();
   });
 
-  it('a file whose place in the set began no load: at the load its history names', () => {
-    const sets = restagingSets(killed, ['m0.csv', 'm1.csv', 'm2.csv']);
-    expect(restagedBegan('m1.csv', 8, sets)).toEqual({ began: 8, setIds: [1] });
-    expect(restagedBegan('other.csv', 5, sets)).toEqual({ began: 5, setIds: [] });
+  it('the second file of a name the set has twice: at its second place', () => {
+    const twice = restagingSets(
+      set(4, [
+        ['a.csv', 4],
+        ['b.csv', 5],
+        ['a.csv', null],
+      ]),
+      ['a.csv', 'b.csv', 'a.csv'],
+    );
+    expect(restagedPlace('a.csv', 0, twice)?.position).toEqual({ began: 4, place: 1 });
+    expect(restagedPlace('a.csv', 1, twice)?.position).toEqual({ began: 4, place: 3 });
+  });
+
+  it('a file of two sets: at the first of them to begin', () => {
+    const later = set(9, [
+      ['m1.csv', 9],
+      ['y.csv', 10],
+    ]);
+    const both = restagingSets([...later, ...killed], ['m0.csv', 'm1.csv', 'm2.csv', 'y.csv']);
+    expect(restagedPlace('m1.csv', 0, both)).toMatchObject({ set: { setId: 1 }, position: { began: 1, place: 2 } });
+    expect(restagedPlace('y.csv', 0, both)).toMatchObject({ set: { setId: 9 }, position: { began: 9, place: 2 } });
+  });
+
+  it("supersedes the loads begun after the set's first at the file's place, of every set staged again that has it", () => {
+    expect(restagedPlace('m0.csv', 0, sets)?.supersedes).toEqual([]);
+    expect(restagedPlace('m1.csv', 0, sets)?.supersedes).toEqual([]);
+    expect(restagedPlace('m2.csv', 0, sets)?.supersedes).toEqual([3]);
+    // a killed rerun's set (run 4: m0 resumed load 1, m1 began load 5), joined by the same part
+    const rerun = set(4, [
+      ['m0.csv', 1],
+      ['m1.csv', 5],
+      ['m2.csv', 3],
+    ]);
+    const both = restagingSets([...killed, ...rerun], ['m0.csv', 'm1.csv', 'm2.csv']);
+    expect(both.map((s) => s.setId)).toEqual([1, 4]);
+    expect(restagedPlace('m1.csv', 0, both)).toMatchObject({ set: { setId: 1 }, position: { began: 1, place: 2 }, supersedes: [5] });
+    expect(restagedPlace('m2.csv', 0, both)?.supersedes).toEqual([3]);
   });
 });
 
 describe('notLaterLoads', () => {
-  const sets = restagingSets(killed, ['m0.csv', 'm1.csv', 'm2.csv']);
+  // the set of load 1 staged again: m0 as load 20, m1 as 21, m2 as 22; a part's load 3 at itself
+  const places = [
+    { loadId: 3, began: 3, place: 0 },
+    { loadId: 20, began: 1, place: 1 },
+    { loadId: 21, began: 1, place: 2 },
+    { loadId: 22, began: 1, place: 3 },
+  ];
 
-  it("a file of the set: not its set's loads (earlier, and this run's of it), but every other later load", () => {
-    // this run staged m0 again as load 20 and m1 as the new load 21; a.csv (load 2) is no load of it
-    const runLoads = [
-      { loadId: 20, began: 1, setIds: [1] },
-      { loadId: 21, began: null, setIds: [1] },
-    ];
-    expect(notLaterLoads(3, [1], sets, runLoads)).toEqual([20, 21]);
-    expect(notLaterLoads(1, [1], sets, [])).toEqual([3]);
+  it("a file of the set: the set's files at or before its place, not the loads begun after the set's first", () => {
+    expect(notLaterLoads({ began: 1, place: 2 }, places)).toEqual([20, 21]);
+    expect(notLaterLoads({ began: 1, place: 1 }, places)).toEqual([20]);
+    expect(notLaterLoads({ began: 1, place: 3 }, places)).toEqual([20, 21, 22]);
   });
 
-  it("a resumed load: this run's loads that stand no later than it, and none of a set it is not of", () => {
-    const runLoads = [
-      { loadId: 20, began: 1, setIds: [1] },
-      { loadId: 21, began: null, setIds: [1] },
-      { loadId: 22, began: 3, setIds: [1] },
-    ];
-    // resumed load 2: m0 (staged again at load 1) is earlier; m1 (new) and m2 (at load 3) are later
-    expect(notLaterLoads(2, [], sets, runLoads)).toEqual([20]);
-    expect(notLaterLoads(2, [], sets, [])).toEqual([]);
+  it("a load begun after the set's first (resumed): every file of the set staged again stands before it", () => {
+    expect(notLaterLoads({ began: 2, place: 0 }, places)).toEqual([20, 21, 22]);
+    expect(notLaterLoads({ began: 3, place: 0 }, places)).toEqual([20, 21, 22]);
+    expect(notLaterLoads({ began: 1, place: 0 }, places)).toEqual([]);
+    expect(notLaterLoads({ began: 2, place: 0 }, [])).toEqual([]);
+  });
+});
+
+describe('notAfter', () => {
+  it('by the load a position counts as begun at, then by its place', () => {
+    expect(notAfter({ began: 1, place: 3 }, { began: 2, place: 0 })).toBe(true);
+    expect(notAfter({ began: 2, place: 0 }, { began: 1, place: 3 })).toBe(false);
+    expect(notAfter({ began: 1, place: 2 }, { began: 1, place: 2 })).toBe(true);
+    expect(notAfter({ began: 1, place: 3 }, { began: 1, place: 2 })).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { HoldSetsTx } from '../contract.js';
-import type { HoldSetFile } from '../types.js';
+import type { HoldSetFile, LoadPlace } from '../types.js';
 import { sqlQuery } from './rows.js';
 import type { PgSession } from './session.js';
 
@@ -21,7 +21,7 @@ function holdSetFile(r: HoldSetRow): HoldSetFile {
   };
 }
 
-/** The file sets of the runs that may hold rows (load_hold_set, migrations 017 and 018), in the caller's transaction. */
+/** The file sets of the runs that may hold rows (load_hold_set, migrations 017 and 018), and where loads stand in load order (load_place, 021), in the caller's transaction. */
 export function holdSetsSlice(session: PgSession): HoldSetsTx {
   return {
     async recordHoldSet(setId, fileNames, start): Promise<void> {
@@ -45,6 +45,23 @@ export function holdSetsSlice(session: PgSession): HoldSetsTx {
 
     async restageHoldSet(setId): Promise<void> {
       await session.query(sqlQuery('hold_set_restage'), [setId]);
+    },
+
+    async recordLoadPlaces(places): Promise<void> {
+      if (places.length === 0) return;
+      await session.query(sqlQuery('load_place_record'), [
+        places.map((p) => p.loadId),
+        places.map((p) => p.began),
+        places.map((p) => p.place),
+      ]);
+    },
+
+    async loadPlaces(fromLoad): Promise<LoadPlace[]> {
+      const { rows } = await session.query<{ load_id: number | string; began_at: number | string; place: number }>(
+        sqlQuery('load_places'),
+        [fromLoad],
+      );
+      return rows.map((r) => ({ loadId: Number(r.load_id), began: Number(r.began_at), place: r.place }));
     },
 
     async endHoldSets(loadIds, coveredSets): Promise<void> {
