@@ -24,7 +24,7 @@ import type { StagingPlan } from '../../src/pipeline/staging-plan.js';
 import { HEADER, writeTestFile } from '../support/files.js';
 import { memoryLogger } from '../support/memory-logger.js';
 import { modelled } from './model-engine.js';
-import { constants, RecordingDatabase, type Call } from './recording-connection.js';
+import { constants, driverError, RecordingDatabase, type Call } from './recording-connection.js';
 import { normalizeSql } from './statement-shapes.js';
 import { TableModel } from './table-model.js';
 
@@ -66,6 +66,43 @@ describe('Oracle engine (recording database): where loads stand in load order', 
     expect(normalizeSql(oracleQuery('load_place_record'))).toMatch(/ on \(p\.load_id = src\.load_id\) when not matched then insert /);
     expect(normalizeSql(oracleQuery('load_place_record'))).not.toMatch(/when matched/);
     expect((calls[0]?.options as { batchErrors?: boolean }).batchErrors).toBeUndefined();
+  });
+
+  it('sends the MERGE again when another session inserted a load meanwhile (ORA-00001), at most once per row; other errors at once', async () => {
+    const failing = (codes: string[]) => {
+      const db = new RecordingDatabase({
+        executeMany: (_sql, binds: OraBinds[]) => {
+          const code = codes.shift();
+          if (code !== undefined) throw driverError(code, 'refused');
+          return { rowsAffected: binds.length };
+        },
+      });
+      const run = createOracleEngineWith(db, constants).transaction((tx) =>
+        methods(tx).recordLoadPlaces([
+          { loadId: 7, began: 1, place: 1 },
+          { loadId: 8, began: 1, place: 2 },
+        ]),
+      );
+      return { db, run };
+    };
+    const raced = failing(['ORA-00001']);
+    await raced.run;
+    expect(raced.db.executeManyCalls().map((c) => c.binds)).toEqual([
+      [
+        { load_id: 7, began_at: 1, place: 1 },
+        { load_id: 8, began_at: 1, place: 2 },
+      ],
+      [
+        { load_id: 7, began_at: 1, place: 1 },
+        { load_id: 8, began_at: 1, place: 2 },
+      ],
+    ]);
+    const endless = failing(['ORA-00001', 'ORA-00001', 'ORA-00001', 'ORA-00001']);
+    await expect(endless.run).rejects.toThrow(/ORA-00001/);
+    expect(endless.db.executeManyCalls()).toHaveLength(3);
+    const refused = failing(['ORA-02290']);
+    await expect(refused.run).rejects.toThrow(/ORA-02290/);
+    expect(refused.db.executeManyCalls()).toHaveLength(1);
   });
 
   it('reads the places from a load on, its load bound, each column a number', async () => {
