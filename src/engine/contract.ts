@@ -160,7 +160,7 @@ export interface HoldSetsTx {
   restageHoldSet(setId: number): Promise<void>;
   /**
    * Where these loads stand in load order, recorded before they stage a line; a load that has a
-   * place already keeps it. Absent (Oracle): only the run that begins such a load knows its place.
+   * place already keeps it. Absent: only the run that begins such a load knows its place.
    */
   recordLoadPlaces?(places: LoadPlace[]): Promise<void>;
   /** The places recorded for the loads from `fromLoad` on, in load id order. */

@@ -5,7 +5,7 @@
  * but a file set staged again (restaged-sets.ts) counts as begun where the set began, its files
  * in the set's order. Recorded, not only known to the run that staged the set again: a load begun
  * after the set, resumed by a later run, must not yield to the set's new loads (greater ids that
- * stand before it). Where the engine records no place (Oracle), the run's own places only.
+ * stand before it). Where the engine records no place (no recordLoadPlaces), the run's own places only.
  */
 import { basename } from 'node:path';
 import type { LoadPlace } from '../engine/types.js';

@@ -66,6 +66,6 @@ forEachTarget(
       expect(second.files[0]?.counts).toMatchObject({ updated: 1 });
     });
   },
-  // PostgreSQL and PGlite: the table is theirs (Oracle records no place: its runs know only their own)
+  // PostgreSQL and PGlite: xmin and migration 021 are theirs (Oracle's: test/oracle-server/load-places.test.ts)
   testTargets().filter((t) => t.kind === 'pglite' || t.kind === 'postgres'),
 );

@@ -39,6 +39,7 @@ import type { OraBatchError, OraBinds, OraExecuteManyResult, OraExecuteResult } 
 import { batchError, type Script } from './recording-connection.js';
 import { clause, CONTROL_NOT_HELD, normalizeSql, outerWhere, setList, splitTop } from './statement-shapes.js';
 import { laterLoads, recordUnchanged } from './unchanged-model.js';
+import { isPlaceRead, isPlaceRecord, readPlaces, recordPlace, type PlaceRow } from './place-model.js';
 
 export interface StageRow {
   stage_id: number;
@@ -96,6 +97,7 @@ interface Tables {
   orders: OrderRow[];
   errorLog: Record<string, unknown>[];
   unchanged: UnchangedRow[];
+  places: PlaceRow[];
   nextStageId: number;
 }
 
@@ -186,6 +188,7 @@ export class TableModel implements Tables {
   orders: OrderRow[] = [];
   errorLog: Record<string, unknown>[] = [];
   unchanged: UnchangedRow[] = [];
+  places: PlaceRow[] = [];
   nextStageId = 1;
   /** SYSTIMESTAMP, ms since the epoch; +1 per statement. */
   now = Date.parse('2024-05-01T10:00:00.000Z');
@@ -249,6 +252,7 @@ export class TableModel implements Tables {
       orders: this.orders,
       errorLog: this.errorLog,
       unchanged: this.unchanged,
+      places: this.places,
       nextStageId: this.nextStageId,
     });
   }
@@ -337,6 +341,7 @@ export class TableModel implements Tables {
       this.record('stage batch unchanged', n);
       return { rowsAffected: n };
     }
+    if (isPlaceRead(text)) return { rows: readPlaces(this.places, text, binds) };
     if (text.startsWith('declare cursor staged is select ') && text.includes(' for update of s.stage_id')) {
       this.lockStaged();
       return {};
@@ -375,6 +380,8 @@ export class TableModel implements Tables {
     else if (text.startsWith('merge into orders o ')) [statement, each] = ['merge orders', (b) => this.mergeOrders(text, b)];
     else if (text.startsWith('update order_stage ')) [statement, each] = ['update order_stage', (b) => this.update(text, b)];
     else if (text.startsWith('insert into order_bulk_error ')) [statement, each] = ['error log', (b) => (this.errorLog.push(b), 1)];
+    else if (isPlaceRecord(text))
+      [statement, each] = ['load place record', (b) => recordPlace(this.places, text, b, (m) => new RowError(m))];
     else if (/\b(order_stage|orders|order_stage_batch)\b/.test(text) && /^(insert|update|delete|merge)\b/.test(text))
       throw new Error(`model: a statement on the modelled tables it does not know: ${text.slice(0, 80)}`);
     else return { rowsAffected: rows.length, ...(withBatchErrors ? { batchErrors: [] } : {}) };

@@ -24,6 +24,7 @@ export interface OracleTestTarget {
  */
 export const ORACLE_LOADER_TABLES = [
   'load_hold_set',
+  'load_place',
   'order_loader_file_claim',
   'load_run_event',
   'load_run',

@@ -61,6 +61,7 @@ export const ORACLE_JOB_TEST_FILES = [
   'test/oracle-server/bench.test.ts',
   'test/oracle-server/direct-staging.test.ts',
   'test/oracle-server/later-load-keys.test.ts',
+  'test/oracle-server/load-places.test.ts',
   'test/oracle-server/session-settings.test.ts',
   'test/oracle-server/survival.test.ts',
 ] as const;

@@ -1,9 +1,13 @@
 import type { HoldSetsTx } from '../contract.js';
-import type { HoldSetFile } from '../types.js';
+import type { HoldSetFile, LoadPlace } from '../types.js';
+import { primaryOracleCode } from './classify.js';
 import { LIMITS, MAX_BYTES, ORACLE_MAX_CHUNK, slices } from './binds.js';
 import type { OraConnection } from './oracledb-types.js';
 import { int, intOrNull, queryRows, text, type OracleKit } from './rows.js';
 import { cutChars, oracleQuery } from './sql-text.js';
+
+/** A MERGE's insert of a load another session inserted meanwhile (recordLoadPlaces). */
+const UNIQUE_VIOLATED = 'ORA-00001';
 
 /** One file of a set as read (queries/hold_sets.sql, hold_sets_all.sql): restage is a NUMBER(1). */
 function holdSetFile(r: Record<string, unknown>): HoldSetFile {
@@ -70,6 +74,41 @@ export function oracleHoldSetsTx(connection: OraConnection, kit: OracleKit): Hol
     /** queries/hold_set_restage.sql. */
     async restageHoldSet(setId): Promise<void> {
       await connection.execute(oracleQuery('hold_set_restage'), { set_id: binds.num(setId) }, { autoCommit: false });
+    },
+
+    /**
+     * queries/load_place_record.sql, one iteration per load in load id order (PostgreSQL's insert
+     * orders its rows the same way): a MERGE that inserts only a load without a place, so a place
+     * once recorded is kept. Without batchErrors: a place the CHECK refuses fails the call (and the
+     * caller's transaction), as on PostgreSQL. A load another session inserted meanwhile: the
+     * MERGE's insert waits for that session's commit, then fails with ORA-00001 where PostgreSQL's
+     * ON CONFLICT DO NOTHING inserts nothing. Sent again, the MERGE finds that row and keeps it (a
+     * row this call inserted before is found too); at most once per row.
+     */
+    async recordLoadPlaces(places): Promise<void> {
+      const rows = [...places].sort((a, b) => a.loadId - b.loadId).map((p) => ({ load_id: p.loadId, began_at: p.began, place: p.place }));
+      for (const part of slices(rows, ORACLE_MAX_CHUNK)) {
+        for (let again = part.length; ; again--) {
+          try {
+            await connection.executeMany(oracleQuery('load_place_record'), part, {
+              autoCommit: false,
+              bindDefs: { load_id: binds.number(), began_at: binds.number(), place: binds.number() },
+            });
+            break;
+          } catch (error) {
+            if (again === 0 || primaryOracleCode(error) !== UNIQUE_VIOLATED) throw error;
+          }
+        }
+      }
+    },
+
+    /** queries/load_places.sql. */
+    async loadPlaces(fromLoad): Promise<LoadPlace[]> {
+      return (await queryRows(connection, kit, 'load_places', { from_load: binds.num(fromLoad) })).map((r) => ({
+        loadId: int(r.LOAD_ID, 'load_id'),
+        began: int(r.BEGAN_AT, 'began_at'),
+        place: int(r.PLACE, 'place'),
+      }));
     },
 
     /** queries/hold_set_release.sql once per load, then queries/hold_set_forget.sql once per covered set (or once with none). */
