@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type unzipper from 'unzipper';
+import { SharedStrings } from './xlsx-strings.js';
 
 type Entry = unzipper.Entry;
 
@@ -53,10 +54,10 @@ export interface PartParsers {
   model?: { sheets?: SheetModel[] };
   properties?: { model?: { date1904?: boolean } };
   workbookRels?: Relationship[];
-  sharedStrings?: unknown[];
   _parseRels(entry: Readable): Promise<void>;
   _parseWorkbook(entry: Readable): Promise<void>;
-  _parseSharedStrings(entry: Readable): AsyncIterable<unknown>;
+  /** With `sharedStrings: 'emit'`: each shared string in order, kept by the caller (SharedStrings). */
+  _parseSharedStrings(entry: Readable): AsyncIterable<{ text: unknown }>;
   _parseStyles(entry: Readable): Promise<void>;
   _parseWorksheet(iterator: AsyncIterable<unknown>, sheetNo: string): Iterable<{ value: StreamSheet }>;
 }
@@ -68,6 +69,8 @@ export type SheetFound =
   | {
       kind: 'sheet';
       sheet: StreamSheet;
+      /** The workbook's shared strings, which the sheet's cells refer to by index (null: the workbook has none). */
+      strings: SharedStrings | null;
       name: string;
       position: number;
       /** Reads the rest of the zip through (every byte seen by the run's tap). */
@@ -136,6 +139,7 @@ class SheetWalk {
   private readonly kept = new Map<string, string>();
   private folder: string | null = null;
   private stylesRead = false;
+  private strings: SharedStrings | null = null;
   private sheetsSeen = 0;
 
   constructor(
@@ -158,8 +162,11 @@ class SheetWalk {
       const path = entry.path;
       if (path === 'xl/_rels/workbook.xml.rels') await parts._parseRels(entry);
       else if (path === 'xl/workbook.xml') await parts._parseWorkbook(entry);
-      else if (path === 'xl/sharedStrings.xml') for await (const _ of parts._parseSharedStrings(entry));
-      else if (path === 'xl/styles.xml') {
+      else if (path === 'xl/sharedStrings.xml') {
+        const strings = new SharedStrings();
+        for await (const shared of parts._parseSharedStrings(entry)) strings.add(shared.text);
+        this.strings = strings;
+      } else if (path === 'xl/styles.xml') {
         await parts._parseStyles(entry);
         this.stylesRead = true;
       } else if (SHEET_PART.test(path)) {
@@ -202,7 +209,7 @@ class SheetWalk {
     return (
       parts.model !== undefined &&
       parts.workbookRels !== undefined &&
-      (parts.sharedStrings !== undefined || this.relation('sharedStrings') === undefined) &&
+      (this.strings !== null || this.relation('sharedStrings') === undefined) &&
       (this.stylesRead || this.relation('styles') === undefined)
     );
   }
@@ -226,7 +233,15 @@ class SheetWalk {
     if (at.model.id !== undefined) sheet.id = at.model.id;
     if (at.model.state !== undefined) sheet.state = at.model.state;
     const finish = () => this.finish();
-    return { kind: 'sheet', sheet, name: at.model.name, position: at.position, finish, close: () => iterator.destroy() };
+    return {
+      kind: 'sheet',
+      sheet,
+      strings: this.strings,
+      name: at.model.name,
+      position: at.position,
+      finish,
+      close: () => iterator.destroy(),
+    };
   }
 
   /** Reads the rest of the zip through. */
@@ -242,8 +257,7 @@ class SheetWalk {
   private unread(): Array<{ path: string; holds: string }> {
     const lacks: Array<{ path: string; holds: string }> = [];
     const strings = this.relation('sharedStrings');
-    if (strings !== undefined && this.parts.sharedStrings === undefined)
-      lacks.push({ path: partPath(strings.Target), holds: 'its text cells' });
+    if (strings !== undefined && this.strings === null) lacks.push({ path: partPath(strings.Target), holds: 'its text cells' });
     const styles = this.relation('styles');
     if (styles !== undefined && !this.stylesRead)
       lacks.push({ path: partPath(styles.Target), holds: 'the formats of its cells: which numbers are dates' });

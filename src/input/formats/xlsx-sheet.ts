@@ -1,15 +1,17 @@
 /**
  * The rows of one sheet of an xlsx workbook, streamed: exceljs's streaming WorkbookReader reads
  * the zip entry by entry as its bytes arrive (unzipper's streaming parser, saxes for the XML), so
- * memory holds the shared strings and the rows of one read chunk, never the sheet. Its bytes come
- * from the run's byte source (the file as the run opened it, its identity tapped from the same
- * pass), read to the end of the workbook even past the sheet so that the tap sees every byte.
+ * memory holds the shared strings (compactly: xlsx-strings.ts) and the rows of one read chunk,
+ * never the sheet. Its bytes come from the run's byte source (the file as the run opened it, its
+ * identity tapped from the same pass), read to the end of the workbook even past the sheet so
+ * that the tap sees every byte.
  * exceljs is loaded on the first workbook read: every other command starts without it.
  */
 import { Readable } from 'node:stream';
 import { UserError } from '../../errors.js';
 import type { ByteSource } from '../gzip.js';
 import { cellText, type CellText, type CellValue } from './xlsx-cells.js';
+import type { SharedStrings } from './xlsx-strings.js';
 import { findSheet, type PartParsers, type SheetChoice, type SheetFound } from './xlsx-parts.js';
 
 export type { SheetChoice } from './xlsx-parts.js';
@@ -63,7 +65,8 @@ export async function openSheet(path: string, source: ByteSource, want: SheetCho
   // used for its part parsers only (src/input/formats/xlsx-parts.ts says why not for its loop)
   const parts = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
-    sharedStrings: 'cache',
+    // each handed to SheetWalk, which keeps them compactly (xlsx-strings.ts); a cell refers to one by index
+    sharedStrings: 'emit',
     styles: 'cache',
     hyperlinks: 'ignore',
     entries: 'ignore',
@@ -104,12 +107,25 @@ export function damage(error: unknown): string {
   return message.replace(/\s+/g, ' ').slice(0, 200);
 }
 
+/** A cell exceljs's own cache would have left empty: a shared string that is empty (<si/>) or none. */
+const NO_CELL = Symbol('no cell');
+
+/** A cell's value, a shared string's index read as the string (without the workbook's strings: left to cellText). */
+function valueOf(value: unknown, strings: SharedStrings | null): CellValue | typeof NO_CELL {
+  if (strings === null || typeof value !== 'object' || value === null || !('sharedString' in value)) return value as CellValue;
+  const shared = strings.get(value.sharedString as number) as CellValue;
+  // from exceljs's cache such a cell was null, and eachCell passes over null cells
+  return shared === null || shared === undefined ? NO_CELL : shared;
+}
+
 async function* sheetRows(found: SheetFound & { kind: 'sheet' }, date1904: boolean, stopped: () => boolean): AsyncGenerator<SheetRow> {
+  const strings = found.strings;
   for await (const row of found.sheet) {
     if (stopped()) return;
     const cells: Array<CellText | undefined> = [];
     row.eachCell({ includeEmpty: false }, (cell, col) => {
-      cells[col - 1] = cellText(cell.value as CellValue, cell.numFmt, date1904);
+      const value = valueOf(cell.value, strings);
+      if (value !== NO_CELL) cells[col - 1] = cellText(value, cell.numFmt, date1904);
     });
     yield { rowNo: row.number, cells };
   }
