@@ -74,6 +74,7 @@ export async function loadOrder(
     return yieldAt(run, { began: earlier[0] ?? loadId, place: 0 }, [loadId, ...earlier]);
   }
   run.restagedNames?.set(key(restaged.set.setId), nth + 1);
-  await recordPlaces(run, [{ loadId, ...restaged.position }, ...restaged.set.ownPlaces]);
+  // the loads of the file's place it supersedes stand there too (a part's load, recorded at itself, keeps its place)
+  await recordPlaces(run, [{ loadId, ...restaged.position }, ...restaged.supersedes.map((id) => ({ loadId: id, ...restaged.position }))]);
   return yieldAt(run, restaged.position, [loadId, ...earlier]);
 }

@@ -17,17 +17,12 @@ export interface RestagingSet {
   names: string[];
   /** The loads its files began before this run (a killed run's, and a part's that joined it). */
   loads: number[];
-  /** The load of each of its base names (the first place of that name that has one). */
-  loadOf: ReadonlyMap<string, number>;
   /** The first of `loads` to begin: where the set stands in load order. */
   began: number;
   /** Each base name's places in the set (its file_no + 1), in order: a file staged again stands at `began`, at its place. */
   placesOf: ReadonlyMap<string, number[]>;
-  /**
-   * The set's own loads begun after `began`, each at its file's place: staging the set again
-   * supersedes them (a load of a part that took a place, recorded at itself first, keeps its place).
-   */
-  ownPlaces: LoadPlace[];
+  /** The load at each of those places (null: none began there). */
+  loadsAt: ReadonlyMap<string, Array<number | null>>;
 }
 
 /** The sets marked `restage` whose every file is among `runNames` (by base name, as many of each as the set has) and that began a load. */
@@ -39,15 +34,13 @@ export function restagingSets(sets: readonly HoldSetFile[], runNames: readonly s
     const ordered = [...files].sort((a, b) => a.fileNo - b.fileNo);
     const loads = ordered.flatMap((f) => (f.loadId === null ? [] : [f.loadId]));
     if (loads.length === 0) continue;
-    const loadOf = new Map<string, number>();
-    for (const f of ordered) if (f.loadId !== null && !loadOf.has(f.fileName)) loadOf.set(f.fileName, f.loadId);
     const placesOf = new Map<string, number[]>();
-    for (const f of ordered) placesOf.set(f.fileName, [...(placesOf.get(f.fileName) ?? []), f.fileNo + 1]);
-    const began = Math.min(...loads);
-    const ownPlaces = ordered.flatMap((f) =>
-      f.loadId !== null && f.loadId > began ? [{ loadId: f.loadId, began, place: f.fileNo + 1 }] : [],
-    );
-    found.push({ setId, names: ordered.map((f) => f.fileName), loads, loadOf, began, placesOf, ownPlaces });
+    const loadsAt = new Map<string, Array<number | null>>();
+    for (const f of ordered) {
+      placesOf.set(f.fileName, [...(placesOf.get(f.fileName) ?? []), f.fileNo + 1]);
+      loadsAt.set(f.fileName, [...(loadsAt.get(f.fileName) ?? []), f.loadId]);
+    }
+    found.push({ setId, names: ordered.map((f) => f.fileName), loads, began: Math.min(...loads), placesOf, loadsAt });
   }
   return found.sort((a, b) => a.began - b.began);
 }
@@ -73,15 +66,22 @@ export function notLaterLoads(at: Position, places: readonly LoadPlace[]): numbe
 /**
  * Where the `nth` file (from 0) named `name` that this run stages of the sets it stages again
  * stands: at the first such set (the first to begin) that has the name, at the set's first load,
- * at that file's place in the set; undefined: the file is of none of them.
+ * at that file's place in the set; undefined: the file is of none of them. `supersedes`: the loads
+ * that every set the run stages again began at that file's place after that first load (the set's
+ * own, a killed rerun's of the same files): staged again, the file stands for them, at its place.
  */
 export function restagedPlace(
   name: string,
   nth: number,
   restaging: readonly RestagingSet[],
-): { set: RestagingSet; position: Position } | undefined {
+): { set: RestagingSet; position: Position; supersedes: number[] } | undefined {
   const set = restaging.find((s) => s.placesOf.has(name));
   const places = set?.placesOf.get(name) ?? [];
   if (set === undefined || places.length === 0) return undefined;
-  return { set, position: { began: set.began, place: places[Math.min(nth, places.length - 1)] ?? 0 } };
+  const at = <T>(list: readonly T[]) => list[Math.min(nth, list.length - 1)];
+  const supersedes = restaging.flatMap((s) => {
+    const load = at(s.loadsAt.get(name) ?? []);
+    return load === undefined || load === null || load <= set.began ? [] : [load];
+  });
+  return { set, position: { began: set.began, place: at(places) ?? 0 }, supersedes: [...new Set(supersedes)] };
 }

@@ -23,9 +23,15 @@ describe('restagingSets', () => {
     const [found, ...rest] = restagingSets(killed, ['a.csv', 'm0.csv', 'm1.csv', 'm2.csv']);
     expect(rest).toEqual([]);
     expect(found).toMatchObject({ setId: 1, names: ['m0.csv', 'm1.csv', 'm2.csv'], loads: [1, 3], began: 1 });
-    expect([...(found?.loadOf ?? [])]).toEqual([
-      ['m0.csv', 1],
-      ['m2.csv', 3],
+    expect([...(found?.placesOf ?? [])]).toEqual([
+      ['m0.csv', [1]],
+      ['m1.csv', [2]],
+      ['m2.csv', [3]],
+    ]);
+    expect([...(found?.loadsAt ?? [])]).toEqual([
+      ['m0.csv', [1]],
+      ['m1.csv', [null]],
+      ['m2.csv', [3]],
     ]);
   });
 
@@ -100,8 +106,20 @@ describe('restagedPlace', () => {
     expect(restagedPlace('y.csv', 0, both)).toMatchObject({ set: { setId: 9 }, position: { began: 9, place: 2 } });
   });
 
-  it("the set's own loads begun after its first, each at its file's place", () => {
-    expect(sets[0]?.ownPlaces).toEqual([{ loadId: 3, began: 1, place: 3 }]);
+  it("supersedes the loads begun after the set's first at the file's place, of every set staged again that has it", () => {
+    expect(restagedPlace('m0.csv', 0, sets)?.supersedes).toEqual([]);
+    expect(restagedPlace('m1.csv', 0, sets)?.supersedes).toEqual([]);
+    expect(restagedPlace('m2.csv', 0, sets)?.supersedes).toEqual([3]);
+    // a killed rerun's set (run 4: m0 resumed load 1, m1 began load 5), joined by the same part
+    const rerun = set(4, [
+      ['m0.csv', 1],
+      ['m1.csv', 5],
+      ['m2.csv', 3],
+    ]);
+    const both = restagingSets([...killed, ...rerun], ['m0.csv', 'm1.csv', 'm2.csv']);
+    expect(both.map((s) => s.setId)).toEqual([1, 4]);
+    expect(restagedPlace('m1.csv', 0, both)).toMatchObject({ set: { setId: 1 }, position: { began: 1, place: 2 }, supersedes: [5] });
+    expect(restagedPlace('m2.csv', 0, both)?.supersedes).toEqual([3]);
   });
 });
 

@@ -13,8 +13,9 @@
 --
 -- One row per load that does not stand at its own id, written when its run begins it, before it
 -- stages a line (src/pipeline/load-places.ts): a set's file staged again (began_at: the set's
--- first load; place: the file's place in the set, from 1), the set's own earlier loads of its
--- files (superseded by those, at the same places), and a load of a part of a set that took a
+-- first load; place: the file's place in the set, from 1), the loads it supersedes at the same
+-- place (those the sets staged again, a killed rerun's included, began at that file's place after
+-- the set's first load), and a load of a part of a set that took a
 -- place the set's run had not begun (at itself: began_at = load_id, place 0; written first, so
 -- that staging the set again does not move it to the set's place). A load without a row stands
 -- at (load_id, 0). Positions compare as (began_at, place). A row never changes (written once,
