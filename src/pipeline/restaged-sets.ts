@@ -77,7 +77,7 @@ export function restagedPlace(
 ): { set: RestagingSet; position: Position; supersedes: number[] } | undefined {
   const set = restaging.find((s) => s.placesOf.has(name));
   const places = set?.placesOf.get(name) ?? [];
-  if (set === undefined || places.length === 0) return undefined;
+  if (set === undefined || nth >= places.length) return undefined;
   const at = <T>(list: readonly T[]) => list[Math.min(nth, list.length - 1)];
   const supersedes = restaging.flatMap((s) => {
     const load = at(s.loadsAt.get(name) ?? []);

@@ -7,7 +7,7 @@
  * 1, places 1 and 2); o2/m1.csv (P1 = 9.00) is a second m1.csv the set never had (the set has one
  * file of that name, taken by inbox/m1.csv, staged before it): a new load begun now, later than
  * x.csv's. P1 must end 9.00.
- * Observed on h38pos (565aa28 and 54ecf12), PGlite and PostgreSQL: 7.00. restagedPlace gives the n-th file of
+ * Before the fix (load-places.ts, restaged-sets.ts), on PGlite and PostgreSQL: 7.00. restagedPlace gives the n-th file of
  * a name the last place of that name in the set when the set has fewer (Math.min): o2/m1.csv is
  * recorded at (1, 2) and yields P1 to x.csv's load ("it stages again a file its set's load 1
  * began", which it does not).
@@ -25,8 +25,7 @@ const line = (key: string, amount: string) => `${key},1,2026-11-01,${amount},JPY
 
 describe('survival: a killed set staged again beside another file of one of its names', () => {
   for (const target of SURVIVAL_TARGETS) {
-    // KNOWN BUG (h38pos 565aa28 and 54ecf12): P1 ends 7.00, expected 9.00, on PGlite and PostgreSQL
-    it.skip(`${target.kind}: P1 ends with the other m1.csv's line`, async () => {
+    it(`${target.kind}: P1 ends with the other m1.csv's line`, async () => {
       assertBuilt();
       const db = await target.create();
       try {
