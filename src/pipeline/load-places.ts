@@ -47,11 +47,9 @@ async function yieldAt(run: PlacesRun, at: Position, own: readonly number[]): Pr
  * yield to (undefined: nothing). A resumed load stands where it was recorded, else at itself. A
  * file of a set the run stages again (`plan` stages it afresh), begun before or not, stands at
  * the set's first load, at its place in the set (restagedPlace), and so do the set's own earlier
- * loads it supersedes (so it does not yield to them). It does yield to a load of the same file
- * that stands later: a part's load of it, alone, after the set's first load, is a load of its own
- * at its own place, after every file of the set staged again (same lines, so leaving them keeps
- * that load's rows). A second file of the name, where the set has one, is not the set's: a new
- * load. Any other new load stands at itself and yields to nothing.
+ * loads it supersedes; it does not yield to its own earlier load (`planned`'s: the same file).
+ * A second file of the name, where the set has one, is not the set's: a new load. Any other new
+ * load stands at itself and yields to nothing.
  */
 export async function loadOrder(
   run: PlacesRun,
@@ -79,5 +77,5 @@ export async function loadOrder(
   run.restagedNames?.set(key(restaged.set.setId), nth + 1);
   // the loads of the file's place it supersedes stand there too (a part's load, recorded at itself, keeps its place)
   await recordPlaces(run, [{ loadId, ...restaged.position }, ...restaged.supersedes.map((id) => ({ loadId: id, ...restaged.position }))]);
-  return yieldAt(run, restaged.position, [loadId]);
+  return yieldAt(run, restaged.position, [loadId, ...earlier]);
 }
