@@ -7,7 +7,8 @@ import { basename } from 'node:path';
 import { controlSummary, type ControlOutcome } from '../input/control/control-check.js';
 import type { FileStaging } from './load-file.js';
 import { emptyLoads, foreignHold, type ForeignHold } from './load-holds.js';
-import { restagingSets } from './restaged-sets.js';
+import { partPlace, restagingSets } from './restaged-sets.js';
+import { stagedWholeBefore } from './load-places.js';
 import type { EarlierPlan } from './set-order.js';
 import { planLoadId, type StagingPlan } from './staging-plan.js';
 
@@ -55,6 +56,7 @@ export async function holdBeforeProcessing(
   run.restaging = restagingSets(run.foreignSets, run.runNames);
   run.places = [];
   run.restagedNames = new Map();
+  run.stagedLoads = [];
   if (run.held === undefined) return;
   const early: number[] = [];
   for (const path of files) {
@@ -111,16 +113,22 @@ export async function foreignPlan(
   const hold = restaged === plan ? first : foreignHold(sets, names, path, runId);
   if (hold.join.length > 0) {
     const loadId = planLoadId(restaged, runId);
-    await run.db("joining the file's load to a killed run's file set", () =>
+    const whole = restaged === plan ? await stagedWholeBefore(run, hold.join) : new Set<number>();
+    const place = await run.db("joining the file's load to a killed run's file set", () =>
       run.engine.transaction(async (tx) => {
         for (const place of hold.join) {
           await tx.joinHoldSet(place.setId, place.fileNo, loadId);
           await tx.restageHoldSet(place.setId);
         }
-        // a part's load stands at itself: the run that stages the set again does not move it to the set's place
-        if (restaged === plan) await tx.recordLoadPlaces?.([{ loadId, began: loadId, place: 0 }]);
+        if (restaged !== plan) return undefined;
+        // a part's load stands at the set's place or at itself (partPlace), recorded with its join:
+        // the run that stages the set again does not move it
+        const at = partPlace(await tx.allHoldSets(), hold.join, loadId, whole);
+        await tx.recordLoadPlaces?.([at]);
+        return at;
       }),
     );
+    if (place !== undefined) run.places?.push(place);
   }
   if (restaged !== plan && plan.action !== 'fresh' && plan.loadId !== null) run.restagedFrom?.push(plan.loadId);
   if (restaged !== plan)

@@ -58,6 +58,8 @@ export interface FileStaging {
   places?: LoadPlace[] | undefined;
   /** How many files of each name this run staged again of each set (`setId:name`): the next one's place in the set. */
   restagedNames?: Map<string, number> | undefined;
+  /** The loads this run staged whole or skipped (staged whole before): whether a part carries a set on in its order (load-places.ts). */
+  stagedLoads?: number[] | undefined;
   /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
   settled: { rows: number; batches: number };
   /** Lines rejected while staging: by the files staged so far, and by the file being staged. */
@@ -248,6 +250,7 @@ async function notStaged(
   if (plan.action === 'skip') logger.info({ runId, loadId, file: listed.path }, message);
   else logger.warn({ runId, loadId, file: listed.path, line: plan.stoppedAt.line }, message);
   await fileRun.notRead(plan, loadId);
+  if (plan.action === 'skip') run.stagedLoads?.push(loadId);
   const rejected = plan.committed?.rejected ?? 0;
   const left = await leftForNextRun(run, opened, runId, loadId);
   const report: FileReport = {
@@ -382,6 +385,7 @@ async function stageClaimed(
       `${file.path}: profile ${profile.name} discarded every line (${result.discarded}): nothing was loaded from it (${discardedBy(profile, result.discarded, file.discardedByWhen?.() ?? 0)})`,
     );
   await fileRun.staged(loadId, result);
+  if (!result.interrupted && result.stoppedAt === null) run.stagedLoads?.push(loadId);
   logger.info({ runId, loadId, ...result.counts }, 'staged');
   const left = result.interrupted ? null : await leftForNextRun(run, opened, runId, loadId);
   // right after staging, before a later file of this run can take rows over

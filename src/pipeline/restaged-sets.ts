@@ -5,7 +5,10 @@
  * count as begun where the set began (its first load), its files in the set's order, not now: the
  * set's files go before the files new to the run (set-order.ts, resumesFirst), and a file staged
  * again yields to the loads begun after the set's first load, as a resumed load does
- * (stage-batch.ts, yieldToLaterLoads; where each load stands is recorded: load-places.ts). Pure.
+ * (stage-batch.ts, yieldToLaterLoads; where each load stands is recorded: load-places.ts). A
+ * part's load of a file of the set stands at the set's place or at itself (partPlace), and the
+ * places a database upgraded while a set was staged again lacks are found in the sets
+ * (derivedPlaces). Pure.
  */
 import type { HoldSetFile, LoadPlace } from '../engine/types.js';
 import { bySet, missingNames, nameCounts } from './load-holds.js';
@@ -84,4 +87,60 @@ export function restagedPlace(
     return load === undefined || load === null || load <= set.began ? [] : [load];
   });
   return { set, position: { began: set.began, place: at(places) ?? 0 }, supersedes: [...new Set(supersedes)] };
+}
+
+/**
+ * Where a load that a part of a killed set begins for a file the set's run had not begun stands
+ * (`joined`: the places it takes, in `sets` as they are once it took them). The part carries the
+ * set on in its order when every file before that place has a load staged whole (`stagedWhole`),
+ * as the set's run would have gone on: the load is the set's, at the set's first load, at its
+ * place (the first such set's). Otherwise the part staged the file ahead of an earlier file of
+ * the set still unfinished, out of the set's order: a load of its own, at itself, later than
+ * every file of the set staged again. A load that is now its set's first stands at itself.
+ */
+export function partPlace(
+  sets: readonly HoldSetFile[],
+  joined: ReadonlyArray<{ setId: number; fileNo: number }>,
+  loadId: number,
+  stagedWhole: ReadonlySet<number>,
+): LoadPlace {
+  let at: Position | undefined;
+  for (const { setId, fileNo } of joined) {
+    const files = sets.filter((f) => f.setId === setId);
+    const before = files.filter((f) => f.fileNo < fileNo);
+    if (before.some((f) => f.loadId === null || !stagedWhole.has(f.loadId))) return { loadId, began: loadId, place: 0 };
+    const began = Math.min(loadId, ...files.flatMap((f) => (f.loadId === null ? [] : [f.loadId])));
+    const here = { began, place: fileNo + 1 };
+    if (at === undefined || notAfter(here, at)) at = here;
+  }
+  return at === undefined || at.began >= loadId ? { loadId, began: loadId, place: 0 } : { loadId, ...at };
+}
+
+/**
+ * The places a run that stages a set again records for its loads, derived from the sets alone:
+ * for each set whose run is not a part (not marked restage) and that stages whole a set marked
+ * restage, each of its loads begun after that set's first load stands at the set's first load,
+ * at its file's place (restagedPlace). A database upgraded to load_place (migration 021) while
+ * such a run was unfinished has no place recorded for them (a version before kept them in
+ * memory); the sets that hold their loads still say where they stand. A part's loads (its sets
+ * are marked restage) are left where they were recorded, or at themselves.
+ */
+export function derivedPlaces(sets: readonly HoldSetFile[]): LoadPlace[] {
+  const found: LoadPlace[] = [];
+  for (const [, files] of bySet(sets)) {
+    if (files.some((f) => f.restage)) continue;
+    const ordered = [...files].sort((a, b) => a.fileNo - b.fileNo);
+    const restaging = restagingSets(
+      sets,
+      ordered.map((f) => f.fileName),
+    );
+    const nth = new Map<string, number>();
+    for (const f of ordered) {
+      const n = nth.get(f.fileName) ?? 0;
+      nth.set(f.fileName, n + 1);
+      const at = restagedPlace(f.fileName, n, restaging);
+      if (at !== undefined && f.loadId !== null && f.loadId > at.position.began) found.push({ loadId: f.loadId, ...at.position });
+    }
+  }
+  return found;
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HoldSetFile } from '../../src/engine/types.js';
-import { notAfter, notLaterLoads, restagedPlace, restagingSets } from '../../src/pipeline/restaged-sets.js';
+import { derivedPlaces, notAfter, notLaterLoads, partPlace, restagedPlace, restagingSets } from '../../src/pipeline/restaged-sets.js';
 
 function set(setId: number, files: Array<[string, number | null]>, restage = true): HoldSetFile[] {
   return files.map(([fileName, loadId], fileNo) => ({ setId, fileNo, fileName, loadId, restage: restage && fileNo === files.length - 1 }));
@@ -152,5 +152,108 @@ describe('notAfter', () => {
     expect(notAfter({ began: 2, place: 0 }, { began: 1, place: 3 })).toBe(false);
     expect(notAfter({ began: 1, place: 2 }, { began: 1, place: 2 })).toBe(true);
     expect(notAfter({ began: 1, place: 3 }, { began: 1, place: 2 })).toBe(false);
+  });
+});
+
+describe('partPlace', () => {
+  // a killed `load inbox/` of a, b, c: load 1 on a.csv; a part's load 5 takes b.csv's place
+  const joined = [{ setId: 1, fileNo: 1 }];
+  const after = (files: Array<[string, number | null]>) => set(1, files);
+
+  it("carries the set on in its order (a.csv's load staged whole): the set's load, at its place", () => {
+    const sets = after([
+      ['a.csv', 1],
+      ['b.csv', 5],
+      ['c.csv', null],
+    ]);
+    expect(partPlace(sets, joined, 5, new Set([1]))).toEqual({ loadId: 5, began: 1, place: 2 });
+  });
+
+  it('ahead of an earlier file of the set still unfinished, or never begun: a load of its own, at itself', () => {
+    const sets = after([
+      ['a.csv', 1],
+      ['b.csv', 5],
+      ['c.csv', null],
+    ]);
+    expect(partPlace(sets, joined, 5, new Set())).toEqual({ loadId: 5, began: 5, place: 0 });
+    const unbegun = after([
+      ['a.csv', null],
+      ['b.csv', 1],
+      ['c.csv', 5],
+    ]);
+    expect(partPlace(unbegun, [{ setId: 1, fileNo: 2 }], 5, new Set([1]))).toEqual({ loadId: 5, began: 5, place: 0 });
+  });
+
+  it("the set's first file, or the set's first load now: at itself", () => {
+    const sets = after([
+      ['a.csv', 5],
+      ['b.csv', null],
+    ]);
+    expect(partPlace(sets, [{ setId: 1, fileNo: 0 }], 5, new Set())).toEqual({ loadId: 5, began: 5, place: 0 });
+  });
+
+  it('joining two sets: in order in both, at the earlier place; out of order in either, at itself', () => {
+    const sets = [
+      ...after([
+        ['a.csv', 1],
+        ['b.csv', 7],
+      ]),
+      ...set(3, [
+        ['a.csv', 3],
+        ['b.csv', 7],
+      ]),
+    ];
+    const both = [
+      { setId: 3, fileNo: 1 },
+      { setId: 1, fileNo: 1 },
+    ];
+    expect(partPlace(sets, both, 7, new Set([1, 3]))).toEqual({ loadId: 7, began: 1, place: 2 });
+    expect(partPlace(sets, both, 7, new Set([1]))).toEqual({ loadId: 7, began: 7, place: 0 });
+  });
+});
+
+describe('derivedPlaces', () => {
+  // the set of load 1 marked restage (`killed`), then a rerun of the inbox killed after it staged
+  // m0.csv again as load 4: its own set (4), not a part's, records none of the places
+  const rerun = set(
+    4,
+    [
+      ['m0.csv', 4],
+      ['m1.csv', null],
+      ['m2.csv', null],
+    ],
+    false,
+  );
+
+  it("a killed rerun's load of a set it staged again: at the set's first load, at its file's place", () => {
+    expect(derivedPlaces([...killed, ...rerun])).toEqual([{ loadId: 4, began: 1, place: 1 }]);
+  });
+
+  it("none from a part's set (marked restage), nor from a set that stages only part of it, nor a second file of a name", () => {
+    expect(derivedPlaces(killed)).toEqual([]);
+    const part = set(
+      5,
+      [
+        ['m0.csv', 5],
+        ['m2.csv', null],
+      ],
+      false,
+    );
+    expect(derivedPlaces([...killed, ...part])).toEqual([]);
+    const twice = set(
+      6,
+      [
+        ['m0.csv', 6],
+        ['m1.csv', 7],
+        ['m2.csv', 8],
+        ['m2.csv', 9],
+      ],
+      false,
+    );
+    expect(derivedPlaces([...killed, ...twice])).toEqual([
+      { loadId: 6, began: 1, place: 1 },
+      { loadId: 7, began: 1, place: 2 },
+      { loadId: 8, began: 1, place: 3 },
+    ]);
   });
 });
