@@ -12,7 +12,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('../../..', import.meta.url)),
   test: {
-    include: ['test/unit/{order-file,order-file-edges,gzip-input,quote-free-split-work}.test.ts'],
+    include: ['test/unit/{order-file,order-file-edges,gzip-input,quote-free-split-work,delimited-helpers}.test.ts'],
     globalSetup: ['test/mutation/global-setup.ts'],
     testTimeout: 60_000,
   },

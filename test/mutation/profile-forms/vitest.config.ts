@@ -16,7 +16,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('../../..', import.meta.url)),
   test: {
-    include: ['test/unit/{load-profile,mapping-rules,mapping-survivors,mapping-edges,profile-vocabulary,profile-forms}.test.ts'],
+    include: [
+      'test/unit/{load-profile,mapping-rules,mapping-survivors,mapping-edges,profile-vocabulary,profile-forms,profile-forms-edges}.test.ts',
+    ],
     globalSetup: ['test/mutation/global-setup.ts'],
     testTimeout: 60_000,
   },

@@ -11,7 +11,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   root: fileURLToPath(new URL('../../..', import.meta.url)),
   test: {
-    include: ['test/unit/{xlsx-reader,xlsx-entry-order,xlsx-cell-refs}.test.ts'],
+    include: ['test/unit/{xlsx-reader,xlsx-entry-order,xlsx-cell-refs,xlsx-columns,xlsx-shared-strings}.test.ts'],
     globalSetup: ['test/mutation/global-setup.ts'],
     testTimeout: 60_000,
   },
