@@ -246,7 +246,11 @@ export class LoadOrderModel {
     if (restaged !== null) {
       if (!fresh)
         this.notes.push(`pid ${command.pid}: ${path} resumed or skipped load ${String(run.loadId)}, where its set is staged again`);
-      if (fresh && !run.committed) return null;
+      // an empty load staged again still began (a set it starts begins there: where the code's load id puts it)
+      if (fresh && !run.committed) {
+        ++this.clock;
+        return null;
+      }
       this.supersede(restaging, basename(path), restaged);
       const own = this.latestBySha.get(this.shaOf(path));
       if (this.knownMiddleFile && own !== undefined && own.began > restaged.began)
