@@ -334,6 +334,7 @@ await admin?.end();
 if (!bad) rmSync(base, { recursive: true, force: true });
 else writeFileSync(join(base, 'fuzz.log'), `${log.join('\n')}\n${rerun.stderr}`);
 const verdict = !bad ? 'OK' : outcome === 'known' && !exitsBad ? 'KNOWN' : 'FAIL';
-console.log(`${verdict} ${engine} seed ${seedArg}${bad ? ` (folder ${base}${admin === null ? '' : `, database ${dbName}`})` : ''}`);
+const noted = modelNotes.length > 0 ? ` (${modelNotes.length} model note(s))` : '';
+console.log(`${verdict} ${engine} seed ${seedArg}${noted}${bad ? ` (folder ${base}${admin === null ? '' : `, database ${dbName}`})` : ''}`);
 // 3: only the known middle-file conflict
 process.exitCode = verdict === 'OK' ? 0 : verdict === 'KNOWN' ? 3 : 1;

@@ -259,6 +259,7 @@ export class LoadOrderModel {
       this.latestBySha.set(load.sha, load);
       return load;
     }
+    this.checkAction(command, path, run);
     if (!fresh) {
       const earlier = run.loadId === null ? undefined : this.byLoadId.get(run.loadId);
       if (earlier !== undefined) return earlier;
@@ -269,6 +270,17 @@ export class LoadOrderModel {
     const load = this.place(path, this.clock, 0);
     this.latestBySha.set(load.sha, load);
     return load;
+  }
+
+  /** A file not staged again is skipped when its latest load ended its staging, resumed when it did not, else a new load: noted when not. */
+  private checkAction(command: Command, path: string, run: FileRun): void {
+    const latest = this.latestBySha.get(this.shaOf(path));
+    const expected = latest === undefined ? 'new' : latest.complete ? 'skip' : 'resume';
+    const fresh = run.loadId === null || run.loadId === run.runId;
+    const actual = fresh ? 'new' : run.complete && !run.committed ? 'skip' : 'resume';
+    const same = fresh || latest === undefined || this.byLoadId.get(run.loadId ?? -1) === latest;
+    if (expected !== actual || !same)
+      this.notes.push(`pid ${command.pid}: ${basename(path)}: ${actual} (load ${String(run.loadId)}), the rule says ${expected}`);
   }
 
   /** The loads the sets staged again began at this file's place after the first set's first load stand at its place now (a part's keep theirs). */
