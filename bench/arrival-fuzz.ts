@@ -10,7 +10,8 @@
  * The model leaves out `recover --older-than 1s` (OPS recover-1s: a set given up; docs/operations.md
  * says what may be merged then, not where the set's files stand after it). A failure whose every
  * wrong key the known middle-file conflict explains (arrival-oracle.ts, knownMiddleFile) ends KNOWN
- * (exit 3), not FAIL (exit 1).
+ * (exit 3), not FAIL (exit 1). PART_CARRIES=1: the model takes branch hrule's rule for a part's load
+ * (arrival-oracle.ts, partCarries), to check that branch's build (ORDER_LOADER_CLI=…/dist/src/cli.js).
  * A key whose last line is invalid may hold its baseline value or one of its earlier valid lines
  * (which one depends on which run processed what: said, not failed, unless older than a value the
  * key held before). After every command the value of each key must not move back in load order.
@@ -166,7 +167,7 @@ let modelNotes: string[] = [];
 let modelPlaces: string[] = [];
 /** The model oracle's load order: every load of a file a place of its own (a file at two places has its lines at both). */
 async function modelOrder(knownMiddleFile = false): Promise<string[]> {
-  const model = new LoadOrderModel(sha, keysRepeated, knownMiddleFile);
+  const model = new LoadOrderModel(sha, keysRepeated, { knownMiddleFile, partCarries: process.env.PART_CARRIES === '1' });
   const runs = await fileRuns(query);
   for (const command of ran)
     model.ran(

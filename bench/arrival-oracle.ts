@@ -52,6 +52,25 @@ interface Load extends Placed {
   sha: string;
   part: boolean;
   complete: boolean;
+  /** The command (its number in the log) that began it, and the first that saw its staging end. */
+  by: number;
+  doneBy: number | null;
+}
+
+/** Which reading of the rule the model takes (both false: docs/operations.md on main). */
+export interface RuleOptions {
+  /**
+   * The known conflict (test/survival/restaged-set-part-middle-file.test.ts, skipped on main): a file of
+   * a set staged again does not yield to its own earlier load, so a part's alone load of it counts at
+   * the set's place, not its own. To tell that failure from others.
+   */
+  knownMiddleFile?: boolean;
+  /**
+   * Branch hrule's rule: a part's load of a file of the set carries the set on (stands at the set's
+   * place, in its order) when every file before it in the set was staged whole by the run that began
+   * that file's load, or by the part itself before it; else it stands at itself.
+   */
+  partCarries?: boolean;
 }
 
 interface HoldSet {
@@ -124,21 +143,17 @@ export class LoadOrderModel {
   private readonly byLoadId = new Map<number, Load>();
   private readonly latestBySha = new Map<string, Load>();
   private sets: HoldSet[] = [];
+  private commandNo = 0;
   readonly notes: string[] = [];
 
   constructor(
     private readonly shaOf: (path: string) => string,
     private readonly repeatsKeys: (paths: readonly string[]) => boolean,
-    /**
-     * The known conflict (test/survival/restaged-set-part-middle-file.test.ts, skipped): a file of a
-     * set staged again does not yield to its own earlier load, so a part's alone load of it counts
-     * at the set's place, not its own. true: the model does so too, to tell that failure from others.
-     */
-    private readonly knownMiddleFile = false,
+    private readonly rule: RuleOptions = {},
   ) {}
 
   private place(path: string, began: number, place: number, part = false): Load {
-    const load = { path, sha: this.shaOf(path), began, place, seq: ++this.seq, part, complete: false };
+    const load = { path, sha: this.shaOf(path), began, place, seq: ++this.seq, part, complete: false, by: this.commandNo, doneBy: null };
     this.loads.push(load);
     return load;
   }
@@ -198,6 +213,7 @@ export class LoadOrderModel {
 
   /** The command ran (`runs`: its file runs): its loads placed, sets joined, recorded and covered. */
   ran(command: Command, runs: readonly FileRun[]): void {
+    ++this.commandNo;
     const names = command.files.map((p) => basename(p));
     for (const set of this.sets) set.beganAt = this.firstLoad(set);
     const live = (s: HoldSet) => s.loads.some((l, i) => l !== null || s.empty[i] != null);
@@ -225,6 +241,7 @@ export class LoadOrderModel {
       if (load !== null && run !== undefined && run.loadId !== null) {
         this.byLoadId.set(run.loadId, load);
         if (run.complete) load.complete = true;
+        if (run.complete) load.doneBy ??= this.commandNo;
       }
     }
     this.joinParts(names, order, began, staged);
@@ -253,7 +270,7 @@ export class LoadOrderModel {
       }
       this.supersede(restaging, basename(path), restaged);
       const own = this.latestBySha.get(this.shaOf(path));
-      if (this.knownMiddleFile && own !== undefined && own.began > restaged.began)
+      if (this.rule.knownMiddleFile === true && own !== undefined && own.began > restaged.began)
         Object.assign(own, { began: restaged.began, place: restaged.place });
       const load = this.place(path, restaged.began, restaged.place);
       this.latestBySha.set(load.sha, load);
@@ -312,7 +329,13 @@ export class LoadOrderModel {
         set.loads[at] = load;
         set.empty[at] = null;
         set.restage = true;
+        if (load.part || load.place !== 0) return;
         load.part = true;
+        // hrule: every file before it in the set staged whole by its own load's run, or by this part before it
+        const whole = (l: Load | null | undefined) =>
+          l != null && l.doneBy !== null && (l.doneBy === l.by || (l.doneBy === this.commandNo && began.indexOf(l) < i));
+        if (this.rule.partCarries !== true || !set.loads.slice(0, at).every(whole)) return;
+        Object.assign(load, { began: set.beganAt, place: at + 1, part: false });
       });
     }
   }
