@@ -22,7 +22,7 @@
  * Between a kill and the rerun, at random: a new file arrives whose name sorts before (a*.csv) or
  * after (z*.csv) the inbox's, and/or an operator command runs (OPS, comma-separated: process,
  * retry, recover-1s, recover-1h, new-file (load of the file that just arrived alone), one-file,
- * load-other). TERMINATE=1 (postgres): in about 4 rounds of 10 the database's backends are terminated
+ * one-file-killed (that part killed once it stages), load-other). TERMINATE=1 (postgres): in about 4 rounds of 10 the database's backends are terminated
  * instead of the kill (the load rides it out, fails, or is killed 3 s later).
  */
 import { createHash } from 'node:crypto';
@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { LoadOrderModel, fileRuns, type Command } from './arrival-oracle.js';
-import { INVALID, fuzzCommands, seededRandom, sleep } from './fuzz-commands.js';
+import { INVALID, fuzzCommands, seededRandom, sleep, type Ended } from './fuzz-commands.js';
 
 const [engine = 'pglite', seedArg = '1', roundsArg = '6'] = process.argv.slice(2);
 const HEADER = 'source_key,customer_id,order_date,amount,currency';
@@ -260,25 +260,25 @@ async function finalCheck(): Promise<'ok' | 'fail' | 'known'> {
   return unexplained.length === 0 ? 'known' : 'fail';
 }
 
+/** The command killed (-9) a random instant (up to `ms`) after it logged its first file's staging. */
+async function killedOnceStaging(run: ReturnType<typeof cli>, ms: number): Promise<Ended> {
+  let stderr = '';
+  run.child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  for (let t = 0; t < 600 && !stderr.includes('"msg":"staging"') && run.child.exitCode === null; t++) await sleep(25);
+  await sleep(Math.floor(rnd() * ms));
+  run.child.kill('SIGKILL');
+  return run.done;
+}
+
 const OPS: Record<string, (fresh: string | null) => string[] | null> = {
   process: () => ['process'],
   retry: () => ['retry', '--source-key', 'Z1', '--set', 'amount=3', '--reason', 'fuzz'],
   'recover-1s': () => ['recover', '--older-than', '1s'],
   'recover-1h': () => ['recover', '--older-than', '1h'],
   'new-file': (fresh) => (fresh === null ? null : ['load', fresh, '--settle', '0']),
-  'one-file': () => [
-    'load',
-    join(
-      inbox,
-      pick(
-        readdirSync(inbox)
-          .filter((f) => f.endsWith('.csv'))
-          .sort(),
-      ),
-    ),
-    '--settle',
-    '0',
-  ],
+  'one-file': () => ['load', join(inbox, pick(inboxFiles())), '--settle', '0'],
+  // a part killed in its turn (kill -9 once it stages, batch size 1): a rerun must finish what it began
+  'one-file-killed': () => ['load', join(inbox, pick(inboxFiles())), '--settle', '0', '--batch-size', '1'],
   'load-other': () => ['load', join(base, 'other.csv'), '--settle', '0'],
 };
 const ops = (process.env.OPS ?? 'process,retry,recover-1h,new-file,load-other').split(',').map((name) => {
@@ -315,7 +315,7 @@ for (let i = 0; i < Number(roundsArg); i++) {
     const { name, op } = pick(ops);
     const args = op(fresh);
     if (args !== null) {
-      const r = await cli(args).done;
+      const r = name.endsWith('-killed') ? await killedOnceStaging(cli(args), 300) : await cli(args).done;
       say(`  between: ${args.map((a) => a.replace(base, '')).join(' ')} -> ${String(r.code)}`);
       await snapshot(`round ${i} ${name}`);
     }
