@@ -291,11 +291,13 @@ export class LoadOrderModel {
 
   /** A file not staged again is skipped when its latest load ended its staging, resumed when it did not, else a new load: noted when not. */
   private checkAction(command: Command, path: string, run: FileRun): void {
+    // a run that wrote no event (killed while it began) says nothing of what it would do
+    if (run.loadId === null) return;
     const latest = this.latestBySha.get(this.shaOf(path));
     const expected = latest === undefined ? 'new' : latest.complete ? 'skip' : 'resume';
-    const fresh = run.loadId === null || run.loadId === run.runId;
+    const fresh = run.loadId === run.runId;
     const actual = fresh ? 'new' : run.complete && !run.committed ? 'skip' : 'resume';
-    const same = fresh || latest === undefined || this.byLoadId.get(run.loadId ?? -1) === latest;
+    const same = fresh || latest === undefined || this.byLoadId.get(run.loadId) === latest;
     if (expected !== actual || !same)
       this.notes.push(`pid ${command.pid}: ${basename(path)}: ${actual} (load ${String(run.loadId)}), the rule says ${expected}`);
   }

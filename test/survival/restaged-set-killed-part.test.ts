@@ -30,28 +30,25 @@ describe('survival: a killed part of a killed set, then the rerun', () => {
     // stands before m2.csv's: the outcome depends on where the part was killed.
     it.skip(`${target.kind}: K1 and K2 end with m1.csv's lines`, async () => {
       assertBuilt();
+      const inbox = join(survivalPath(`restaged-set-killed-part-${target.kind}`), 'in');
+      mkdirSync(inbox, { recursive: true });
+      const files = {
+        'm0.csv': [line('B1', '1.00'), line('R1', '1.00')],
+        'm1.csv': [line('C1', '1.00'), line('K1', '1.00'), line('K2', '1.00')],
+        'm2.csv': [line('D1', '1.00'), line('K1', '2.00'), line('K2', '2.00')],
+      };
+      for (const [name, lines] of Object.entries(files)) writeFileSync(join(inbox, name), `${HEADER}\n${lines.join('\n')}\n`);
       const db = await target.create();
       try {
-        const dir = survivalPath(`restaged-set-killed-part-${target.kind}`);
-        const inbox = join(dir, 'in');
-        mkdirSync(inbox, { recursive: true });
-        const write = (name: string, lines: string[]) => writeFileSync(join(inbox, name), `${HEADER}\n${lines.join('\n')}\n`);
-        write('m0.csv', [line('B1', '1.00'), line('R1', '1.00')]);
-        write('m1.csv', [line('C1', '1.00'), line('K1', '1.00'), line('K2', '1.00')]);
-        write('m2.csv', [line('D1', '1.00'), line('K1', '2.00'), line('K2', '2.00')]);
         await loadKilledAtCheckpoint([inbox, '--db', db.url, '--batch-size', '1'], 1);
         await loadKilledAtCheckpoint([join(inbox, 'm1.csv'), '--db', db.url, '--batch-size', '1'], 2);
         const rerun = await runCli(['load', inbox, '--db', db.url, '--settle', '0']);
         const processed = await runCli(['process', '--db', db.url]);
         expect(processed.code, processed.stderr).toBe(0);
-        const rows = await db.withSql((sql) =>
-          sql("SELECT source_key, amount::text AS amount FROM orders WHERE source_key IN ('K1', 'K2') ORDER BY 1"),
-        );
-        const said = `exit ${String(rerun.code)}\n${rerun.stdout}\n${rerun.stderr.slice(-1500)}`;
-        expect(rows, said).toEqual([
-          { source_key: 'K1', amount: '1.00' },
-          { source_key: 'K2', amount: '1.00' },
-        ]);
+        const rows = await db.withSql((sql) => sql("SELECT source_key, amount::text AS amount FROM orders WHERE source_key LIKE 'K%'"));
+        const amounts = Object.fromEntries(rows.map((r) => [String(r.source_key), String(r.amount)]));
+        // killed after K1 or not killed at all, the part's m1.csv stands after the set staged again
+        expect(amounts, `rerun exit ${String(rerun.code)}\n${rerun.stderr.slice(-1500)}`).toEqual({ K1: '1.00', K2: '1.00' });
       } finally {
         await db.dispose();
       }
