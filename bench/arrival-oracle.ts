@@ -16,6 +16,9 @@
  * set stages each again at the set's first load, at its place in the set (also superseding the
  * loads other runs of the set began at that place, not a part's). A run that ends its staging
  * covers (ends) every set it names whole. `recover --older-than` (giving a set up) is not modelled.
+ * A load stands for its whole file, also one killed and never finished (a part's, killed, whose file
+ * the rerun stages again): a run first finishes what an earlier run began, so which line of a key
+ * wins must not depend on where a load was killed (test/survival/restaged-set-killed-part.test.ts).
  */
 import { basename } from 'node:path';
 
