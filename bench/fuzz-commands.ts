@@ -8,7 +8,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+// ORDER_LOADER_CLI: another build's dist/src/cli.js (a branch's worktree), run against the same checks
+const CLI = process.env.ORDER_LOADER_CLI ?? fileURLToPath(new URL('../src/cli.js', import.meta.url));
 
 export interface Ended {
   code: number | null;
