@@ -58,7 +58,7 @@ export interface FileStaging {
   places?: LoadPlace[] | undefined;
   /** How many files of each name this run staged again of each set (`setId:name`): the next one's place in the set. */
   restagedNames?: Map<string, number> | undefined;
-  /** The loads this run staged whole or skipped (staged whole before): whether a part carries a set on in its order (load-places.ts). */
+  /** The loads this run staged whole or skipped (staged whole before): known without reading the database whether a part carries a set on in its order (load-places.ts). */
   stagedLoads?: number[] | undefined;
   /** Rows the run's staging wrote DONE and merged (settle): part of what it processed. An object: each file's FileStaging is a copy of the run's. */
   settled: { rows: number; batches: number };

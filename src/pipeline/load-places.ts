@@ -12,7 +12,7 @@
  * it). Where the engine records no place (no recordLoadPlaces), the run's own places only.
  */
 import { basename } from 'node:path';
-import type { LoadPlace } from '../engine/types.js';
+import type { FileIdentity, LoadPlace, RunEventRecord } from '../engine/types.js';
 import type { FileStaging } from './load-file.js';
 import { derivedPlaces, notLaterLoads, restagedPlace, type Position } from './restaged-sets.js';
 import type { YieldTo } from './stage-batch.js';
@@ -22,9 +22,12 @@ type PlacesRun = Pick<FileStaging, 'engine' | 'db' | 'restaging' | 'places' | 'r
 
 /**
  * Of the loads the sets recorded before the run hold before the places `joined` (a part's load
- * takes them), those staged whole: by this run (resumed to their end, or skipped), or by their
- * own run (a 'staged' event of the run whose id is the load's). A part carries a set on in its
- * order only after them (restaged-sets.ts, partPlace).
+ * takes them), those staged to their end, whichever command did it: a fact of the load, read
+ * from what the database recorded, so that `load a b` and `load a; load b` carry a killed set on
+ * alike. Staged whole by this run (resumed to its end, or skipped: `stagedLoads`), by the load's
+ * own run (its 'staged' event), or by any later run of the same file: the staging history of the
+ * load's file (the identity its own run's 'invoked' event recorded) names the load, staged. A
+ * part carries a set on in its order only after them (restaged-sets.ts, partPlace).
  */
 export async function stagedWholeBefore(
   run: Pick<FileStaging, 'engine' | 'db' | 'foreignSets' | 'stagedLoads'>,
@@ -35,8 +38,30 @@ export async function stagedWholeBefore(
   const loads = [...new Set(before.flatMap((f) => (f.loadId === null || whole.has(f.loadId) ? [] : [f.loadId])))];
   if (loads.length === 0) return whole;
   const events = await run.db("reading whether the file set's earlier loads were staged whole", () => run.engine.listRunEvents(loads));
-  for (const e of events) if (e.event === 'staged' && loads.includes(e.runId) && e.detail?.['loadId'] === e.runId) whole.add(e.runId);
+  const ownRun = (e: RunEventRecord) => loads.includes(e.runId) && e.detail?.['loadId'] === e.runId;
+  for (const e of events) if (e.event === 'staged' && ownRun(e)) whole.add(e.runId);
+  for (const e of events) {
+    const identity = e.event === 'invoked' && ownRun(e) && !whole.has(e.runId) ? invokedIdentity(e.detail) : undefined;
+    if (identity === undefined) continue;
+    const history = await run.db("reading the staging history of a file set's earlier load", () => run.engine.stagingHistory(identity));
+    if (history?.loadId === e.runId && history.staged) whole.add(e.runId);
+  }
   return whole;
+}
+
+/** The file a load's run read, as its 'invoked' event recorded it (defaults as stagingHistory reads them); undefined without its sha256. */
+function invokedIdentity(detail: Record<string, unknown> | null): FileIdentity | undefined {
+  const sha256 = detail?.['sha256'];
+  if (typeof sha256 !== 'string') return undefined;
+  const encoding = detail?.['encoding'];
+  const delimiter = detail?.['delimiter'];
+  const profile = (detail?.['profile'] as { sha256?: unknown } | null | undefined)?.sha256;
+  return {
+    sha256,
+    encoding: typeof encoding === 'string' ? encoding : 'utf-8',
+    delimiter: typeof delimiter === 'string' ? delimiter : ',',
+    ...(typeof profile === 'string' ? { profile } : {}),
+  };
 }
 
 /**

@@ -92,9 +92,9 @@ export function restagedPlace(
 /**
  * Where a load that a part of a killed set begins for a file the set's run had not begun stands
  * (`joined`: the places it takes, in `sets` as they are once it took them). The part carries the
- * set on in its order when every file before that place has a load staged whole (`stagedWhole`),
- * as the set's run would have gone on: the load is the set's, at the set's first load, at its
- * place (the first such set's). Otherwise the part staged the file ahead of an earlier file of
+ * set on in its order when every file before that place has a load staged whole (`stagedWhole`:
+ * by whichever command, load-places.ts stagedWholeBefore), as the set's run would have gone on:
+ * the load is the set's, at the set's first load, at its place (the first such set's). Otherwise the part staged the file ahead of an earlier file of
  * the set still unfinished, out of the set's order: a load of its own, at itself, later than
  * every file of the set staged again. A load that is now its set's first stands at itself.
  */
