@@ -247,7 +247,8 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
     }
     if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
     const { iSourceKey, iCustomerId, iOrderDate, iAmount, iCurrency } = this;
-    // Excel's text guard ="000123" is unwrapped in every field (src/input/excel-guard.ts)
+    // Excel's text guard ="000123" is unwrapped in every field (src/input/excel-guard.ts); a line
+    // without `=` has none (ParsedRecord.unguarded)
     const fields: Record<OrderColumn, string> = errorExport
       ? {
           source_key: unwrapExcelGuard(restoreFormula(record[iSourceKey] ?? '')),
@@ -256,13 +257,21 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
           amount: unwrapExcelGuard(restoreFormula(record[iAmount] ?? '')),
           currency: unwrapExcelGuard(restoreFormula(record[iCurrency] ?? '')),
         }
-      : {
-          source_key: unwrapExcelGuard(record[iSourceKey] ?? ''),
-          customer_id: unwrapExcelGuard(record[iCustomerId] ?? ''),
-          order_date: unwrapExcelGuard(record[iOrderDate] ?? ''),
-          amount: unwrapExcelGuard(record[iAmount] ?? ''),
-          currency: unwrapExcelGuard(record[iCurrency] ?? ''),
-        };
+      : next.unguarded
+        ? {
+            source_key: record[iSourceKey] ?? '',
+            customer_id: record[iCustomerId] ?? '',
+            order_date: record[iOrderDate] ?? '',
+            amount: record[iAmount] ?? '',
+            currency: record[iCurrency] ?? '',
+          }
+        : {
+            source_key: unwrapExcelGuard(record[iSourceKey] ?? ''),
+            customer_id: unwrapExcelGuard(record[iCustomerId] ?? ''),
+            order_date: unwrapExcelGuard(record[iOrderDate] ?? ''),
+            amount: unwrapExcelGuard(record[iAmount] ?? ''),
+            currency: unwrapExcelGuard(record[iCurrency] ?? ''),
+          };
     if (this.observe !== undefined)
       this.observe.fieldsRead(lineNo, {
         source_key: record[iSourceKey] ?? '',

@@ -31,6 +31,8 @@ export interface ParsedRecord extends RawSpan {
   bytes: number;
   /** Its bytes are known to hold no NUL and, read as UTF-8, no U+FFFD (checked once per chunk). */
   clean: boolean;
+  /** Its bytes are known to hold no `=`: none of its fields is Excel's text guard `="…"` (checked once per chunk). */
+  unguarded: boolean;
 }
 
 const noop = (): void => undefined;
@@ -150,7 +152,17 @@ export abstract class RecordSplitter {
     // record means no line break inside this one and no blank line before it; else count them
     if (this.api.info.lines !== this.csvLines + 1)
       ({ startLine, endLine } = countLines(this.window, start, end - this.windowStart, this.lineCount));
-    this.queue.push({ record, window: this.window, start, end: end - this.windowStart, startLine, endLine, bytes: end, clean: false });
+    this.queue.push({
+      record,
+      window: this.window,
+      start,
+      end: end - this.windowStart,
+      startLine,
+      endLine,
+      bytes: end,
+      clean: false,
+      unguarded: false,
+    });
     // csv-parse compares each record's field count with the first record's, and for every record
     // that differs builds an error object with its position info (dropped under
     // relax_column_count, but costly: a banner line before the header made every record one and
@@ -191,6 +203,7 @@ export abstract class RecordSplitter {
       endLine: startLine,
       bytes: this.windowStart + next,
       clean: false,
+      unguarded: false,
     });
     if (startLine <= this.fieldsFrom) this.headerLength = record.length;
     this.recordEnd = this.windowStart + next;
@@ -325,7 +338,9 @@ export abstract class RecordSplitter {
   }
   /**
    * One native scan of the bytes of the records queue[first…] instead of a search in each field
-   * of each record: bytes without NUL, valid UTF-8 and without U+FFFD need no per-record check.
+   * of each record: bytes without NUL, valid UTF-8 and without U+FFFD need no per-record check;
+   * bytes without `=` (0x3D in UTF-8, never part of a multi-byte character) no Excel guard's test
+   * of each field (five per line of the built-in format: bench/RESULTS.md, run 45).
    */
   protected markClean(first: number): void {
     const from = this.queue[first];
@@ -333,6 +348,9 @@ export abstract class RecordSplitter {
     const read = this.window.subarray(from.start, this.recordEnd - this.windowStart);
     if (read.indexOf(0) === -1 && isUtf8(read) && read.indexOf(REPLACEMENT_CHARACTER) === -1) {
       for (let i = first; i < this.queue.length; i++) (this.queue[i] as ParsedRecord).clean = true;
+    }
+    if (read.indexOf(0x3d) === -1) {
+      for (let i = first; i < this.queue.length; i++) (this.queue[i] as ParsedRecord).unguarded = true;
     }
   }
   /**
