@@ -45,6 +45,10 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
   private readonly observe: OrderFileOptions['observe'];
   private columns: ProfileColumns | null = null;
   private header: OrderFileHeader | null = null;
+  /** The header's: read once here, not through it for every line. */
+  private columnCount = 0;
+  private errorExport = false;
+  private exportAttributes: OrderFileHeader['attributes'] = undefined;
   /** The record index of each of the five columns (the built-in format). */
   private indexes: number[] = [];
   private iSourceKey = -1;
@@ -75,6 +79,9 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
   /** The header read (`columns`: a profile's), items to follow from line `endLine` and byte `endByte`. */
   start(header: OrderFileHeader, columns: ProfileColumns | null, end: { line: number; byte: number }): void {
     this.header = header;
+    this.columnCount = header.columnCount;
+    this.errorExport = header.errorExport;
+    this.exportAttributes = header.attributes;
     this.columns = columns;
     this.indexes = ORDER_COLUMNS.map((c) => header.positions.get(c) ?? -1);
     [this.iSourceKey, this.iCustomerId, this.iOrderDate, this.iAmount, this.iCurrency] = this.indexes as [
@@ -224,15 +231,45 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
     return this.profileItem(next, columns, lineNo, endByte, endLine);
   }
 
-  /** A record of the built-in format: the five columns by the header's names. */
+  /**
+   * A record of the built-in format: the five columns by the header's names. Kept small enough
+   * for V8 to inline it into next() (bytecode under its inlining limit): the rare cases, a line to
+   * reject, a guarded field, an export's attributes, in functions of their own.
+   */
   private builtinItem(next: ParsedRecord, lineNo: number, endByte: number | null, endLine: number): FileItem {
     const record = next.record;
-    const header = this.header as OrderFileHeader;
-    if (record.length !== header.columnCount) {
-      const message = `expected ${header.columnCount} fields as in the header, found ${record.length}`;
+    if (record.length !== this.columnCount || !next.clean) {
+      const rejected = this.builtinReject(next, lineNo, endByte, endLine);
+      if (rejected !== null) return rejected;
+    }
+    // Excel's text guard ="000123" is unwrapped in every field (src/input/excel-guard.ts); a line
+    // without `=` has none (ParsedRecord.unguarded)
+    const fields: Record<OrderColumn, string> =
+      next.unguarded && !this.errorExport
+        ? {
+            source_key: record[this.iSourceKey] ?? '',
+            customer_id: record[this.iCustomerId] ?? '',
+            order_date: record[this.iOrderDate] ?? '',
+            amount: record[this.iAmount] ?? '',
+            currency: record[this.iCurrency] ?? '',
+          }
+        : this.guardedFields(record);
+    if (this.observe !== undefined) this.tellFieldsRead(lineNo, record);
+    // our own export read back: its attribute columns are the row's attributes again
+    const exportAttributes = this.exportAttributes;
+    if (exportAttributes !== undefined)
+      return new ReadRecord(lineNo, fields, endByte, endLine, next, null, attributesJson(record, exportAttributes, restoreFormula));
+    return new ReadRecord(lineNo, fields, endByte, endLine, next);
+  }
+
+  /** The rejection of a built-in record with the wrong field count, or text that is not valid or holds a NUL; null: none. */
+  private builtinReject(next: ParsedRecord, lineNo: number, endByte: number | null, endLine: number): FileReject | null {
+    const record = next.record;
+    const columnCount = this.columnCount;
+    if (record.length !== columnCount) {
+      const message = `expected ${columnCount} fields as in the header, found ${record.length}`;
       return reject(lineNo, next, 'PARSE_FIELD_COUNT', message, endByte, endLine);
     }
-    const errorExport = header.errorExport;
     const indexes = this.indexes;
     // Our own export carries the rejected line's raw text (with its U+FFFD) in a column that
     // is not loaded: only the order columns it holds must be valid text. Every character of a
@@ -240,16 +277,19 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
     if (
       !next.clean &&
       (this.utf8 || this.invalidBytes !== null) &&
-      (errorExport ? indexes.some((i) => record[i]?.includes('\uFFFD') === true) : anyIncludes(record, '\uFFFD'))
+      (this.errorExport ? indexes.some((i) => record[i]?.includes('\uFFFD') === true) : anyIncludes(record, '\uFFFD'))
     ) {
       const message = this.invalidBytes ?? 'the line is not valid UTF-8 (use --encoding shift_jis for a Shift_JIS file)';
       return reject(lineNo, next, 'PARSE_ENCODING', message, endByte, endLine);
     }
     if (!next.clean && anyIncludes(record, '\u0000')) return reject(lineNo, next, 'PARSE_NUL_BYTE', NUL_BYTE_MESSAGE, endByte, endLine);
+    return null;
+  }
+
+  /** The five fields of a built-in record that may hold Excel's text guard, or an export's formula guard. */
+  private guardedFields(record: string[]): Record<OrderColumn, string> {
     const { iSourceKey, iCustomerId, iOrderDate, iAmount, iCurrency } = this;
-    // Excel's text guard ="000123" is unwrapped in every field (src/input/excel-guard.ts); a line
-    // without `=` has none (ParsedRecord.unguarded)
-    const fields: Record<OrderColumn, string> = errorExport
+    return this.errorExport
       ? {
           source_key: unwrapExcelGuard(restoreFormula(record[iSourceKey] ?? '')),
           customer_id: unwrapExcelGuard(restoreFormula(record[iCustomerId] ?? '')),
@@ -257,34 +297,24 @@ export class DelimitedItems implements AsyncIterableIterator<FileItem> {
           amount: unwrapExcelGuard(restoreFormula(record[iAmount] ?? '')),
           currency: unwrapExcelGuard(restoreFormula(record[iCurrency] ?? '')),
         }
-      : next.unguarded
-        ? {
-            source_key: record[iSourceKey] ?? '',
-            customer_id: record[iCustomerId] ?? '',
-            order_date: record[iOrderDate] ?? '',
-            amount: record[iAmount] ?? '',
-            currency: record[iCurrency] ?? '',
-          }
-        : {
-            source_key: unwrapExcelGuard(record[iSourceKey] ?? ''),
-            customer_id: unwrapExcelGuard(record[iCustomerId] ?? ''),
-            order_date: unwrapExcelGuard(record[iOrderDate] ?? ''),
-            amount: unwrapExcelGuard(record[iAmount] ?? ''),
-            currency: unwrapExcelGuard(record[iCurrency] ?? ''),
-          };
-    if (this.observe !== undefined)
-      this.observe.fieldsRead(lineNo, {
-        source_key: record[iSourceKey] ?? '',
-        customer_id: record[iCustomerId] ?? '',
-        order_date: record[iOrderDate] ?? '',
-        amount: record[iAmount] ?? '',
-        currency: record[iCurrency] ?? '',
-      });
-    // our own export read back: its attribute columns are the row's attributes again
-    const exportAttributes = header.attributes;
-    if (exportAttributes !== undefined)
-      return new ReadRecord(lineNo, fields, endByte, endLine, next, null, attributesJson(record, exportAttributes, restoreFormula));
-    return new ReadRecord(lineNo, fields, endByte, endLine, next);
+      : {
+          source_key: unwrapExcelGuard(record[iSourceKey] ?? ''),
+          customer_id: unwrapExcelGuard(record[iCustomerId] ?? ''),
+          order_date: unwrapExcelGuard(record[iOrderDate] ?? ''),
+          amount: unwrapExcelGuard(record[iAmount] ?? ''),
+          currency: unwrapExcelGuard(record[iCurrency] ?? ''),
+        };
+  }
+
+  /** `preview`'s fields of a built-in record: as written. */
+  private tellFieldsRead(lineNo: number, record: string[]): void {
+    this.observe?.fieldsRead(lineNo, {
+      source_key: record[this.iSourceKey] ?? '',
+      customer_id: record[this.iCustomerId] ?? '',
+      order_date: record[this.iOrderDate] ?? '',
+      amount: record[this.iAmount] ?? '',
+      currency: record[this.iCurrency] ?? '',
+    });
   }
 
   /** A record read through the profile: its columns found, `when` applied, mapped onto the five fields. */

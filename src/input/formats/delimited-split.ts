@@ -346,11 +346,15 @@ export abstract class RecordSplitter {
     const from = this.queue[first];
     if (from === undefined) return;
     const read = this.window.subarray(from.start, this.recordEnd - this.windowStart);
-    if (read.indexOf(0) === -1 && isUtf8(read) && read.indexOf(REPLACEMENT_CHARACTER) === -1) {
-      for (let i = first; i < this.queue.length; i++) (this.queue[i] as ParsedRecord).clean = true;
-    }
-    if (read.indexOf(0x3d) === -1) {
-      for (let i = first; i < this.queue.length; i++) (this.queue[i] as ParsedRecord).unguarded = true;
+    const clean = read.indexOf(0) === -1 && isUtf8(read) && read.indexOf(REPLACEMENT_CHARACTER) === -1;
+    const unguarded = read.indexOf(0x3d) === -1;
+    if (!clean && !unguarded) return;
+    // one pass over the records for both flags (a record is made with both false)
+    const queue = this.queue;
+    for (let i = first; i < queue.length; i++) {
+      const record = queue[i] as ParsedRecord;
+      record.clean = clean;
+      record.unguarded = unguarded;
     }
   }
   /**
