@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import { controlSummary, type ControlOutcome } from '../input/control/control-check.js';
 import type { FileStaging } from './load-file.js';
 import { emptyLoads, foreignHold, type ForeignHold } from './load-holds.js';
-import { partPlace, restagingSets } from './restaged-sets.js';
+import { partPlace, restagedPlace, restagingSets } from './restaged-sets.js';
 import { stagedWholeBefore } from './load-places.js';
 import type { EarlierPlan } from './set-order.js';
 import { planLoadId, type StagingPlan } from './staging-plan.js';
@@ -93,6 +93,23 @@ export async function holdForControl(run: FileStaging, runId: number, loadId: nu
 }
 
 /**
+ * Whether `loadId`, a load the file resumes, is a part's load of its own (recorded at itself,
+ * after the first load of the set this run stages again: restaged-sets.ts, partPlace): a load
+ * begun after the set, which stands after every file of the set staged again. The run finishes
+ * it, at its place, rather than stage the file afresh at the set's place: killed or not, the
+ * part's lines stand after the set's (a file staged again at the set's place would leave the
+ * lines past the part's kill before the set's later files).
+ */
+async function partOwnLoad(run: FileStaging, path: string, loadId: number): Promise<boolean> {
+  const set = restagedPlace(basename(path), 0, run.restaging ?? [])?.set;
+  if (set === undefined || loadId <= set.began) return false;
+  const places = await run.db('reading where loads stand in load order', () =>
+    run.engine.transaction(async (tx) => (tx.loadPlaces === undefined ? [] : tx.loadPlaces(loadId))),
+  );
+  return places.some((p) => p.loadId === loadId && p.began === loadId);
+}
+
+/**
  * What the sets recorded before this run ask of the file (load-holds.ts, foreignHold): a file of
  * a set it stages whole that a part of the set staged out of order is staged again; a file whose
  * load a set it does not stage whole holds (or takes a place that set's run had not begun, or
@@ -108,8 +125,9 @@ export async function foreignPlan(
   const sets = run.foreignSets ?? [];
   const names = run.runNames ?? [];
   const first = foreignHold(sets, names, path, planLoadId(plan, runId), { stagedWhole: plan.action === 'skip', emptied: run.emptyLoads });
+  const resumesOwn = plan.action === 'resume' && (await partOwnLoad(run, path, plan.loadId));
   const restaged: StagingPlan =
-    first.restage && (plan.action === 'skip' || plan.action === 'resume') ? { action: 'fresh', reason: 'restage' } : plan;
+    first.restage && (plan.action === 'skip' || (plan.action === 'resume' && !resumesOwn)) ? { action: 'fresh', reason: 'restage' } : plan;
   const hold = restaged === plan ? first : foreignHold(sets, names, path, runId);
   if (hold.join.length > 0) {
     const loadId = planLoadId(restaged, runId);

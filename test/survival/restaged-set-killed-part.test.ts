@@ -8,7 +8,8 @@
  * after load 1: its lines stand after every file of the set staged again, and a run first finishes
  * what an earlier run began (docs/operations.md, "Load order is the order in which loads begin"),
  * so which line of a key wins must not depend on where the part was killed: killed or not, m1.csv's
- * lines win over m2.csv's. K1 and K2 must end 1.00.
+ * lines win over m2.csv's. K1 and K2 must end 1.00: the rerun resumes load 2 at its own place
+ * (file-holds.ts, partOwnLoad) rather than stage m1.csv again at the set's place.
  *
  * PGlite always; server PostgreSQL too when ORDER_LOADER_TEST_PG is set.
  */
@@ -23,12 +24,7 @@ const line = (key: string, amount: string) => `${key},1,2026-11-01,${amount},JPY
 
 describe('survival: a killed part of a killed set, then the rerun', () => {
   for (const target of SURVIVAL_TARGETS) {
-    // KNOWN BUG (PGlite and PostgreSQL, main 635f3e9): K1 and K2 end 2.00, expected 1.00 (main's
-    // restaged m1.csv does not yield to the part's load 2, the known middle-file conflict). On
-    // branch hrule (63849f5), where it does, K1 ends 1.00 but K2 2.00: the rerun stages m1.csv
-    // again at the set's place and never finishes load 2, so m1.csv's K2, past the part's kill,
-    // stands before m2.csv's: the outcome depends on where the part was killed.
-    it.skip(`${target.kind}: K1 and K2 end with m1.csv's lines`, async () => {
+    it(`${target.kind}: K1 and K2 end with m1.csv's lines`, async () => {
       assertBuilt();
       const inbox = join(survivalPath(`restaged-set-killed-part-${target.kind}`), 'in');
       mkdirSync(inbox, { recursive: true });
